@@ -1,0 +1,29 @@
+import type { EndpointClass } from './types.js';
+
+/** Requests allowed per endpoint class, per the service's published plans (API.md, "Rate limits"). */
+export interface ClassLimit {
+  perMinute: number;
+  /** Daily cap, reset at 00:00 UTC; undefined when the plan states none. */
+  perDay?: number | undefined;
+}
+
+export type PlanName = 'basic' | 'premium';
+
+export type PlanLimits = Record<Exclude<EndpointClass, 'unlimited'>, ClassLimit>;
+
+export const PLANS: Record<PlanName, PlanLimits> = {
+  basic: {
+    'submit:txt2audio': { perMinute: 5, perDay: 300 },
+    'submit:img2video': { perMinute: 1, perDay: 15 },
+    price: { perMinute: 50, perDay: 200 },
+    status: { perMinute: 50, perDay: 200 },
+  },
+  // Premium states 300/min for generation and nothing for price and status calls; API.md says
+  // to assume those are limited all the same, so they get the generation figure.
+  premium: {
+    'submit:txt2audio': { perMinute: 300 },
+    'submit:img2video': { perMinute: 300 },
+    price: { perMinute: 300 },
+    status: { perMinute: 300 },
+  },
+};
