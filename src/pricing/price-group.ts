@@ -1,0 +1,168 @@
+import { MediabatchError, ExitCode } from '../errors.js';
+import type { Img2VideoPriceQuery, Txt2AudioParams } from '../api/types.js';
+import {
+  img2videoPriceKey,
+  rateFactKey,
+  rateKey,
+  txt2audioPriceKey,
+  txt2audioPriceQuery,
+} from './keys.js';
+import { coversLength, deriveLinearPrice, fitLinear, probeLengths, type LinearFit } from './linear-fit.js';
+import type { GroupMethod, PriceCache, PriceCacheRow, PriceSource, PricingDeps } from './types.js';
+
+/** A price the service answered that cannot be a price: nothing is derived or spent from it. */
+export class InvalidPriceError extends MediabatchError {
+  constructor(what: string, got: unknown) {
+    super(`the price endpoint answered ${String(got)} for ${what}; expected a finite number ≥ 0`, {
+      code: 'E_PRICE_INVALID',
+      exitCode: ExitCode.auth,
+    });
+  }
+}
+
+export interface KeyPrice {
+  priceUsd: number;
+  source: PriceSource;
+}
+
+export interface GroupOutcome {
+  /** By full price key. */
+  prices: Map<string, KeyPrice>;
+  method: GroupMethod;
+  calls: number;
+  /** New rows for the cache: fresh quotes, derived prices and the fitted rate. */
+  rows: PriceCacheRow[];
+}
+
+/** What a group's pricing needs: one quote call, already bounded and counted by the caller. */
+export interface GroupContext {
+  cache: PriceCache;
+  probes: number;
+  quoteTxt2Audio: PricingDeps['quoteTxt2Audio'];
+  quoteImg2Video: PricingDeps['quoteImg2Video'];
+}
+
+function checkedPrice(priceUsd: number, what: string): number {
+  if (typeof priceUsd !== 'number' || !Number.isFinite(priceUsd) || priceUsd < 0) {
+    throw new InvalidPriceError(what, priceUsd);
+  }
+  return priceUsd;
+}
+
+/** An img2video group is one key: one call, or none when cached. */
+export async function priceVideoGroup(query: Img2VideoPriceQuery, ctx: GroupContext): Promise<GroupOutcome> {
+  const key = img2videoPriceKey(query);
+  const cached = ctx.cache.get(key);
+  if (cached !== undefined) {
+    return { prices: new Map([[key, { priceUsd: cached.priceUsd, source: 'cached' }]]), method: 'cached', calls: 0, rows: [] };
+  }
+  const priceUsd = checkedPrice(await ctx.quoteImg2Video(query), key);
+  return {
+    prices: new Map([[key, { priceUsd, source: 'quoted' }]]),
+    method: 'per-key',
+    calls: 1,
+    rows: [{ key, priceUsd, source: 'quoted' }],
+  };
+}
+
+/**
+ * A txt2audio group: same parameters, many lengths. Cached lengths cost nothing; a cached,
+ * confirmed rate covers new lengths inside its probed range; otherwise few lengths are quoted
+ * one by one and many are probed, derived when the probes confirm linearity, else all quoted.
+ */
+export async function priceSpeechGroup(
+  groupKey: string,
+  params: Txt2AudioParams,
+  lengths: readonly number[],
+  ctx: GroupContext,
+): Promise<GroupOutcome> {
+  const prices = new Map<string, KeyPrice>();
+  const missing: number[] = [];
+  for (const chars of [...new Set(lengths)].sort((a, b) => a - b)) {
+    const cached = ctx.cache.get(txt2audioPriceKey(params, chars));
+    if (cached === undefined) missing.push(chars);
+    else prices.set(txt2audioPriceKey(params, chars), { priceUsd: cached.priceUsd, source: 'cached' });
+  }
+  if (missing.length === 0) return { prices, method: 'cached', calls: 0, rows: [] };
+
+  const cachedFit = readCachedFit(groupKey, ctx.cache);
+  if (cachedFit !== undefined && missing.every((chars) => coversLength(cachedFit, chars))) {
+    const rows = deriveRows(params, cachedFit, missing);
+    return { prices: addRows(prices, rows), method: 'linear-derived', calls: 0, rows };
+  }
+  if (missing.length <= ctx.probes + 1) {
+    const rows = await quoteLengths(params, missing, ctx);
+    return { prices: addRows(prices, rows), method: 'per-key', calls: rows.length, rows };
+  }
+  return probeAndDerive(groupKey, params, missing, prices, ctx);
+}
+
+async function probeAndDerive(
+  groupKey: string,
+  params: Txt2AudioParams,
+  missing: readonly number[],
+  prices: Map<string, KeyPrice>,
+  ctx: GroupContext,
+): Promise<GroupOutcome> {
+  const probed = probeLengths(missing, ctx.probes);
+  const probeRows = await quoteLengths(params, probed, ctx);
+  const fit = fitLinear(probeRows.map((row, i) => ({ chars: probed[i] ?? 0, priceUsd: row.priceUsd })));
+  const rest = missing.filter((chars) => !probed.includes(chars));
+  if (fit === undefined) {
+    const restRows = await quoteLengths(params, rest, ctx);
+    const rows = [...probeRows, ...restRows];
+    return { prices: addRows(prices, rows), method: 'per-length-fallback', calls: rows.length, rows };
+  }
+  const rows = [...probeRows, ...deriveRows(params, fit, rest)];
+  addRows(prices, rows);
+  return { prices, method: 'linear-derived', calls: probeRows.length, rows: [...rows, ...fitRows(groupKey, fit)] };
+}
+
+/** Quotes run concurrently; the caller's quote function is already bounded by the limiter. */
+async function quoteLengths(params: Txt2AudioParams, lengths: readonly number[], ctx: GroupContext): Promise<PriceCacheRow[]> {
+  return Promise.all(
+    lengths.map(async (chars): Promise<PriceCacheRow> => {
+      const key = txt2audioPriceKey(params, chars);
+      const priceUsd = checkedPrice(await ctx.quoteTxt2Audio(txt2audioPriceQuery(params, chars)), key);
+      return { key, priceUsd, source: 'quoted' };
+    }),
+  );
+}
+
+function deriveRows(params: Txt2AudioParams, fit: LinearFit, lengths: readonly number[]): PriceCacheRow[] {
+  return lengths.map((chars) => ({
+    key: txt2audioPriceKey(params, chars),
+    priceUsd: deriveLinearPrice(fit, chars),
+    source: 'derived',
+  }));
+}
+
+function addRows(prices: Map<string, KeyPrice>, rows: readonly PriceCacheRow[]): Map<string, KeyPrice> {
+  for (const row of rows) prices.set(row.key, { priceUsd: row.priceUsd, source: row.source });
+  return prices;
+}
+
+function fitRows(groupKey: string, fit: LinearFit): PriceCacheRow[] {
+  return [
+    { key: rateKey(groupKey), priceUsd: fit.ratePerCharUsd, source: 'derived' },
+    { key: rateFactKey(groupKey, 'decimals'), priceUsd: fit.decimals, source: 'derived' },
+    { key: rateFactKey(groupKey, 'min-chars'), priceUsd: fit.minChars, source: 'derived' },
+    { key: rateFactKey(groupKey, 'max-chars'), priceUsd: fit.maxChars, source: 'derived' },
+  ];
+}
+
+function readCachedFit(groupKey: string, cache: PriceCache): LinearFit | undefined {
+  const rate = cache.get(rateKey(groupKey));
+  const decimals = cache.get(rateFactKey(groupKey, 'decimals'));
+  const minChars = cache.get(rateFactKey(groupKey, 'min-chars'));
+  const maxChars = cache.get(rateFactKey(groupKey, 'max-chars'));
+  if (rate === undefined || decimals === undefined || minChars === undefined || maxChars === undefined) {
+    return undefined;
+  }
+  return {
+    ratePerCharUsd: rate.priceUsd,
+    decimals: decimals.priceUsd,
+    minChars: minChars.priceUsd,
+    maxChars: maxChars.priceUsd,
+  };
+}

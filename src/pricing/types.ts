@@ -1,0 +1,58 @@
+import type { Img2VideoPriceQuery, JobType, Txt2AudioPriceQuery } from '../api/types.js';
+
+export type PriceSource = 'quoted' | 'derived' | 'cached';
+
+/** How a price group's prices were found, for the report. */
+export type GroupMethod = 'per-key' | 'linear-derived' | 'per-length-fallback' | 'cached';
+
+export interface JobPrice {
+  priceUsd: number;
+  source: PriceSource;
+  key: string;
+}
+
+export interface PriceCacheRow {
+  key: string;
+  priceUsd: number;
+  source: 'quoted' | 'derived';
+}
+
+/** The ledger's price cache, keyed by price key; `source` is where the price first came from. */
+export interface PriceCache {
+  get(key: string): { priceUsd: number; source: string } | undefined;
+  put(rows: PriceCacheRow[]): void;
+}
+
+export interface PricingDeps {
+  /** Pacing and retries are the caller's: these are called at most `concurrency` at a time. */
+  quoteTxt2Audio(query: Txt2AudioPriceQuery): Promise<number>;
+  quoteImg2Video(query: Img2VideoPriceQuery): Promise<number>;
+  cache: PriceCache;
+  /** Probe calls per txt2audio group before deriving; default 3, at least 2 (min and max). */
+  probes?: number;
+  /** Price calls in flight at once; default 4. */
+  concurrency?: number;
+}
+
+export interface GroupSummary {
+  key: string;
+  type: JobType;
+  model: string;
+  jobs: number;
+  /** Distinct text lengths (txt2audio); null for img2video, where a group is one key. */
+  distinctLengths: number | null;
+  method: GroupMethod;
+  /** Price calls this group made. */
+  calls: number;
+  totalUsd: number;
+  /** Jobs of this group by where their price came from. */
+  jobsBySource: Record<PriceSource, number>;
+}
+
+export interface PricingResult {
+  /** By job id. */
+  prices: Map<string, JobPrice>;
+  priceCalls: number;
+  /** In the order the groups first appear in the manifest. */
+  groups: GroupSummary[];
+}

@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import type { Txt2AudioJob } from '../../src/manifest/types.js';
+import { txt2audioGroupKey, txt2audioPriceKey, img2videoPriceKey, rateKey } from '../../src/pricing/keys.js';
+import { priceJobs } from '../../src/pricing/price-jobs.js';
+import { KOKORO, laws, memoryCache, speechJob, speechQuoter, videoJob, videoQuoter, type SpeechLaw } from './jobs.js';
+
+const VOICES = ['af_sky', 'af_bella', 'am_adam'];
+
+/** 10,000 jobs, every one a different length, spread over three voices (three price groups). */
+function manyJobs(count = 10_000): Txt2AudioJob[] {
+  return Array.from({ length: count }, (_, i) => speechJob(`j${i}`, 20 + i * 3, { voice: VOICES[i % 3] ?? 'af_sky' }, i));
+}
+
+async function price(jobs: Txt2AudioJob[], law: SpeechLaw, cache = memoryCache()) {
+  const speech = speechQuoter(law);
+  const video = videoQuoter();
+  const result = await priceJobs(jobs, { quoteTxt2Audio: speech.quote, quoteImg2Video: video.quote, cache });
+  return { result, speech, cache };
+}
+
+function truePrice(job: Txt2AudioJob, law: SpeechLaw): number {
+  return law(job.textChars, { ...job.params, count_text: job.textChars });
+}
+
+describe('priceJobs for txt2audio', () => {
+  it('prices 10,000 lengths under a linear law with a few probes per group', async () => {
+    const jobs = manyJobs();
+    const { result, speech } = await price(jobs, laws.linear);
+    expect(result.priceCalls).toBe(9);
+    expect(speech.state.calls).toBe(9);
+    expect(result.groups.map((g) => [g.method, g.calls, g.jobs])).toEqual([
+      ['linear-derived', 3, 3334],
+      ['linear-derived', 3, 3333],
+      ['linear-derived', 3, 3333],
+    ]);
+    let sumQuoted = 0;
+    let sumPriced = 0;
+    for (const job of jobs) {
+      const priced = result.prices.get(job.id);
+      expect(priced).toBeDefined();
+      sumQuoted += truePrice(job, laws.linear);
+      sumPriced += priced?.priceUsd ?? 0;
+      expect(Math.abs((priced?.priceUsd ?? 0) - truePrice(job, laws.linear))).toBeLessThanOrEqual(2e-12);
+    }
+    expect(sumPriced).toBeCloseTo(sumQuoted, 8);
+    const sources = [...result.prices.values()].map((p) => p.source);
+    expect(sources.filter((s) => s === 'quoted')).toHaveLength(9);
+    expect(sources.filter((s) => s === 'derived')).toHaveLength(9991);
+  });
+
+  it('probes the smallest and largest length actually present, and sends only count_text', async () => {
+    const jobs = [100, 5, 70, 40, 999, 300].map((n, i) => speechJob(`j${i}`, n, {}, i));
+    const { speech } = await price(jobs, laws.linear);
+    expect([...speech.state.counts].sort((a, b) => a - b)).toEqual([5, 100, 999]);
+  });
+
+  it.each([
+    ['a minimum charge', laws.minimumCharge],
+    ['a fixed fee', laws.fixedFee],
+    ['tiers', laws.tiered],
+  ])('falls back to one exact quote per length under %s', async (_, law) => {
+    const jobs = manyJobs(3000);
+    const { result, speech } = await price(jobs, law);
+    expect(result.groups.every((g) => g.method === 'per-length-fallback')).toBe(true);
+    expect(speech.state.calls).toBe(3000);
+    for (const job of jobs) {
+      expect(result.prices.get(job.id)).toMatchObject({ priceUsd: truePrice(job, law), source: 'quoted' });
+    }
+  });
+
+  it('derives prices under a rounded-up law never below the quote, and over it by at most one unit', async () => {
+    const jobs = manyJobs(3000);
+    const { result } = await price(jobs, laws.roundedUp4);
+    expect(result.groups.every((g) => g.method === 'linear-derived')).toBe(true);
+    for (const job of jobs) {
+      const derived = result.prices.get(job.id)?.priceUsd ?? NaN;
+      const quoted = truePrice(job, laws.roundedUp4);
+      expect(derived).toBeGreaterThanOrEqual(quoted - 1e-12);
+      expect(derived - quoted).toBeLessThanOrEqual(0.0001 + 1e-12);
+      expect(Number(derived.toFixed(4))).toBe(derived);
+    }
+  });
+
+  it('quotes each length when a group has few of them, and shares one call per length', async () => {
+    const jobs = [10, 20, 20, 30, 30, 30].map((n, i) => speechJob(`j${i}`, n, {}, i));
+    const { result, speech } = await price(jobs, laws.minimumCharge);
+    expect(speech.state.calls).toBe(3);
+    expect(result.groups).toMatchObject([{ method: 'per-key', calls: 3, jobs: 6, distinctLengths: 3 }]);
+  });
+
+  it('prices the same jobs again from the cache with no call', async () => {
+    const jobs = manyJobs(2000);
+    const first = await price(jobs, laws.linear);
+    const second = await price(jobs, laws.linear, first.cache);
+    expect(second.speech.state.calls).toBe(0);
+    expect(second.result.priceCalls).toBe(0);
+    expect(second.result.groups.every((g) => g.method === 'cached')).toBe(true);
+    for (const job of jobs) {
+      const again = second.result.prices.get(job.id);
+      expect(again?.source).toBe('cached');
+      expect(again?.priceUsd).toBe(first.result.prices.get(job.id)?.priceUsd);
+    }
+  });
+
+  it('derives new lengths inside a known-linear group from the cached rate, without a call', async () => {
+    const { cache } = await price(manyJobs(300), laws.linear);
+    expect(cache.rows.get(rateKey(txt2audioGroupKey(KOKORO)))?.source).toBe('derived');
+    const inside = [speechJob('new-a', 100, {}, 0), speechJob('new-b', 200, {}, 1)];
+    const again = await price(inside, laws.linear, cache);
+    expect(again.speech.state.calls).toBe(0);
+    expect(again.result.prices.get('new-a')).toMatchObject({ source: 'derived', priceUsd: 0.000077 });
+    expect(again.result.groups).toMatchObject([{ method: 'linear-derived', calls: 0 }]);
+  });
+
+  it('does not reuse a cached rate outside the range its probes covered', async () => {
+    const { cache } = await price(manyJobs(300), laws.linear);
+    const outside = [speechJob('tiny', 1, {}, 0)];
+    const again = await price(outside, laws.linear, cache);
+    expect(again.speech.state.calls).toBe(1);
+    expect(again.result.prices.get('tiny')).toMatchObject({ source: 'quoted' });
+  });
+
+  it('keeps at most `concurrency` quotes in flight', async () => {
+    const speech = speechQuoter(laws.fixedFee);
+    const video = videoQuoter();
+    const jobs = manyJobs(200);
+    await priceJobs(jobs, { quoteTxt2Audio: speech.quote, quoteImg2Video: video.quote, cache: memoryCache(), concurrency: 3 });
+    expect(speech.state.maxInFlight).toBe(3);
+  });
+});
+
+describe('priceJobs for img2video', () => {
+  it('makes one call per distinct key, whatever the prompts and images', async () => {
+    const jobs = [
+      videoJob('a', {}, 0),
+      videoJob('b', {}, 1),
+      videoJob('c', { frames: 60 }, 2),
+      videoJob('d', { frames: 60 }, 3),
+      videoJob('e', { width: 512, height: 512 }, 4),
+    ];
+    const speech = speechQuoter(laws.linear);
+    const video = videoQuoter();
+    const cache = memoryCache();
+    const result = await priceJobs(jobs, { quoteTxt2Audio: speech.quote, quoteImg2Video: video.quote, cache });
+    expect(video.state.calls).toBe(3);
+    expect(result.groups.map((g) => [g.jobs, g.method, g.distinctLengths])).toEqual([
+      [2, 'per-key', null],
+      [2, 'per-key', null],
+      [1, 'per-key', null],
+    ]);
+    expect(video.state.queries[0]).toEqual({ model: 'Ltxv_13B_0_9_8_Distilled_FP8', width: 768, height: 432, steps: 1, frames: 120, fps: 30 });
+    expect(result.prices.get('b')?.key).toBe('v1|img2video|Ltxv_13B_0_9_8_Distilled_FP8|768|432|1|120|30');
+    expect(cache.rows.has(img2videoPriceKey(jobs[0]?.params ?? video.state.queries[0]!))).toBe(true);
+  });
+});
+
+describe('price keys', () => {
+  it('are versioned and name every price parameter', () => {
+    expect(txt2audioPriceKey(KOKORO, 42)).toBe('v1|txt2audio|Kokoro|af_sky|en-us|1|mp3|24000|chars=42');
+    expect(txt2audioGroupKey({ ...KOKORO, voice: 'a|b' })).toBe('v1|txt2audio|Kokoro|a%7Cb|en-us|1|mp3|24000');
+  });
+});
