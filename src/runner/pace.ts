@@ -1,0 +1,145 @@
+import { TokenBucket } from 'limiter';
+import type { EndpointClass, RateLimitInfo } from '../api/types.js';
+import type { PlanLimits } from '../api/plans.js';
+
+export type PacedClass = Exclude<EndpointClass, 'unlimited'>;
+
+export interface ClassPace {
+  /** Requests allowed per window by the plan. */
+  perWindow: number;
+  windowMs: number;
+}
+
+export interface PaceOptions {
+  /** Share of the allowed rate to aim at: a little under 1 so clock skew never draws a 429. */
+  headroom?: number;
+  onPause?: (cls: PacedClass, untilMs: number, reason: string) => void;
+}
+
+interface ClassState {
+  /** undefined: no client-side limit for this class (it still pauses on a 429). */
+  bucket: TokenBucket | undefined;
+  pausedUntilMs: number;
+  spacingMs: number;
+}
+
+/**
+ * Paces requests per endpoint class the way the service counts them. A token bucket of size
+ * one spaces requests evenly (the service counts fixed windows, so a burst at a window's edge
+ * would be counted twice); a 429 or an exhausted `X-RateLimit-Remaining` pauses the whole
+ * class, so every worker waits rather than each one drawing its own 429.
+ */
+export class Pace {
+  readonly #classes = new Map<PacedClass, ClassState>();
+  readonly #onPause: PaceOptions['onPause'];
+
+  constructor(limits: Partial<Record<PacedClass, ClassPace>>, options: PaceOptions = {}) {
+    const headroom = options.headroom ?? 0.97;
+    this.#onPause = options.onPause;
+    for (const cls of ['submit:txt2audio', 'submit:img2video', 'price', 'status'] as const) {
+      const limit = limits[cls];
+      const perWindow = limit === undefined ? 0 : limit.perWindow * headroom;
+      this.#classes.set(cls, {
+        bucket:
+          limit === undefined
+            ? undefined
+            : new TokenBucket({ bucketSize: 1, tokensPerInterval: perWindow, interval: limit.windowMs }),
+        pausedUntilMs: 0,
+        spacingMs: limit === undefined ? 0 : limit.windowMs / perWindow,
+      });
+    }
+  }
+
+  /** Waits until one request of `cls` may be sent; rejects with the signal's reason on abort. */
+  async take(cls: PacedClass, signal?: AbortSignal): Promise<void> {
+    const state = this.#state(cls);
+    for (;;) {
+      signal?.throwIfAborted();
+      const waitMs = state.pausedUntilMs - Date.now();
+      if (waitMs > 0) {
+        await sleep(waitMs, signal);
+        continue;
+      }
+      if (state.bucket !== undefined) await abortable(state.bucket.removeTokens(1), signal);
+      // A pause may have begun while this request waited for its token.
+      if (state.pausedUntilMs <= Date.now()) return;
+    }
+  }
+
+  /** Stops every request of `cls` until `untilMs` (a 429's Retry-After, a daily reset). */
+  pause(cls: PacedClass, untilMs: number, reason: string): void {
+    const state = this.#state(cls);
+    if (untilMs <= state.pausedUntilMs) return;
+    state.pausedUntilMs = untilMs;
+    this.#onPause?.(cls, untilMs, reason);
+  }
+
+  /** Adapts to the headers of a successful answer: nothing left in the window means wait. */
+  observe(cls: PacedClass, info: RateLimitInfo): void {
+    if (info.remaining === 0) {
+      // The window's end is not announced; one spacing (or a second) lets it roll over
+      // without a storm of 429s, and a 429 that still comes carries the exact Retry-After.
+      const state = this.#state(cls);
+      this.pause(cls, Date.now() + Math.max(1000, state.spacingMs), 'X-RateLimit-Remaining is 0');
+    }
+  }
+
+  pausedUntil(cls: PacedClass): number {
+    return this.#state(cls).pausedUntilMs;
+  }
+
+  #state(cls: PacedClass): ClassState {
+    const state = this.#classes.get(cls);
+    if (state === undefined) throw new Error(`unknown endpoint class ${cls}`);
+    return state;
+  }
+}
+
+/** The pace of a published plan; `windowMs` may be scaled down for tests and benchmarks. */
+export function planPace(plan: PlanLimits, windowMs = 60_000): Partial<Record<PacedClass, ClassPace>> {
+  const pace: Partial<Record<PacedClass, ClassPace>> = {};
+  for (const [cls, limit] of Object.entries(plan) as [PacedClass, PlanLimits[PacedClass]][]) {
+    pace[cls] = { perWindow: limit.perMinute, windowMs };
+  }
+  return pace;
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (signal === undefined) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,144 @@
+import type { ResolvedJob } from '../manifest/types.js';
+
+/** What the plan needs to know of a ledger row. */
+export interface LedgerView {
+  id: string;
+  state: string;
+  requestId: string | null;
+  spentUsd: number;
+}
+
+export type SubmitReason = 'new' | 'unskipped' | 'resubmit-in-doubt';
+
+export interface PlannedSubmit {
+  job: ResolvedJob;
+  priceUsd: number;
+  reason: SubmitReason;
+}
+
+export interface BudgetCheck {
+  budgetUsd: number | null;
+  /** What the ledger already counts as spent, earlier runs included. */
+  spentUsd: number;
+  /** Price of everything the plan would send. */
+  toSendUsd: number;
+  /** spent + toSend − budget when positive, else 0. */
+  overByUsd: number;
+  /** How many of the jobs to send fit under the budget, taken in manifest order. */
+  fitCount: number;
+}
+
+export interface RunPlan {
+  /** In manifest order; already cut to the budget when `partial`. */
+  submit: PlannedSubmit[];
+  /** Left out by --partial because of the budget. */
+  skip: PlannedSubmit[];
+  /** Submitted earlier: to be polled and downloaded. */
+  follow: { job: ResolvedJob; requestId: string }[];
+  inDoubt: ResolvedJob[];
+  done: ResolvedJob[];
+  failed: ResolvedJob[];
+  budget: BudgetCheck;
+}
+
+export interface PlanInput {
+  jobs: readonly ResolvedJob[];
+  rows: ReadonlyMap<string, LedgerView>;
+  prices: ReadonlyMap<string, number>;
+  spentUsd: number;
+  budgetUsd: number | null;
+  partial: boolean;
+  resubmitInDoubt: boolean;
+}
+
+/**
+ * Decides, from the manifest and the ledger alone, what this run does with each job. Pure: it
+ * sends nothing and writes nothing, so `estimate`, `run` and the tests share one answer.
+ * When the budget does not hold and `partial` is false, `submit` still lists everything and
+ * `budget.overByUsd` is positive: the caller refuses to start.
+ */
+export function planRun(input: PlanInput): RunPlan {
+  const plan: RunPlan = {
+    submit: [],
+    skip: [],
+    follow: [],
+    inDoubt: [],
+    done: [],
+    failed: [],
+    budget: { budgetUsd: input.budgetUsd, spentUsd: input.spentUsd, toSendUsd: 0, overByUsd: 0, fitCount: 0 },
+  };
+  const candidates: PlannedSubmit[] = [];
+  for (const job of input.jobs) {
+    const row = input.rows.get(job.id);
+    const reason = submitReason(row, input.resubmitInDoubt);
+    if (reason !== undefined) {
+      candidates.push({ job, priceUsd: priceOf(input.prices, job.id), reason });
+      continue;
+    }
+    if (row === undefined) continue;
+    if (row.state === 'submitted' && row.requestId !== null) plan.follow.push({ job, requestId: row.requestId });
+    else if (row.state === 'in_doubt') plan.inDoubt.push(job);
+    else if (row.state === 'done') plan.done.push(job);
+    else if (row.state === 'failed') plan.failed.push(job);
+  }
+  plan.budget = checkBudget(candidates, input.spentUsd, input.budgetUsd);
+  const cut = input.partial ? plan.budget.fitCount : candidates.length;
+  plan.submit = candidates.slice(0, cut);
+  plan.skip = candidates.slice(cut);
+  return plan;
+}
+
+function submitReason(row: LedgerView | undefined, resubmitInDoubt: boolean): SubmitReason | undefined {
+  if (row === undefined || row.state === 'pending') return 'new';
+  if (row.state === 'skipped') return 'unskipped';
+  if (row.state === 'in_doubt' && resubmitInDoubt) return 'resubmit-in-doubt';
+  return undefined;
+}
+
+function priceOf(prices: ReadonlyMap<string, number>, id: string): number {
+  const price = prices.get(id);
+  // Pricing covers every job before planning; a gap here is a bug, not a user error.
+  if (price === undefined) throw new Error(`no price for job ${id}`);
+  return price;
+}
+
+/**
+ * The budget rule of PRODUCT.md: spent + everything still to send must stay under the cap.
+ * `fitCount` takes jobs in manifest order and stops at the first that does not fit, so a
+ * partial run sends a prefix of the manifest: predictable, and the same figure `estimate` shows.
+ */
+export function checkBudget(
+  candidates: readonly { priceUsd: number }[],
+  spentUsd: number,
+  budgetUsd: number | null,
+): BudgetCheck {
+  const toSendUsd = sumUsd(candidates.map((c) => c.priceUsd));
+  if (budgetUsd === null) {
+    return { budgetUsd, spentUsd, toSendUsd, overByUsd: 0, fitCount: candidates.length };
+  }
+  let fitCount = 0;
+  let runningUsd = spentUsd;
+  for (const candidate of candidates) {
+    if (runningUsd + candidate.priceUsd > budgetUsd + EPSILON_USD) break;
+    runningUsd += candidate.priceUsd;
+    fitCount += 1;
+  }
+  const overByUsd = Math.max(0, spentUsd + toSendUsd - budgetUsd);
+  return { budgetUsd, spentUsd, toSendUsd, overByUsd: overByUsd > EPSILON_USD ? overByUsd : 0, fitCount };
+}
+
+/** Float sums of many small prices drift by far less than this; a cap is never missed by more. */
+export const EPSILON_USD = 1e-9;
+
+export function sumUsd(values: readonly number[]): number {
+  // Kahan summation: 10,000 prices of $0.000077 must add up to what a person would.
+  let sum = 0;
+  let carry = 0;
+  for (const value of values) {
+    const y = value - carry;
+    const t = sum + y;
+    carry = t - sum - y;
+    sum = t;
+  }
+  return sum;
+}
