@@ -1,0 +1,82 @@
+import type Database from 'better-sqlite3';
+import type { RawJob } from './rows.js';
+import type { JobState } from './states.js';
+
+/** The columns a state change may write; everything else about a job is fixed by syncJobs. */
+export interface JobProgress {
+  state: JobState;
+  requestId: string | null;
+  attempts: number;
+  spentUsd: number;
+  lastError: string | null;
+  resultPath: string | null;
+  resultBytes: number | null;
+  resultSha256: string | null;
+  submittedAt: string | null;
+  finishedAt: string | null;
+}
+
+/** What every part of the ledger shares: the connection, the clock and the core statements. */
+export interface StoreContext {
+  db: Database.Database;
+  path: string;
+  nowIso(): string;
+  nowMs(): number;
+  getRawJob(id: string): RawJob | undefined;
+  insertEvent(jobId: string | null, kind: string, from: JobState | null, to: JobState | null, detail: unknown): void;
+  /** Writes `next` over the row only if it is still in `from`; returns whether it was. */
+  writeProgress(id: string, from: JobState, next: JobProgress): boolean;
+  spentTotalUsd(): number;
+}
+
+export function createContext(db: Database.Database, path: string, nowMs: () => number): StoreContext {
+  const selectJob = db.prepare<[string], RawJob>('SELECT * FROM jobs WHERE id = ?');
+  const insertEvent = db.prepare(
+    `INSERT INTO events (at, job_id, kind, from_state, to_state, detail_json)
+     VALUES (@at, @jobId, @kind, @from, @to, @detail)`,
+  );
+  const updateProgress = db.prepare(
+    `UPDATE jobs SET state = @state, request_id = @requestId, attempts = @attempts, spent_usd = @spentUsd,
+       last_error = @lastError, result_path = @resultPath, result_bytes = @resultBytes,
+       result_sha256 = @resultSha256, submitted_at = @submittedAt, finished_at = @finishedAt,
+       updated_at = @updatedAt
+     WHERE id = @id AND state = @from`,
+  );
+  const spentTotal = db.prepare<[], { total: number }>('SELECT TOTAL(spent_usd) AS total FROM jobs');
+  const nowIso = (): string => new Date(nowMs()).toISOString();
+  return {
+    db,
+    path,
+    nowMs,
+    nowIso,
+    getRawJob: (id) => selectJob.get(id),
+    insertEvent: (jobId, kind, from, to, detail) => {
+      insertEvent.run({
+        at: nowIso(),
+        jobId,
+        kind,
+        from,
+        to,
+        detail: detail === undefined ? null : JSON.stringify(detail),
+      });
+    },
+    writeProgress: (id, from, next) =>
+      updateProgress.run({ ...next, id, from, updatedAt: nowIso() }).changes === 1,
+    spentTotalUsd: () => spentTotal.get()?.total ?? 0,
+  };
+}
+
+export function progressOf(raw: RawJob): JobProgress {
+  return {
+    state: raw.state,
+    requestId: raw.request_id,
+    attempts: raw.attempts,
+    spentUsd: raw.spent_usd,
+    lastError: raw.last_error,
+    resultPath: raw.result_path,
+    resultBytes: raw.result_bytes,
+    resultSha256: raw.result_sha256,
+    submittedAt: raw.submitted_at,
+    finishedAt: raw.finished_at,
+  };
+}

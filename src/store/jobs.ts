@@ -1,0 +1,133 @@
+import type { JobType } from '../api/types.js';
+import type { StoreContext } from './context.js';
+import { toEventRow, toJobRow, type EventRow, type JobRow, type RawEvent, type RawJob } from './rows.js';
+import { JOB_STATES, type JobState } from './states.js';
+
+export interface JobSpec {
+  id: string;
+  /** 0-based position in the manifest's `jobs:`. */
+  index: number;
+  contentHash: string;
+  type: JobType;
+  paramsJson: string;
+  textChars?: number | undefined;
+}
+
+export interface ChangedJob {
+  id: string;
+  oldHash: string;
+  newHash: string;
+  state: JobState;
+}
+
+export interface SyncResult {
+  added: number;
+  /** Jobs already sent whose content differs now: they keep their old result. */
+  changed: ChangedJob[];
+}
+
+export interface JobPrice {
+  id: string;
+  priceUsd: number;
+  /** quoted | derived | cached */
+  source: string;
+  priceKey: string;
+}
+
+export interface JobRecords {
+  /**
+   * Brings the ledger in line with the manifest, in one transaction: new ids become pending;
+   * a pending or skipped job whose content changed takes the new content (nothing was paid);
+   * any other changed job is left alone and reported.
+   */
+  syncJobs(specs: readonly JobSpec[]): SyncResult;
+  /** Records each job's price. Money already reserved (`spent_usd`) is not touched. */
+  setPrices(rows: readonly JobPrice[]): void;
+  getJob(id: string): JobRow | undefined;
+  /** Every job, in manifest order. */
+  listJobs(): JobRow[];
+  jobsInState(state: JobState): JobRow[];
+  countsByState(): Record<JobState, number>;
+  /** What the ledger counts as spent: SUM(spent_usd) over every job, earlier runs included. */
+  spentUsd(): number;
+  eventsFor(id: string): EventRow[];
+  /** Run-level events (jobId null) and extra notes on a job; never changes a state. */
+  recordEvent(jobId: string | null, kind: string, detail?: unknown): void;
+}
+
+export function createJobRecords(ctx: StoreContext): JobRecords {
+  const { db } = ctx;
+  const insertJob = db.prepare(
+    `INSERT INTO jobs (id, manifest_index, content_hash, type, params_json, text_chars, state, created_at, updated_at)
+     VALUES (@id, @index, @contentHash, @type, @paramsJson, @textChars, 'pending', @now, @now)`,
+  );
+  const updateIndex = db.prepare('UPDATE jobs SET manifest_index = @index WHERE id = @id AND manifest_index != @index');
+  // A new content makes the old price meaningless; pricing runs again before anything is sent.
+  const updateContent = db.prepare(
+    `UPDATE jobs SET content_hash = @contentHash, type = @type, params_json = @paramsJson, text_chars = @textChars,
+       price_usd = NULL, price_source = NULL, price_key = NULL, updated_at = @now
+     WHERE id = @id`,
+  );
+  const updatePrice = db.prepare(
+    `UPDATE jobs SET price_usd = @priceUsd, price_source = @source, price_key = @priceKey, updated_at = @now
+     WHERE id = @id`,
+  );
+  const selectAll = db.prepare<[], RawJob>('SELECT * FROM jobs ORDER BY manifest_index, id');
+  const selectInState = db.prepare<[string], RawJob>('SELECT * FROM jobs WHERE state = ? ORDER BY manifest_index, id');
+  const selectCounts = db.prepare<[], { state: JobState; n: number }>(
+    'SELECT state, COUNT(*) AS n FROM jobs GROUP BY state',
+  );
+  const selectEvents = db.prepare<[string], RawEvent>('SELECT * FROM events WHERE job_id = ? ORDER BY id');
+
+  const sync = db.transaction((specs: readonly JobSpec[]): SyncResult => {
+    const now = ctx.nowIso();
+    const result: SyncResult = { added: 0, changed: [] };
+    for (const spec of specs) {
+      const row = ctx.getRawJob(spec.id);
+      const values = { ...spec, textChars: spec.textChars ?? null, now };
+      if (row === undefined) {
+        insertJob.run(values);
+        result.added += 1;
+        continue;
+      }
+      updateIndex.run(values);
+      if (row.content_hash === spec.contentHash) continue;
+      if (row.state === 'pending' || row.state === 'skipped') {
+        updateContent.run(values);
+        ctx.insertEvent(spec.id, 'content_changed', null, null, { oldHash: row.content_hash, newHash: spec.contentHash });
+      } else {
+        result.changed.push({ id: spec.id, oldHash: row.content_hash, newHash: spec.contentHash, state: row.state });
+      }
+    }
+    ctx.insertEvent(null, 'synced', null, null, { jobs: specs.length, added: result.added, changed: result.changed.length });
+    return result;
+  });
+
+  const prices = db.transaction((rows: readonly JobPrice[]): void => {
+    const now = ctx.nowIso();
+    for (const row of rows) {
+      if (updatePrice.run({ ...row, now }).changes !== 1) {
+        throw new Error(`bug in mediabatch: a price was set for job "${row.id}", which is not in the ledger`);
+      }
+    }
+  });
+
+  return {
+    syncJobs: (specs) => sync.immediate(specs),
+    setPrices: (rows) => prices.immediate(rows),
+    getJob: (id) => {
+      const raw = ctx.getRawJob(id);
+      return raw === undefined ? undefined : toJobRow(raw);
+    },
+    listJobs: () => selectAll.all().map(toJobRow),
+    jobsInState: (state) => selectInState.all(state).map(toJobRow),
+    countsByState: () => {
+      const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
+      for (const { state, n } of selectCounts.all()) counts[state] = n;
+      return counts;
+    },
+    spentUsd: () => ctx.spentTotalUsd(),
+    eventsFor: (id) => selectEvents.all(id).map(toEventRow),
+    recordEvent: (jobId, kind, detail) => ctx.insertEvent(jobId, kind, null, null, detail),
+  };
+}

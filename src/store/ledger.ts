@@ -1,0 +1,45 @@
+import { createCaches, type LedgerCaches } from './caches.js';
+import { createContext } from './context.js';
+import { createJobRecords, type JobRecords } from './jobs.js';
+import { openDatabase } from './open-database.js';
+import { createRunLock, type RunLock } from './run-lock.js';
+import { createTransitions, type JobTransitions } from './transitions.js';
+
+export interface OpenLedgerOptions {
+  /** For `status`: never creates, migrates or writes; a missing file is an error. */
+  readonly?: boolean;
+  /** Epoch milliseconds; tests pass a clock to age caches without waiting. */
+  nowMs?: () => number;
+}
+
+/**
+ * The ledger of one manifest: every job, its state and what it cost, the event log, caches
+ * and the run lock. All methods are synchronous and each one is its own transaction.
+ * Nothing here takes a token, so none can end up in the file.
+ */
+export interface Ledger extends JobRecords, JobTransitions, LedgerCaches, RunLock {
+  readonly path: string;
+  readonly readonly: boolean;
+  /** Releases the run lock if held, then closes the file. Safe to call twice. */
+  close(): void;
+}
+
+export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledger {
+  const readonly = options.readonly ?? false;
+  const db = openDatabase(path, readonly);
+  const ctx = createContext(db, path, options.nowMs ?? Date.now);
+  const lock = createRunLock(ctx);
+  return {
+    path,
+    readonly,
+    ...createJobRecords(ctx),
+    ...createTransitions(ctx),
+    ...createCaches(ctx),
+    ...lock,
+    close: () => {
+      if (!db.open) return;
+      if (!readonly) lock.releaseRunLock();
+      db.close();
+    },
+  };
+}

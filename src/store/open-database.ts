@@ -1,0 +1,115 @@
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { LocalIoError } from '../errors.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+
+type Db = Database.Database;
+
+/** How long a statement waits for another process's write lock before giving up. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Opens (and, unless read-only, creates and migrates) the ledger file. Every way the file can
+ * be unusable ends in a LocalIoError naming the file, what is wrong and what to do.
+ */
+export function openDatabase(path: string, readonly: boolean): Db {
+  if (readonly && !existsSync(path)) throw noLedger(path);
+  let db: Db;
+  try {
+    db = new Database(path, { readonly, fileMustExist: readonly });
+  } catch (error) {
+    throw asLocalIoError(path, error);
+  }
+  try {
+    configure(db, readonly);
+    checkIntegrity(db, path);
+    migrate(db, path, readonly);
+    return db;
+  } catch (error) {
+    db.close();
+    throw asLocalIoError(path, error);
+  }
+}
+
+function configure(db: Db, readonly: boolean): void {
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // WAL lets `status` read while a run writes. The mode is stored in the file, so a read-only
+  // connection inherits it and must not try to set it.
+  if (!readonly) db.pragma('journal_mode = WAL');
+  // In WAL mode NORMAL may lose the last commits on a power cut (they are only durable at the
+  // next checkpoint). A lost `submitting` row would come back as `pending` and be sent, and
+  // paid for, a second time; FULL syncs the WAL on every commit, before the request leaves.
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+}
+
+function checkIntegrity(db: Db, path: string): void {
+  // quick_check skips index-content verification, so it stays cheap on big ledgers while still
+  // catching truncated or overwritten pages before we trust the spend recorded in them.
+  const problems = (db.pragma('quick_check') as { quick_check: string }[]).map((row) => row.quick_check);
+  if (problems.length === 1 && problems[0] === 'ok') return;
+  throw corrupt(path, problems.slice(0, 3).join('; '));
+}
+
+function migrate(db: Db, path: string, readonly: boolean): void {
+  const found = userVersion(db);
+  if (found > SCHEMA_VERSION) {
+    throw new LocalIoError(
+      `ledger ${path} was written by a newer mediabatch (schema version ${found}, this one knows up to ${SCHEMA_VERSION}): upgrade mediabatch to use it`,
+      'E_LEDGER_NEWER',
+    );
+  }
+  if (found === SCHEMA_VERSION) return;
+  if (readonly) {
+    if (found === 0) throw noLedger(path);
+    throw new LocalIoError(
+      `ledger ${path} has schema version ${found}, older than ${SCHEMA_VERSION}: run \`mediabatch run\` once to upgrade it`,
+      'E_LEDGER_OLD',
+    );
+  }
+  for (const migration of MIGRATIONS) {
+    // Re-read inside the write lock: another process may have migrated while we waited for it.
+    db.transaction(() => {
+      if (userVersion(db) >= migration.version) return;
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    }).immediate();
+  }
+}
+
+function userVersion(db: Db): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+function noLedger(path: string): LocalIoError {
+  return new LocalIoError(`no ledger at ${path}: nothing has been run for this manifest yet`, 'E_NO_LEDGER');
+}
+
+function corrupt(path: string, detail: string, cause?: unknown): LocalIoError {
+  return new LocalIoError(
+    `ledger ${path} is not a usable SQLite database (${detail}): restore it from a backup, or move it aside to start a new ledger, which forgets what was already submitted and paid for`,
+    'E_LEDGER_CORRUPT',
+    cause,
+  );
+}
+
+function asLocalIoError(path: string, error: unknown): unknown {
+  if (error instanceof LocalIoError) return error;
+  if (!(error instanceof Database.SqliteError)) return error;
+  const { code, message } = error;
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_IOERR_SHORT_READ') {
+    return corrupt(path, message, error);
+  }
+  if (code === 'SQLITE_BUSY') {
+    return new LocalIoError(
+      `ledger ${path} stayed locked by another process for ${BUSY_TIMEOUT_MS / 1000} s: wait for it to finish and try again`,
+      'E_LEDGER_BUSY',
+      error,
+    );
+  }
+  return new LocalIoError(
+    `ledger ${path} cannot be opened (${message}): check that the folder exists and is writable`,
+    'E_LEDGER_OPEN',
+    error,
+  );
+}

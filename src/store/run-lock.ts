@@ -1,0 +1,86 @@
+import { ConfigError } from '../errors.js';
+import type { StoreContext } from './context.js';
+
+export interface LockHolder {
+  pid: number;
+  host: string;
+  /** The command line shown to whoever finds the ledger locked (never holds a token). */
+  command: string;
+}
+
+export interface RunLock {
+  /**
+   * Makes this process the only one running jobs from this ledger. A lock whose holder is
+   * still alive is refused (ConfigError E_LOCKED); a dead holder's lock is taken over.
+   */
+  acquireRunLock(holder: LockHolder): void;
+  /** Drops the lock if this pid on this host holds it. */
+  releaseRunLock(): void;
+}
+
+interface LockRow {
+  pid: number;
+  host: string;
+  started_at: string;
+  command: string;
+}
+
+export function createRunLock(ctx: StoreContext): RunLock {
+  const { db } = ctx;
+  const selectLock = db.prepare<[], LockRow>('SELECT pid, host, started_at, command FROM run_lock WHERE id = 1');
+  const replaceLock = db.prepare(
+    `INSERT OR REPLACE INTO run_lock (id, pid, host, started_at, command) VALUES (1, @pid, @host, @now, @command)`,
+  );
+  const deleteLock = db.prepare('DELETE FROM run_lock WHERE id = 1 AND pid = ? AND host = ?');
+  let held: LockHolder | undefined;
+
+  // The read and the write happen under one IMMEDIATE write lock: two runs starting at the
+  // same moment cannot both see the lock free.
+  const acquire = db.transaction((holder: LockHolder) => {
+    const current = selectLock.get();
+    if (current !== undefined) {
+      if (isAlive(current, holder.host)) throw locked(ctx.path, current);
+      ctx.insertEvent(null, 'lock_taken_over', null, null, {
+        deadPid: current.pid,
+        host: current.host,
+        since: current.started_at,
+        command: current.command,
+      });
+    }
+    replaceLock.run({ ...holder, now: ctx.nowIso() });
+    ctx.insertEvent(null, 'lock_acquired', null, null, { pid: holder.pid, host: holder.host, command: holder.command });
+  });
+
+  return {
+    acquireRunLock: (holder) => {
+      acquire.immediate(holder);
+      held = holder;
+    },
+    releaseRunLock: () => {
+      if (held === undefined) return;
+      deleteLock.run(held.pid, held.host);
+      held = undefined;
+    },
+  };
+}
+
+/**
+ * A holder on another host cannot be checked from here, so it counts as alive; on this host
+ * signal 0 tells whether the pid exists (EPERM: it exists but belongs to someone else).
+ */
+function isAlive(lock: LockRow, thisHost: string): boolean {
+  if (lock.host !== thisHost) return true;
+  try {
+    process.kill(lock.pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function locked(path: string, lock: LockRow): ConfigError {
+  return new ConfigError(
+    `ledger ${path} is in use by mediabatch pid ${lock.pid} on ${lock.host} since ${lock.started_at} (${lock.command}): wait for it to finish or stop it; if it is not running, delete the lock with: sqlite3 "${path}" "DELETE FROM run_lock"`,
+    'E_LOCKED',
+  );
+}

@@ -1,0 +1,91 @@
+/**
+ * The ledger's schema as an ordered list of migrations. `PRAGMA user_version` holds how many
+ * have been applied; a file that claims more than this list has was written by a newer
+ * mediabatch and is refused rather than guessed at. Append new migrations; never edit old ones.
+ */
+
+export interface Migration {
+  /** The user_version this migration leaves the file at. */
+  version: number;
+  sql: string;
+}
+
+const STATES_SQL = "('pending','submitting','submitted','done','failed','in_doubt','skipped')";
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE jobs (
+        id             TEXT PRIMARY KEY,
+        manifest_index INTEGER NOT NULL,
+        content_hash   TEXT NOT NULL,
+        type           TEXT NOT NULL CHECK (type IN ('txt2audio','img2video')),
+        params_json    TEXT NOT NULL,
+        text_chars     INTEGER,
+        price_usd      REAL CHECK (price_usd IS NULL OR price_usd >= 0),
+        price_source   TEXT,
+        price_key      TEXT,
+        state          TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ${STATES_SQL}),
+        request_id     TEXT,
+        attempts       INTEGER NOT NULL DEFAULT 0,
+        -- What the ledger believes is committed for this job; the spent total is SUM(spent_usd).
+        spent_usd      REAL NOT NULL DEFAULT 0 CHECK (spent_usd >= 0),
+        last_error     TEXT,
+        result_path    TEXT,
+        result_bytes   INTEGER CHECK (result_bytes IS NULL OR result_bytes >= 0),
+        result_sha256  TEXT,
+        created_at     TEXT NOT NULL,
+        updated_at     TEXT NOT NULL,
+        submitted_at   TEXT,
+        finished_at    TEXT
+      ) STRICT;
+      CREATE INDEX jobs_by_state ON jobs (state);
+      CREATE INDEX jobs_by_manifest_index ON jobs (manifest_index);
+
+      CREATE TABLE events (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        at          TEXT NOT NULL,
+        job_id      TEXT REFERENCES jobs (id),
+        kind        TEXT NOT NULL,
+        from_state  TEXT,
+        to_state    TEXT,
+        detail_json TEXT
+      ) STRICT;
+      CREATE INDEX events_by_job ON events (job_id);
+      -- The event log is the audit trail of money; nothing may rewrite it.
+      CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+      CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+
+      CREATE TABLE prices (
+        key        TEXT PRIMARY KEY,
+        price_usd  REAL NOT NULL CHECK (price_usd >= 0),
+        source     TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE catalogue (
+        base_url   TEXT PRIMARY KEY,
+        fetched_at TEXT NOT NULL,
+        json       TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE run_lock (
+        id         INTEGER PRIMARY KEY CHECK (id = 1),
+        pid        INTEGER NOT NULL,
+        host       TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        command    TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,43 @@
+/**
+ * Job states and the only transitions between them (PRODUCT.md, "The ledger and job states").
+ * The table is the single source of truth: the ledger asks it before every state change, so a
+ * runner that tries anything else fails loudly instead of corrupting what was paid for.
+ */
+
+export const JOB_STATES = ['pending', 'submitting', 'submitted', 'done', 'failed', 'in_doubt', 'skipped'] as const;
+
+export type JobState = (typeof JOB_STATES)[number];
+/** Alias kept short for callers that say "state". */
+export type State = JobState;
+
+const ALLOWED: Readonly<Record<JobState, readonly JobState[]>> = {
+  pending: ['submitting', 'skipped'],
+  skipped: ['pending', 'submitting'],
+  // → pending: provably not taken (429, 503, refused connection), the reservation is released.
+  // → failed: refused by the service. → in_doubt: may have been taken, nobody can say.
+  submitting: ['submitted', 'pending', 'failed', 'in_doubt'],
+  // → submitted: a refreshed status or result URL. → pending: ended in error, retryable and refunded.
+  submitted: ['done', 'failed', 'submitted', 'pending'],
+  // Only --resubmit-in-doubt sends it again; nothing moves it automatically.
+  in_doubt: ['submitting'],
+  failed: ['pending'],
+  done: [],
+};
+
+export function isJobState(value: string): value is JobState {
+  return (JOB_STATES as readonly string[]).includes(value);
+}
+
+export function canTransition(from: JobState, to: JobState): boolean {
+  return ALLOWED[from].includes(to);
+}
+
+/** Throws when `from → to` is not in the table: the caller has a bug, not the user. */
+export function assertTransition(jobId: string, from: JobState, to: JobState): void {
+  if (canTransition(from, to)) return;
+  throw new Error(
+    `bug in mediabatch: job "${jobId}" cannot go from ${from} to ${to} (allowed from ${from}: ${
+      ALLOWED[from].join(', ') || 'nothing'
+    })`,
+  );
+}
