@@ -87,3 +87,5 @@ function summarise(group: PriceGroup, outcome: GroupOutcome, prices: Map<string,
     jobsBySource,
   };
 }
+
+export type { GroupMethod, GroupSummary, JobPrice, PriceCache, PriceCacheRow, PriceSource, PricingDeps, PricingResult } from './types.js';

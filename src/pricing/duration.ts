@@ -1,0 +1,85 @@
+import type { ClassLimit, PlanLimits } from '../api/plans.js';
+import type { JobType } from '../api/types.js';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+export interface ClassDuration {
+  /** `txt2audio`, `img2video` (submits) or `status` (polls). */
+  what: JobType | 'status';
+  requests: number;
+  durationMs: number;
+  /** The limit that sets this figure, e.g. `300/day` or `5/min`. */
+  limitText: string;
+}
+
+export interface DurationEstimate {
+  durationMs: number;
+  /** e.g. "about 3 days 20 minutes (Basic: txt2audio 300/day)". */
+  text: string;
+  byClass: ClassDuration[];
+  /** Every job needs at least one status poll to learn its result URL. */
+  statusPollsMin: number;
+}
+
+/**
+ * How long the pace alone lets the run take: submits of each type are paced separately and
+ * status polls share one pace, so the run takes the longest of them. Generation time is not
+ * counted (the service does not state it), so this is a lower bound on a loaded service.
+ */
+export function estimateDuration(jobsToSend: Record<JobType, number>, plan: PlanLimits, planName: string): DurationEstimate {
+  const totalJobs = jobsToSend.txt2audio + jobsToSend.img2video;
+  const byClass: ClassDuration[] = [
+    classDuration('txt2audio', jobsToSend.txt2audio, plan['submit:txt2audio']),
+    classDuration('img2video', jobsToSend.img2video, plan['submit:img2video']),
+    classDuration('status', totalJobs, plan.status),
+  ].filter((c) => c.requests > 0);
+  const slowest = byClass.reduce<ClassDuration | undefined>(
+    (max, c) => (max === undefined || c.durationMs > max.durationMs ? c : max),
+    undefined,
+  );
+  if (slowest === undefined) return { durationMs: 0, text: 'nothing to send', byClass, statusPollsMin: 0 };
+  const what = slowest.what === 'status' ? 'status polls' : slowest.what;
+  return {
+    durationMs: slowest.durationMs,
+    text: `about ${formatDuration(slowest.durationMs)} (${titleCase(planName)}: ${what} ${slowest.limitText})`,
+    byClass,
+    statusPollsMin: totalJobs,
+  };
+}
+
+/**
+ * Within a day the per-minute cap paces; past the daily cap the rest waits for the 00:00 UTC
+ * reset. The start time of day is unknown, so each full daily quota counts as one day.
+ */
+function classDuration(what: ClassDuration['what'], requests: number, limit: ClassLimit): ClassDuration {
+  const perDay = limit.perDay;
+  if (perDay === undefined || requests <= perDay || perDay >= limit.perMinute * 1440) {
+    return { what, requests, durationMs: (requests / limit.perMinute) * MINUTE_MS, limitText: `${limit.perMinute}/min` };
+  }
+  const fullDays = Math.ceil(requests / perDay) - 1;
+  const lastDayRequests = requests - fullDays * perDay;
+  const durationMs = fullDays * DAY_MS + (lastDayRequests / limit.perMinute) * MINUTE_MS;
+  return { what, requests, durationMs, limitText: `${perDay}/day` };
+}
+
+/** The two largest non-zero units: "3 days 20 minutes", "2 hours 5 minutes", "4 minutes". */
+export function formatDuration(durationMs: number): string {
+  if (durationMs < MINUTE_MS) return 'under a minute';
+  const totalMinutes = Math.round(durationMs / MINUTE_MS);
+  const parts: [number, string][] = [
+    [Math.floor(totalMinutes / 1440), 'day'],
+    [Math.floor((totalMinutes % 1440) / 60), 'hour'],
+    [totalMinutes % 60, 'minute'],
+  ];
+  return parts
+    .filter(([n]) => n > 0)
+    .slice(0, 2)
+    .map(([n, unit]) => `${n} ${unit}${n === 1 ? '' : 's'}`)
+    .join(' ');
+}
+
+function titleCase(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
