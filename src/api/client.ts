@@ -1,0 +1,150 @@
+/**
+ * The ServiceClient over undici: one keep-alive Agent for every call, JSON for speech and
+ * price calls, multipart for video submits, typed errors for every failure. It never retries:
+ * retrying is the caller's decision through retry.ts, the one retry layer.
+ */
+import { readFile } from 'node:fs/promises';
+import { Agent, FormData } from 'undici';
+import { LocalIoError, UsageError } from '../errors.js';
+import { ResponseShapeError } from './errors.js';
+import { downloadResult } from './download.js';
+import { callApi, parseAnswer, type HttpContext } from './http.js';
+import { modelFromRecord, statusFromData } from './normalize.js';
+import { balanceAnswer, modelsPage, priceAnswer, requestIdAnswer, statusAnswer } from './schemas.js';
+import type {
+  CallOptions,
+  ImageFile,
+  Img2VideoSubmit,
+  JobType,
+  Model,
+  ServiceClient,
+} from './types.js';
+
+export interface ServiceClientOptions {
+  baseUrl: string;
+  token: string;
+  /** Keep-alive connections per origin. Default 16. */
+  connections?: number;
+  /** Default 10 000. */
+  connectTimeoutMs?: number;
+  /** Headers and body (idle) timeout of API calls. Default 60 000. */
+  requestTimeoutMs?: number;
+  /** Same, for img2video submits, which upload images. Default 300 000. */
+  uploadTimeoutMs?: number;
+  /** Headers and body (idle) timeout of result downloads. Default 300 000. */
+  downloadTimeoutMs?: number;
+  userAgent?: string;
+}
+
+const API = '/api/v1/client';
+const MODELS_PAGE_SIZE = 50;
+/** A models endpoint still paging after this many pages is broken, not big. */
+const MAX_MODEL_PAGES = 200;
+const DEFAULT_TYPES: JobType[] = ['txt2audio', 'img2video'];
+
+function splitBaseUrl(baseUrl: string): { origin: string; basePath: string } {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch (error) {
+    throw new UsageError(`--base-url must be an http(s) URL, got "${baseUrl}"`, error);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`--base-url must be an http(s) URL, got ${url.protocol} URL`);
+  }
+  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
+}
+
+async function imageBlob(image: ImageFile): Promise<Blob> {
+  try {
+    return new Blob([await readFile(image.path)], { type: image.contentType });
+  } catch (error) {
+    // Thrown before anything is sent: submitFailureKind counts it as nothing charged.
+    throw new LocalIoError(`cannot read image ${image.path}: ${(error as Error).message}; check the file`, 'E_IMAGE_READ', error);
+  }
+}
+
+/** The multipart body of an img2video submit: numbers as strings, images as real file parts. */
+async function img2VideoForm(job: Img2VideoSubmit): Promise<FormData> {
+  const form = new FormData();
+  form.append('prompt', job.prompt);
+  if (job.negative_prompt !== undefined) form.append('negative_prompt', job.negative_prompt);
+  form.append('model', job.model);
+  for (const key of ['width', 'height', 'guidance', 'steps', 'frames', 'fps', 'seed'] as const) {
+    form.append(key, String(job[key]));
+  }
+  form.append('first_frame_image', await imageBlob(job.first_frame_image), job.first_frame_image.filename);
+  if (job.last_frame_image !== undefined) {
+    form.append('last_frame_image', await imageBlob(job.last_frame_image), job.last_frame_image.filename);
+  }
+  return form;
+}
+
+/** Builds a client; `close()` ends its keep-alive connections (tests and the CLI must call it). */
+export function createServiceClient(options: ServiceClientOptions): ServiceClient {
+  const { origin, basePath } = splitBaseUrl(options.baseUrl);
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+  const uploadTimeoutMs = options.uploadTimeoutMs ?? 300_000;
+  const downloadTimeoutMs = options.downloadTimeoutMs ?? 300_000;
+  const userAgent = options.userAgent ?? 'mediabatch';
+  const dispatcher = new Agent({ connections: options.connections ?? 16, connect: { timeout: connectTimeoutMs } });
+  const http: HttpContext = { dispatcher, origin, basePath, token: options.token, userAgent, connectTimeoutMs };
+
+  async function submit(path: string, body: { json?: unknown; form?: FormData }, timeoutMs: number, call: CallOptions) {
+    const answer = await callApi(http, { method: 'POST', path, ...body, timeoutMs, signal: call.signal });
+    const parsed = parseAnswer(requestIdAnswer, answer, { method: 'POST', path: `${basePath}${path}` });
+    return { value: { requestId: parsed.data.request_id }, rateLimit: answer.rateLimit };
+  }
+
+  async function price(path: string, query: unknown, call: CallOptions) {
+    const answer = await callApi(http, { method: 'POST', path, json: query, timeoutMs: requestTimeoutMs, signal: call.signal });
+    const parsed = parseAnswer(priceAnswer, answer, { method: 'POST', path: `${basePath}${path}` });
+    return { value: { priceUsd: parsed.data.price }, rateLimit: answer.rateLimit };
+  }
+
+  async function listModels(call: CallOptions & { types?: JobType[] } = {}): Promise<Model[]> {
+    const path = `${API}/models`;
+    const types = (call.types ?? DEFAULT_TYPES).join(',');
+    const models: Model[] = [];
+    for (let page = 1; page <= MAX_MODEL_PAGES; page++) {
+      const query = { limit: String(MODELS_PAGE_SIZE), page: String(page), 'filter[inference_types]': types };
+      const answer = await callApi(http, { method: 'GET', path, query, timeoutMs: requestTimeoutMs, signal: call.signal });
+      const parsed = parseAnswer(modelsPage, answer, { method: 'GET', path: `${basePath}${path}` });
+      models.push(...parsed.data.map(modelFromRecord));
+      // An empty page also ends the walk: a server that miscounts must not make us spin.
+      if (page >= parsed.meta.last_page || parsed.data.length === 0) return models;
+    }
+    throw new ResponseShapeError({
+      method: 'GET',
+      path: `${basePath}${path}`,
+      requestSent: true,
+      issues: `still paging after ${MAX_MODEL_PAGES} pages of models`,
+    });
+  }
+
+  return {
+    listModels,
+    submitTxt2Audio: (job, call = {}) => submit(`${API}/txt2audio`, { json: job }, requestTimeoutMs, call),
+    submitImg2Video: async (job, call = {}) =>
+      submit(`${API}/img2video`, { form: await img2VideoForm(job) }, uploadTimeoutMs, call),
+    priceTxt2Audio: (query, call = {}) => price(`${API}/txt2audio/price-calculation`, query, call),
+    priceImg2Video: (query, call = {}) => price(`${API}/img2video/price-calculation`, query, call),
+    async requestStatus(requestId, call = {}) {
+      const path = `${API}/request-status/${encodeURIComponent(requestId)}`;
+      const answer = await callApi(http, { method: 'GET', path, timeoutMs: requestTimeoutMs, signal: call.signal });
+      const parsed = parseAnswer(statusAnswer, answer, { method: 'GET', path: `${basePath}${path}` });
+      return { value: statusFromData(parsed.data), rateLimit: answer.rateLimit };
+    },
+    async balance(call = {}) {
+      const path = `${API}/balance`;
+      const answer = await callApi(http, { method: 'GET', path, timeoutMs: requestTimeoutMs, signal: call.signal });
+      return { balanceUsd: parseAnswer(balanceAnswer, answer, { method: 'GET', path: `${basePath}${path}` }).data.balance };
+    },
+    download: (url, destPath, call) =>
+      downloadResult({ dispatcher, userAgent, timeoutMs: downloadTimeoutMs }, url, destPath, call),
+    async close() {
+      await dispatcher.close();
+    },
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * Fetching a pre-signed result URL to a file. The URL is its own credential, so the request
+ * carries no Authorization header, and redirects are followed by hand: only to the same
+ * origin, so a redirect can never carry us (or a later Authorization) somewhere else.
+ */
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Dispatcher } from 'undici';
+import { LocalIoError } from '../errors.js';
+import { ApiError, ResultUrlError, ResultUrlExpiredError } from './errors.js';
+import { errorFromResponse, errorFromTransport, type Endpoint } from './error-mapping.js';
+import { headerValue } from './rate-limit.js';
+import { readText } from './http.js';
+import type { DownloadResult } from './types.js';
+
+const MAX_REDIRECTS = 3;
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** Statuses a storage service answers for an expired or revoked pre-signed URL. */
+const EXPIRED_STATUSES = new Set([401, 403, 404, 410]);
+
+export interface DownloadContext {
+  dispatcher: Dispatcher;
+  userAgent: string;
+  timeoutMs: number;
+}
+
+export interface DownloadOptions {
+  maxBytes: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** Where an error about `url` points: never the query string, which holds the signature. */
+function endpointOf(url: URL | string): Endpoint {
+  if (typeof url === 'string') return { method: 'GET', path: url.split(/[?#]/, 1)[0] ?? '' };
+  return { method: 'GET', path: `${url.origin}${url.pathname}` };
+}
+
+function parseResultUrl(raw: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    const scheme = url?.protocol ?? 'an unreadable URL';
+    throw new ResultUrlError({
+      ...endpointOf(raw),
+      requestSent: false,
+      reason: 'scheme',
+      detail: `only http and https result URLs are fetched, got ${scheme}; the service sent an unexpected URL`,
+    });
+  }
+  return url;
+}
+
+async function discard(response: Dispatcher.ResponseData): Promise<void> {
+  try {
+    await response.body.dump();
+  } catch {
+    // The answer is being thrown away: a failure reading it changes nothing.
+  }
+}
+
+/** GETs `start`, following up to MAX_REDIRECTS same-origin redirects. */
+async function fetchFollowing(
+  context: DownloadContext,
+  start: URL,
+  signal: AbortSignal | undefined,
+): Promise<{ url: URL; response: Dispatcher.ResponseData }> {
+  let url = start;
+  for (let redirects = 0; ; redirects++) {
+    const transport = { ...endpointOf(url), timeoutMs: context.timeoutMs };
+    if (signal?.aborted) throw errorFromTransport(signal.reason, { ...transport, dispatched: false, aborted: true });
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await context.dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        headers: { accept: '*/*', 'user-agent': context.userAgent },
+        signal: signal ?? null,
+        headersTimeout: context.timeoutMs,
+        bodyTimeout: context.timeoutMs,
+      });
+    } catch (error) {
+      throw errorFromTransport(error, { ...transport, dispatched: true, aborted: signal?.aborted });
+    }
+    const location = headerValue(response.headers, 'location');
+    if (response.statusCode < 300 || response.statusCode >= 400 || location === undefined) return { url, response };
+    await discard(response);
+    const next = new URL(location, url);
+    const refusal =
+      next.origin !== start.origin
+        ? `redirected to another origin (${next.origin}); refusing to follow`
+        : redirects >= MAX_REDIRECTS
+          ? `more than ${MAX_REDIRECTS} redirects`
+          : undefined;
+    if (refusal !== undefined) {
+      throw new ResultUrlError({ ...endpointOf(start), status: response.statusCode, requestSent: true, reason: 'redirect', detail: refusal });
+    }
+    url = next;
+  }
+}
+
+async function errorForStatus(url: URL, response: Dispatcher.ResponseData): Promise<ApiError> {
+  const endpoint = endpointOf(url);
+  const status = response.statusCode;
+  if (EXPIRED_STATUSES.has(status)) {
+    await discard(response);
+    return new ResultUrlExpiredError({ ...endpoint, status, requestSent: true });
+  }
+  let text = '';
+  try {
+    text = await readText(response.body, MAX_ERROR_BODY_BYTES);
+  } catch {
+    response.body.destroy();
+  }
+  return errorFromResponse(endpoint, status, response.headers, text);
+}
+
+function tooLarge(url: URL, maxBytes: number, got: string): ResultUrlError {
+  return new ResultUrlError({
+    ...endpointOf(url),
+    status: 200,
+    requestSent: true,
+    reason: 'too-large',
+    detail: `result is larger than the limit of ${maxBytes} bytes (${got}); raise the limit if this is expected`,
+  });
+}
+
+/**
+ * Streams `rawUrl` to `destPath`, hashing as it goes. Refuses non-http(s) URLs, cross-origin
+ * redirects and bodies over `maxBytes`; on any failure the partial file is removed.
+ */
+export async function downloadResult(
+  context: DownloadContext,
+  rawUrl: string,
+  destPath: string,
+  options: DownloadOptions,
+): Promise<DownloadResult> {
+  const { url, response } = await fetchFollowing(context, parseResultUrl(rawUrl), options.signal);
+  if (response.statusCode < 200 || response.statusCode >= 300) throw await errorForStatus(url, response);
+  const declared = Number(headerValue(response.headers, 'content-length'));
+  if (Number.isFinite(declared) && declared > options.maxBytes) {
+    response.body.destroy();
+    throw tooLarge(url, options.maxBytes, `Content-Length ${declared}`);
+  }
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+      bytes += chunk.length;
+      if (bytes > options.maxBytes) return callback(tooLarge(url, options.maxBytes, `more than ${bytes} bytes sent`));
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  const file = createWriteStream(destPath);
+  try {
+    await pipeline(response.body, meter, file);
+  } catch (error) {
+    await rm(destPath, { force: true });
+    if (error instanceof ApiError) throw error;
+    if (file.errored === error) throw new LocalIoError(`cannot write ${destPath}: ${(error as Error).message}`, 'E_IO', error);
+    throw errorFromTransport(error, { ...endpointOf(url), dispatched: true, timeoutMs: context.timeoutMs, aborted: options.signal?.aborted });
+  }
+  return { bytes, sha256: hash.digest('hex'), contentType: headerValue(response.headers, 'content-type') };
+}

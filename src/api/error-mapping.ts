@@ -1,0 +1,149 @@
+/**
+ * Turning what came back (an HTTP status and body, or a transport failure) into one typed
+ * ApiError. Parsing here never throws: gateways answer 5xx with HTML, and a crash while
+ * describing an error would hide the error that matters.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  ApiError,
+  AuthError,
+  ClientError,
+  NetworkError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  ValidationError,
+  type TimeoutPhase,
+} from './errors.js';
+import { parseLimitType, parseRateLimit, parseRetryAfterMs, rateLimitWaitMs } from './rate-limit.js';
+
+const SNIPPET_CHARS = 160;
+
+export interface Endpoint {
+  method: string;
+  /** Without query string. */
+  path: string;
+}
+
+interface ErrorBody {
+  message?: string | undefined;
+  fieldErrors: Record<string, string[]>;
+  snippet: string;
+}
+
+function shorten(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS - 1)}…` : flat;
+}
+
+function toFieldErrors(raw: unknown): Record<string, string[]> {
+  const fieldErrors: Record<string, string[]> = {};
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fieldErrors;
+  for (const [field, value] of Object.entries(raw)) {
+    const list = Array.isArray(value) ? value : [value];
+    fieldErrors[field] = list.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
+  }
+  return fieldErrors;
+}
+
+/** Reads a Laravel-style error body `{message, errors}`; anything else becomes a text snippet. */
+export function parseErrorBody(text: string): ErrorBody {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // HTML from a gateway, or plain text: keep only what a human can read of it.
+    const readable = text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ');
+    return { fieldErrors: {}, snippet: shorten(readable) };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return { fieldErrors: {}, snippet: shorten(text) };
+  }
+  const record = parsed as Record<string, unknown>;
+  const message = typeof record['message'] === 'string' ? shorten(record['message']) : undefined;
+  return { message, fieldErrors: toFieldErrors(record['errors']), snippet: message ?? shorten(text) };
+}
+
+/** The typed error for a non-2xx answer. The request was sent: the service answered it. */
+export function errorFromResponse(
+  endpoint: Endpoint,
+  status: number,
+  headers: IncomingHttpHeaders,
+  bodyText: string,
+): ApiError {
+  const body = parseErrorBody(bodyText);
+  const details = {
+    ...endpoint,
+    status,
+    requestSent: true,
+    rateLimit: parseRateLimit(headers),
+    retryAfterMs: parseRetryAfterMs(headers),
+    serviceMessage: body.message,
+  };
+  if (status === 401 || status === 403) return new AuthError(details);
+  if (status === 404) return new NotFoundError(details);
+  if (status === 422) return new ValidationError({ ...details, fieldErrors: body.fieldErrors });
+  if (status === 429) {
+    return new RateLimitError({ ...details, retryAfterMs: rateLimitWaitMs(headers), limitType: parseLimitType(headers) });
+  }
+  if (status >= 500) return new ServerError({ ...details, snippet: body.snippet });
+  return new ClientError(details);
+}
+
+// Failures that happen before a connection exists: no byte of the request can have been sent.
+const NOT_SENT_CODES = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+const TIMEOUT_PHASES: Record<string, TimeoutPhase> = {
+  UND_ERR_CONNECT_TIMEOUT: 'connect',
+  UND_ERR_HEADERS_TIMEOUT: 'headers',
+  UND_ERR_BODY_TIMEOUT: 'body',
+};
+
+/** The error code of an undici or system error; AggregateError (happy eyeballs) uses its first. */
+export function errorCode(error: unknown): string | undefined {
+  if (error === null || typeof error !== 'object') return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') return code;
+  const inner = (error as { errors?: unknown }).errors;
+  return Array.isArray(inner) ? errorCode(inner[0]) : undefined;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export interface TransportContext extends Endpoint {
+  /** True once the request was handed to undici: from then on it may have been sent. */
+  dispatched: boolean;
+  timeoutMs?: number | undefined;
+  connectTimeoutMs?: number | undefined;
+  aborted?: boolean | undefined;
+}
+
+/**
+ * The typed error for a failure without an HTTP answer. `requestSent` is false only for
+ * connect-phase failures or when nothing was dispatched; everything else is "may have been sent".
+ */
+export function errorFromTransport(error: unknown, context: TransportContext): ApiError {
+  if (error instanceof ApiError) return error;
+  const { dispatched, timeoutMs, connectTimeoutMs, aborted, ...endpoint } = context;
+  const code = errorCode(error);
+  const requestSent = dispatched && !(code !== undefined && NOT_SENT_CODES.has(code));
+  const phase = code === undefined ? undefined : TIMEOUT_PHASES[code];
+  if (phase !== undefined) {
+    const limitMs = phase === 'connect' ? connectTimeoutMs : timeoutMs;
+    return new TimeoutError({ ...endpoint, requestSent, networkCode: code, phase, timeoutMs: limitMs, cause: error });
+  }
+  const networkCode = aborted ? 'ABORT_ERR' : code;
+  const detail = aborted ? 'aborted' : describe(error);
+  return new NetworkError({ ...endpoint, requestSent, networkCode, detail, cause: error });
+}

@@ -1,0 +1,240 @@
+/**
+ * Typed errors of the service client. Every failure of a call becomes one ApiError subclass
+ * carrying what the runner's money rules need: the endpoint, the HTTP status, whether the
+ * request may have reached the service, and how long the service asked us to wait.
+ * Messages are one line: endpoint, what happened, what to do. They never hold the token or
+ * a query string (result URLs are pre-signed: their query is a credential).
+ */
+import { ExitCode, LocalIoError, MediabatchError, type ExitCodeValue } from '../errors.js';
+import type { RateLimitInfo } from './types.js';
+
+export interface ApiErrorDetails {
+  method: string;
+  /** Path without query string. */
+  path: string;
+  status?: number | undefined;
+  /** false only when the request provably never left this process (see NetworkError). */
+  requestSent: boolean;
+  retryAfterMs?: number | undefined;
+  rateLimit?: RateLimitInfo | undefined;
+  cause?: unknown;
+}
+
+interface ApiErrorInit extends ApiErrorDetails {
+  code: string;
+  exitCode?: ExitCodeValue;
+}
+
+export class ApiError extends MediabatchError {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number | undefined;
+  readonly requestSent: boolean;
+  readonly retryAfterMs: number | undefined;
+  readonly rateLimit: RateLimitInfo | undefined;
+
+  constructor(message: string, init: ApiErrorInit) {
+    super(message, { code: init.code, exitCode: init.exitCode ?? ExitCode.incomplete, cause: init.cause });
+    this.method = init.method;
+    this.path = init.path;
+    this.status = init.status;
+    this.requestSent = init.requestSent;
+    this.retryAfterMs = init.retryAfterMs;
+    this.rateLimit = init.rateLimit;
+  }
+
+  /** "POST /api/v1/client/txt2audio", the prefix of every message. */
+  get endpoint(): string {
+    return `${this.method} ${this.path}`;
+  }
+}
+
+function where(details: ApiErrorDetails): string {
+  return `${details.method} ${details.path}`;
+}
+
+/** 401/403: the token is wrong or the account may not do this; the whole run stops (exit 4). */
+export class AuthError extends ApiError {
+  constructor(details: ApiErrorDetails & { serviceMessage?: string | undefined }) {
+    const what = details.status === 403 ? 'permission denied (account suspended or not permitted)' : 'not authenticated';
+    const said = details.serviceMessage ? ` ("${details.serviceMessage}")` : '';
+    super(`${where(details)}: HTTP ${details.status ?? '?'} ${what}${said}; check MEDIABATCH_TOKEN or --token-file`, {
+      ...details,
+      code: 'E_API_AUTH',
+      exitCode: ExitCode.auth,
+    });
+  }
+}
+
+/** 422: the service refused the fields. A low balance also arrives this way and stops the run. */
+export class ValidationError extends ApiError {
+  readonly fieldErrors: Record<string, string[]>;
+  readonly isBalance: boolean;
+
+  constructor(details: ApiErrorDetails & { fieldErrors: Record<string, string[]>; serviceMessage?: string | undefined }) {
+    const fields = Object.entries(details.fieldErrors).map(([field, messages]) => `${field}: ${messages.join(' ')}`);
+    const isBalance =
+      Object.hasOwn(details.fieldErrors, 'balance') || /balance/i.test(details.serviceMessage ?? '');
+    const said = fields.length > 0 ? fields.join('; ') : (details.serviceMessage ?? 'no details given');
+    const todo = isBalance ? 'top up the account balance, then run again to resume' : 'fix these fields of the job';
+    super(`${where(details)}: HTTP 422 refused: ${said}; ${todo}`, {
+      ...details,
+      code: isBalance ? 'E_API_BALANCE' : 'E_API_VALIDATION',
+      exitCode: isBalance ? ExitCode.auth : ExitCode.incomplete,
+    });
+    this.fieldErrors = details.fieldErrors;
+    this.isBalance = isBalance;
+  }
+}
+
+export type RateLimitType = 'minute' | 'daily';
+
+/** 429: nothing was taken; `retryAfterMs` is always set (Retry-After, else the window's reset). */
+export class RateLimitError extends ApiError {
+  readonly limitType: RateLimitType | undefined;
+
+  constructor(details: ApiErrorDetails & { limitType: RateLimitType | undefined }) {
+    const window = details.limitType === 'daily' ? 'daily limit reached' : 'rate limited';
+    const seconds = Math.ceil((details.retryAfterMs ?? 0) / 1000);
+    super(`${where(details)}: HTTP 429 ${window}; retry in ${seconds} s or pace requests with --plan`, {
+      ...details,
+      code: 'E_API_RATE_LIMIT',
+    });
+    this.limitType = details.limitType;
+  }
+}
+
+/** 404: unknown request id or route. */
+export class NotFoundError extends ApiError {
+  constructor(details: ApiErrorDetails & { serviceMessage?: string | undefined }) {
+    const said = details.serviceMessage ? ` ("${details.serviceMessage}")` : '';
+    super(`${where(details)}: HTTP 404 not found${said}; check --base-url and the request id`, {
+      ...details,
+      code: 'E_API_NOT_FOUND',
+    });
+  }
+}
+
+/** Any other 4xx (400, 405, 413 body too large, …): the service refused the request as sent. */
+export class ClientError extends ApiError {
+  constructor(details: ApiErrorDetails & { serviceMessage?: string | undefined }) {
+    const what = details.status === 413 ? 'request too large (the service takes at most 75 MB)' : 'refused';
+    const said = details.serviceMessage ? ` ("${details.serviceMessage}")` : '';
+    super(`${where(details)}: HTTP ${details.status ?? '?'} ${what}${said}; fix the request, it will not be retried`, {
+      ...details,
+      code: 'E_API_CLIENT',
+    });
+  }
+}
+
+/** 5xx. The body may be a gateway's HTML page: `snippet` keeps a short text version of it. */
+export class ServerError extends ApiError {
+  readonly snippet: string;
+
+  constructor(details: ApiErrorDetails & { snippet: string }) {
+    const said = details.snippet ? ` ("${details.snippet}")` : '';
+    super(`${where(details)}: HTTP ${details.status ?? '?'} server error${said}; the service failed, try again later`, {
+      ...details,
+      code: 'E_API_SERVER',
+    });
+    this.snippet = details.snippet;
+  }
+}
+
+/**
+ * The connection failed. `requestSent` is false only for failures before any byte of the
+ * request could be written (DNS failure, connection refused or unreachable, connect timeout,
+ * abort before dispatch); a failure on a connection that was up may have delivered the request.
+ */
+export class NetworkError extends ApiError {
+  /** The undici or system error code, e.g. ECONNREFUSED, UND_ERR_SOCKET. */
+  readonly networkCode: string | undefined;
+
+  constructor(
+    details: ApiErrorDetails & { networkCode: string | undefined; detail: string },
+    message?: string,
+    code = 'E_API_NETWORK',
+  ) {
+    const sent = details.requestSent ? 'the request may have reached the service' : 'the request was not sent';
+    super(
+      message ??
+        `${where(details)}: network error ${details.networkCode ?? ''} (${details.detail}); ${sent}; check the connection and --base-url`,
+      { ...details, code },
+    );
+    this.networkCode = details.networkCode;
+  }
+}
+
+export type TimeoutPhase = 'connect' | 'headers' | 'body';
+
+/** No answer in time. Only a connect timeout proves the request was not sent. */
+export class TimeoutError extends NetworkError {
+  readonly phase: TimeoutPhase;
+
+  constructor(details: ApiErrorDetails & { networkCode: string | undefined; phase: TimeoutPhase; timeoutMs?: number | undefined }) {
+    const limit = details.timeoutMs === undefined ? '' : ` after ${details.timeoutMs} ms`;
+    const what = { connect: 'connecting', headers: 'waiting for the answer', body: 'reading the answer' }[details.phase];
+    const sent = details.requestSent ? 'the request may have reached the service' : 'the request was not sent';
+    super(
+      { ...details, detail: `timeout ${what}` },
+      `${where(details)}: timed out ${what}${limit}; ${sent}; try again later or raise the timeout`,
+      'E_API_TIMEOUT',
+    );
+    this.phase = details.phase;
+  }
+}
+
+/** A 2xx whose body is not what the service documents. */
+export class ResponseShapeError extends ApiError {
+  readonly issues: string;
+
+  constructor(details: ApiErrorDetails & { issues: string }) {
+    super(
+      `${where(details)}: unexpected answer from the service (${details.issues}); check --base-url points at the service`,
+      { ...details, code: 'E_API_SHAPE' },
+    );
+    this.issues = details.issues;
+  }
+}
+
+/** A result URL this client refuses to fetch: not http(s), redirected elsewhere, or too large. */
+export class ResultUrlError extends ApiError {
+  readonly reason: 'scheme' | 'redirect' | 'too-large';
+
+  constructor(details: ApiErrorDetails & { reason: ResultUrlError['reason']; detail: string }) {
+    super(`${where(details)}: result refused: ${details.detail}`, { ...details, code: 'E_RESULT_URL' });
+    this.reason = details.reason;
+  }
+}
+
+/** 403/404 on a pre-signed result URL: it expired; ask request-status for a fresh one. */
+export class ResultUrlExpiredError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(
+      `${where(details)}: HTTP ${details.status ?? '?'} on the result URL, it has probably expired; fetch the request status again for a fresh URL`,
+      { ...details, code: 'E_RESULT_URL_EXPIRED' },
+    );
+  }
+}
+
+export type SubmitFailureKind = 'not-taken' | 'refused' | 'unknown' | 'fatal';
+
+/**
+ * What a failed SUBMIT means for money (PRODUCT.md, "Money rules"):
+ * - 'not-taken': provably not taken (429, 503, not sent at all): safe to send again;
+ * - 'fatal': stop the whole run (auth, low balance);
+ * - 'refused': the service definitely rejected this job and charged nothing (other 4xx);
+ * - 'unknown': it may have been taken (5xx, timeouts after sending, resets, odd answers,
+ *   anything unrecognised): the job becomes in_doubt and is never sent again automatically.
+ * A LocalIoError (an image that could not be read) happens before sending: 'refused'.
+ */
+export function submitFailureKind(error: unknown): SubmitFailureKind {
+  if (error instanceof LocalIoError) return 'refused';
+  if (error instanceof AuthError) return 'fatal';
+  if (error instanceof ValidationError) return error.isBalance ? 'fatal' : 'refused';
+  if (error instanceof RateLimitError) return 'not-taken';
+  if (error instanceof NetworkError) return error.requestSent ? 'unknown' : 'not-taken';
+  if (error instanceof ServerError) return error.status === 503 ? 'not-taken' : 'unknown';
+  if (error instanceof NotFoundError || error instanceof ClientError) return 'refused';
+  return 'unknown';
+}
