@@ -18,7 +18,8 @@ export function openDatabase(path: string, readonly: boolean): Db {
   try {
     db = new Database(path, { readonly, fileMustExist: readonly });
   } catch (error) {
-    throw asLocalIoError(path, error);
+    // better-sqlite3 reports a missing folder as a plain TypeError, before SQLite is involved.
+    throw error instanceof Database.SqliteError ? asLocalIoError(path, error) : cannotOpen(path, error);
   }
   try {
     configure(db, readonly);
@@ -107,8 +108,13 @@ function asLocalIoError(path: string, error: unknown): unknown {
       error,
     );
   }
+  return cannotOpen(path, error);
+}
+
+function cannotOpen(path: string, error: unknown): LocalIoError {
+  const detail = error instanceof Error ? error.message : String(error);
   return new LocalIoError(
-    `ledger ${path} cannot be opened (${message}): check that the folder exists and is writable`,
+    `ledger ${path} cannot be opened (${detail}): check that the folder exists and is writable`,
     'E_LEDGER_OPEN',
     error,
   );
