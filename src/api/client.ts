@@ -143,8 +143,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
     download: (url, destPath, call) =>
       downloadResult({ dispatcher, userAgent, timeoutMs: downloadTimeoutMs }, url, destPath, call),
+    // Idempotent: the CLI's shutdown path and a finally block may both close it.
     async close() {
-      await dispatcher.close();
+      if (!dispatcher.closed && !dispatcher.destroyed) await dispatcher.close();
     },
   };
 }
