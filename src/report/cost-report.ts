@@ -1,0 +1,167 @@
+import type { CostReport, CostTotals } from '../pricing/report.js';
+import type { GroupSummary } from '../pricing/types.js';
+import { formatCount, formatUsd } from './money.js';
+import { paint, renderTable } from './text.js';
+
+export interface CostTextOptions {
+  color: boolean;
+  /** Jobs listed one per line before the rest is summarised; the CSV has them all. Default 30. */
+  maxJobLines?: number;
+}
+
+/** The `estimate` report as aligned text tables, readable without colour. */
+export function formatCostReport(report: CostReport, options: CostTextOptions): string {
+  const { color } = options;
+  const sections = [
+    paint(color, 'bold', `Cost estimate: ${formatCount(report.jobs.length)} jobs, ${titleCase(report.planName)} plan`),
+    section('Jobs', jobLines(report, options.maxJobLines ?? 30, color)),
+    section('By type', totalsTable('type', report.byType, color)),
+    section('By model', totalsTable('model', report.byModel, color)),
+    section('Price groups', groupsTable(report.byGroup, color)),
+    section('Money', moneyLines(report, color).join('\n')),
+    section('Pace', paceLines(report).join('\n')),
+  ];
+  return `${sections.join('\n\n')}\n`;
+}
+
+function section(title: string, body: string): string {
+  return `${title}\n${body}`;
+}
+
+function jobLines(report: CostReport, maxLines: number, color: boolean): string {
+  const shown = report.jobs.slice(0, maxLines);
+  const table = renderTable({
+    headers: ['id', 'type', 'model', 'price', 'source', ''],
+    rows: shown.map((job) => [job.id, job.type, job.model, formatUsd(job.priceUsd), job.source, job.toSend ? '' : 'already sent']),
+    align: ['left', 'left', 'left', 'right'],
+    color,
+  });
+  const rest = report.jobs.length - shown.length;
+  return rest > 0 ? `${table}\n  … and ${formatCount(rest)} more (every job is in the CSV report)` : table;
+}
+
+function totalsTable(label: string, totals: Record<string, CostTotals>, color: boolean): string {
+  return renderTable({
+    headers: [label, 'jobs', 'total'],
+    rows: Object.entries(totals).map(([name, t]) => [name, formatCount(t.jobs), formatUsd(t.totalUsd)]),
+    align: ['left', 'right', 'right'],
+    color,
+  });
+}
+
+function groupsTable(groups: readonly GroupSummary[], color: boolean): string {
+  return renderTable({
+    headers: ['group', 'jobs', 'lengths', 'method', 'calls', 'total'],
+    rows: groups.map((g) => [
+      groupLabel(g.key),
+      formatCount(g.jobs),
+      g.distinctLengths === null ? '-' : formatCount(g.distinctLengths),
+      g.method,
+      formatCount(g.calls),
+      formatUsd(g.totalUsd),
+    ]),
+    align: ['left', 'right', 'right', 'left', 'right', 'right'],
+    color,
+  });
+}
+
+/** `v1|txt2audio|Kokoro|af_sky|…` reads as `txt2audio Kokoro af_sky …`: the version is noise here. */
+function groupLabel(key: string): string {
+  return key.split('|').slice(1).map(decodeURIComponent).join(' ');
+}
+
+function moneyLines(report: CostReport, color: boolean): string[] {
+  const rows: [string, string][] = [
+    ['Total (whole manifest)', formatUsd(report.totalUsd)],
+    ['Already spent (ledger)', formatUsd(report.spentUsd)],
+    [`To spend (${formatCount(report.jobsToSend)} jobs)`, formatUsd(report.toSpendUsd)],
+    ['Budget', report.budgetUsd === null ? 'none' : formatUsd(report.budgetUsd)],
+  ];
+  if (report.leftUsd !== null) rows.push(['Left after the run', formatUsd(report.leftUsd)]);
+  if (report.balanceUsd !== null) rows.push(['Balance', formatUsd(report.balanceUsd)]);
+  const lines = [renderTable({ rows, align: ['left', 'right'], color })];
+  if (!report.withinBudget) lines.push(overBudgetLine(report, color));
+  if (report.balanceCovers === false) {
+    lines.push(
+      paint(color, 'yellow', `  Warning: the balance ${formatUsd(report.balanceUsd ?? 0)} does not cover the ${formatUsd(report.toSpendUsd)} to spend; a run would refuse to start.`),
+    );
+  }
+  return lines;
+}
+
+function overBudgetLine(report: CostReport, color: boolean): string {
+  const over = `  Over budget by ${formatUsd(report.overByUsd)}.`;
+  const fit =
+    ` With --partial, the first ${formatCount(report.fitCount)} of ${formatCount(report.jobsToSend)} jobs` +
+    ` to send fit (${formatUsd(report.fitUsd)}); the rest would be skipped.`;
+  return paint(color, 'red', over + fit);
+}
+
+function paceLines(report: CostReport): string[] {
+  const bySource = { quoted: 0, derived: 0, cached: 0 };
+  for (const job of report.jobs) bySource[job.source] += 1;
+  const lines = [
+    `  Price calls: ${formatCount(report.priceCalls)} (prices: ${formatCount(bySource.quoted)} quoted, ` +
+      `${formatCount(bySource.derived)} derived, ${formatCount(bySource.cached)} cached)`,
+    `  Duration: ${report.durationText}, at least ${formatCount(report.duration.statusPollsMin)} status polls`,
+  ];
+  if (report.duration.durationMs >= 24 * 3_600_000) {
+    lines.push('  Daily caps reset at 00:00 UTC; the run pauses until then, or exits with --no-wait and resumes later.');
+  }
+  return lines;
+}
+
+function titleCase(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** The `estimate --json` document: PRODUCT.md's fields, then extra ones scripts may use. */
+export function costReportJson(report: CostReport) {
+  return {
+    total: report.totalUsd,
+    spent: report.spentUsd,
+    budget: report.budgetUsd,
+    withinBudget: report.withinBudget,
+    priceCalls: report.priceCalls,
+    jobs: report.jobs.map((job) => ({
+      id: job.id,
+      type: job.type,
+      model: job.model,
+      price: job.priceUsd,
+      priceSource: job.source,
+      toSend: job.toSend,
+    })),
+    byModel: renameTotals(report.byModel),
+    byType: renameTotals(report.byType),
+    toSpend: report.toSpendUsd,
+    jobsToSend: report.jobsToSend,
+    left: report.leftUsd,
+    overBy: report.overByUsd,
+    fitCount: report.fitCount,
+    fitTotal: report.fitUsd,
+    balance: report.balanceUsd,
+    balanceCovers: report.balanceCovers,
+    plan: report.planName,
+    duration: {
+      ms: Math.round(report.duration.durationMs),
+      text: report.durationText,
+      statusPollsMin: report.duration.statusPollsMin,
+      byClass: report.duration.byClass.map((c) => ({ what: c.what, requests: c.requests, ms: Math.round(c.durationMs), limit: c.limitText })),
+    },
+    groups: report.byGroup.map((g) => ({
+      key: g.key,
+      type: g.type,
+      model: g.model,
+      jobs: g.jobs,
+      distinctLengths: g.distinctLengths,
+      method: g.method,
+      calls: g.calls,
+      total: g.totalUsd,
+      jobsBySource: g.jobsBySource,
+    })),
+  };
+}
+
+function renameTotals(totals: Record<string, CostTotals>): Record<string, { jobs: number; total: number }> {
+  return Object.fromEntries(Object.entries(totals).map(([name, t]) => [name, { jobs: t.jobs, total: t.totalUsd }]));
+}

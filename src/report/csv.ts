@@ -1,0 +1,35 @@
+import { stringify } from 'csv-stringify/sync';
+import { plainNumber } from './money.js';
+
+/** One job per row, for both the cost report and the run summary (unknown cells are empty). */
+export interface JobCsvRow {
+  id: string;
+  type: string;
+  model: string;
+  state: string;
+  price_usd: number | null;
+  price_source: string;
+  request_id: string;
+  output: string;
+  error: string;
+}
+
+export const JOB_CSV_COLUMNS = [
+  'id',
+  'type',
+  'model',
+  'state',
+  'price_usd',
+  'price_source',
+  'request_id',
+  'output',
+  'error',
+] as const satisfies readonly (keyof JobCsvRow)[];
+
+/** RFC 4180 CSV with a header; commas, quotes and newlines in cells (error texts) are quoted. */
+export function jobsCsv(rows: readonly JobCsvRow[]): string {
+  return stringify(
+    rows.map((row) => ({ ...row, price_usd: row.price_usd === null ? '' : plainNumber(row.price_usd) })),
+    { header: true, columns: [...JOB_CSV_COLUMNS] },
+  );
+}

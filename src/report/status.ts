@@ -1,0 +1,137 @@
+import path from 'node:path';
+import { formatCount, formatUsd } from './money.js';
+import { paint, renderTable } from './text.js';
+
+export type JobState = 'pending' | 'submitting' | 'submitted' | 'done' | 'failed' | 'in_doubt' | 'skipped';
+
+export interface StatusJob {
+  id: string;
+  type: string;
+  state: string;
+  requestId: string | null;
+  priceUsd: number | null;
+  /** Path of the downloaded result. */
+  output: string | null;
+  error: string | null;
+}
+
+/** The run summary and `status`, read from the ledger by the caller. */
+export interface StatusSummary {
+  counts: Record<Exclude<JobState, 'submitting'>, number> & { submitting?: number };
+  spentUsd: number;
+  budgetUsd: number | null;
+  jobs: StatusJob[];
+}
+
+const STATE_ORDER: JobState[] = ['pending', 'submitting', 'submitted', 'done', 'failed', 'in_doubt', 'skipped'];
+
+/** The `run`/`status --json` document of PRODUCT.md (`submitting` is an extra count). */
+export function statusJson(summary: StatusSummary) {
+  const { counts } = summary;
+  return {
+    counts: {
+      pending: counts.pending,
+      submitted: counts.submitted,
+      done: counts.done,
+      failed: counts.failed,
+      in_doubt: counts.in_doubt,
+      skipped: counts.skipped,
+      submitting: counts.submitting ?? 0,
+    },
+    spent: summary.spentUsd,
+    budget: summary.budgetUsd,
+    jobs: summary.jobs.map((job) => ({
+      id: job.id,
+      type: job.type,
+      state: job.state,
+      request_id: job.requestId,
+      price: job.priceUsd,
+      output: job.output,
+      error: job.error,
+    })),
+  };
+}
+
+/** Counts, money, then what needs a person: jobs in doubt, failures, jobs still running, results. */
+export function formatStatusText(summary: StatusSummary, options: { color: boolean }): string {
+  const { color } = options;
+  const parts = [countsTable(summary, color), moneyLine(summary, color)];
+  const inDoubt = summary.jobs.filter((job) => job.state === 'in_doubt');
+  const failed = summary.jobs.filter((job) => job.state === 'failed');
+  if (inDoubt.length > 0) parts.push(inDoubtSection(inDoubt, color));
+  if (failed.length > 0) parts.push(failedSection(failed, color));
+  const notes = stateNotes(summary);
+  if (notes.length > 0) parts.push(notes.join('\n'));
+  parts.push(resultsLine(summary.jobs));
+  return `${parts.join('\n\n')}\n`;
+}
+
+function countsTable(summary: StatusSummary, color: boolean): string {
+  const counts: Record<string, number | undefined> = summary.counts;
+  const rows = STATE_ORDER.filter((state) => state !== 'submitting' || (counts[state] ?? 0) > 0).map((state) => [
+    state,
+    formatCount(counts[state] ?? 0),
+  ]);
+  return `Jobs by state\n${renderTable({ headers: ['state', 'jobs'], rows, align: ['left', 'right'], color })}`;
+}
+
+function moneyLine(summary: StatusSummary, color: boolean): string {
+  if (summary.budgetUsd === null) return `Spent ${formatUsd(summary.spentUsd)} (no budget set)`;
+  const leftUsd = summary.budgetUsd - summary.spentUsd;
+  const line = `Spent ${formatUsd(summary.spentUsd)} of the ${formatUsd(summary.budgetUsd)} budget (${formatUsd(leftUsd)} left)`;
+  return leftUsd < 0 ? paint(color, 'red', line) : line;
+}
+
+function inDoubtSection(jobs: readonly StatusJob[], color: boolean): string {
+  const title = paint(color, 'yellow', `In doubt: ${formatCount(jobs.length)} job(s)`);
+  // The service offers no way to look a lost request up, so only the person can decide.
+  const why =
+    'These requests may have reached the service and may have been paid: their price counts as spent.\n' +
+    'They are never sent again automatically. Check your balance or billing first; to send them once\n' +
+    'more, run again with --resubmit-in-doubt.';
+  const table = renderTable({
+    headers: ['id', 'type', 'price', 'reason'],
+    rows: jobs.map((job) => [job.id, job.type, job.priceUsd === null ? '-' : formatUsd(job.priceUsd), oneLine(job.error)]),
+    align: ['left', 'left', 'right'],
+    color,
+  });
+  return `${title}\n${why}\n${table}`;
+}
+
+function failedSection(jobs: readonly StatusJob[], color: boolean): string {
+  const title = paint(color, 'red', `Failed: ${formatCount(jobs.length)} job(s)`);
+  const table = renderTable({
+    headers: ['id', 'type', 'reason'],
+    rows: jobs.map((job) => [job.id, job.type, oneLine(job.error)]),
+    color,
+  });
+  return `${title}\n${table}`;
+}
+
+function stateNotes(summary: StatusSummary): string[] {
+  const { counts } = summary;
+  const notes: string[] = [];
+  if (counts.submitted > 0) notes.push(`${formatCount(counts.submitted)} job(s) still running at the service: run again to collect them.`);
+  if ((counts.submitting ?? 0) > 0) {
+    notes.push(`${formatCount(counts.submitting ?? 0)} job(s) were caught mid-submit: the next run marks them in doubt.`);
+  }
+  if (counts.skipped > 0) notes.push(`${formatCount(counts.skipped)} job(s) skipped by --partial because of the budget.`);
+  if (counts.pending > 0) notes.push(`${formatCount(counts.pending)} job(s) not sent yet.`);
+  return notes;
+}
+
+/** Where results are: one folder when they share it, else the count of files. */
+function resultsLine(jobs: readonly StatusJob[]): string {
+  const outputs = jobs.map((job) => job.output).filter((output): output is string => output !== null && output !== '');
+  if (outputs.length === 0) return 'No results downloaded yet.';
+  const folders = new Set(outputs.map((output) => path.dirname(output)));
+  const [only] = folders;
+  return folders.size === 1 && only !== undefined
+    ? `Results: ${formatCount(outputs.length)} file(s) in ${only}`
+    : `Results: ${formatCount(outputs.length)} file(s) in ${formatCount(folders.size)} folders (see the CSV report)`;
+}
+
+/** Error texts can span lines; a table row must not. */
+function oneLine(text: string | null): string {
+  return text === null || text === '' ? '-' : text.replace(/\s*\n\s*/g, ' ');
+}
