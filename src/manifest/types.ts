@@ -6,6 +6,11 @@ export interface SourcePosition {
   col: number;
 }
 
+/** Where a job's field got its value: on the job itself, or in `defaults.<type>`. */
+export interface FieldPosition extends SourcePosition {
+  fromDefaults?: boolean;
+}
+
 export interface ImageRef {
   /** Absolute path, resolved against the manifest's folder. */
   path: string;
@@ -25,6 +30,8 @@ interface JobBase {
   /** sha256 hex over the resolved content: type, every parameter, text, image bytes. */
   contentHash: string;
   position: SourcePosition;
+  /** Where each field's value sits (a defaults entry for merged values), for catalogue messages. */
+  fieldPositions: Record<string, FieldPosition>;
 }
 
 export interface Txt2AudioJob extends JobBase {
@@ -54,6 +61,8 @@ export type ResolvedJob = Txt2AudioJob | Img2VideoJob;
 export interface Manifest {
   /** Absolute path of the manifest file. */
   path: string;
+  /** The path as the user gave it (relative if they gave a relative one), for messages. */
+  displayPath: string;
   budgetUsd?: number | undefined;
   jobs: ResolvedJob[];
 }

@@ -1,0 +1,84 @@
+import { ExitCode, MediabatchError } from '../errors.js';
+
+/**
+ * One problem found in a manifest. `file` is the manifest path as the user gave it, so a message
+ * can be pasted back into a shell or clicked in an editor. `jobIndex` is 0-based; messages show it
+ * 1-based. `message` is the whole readable text after the field; `expected`/`got`/`hint` repeat its
+ * parts for `--json` consumers.
+ */
+export interface ManifestIssue {
+  file: string;
+  line: number;
+  col: number;
+  jobIndex?: number;
+  jobId?: string;
+  field?: string;
+  /** The value came from `defaults.<type>`: the position points there. */
+  fromDefaults?: boolean;
+  message: string;
+  expected?: string;
+  got?: string;
+  hint?: string;
+}
+
+const GOT_MAX_CHARS = 60;
+
+/** A value as a message shows it: JSON-ish, `nothing` for a missing one, cut at ~60 characters. */
+export function formatGot(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  if (typeof value === 'bigint') return String(value);
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > GOT_MAX_CHARS ? `${text.slice(0, GOT_MAX_CHARS - 1)}…` : text;
+}
+
+/** `expected X, got Y` — the message body shared by most issues. */
+export function expectedGot(expected: string, got: string): Pick<ManifestIssue, 'message' | 'expected' | 'got'> {
+  return { message: `expected ${expected}, got ${got}`, expected, got };
+}
+
+/** `file:line:col job "id" (#N) field (from defaults): message; hint` */
+export function formatIssue(issue: ManifestIssue): string {
+  const parts = [`${issue.file}:${issue.line}:${issue.col}`];
+  if (issue.jobIndex !== undefined) {
+    const label = issue.jobId === undefined ? '' : `"${issue.jobId}" `;
+    parts.push(`job ${label}(#${issue.jobIndex + 1})`);
+  }
+  if (issue.field !== undefined) {
+    parts.push(`${issue.field}${issue.fromDefaults === true ? ' (from defaults)' : ''}:`);
+  }
+  parts.push(issue.message);
+  const line = parts.join(' ');
+  return issue.hint === undefined ? line : `${line}; ${issue.hint}`;
+}
+
+/** By file, then position; stable, so issues at one spot keep the order they were found in. */
+export function sortIssues(issues: readonly ManifestIssue[]): ManifestIssue[] {
+  return [...issues].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.col - b.col));
+}
+
+function summary(issues: readonly ManifestIssue[]): string {
+  const files = [...new Set(issues.map((issue) => issue.file))].join(', ');
+  const count = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
+  return `${count} in ${files}; nothing was sent.`;
+}
+
+/** Every problem of a manifest at once; the message lists them sorted by position. */
+export class ManifestError extends MediabatchError {
+  readonly issues: ManifestIssue[];
+
+  constructor(issues: readonly ManifestIssue[], cause?: unknown) {
+    const sorted = sortIssues(issues);
+    super([...sorted.map(formatIssue), summary(sorted)].join('\n'), {
+      code: 'E_MANIFEST',
+      exitCode: ExitCode.usage,
+      cause,
+    });
+    this.issues = sorted;
+  }
+}

@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import type { ImageRef } from './types.js';
+
+/** A text file larger than this is almost certainly the wrong file (and would cost real money). */
+export const MAX_TEXT_FILE_BYTES = 1024 * 1024;
+/** The service's limit per image (API.md). */
+export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+
+/** What a local file check found: the content, or why it cannot be used (`expected`, `got` detail). */
+export type FileCheck<T> = { ok: true; value: T } | { ok: false; expected: string; detail: string; hint?: string };
+
+export type ImageInfo = Omit<ImageRef, 'written'>;
+
+/**
+ * Per-load caches keyed by absolute path: a picture used by 1,000 jobs is read and hashed once.
+ * Created by each loadManifest call, never shared between calls.
+ */
+export interface FileCache {
+  texts: Map<string, Promise<FileCheck<string>>>;
+  images: Map<string, Promise<FileCheck<ImageInfo>>>;
+}
+
+export function newFileCache(): FileCache {
+  return { texts: new Map(), images: new Map() };
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+async function regularFile(path: string): Promise<FileCheck<number>> {
+  try {
+    const info = await stat(path);
+    if (info.isFile()) return { ok: true, value: info.size };
+    return { ok: false, expected: 'a regular file', detail: info.isDirectory() ? 'a directory' : 'not a regular file' };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      return { ok: false, expected: 'an existing file', detail: 'no such file', hint: "paths are relative to the manifest's folder" };
+    }
+    return { ok: false, expected: 'a readable file', detail: `cannot read it: ${code ?? String(error)}` };
+  }
+}
+
+async function readTextUncached(path: string): Promise<FileCheck<string>> {
+  const size = await regularFile(path);
+  if (!size.ok) return size;
+  if (size.value > MAX_TEXT_FILE_BYTES) {
+    return { ok: false, expected: 'a text file of at most 1 MB', detail: megabytes(size.value), hint: 'split it into several jobs' };
+  }
+  const bytes = await readFile(path);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return { ok: false, expected: 'UTF-8 text', detail: 'not valid UTF-8', hint: 'save the file as UTF-8' };
+  }
+  if (!/\S/.test(text)) return { ok: false, expected: 'non-empty text', detail: 'an empty file' };
+  return { ok: true, value: text };
+}
+
+/** The text of a UTF-8 file (a leading BOM dropped), or why it cannot be spoken. */
+export function readTextFile(cache: FileCache, path: string): Promise<FileCheck<string>> {
+  let pending = cache.texts.get(path);
+  if (pending === undefined) {
+    pending = readTextUncached(path);
+    cache.texts.set(path, pending);
+  }
+  return pending;
+}
+
+const MAGIC: readonly { type: ImageInfo['contentType']; test: (b: Buffer) => boolean }[] = [
+  { type: 'image/jpeg', test: (b) => b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
+  { type: 'image/png', test: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
+  { type: 'image/gif', test: (b) => ['GIF87a', 'GIF89a'].includes(b.subarray(0, 6).toString('latin1')) },
+  { type: 'image/bmp', test: (b) => b.length >= 26 && b.subarray(0, 2).toString('latin1') === 'BM' },
+  { type: 'image/webp', test: (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP' },
+];
+
+/** The image type by its first bytes, never by its name. */
+export function sniffImageType(bytes: Buffer): ImageInfo['contentType'] | undefined {
+  return MAGIC.find((entry) => entry.test(bytes))?.type;
+}
+
+async function checkImageUncached(path: string): Promise<FileCheck<ImageInfo>> {
+  const size = await regularFile(path);
+  if (!size.ok) return size;
+  if (size.value > MAX_IMAGE_BYTES) {
+    return { ok: false, expected: 'an image of at most 10 MB', detail: megabytes(size.value), hint: 'scale it down or recompress it' };
+  }
+  const bytes = await readFile(path);
+  const contentType = sniffImageType(bytes);
+  if (contentType === undefined) {
+    const detail = bytes.length === 0 ? 'an empty file' : 'not an image by its bytes';
+    return { ok: false, expected: 'a JPG, PNG, GIF, BMP or WebP image', detail };
+  }
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  return { ok: true, value: { path, contentType, bytes: bytes.length, sha256 } };
+}
+
+/** Exists, is a regular file, is ≤ 10 MB and really an allowed image type; with its sha256. */
+export function checkImage(cache: FileCache, path: string): Promise<FileCheck<ImageInfo>> {
+  let pending = cache.images.get(path);
+  if (pending === undefined) {
+    pending = checkImageUncached(path);
+    cache.images.set(path, pending);
+  }
+  return pending;
+}

@@ -1,0 +1,130 @@
+import type * as z from 'zod';
+import type { JobType } from '../api/types.js';
+import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
+import { CONTENT_BY_TYPE, fieldSpecFor, isJobType, PARAMS_BY_TYPE, TOP_LEVEL_EXPECTED } from './fields.js';
+import { closest, quotedList } from './suggest.js';
+import { locatePath, type ManifestSource, type PathSegment } from './yaml-source.js';
+
+/** The schema's verdict in manifest terms: the issues, and which paths hold an unusable value. */
+export interface SchemaCheck {
+  issues: ManifestIssue[];
+  /** `jobs.3.frames`, `defaults.txt2audio.voice`, … — values that must not be merged or used. */
+  invalidPaths: Set<string>;
+}
+
+interface Where {
+  jobIndex?: number;
+  type?: JobType | undefined;
+  /** The field's name as messages show it (`defaults.img2video.frames` outside jobs). */
+  field?: string;
+  /** The field's own name, to look up what it expects. */
+  name?: string;
+}
+
+export function pathKey(path: readonly PathSegment[]): string {
+  return path.join('.');
+}
+
+function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
+  let value = root;
+  for (const segment of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PathSegment, unknown>)[segment];
+  }
+  return value;
+}
+
+function describePath(root: unknown, path: readonly PathSegment[]): Where {
+  const [first, second, third] = path;
+  if (first === 'jobs' && typeof second === 'number') {
+    const type = (valueAt(root, ['jobs', second, 'type']) as unknown) ?? undefined;
+    const name = typeof third === 'string' ? third : undefined;
+    return { jobIndex: second, type: isJobType(type) ? type : undefined, field: name, name };
+  }
+  if (first === 'defaults' && isJobType(second) && typeof third === 'string') {
+    return { type: second, field: `defaults.${second}.${third}`, name: third };
+  }
+  const field = path.map(String).join('.');
+  return field === '' ? {} : { field, name: field };
+}
+
+function allowedKeys(root: unknown, path: readonly PathSegment[]): { keys: string[]; contentOf?: JobType } {
+  const [first, second] = path;
+  if (path.length === 0) return { keys: Object.keys(TOP_LEVEL_EXPECTED) };
+  if (first === 'defaults' && path.length === 1) return { keys: ['txt2audio', 'img2video'] };
+  if (first === 'defaults' && isJobType(second)) return { keys: Object.keys(PARAMS_BY_TYPE[second]), contentOf: second };
+  const type = valueAt(root, [...path, 'type']);
+  if (!isJobType(type)) return { keys: [] };
+  return { keys: ['id', 'type', ...Object.keys(CONTENT_BY_TYPE[type]), ...Object.keys(PARAMS_BY_TYPE[type])] };
+}
+
+function unknownKeyHint(key: string, allowed: { keys: string[]; contentOf?: JobType }): string | undefined {
+  if (allowed.contentOf !== undefined && key in CONTENT_BY_TYPE[allowed.contentOf]) {
+    return `${key} belongs on each job, not in defaults`;
+  }
+  const near = closest(key, allowed.keys, 1);
+  if (near.length > 0) return `did you mean ${quotedList(near)}?`;
+  return allowed.keys.length > 0 ? `allowed here: ${allowed.keys.join(', ')}` : undefined;
+}
+
+function expectedFor(issue: z.core.$ZodIssue, where: Where, path: readonly PathSegment[], got: unknown): string {
+  if (path.length === 0) return 'a mapping with version and jobs';
+  if (where.jobIndex !== undefined && where.name === undefined) return 'a mapping with type and the fields of a job';
+  if (where.name === 'type') return 'one of "txt2audio", "img2video"';
+  if (where.name === 'jobs' && issue.code === 'too_small') return 'at least one job';
+  if (path.length === 2 && path[0] === 'defaults') return 'a mapping of txt2audio or img2video fields';
+  const spec = fieldSpecFor(where.type, where.name ?? '');
+  if (spec !== undefined) return spec.expected;
+  return TOP_LEVEL_EXPECTED[where.name ?? ''] ?? `a valid value (${issue.message}; got ${formatGot(got)})`;
+}
+
+function quotedNumberHint(got: unknown, expected: string): string | undefined {
+  const numeric = /number/.test(expected) && typeof got === 'string' && got.trim() !== '' && Number.isFinite(Number(got));
+  return numeric ? 'write the number without quotes' : undefined;
+}
+
+function issueBase(file: string, source: ManifestSource, where: Where, path: readonly PathSegment[], target: 'key' | 'value'): ManifestIssue {
+  const { line, col } = locatePath(source, path, target);
+  const issue: ManifestIssue = { file, line, col, message: '' };
+  if (where.jobIndex !== undefined) issue.jobIndex = where.jobIndex;
+  if (where.field !== undefined) issue.field = where.field;
+  return issue;
+}
+
+function unknownKeyIssues(file: string, source: ManifestSource, root: unknown, issue: z.core.$ZodIssueUnrecognizedKeys, path: PathSegment[]): ManifestIssue[] {
+  const allowed = allowedKeys(root, path);
+  return issue.keys.map((key) => {
+    const keyPath = [...path, key];
+    const base = issueBase(file, source, describePath(root, keyPath), keyPath, 'key');
+    const hint = unknownKeyHint(key, allowed);
+    return { ...base, message: 'unknown field', ...(hint === undefined ? {} : { hint }) };
+  });
+}
+
+function rootDisplay(root: unknown): string {
+  return root === null || root === undefined ? 'an empty file' : formatGot(root);
+}
+
+/** Turns zod's issues into positioned manifest issues; one per path, unknown keys one per key. */
+export function translateSchemaIssues(file: string, source: ManifestSource, root: unknown, zodIssues: readonly z.core.$ZodIssue[]): SchemaCheck {
+  const issues: ManifestIssue[] = [];
+  const invalidPaths = new Set<string>();
+  for (const zodIssue of zodIssues) {
+    const path = zodIssue.path.filter((s): s is PathSegment => typeof s !== 'symbol');
+    if (zodIssue.code === 'unrecognized_keys') {
+      issues.push(...unknownKeyIssues(file, source, root, zodIssue, path));
+      continue;
+    }
+    const key = pathKey(path);
+    if (invalidPaths.has(key)) continue;
+    invalidPaths.add(key);
+    const where = describePath(root, path);
+    const got = valueAt(root, path);
+    const expected = expectedFor(zodIssue, where, path, got);
+    const hint = quotedNumberHint(got, expected);
+    const base = issueBase(file, source, where, path, 'value');
+    const gotText = path.length === 0 ? rootDisplay(root) : formatGot(got);
+    issues.push({ ...base, ...expectedGot(expected, gotText), ...(hint === undefined ? {} : { hint }) });
+  }
+  return { issues, invalidPaths };
+}
