@@ -13,7 +13,7 @@ import { LocalIoError } from '../errors.js';
 import { ApiError, ResultUrlError, ResultUrlExpiredError } from './errors.js';
 import { errorFromResponse, errorFromTransport, type Endpoint } from './error-mapping.js';
 import { headerValue } from './rate-limit.js';
-import { readText } from './http.js';
+import { dropBody, readText } from './http.js';
 import type { DownloadResult } from './types.js';
 
 const MAX_REDIRECTS = 3;
@@ -117,7 +117,7 @@ async function errorForStatus(url: URL, response: Dispatcher.ResponseData): Prom
   try {
     text = await readText(response.body, MAX_ERROR_BODY_BYTES);
   } catch {
-    response.body.destroy();
+    dropBody(response.body);
   }
   return errorFromResponse(endpoint, status, response.headers, text);
 }
@@ -146,7 +146,7 @@ export async function downloadResult(
   if (response.statusCode < 200 || response.statusCode >= 300) throw await errorForStatus(url, response);
   const declared = Number(headerValue(response.headers, 'content-length'));
   if (Number.isFinite(declared) && declared > options.maxBytes) {
-    response.body.destroy();
+    dropBody(response.body);
     throw tooLarge(url, options.maxBytes, `Content-Length ${declared}`);
   }
   const hash = createHash('sha256');

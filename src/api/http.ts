@@ -55,6 +55,12 @@ export async function readText(body: AsyncIterable<Buffer | string>, maxBytes: n
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Abandons a response body; undici emits an abort error on destroy, which nobody needs. */
+export function dropBody(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
 function buildHeaders(context: HttpContext, call: ApiCall): Record<string, string> {
   const headers: Record<string, string> = {
     authorization: `Bearer ${context.token}`,
@@ -97,7 +103,7 @@ export async function callApi(context: HttpContext, call: ApiCall): Promise<ApiA
   try {
     text = await readText(response.body, MAX_API_BODY_BYTES);
   } catch (error) {
-    response.body.destroy();
+    dropBody(response.body);
     throw errorFromTransport(error, { ...transport, dispatched: true, aborted: call.signal?.aborted });
   }
   const { statusCode: status, headers } = response;
