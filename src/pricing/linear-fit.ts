@@ -16,6 +16,9 @@ import { ceilToDecimals, decimalsOf } from './money.js';
  * - Derived prices are rounded UP to the quotes' precision, so against a service that rounds up
  *   (p = ceil(r₀·n)) a derived price is never below the quote, and against any other rounding it
  *   is never below it by more than one unit.
+ * - The rounding unit is the finest seen among the probes. Probes that happen to land on coarser
+ *   values make the unit coarser: tolerance and rounding-up grow with it, so a derived price may
+ *   sit up to that coarser unit above (and, under a fee smaller than it, below) the quote.
  * - Laws that are not affine (tiers) are caught by the middle probes. The residual risk is a law
  *   that bends between probes while every probe still sits on the line; more probes narrow it.
  */

@@ -16,8 +16,8 @@ type PriceGroup =
  * Prices every job with a number of calls that depends on the distinct price parameters, not on
  * the number of jobs: jobs sharing a key share one call, txt2audio groups with many lengths are
  * probed and derived (see linear-fit.ts), and everything found is put in the cache so the same
- * jobs priced again make no call. Rejects with the first quote failure; groups finished before
- * it are already cached.
+ * jobs priced again make no call. Rejects with the first quote failure once every group has
+ * settled; the groups that succeeded are cached, so a retry of the estimate resumes cheaply.
  */
 export async function priceJobs(jobs: readonly ResolvedJob[], deps: PricingDeps): Promise<PricingResult> {
   const limit = createLimiter(deps.concurrency ?? DEFAULT_PRICE_CONCURRENCY);
@@ -28,13 +28,18 @@ export async function priceJobs(jobs: readonly ResolvedJob[], deps: PricingDeps)
     quoteImg2Video: (query) => limit(() => deps.quoteImg2Video(query)),
   };
   const groups = groupJobs(jobs);
-  const outcomes = await Promise.all(
+  // allSettled, not all: on a failure the other groups still finish and write the cache before
+  // this returns, so nothing writes to the ledger after the caller has moved on and closed it.
+  const settled = await Promise.allSettled(
     groups.map(async (group) => {
       const outcome = await priceGroup(group, ctx);
       if (outcome.rows.length > 0) deps.cache.put(outcome.rows);
       return outcome;
     }),
   );
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failure !== undefined) throw failure.reason;
+  const outcomes = settled.map((s) => (s as PromiseFulfilledResult<GroupOutcome>).value);
   const prices = new Map<string, JobPrice>();
   const summaries = groups.map((group, i) => summarise(group, outcomes[i] as GroupOutcome, prices));
   return { prices, priceCalls: summaries.reduce((n, g) => n + g.calls, 0), groups: summaries };

@@ -129,6 +129,42 @@ describe('priceJobs for txt2audio', () => {
   });
 });
 
+describe('priceJobs failures', () => {
+  it('rejects with the quote error after caching the groups that succeeded', async () => {
+    const cache = memoryCache();
+    const jobs = [speechJob('ok', 10, {}, 0), speechJob('bad', 10, { voice: 'bm_george', lang: 'en-gb' }, 1)];
+    const video = videoQuoter();
+    const quote = async (query: { voice: string; count_text: number }) => {
+      if (query.voice === 'bm_george') throw new Error('price endpoint down');
+      return 0.001;
+    };
+    await expect(priceJobs(jobs, { quoteTxt2Audio: quote, quoteImg2Video: video.quote, cache })).rejects.toThrow('price endpoint down');
+    expect(cache.rows.get(txt2audioPriceKey(KOKORO, 10))?.priceUsd).toBe(0.001);
+  });
+
+  it('refuses a price that cannot be one', async () => {
+    const video = videoQuoter();
+    const jobs = [speechJob('a', 10, {}, 0)];
+    await expect(
+      priceJobs(jobs, { quoteTxt2Audio: async () => Number.NaN, quoteImg2Video: video.quote, cache: memoryCache() }),
+    ).rejects.toMatchObject({ code: 'E_PRICE_INVALID' });
+  });
+
+  it('sends only the priced fields, never the text', async () => {
+    const seen: object[] = [];
+    const video = videoQuoter();
+    await priceJobs([speechJob('a', 10, {}, 0)], {
+      quoteTxt2Audio: async (query) => {
+        seen.push(query);
+        return 0.1;
+      },
+      quoteImg2Video: video.quote,
+      cache: memoryCache(),
+    });
+    expect(seen).toEqual([{ ...KOKORO, count_text: 10 }]);
+  });
+});
+
 describe('priceJobs for img2video', () => {
   it('makes one call per distinct key, whatever the prompts and images', async () => {
     const jobs = [
