@@ -148,17 +148,21 @@ export function costReportJson(report: CostReport) {
       statusPollsMin: report.duration.statusPollsMin,
       byClass: report.duration.byClass.map((c) => ({ what: c.what, requests: c.requests, ms: Math.round(c.durationMs), limit: c.limitText })),
     },
-    groups: report.byGroup.map((g) => ({
-      key: g.key,
-      type: g.type,
-      model: g.model,
-      jobs: g.jobs,
-      distinctLengths: g.distinctLengths,
-      method: g.method,
-      calls: g.calls,
-      total: g.totalUsd,
-      jobsBySource: g.jobsBySource,
-    })),
+    groups: report.byGroup.map(groupJson),
+  };
+}
+
+function groupJson(g: GroupSummary) {
+  return {
+    key: g.key,
+    type: g.type,
+    model: g.model,
+    jobs: g.jobs,
+    distinctLengths: g.distinctLengths,
+    method: g.method,
+    calls: g.calls,
+    total: g.totalUsd,
+    jobsBySource: g.jobsBySource,
   };
 }
 
