@@ -32,17 +32,17 @@ export function backoffDelayMs(attempt: number, minDelayMs: number, maxDelayMs: 
   return Math.round(minDelayMs + random() * Math.max(0, ceiling - minDelayMs));
 }
 
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+/** Resolves after `ms`, or as soon as `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
+    if (signal?.aborted) return resolve();
     const onAbort = () => {
       clearTimeout(timer);
-      resolve(false);
+      resolve();
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
-      resolve(true);
+      resolve();
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
@@ -56,9 +56,10 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
  *   or the retries are used up;
  * - the service asks for a wait longer than `maxDelayMs` (a daily limit, a long Retry-After):
  *   that is for the caller's pacer, which pauses the whole endpoint class, not for one call;
- * - `signal` aborts while waiting: the wait ends at once and the last error (whose
- *   `requestSent` still tells the money truth) is thrown; check `signal.aborted` for why.
- * If `signal` is already aborted before the first attempt, it rejects with `signal.reason`.
+ * It rejects with `signal.reason` when `signal` aborts before the first attempt or while
+ * waiting (the wait ends at once). That loses no money truth: a wait follows only a failure
+ * that was retryable for `kind`, which for a submit means provably not taken. An abort that
+ * fails an attempt in flight surfaces as that attempt's own error (see `requestSent`).
  */
 export async function withRetries<T>(fn: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
   const { kind, retries, minDelayMs, maxDelayMs, signal, onRetry } = options;
@@ -70,12 +71,15 @@ export async function withRetries<T>(fn: (attempt: number) => Promise<T>, option
     maxTimeout: 0,
     randomize: false,
     async shouldRetry({ error, attemptNumber }) {
-      if (!isRetryable(error, kind) || signal?.aborted) return false;
+      if (!isRetryable(error, kind)) return false;
       const requestedMs = error.retryAfterMs ?? 0;
       if (requestedMs > maxDelayMs) return false;
+      signal?.throwIfAborted();
       const delayMs = Math.max(requestedMs, backoffDelayMs(attemptNumber, minDelayMs, maxDelayMs));
       onRetry?.(error, attemptNumber, delayMs);
-      return sleep(delayMs, signal);
+      await sleep(delayMs, signal);
+      signal?.throwIfAborted();
+      return true;
     },
   });
 }

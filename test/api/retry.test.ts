@@ -93,9 +93,10 @@ describe('withRetries', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('stops waiting at once on abort and throws the last error', async () => {
+  it('stops waiting at once on abort, rejecting with the abort reason', async () => {
     const { server, client } = await scripted([{ status: 503, headers: { 'retry-after': '30' } }, ID]);
     const controller = new AbortController();
+    const reason = new Error('run stopping');
     const started = Date.now();
     const pending = withRetries(() => client.submitTxt2Audio(TTS_JOB, { signal: controller.signal }), {
       kind: 'submit',
@@ -103,12 +104,26 @@ describe('withRetries', () => {
       minDelayMs: 10,
       maxDelayMs: 60_000,
       signal: controller.signal,
-      onRetry: () => setTimeout(() => controller.abort(), 50),
+      onRetry: () => setTimeout(() => controller.abort(reason), 50),
     });
     const error = await rejectionOf(pending);
     expect(Date.now() - started).toBeLessThan(5_000);
+    expect(error).toBe(reason);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('an abort that fails a submit in flight keeps that attempt\'s own error', async () => {
+    const { server, client } = await scripted([{ delayMs: 5_000, ...ID }]);
+    const controller = new AbortController();
+    const pending = withRetries(() => client.submitTxt2Audio(TTS_JOB, { signal: controller.signal }), {
+      kind: 'submit',
+      ...FAST,
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(new Error('stop')), 100);
+    const error = await rejectionOf(pending);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 503 });
+    expect(error).toMatchObject({ name: 'NetworkError', requestSent: true, networkCode: 'ABORT_ERR' });
     expect(server.requests).toHaveLength(1);
   });
 
