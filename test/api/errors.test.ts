@@ -14,7 +14,9 @@ import {
   ValidationError,
   submitFailureKind,
 } from '../../src/api/errors.js';
+import { errorFromTransport } from '../../src/api/error-mapping.js';
 import { msUntilUtcMidnight } from '../../src/api/rate-limit.js';
+import { errors as undiciErrors } from 'undici';
 import { LocalIoError } from '../../src/errors.js';
 import { closedPort } from './scripted-server.js';
 import { rejectionOf, TOKEN, TTS_JOB, useCleanup, useScripted } from './setup.js';
@@ -141,6 +143,31 @@ describe('transport failures', () => {
     const error = await rejectionOf(client.submitTxt2Audio(TTS_JOB));
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ requestSent: false, networkCode: 'ECONNREFUSED', path: SUBMIT });
+    expect(submitFailureKind(error)).toBe('not-taken');
+  });
+
+  it('a DNS failure is a NetworkError that was provably not sent', async () => {
+    const client = createServiceClient({ baseUrl: 'http://mediabatch-test.invalid', token: TOKEN });
+    track(() => client.close());
+    const error = await rejectionOf(client.balance());
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ requestSent: false, path: '/api/v1/client/balance' });
+    expect(['ENOTFOUND', 'EAI_AGAIN']).toContain((error as NetworkError).networkCode);
+  });
+
+  it('a connect timeout is a TimeoutError in the connect phase, not sent', () => {
+    const error = errorFromTransport(new undiciErrors.ConnectTimeoutError(), {
+      method: 'POST',
+      path: SUBMIT,
+      dispatched: true,
+      timeoutMs: 60_000,
+      connectTimeoutMs: 10_000,
+    });
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ phase: 'connect', requestSent: false });
+    expect(error.message).toBe(
+      'POST /api/v1/client/txt2audio: timed out connecting after 10000 ms; the request was not sent; try again later or raise the timeout',
+    );
     expect(submitFailureKind(error)).toBe('not-taken');
   });
 
