@@ -1,0 +1,157 @@
+/**
+ * The service's endpoints as functions from a parsed request to a Reply. Auth, rate limits,
+ * faults and latency are the server's business; here is only what each endpoint does.
+ */
+import type { JobType } from '../api/types.js';
+import { buildCatalogue, modelToWire, type SimModel } from './catalogue.js';
+import { audioFingerprint, videoFingerprint } from './fingerprint.js';
+import { apiError, json, type Reply } from './http-util.js';
+import { JobBook } from './jobs.js';
+import type { ResolvedOptions } from './options.js';
+import { priceAudio, priceVideo } from './pricing.js';
+import { bucketError, mp4StandIn, wavTone, type ResultSigner } from './results.js';
+import type { Fields } from './rules.js';
+import type { SimStats } from './stats.js';
+import { validateAudio, validateVideoPrice, validateVideoSubmit, type Validated } from './validate.js';
+
+/** Generation is refused below this balance (API.md, "Balance"). */
+const MIN_BALANCE_USD = 0.49;
+const DEFAULT_PAGE_SIZE = 25;
+const MAX_PAGE_SIZE = 50;
+const NOT_FOUND = 'No query results for the requested resource.';
+
+export interface Wallet {
+  balanceUsd: number;
+}
+
+const round8 = (usd: number): number => Math.round(usd * 1e8) / 1e8;
+
+function invalid(result: Validated<unknown>): Reply | undefined {
+  return result.ok ? undefined : apiError(422, result.bag.message(), result.bag.errors);
+}
+
+export class SimApi {
+  private readonly catalogue: SimModel[];
+  private readonly models: Map<string, SimModel>;
+  // Built once: the bench downloads thousands of results.
+  private readonly wav = wavTone();
+  private readonly mp4 = mp4StandIn();
+
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly wallet: Wallet,
+    private readonly jobs: JobBook,
+    private readonly stats: SimStats,
+    private readonly signer: ResultSigner,
+    private readonly baseUrl: () => string,
+  ) {
+    this.catalogue = buildCatalogue(options.extraModels);
+    this.models = new Map(this.catalogue.map((m) => [m.slug, m]));
+  }
+
+  /** A Laravel page of models; `limit` is honoured up to 50, `per_page` is not. */
+  listModels(url: URL): Reply {
+    const limit = Number(url.searchParams.get('limit'));
+    const perPage = Number.isInteger(limit) && limit > 0 ? Math.min(limit, MAX_PAGE_SIZE) : DEFAULT_PAGE_SIZE;
+    const pageParam = Number(url.searchParams.get('page'));
+    const page = Number.isInteger(pageParam) && pageParam > 0 ? pageParam : 1;
+    const filter = url.searchParams.get('filter[inference_types]');
+    const types = filter === null ? undefined : filter.split(',').map((t) => t.trim()).filter((t) => t !== '');
+    const matching = types === undefined ? this.catalogue : this.catalogue.filter((m) => m.types.some((t) => types.includes(t)));
+    const total = matching.length;
+    const lastPage = Math.max(1, Math.ceil(total / perPage));
+    const slice = matching.slice((page - 1) * perPage, page * perPage);
+    const path = `${this.baseUrl()}/api/v1/client/models`;
+    const link = (n: number): string => {
+      const query = new URLSearchParams();
+      if (url.searchParams.has('limit')) query.set('limit', String(perPage));
+      if (filter !== null) query.set('filter[inference_types]', filter);
+      query.set('page', String(n));
+      return `${path}?${query.toString()}`;
+    };
+    return json(200, {
+      data: slice.map(modelToWire),
+      links: { first: link(1), last: link(lastPage), prev: page > 1 ? link(page - 1) : null, next: page < lastPage ? link(page + 1) : null },
+      meta: {
+        current_page: page, last_page: lastPage, per_page: perPage, total, path,
+        from: slice.length ? (page - 1) * perPage + 1 : null, to: slice.length ? (page - 1) * perPage + slice.length : null,
+      },
+    });
+  }
+
+  balance(): Reply {
+    return json(200, { data: { balance: this.wallet.balanceUsd } });
+  }
+
+  price(type: JobType, fields: Fields): Reply {
+    if (type === 'txt2audio') {
+      const result = validateAudio(fields, this.models, true);
+      return invalid(result) ?? json(200, { data: { price: result.ok ? priceAudio(result.value, this.options.pricing) : 0 } });
+    }
+    const result = validateVideoPrice(fields, this.models);
+    return invalid(result) ?? json(200, { data: { price: result.ok ? priceVideo(result.value, this.options.pricing) : 0 } });
+  }
+
+  async submit(type: JobType, fields: Fields): Promise<Reply> {
+    if (type === 'txt2audio') {
+      const result = validateAudio(fields, this.models, false);
+      if (!result.ok) return apiError(422, result.bag.message(), result.bag.errors);
+      return this.accept(type, audioFingerprint(result.value), priceAudio(result.value, this.options.pricing));
+    }
+    const result = await validateVideoSubmit(fields, this.models);
+    if (!result.ok) return apiError(422, result.bag.message(), result.bag.errors);
+    return this.accept(type, videoFingerprint(result.value), priceVideo(result.value, this.options.pricing));
+  }
+
+  // Charging happens at acceptance, the moment the request id exists: a lost answer still costs.
+  private accept(type: JobType, fingerprint: string, priceUsd: number): Reply {
+    if (this.wallet.balanceUsd < MIN_BALANCE_USD || this.wallet.balanceUsd < priceUsd) {
+      return apiError(422, 'Not enough balance.', { balance: ['Not enough balance.'] });
+    }
+    this.wallet.balanceUsd = round8(this.wallet.balanceUsd - priceUsd);
+    const job = this.jobs.accept(type, fingerprint, priceUsd);
+    this.stats.accepted.push({ requestId: job.requestId, type, fingerprint, at: job.acceptedAt });
+    return json(200, { data: { request_id: job.requestId } });
+  }
+
+  status(requestId: string): Reply {
+    const job = this.jobs.jobs.get(requestId);
+    if (!job) return apiError(404, NOT_FOUND);
+    const now = Date.now();
+    const { status, progress } = JobBook.statusAt(job, now);
+    const data: Record<string, unknown> = {
+      status,
+      // The service sometimes sends progress as a string; clients must accept both.
+      progress: job.index % 2 === 1 ? progress.toFixed(2) : progress,
+      result_url: null,
+      results_alt_formats: null,
+      result: null,
+      preview: null,
+    };
+    if (status === 'done') {
+      const file = `${job.requestId}.${job.type === 'txt2audio' ? 'wav' : 'mp4'}`;
+      data['result_url'] = this.signer.url(this.baseUrl(), file, this.options.resultUrlTtlMs, now);
+    } else if (status === 'error' && job.error) {
+      Object.assign(data, job.error);
+    }
+    return json(200, { data });
+  }
+
+  /** A result file, as a bucket serves a pre-signed URL: no auth, 403 XML when expired or forged. */
+  download(file: string, url: URL): Reply {
+    const match = /^([0-9a-f-]{36})\.(wav|mp4)$/.exec(file);
+    const job = match ? this.jobs.jobs.get(match[1] ?? '') : undefined;
+    const xml = 'application/xml';
+    if (!job || JobBook.statusAt(job, Date.now()).status !== 'done') {
+      return { status: 404, body: bucketError('NoSuchKey', 'The specified key does not exist.'), contentType: xml };
+    }
+    const verdict = this.signer.check(file, url.searchParams.get('expires'), url.searchParams.get('sig'));
+    if (verdict === 'expired') return { status: 403, body: bucketError('AccessDenied', 'Request has expired'), contentType: xml };
+    if (verdict === 'bad-signature') {
+      return { status: 403, body: bucketError('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'), contentType: xml };
+    }
+    return match?.[2] === 'wav'
+      ? { status: 200, body: this.wav, contentType: 'audio/wav' }
+      : { status: 200, body: this.mp4, contentType: 'video/mp4' };
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Reading requests and writing answers. Handlers return a Reply; only the server writes it,
+ * so faults can replace, delay or drop an answer after the work behind it was done.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Fields } from './rules.js';
+
+export interface Reply {
+  status: number;
+  body: string | Buffer;
+  contentType: string;
+  headers?: Record<string, string>;
+}
+
+export function json(status: number, body: unknown, headers?: Record<string, string>): Reply {
+  return { status, body: JSON.stringify(body), contentType: 'application/json', ...(headers ? { headers } : {}) };
+}
+
+/** An error as the service sends it: a top-level message, plus `errors` on a 422. */
+export function apiError(status: number, message: string, errors?: Record<string, string[]>): Reply {
+  return json(status, errors ? { message, errors } : { message });
+}
+
+export function html(status: number, title: string): Reply {
+  const body = `<!DOCTYPE html>\n<html><head><title>${status} ${title}</title></head>\n<body><center><h1>${status} ${title}</h1></center><hr><center>nginx</center></body></html>\n`;
+  return { status, body, contentType: 'text/html; charset=UTF-8' };
+}
+
+/** The whole request body up to `maxBytes`; beyond that it is drained and dropped. */
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<{ tooLarge: boolean; body: Buffer }> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let tooLarge = declared > maxBytes;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > maxBytes) tooLarge = true;
+    // Keep reading to the end even when too large, so the client sees our answer, not a reset.
+    if (!tooLarge) chunks.push(chunk);
+  }
+  return { tooLarge, body: tooLarge ? Buffer.alloc(0) : Buffer.concat(chunks) };
+}
+
+/**
+ * Form fields from a JSON, multipart or urlencoded body. Like Laravel, a body it cannot read
+ * counts as no fields at all, which then fails validation as "required".
+ */
+export async function parseFields(contentType: string | undefined, body: Buffer): Promise<Fields> {
+  const type = (contentType ?? '').toLowerCase();
+  if (type.includes('json')) {
+    try {
+      const parsed: unknown = JSON.parse(body.toString('utf8'));
+      return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Fields) : {};
+    } catch {
+      return {};
+    }
+  }
+  if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded')) {
+    try {
+      const form = await new Request('http://sim.local/', { method: 'POST', headers: { 'content-type': contentType ?? '' }, body }).formData();
+      const fields: Fields = {};
+      for (const [key, value] of form.entries()) fields[key] = value;
+      return fields;
+    } catch {
+      return {};
+    }
+  }
+  return {};
+}
+
+/** Errors go out as HTML to clients that did not ask for JSON, as the real service does. */
+function wantsJson(req: IncomingMessage): boolean {
+  const accept = req.headers.accept ?? '';
+  return accept.includes('json') || accept.includes('*/*');
+}
+
+export function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply, extraHeaders: Record<string, string> = {}): void {
+  if (res.destroyed || res.headersSent) return;
+  let { body, contentType } = reply;
+  if (reply.status >= 400 && contentType === 'application/json' && !wantsJson(req)) {
+    const message = (JSON.parse(String(body)) as { message?: string }).message ?? 'Error';
+    ({ body, contentType } = html(reply.status, message));
+  }
+  const payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  res.writeHead(reply.status, {
+    ...extraHeaders,
+    ...reply.headers,
+    'Content-Type': contentType,
+    'Content-Length': String(payload.length),
+  });
+  res.end(req.method === 'HEAD' ? undefined : payload);
+}

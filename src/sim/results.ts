@@ -1,0 +1,73 @@
+/**
+ * Result files and their pre-signed, expiring URLs, as a storage bucket serves them: no auth,
+ * an HMAC over the path and expiry, 403 with an XML body once expired or tampered with.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** A real WAV: 16-bit PCM mono, a 440 Hz tone of `seconds`, so clients can check the header. */
+export function wavTone(sampleRate = 24000, seconds = 0.25): Buffer {
+  const samples = Math.round(sampleRate * seconds);
+  const dataBytes = samples * 2;
+  const buf = Buffer.alloc(44 + dataBytes);
+  buf.write('RIFF', 0, 'ascii');
+  buf.writeUInt32LE(36 + dataBytes, 4);
+  buf.write('WAVE', 8, 'ascii');
+  buf.write('fmt ', 12, 'ascii');
+  buf.writeUInt32LE(16, 16);
+  buf.writeUInt16LE(1, 20); // PCM
+  buf.writeUInt16LE(1, 22); // mono
+  buf.writeUInt32LE(sampleRate, 24);
+  buf.writeUInt32LE(sampleRate * 2, 28);
+  buf.writeUInt16LE(2, 32);
+  buf.writeUInt16LE(16, 34);
+  buf.write('data', 36, 'ascii');
+  buf.writeUInt32LE(dataBytes, 40);
+  for (let i = 0; i < samples; i++) {
+    buf.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / sampleRate) * 8000), 44 + i * 2);
+  }
+  return buf;
+}
+
+/**
+ * A stand-in for a video: an `ftyp` box, a `free` box and an `mdat` of filler bytes. It starts
+ * like an MP4 so type sniffing passes, but it is not a playable movie.
+ */
+export function mp4StandIn(): Buffer {
+  const box = (type: string, payload: Buffer): Buffer => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(8 + payload.length, 0);
+    head.write(type, 4, 'ascii');
+    return Buffer.concat([head, payload]);
+  };
+  const ftyp = box('ftyp', Buffer.concat([Buffer.from('isom', 'ascii'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2mp41', 'ascii')]));
+  const mdat = box('mdat', Buffer.alloc(2048, 0x5a));
+  return Buffer.concat([ftyp, box('free', Buffer.alloc(0)), mdat]);
+}
+
+export class ResultSigner {
+  constructor(private readonly secret: Buffer) {}
+
+  private sign(file: string, expiresMs: number): string {
+    return createHmac('sha256', this.secret).update(`${file}\n${expiresMs}`).digest('hex');
+  }
+
+  /** A fresh URL for `file` (e.g. `<id>.wav`) valid for `ttlMs` from now. */
+  url(baseUrl: string, file: string, ttlMs: number, now = Date.now()): string {
+    const expires = now + ttlMs;
+    return `${baseUrl}/results/${file}?expires=${expires}&sig=${this.sign(file, expires)}`;
+  }
+
+  /** 'ok', or why a bucket would refuse the URL. */
+  check(file: string, expiresText: string | null, sig: string | null, now = Date.now()): 'ok' | 'expired' | 'bad-signature' {
+    const expires = Number(expiresText);
+    if (!expiresText || !Number.isFinite(expires) || !sig) return 'bad-signature';
+    const expected = Buffer.from(this.sign(file, expires), 'hex');
+    const given = Buffer.from(sig, 'hex');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'bad-signature';
+    return now > expires ? 'expired' : 'ok';
+  }
+}
+
+export function bucketError(code: 'AccessDenied' | 'SignatureDoesNotMatch' | 'NoSuchKey', message: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>\n`;
+}

@@ -1,0 +1,53 @@
+/**
+ * What the simulator saw, for tests and benchmarks: every accepted job, call counters, 429s
+ * and injected faults. Updating is O(1) per request; the derived views are computed on demand.
+ */
+import type { JobType } from '../api/types.js';
+import type { JobBook, JobStatus } from './jobs.js';
+
+export interface AcceptedJob {
+  requestId: string;
+  type: JobType;
+  /** sha256 of the job's canonical content (type, parameters, text or prompt and image digests). */
+  fingerprint: string;
+  /** Epoch ms of acceptance. */
+  at: number;
+}
+
+export type CallKind = 'models' | 'balance' | 'price' | 'status' | 'submit' | 'download';
+
+export interface SimStats {
+  accepted: AcceptedJob[];
+  calls: Record<CallKind, number>;
+  /** 429s answered, by endpoint class. */
+  rateLimited: Record<string, number>;
+  /** Faults injected, by kind. */
+  faults: Record<string, number>;
+  /** Fingerprints accepted more than once, except resubmits of jobs that failed retryably and were refunded. */
+  duplicates(): { fingerprint: string; requestIds: string[] }[];
+  jobsByStatus(): Record<JobStatus, number>;
+}
+
+export function createStats(jobs: JobBook): SimStats {
+  return {
+    accepted: [],
+    calls: { models: 0, balance: 0, price: 0, status: 0, submit: 0, download: 0 },
+    rateLimited: {},
+    faults: {},
+    duplicates: () => jobs.duplicates(),
+    jobsByStatus: () => jobs.countByStatus(),
+  };
+}
+
+/** The stats as a JSON document, for GET /__sim/stats. */
+export function statsToJson(stats: SimStats, balanceUsd: number): Record<string, unknown> {
+  return {
+    accepted: stats.accepted,
+    calls: stats.calls,
+    rateLimited: stats.rateLimited,
+    faults: stats.faults,
+    duplicates: stats.duplicates(),
+    jobsByStatus: stats.jobsByStatus(),
+    balance: balanceUsd,
+  };
+}
