@@ -8,16 +8,21 @@ import { Agent, FormData } from 'undici';
 import { LocalIoError, UsageError } from '../errors.js';
 import { ResponseShapeError } from './errors.js';
 import { downloadResult } from './download.js';
-import { callApi, parseAnswer, type HttpContext } from './http.js';
+import { callApi, parseAnswer, type ApiCall, type HttpContext } from './http.js';
 import { modelFromRecord, statusFromData } from './normalize.js';
 import { balanceAnswer, modelsPage, priceAnswer, requestIdAnswer, statusAnswer } from './schemas.js';
+import type { z } from 'zod';
 import type {
   CallOptions,
   ImageFile,
+  Img2VideoPriceQuery,
   Img2VideoSubmit,
   JobType,
   Model,
+  RateLimitInfo,
   ServiceClient,
+  Txt2AudioParams,
+  Txt2AudioSubmit,
 } from './types.js';
 
 export interface ServiceClientOptions {
@@ -64,6 +69,20 @@ async function imageBlob(image: ImageFile): Promise<Blob> {
   }
 }
 
+// Bodies carry exactly the documented fields: an extra property riding along on a job object
+// must not reach the service (it could be refused, or change what is generated and charged).
+function txt2AudioParams(p: Txt2AudioParams): Record<string, unknown> {
+  return { model: p.model, voice: p.voice, lang: p.lang, speed: p.speed, format: p.format, sample_rate: p.sample_rate };
+}
+
+function txt2AudioBody(job: Txt2AudioSubmit): Record<string, unknown> {
+  return { text: job.text, ...txt2AudioParams(job) };
+}
+
+function img2VideoPriceBody(q: Img2VideoPriceQuery): Record<string, unknown> {
+  return { model: q.model, width: q.width, height: q.height, steps: q.steps, frames: q.frames, fps: q.fps };
+}
+
 /** The multipart body of an img2video submit: numbers as strings, images as real file parts. */
 async function img2VideoForm(job: Img2VideoSubmit): Promise<FormData> {
   const form = new FormData();
@@ -91,16 +110,20 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const dispatcher = new Agent({ connections: options.connections ?? 16, connect: { timeout: connectTimeoutMs } });
   const http: HttpContext = { dispatcher, origin, basePath, token: options.token, userAgent, connectTimeoutMs };
 
-  async function submit(path: string, body: { json?: unknown; form?: FormData }, timeoutMs: number, call: CallOptions) {
-    const answer = await callApi(http, { method: 'POST', path, ...body, timeoutMs, signal: call.signal });
-    const parsed = parseAnswer(requestIdAnswer, answer, { method: 'POST', path: `${basePath}${path}` });
-    return { value: { requestId: parsed.data.request_id }, rateLimit: answer.rateLimit };
+  /** One call and its validated answer; every failure is a typed ApiError. */
+  async function exchange<S extends z.ZodType>(schema: S, call: ApiCall): Promise<{ data: z.output<S>; rateLimit: RateLimitInfo }> {
+    const answer = await callApi(http, call);
+    return { data: parseAnswer(schema, answer, { method: call.method, path: `${basePath}${call.path}` }), rateLimit: answer.rateLimit };
   }
 
-  async function price(path: string, query: unknown, call: CallOptions) {
-    const answer = await callApi(http, { method: 'POST', path, json: query, timeoutMs: requestTimeoutMs, signal: call.signal });
-    const parsed = parseAnswer(priceAnswer, answer, { method: 'POST', path: `${basePath}${path}` });
-    return { value: { priceUsd: parsed.data.price }, rateLimit: answer.rateLimit };
+  async function submit(path: string, body: Pick<ApiCall, 'json' | 'form'>, timeoutMs: number, call: CallOptions) {
+    const { data, rateLimit } = await exchange(requestIdAnswer, { method: 'POST', path, ...body, timeoutMs, signal: call.signal });
+    return { value: { requestId: data.data.request_id }, rateLimit };
+  }
+
+  async function price(path: string, query: Record<string, unknown>, call: CallOptions) {
+    const { data, rateLimit } = await exchange(priceAnswer, { method: 'POST', path, json: query, timeoutMs: requestTimeoutMs, signal: call.signal });
+    return { value: { priceUsd: data.data.price }, rateLimit };
   }
 
   async function listModels(call: CallOptions & { types?: JobType[] } = {}): Promise<Model[]> {
@@ -109,11 +132,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     const models: Model[] = [];
     for (let page = 1; page <= MAX_MODEL_PAGES; page++) {
       const query = { limit: String(MODELS_PAGE_SIZE), page: String(page), 'filter[inference_types]': types };
-      const answer = await callApi(http, { method: 'GET', path, query, timeoutMs: requestTimeoutMs, signal: call.signal });
-      const parsed = parseAnswer(modelsPage, answer, { method: 'GET', path: `${basePath}${path}` });
-      models.push(...parsed.data.map(modelFromRecord));
+      const { data } = await exchange(modelsPage, { method: 'GET', path, query, timeoutMs: requestTimeoutMs, signal: call.signal });
+      models.push(...data.data.map(modelFromRecord));
       // An empty page also ends the walk: a server that miscounts must not make us spin.
-      if (page >= parsed.meta.last_page || parsed.data.length === 0) return models;
+      if (page >= data.meta.last_page || data.data.length === 0) return models;
     }
     throw new ResponseShapeError({
       method: 'GET',
@@ -125,21 +147,21 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 
   return {
     listModels,
-    submitTxt2Audio: (job, call = {}) => submit(`${API}/txt2audio`, { json: job }, requestTimeoutMs, call),
+    submitTxt2Audio: (job, call = {}) => submit(`${API}/txt2audio`, { json: txt2AudioBody(job) }, requestTimeoutMs, call),
     submitImg2Video: async (job, call = {}) =>
       submit(`${API}/img2video`, { form: await img2VideoForm(job) }, uploadTimeoutMs, call),
-    priceTxt2Audio: (query, call = {}) => price(`${API}/txt2audio/price-calculation`, query, call),
-    priceImg2Video: (query, call = {}) => price(`${API}/img2video/price-calculation`, query, call),
+    priceTxt2Audio: (query, call = {}) =>
+      price(`${API}/txt2audio/price-calculation`, { ...txt2AudioParams(query), count_text: query.count_text }, call),
+    priceImg2Video: (query, call = {}) => price(`${API}/img2video/price-calculation`, img2VideoPriceBody(query), call),
     async requestStatus(requestId, call = {}) {
       const path = `${API}/request-status/${encodeURIComponent(requestId)}`;
-      const answer = await callApi(http, { method: 'GET', path, timeoutMs: requestTimeoutMs, signal: call.signal });
-      const parsed = parseAnswer(statusAnswer, answer, { method: 'GET', path: `${basePath}${path}` });
-      return { value: statusFromData(parsed.data), rateLimit: answer.rateLimit };
+      const { data, rateLimit } = await exchange(statusAnswer, { method: 'GET', path, timeoutMs: requestTimeoutMs, signal: call.signal });
+      return { value: statusFromData(data.data), rateLimit };
     },
     async balance(call = {}) {
       const path = `${API}/balance`;
-      const answer = await callApi(http, { method: 'GET', path, timeoutMs: requestTimeoutMs, signal: call.signal });
-      return { balanceUsd: parseAnswer(balanceAnswer, answer, { method: 'GET', path: `${basePath}${path}` }).data.balance };
+      const { data } = await exchange(balanceAnswer, { method: 'GET', path, timeoutMs: requestTimeoutMs, signal: call.signal });
+      return { balanceUsd: data.data.balance };
     },
     download: (url, destPath, call) =>
       downloadResult({ dispatcher, userAgent, timeoutMs: downloadTimeoutMs }, url, destPath, call),

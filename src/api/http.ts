@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher, FormData } from 'undici';
 import type { z } from 'zod';
-import { ResponseShapeError, type ApiError } from './errors.js';
+import { ResponseShapeError } from './errors.js';
 import { errorFromResponse, errorFromTransport, type Endpoint } from './error-mapping.js';
 import { parseRateLimit } from './rate-limit.js';
 import type { RateLimitInfo } from './types.js';
@@ -127,7 +127,7 @@ export function parseAnswer<S extends z.ZodType>(schema: S, answer: ApiAnswer, e
     .slice(0, 3)
     .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
     .join('; ');
-  const error: ApiError = new ResponseShapeError({
+  throw new ResponseShapeError({
     ...endpoint,
     status: answer.status,
     requestSent: true,
@@ -135,5 +135,4 @@ export function parseAnswer<S extends z.ZodType>(schema: S, answer: ApiAnswer, e
     issues,
     cause: result.error,
   });
-  throw error;
 }

@@ -38,6 +38,26 @@ describe('service client requests', () => {
     expect((await client.priceTxt2Audio({ ...params, count_text: 20 })).value).toEqual({ priceUsd: 0.0125 });
   });
 
+  it('sends exactly the documented fields of submits and price queries', async () => {
+    const { server, client } = await scripted([
+      { body: { data: { request_id: 'a' } } },
+      { body: { data: { price: 0.01 } } },
+      { body: { data: { price: 0.5 } } },
+    ]);
+    const { text: _text, ...params } = TTS_JOB;
+    await client.submitTxt2Audio({ ...TTS_JOB, id: 'job-1', priceUsd: 3 } as typeof TTS_JOB);
+    await client.priceTxt2Audio({ ...params, count_text: 20, text: 'leak' } as typeof params & { count_text: number });
+    const video = { model: 'Ltxv', width: 768, height: 432, steps: 1, frames: 120, fps: 30 };
+    await client.priceImg2Video({ ...video, seed: 42 } as typeof video);
+    const bodies = server.requests.map((request) => JSON.parse(request.body.toString()) as unknown);
+    expect(server.requests.map((request) => request.url)).toEqual([
+      '/api/v1/client/txt2audio',
+      '/api/v1/client/txt2audio/price-calculation',
+      '/api/v1/client/img2video/price-calculation',
+    ]);
+    expect(bodies).toEqual([TTS_JOB, { ...params, count_text: 20 }, video]);
+  });
+
   it('keeps the base URL path prefix and reads the balance', async () => {
     const { server, client } = await scripted([{ body: { data: { balance: 12.5 } } }]);
     await client.close();
