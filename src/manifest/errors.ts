@@ -22,6 +22,11 @@ export interface ManifestIssue {
 }
 
 const GOT_MAX_CHARS = 60;
+const JOB_LABEL_MAX_CHARS = 40;
+
+function shorten(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
 
 /** A value as a message shows it: JSON-ish, `nothing` for a missing one, cut at ~60 characters. */
 export function formatGot(value: unknown): string {
@@ -34,7 +39,7 @@ export function formatGot(value: unknown): string {
   } catch {
     text = String(value);
   }
-  return text.length > GOT_MAX_CHARS ? `${text.slice(0, GOT_MAX_CHARS - 1)}…` : text;
+  return shorten(text, GOT_MAX_CHARS);
 }
 
 /** `expected X, got Y` — the message body shared by most issues. */
@@ -46,7 +51,7 @@ export function expectedGot(expected: string, got: string): Pick<ManifestIssue, 
 export function formatIssue(issue: ManifestIssue): string {
   const parts = [`${issue.file}:${issue.line}:${issue.col}`];
   if (issue.jobIndex !== undefined) {
-    const label = issue.jobId === undefined ? '' : `"${issue.jobId}" `;
+    const label = issue.jobId === undefined ? '' : `"${shorten(issue.jobId, JOB_LABEL_MAX_CHARS)}" `;
     parts.push(`job ${label}(#${issue.jobIndex + 1})`);
   }
   if (issue.field !== undefined) {

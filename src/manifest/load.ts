@@ -78,7 +78,7 @@ export async function loadManifest(path: string): Promise<Manifest> {
   const source = parseManifestSource(await readManifestText(path, absolute));
   if (source.syntaxErrors.length > 0) {
     // After a syntax error the tree is a guess: checking it would report phantom problems.
-    throw new ManifestError(source.syntaxErrors.map(({ position, message }) => ({ file: path, ...position, message })));
+    throw new ManifestError(source.syntaxErrors.map(({ position, message }) => ({ file: path, ...position, message: `YAML syntax: ${message}` })));
   }
   const root: unknown = source.doc.toJS();
   const parsed = manifestSchema().safeParse(root);

@@ -1,0 +1,30 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { parseDocument } from 'yaml';
+import { describe, expect, test } from 'vitest';
+import { manifestJsonSchema, SCHEMA_FILE } from '../../src/manifest/schema.js';
+
+const REGENERATE = 'MEDIABATCH_WRITE_SCHEMA=1 npx vitest run test/manifest/schema.test.ts';
+
+describe('the committed JSON Schema', () => {
+  test(`${SCHEMA_FILE} equals manifestJsonSchema()`, async () => {
+    const generated = `${JSON.stringify(manifestJsonSchema(), null, 2)}\n`;
+    // The one sanctioned way to refresh the file: a person asks for it explicitly.
+    if (process.env['MEDIABATCH_WRITE_SCHEMA'] === '1') await writeFile(SCHEMA_FILE, generated);
+    const committed = await readFile(SCHEMA_FILE, 'utf8');
+    expect(committed, `${SCHEMA_FILE} is out of date; regenerate it with: ${REGENERATE}`).toBe(generated);
+  });
+
+  test('rejects unknown keys and requires version and jobs', () => {
+    const schema = manifestJsonSchema() as { additionalProperties?: unknown; required?: unknown };
+    expect(schema.additionalProperties).toBe(false);
+    expect(schema.required).toEqual(['version', 'jobs']);
+  });
+
+  test('every example manifest points its editor at the schema', async () => {
+    for (const name of ['tts', 'video', 'mixed', 'demo']) {
+      const text = await readFile(`manifests/${name}.yaml`, 'utf8');
+      expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=./mediabatch.schema.json');
+      expect(parseDocument(text).errors).toEqual([]);
+    }
+  });
+});
