@@ -71,6 +71,19 @@ describe('simulator: Laravel 422s and price calculation', () => {
     expect(sim.stats.accepted.map((a) => a.type)).toEqual(['img2video', 'img2video']);
   });
 
+  it('refuses an image over 10 MB with 422 and a body over 75 MB with 413', async () => {
+    sim = await startSimulator(FAST);
+    const big = new Uint8Array(10 * 1024 * 1024 + 1);
+    big.set(PNG);
+    const image = await call(sim, '/api/v1/client/img2video', { form: videoForm({}, { first_frame_image: big }) });
+    expect(image.body.errors).toEqual({ first_frame_image: ['The first frame image field must not be greater than 10240 kilobytes.'] });
+    const huge = new Uint8Array(75 * 1024 * 1024 + 1);
+    huge.set(PNG);
+    const tooLarge = await call(sim, '/api/v1/client/img2video', { form: videoForm({}, { first_frame_image: huge }) });
+    expect(tooLarge.status).toBe(413);
+    expect(sim.stats.accepted).toEqual([]);
+  });
+
   it('prices txt2audio linearly by text or count_text, with speed, rounded to 8 decimals', async () => {
     sim = await startSimulator(FAST);
     const price = async (body: Record<string, unknown>) =>
