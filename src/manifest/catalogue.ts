@@ -62,7 +62,8 @@ function checkVideo(job: Img2VideoJob, model: Model, models: readonly Model[], r
     const [min, max] = [limit(model, `min_${field}`), limit(model, `max_${field}`)];
     const bounds = boundsText(min, max);
     if (bounds !== undefined && outside(job.params[field], min, max)) {
-      report(field, `a whole number ${bounds} for ${model.slug}`, formatGot(job.params[field]));
+      const expected = min !== undefined && min === max ? bounds : `a whole number ${bounds}`;
+      report(field, `${expected} for ${model.slug}`, formatGot(job.params[field]));
     }
   }
   if (job.lastFrame !== undefined && model.features['supports_last_frame'] !== true) {

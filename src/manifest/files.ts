@@ -25,8 +25,10 @@ export function newFileCache(): FileCache {
   return { texts: new Map(), images: new Map() };
 }
 
-function megabytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+// Exact bytes when rounding would make an oversize file look like it is at the limit.
+function sizeText(bytes: number, limitBytes: number): string {
+  const rounded = `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  return Number.parseFloat(rounded) * 1024 * 1024 <= limitBytes ? `${bytes} bytes` : rounded;
 }
 
 async function regularFile(path: string): Promise<FileCheck<number>> {
@@ -47,7 +49,7 @@ async function readTextUncached(path: string): Promise<FileCheck<string>> {
   const size = await regularFile(path);
   if (!size.ok) return size;
   if (size.value > MAX_TEXT_FILE_BYTES) {
-    return { ok: false, expected: 'a text file of at most 1 MB', detail: megabytes(size.value), hint: 'split it into several jobs' };
+    return { ok: false, expected: 'a text file of at most 1 MB', detail: sizeText(size.value, MAX_TEXT_FILE_BYTES), hint: 'split it into several jobs' };
   }
   const bytes = await readFile(path);
   let text: string;
@@ -87,7 +89,7 @@ async function checkImageUncached(path: string): Promise<FileCheck<ImageInfo>> {
   const size = await regularFile(path);
   if (!size.ok) return size;
   if (size.value > MAX_IMAGE_BYTES) {
-    return { ok: false, expected: 'an image of at most 10 MB', detail: megabytes(size.value), hint: 'scale it down or recompress it' };
+    return { ok: false, expected: 'an image of at most 10 MB', detail: sizeText(size.value, MAX_IMAGE_BYTES), hint: 'scale it down or recompress it' };
   }
   const bytes = await readFile(path);
   const contentType = sniffImageType(bytes);
