@@ -1,0 +1,77 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createServiceClient } from '../src/api/client.js';
+import { loadManifest } from '../src/manifest/load.js';
+import { DEFAULT_RETRY, SIMULATOR_POLL, type RunContext } from '../src/runner/context.js';
+import { Pace } from '../src/runner/pace.js';
+import { runManifest } from '../src/runner/run.js';
+import { startSimulator } from '../src/sim/index.js';
+import { openLedger } from '../src/store/index.js';
+
+const PER_WINDOW = 30;
+const WINDOW_MS = 2000;
+const JOBS = Number(process.env['BENCH_PACED_JOBS'] ?? 300);
+
+export interface PacedFigures {
+  jobs: number;
+  allowedPerSecond: number;
+  achievedPerSecond: number;
+  achievedFraction: number;
+  rateLimited: number;
+  requests: number;
+}
+
+/**
+ * A run against a scaled-down rate limit (30 submits per 2 s window instead of 300 per minute):
+ * the runner paced as the plan says, the simulator enforcing the same limit with real headers.
+ * The achieved rate is measured over the span of accepted submits.
+ */
+export async function pacedRun(dir: string): Promise<PacedFigures> {
+  const sim = await startSimulator({ rateLimits: { 'submit:txt2audio': { perWindow: PER_WINDOW } }, rateWindowMs: WINDOW_MS });
+  const file = path.join(dir, 'paced.yaml');
+  const jobs = Array.from({ length: JOBS }, (_, i) => `  - { id: p${i}, type: txt2audio, text: "paced job ${i}" }`);
+  await writeFile(
+    file,
+    ['version: 1', 'defaults:', '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }', 'jobs:', ...jobs, ''].join('\n'),
+  );
+  const ledger = openLedger(path.join(dir, 'paced.mediabatch.db'));
+  const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
+  const halt = new AbortController();
+  try {
+    const ctx: RunContext = {
+      client,
+      ledger,
+      pace: new Pace({ 'submit:txt2audio': { perWindow: PER_WINDOW, windowMs: WINDOW_MS } }),
+      options: {
+        concurrency: 8,
+        budgetUsd: null,
+        noWait: true,
+        resubmitInDoubt: false,
+        outDir: path.join(dir, 'paced.out'),
+        poll: SIMULATOR_POLL,
+        retry: DEFAULT_RETRY,
+        maxResultBytes: 1e8,
+      },
+      stop: halt.signal,
+      emit: () => undefined,
+    };
+    await runManifest({ manifest: await loadManifest(file), ctx, baseUrl: sim.url, partial: false, userStop: halt.signal, halt });
+    const times = sim.stats.accepted.map((a) => a.at).sort((a, b) => a - b);
+    const spanS = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / 1000;
+    const allowedPerSecond = PER_WINDOW / (WINDOW_MS / 1000);
+    const achievedPerSecond = (times.length - 1) / spanS;
+    const rateLimited = sim.stats.rateLimited['submit:txt2audio'] ?? 0;
+    return {
+      jobs: times.length,
+      allowedPerSecond,
+      achievedPerSecond,
+      achievedFraction: achievedPerSecond / allowedPerSecond,
+      rateLimited,
+      requests: times.length + rateLimited,
+    };
+  } finally {
+    await client.close();
+    ledger.close();
+    await sim.close();
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * `npm run bench`: the figures issue 6 asks for, printed as a table and written to
+ * bench/results.json with a description of the machine. Never part of `npm test`.
+ *
+ * Every figure comes from a real run: the built CLI as a child process (as users run it)
+ * against the simulator in this process over loopback, with no latency and no rate limit
+ * unless said otherwise.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSimulator, type Simulator } from '../src/sim/index.js';
+import { bareUndiciSubmits } from './bare-undici.js';
+import { pacedRun } from './paced.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CLI = path.join(ROOT, 'dist/src/cli/main.js');
+const JOBS = Number(process.env['BENCH_JOBS'] ?? 10_000);
+const CONCURRENCY = 8;
+
+interface Measured {
+  wallMs: number;
+  peakRssMb: number;
+  code: number | null;
+  stderrTail: string;
+}
+
+/** Runs the CLI and samples its peak resident set (VmHWM) from /proc while it runs. */
+function measureCli(args: string[], env: NodeJS.ProcessEnv): Promise<Measured> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let peakKb = 0;
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+    const sample = async (): Promise<void> => {
+      try {
+        const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+        const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+        peakKb = Math.max(peakKb, kb);
+      } catch {
+        // The process ended between samples; the last sample stands.
+      }
+    };
+    const timer = setInterval(() => void sample(), 25);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(timer);
+      resolve({ wallMs: performance.now() - started, peakRssMb: peakKb / 1024, code, stderrTail: stderr.slice(-500) });
+    });
+  });
+}
+
+async function writeManifest(dir: string, jobs: number): Promise<string> {
+  const lines = [
+    'version: 1',
+    'defaults:',
+    '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }',
+    'jobs:',
+  ];
+  const voices = ['af_sky', 'af_bella', 'am_adam'];
+  for (let i = 0; i < jobs; i += 1) {
+    // Three parameter groups (voices) and all-different texts, as in issue 4.
+    lines.push(`  - id: j${i}`, '    type: txt2audio', `    voice: ${voices[i % 3]}`, `    text: "Sentence number ${i} ${'la '.repeat(i % 50)}end."`);
+  }
+  const file = path.join(dir, 'bench.yaml');
+  await writeFile(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+function cliEnv(sim: Simulator): NodeJS.ProcessEnv {
+  return { ...process.env, MEDIABATCH_TOKEN: sim.token, NO_COLOR: '1' };
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'mediabatch-bench-'));
+  const results: Record<string, unknown> = {};
+  const rows: [string, string][] = [];
+  try {
+    const manifest = await writeManifest(dir, JOBS);
+    const sim = await startSimulator({ plan: 'unlimited', pendingMs: { txt2audio: 0, img2video: 0 }, processingMs: { txt2audio: 0, img2video: 0 } });
+    const common = ['--base-url', sim.url, '--plan', 'unlimited', '--concurrency', String(CONCURRENCY)];
+    try {
+      // (c) estimate, cold then cached.
+      const cold = await measureCli(['estimate', manifest, ...common, '--json'], cliEnv(sim));
+      const priceCallsCold = sim.stats.calls.price;
+      const cached = await measureCli(['estimate', manifest, ...common, '--json'], cliEnv(sim));
+      const priceCallsCached = sim.stats.calls.price - priceCallsCold;
+      results['estimate'] = { jobs: JOBS, coldMs: cold.wallMs, cachedMs: cached.wallMs, priceCallsCold, priceCallsCached };
+      rows.push(['estimate cold', `${fmt(cold.wallMs)} ms, ${priceCallsCold} price calls`]);
+      rows.push(['estimate cached', `${fmt(cached.wallMs)} ms, ${priceCallsCached} price calls`]);
+
+      // (a) run --no-wait: every submit, nothing followed.
+      const priceBefore = sim.stats.calls.price;
+      const run = await measureCli(['run', manifest, ...common, '--no-wait'], cliEnv(sim));
+      const submitted = sim.stats.accepted.length;
+      const runRate = submitted / (run.wallMs / 1000);
+      results['runNoWait'] = {
+        jobs: JOBS, submitted, wallMs: run.wallMs, jobsPerSecond: runRate, peakRssMb: run.peakRssMb,
+        priceCalls: sim.stats.calls.price - priceBefore, exitCode: run.code, duplicates: sim.stats.duplicates().length,
+      };
+      rows.push(['run --no-wait', `${fmt(run.wallMs)} ms, ${fmt(runRate)} jobs/s, peak RSS ${fmt(run.peakRssMb)} MB, exit ${run.code}`]);
+      if (submitted !== JOBS) rows.push(['  warning', `only ${submitted} of ${JOBS} accepted: ${run.stderrTail}`]);
+
+      // (d) collect everything, then time a resume with nothing left to do.
+      const collect = await measureCli(['run', manifest, ...common], cliEnv(sim));
+      const resume = await measureCli(['run', manifest, ...common], cliEnv(sim));
+      results['collect'] = { wallMs: collect.wallMs, exitCode: collect.code, peakRssMb: collect.peakRssMb };
+      results['resumeFinished'] = { wallMs: resume.wallMs, exitCode: resume.code };
+      rows.push(['collect (poll + download)', `${fmt(collect.wallMs)} ms, exit ${collect.code}, peak RSS ${fmt(collect.peakRssMb)} MB`]);
+      rows.push(['resume of a finished run', `${fmt(resume.wallMs)} ms, exit ${resume.code}`]);
+    } finally {
+      await sim.close();
+    }
+
+    // (b) the floor: the same submits from a bare undici loop at the same concurrency.
+    const bare = await bareUndiciSubmits(JOBS, CONCURRENCY);
+    const runMs = (results['runNoWait'] as { wallMs: number }).wallMs;
+    results['bareUndici'] = { ...bare, ratio: runMs / bare.wallMs };
+    rows.push(['bare undici loop', `${fmt(bare.wallMs)} ms, ${fmt(bare.jobsPerSecond)} jobs/s`]);
+    rows.push(['runner / bare ratio', `${(runMs / bare.wallMs).toFixed(2)}× (process start, validation and pricing included)`]);
+
+    // (e) a paced run against a scaled-down limit.
+    const paced = await pacedRun(dir);
+    results['paced'] = paced;
+    rows.push(['paced run', `${(paced.achievedFraction * 100).toFixed(1)}% of the allowed rate, ${paced.rateLimited} × 429 in ${paced.requests} submits`]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: os.totalmem() / 2 ** 30, node: process.version, platform: `${os.platform()} ${os.release()}` };
+  const out = path.join(ROOT, 'bench/results.json');
+  await writeFile(out, `${JSON.stringify({ at: new Date().toISOString(), machine, results }, null, 2)}\n`);
+  const width = Math.max(...rows.map(([k]) => k.length));
+  process.stdout.write(`${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n\nwritten to ${out}\n`);
+}
+
+function fmt(n: number): string {
+  return n >= 100 ? n.toFixed(0) : n.toFixed(1);
+}
+
+await main();

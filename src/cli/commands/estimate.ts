@@ -1,0 +1,96 @@
+import type { CommandModule } from 'yargs';
+import { ExitCode } from '../../errors.js';
+import { buildCostReport, type CostReport } from '../../pricing/report.js';
+import { DEFAULT_RETRY } from '../../runner/context.js';
+import { planRun } from '../../runner/plan.js';
+import { checkWithService, priceManifest } from '../../runner/prepare.js';
+import { costReportJson, formatCostReport } from '../../report/cost-report.js';
+import { jobsCsv } from '../../report/csv.js';
+import type { CommandResult } from '../main.js';
+import { withSharedOptions, type SharedArgs } from '../options.js';
+import { logLine, useColor, writeJson, writeReportFile, writeStdout } from '../output.js';
+import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
+
+interface EstimateArgs extends SharedArgs, PlanArgs {
+  manifest: string;
+  concurrency: number;
+}
+
+export function estimateCommand(result: CommandResult): CommandModule<object, EstimateArgs> {
+  return {
+    command: 'estimate <manifest>',
+    describe: 'price every job and print the cost report; exit 3 if over budget; submits nothing',
+    builder: (y) =>
+      withPlanOptions(withSharedOptions(y))
+        .positional('manifest', { type: 'string', demandOption: true })
+        .option('concurrency', { type: 'number', default: 8, describe: 'submits in flight at once (for the duration estimate)' }),
+    handler: async (args) => {
+      const session = await openWorkSession(args, { lock: false, command: 'estimate' });
+      try {
+        const report = await estimate(session, args.concurrency);
+        await writeReportFile(session.paths.report, `${JSON.stringify(costReportJson(report), null, 2)}\n`);
+        await writeReportFile(session.paths.csv, jobsCsv(reportRows(report)));
+        if (args.json) await writeJson(costReportJson(report));
+        else await writeStdout(formatCostReport(report, { color: useColor(process.stdout) }));
+        logLine(`report written to ${session.paths.report} and ${session.paths.csv}`);
+        result.exitCode = report.withinBudget ? ExitCode.ok : ExitCode.budget;
+      } finally {
+        await session.close();
+      }
+    },
+  };
+}
+
+/** Validates against the service, prices everything (cached prices cost no call), and reports. */
+export async function estimate(session: WorkSession, concurrency: number): Promise<CostReport> {
+  const { manifest, ledger, service } = session;
+  const stop = new AbortController().signal;
+  const deps = {
+    client: service.client,
+    ledger,
+    baseUrl: service.baseUrl,
+    pace: paceFor(session),
+    retry: DEFAULT_RETRY,
+    stop,
+    emit: () => undefined,
+  };
+  await checkWithService(manifest, deps);
+  const pricing = await priceManifest(manifest, deps);
+  const rows = new Map(ledger.listJobs().map((row) => [row.id, row]));
+  const plan = planRun({
+    jobs: manifest.jobs,
+    rows,
+    prices: new Map([...pricing.prices].map(([id, p]) => [id, p.priceUsd])),
+    spentUsd: ledger.spentUsd(),
+    budgetUsd: session.budgetUsd,
+    partial: false,
+    resubmitInDoubt: false,
+  });
+  const toSend = new Set(plan.submit.map((s) => s.job.id));
+  const { balanceUsd } = await service.client.balance();
+  return buildCostReport({
+    jobs: manifest.jobs,
+    pricing,
+    spentUsd: ledger.spentUsd(),
+    alreadyDoneIds: new Set(manifest.jobs.filter((j) => !toSend.has(j.id)).map((j) => j.id)),
+    budgetUsd: session.budgetUsd,
+    balanceUsd,
+    plan: session.planLimits,
+    planName: session.planName,
+    concurrency,
+  });
+}
+
+function reportRows(report: CostReport) {
+  return report.jobs.map((job) => ({
+    id: job.id,
+    type: job.type,
+    model: job.model,
+    state: '',
+    price_usd: job.priceUsd,
+    price_source: job.source,
+    request_id: '',
+    output: '',
+    error: '',
+  }));
+}

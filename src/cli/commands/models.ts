@@ -1,0 +1,51 @@
+import type { CommandModule } from 'yargs';
+import type { JobType, Model } from '../../api/types.js';
+import type { CommandResult } from '../main.js';
+import { withSharedOptions, type SharedArgs } from '../options.js';
+import { writeJson, writeStdout } from '../output.js';
+import { openService } from '../service.js';
+
+interface ModelsArgs extends SharedArgs {
+  type?: JobType | undefined;
+}
+
+export function modelsCommand(result: CommandResult): CommandModule<object, ModelsArgs> {
+  return {
+    command: 'models',
+    describe: 'list the models of the account, with voices, languages and limits',
+    builder: (y) =>
+      withSharedOptions(y).option('type', { choices: ['txt2audio', 'img2video'] as const, describe: 'only models of this type' }),
+    handler: async (args) => {
+      const service = await openService(args, process.env);
+      try {
+        const types: JobType[] = args.type === undefined ? ['txt2audio', 'img2video'] : [args.type];
+        const models = (await service.client.listModels({ types })).filter((m) =>
+          m.inferenceTypes.some((t) => types.includes(t as JobType)),
+        );
+        if (args.json) await writeJson({ models });
+        else await writeStdout(formatModels(models));
+        result.exitCode = 0;
+      } finally {
+        await service.close();
+      }
+    },
+  };
+}
+
+export function formatModels(models: readonly Model[]): string {
+  if (models.length === 0) return 'No models of that type on this account.';
+  const blocks = models.map((model) => {
+    const lines = [`${model.slug}  (${model.inferenceTypes.join(', ')})${model.name !== model.slug ? `  "${model.name}"` : ''}`];
+    const limits = Object.entries(model.limits)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}=${v}`);
+    if (limits.length > 0) lines.push(`  limits: ${limits.join(' ')}`);
+    if (model.features['supports_last_frame'] === true) lines.push('  supports last_frame_image');
+    for (const lang of model.languages) {
+      const voices = lang.voices.map((v) => v.slug).join(', ');
+      lines.push(`  ${lang.slug}${lang.name !== lang.slug ? ` (${lang.name})` : ''}: ${voices || '(no voices listed)'}`);
+    }
+    return lines.join('\n');
+  });
+  return `${blocks.join('\n\n')}\n\n${models.length} model(s).`;
+}

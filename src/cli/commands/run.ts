@@ -1,0 +1,125 @@
+import type { CommandModule } from 'yargs';
+import { ExitCode, UsageError } from '../../errors.js';
+import { DEFAULT_RETRY, SERVICE_POLL, SIMULATOR_POLL, type RunContext, type RunEvent } from '../../runner/context.js';
+import { runManifest, type RunOutcome } from '../../runner/run.js';
+import { formatStatusText, statusJson } from '../../report/status.js';
+import type { CommandResult } from '../main.js';
+import { withSharedOptions, type SharedArgs } from '../options.js';
+import { logLine, useColor, writeJson, writeStdout } from '../output.js';
+import { describeEvent, startProgress, type Progress } from '../progress.js';
+import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
+import { installStopHandlers } from '../signals.js';
+import { summarize, writeRunReports } from '../summary.js';
+
+interface RunArgs extends SharedArgs, PlanArgs {
+  manifest: string;
+  concurrency: number;
+  wait: boolean;
+  out?: string | undefined;
+  'resubmit-in-doubt': boolean;
+  partial: boolean;
+}
+
+/** API.md: outputs are at most 100 MB; a little slack for container overhead. */
+const MAX_RESULT_BYTES = 110 * 1024 * 1024;
+
+export function runCommand(result: CommandResult): CommandModule<object, RunArgs> {
+  return {
+    command: 'run <manifest>',
+    describe: 'estimate, enforce the budget, submit, follow and download; run it again to resume',
+    builder: (y) =>
+      withPlanOptions(withSharedOptions(y))
+        .positional('manifest', { type: 'string', demandOption: true })
+        .option('concurrency', { type: 'number', default: 8, describe: 'submits in flight at once' })
+        .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })
+        .option('out', { type: 'string', describe: 'results folder (default: <manifest>.out/ beside the manifest)' })
+        .option('resubmit-in-doubt', { type: 'boolean', default: false, describe: 'send in-doubt jobs again (they may be paid twice)' })
+        .option('partial', { type: 'boolean', default: false, describe: 'over budget: send what fits in manifest order, skip the rest' }),
+    handler: async (args) => {
+      if (!Number.isInteger(args.concurrency) || args.concurrency < 1 || args.concurrency > 64) {
+        throw new UsageError(`--concurrency: expected a whole number from 1 to 64, got ${args.concurrency}`);
+      }
+      const session = await openWorkSession(args, { lock: true, command: 'run' });
+      try {
+        result.exitCode = await run(session, args);
+      } finally {
+        await session.close();
+      }
+    },
+  };
+}
+
+async function run(session: WorkSession, args: RunArgs): Promise<number> {
+  const { ledger, manifest } = session;
+  const stopControl = installStopHandlers(logLine);
+  const halt = new AbortController();
+  const stop = AbortSignal.any([stopControl.signal, halt.signal]);
+  let progress: Progress | undefined;
+  const early: RunEvent[] = [];
+  const emit = (event: RunEvent): void => (progress ? progress.onEvent(event) : void early.push(event));
+  const startDisplay = (): void => {
+    progress = startProgress({
+      snapshot: () => ({ counts: ledger.countsByState(), spentUsd: ledger.spentUsd(), budgetUsd: session.budgetUsd }),
+      total: manifest.jobs.length,
+      tty: process.stderr.isTTY === true,
+    });
+    for (const event of early.splice(0)) progress.onEvent(event);
+  };
+  const ctx: RunContext = {
+    client: session.service.client,
+    ledger,
+    pace: paceFor(session, (what, untilMs, reason) => emit({ kind: 'paused', what, untilMs, reason })),
+    options: {
+      concurrency: args.concurrency,
+      budgetUsd: session.budgetUsd,
+      noWait: !args.wait,
+      resubmitInDoubt: args['resubmit-in-doubt'],
+      outDir: session.paths.out,
+      poll: args.sim ? SIMULATOR_POLL : SERVICE_POLL,
+      retry: DEFAULT_RETRY,
+      maxResultBytes: MAX_RESULT_BYTES,
+    },
+    stop,
+    emit,
+  };
+  let outcome: RunOutcome | undefined;
+  try {
+    outcome = await runManifest({
+      manifest,
+      ctx,
+      baseUrl: session.service.baseUrl,
+      partial: args.partial,
+      userStop: stopControl.signal,
+      halt,
+      onExecute: startDisplay,
+    });
+  } finally {
+    // Warnings raised before the first submit (recovered in-doubt jobs, changed jobs) still show.
+    if (progress === undefined) early.map(describeEvent).forEach((line) => line !== undefined && logLine(line));
+    progress?.stop();
+    stopControl.dispose();
+  }
+  const summary = summarize(ledger, session.budgetUsd, new Set(manifest.jobs.map((j) => j.id)));
+  await writeRunReports(session.paths, summary);
+  if (args.json) await writeJson(statusJson(summary));
+  else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
+  return finish(outcome, summary.counts, args);
+}
+
+function finish(outcome: RunOutcome, counts: Record<string, number>, args: RunArgs): number {
+  const { execute } = outcome;
+  if (execute.fatal !== undefined) throw execute.fatal;
+  const again = `run the same command again to resume: mediabatch run ${args.manifest}`;
+  if (execute.stoppedBySignal) {
+    logLine(`stopped. Every request sent was recorded; ${again}`);
+    return ExitCode.interrupted;
+  }
+  if (execute.dailyLimitUntilMs !== undefined) {
+    logLine(`the daily limit is reached; ${again} after ${new Date(execute.dailyLimitUntilMs).toISOString()}`);
+    return ExitCode.incomplete;
+  }
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  if ((counts['done'] ?? 0) === total) return ExitCode.ok;
+  if ((counts['submitted'] ?? 0) > 0) logLine(`some jobs are still running at the service; ${again} to collect them`);
+  return ExitCode.incomplete;
+}

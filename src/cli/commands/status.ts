@@ -1,0 +1,36 @@
+import { existsSync } from 'node:fs';
+import type { CommandModule } from 'yargs';
+import { UsageError } from '../../errors.js';
+import { formatStatusText, statusJson } from '../../report/status.js';
+import type { CommandResult } from '../main.js';
+import { openLedgerFor } from '../ledger.js';
+import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
+import { useColor, writeJson, writeStdout } from '../output.js';
+import { storedBudget, summarize } from '../summary.js';
+
+interface StatusArgs extends SharedArgs {
+  manifest: string;
+}
+
+export function statusCommand(result: CommandResult): CommandModule<object, StatusArgs> {
+  return {
+    command: 'status <manifest>',
+    describe: 'read the ledger only: counts by state, spend, jobs in doubt, failures, results',
+    builder: (y) => withSharedOptions(y).positional('manifest', { type: 'string', demandOption: true }),
+    handler: async (args) => {
+      const paths = manifestPaths(args.manifest, args.db);
+      if (!existsSync(paths.db)) {
+        throw new UsageError(`no ledger at ${paths.db}: nothing has been run for ${args.manifest} yet (or pass --db PATH)`);
+      }
+      const ledger = openLedgerFor(paths.db, { readonly: true });
+      try {
+        const summary = summarize(ledger, storedBudget(ledger));
+        if (args.json) await writeJson(statusJson(summary));
+        else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
+        result.exitCode = 0;
+      } finally {
+        ledger.close();
+      }
+    },
+  };
+}

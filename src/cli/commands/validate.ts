@@ -1,0 +1,57 @@
+import type { CommandModule } from 'yargs';
+import { ManifestError } from '../../manifest/errors.js';
+import { loadManifest } from '../../manifest/load.js';
+import { checkWithService } from '../../runner/prepare.js';
+import type { CommandResult } from '../main.js';
+import { openLedgerFor } from '../ledger.js';
+import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
+import { logLine, writeJson, writeStdout } from '../output.js';
+import { openService } from '../service.js';
+
+function hasCredentials(args: SharedArgs): boolean {
+  return args.sim || args['token-file'] !== undefined || (process.env['MEDIABATCH_TOKEN'] ?? '').trim() !== '';
+}
+
+interface ValidateArgs extends SharedArgs {
+  manifest: string;
+  offline: boolean;
+}
+
+export function validateCommand(result: CommandResult): CommandModule<object, ValidateArgs> {
+  return {
+    command: 'validate <manifest>',
+    describe: 'check every job of a manifest and report every problem at once; sends no generation request',
+    builder: (y) =>
+      withSharedOptions(y)
+        .positional('manifest', { type: 'string', demandOption: true, describe: 'the YAML manifest' })
+        .option('offline', { type: 'boolean', default: false, describe: 'check only what needs no service' }),
+    handler: async (args) => {
+      try {
+        const manifest = await loadManifest(args.manifest);
+        const offline = args.offline || !hasCredentials(args);
+        if (offline && !args.offline) {
+          logLine('no token given: checked offline only (set MEDIABATCH_TOKEN, --token-file or --sim to check models and voices)');
+        }
+        if (!offline) {
+          const service = await openService(args, process.env);
+          const ledger = openLedgerFor(manifestPaths(args.manifest, args.db).db);
+          try {
+            await checkWithService(manifest, { client: service.client, ledger, baseUrl: service.baseUrl });
+          } finally {
+            ledger.close();
+            await service.close();
+          }
+        }
+        const checked = offline ? 'offline checks only' : 'checked against the models catalogue';
+        if (args.json) await writeJson({ valid: true, jobs: manifest.jobs.length, offline, problems: [] });
+        else await writeStdout(`${args.manifest}: ${manifest.jobs.length} job(s), valid (${checked}).`);
+        result.exitCode = 0;
+      } catch (error) {
+        if (!(error instanceof ManifestError) || !args.json) throw error;
+        await writeJson({ valid: false, problems: error.issues });
+        logLine(`${args.manifest}: ${error.issues.length} problem(s)`);
+        result.exitCode = error.exitCode;
+      }
+    },
+  };
+}

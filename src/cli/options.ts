@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Argv } from 'yargs';
+import { ConfigError, UsageError } from '../errors.js';
+
+export const DEFAULT_BASE_URL = 'https://api.deapi.ai';
+
+/** The options every command shares (PRODUCT.md, "Commands"). */
+export interface SharedArgs {
+  'base-url'?: string | undefined;
+  'token-file'?: string | undefined;
+  db?: string | undefined;
+  json: boolean;
+  sim: boolean;
+}
+
+export function withSharedOptions<T>(argv: Argv<T>): Argv<T & SharedArgs> {
+  return argv
+    .option('base-url', {
+      type: 'string',
+      describe: `service base URL (env MEDIABATCH_BASE_URL, default ${DEFAULT_BASE_URL})`,
+    })
+    .option('token-file', {
+      type: 'string',
+      describe: 'read the API token from this file (else env MEDIABATCH_TOKEN)',
+    })
+    .option('db', { type: 'string', describe: 'ledger file (default: <manifest>.mediabatch.db beside the manifest)' })
+    .option('json', { type: 'boolean', default: false, describe: 'one JSON document on stdout' })
+    .option('sim', {
+      type: 'boolean',
+      default: false,
+      describe: 'start the built-in simulator on a loopback port and use it (no token, no network)',
+    }) as Argv<T & SharedArgs>;
+}
+
+export function resolveBaseUrl(args: SharedArgs, env: NodeJS.ProcessEnv): string {
+  const raw = args['base-url'] ?? env['MEDIABATCH_BASE_URL'] ?? DEFAULT_BASE_URL;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`--base-url: expected an http(s) URL, got ${JSON.stringify(raw)}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`--base-url: expected an http(s) URL, got ${JSON.stringify(raw)}`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/**
+ * The token, from `--token-file` or MEDIABATCH_TOKEN only: a `--token` flag would show in `ps`
+ * and in shell history. The value never goes into a message.
+ */
+export function readToken(args: SharedArgs, env: NodeJS.ProcessEnv): string {
+  const file = args['token-file'];
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new ConfigError(`--token-file ${file}: cannot read it (${code}); give a readable file holding the API token`, 'E_TOKEN');
+    }
+    const token = text.trim();
+    if (token === '') throw new ConfigError(`--token-file ${file} is empty; put the API token in it`, 'E_TOKEN');
+    if (/\s/.test(token)) throw new ConfigError(`--token-file ${file}: expected one token on one line`, 'E_TOKEN');
+    return token;
+  }
+  const token = env['MEDIABATCH_TOKEN']?.trim();
+  if (token === undefined || token === '') {
+    throw new ConfigError(
+      'no API token: set MEDIABATCH_TOKEN or pass --token-file PATH (or try --sim to use the built-in simulator)',
+      'E_TOKEN',
+    );
+  }
+  return token;
+}
+
+export interface ManifestPaths {
+  manifest: string;
+  db: string;
+  out: string;
+  report: string;
+  csv: string;
+}
+
+/** Files that live beside a manifest `<dir>/<name>.yaml`: ledger, results folder, reports. */
+export function manifestPaths(manifestArg: string, dbArg?: string, outArg?: string): ManifestPaths {
+  const manifest = path.resolve(manifestArg);
+  const dir = path.dirname(manifest);
+  const name = path.basename(manifest).replace(/\.ya?ml$/i, '');
+  return {
+    manifest,
+    db: path.resolve(dbArg ?? path.join(dir, `${name}.mediabatch.db`)),
+    out: path.resolve(outArg ?? path.join(dir, `${name}.out`)),
+    report: path.join(dir, `${name}.report.json`),
+    csv: path.join(dir, `${name}.report.csv`),
+  };
+}
+
+export function parseBudget(value: unknown, flag = '--budget'): number | undefined {
+  if (value === undefined) return undefined;
+  const n = typeof value === 'number' ? value : Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new UsageError(`${flag}: expected a number of USD ≥ 0, got ${JSON.stringify(value)}`);
+  return n;
+}

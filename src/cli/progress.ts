@@ -1,0 +1,100 @@
+import { createLogUpdate } from 'log-update';
+import type { RunEvent } from '../runner/context.js';
+import { formatUsd } from '../report/money.js';
+
+export interface ProgressSnapshot {
+  counts: Record<string, number>;
+  spentUsd: number;
+  budgetUsd: number | null;
+}
+
+export interface Progress {
+  onEvent(event: RunEvent): void;
+  stop(): void;
+}
+
+const TERMINAL = ['done', 'failed', 'in_doubt', 'skipped'];
+
+/**
+ * What a person watching the run sees on stderr. On a TTY a live block (log-update redraws it
+ * in place without flicker and keeps the lines printed above it); elsewhere one plain line at
+ * intervals, so a log file stays readable. Notable events are printed as lines in both cases.
+ */
+export function startProgress(options: {
+  snapshot: () => ProgressSnapshot;
+  total: number;
+  tty: boolean;
+  intervalMs?: number;
+  quietEvents?: boolean;
+}): Progress {
+  const startedMs = Date.now();
+  const initial = options.snapshot();
+  const endedAtStart = TERMINAL.reduce((n, s) => n + (initial.counts[s] ?? 0), 0);
+  const live = options.tty ? createLogUpdate(process.stderr) : undefined;
+  const render = (): string => progressLine(options.snapshot(), options.total, startedMs, endedAtStart);
+  const timer = setInterval(
+    () => (live ? live(render()) : process.stderr.write(`${render()}\n`)),
+    options.intervalMs ?? (options.tty ? 200 : 10_000),
+  );
+  timer.unref();
+  const print = (line: string): void => {
+    live?.clear();
+    process.stderr.write(`${line}\n`);
+    live?.(render());
+  };
+  return {
+    onEvent: (event) => {
+      const line = describeEvent(event);
+      if (line !== undefined && !options.quietEvents) print(line);
+    },
+    stop: () => {
+      clearInterval(timer);
+      if (live) {
+        live(render());
+        live.done();
+      } else {
+        process.stderr.write(`${render()}\n`);
+      }
+    },
+  };
+}
+
+export function progressLine(snap: ProgressSnapshot, total: number, startedMs: number, endedAtStart: number): string {
+  const c = snap.counts;
+  const ended = TERMINAL.reduce((n, s) => n + (c[s] ?? 0), 0);
+  const elapsedS = Math.max(0.001, (Date.now() - startedMs) / 1000);
+  const ratePerS = (ended - endedAtStart) / elapsedS;
+  const left = total - ended;
+  const eta = ratePerS > 0 && left > 0 ? `, ETA ${formatDuration(left / ratePerS)}` : '';
+  const budget = snap.budgetUsd === null ? '' : ` of ${formatUsd(snap.budgetUsd)}`;
+  return (
+    `${c['done'] ?? 0}/${total} done · ${(c['submitted'] ?? 0) + (c['submitting'] ?? 0)} running · ` +
+    `${c['pending'] ?? 0} pending · ${c['failed'] ?? 0} failed · ${c['in_doubt'] ?? 0} in doubt · ` +
+    `${c['skipped'] ?? 0} skipped · spent ${formatUsd(snap.spentUsd)}${budget} · ${ratePerS.toFixed(1)} jobs/s${eta}`
+  );
+}
+
+export function describeEvent(event: RunEvent): string | undefined {
+  switch (event.kind) {
+    case 'failed':
+      return `failed   ${event.id}: ${event.reason}`;
+    case 'in_doubt':
+      return `in doubt ${event.id}: ${event.reason} (not sent again automatically)`;
+    case 'skipped':
+      return `skipped  ${event.id}: ${event.reason}`;
+    case 'warning':
+      return `warning: ${event.message}`;
+    case 'paused':
+      return `paused   ${event.what} until ${new Date(event.untilMs).toISOString()}: ${event.reason}`;
+    case 'still_running':
+      return `waiting  ${event.id} is still running; the next run collects it`;
+    default:
+      return undefined;
+  }
+}
+
+export function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${Math.ceil(seconds)}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(Math.ceil(seconds % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
+}

@@ -1,0 +1,35 @@
+import { createServiceClient } from '../api/client.js';
+import type { ServiceClient } from '../api/types.js';
+import { startSimulator, type Simulator } from '../sim/index.js';
+import { readToken, resolveBaseUrl, type SharedArgs } from './options.js';
+
+export interface ServiceSession {
+  client: ServiceClient;
+  baseUrl: string;
+  /** Set under --sim: the in-process simulator the client talks to. */
+  simulator?: Simulator | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the service client for a command: against --base-url with the user's token, or against
+ * an in-process simulator on a loopback port under --sim. The token goes to the client only.
+ */
+export async function openService(args: SharedArgs, env: NodeJS.ProcessEnv): Promise<ServiceSession> {
+  if (args.sim) {
+    const simulator = await startSimulator({ port: 0 });
+    const client = createServiceClient({ baseUrl: simulator.url, token: simulator.token });
+    return {
+      client,
+      baseUrl: simulator.url,
+      simulator,
+      close: async () => {
+        await client.close();
+        await simulator.close();
+      },
+    };
+  }
+  const baseUrl = resolveBaseUrl(args, env);
+  const client = createServiceClient({ baseUrl, token: readToken(args, env) });
+  return { client, baseUrl, close: () => client.close() };
+}

@@ -1,0 +1,67 @@
+import type { JobType, ServiceClient } from '../api/types.js';
+import type { Ledger } from '../store/index.js';
+import type { Pace } from './pace.js';
+
+/** How often a running job is asked about, per type: from `firstMs`, growing by `factor` to `maxMs`. */
+export interface PollSchedule {
+  firstMs: number;
+  maxMs: number;
+  factor: number;
+  /** Stop waiting (the job stays `submitted` and the next run collects it). */
+  giveUpMs: number;
+}
+
+export interface RetryPolicy {
+  retries: number;
+  minDelayMs: number;
+  maxDelayMs: number;
+}
+
+export interface RunOptions {
+  concurrency: number;
+  budgetUsd: number | null;
+  noWait: boolean;
+  resubmitInDoubt: boolean;
+  outDir: string;
+  poll: Record<JobType, PollSchedule>;
+  retry: RetryPolicy;
+  /** Results larger than this are refused (API.md: outputs ≤ 100 MB). */
+  maxResultBytes: number;
+}
+
+export type RunEvent =
+  | { kind: 'submitted'; id: string; requestId: string }
+  | { kind: 'done'; id: string; path: string; bytes: number }
+  | { kind: 'failed'; id: string; reason: string }
+  | { kind: 'in_doubt'; id: string; reason: string }
+  | { kind: 'not_taken'; id: string; reason: string }
+  | { kind: 'skipped'; id: string; reason: string }
+  | { kind: 'still_running'; id: string }
+  | { kind: 'retry'; what: string; attempt: number; delayMs: number; reason: string }
+  | { kind: 'paused'; what: string; untilMs: number; reason: string }
+  | { kind: 'warning'; message: string };
+
+/** Everything the execute step needs, built by the CLI (the composition root) and passed down. */
+export interface RunContext {
+  client: ServiceClient;
+  ledger: Ledger;
+  pace: Pace;
+  options: RunOptions;
+  /** Aborted by the first Ctrl-C or SIGTERM, or by a fatal error: no new work starts. */
+  stop: AbortSignal;
+  emit: (event: RunEvent) => void;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000 };
+
+/** API.md: official clients poll audio from ~1–2 s up to ~5–10 s, video from ~5 s up to ~30 s. */
+export const SERVICE_POLL: Record<JobType, PollSchedule> = {
+  txt2audio: { firstMs: 1500, maxMs: 8000, factor: 1.5, giveUpMs: 10 * 60_000 },
+  img2video: { firstMs: 5000, maxMs: 30_000, factor: 1.5, giveUpMs: 15 * 60_000 },
+};
+
+/** The simulator finishes jobs in well under a second, so polling it at the service's pace only waits. */
+export const SIMULATOR_POLL: Record<JobType, PollSchedule> = {
+  txt2audio: { firstMs: 150, maxMs: 1000, factor: 1.5, giveUpMs: 60_000 },
+  img2video: { firstMs: 300, maxMs: 2000, factor: 1.5, giveUpMs: 120_000 },
+};

@@ -1,0 +1,126 @@
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { ResultUrlError, ResultUrlExpiredError } from '../api/errors.js';
+import { withRetries } from '../api/retry.js';
+import { LocalIoError } from '../errors.js';
+import type { ResolvedJob } from '../manifest/types.js';
+import type { RunContext } from './context.js';
+import { pollStatus } from './follow.js';
+import { describeError, FatalRunError } from './run-errors.js';
+
+const MAX_URL_REFRESHES = 3;
+const KNOWN_EXTENSIONS = new Set(['mp3', 'wav', 'flac', 'ogg', 'opus', 'aac', 'm4a', 'mp4', 'webm', 'mov', 'gif']);
+
+export type DownloadOutcome = 'done' | 'stopped' | 'unreachable';
+
+/**
+ * Streams a finished job's result to `<out>/<id>.<ext>.part`, then renames it into place and
+ * records size and sha256. The rename comes last so a file named `<id>.<ext>` is always
+ * complete; an expired URL (403) is refreshed through the status endpoint.
+ */
+export async function downloadResult(
+  ctx: RunContext,
+  job: ResolvedJob,
+  requestId: string,
+  firstUrl: string | undefined,
+): Promise<DownloadOutcome> {
+  let url = firstUrl;
+  for (let refresh = 0; refresh <= MAX_URL_REFRESHES; refresh += 1) {
+    if (url === undefined || url === '') {
+      const status = await pollStatus(ctx, job, requestId);
+      if (status === 'stopped' || status === 'unreachable') return status;
+      url = status.resultUrl;
+      if (url === undefined || url === '') return leaveForLater(ctx, job, 'the service reported done without a result_url');
+    }
+    try {
+      if (await fetchIntoPlace(ctx, job, url)) return 'done';
+      return leaveForLater(ctx, job, 'the result file was empty');
+    } catch (error) {
+      if (ctx.stop.aborted) return 'stopped';
+      if (error instanceof ResultUrlExpiredError) {
+        url = undefined;
+        continue;
+      }
+      if (error instanceof ResultUrlError) {
+        ctx.ledger.markFailedRemote(job.id, { reason: describeError(error), retryable: false, refunded: false });
+        ctx.emit({ kind: 'failed', id: job.id, reason: describeError(error) });
+        return 'unreachable';
+      }
+      if (isDiskError(error)) throw new FatalRunError(diskError(ctx, error));
+      return leaveForLater(ctx, job, describeError(error));
+    }
+  }
+  return leaveForLater(ctx, job, `the result URL expired ${MAX_URL_REFRESHES + 1} times in a row`);
+}
+
+/** Returns false, leaving nothing behind, when the result is empty. */
+async function fetchIntoPlace(ctx: RunContext, job: ResolvedJob, url: string): Promise<boolean> {
+  const finalPath = outputPathFor(ctx.options.outDir, job, url);
+  const partPath = `${finalPath}.part`;
+  await mkdir(path.dirname(finalPath), { recursive: true });
+  const { retry } = ctx.options;
+  const result = await withRetries(
+    () => ctx.client.download(url, partPath, { maxBytes: ctx.options.maxResultBytes, signal: ctx.stop }),
+    {
+      kind: 'idempotent',
+      retries: retry.retries,
+      minDelayMs: retry.minDelayMs,
+      maxDelayMs: retry.maxDelayMs,
+      signal: ctx.stop,
+      onRetry: (error, attempt, delayMs) =>
+        ctx.emit({ kind: 'retry', what: `download of ${job.id}`, attempt, delayMs, reason: describeError(error) }),
+    },
+  );
+  if (result.bytes === 0) {
+    await rm(partPath, { force: true });
+    return false;
+  }
+  await rename(partPath, finalPath);
+  ctx.ledger.markDone(job.id, { path: finalPath, bytes: result.bytes, sha256: result.sha256 });
+  ctx.emit({ kind: 'done', id: job.id, path: finalPath, bytes: result.bytes });
+  return true;
+}
+
+/**
+ * `<out>/<id>.<ext>`. Ids are checked by the manifest (letters, digits, `.`, `_`, `-`), and the
+ * resolved path is checked again here: a result must never be written outside the folder.
+ */
+export function outputPathFor(outDir: string, job: ResolvedJob, url: string): string {
+  const root = path.resolve(outDir);
+  const target = path.resolve(root, `${job.id}.${extensionFor(job, url)}`);
+  if (path.dirname(target) !== root) {
+    throw new Error(`job id ${JSON.stringify(job.id)} would write outside ${root}`);
+  }
+  return target;
+}
+
+function extensionFor(job: ResolvedJob, url: string): string {
+  let fromUrl = '';
+  try {
+    fromUrl = path.posix.extname(new URL(url).pathname).slice(1).toLowerCase();
+  } catch {
+    // An unparsable URL is refused by the download itself; the name does not matter.
+  }
+  if (KNOWN_EXTENSIONS.has(fromUrl)) return fromUrl;
+  return job.type === 'txt2audio' ? job.params.format : 'mp4';
+}
+
+function leaveForLater(ctx: RunContext, job: ResolvedJob, reason: string): DownloadOutcome {
+  ctx.ledger.recordEvent(job.id, 'download_failed', { error: reason });
+  ctx.emit({ kind: 'warning', message: `job "${job.id}": result not downloaded (${reason}); the next run tries again` });
+  return 'unreachable';
+}
+
+function isDiskError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const causeCode = ((error as { cause?: { code?: unknown } } | undefined)?.cause)?.code;
+  return [code, causeCode].some((c) => c === 'ENOSPC' || c === 'EROFS' || c === 'EACCES' || c === 'EPERM' || c === 'EDQUOT');
+}
+
+function diskError(ctx: RunContext, error: unknown): LocalIoError {
+  return new LocalIoError(
+    `cannot write results to ${ctx.options.outDir}: ${describeError(error)}. Free space or fix permissions (or pass --out DIR), then run the same command again: finished jobs are downloaded then.`,
+    'E_OUTPUT',
+    error,
+  );
+}

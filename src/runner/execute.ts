@@ -1,0 +1,100 @@
+import pLimit from 'p-limit';
+import type { ResolvedJob } from '../manifest/types.js';
+import type { RunContext } from './context.js';
+import { followJob } from './follow.js';
+import type { PlannedSubmit, RunPlan } from './plan.js';
+import { FatalRunError } from './run-errors.js';
+import { submitJob } from './submit.js';
+
+export interface ExecuteResult {
+  /** Set when a fatal error (auth, balance, disk) ended the run early. */
+  fatal?: FatalRunError | undefined;
+  /** Set when a daily limit stopped submitting under --no-wait: when to run again. */
+  dailyLimitUntilMs?: number | undefined;
+  stoppedBySignal: boolean;
+}
+
+/**
+ * Carries out a plan: submits with bounded concurrency, follows every submitted job (those of
+ * earlier runs too) and downloads results. Every outcome is committed to the ledger as it
+ * happens, so this can be stopped at any point and the next run picks up from the ledger.
+ */
+export async function executePlan(
+  ctx: RunContext,
+  plan: RunPlan,
+  control: { userStop: AbortSignal; halt: AbortController },
+): Promise<ExecuteResult> {
+  const result: ExecuteResult = { stoppedBySignal: false };
+  const guard = (work: Promise<unknown>): Promise<void> => guardFatal(result, control.halt, work);
+  for (const skipped of plan.skip) ctx.ledger.markSkipped(skipped.job.id, 'over budget (--partial)');
+  for (const skipped of plan.skip) ctx.emit({ kind: 'skipped', id: skipped.job.id, reason: 'over budget (--partial)' });
+
+  const following: Promise<unknown>[] = [];
+  const follow = (job: ResolvedJob, requestId: string): void => {
+    if (ctx.options.noWait) return;
+    following.push(guard(followJob(ctx, job, requestId)));
+  };
+  for (const earlier of plan.follow) follow(earlier.job, earlier.requestId);
+
+  const limit = pLimit(ctx.options.concurrency);
+  await Promise.all(
+    plan.submit.map((planned) => limit(() => guard(submitWithRequeue(ctx, planned, follow, result)))),
+  );
+  await Promise.all(following);
+  result.stoppedBySignal = control.userStop.aborted;
+  return result;
+}
+
+/**
+ * Submits one planned job. A job the service provably did not take because of a rate limit
+ * goes back in line (the pace is paused meanwhile); a daily limit under --no-wait stops
+ * submitting instead and says when to come back.
+ */
+async function submitWithRequeue(
+  ctx: RunContext,
+  planned: PlannedSubmit,
+  follow: (job: ResolvedJob, requestId: string) => void,
+  result: ExecuteResult,
+): Promise<void> {
+  for (;;) {
+    if (ctx.stop.aborted || result.dailyLimitUntilMs !== undefined) return;
+    const outcome = await submitJob(ctx, planned.job, planned.reason === 'resubmit-in-doubt');
+    switch (outcome.kind) {
+      case 'submitted':
+        ctx.emit({ kind: 'submitted', id: planned.job.id, requestId: outcome.requestId });
+        follow(planned.job, outcome.requestId);
+        return;
+      case 'not-taken':
+        ctx.emit({ kind: 'not_taken', id: planned.job.id, reason: outcome.reason });
+        if (outcome.daily && ctx.options.noWait) {
+          result.dailyLimitUntilMs = Date.now() + (outcome.retryAfterMs ?? 0);
+          return;
+        }
+        if (outcome.retryAfterMs === undefined) return;
+        continue;
+      case 'refused':
+        ctx.emit({ kind: 'failed', id: planned.job.id, reason: outcome.reason });
+        return;
+      case 'in-doubt':
+        ctx.emit({ kind: 'in_doubt', id: planned.job.id, reason: outcome.reason });
+        return;
+      case 'over-budget':
+        ctx.ledger.markSkipped(planned.job.id, 'the budget was reached during the run');
+        ctx.emit({ kind: 'skipped', id: planned.job.id, reason: 'the budget was reached during the run' });
+        return;
+      case 'stopped':
+        return;
+    }
+  }
+}
+
+/** A fatal error in one worker stops the others (through `halt`); the first one is kept to report. */
+async function guardFatal(result: ExecuteResult, halt: AbortController, work: Promise<unknown>): Promise<void> {
+  try {
+    await work;
+  } catch (error) {
+    if (!(error instanceof FatalRunError)) throw error;
+    result.fatal ??= error;
+    halt.abort(error);
+  }
+}

@@ -1,0 +1,82 @@
+import { RateLimitError } from '../api/errors.js';
+import { withRetries } from '../api/retry.js';
+import type { Model, ServiceClient } from '../api/types.js';
+import { checkAgainstCatalogue } from '../manifest/catalogue.js';
+import { ManifestError } from '../manifest/errors.js';
+import type { Manifest } from '../manifest/types.js';
+import { priceJobs, type PricingResult } from '../pricing/price-jobs.js';
+import type { Ledger } from '../store/index.js';
+import type { RetryPolicy, RunEvent } from './context.js';
+import type { Pace } from './pace.js';
+import { describeError } from './run-errors.js';
+
+/** The catalogue changes rarely (API.md: cache it minutes to a day). */
+export const CATALOGUE_MAX_AGE_MS = 60 * 60_000;
+/** Prices may change; a day-old quote is still what a person means by "the estimate". */
+export const PRICE_MAX_AGE_MS = 24 * 60 * 60_000;
+
+export interface ServiceDeps {
+  client: ServiceClient;
+  ledger: Ledger;
+  baseUrl: string;
+  pace: Pace;
+  retry: RetryPolicy;
+  stop: AbortSignal;
+  emit: (event: RunEvent) => void;
+}
+
+/** The models catalogue, from the ledger's cache when fresh, else every page of the service. */
+export async function loadCatalogue(deps: Pick<ServiceDeps, 'client' | 'ledger' | 'baseUrl'>): Promise<Model[]> {
+  const cached = deps.ledger.getCatalogue(deps.baseUrl, CATALOGUE_MAX_AGE_MS);
+  if (Array.isArray(cached)) return cached as Model[];
+  const models = await deps.client.listModels();
+  deps.ledger.putCatalogue(deps.baseUrl, models);
+  return models;
+}
+
+/** Checks models, voices, languages and bounds against the catalogue; every problem at once. */
+export async function checkWithService(manifest: Manifest, deps: Pick<ServiceDeps, 'client' | 'ledger' | 'baseUrl'>): Promise<void> {
+  const models = await loadCatalogue(deps);
+  const issues = checkAgainstCatalogue(manifest, models);
+  if (issues.length > 0) throw new ManifestError(issues);
+}
+
+/**
+ * Prices every job of the manifest. Price calls are idempotent, so they are retried freely and
+ * paced as their own class; the cache in the ledger makes a second estimate free.
+ */
+export async function priceManifest(manifest: Manifest, deps: ServiceDeps): Promise<PricingResult> {
+  const quote = <Q>(call: (query: Q) => Promise<{ value: { priceUsd: number }; rateLimit: object }>) =>
+    (query: Q): Promise<number> =>
+      withRetries(
+        async () => {
+          await deps.pace.take('price', deps.stop);
+          const answer = await call(query);
+          deps.pace.observe('price', answer.rateLimit);
+          return answer.value.priceUsd;
+        },
+        {
+          kind: 'idempotent',
+          ...retryOptions(deps.retry),
+          signal: deps.stop,
+          onRetry: (error, attempt, delayMs) => {
+            if (error instanceof RateLimitError) {
+              deps.pace.pause('price', Date.now() + (error.retryAfterMs ?? 60_000), 'rate limited (429)');
+            }
+            deps.emit({ kind: 'retry', what: 'price call', attempt, delayMs, reason: describeError(error) });
+          },
+        },
+      );
+  return priceJobs(manifest.jobs, {
+    quoteTxt2Audio: quote((q) => deps.client.priceTxt2Audio(q, { signal: deps.stop })),
+    quoteImg2Video: quote((q) => deps.client.priceImg2Video(q, { signal: deps.stop })),
+    cache: {
+      get: (key) => deps.ledger.getPrice(key, PRICE_MAX_AGE_MS),
+      put: (rows) => deps.ledger.putPrices(rows),
+    },
+  });
+}
+
+export function retryOptions(retry: RetryPolicy): { retries: number; minDelayMs: number; maxDelayMs: number } {
+  return { retries: retry.retries, minDelayMs: retry.minDelayMs, maxDelayMs: retry.maxDelayMs };
+}

@@ -1,0 +1,122 @@
+import { RateLimitError, submitFailureKind } from '../api/errors.js';
+import { withRetries } from '../api/retry.js';
+import type { ResolvedJob } from '../manifest/types.js';
+import type { RunContext } from './context.js';
+import type { PacedClass } from './pace.js';
+import { describeError, FatalRunError, SubmitAbandoned } from './run-errors.js';
+
+export type SubmitOutcome =
+  | { kind: 'submitted'; requestId: string }
+  | { kind: 'not-taken'; reason: string; retryAfterMs?: number | undefined; daily: boolean }
+  | { kind: 'refused' | 'in-doubt'; reason: string }
+  | { kind: 'over-budget' }
+  | { kind: 'stopped' };
+
+/**
+ * Sends one job at most once as far as anyone can know. Order matters here:
+ * 1. the price is reserved and the row becomes `submitting`, committed, before any byte leaves,
+ *    so a crash at any later point is found by the next run as `in_doubt`, never as `pending`;
+ * 2. the request is retried only while the service provably did not take it (429, 503, no
+ *    connection), through the one retry layer;
+ * 3. the answer (request id or failure) is committed before the next step.
+ */
+export async function submitJob(ctx: RunContext, job: ResolvedJob, resubmit: boolean): Promise<SubmitOutcome> {
+  const cls: PacedClass = `submit:${job.type}`;
+  try {
+    await ctx.pace.take(cls, ctx.stop);
+  } catch {
+    return { kind: 'stopped' };
+  }
+  const allowFrom = resubmit ? (['in_doubt'] as const) : (['pending', 'skipped'] as const);
+  const reserved = ctx.ledger.reserveForSubmit(job.id, ctx.options.budgetUsd, [...allowFrom]);
+  if (reserved === 'over-budget') return { kind: 'over-budget' };
+  if (reserved !== 'reserved') throw new Error(`job ${job.id} could not be reserved: ${reserved}`);
+
+  try {
+    const requestId = await sendWithRetries(ctx, job, cls);
+    ctx.ledger.markSubmitted(job.id, requestId);
+    return { kind: 'submitted', requestId };
+  } catch (error) {
+    return recordFailure(ctx, job, error);
+  }
+}
+
+async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClass): Promise<string> {
+  // Aborting the retry layer is only safe between attempts: an attempt in flight must be
+  // allowed to finish, or its answer (and the request id in it) would be thrown away.
+  const betweenAttempts = new AbortController();
+  const { retry } = ctx.options;
+  return withRetries(
+    async (attempt) => {
+      if (attempt > 1) {
+        if (ctx.stop.aborted) throw new SubmitAbandoned('the run is stopping');
+        await ctx.pace.take(cls, betweenAttempts.signal);
+      }
+      const answer = await send(ctx, job);
+      ctx.pace.observe(cls, answer.rateLimit);
+      return answer.value.requestId;
+    },
+    {
+      kind: 'submit',
+      retries: retry.retries,
+      minDelayMs: retry.minDelayMs,
+      maxDelayMs: retry.maxDelayMs,
+      signal: betweenAttempts.signal,
+      onRetry: (error, attempt, delayMs) => {
+        if (error instanceof RateLimitError) pauseFor(ctx, cls, error);
+        ctx.emit({ kind: 'retry', what: `submit ${job.id}`, attempt, delayMs, reason: describeError(error) });
+        // onRetry runs only after an attempt that provably was not taken, so stopping now is safe.
+        if (ctx.stop.aborted) betweenAttempts.abort(new SubmitAbandoned('the run is stopping'));
+      },
+    },
+  );
+}
+
+function send(ctx: RunContext, job: ResolvedJob) {
+  if (job.type === 'txt2audio') return ctx.client.submitTxt2Audio({ ...job.params, text: job.text });
+  return ctx.client.submitImg2Video({
+    ...job.params,
+    first_frame_image: imageFile(job.firstFrame),
+    last_frame_image: job.lastFrame === undefined ? undefined : imageFile(job.lastFrame),
+  });
+}
+
+function imageFile(image: { path: string; contentType: string }) {
+  return { path: image.path, contentType: image.contentType, filename: image.path.split(/[\\/]/).pop() ?? 'image' };
+}
+
+export function pauseFor(ctx: RunContext, cls: PacedClass, error: RateLimitError): void {
+  const untilMs = Date.now() + (error.retryAfterMs ?? 60_000);
+  ctx.pace.pause(cls, untilMs, error.limitType === 'daily' ? 'daily limit reached' : 'rate limited (429)');
+}
+
+function recordFailure(ctx: RunContext, job: ResolvedJob, error: unknown): SubmitOutcome {
+  const reason = describeError(error);
+  if (error instanceof SubmitAbandoned) {
+    ctx.ledger.markNotTaken(job.id, reason);
+    return { kind: 'stopped' };
+  }
+  switch (submitFailureKind(error)) {
+    case 'not-taken': {
+      ctx.ledger.markNotTaken(job.id, reason);
+      const rateLimited = error instanceof RateLimitError ? error : undefined;
+      if (rateLimited !== undefined) pauseFor(ctx, `submit:${job.type}`, rateLimited);
+      return {
+        kind: 'not-taken',
+        reason,
+        retryAfterMs: rateLimited?.retryAfterMs,
+        daily: rateLimited?.limitType === 'daily',
+      };
+    }
+    case 'refused':
+      ctx.ledger.markRefused(job.id, reason);
+      return { kind: 'refused', reason };
+    case 'fatal':
+      // 401/403 and "not enough balance" answer before the job is taken: nothing was charged.
+      ctx.ledger.markNotTaken(job.id, reason);
+      throw new FatalRunError(error);
+    default:
+      ctx.ledger.markInDoubt(job.id, reason);
+      return { kind: 'in-doubt', reason };
+  }
+}

@@ -1,0 +1,86 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
+import { writeTtsManifest } from '../helpers/manifests.js';
+
+const FAST = { pendingMs: { txt2audio: 20, img2video: 50 }, processingMs: { txt2audio: 60, img2video: 150 } };
+
+describe('mediabatch run against the simulator', () => {
+  let sim: Simulator;
+  let dir: string;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir());
+  });
+  afterEach(async () => {
+    await sim?.close();
+    await cleanup();
+  });
+
+  const cli = (args: string[]) =>
+    runCli([...args, '--base-url', sim.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
+
+  it('runs every job to a verified file, and a second run sends nothing', async () => {
+    sim = await startSimulator({ ...FAST });
+    const manifest = await writeTtsManifest(dir, { jobs: 12, budget: 5 });
+    const first = await cli(['run', manifest, '--json']);
+    expect(first.stderr).not.toMatch(/Error:|at .*\.js/);
+    expect(first.code).toBe(0);
+    const summary = JSON.parse(first.stdout) as { counts: Record<string, number>; jobs: { output: string; state: string }[] };
+    expect(summary.counts.done).toBe(12);
+    for (const job of summary.jobs) {
+      expect(job.state).toBe('done');
+      expect(readFileSync(job.output).subarray(0, 4).toString()).toBe('RIFF');
+    }
+    expect(readdirSync(path.join(dir, 'batch.out')).filter((f) => f.endsWith('.part'))).toEqual([]);
+    expect(sim.stats.accepted.length).toBe(12);
+
+    const second = await cli(['run', manifest, '--json']);
+    expect(second.code).toBe(0);
+    expect(sim.stats.accepted.length).toBe(12);
+    expect(sim.stats.duplicates()).toEqual([]);
+    expect(existsSync(path.join(dir, 'batch.report.json'))).toBe(true);
+  });
+
+  it('refuses a run over budget with exit 3 and sends nothing; --partial sends the prefix that fits', async () => {
+    sim = await startSimulator({ ...FAST });
+    const manifest = await writeTtsManifest(dir, { jobs: 10 });
+    const estimate = await cli(['estimate', manifest, '--json']);
+    expect(estimate.code).toBe(0);
+    const report = JSON.parse(estimate.stdout) as { total: number; jobs: { price: number }[] };
+    const budget = report.jobs.slice(0, 4).reduce((s, j) => s + j.price, 0) * 1.000001;
+
+    const refused = await cli(['run', manifest, '--budget', String(budget)]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/would be exceeded by \$/);
+    expect(refused.stderr).toMatch(/4 of them fit/);
+    expect(hasStackTrace(refused.stderr)).toBe(false);
+    expect(sim.stats.accepted.length).toBe(0);
+
+    const partial = await cli(['run', manifest, '--budget', String(budget), '--partial', '--json']);
+    expect(partial.code).toBe(1);
+    const summary = JSON.parse(partial.stdout) as { counts: Record<string, number>; spent: number };
+    expect(summary.counts.done).toBe(4);
+    expect(summary.counts.skipped).toBe(6);
+    expect(summary.spent).toBeLessThanOrEqual(budget);
+    expect(sim.stats.accepted.length).toBe(4);
+
+    // The cap counts earlier runs: the same budget sends nothing more.
+    const again = await cli(['run', manifest, '--budget', String(budget), '--partial', '--json']);
+    expect(sim.stats.accepted.length).toBe(4);
+    expect((JSON.parse(again.stdout) as { counts: Record<string, number> }).counts.skipped).toBe(6);
+  });
+
+  it('a wrong token stops with one line and exit 4', async () => {
+    sim = await startSimulator({ ...FAST });
+    const manifest = await writeTtsManifest(dir, { jobs: 2 });
+    const result = await runCli(['run', manifest, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: 'wrong' } });
+    expect(result.code).toBe(4);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).not.toContain('wrong');
+    expect(sim.stats.accepted.length).toBe(0);
+  });
+});
