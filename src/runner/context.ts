@@ -65,3 +65,18 @@ export const SIMULATOR_POLL: Record<JobType, PollSchedule> = {
   txt2audio: { firstMs: 150, maxMs: 1000, factor: 1.5, giveUpMs: 60_000 },
   img2video: { firstMs: 300, maxMs: 2000, factor: 1.5, giveUpMs: 120_000 },
 };
+
+/**
+ * `run --poll-ms MS`: every type's first poll after MS, backing off ×1.5 up to 6×MS; the give-up
+ * time stays the service's. For a local server (a simulator started apart, a test double) whose
+ * jobs end in milliseconds: the status pace of the plan still bounds the calls.
+ */
+export function pollEvery(firstMs: number): Record<JobType, PollSchedule> {
+  const schedule = (type: JobType): PollSchedule => ({
+    firstMs,
+    maxMs: firstMs * 6,
+    factor: 1.5,
+    giveUpMs: SERVICE_POLL[type].giveUpMs,
+  });
+  return { txt2audio: schedule('txt2audio'), img2video: schedule('img2video') };
+}

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { ExitCode, UsageError } from '../../errors.js';
-import { DEFAULT_RETRY, SERVICE_POLL, SIMULATOR_POLL, type RunContext, type RunEvent } from '../../runner/context.js';
+import { DEFAULT_RETRY, pollEvery, SERVICE_POLL, SIMULATOR_POLL, type RunContext, type RunEvent } from '../../runner/context.js';
 import { runManifest, type RunOutcome } from '../../runner/run.js';
 import { formatStatusText, statusJson } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
@@ -18,6 +18,7 @@ interface RunArgs extends SharedArgs, PlanArgs {
   out?: string | undefined;
   'resubmit-in-doubt': boolean;
   partial: boolean;
+  'poll-ms'?: number | undefined;
 }
 
 /** API.md: outputs are at most 100 MB; a little slack for container overhead. */
@@ -34,10 +35,18 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
         .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })
         .option('out', { type: 'string', describe: 'results folder (default: <manifest>.out/ beside the manifest)' })
         .option('resubmit-in-doubt', { type: 'boolean', default: false, describe: 'send in-doubt jobs again (they may be paid twice)' })
-        .option('partial', { type: 'boolean', default: false, describe: 'over budget: send what fits in manifest order, skip the rest' }),
+        .option('partial', { type: 'boolean', default: false, describe: 'over budget: send what fits in manifest order, skip the rest' })
+        .option('poll-ms', {
+          type: 'number',
+          describe: "first status poll after MS for every type, backing off to 6×MS (default: the service's pace, 1.5 s audio, 5 s video)",
+        }),
     handler: async (args) => {
       if (!Number.isInteger(args.concurrency) || args.concurrency < 1 || args.concurrency > 64) {
         throw new UsageError(`--concurrency: expected a whole number from 1 to 64, got ${args.concurrency}`);
+      }
+      const pollMs = args['poll-ms'];
+      if (pollMs !== undefined && (!Number.isInteger(pollMs) || pollMs < 10 || pollMs > 600_000)) {
+        throw new UsageError(`--poll-ms: expected a whole number of milliseconds from 10 to 600000, got ${pollMs}`);
       }
       const session = await openWorkSession(args, { lock: true, command: 'run' });
       try {
@@ -75,7 +84,7 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
       noWait: !args.wait,
       resubmitInDoubt: args['resubmit-in-doubt'],
       outDir: session.paths.out,
-      poll: args.sim ? SIMULATOR_POLL : SERVICE_POLL,
+      poll: pollScheduleFor(args),
       retry: DEFAULT_RETRY,
       maxResultBytes: MAX_RESULT_BYTES,
     },
@@ -104,6 +113,12 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
   if (args.json) await writeJson(statusJson(summary));
   else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
   return finish(outcome, summary.counts, args);
+}
+
+function pollScheduleFor(args: RunArgs): RunContext['options']['poll'] {
+  const pollMs = args['poll-ms'];
+  if (pollMs !== undefined) return pollEvery(pollMs);
+  return args.sim ? SIMULATOR_POLL : SERVICE_POLL;
 }
 
 function finish(outcome: RunOutcome, counts: Record<string, number>, args: RunArgs): number {
