@@ -43,7 +43,8 @@ export function estimateDuration(jobsToSend: Record<JobType, number>, plan: Plan
   const what = slowest.what === 'status' ? 'status polls' : slowest.what;
   return {
     durationMs: slowest.durationMs,
-    text: `about ${formatDuration(slowest.durationMs)} (${titleCase(planName)}: ${what} ${slowest.limitText})`,
+    // "about under a minute" reads wrong: a bound needs no "about".
+    text: `${slowest.durationMs < MINUTE_MS ? '' : 'about '}${formatDuration(slowest.durationMs)} (${titleCase(planName)}: ${what} ${slowest.limitText})`,
     byClass,
     statusPollsMin: totalJobs,
   };
