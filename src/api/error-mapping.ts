@@ -37,32 +37,47 @@ function shorten(text: string): string {
   return flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS - 1)}…` : flat;
 }
 
-function toFieldErrors(raw: unknown): Record<string, string[]> {
+/**
+ * Blanks out `secret` (the API token). A proxy or a hostile server may echo request headers in
+ * its error text; whatever it says ends up in messages, logs and the ledger, so the token must be
+ * gone from it before anything is shortened (a cut could keep part of it).
+ */
+function redactor(secret: string | undefined): (text: string) => string {
+  if (secret === undefined || secret === '') return (text) => text;
+  return (text) => text.split(secret).join('[redacted]');
+}
+
+function toFieldErrors(raw: unknown, redact: (text: string) => string): Record<string, string[]> {
   const fieldErrors: Record<string, string[]> = {};
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fieldErrors;
   for (const [field, value] of Object.entries(raw)) {
     const list = Array.isArray(value) ? value : [value];
-    fieldErrors[field] = list.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
+    fieldErrors[redact(field)] = list.map((item) => redact(typeof item === 'string' ? item : JSON.stringify(item)));
   }
   return fieldErrors;
 }
 
-/** Reads a Laravel-style error body `{message, errors}`; anything else becomes a text snippet. */
-export function parseErrorBody(text: string): ErrorBody {
+/**
+ * Reads a Laravel-style error body `{message, errors}`; anything else becomes a text snippet.
+ * `secret`, when given, never survives into what is returned.
+ */
+export function parseErrorBody(text: string, secret?: string): ErrorBody {
+  const redact = redactor(secret);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     // HTML from a gateway, or plain text: keep only what a human can read of it.
     const readable = text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ');
-    return { fieldErrors: {}, snippet: shorten(readable) };
+    return { fieldErrors: {}, snippet: shorten(redact(readable)) };
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    return { fieldErrors: {}, snippet: shorten(text) };
+    return { fieldErrors: {}, snippet: shorten(redact(text)) };
   }
   const record = parsed as Record<string, unknown>;
-  const message = typeof record['message'] === 'string' ? shorten(record['message']) : undefined;
-  return { message, fieldErrors: toFieldErrors(record['errors']), snippet: message ?? shorten(text) };
+  const message = typeof record['message'] === 'string' ? shorten(redact(record['message'])) : undefined;
+  // Redacted after parsing: a JSON escape (\u0041) in the raw text could hide the token from a textual scan.
+  return { message, fieldErrors: toFieldErrors(record['errors'], redact), snippet: message ?? shorten(redact(text)) };
 }
 
 /** The typed error for a non-2xx answer. The request was sent: the service answered it. */
@@ -71,8 +86,10 @@ export function errorFromResponse(
   status: number,
   headers: IncomingHttpHeaders,
   bodyText: string,
+  /** The API token: removed from whatever the server said (it may echo request headers). */
+  secret?: string,
 ): ApiError {
-  const body = parseErrorBody(bodyText);
+  const body = parseErrorBody(bodyText, secret);
   const details = {
     ...endpoint,
     status,

@@ -107,7 +107,7 @@ export async function callApi(context: HttpContext, call: ApiCall): Promise<ApiA
     throw errorFromTransport(error, { ...transport, dispatched: true, aborted: call.signal?.aborted });
   }
   const { statusCode: status, headers } = response;
-  if (status >= 400) throw errorFromResponse(endpoint, status, headers, text);
+  if (status >= 400) throw errorFromResponse(endpoint, status, headers, text, context.token);
   const rateLimit = parseRateLimit(headers);
   if (status < 200 || status >= 300) {
     throw new ResponseShapeError({ ...endpoint, status, requestSent: true, rateLimit, issues: `HTTP ${status} instead of 2xx` });
