@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createServiceClient } from '../src/api/client.js';
 import { loadManifest } from '../src/manifest/load.js';
-import { DEFAULT_RETRY, SIMULATOR_POLL, type RunContext } from '../src/runner/context.js';
+import { createRunContext, DEFAULT_RETRY, SIMULATOR_POLL } from '../src/runner/context.js';
 import { Pace } from '../src/runner/pace.js';
 import { runManifest } from '../src/runner/run.js';
 import { startSimulator } from '../src/sim/index.js';
@@ -38,7 +38,7 @@ export async function pacedRun(dir: string): Promise<PacedFigures> {
   const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
   const halt = new AbortController();
   try {
-    const ctx: RunContext = {
+    const ctx = createRunContext({
       client,
       ledger,
       pace: new Pace({ 'submit:txt2audio': { perWindow: PER_WINDOW, windowMs: WINDOW_MS } }),
@@ -54,7 +54,7 @@ export async function pacedRun(dir: string): Promise<PacedFigures> {
       },
       stop: halt.signal,
       emit: () => undefined,
-    };
+    });
     await runManifest({ manifest: await loadManifest(file), ctx, baseUrl: sim.url, partial: false, userStop: halt.signal, halt });
     const times = sim.stats.accepted.map((a) => a.at).sort((a, b) => a - b);
     const spanS = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / 1000;

@@ -1,5 +1,7 @@
 import type { JobType, ServiceClient } from '../api/types.js';
 import type { Ledger } from '../store/index.js';
+import pLimit, { type LimitFunction } from 'p-limit';
+import { CommitQueue } from './commit-queue.js';
 import type { Pace } from './pace.js';
 
 /** How often a running job is asked about, per type: from `firstMs`, growing by `factor` to `maxMs`. */
@@ -45,11 +47,27 @@ export type RunEvent =
 export interface RunContext {
   client: ServiceClient;
   ledger: Ledger;
+  /** State changes made while requests are in flight go through here (group commit). */
+  commits: CommitQueue;
+  /**
+   * Status calls and downloads in flight at once. Thousands of jobs may be followed together;
+   * without a bound they would all ask (and open result files) at the same moment.
+   */
+  limits: { status: LimitFunction; download: LimitFunction };
   pace: Pace;
   options: RunOptions;
   /** Aborted by the first Ctrl-C or SIGTERM, or by a fatal error: no new work starts. */
   stop: AbortSignal;
   emit: (event: RunEvent) => void;
+}
+
+/** Builds a context from what the composition root owns, adding the run's own queues. */
+export function createRunContext(parts: Omit<RunContext, 'commits' | 'limits'>): RunContext {
+  return {
+    ...parts,
+    commits: new CommitQueue(parts.ledger),
+    limits: { status: pLimit(parts.options.concurrency * 2), download: pLimit(parts.options.concurrency) },
+  };
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000 };

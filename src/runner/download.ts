@@ -42,7 +42,7 @@ export async function downloadResult(
         continue;
       }
       if (error instanceof ResultUrlError) {
-        ctx.ledger.markFailedRemote(job.id, { reason: describeError(error), retryable: false, refunded: false });
+        await ctx.commits.run((l) => l.markFailedRemote(job.id, { reason: describeError(error), retryable: false, refunded: false }));
         ctx.emit({ kind: 'failed', id: job.id, reason: describeError(error) });
         return 'unreachable';
       }
@@ -76,7 +76,7 @@ async function fetchIntoPlace(ctx: RunContext, job: ResolvedJob, url: string): P
     return false;
   }
   await rename(partPath, finalPath);
-  ctx.ledger.markDone(job.id, { path: finalPath, bytes: result.bytes, sha256: result.sha256 });
+  await ctx.commits.run((l) => l.markDone(job.id, { path: finalPath, bytes: result.bytes, sha256: result.sha256 }));
   ctx.emit({ kind: 'done', id: job.id, path: finalPath, bytes: result.bytes });
   return true;
 }

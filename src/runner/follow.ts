@@ -28,7 +28,7 @@ export async function followJob(ctx: RunContext, job: ResolvedJob, requestId: st
     const status = await pollStatus(ctx, job, requestId);
     if (status === 'stopped' || status === 'unreachable') return status;
     if (status.status === 'done') return finishDone(ctx, job, requestId, status);
-    if (status.status === 'error') return recordRemoteError(ctx, job, status);
+    if (status.status === 'error') return await recordRemoteError(ctx, job, status);
     if (Date.now() >= giveUpAt) {
       ctx.emit({ kind: 'still_running', id: job.id });
       return 'still-running';
@@ -86,12 +86,12 @@ async function finishDone(
   return outcome === 'done' ? 'done' : outcome === 'stopped' ? 'stopped' : 'unreachable';
 }
 
-function recordRemoteError(ctx: RunContext, job: ResolvedJob, status: RequestStatus): FollowOutcome {
+async function recordRemoteError(ctx: RunContext, job: ResolvedJob, status: RequestStatus): Promise<FollowOutcome> {
   const parts = [status.errorCode, status.errorMessage, status.errorReason].filter((p) => p !== undefined && p !== '');
   const reason = parts.length > 0 ? parts.join(': ') : 'the service ended the job in error';
   const retryable = status.retryable === true;
   const refunded = status.refunded === true;
-  ctx.ledger.markFailedRemote(job.id, { reason, retryable, refunded });
+  await ctx.commits.run((l) => l.markFailedRemote(job.id, { reason, retryable, refunded }));
   const suffix = retryable && refunded ? ' (retryable and refunded: the next run sends it again)' : '';
   ctx.emit({ kind: 'failed', id: job.id, reason: reason + suffix });
   return retryable && refunded ? 'resubmittable' : 'failed';

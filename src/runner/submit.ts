@@ -28,17 +28,18 @@ export async function submitJob(ctx: RunContext, job: ResolvedJob, resubmit: boo
     return { kind: 'stopped' };
   }
   const allowFrom = resubmit ? (['in_doubt'] as const) : (['pending', 'skipped'] as const);
-  const reserved = ctx.ledger.reserveForSubmit(job.id, ctx.options.budgetUsd, [...allowFrom]);
+  const reserved = await ctx.commits.run((l) => l.reserveForSubmit(job.id, ctx.options.budgetUsd, [...allowFrom]));
   if (reserved === 'over-budget') return { kind: 'over-budget' };
   if (reserved !== 'reserved') throw new Error(`job ${job.id} could not be reserved: ${reserved}`);
 
+  let requestId: string;
   try {
-    const requestId = await sendWithRetries(ctx, job, cls);
-    ctx.ledger.markSubmitted(job.id, requestId);
-    return { kind: 'submitted', requestId };
+    requestId = await sendWithRetries(ctx, job, cls);
   } catch (error) {
     return recordFailure(ctx, job, error);
   }
+  await ctx.commits.run((l) => l.markSubmitted(job.id, requestId));
+  return { kind: 'submitted', requestId };
 }
 
 async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClass): Promise<string> {
@@ -90,15 +91,15 @@ export function pauseFor(ctx: RunContext, cls: PacedClass, error: RateLimitError
   ctx.pace.pause(cls, untilMs, error.limitType === 'daily' ? 'daily limit reached' : 'rate limited (429)');
 }
 
-function recordFailure(ctx: RunContext, job: ResolvedJob, error: unknown): SubmitOutcome {
+async function recordFailure(ctx: RunContext, job: ResolvedJob, error: unknown): Promise<SubmitOutcome> {
   const reason = describeError(error);
   if (error instanceof SubmitAbandoned) {
-    ctx.ledger.markNotTaken(job.id, reason);
+    await ctx.commits.run((l) => l.markNotTaken(job.id, reason));
     return { kind: 'stopped' };
   }
   switch (submitFailureKind(error)) {
     case 'not-taken': {
-      ctx.ledger.markNotTaken(job.id, reason);
+      await ctx.commits.run((l) => l.markNotTaken(job.id, reason));
       const rateLimited = error instanceof RateLimitError ? error : undefined;
       if (rateLimited !== undefined) pauseFor(ctx, `submit:${job.type}`, rateLimited);
       return {
@@ -109,14 +110,14 @@ function recordFailure(ctx: RunContext, job: ResolvedJob, error: unknown): Submi
       };
     }
     case 'refused':
-      ctx.ledger.markRefused(job.id, reason);
+      await ctx.commits.run((l) => l.markRefused(job.id, reason));
       return { kind: 'refused', reason };
     case 'fatal':
       // 401/403 and "not enough balance" answer before the job is taken: nothing was charged.
-      ctx.ledger.markNotTaken(job.id, reason);
+      await ctx.commits.run((l) => l.markNotTaken(job.id, reason));
       throw new FatalRunError(error);
     default:
-      ctx.ledger.markInDoubt(job.id, reason);
+      await ctx.commits.run((l) => l.markInDoubt(job.id, reason));
       return { kind: 'in-doubt', reason };
   }
 }

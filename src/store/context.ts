@@ -42,7 +42,8 @@ export function createContext(db: Database.Database, path: string, nowMs: () => 
        updated_at = @updatedAt
      WHERE id = @id AND state = @from`,
   );
-  const spentTotal = db.prepare<[], { total: number }>('SELECT TOTAL(spent_usd) AS total FROM jobs');
+  // Kept by triggers (migration 2); reading it is O(1), which the per-submit budget check needs.
+  const spentTotal = db.prepare<[], { total: number }>('SELECT spent_usd AS total FROM spend_total WHERE id = 1');
   const nowIso = (): string => new Date(nowMs()).toISOString();
   return {
     db,

@@ -20,6 +20,12 @@ export interface OpenLedgerOptions {
 export interface Ledger extends JobRecords, JobTransitions, LedgerCaches, RunLock {
   readonly path: string;
   readonly readonly: boolean;
+  /**
+   * Runs `fn` in one IMMEDIATE transaction: the ledger calls inside it commit together (each
+   * becomes a savepoint, so one that throws is undone alone). One commit for many state
+   * changes is what lets a run of thousands of jobs keep synchronous=FULL.
+   */
+  batch<T>(fn: () => T): T;
   /** Releases the run lock if held, then closes the file. Safe to call twice. */
   close(): void;
 }
@@ -29,6 +35,8 @@ export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledge
   const db = openDatabase(path, readonly);
   const ctx = createContext(db, path, options.nowMs ?? Date.now);
   const lock = createRunLock(ctx);
+  // The running total is kept by triggers; recomputing it once per open clears any float drift.
+  if (!readonly) db.prepare('UPDATE spend_total SET spent_usd = (SELECT TOTAL(spent_usd) FROM jobs) WHERE id = 1').run();
   return {
     path,
     readonly,
@@ -36,6 +44,7 @@ export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledge
     ...createTransitions(ctx),
     ...createCaches(ctx),
     ...lock,
+    batch: <T>(fn: () => T): T => db.transaction(fn).immediate(),
     close: () => {
       if (!db.open) return;
       if (!readonly) lock.releaseRunLock();

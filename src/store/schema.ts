@@ -86,6 +86,25 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 2,
+    // The budget check runs before every submit; summing 10,000 rows each time made a run
+    // quadratic. Triggers keep one running total in step with every change of spent_usd, in
+    // the same transaction, whatever code path writes it.
+    sql: `
+      CREATE TABLE spend_total (
+        id        INTEGER PRIMARY KEY CHECK (id = 1),
+        spent_usd REAL NOT NULL
+      ) STRICT;
+      INSERT INTO spend_total (id, spent_usd) SELECT 1, TOTAL(spent_usd) FROM jobs;
+      CREATE TRIGGER spend_on_insert AFTER INSERT ON jobs WHEN NEW.spent_usd <> 0
+        BEGIN UPDATE spend_total SET spent_usd = spent_usd + NEW.spent_usd WHERE id = 1; END;
+      CREATE TRIGGER spend_on_update AFTER UPDATE OF spent_usd ON jobs WHEN NEW.spent_usd <> OLD.spent_usd
+        BEGIN UPDATE spend_total SET spent_usd = spent_usd + NEW.spent_usd - OLD.spent_usd WHERE id = 1; END;
+      CREATE TRIGGER spend_on_delete AFTER DELETE ON jobs WHEN OLD.spent_usd <> 0
+        BEGIN UPDATE spend_total SET spent_usd = spent_usd - OLD.spent_usd WHERE id = 1; END;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { ExitCode, UsageError } from '../../errors.js';
-import { DEFAULT_RETRY, pollEvery, SERVICE_POLL, SIMULATOR_POLL, type RunContext, type RunEvent } from '../../runner/context.js';
+import { createRunContext, DEFAULT_RETRY, pollEvery, SERVICE_POLL, SIMULATOR_POLL, type RunContext, type RunEvent } from '../../runner/context.js';
 import { runManifest, type RunOutcome } from '../../runner/run.js';
 import { formatStatusText, statusJson } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
@@ -74,7 +74,7 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
     });
     for (const event of early.splice(0)) progress.onEvent(event);
   };
-  const ctx: RunContext = {
+  const ctx = createRunContext({
     client: session.service.client,
     ledger,
     pace: paceFor(session, (what, untilMs, reason) => emit({ kind: 'paused', what, untilMs, reason })),
@@ -90,7 +90,7 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
     },
     stop,
     emit,
-  };
+  });
   let outcome: RunOutcome | undefined;
   try {
     outcome = await runManifest({
