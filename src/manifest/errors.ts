@@ -23,9 +23,19 @@ export interface ManifestIssue {
 
 const GOT_MAX_CHARS = 60;
 const JOB_LABEL_MAX_CHARS = 40;
+const FIELD_MAX_CHARS = 60;
 
 function shorten(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+// Control characters, bidi overrides and lone surrogates: printed as they are, an id or key from
+// the manifest could break the one-line-per-issue layout or drive the terminal (ANSI escapes).
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** A name taken from the manifest (job id, key) as a message shows it: escaped, cut short. */
+function printable(text: string, max: number): string {
+  return shorten(text, max).replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A value as a message shows it: JSON-ish, `nothing` for a missing one, cut at ~60 characters. */
@@ -39,7 +49,7 @@ export function formatGot(value: unknown): string {
   } catch {
     text = String(value);
   }
-  return shorten(text, GOT_MAX_CHARS);
+  return printable(text, GOT_MAX_CHARS);
 }
 
 /** `expected X, got Y` — the message body shared by most issues. */
@@ -51,11 +61,11 @@ export function expectedGot(expected: string, got: string): Pick<ManifestIssue, 
 export function formatIssue(issue: ManifestIssue): string {
   const parts = [`${issue.file}:${issue.line}:${issue.col}`];
   if (issue.jobIndex !== undefined) {
-    const label = issue.jobId === undefined ? '' : `"${shorten(issue.jobId, JOB_LABEL_MAX_CHARS)}" `;
+    const label = issue.jobId === undefined ? '' : `"${printable(issue.jobId, JOB_LABEL_MAX_CHARS)}" `;
     parts.push(`job ${label}(#${issue.jobIndex + 1})`);
   }
   if (issue.field !== undefined) {
-    parts.push(`${issue.field}${issue.fromDefaults === true ? ' (from defaults)' : ''}:`);
+    parts.push(`${printable(issue.field, FIELD_MAX_CHARS)}${issue.fromDefaults === true ? ' (from defaults)' : ''}:`);
   }
   parts.push(issue.message);
   const line = parts.join(' ');
