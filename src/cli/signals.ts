@@ -8,7 +8,43 @@ export interface StopControl {
   dispose(): void;
 }
 
+/**
+ * Until a command handles signals itself, the first Ctrl-C or SIGTERM exits at once with 130:
+ * no generation request can be in flight then (a run sends none before its handlers are in).
+ */
+const exitNow = (name: NodeJS.Signals): void => {
+  process.stderr.write(`${name}: stopped.\n`);
+  process.exit(130);
+};
+
+export function exitOnSignalUntilHandled(): void {
+  process.on('SIGINT', exitNow);
+  process.on('SIGTERM', exitNow);
+}
+
+function suspendExitNow(): () => void {
+  process.off('SIGINT', exitNow);
+  process.off('SIGTERM', exitNow);
+  return exitOnSignalUntilHandled;
+}
+
+/** For a command that only waits for a signal to end (the simulator server). */
+export function nextStopSignal(): Promise<NodeJS.Signals> {
+  const restore = suspendExitNow();
+  return new Promise((resolve) => {
+    const onSignal = (name: NodeJS.Signals): void => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      restore();
+      resolve(name);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
 export function installStopHandlers(log: (line: string) => void): StopControl {
+  const restore = suspendExitNow();
   const controller = new AbortController();
   const onSignal = (name: NodeJS.Signals): void => {
     if (controller.signal.aborted) {
@@ -25,6 +61,7 @@ export function installStopHandlers(log: (line: string) => void): StopControl {
     dispose: () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      restore();
     },
   };
 }

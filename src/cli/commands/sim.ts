@@ -3,6 +3,7 @@ import { UsageError } from '../../errors.js';
 import { parseFaultSpec, startSimulator } from '../../sim/index.js';
 import type { CommandResult } from '../main.js';
 import { logLine, writeStdout } from '../output.js';
+import { nextStopSignal } from '../signals.js';
 
 interface SimArgs {
   port: number;
@@ -52,10 +53,7 @@ export function simCommand(result: CommandResult): CommandModule<object, SimArgs
       });
       await writeStdout(`listening on ${sim.url}\ntoken ${sim.token}`);
       logLine(`simulator (${args.plan} plan); stop with Ctrl-C. Try: MEDIABATCH_TOKEN=${sim.token} mediabatch models --base-url ${sim.url}`);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', () => resolve());
-        process.once('SIGTERM', () => resolve());
-      });
+      await nextStopSignal();
       await sim.close();
       result.exitCode = 0;
     },
