@@ -102,6 +102,11 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
       halt,
       onExecute: startDisplay,
     });
+  } catch (error) {
+    // A stop while checking, pricing or asking the balance ends the call in flight with an
+    // abort error. No submit has started (the display starts with the first), so nothing was
+    // sent: an interruption like any other, not a failure.
+    if (!stopControl.signal.aborted || progress !== undefined) throw error;
   } finally {
     // Warnings raised before the first submit (recovered in-doubt jobs, changed jobs) still show.
     if (progress === undefined) early.map(describeEvent).forEach((line) => line !== undefined && logLine(line));
@@ -112,6 +117,10 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
   await writeRunReports(session.paths, summary);
   if (args.json) await writeJson(statusJson(summary));
   else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
+  if (outcome === undefined) {
+    logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: mediabatch run ${args.manifest}`);
+    return ExitCode.interrupted;
+  }
   return finish(outcome, summary.counts, args);
 }
 
