@@ -1,0 +1,83 @@
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import type { Simulator } from '../../src/sim/index.js';
+import { collect, runCli, startCli, type CliResult } from '../helpers/cli.js';
+
+/** Jobs end in tens of milliseconds in the simulator: the tests poll it at that pace, not the service's. */
+export const FAST = { pendingMs: { txt2audio: 20, img2video: 50 }, processingMs: { txt2audio: 40, img2video: 100 } };
+
+/** What the CLI needs to talk to `sim` quickly: no client pace, short polls. */
+export function simArgs(sim: Simulator): string[] {
+  return ['--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '50'];
+}
+
+export function cliAgainst(sim: Simulator, args: string[], timeoutMs = 60_000): Promise<CliResult> {
+  return runCli([...args, ...simArgs(sim)], { env: { MEDIABATCH_TOKEN: sim.token }, timeoutMs });
+}
+
+export function startAgainst(sim: Simulator, args: string[]) {
+  return startCli([...args, ...simArgs(sim)], { env: { MEDIABATCH_TOKEN: sim.token } });
+}
+
+export { collect };
+
+export interface Row {
+  id: string;
+  state: string;
+  request_id: string | null;
+  last_error: string | null;
+  result_path: string | null;
+  result_bytes: number | null;
+}
+
+/** The ledger's rows as another process sees them (read-only: a run may be writing). */
+export function ledgerRows(file: string): Row[] {
+  if (!existsSync(file)) return [];
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    // A ledger killed before its schema was created has no table yet.
+    const hasJobs = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'").get();
+    if (hasJobs === undefined) return [];
+    return db
+      .prepare<[], Row>('SELECT id, state, request_id, last_error, result_path, result_bytes FROM jobs ORDER BY manifest_index')
+      .all();
+  } finally {
+    db.close();
+  }
+}
+
+export function quickCheck(file: string): string {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return db.pragma('quick_check', { simple: true }) as string;
+  } finally {
+    db.close();
+  }
+}
+
+export function byState(rows: readonly Row[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const row of rows) counts[row.state] = (counts[row.state] ?? 0) + 1;
+  return counts;
+}
+
+/** mulberry32: kill moments that a failing seed reproduces. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface StatusJson {
+  counts: Record<string, number>;
+  spent: number;
+  jobs: { id: string; state: string; request_id: string | null; output: string | null; error: string | null }[];
+}
