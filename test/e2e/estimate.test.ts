@@ -1,0 +1,157 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
+
+const VOICES = ['af_sky', 'af_bella', 'am_adam'] as const;
+
+interface TtsJob {
+  id: string;
+  voice: string;
+  text: string;
+}
+
+/** `count` jobs, every text different, lengths spread by `wordsFor`, voices taking turns. */
+function ttsJobs(count: number, wordsFor: (i: number) => number): TtsJob[] {
+  return Array.from({ length: count }, (_, i) => ({
+    id: `job-${String(i).padStart(5, '0')}`,
+    voice: VOICES[i % VOICES.length]!,
+    text: `Job ${i} says ${Array.from({ length: wordsFor(i) }, (_, w) => `w${(i * 7 + w) % 1000}`).join(' ')}.`,
+  }));
+}
+
+async function writeManifest(dir: string, jobs: readonly TtsJob[], name = 'big.yaml'): Promise<string> {
+  const lines = [
+    'version: 1',
+    'defaults:',
+    '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }',
+    'jobs:',
+  ];
+  for (const job of jobs) lines.push(`  - id: ${job.id}`, '    type: txt2audio', `    voice: ${job.voice}`, `    text: "${job.text}"`);
+  const file = path.join(dir, name);
+  await writeFile(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+/** The simulator's price laws (src/sim/pricing.ts) for Kokoro (price factor 1) at speed 1. */
+const round8 = (usd: number) => Math.round(usd * 1e8) / 1e8;
+const linearQuote = (text: string) => round8([...text].length * 0.77e-6);
+const minimumQuote = (text: string) => round8(Math.max(0.0005, [...text].length * 0.77e-6));
+
+interface EstimateJson {
+  total: number;
+  spent: number;
+  budget: number | null;
+  withinBudget: boolean;
+  priceCalls: number;
+  jobs: { id: string; type: string; model: string; price: number; priceSource: 'quoted' | 'derived' | 'cached' }[];
+  byModel: Record<string, { jobs: number; total: number }>;
+}
+
+describe('mediabatch estimate', () => {
+  let sim: Simulator | undefined;
+  let dir: string;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir());
+  });
+  afterEach(async () => {
+    await sim?.close();
+    sim = undefined;
+    await cleanup();
+  });
+
+  const cli = (args: string[]) =>
+    runCli([...args, '--base-url', sim!.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim!.token } });
+
+  it('prices 10,000 different texts in 3 groups with few calls, exactly; cached the second time; over budget exits 3', async () => {
+    sim = await startSimulator();
+    const jobs = ttsJobs(10_000, (i) => (i % 60) + 1);
+    const manifest = await writeManifest(dir, jobs);
+    const exact = new Map(jobs.map((j) => [j.id, linearQuote(j.text)]));
+    const exactTotal = [...exact.values()].reduce((s, p) => s + p, 0);
+
+    const first = await cli(['estimate', manifest, '--json']);
+    expect(hasStackTrace(first.stderr)).toBe(false);
+    expect(first.code).toBe(0);
+    const report = JSON.parse(first.stdout) as EstimateJson;
+    expect(sim.stats.calls.price).toBeLessThanOrEqual(12);
+    expect(report.priceCalls).toBe(sim.stats.calls.price);
+    expect(sim.stats.calls.submit).toBe(0);
+    expect(report).toMatchObject({ spent: 0, budget: null, withinBudget: true });
+    expect(report.jobs).toHaveLength(10_000);
+    for (const job of report.jobs) {
+      expect(job).toMatchObject({ type: 'txt2audio', model: 'Kokoro' });
+      expect(['quoted', 'derived']).toContain(job.priceSource);
+      expect(Math.abs(job.price - exact.get(job.id)!)).toBeLessThan(1e-8);
+    }
+    expect(report.jobs.some((j) => j.priceSource === 'derived')).toBe(true);
+    expect(Math.abs(report.total - exactTotal)).toBeLessThan(1e-6);
+    expect(report.byModel).toEqual({ Kokoro: { jobs: 10_000, total: report.total } });
+
+    // The law above is what the simulator's price endpoint answers, asked directly.
+    for (const job of [jobs[0]!, jobs[4_321]!, jobs[9_999]!]) {
+      const answer = await fetch(`${sim.url}/api/v1/client/txt2audio/price-calculation`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sim.token}`, accept: 'application/json', 'content-type': 'application/json' },
+        body: JSON.stringify({ text: job.text, model: 'Kokoro', voice: job.voice, lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 }),
+      });
+      expect(((await answer.json()) as { data: { price: number } }).data.price).toBe(exact.get(job.id));
+    }
+
+    // Reports beside the manifest.
+    const reportFile = path.join(dir, 'big.report.json');
+    expect((JSON.parse(readFileSync(reportFile, 'utf8')) as EstimateJson).total).toBe(report.total);
+    const csv = readFileSync(path.join(dir, 'big.report.csv'), 'utf8').trim().split('\n');
+    expect(csv[0]).toMatch(/^id,type,model,.*price_usd,price_source/);
+    expect(csv).toHaveLength(10_001);
+
+    // Again: every price comes from the ledger's cache.
+    const callsBefore = sim.stats.calls.price;
+    const second = await cli(['estimate', manifest, '--json']);
+    expect(second.code).toBe(0);
+    expect(sim.stats.calls.price).toBe(callsBefore);
+    const cached = JSON.parse(second.stdout) as EstimateJson;
+    expect(cached.priceCalls).toBe(0);
+    expect(cached.jobs.every((j) => j.priceSource === 'cached')).toBe(true);
+    expect(cached.total).toBe(report.total);
+
+    // Over budget: exit 3, by how much, and how many jobs fit (in manifest order).
+    const budget = 0.1;
+    let fit = 0;
+    for (let sum = 0; fit < jobs.length && sum + exact.get(jobs[fit]!.id)! <= budget; fit += 1) sum += exact.get(jobs[fit]!.id)!;
+    const over = await cli(['estimate', manifest, '--budget', String(budget)]);
+    expect(over.code).toBe(3);
+    expect(hasStackTrace(over.stderr)).toBe(false);
+    expect(sim.stats.calls.price).toBe(callsBefore);
+    // Money in the text report is shown to 3 significant digits.
+    const overBy = Number(/Over budget by \$([\d.]+)\./.exec(over.stdout)?.[1]);
+    expect(overBy).toBeCloseTo(report.total - budget, 2);
+    expect(over.stdout).toContain(`the first ${fit.toLocaleString('en-US')} of 10,000 jobs to send fit`);
+    expect(over.stdout).not.toContain('about under');
+    expect(sim.stats.calls.submit).toBe(0);
+  });
+
+  it("under the simulator's 'minimum' pricing every price is quoted and the total is exact", async () => {
+    sim = await startSimulator({ pricing: 'minimum' });
+    // Lengths from ~20 to ~1,600 characters: below and above the $0.0005 minimum (~650 characters).
+    const jobs = ttsJobs(90, (i) => 3 + i * 3);
+    const manifest = await writeManifest(dir, jobs, 'minimum.yaml');
+    const result = await cli(['estimate', manifest, '--json']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as EstimateJson;
+    expect(report.jobs.every((j) => j.priceSource === 'quoted')).toBe(true);
+    const exact = new Map(jobs.map((j) => [j.id, minimumQuote(j.text)]));
+    for (const job of report.jobs) expect(job.price).toBe(exact.get(job.id));
+    const exactTotal = [...exact.values()].reduce((s, p) => s + p, 0);
+    expect(report.total).toBeCloseTo(exactTotal, 9);
+    expect(report.priceCalls).toBe(sim.stats.calls.price);
+    // Still at most one call per distinct length, plus the probes.
+    expect(sim.stats.calls.price).toBeLessThanOrEqual(new Set(jobs.map((j) => `${j.voice}|${j.text.length}`)).size + 3 * 4);
+    expect(existsSync(path.join(dir, 'minimum.report.json'))).toBe(true);
+    expect(existsSync(path.join(dir, 'minimum.report.csv'))).toBe(true);
+  });
+});

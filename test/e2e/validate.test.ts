@@ -1,0 +1,139 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
+import { startSecondServer, type SecondServer } from './second-server.js';
+
+const DEFAULTS = '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }';
+
+const VALID = ['version: 1', 'budget: 2', 'defaults:', DEFAULTS, 'jobs:',
+  '  - id: one', '    type: txt2audio', '    text: "Hello there."',
+  '  - id: two', '    type: txt2audio', '    voice: am_adam', '    text: "General Kenobi."', ''].join('\n');
+
+// Four problems a service is not needed for: a typo'd key, a speed that is not a number, a duplicate id, a bad id.
+const BROKEN = ['version: 1', 'defaults:', DEFAULTS, 'jobs:',
+  '  - id: one', '    type: txt2audio', '    text: "Hello."', '    voise: af_bella',
+  '  - id: two', '    type: txt2audio', '    text: "Again."', '    speed: fast',
+  '  - id: one', '    type: txt2audio', '    text: "Twice."',
+  '  - id: "../escape"', '    type: txt2audio', '    text: "Out."', ''].join('\n');
+
+// Valid offline, wrong against the catalogue: a voice Kokoro does not have.
+const UNKNOWN_VOICE = ['version: 1', 'defaults:', DEFAULTS, 'jobs:',
+  '  - id: one', '    type: txt2audio', '    text: "Hello."',
+  '  - id: two', '    type: txt2audio', '    text: "Hello."', '    voice: af_skye', ''].join('\n');
+
+interface Problem {
+  file: string;
+  line: number;
+  col: number;
+  field?: string;
+  message: string;
+  hint?: string;
+}
+
+describe('mediabatch validate', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let sim: Simulator | undefined;
+  let server: SecondServer | undefined;
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir());
+  });
+  afterEach(async () => {
+    await sim?.close();
+    sim = undefined;
+    await server?.close();
+    server = undefined;
+    await cleanup();
+  });
+
+  const write = async (name: string, text: string) => {
+    const file = path.join(dir, name);
+    await writeFile(file, text);
+    return file;
+  };
+
+  it('reports every problem of a broken manifest at file:line:col, exit 2, no stack trace; --json lists them', async () => {
+    const file = await write('broken.yaml', BROKEN);
+    const result = await runCli(['validate', file, '--offline']);
+    expect(result.code).toBe(2);
+    expect(hasStackTrace(result.stderr)).toBe(false);
+    const lines = result.stderr.trim().split('\n');
+    const located = lines.filter((l) => l.startsWith(`${file}:`));
+    expect(located).toHaveLength(4);
+    for (const line of located) expect(line).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+ `));
+    expect(result.stderr).toContain(`${file}:8:5 job "one" (#1) voise: unknown field; did you mean "voice"?`);
+    expect(result.stderr).toMatch(new RegExp(`:12:12 job "two" \\(#2\\) speed: .*got "fast"`));
+    expect(result.stderr).toMatch(/:13:9 job "one" \(#3\) id: expected a unique id/);
+    expect(result.stderr).toMatch(/:16:9 job "\.\.\/escape" \(#4\) id: expected an id of letters, digits/);
+    expect(lines.at(-1)).toBe(`4 problems in ${file}; nothing was sent.`);
+
+    const json = await runCli(['validate', file, '--offline', '--json']);
+    expect(json.code).toBe(2);
+    const doc = JSON.parse(json.stdout) as { valid: boolean; problems: Problem[] };
+    expect(doc.valid).toBe(false);
+    expect(doc.problems.map((p) => [p.line, p.col, p.field])).toEqual([
+      [8, 5, 'voise'],
+      [12, 12, 'speed'],
+      [13, 9, 'id'],
+      [16, 9, 'id'],
+    ]);
+    for (const problem of doc.problems) expect(problem.file).toBe(file);
+  });
+
+  it('--offline sends no request at all, even with a token and a base URL', async () => {
+    server = await startSecondServer();
+    const env = { MEDIABATCH_TOKEN: server.token };
+    const valid = await write('valid.yaml', VALID);
+    const broken = await write('broken.yaml', BROKEN);
+    const voice = await write('voice.yaml', UNKNOWN_VOICE);
+
+    const ok = await runCli(['validate', valid, '--offline', '--base-url', server.url], { env });
+    expect(ok.code).toBe(0);
+    expect(ok.stdout.trim()).toBe(`${valid}: 2 job(s), valid (offline checks only).`);
+    const okJson = await runCli(['validate', valid, '--offline', '--json', '--base-url', server.url], { env });
+    expect(JSON.parse(okJson.stdout)).toMatchObject({ valid: true, jobs: 2, offline: true, problems: [] });
+    // The voice can only be checked against the catalogue: offline it passes.
+    expect((await runCli(['validate', voice, '--offline', '--base-url', server.url], { env })).code).toBe(0);
+    expect((await runCli(['validate', broken, '--offline', '--base-url', server.url], { env })).code).toBe(2);
+    expect(server.requests).toEqual([]);
+  });
+
+  it('without a token it checks offline and says so', async () => {
+    const valid = await write('valid.yaml', VALID);
+    const result = await runCli(['validate', valid, '--base-url', 'http://127.0.0.1:9']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/no token given: checked offline only/);
+  });
+
+  it('with a token checks the catalogue: an unknown voice exits 2 with the voices listed; never prices or submits', async () => {
+    sim = await startSimulator();
+    const env = { MEDIABATCH_TOKEN: sim.token };
+    const args = ['--base-url', sim.url];
+    const voice = await write('voice.yaml', UNKNOWN_VOICE);
+    const valid = await write('valid.yaml', VALID);
+
+    const bad = await runCli(['validate', voice, ...args], { env });
+    expect(bad.code).toBe(2);
+    expect(hasStackTrace(bad.stderr)).toBe(false);
+    expect(bad.stderr).toContain(
+      `${voice}:11:12 job "two" (#2) voice: expected a voice of Kokoro for en-us, got "af_skye"; voices for en-us: af_sky, af_bella, am_adam`,
+    );
+    const badJson = await runCli(['validate', voice, ...args, '--json'], { env });
+    expect(badJson.code).toBe(2);
+    const problems = (JSON.parse(badJson.stdout) as { problems: Problem[] }).problems;
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ file: voice, line: 11, col: 12, field: 'voice', hint: 'voices for en-us: af_sky, af_bella, am_adam' });
+
+    const good = await runCli(['validate', valid, ...args], { env });
+    expect(good.code).toBe(0);
+    expect(good.stdout.trim()).toBe(`${valid}: 2 job(s), valid (checked against the models catalogue).`);
+
+    expect(sim.stats.calls.models).toBeGreaterThan(0);
+    expect(sim.stats.calls.price).toBe(0);
+    expect(sim.stats.calls.submit).toBe(0);
+    expect(sim.stats.accepted).toEqual([]);
+  });
+});
