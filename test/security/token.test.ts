@@ -104,7 +104,7 @@ describe('the token never leaks', () => {
       { id: 'one', text: 'First line.' },
       { id: 'two', text: 'Second line.' },
     ]);
-    const run = await observe(['run', file, '--json', '--base-url', proxy.url, '--plan', 'unlimited'], { MEDIABATCH_TOKEN: TOKEN });
+    const run = await observe(['run', file, '--json', '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50'], { MEDIABATCH_TOKEN: TOKEN });
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(path.join(dir, 'batch.report.json'))).toBe(true);
     expect(existsSync(path.join(dir, 'batch.report.csv'))).toBe(true);
@@ -120,14 +120,14 @@ describe('the token never leaks', () => {
   it('a wrong token, from the simulator and from a server that echoes it in its 401', async () => {
     sim = await startSimulator({ token: 'the-right-one' });
     const file = await manifest([{ id: 'one', text: 'First line.' }]);
-    const plain = await observe(['run', file, '--base-url', sim.url, '--plan', 'unlimited'], { MEDIABATCH_TOKEN: TOKEN });
+    const plain = await observe(['run', file, '--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '50'], { MEDIABATCH_TOKEN: TOKEN });
     expect(plain.code).toBe(4);
     expect(hasStackTrace(plain.stderr)).toBe(false);
     expectNoToken(dir, plain);
 
     const hostile = await startScripted((req) => ({ status: 401, body: JSON.stringify({ message: `Unauthenticated. ${echo(req)}` }) }));
     servers.push(hostile);
-    const echoed = await observe(['run', file, '--base-url', hostile.url, '--plan', 'unlimited'], { MEDIABATCH_TOKEN: TOKEN });
+    const echoed = await observe(['run', file, '--base-url', hostile.url, '--plan', 'unlimited', '--poll-ms', '50'], { MEDIABATCH_TOKEN: TOKEN });
     expect(echoed.code).toBe(4);
     expect(echoed.stderr).toMatch(/HTTP 401 not authenticated/);
     expect(echoed.stderr).toContain('[redacted]');
@@ -168,7 +168,7 @@ describe('the token never leaks', () => {
       { id: 'f422', text: 'field-422 please' },
       { id: 'e422', text: 'escaped-422 please' },
     ]);
-    const run = await observe(['run', file, '--json', '--base-url', proxy.url, '--plan', 'unlimited'], { MEDIABATCH_TOKEN: TOKEN });
+    const run = await observe(['run', file, '--json', '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50'], { MEDIABATCH_TOKEN: TOKEN });
     expect(run.code, run.stderr).toBe(1);
     expect(hasStackTrace(run.stderr)).toBe(false);
     const summary = JSON.parse(run.stdout) as { jobs: { id: string; state: string; error: string | null }[] };
@@ -190,7 +190,7 @@ describe('the token never leaks', () => {
     const tokenFile = path.join(dir, 'token.txt');
     await writeFile(tokenFile, `${TOKEN}\n`);
     const file = await manifest([{ id: 'one', text: 'First line.' }]);
-    const run = await observe(['run', file, '--token-file', tokenFile, '--base-url', sim.url, '--plan', 'unlimited'], {});
+    const run = await observe(['run', file, '--token-file', tokenFile, '--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '50'], {});
     expect(run.code, run.stderr).toBe(0);
     expect(run.cmdlines.some((line) => line.includes('--token-file'))).toBe(true);
     expectNoToken(dir, run);
