@@ -37,9 +37,12 @@ export async function executePlan(
   for (const earlier of plan.follow) follow(earlier.job, earlier.requestId);
 
   const limit = pLimit(ctx.options.concurrency);
+  const recordings: Promise<unknown>[] = [];
   await Promise.all(
-    plan.submit.map((planned) => limit(() => guard(submitWithRequeue(ctx, planned, follow, result)))),
+    plan.submit.map((planned) => limit(() => guard(submitWithRequeue(ctx, planned, follow, result, recordings)))),
   );
+  // Request ids are committed before anything else is awaited: following starts from them.
+  await Promise.all(recordings.map(guard));
   await Promise.all(following);
   result.stoppedBySignal = control.userStop.aborted;
   return result;
@@ -55,14 +58,19 @@ async function submitWithRequeue(
   planned: PlannedSubmit,
   follow: (job: ResolvedJob, requestId: string) => void,
   result: ExecuteResult,
+  recordings: Promise<unknown>[],
 ): Promise<void> {
   for (;;) {
     if (ctx.stop.aborted || result.dailyLimitUntilMs !== undefined) return;
     const outcome = await submitJob(ctx, planned.job, planned.reason === 'resubmit-in-doubt');
     switch (outcome.kind) {
       case 'submitted':
-        ctx.emit({ kind: 'submitted', id: planned.job.id, requestId: outcome.requestId });
-        follow(planned.job, outcome.requestId);
+        recordings.push(
+          outcome.recorded.then(() => {
+            ctx.emit({ kind: 'submitted', id: planned.job.id, requestId: outcome.requestId });
+            follow(planned.job, outcome.requestId);
+          }),
+        );
         return;
       case 'not-taken':
         ctx.emit({ kind: 'not_taken', id: planned.job.id, reason: outcome.reason });

@@ -6,7 +6,7 @@ import type { PacedClass } from './pace.js';
 import { describeError, FatalRunError, SubmitAbandoned } from './run-errors.js';
 
 export type SubmitOutcome =
-  | { kind: 'submitted'; requestId: string }
+  | { kind: 'submitted'; requestId: string; recorded: Promise<void> }
   | { kind: 'not-taken'; reason: string; retryAfterMs?: number | undefined; daily: boolean }
   | { kind: 'refused' | 'in-doubt'; reason: string }
   | { kind: 'over-budget' }
@@ -38,8 +38,10 @@ export async function submitJob(ctx: RunContext, job: ResolvedJob, resubmit: boo
   } catch (error) {
     return recordFailure(ctx, job, error);
   }
-  await ctx.commits.run((l) => l.markSubmitted(job.id, requestId));
-  return { kind: 'submitted', requestId };
+  // Not awaited here: the worker's next reservation then shares this commit (one disk flush
+  // per job instead of two). Whoever follows the job waits for `recorded` first.
+  const recorded = ctx.commits.run((l) => l.markSubmitted(job.id, requestId));
+  return { kind: 'submitted', requestId, recorded };
 }
 
 async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClass): Promise<string> {
