@@ -1,0 +1,125 @@
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { hasStackTrace, tempDir } from '../helpers/cli.js';
+import { writeTtsManifest } from '../helpers/manifests.js';
+import { byState, cliAgainst, FAST, ledgerRows, quickCheck, type StatusJson } from './helpers.js';
+
+/**
+ * Every fault the simulator injects, at a high rate on submits, then all of them mixed on every
+ * endpoint. The money rule under test: a submit is retried only when the service provably did
+ * not take it (503, 429); any other failure of a submit makes the job `in_doubt`, never resent.
+ * The client cannot tell a 500 or 502 sent before the service took the job from one sent after,
+ * nor a reset before from a reset after, so those are in doubt whichever side the simulator chose.
+ */
+const JOBS = 30;
+const RATE = 0.3;
+
+describe('runs against a faulty service', () => {
+  let sim: Simulator;
+  let dir: string;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir());
+  });
+  afterEach(async () => {
+    await sim?.close();
+    await cleanup();
+  });
+
+  const ambiguous = ['500-before', '500-after', 'reset-before', 'reset-after', 'html502'] as const;
+
+  it.each(ambiguous)('submit:%s=0.3 puts exactly the faulted submits in doubt and never resends them', async (kind) => {
+    sim = await startSimulator({ ...FAST, latencyMs: 5, faults: `submit:${kind}=${RATE}`, seed: 7 });
+    const manifest = await writeTtsManifest(dir, { jobs: JOBS });
+    const first = await cliAgainst(sim, ['run', manifest, '--json']);
+    expect(hasStackTrace(first.stderr), first.stderr).toBe(false);
+    const summary = JSON.parse(first.stdout) as StatusJson;
+    const faulted = sim.stats.faults[kind] ?? 0;
+    expect(faulted).toBeGreaterThan(0);
+
+    // One fault, one job in doubt: no retry of an ambiguous submit, and no other job touched.
+    expect(summary.counts.in_doubt).toBe(faulted);
+    expect(summary.counts.done).toBe(JOBS - faulted);
+    expect(first.code).toBe(1);
+    expect(sim.stats.calls.submit).toBe(JOBS);
+    expect(sim.stats.duplicates()).toEqual([]);
+    for (const job of summary.jobs.filter((j) => j.state === 'in_doubt')) {
+      expect(job.error, job.id).toMatch(/\S/);
+      expect(job.request_id).toBeNull();
+    }
+    // Only the "after" kinds reach the service: what it accepted is the done jobs plus those.
+    const expectedAccepted = kind.endsWith('-after') ? JOBS : JOBS - faulted;
+    expect(sim.stats.accepted.length).toBe(expectedAccepted);
+
+    const second = await cliAgainst(sim, ['run', manifest, '--json']);
+    expect(second.code).toBe(1);
+    expect(sim.stats.calls.submit).toBe(JOBS);
+    expect((JSON.parse(second.stdout) as StatusJson).counts.in_doubt).toBe(faulted);
+  });
+
+  it('submit:503=0.3 is retried until taken: every job done, none in doubt, none twice', async () => {
+    sim = await startSimulator({ ...FAST, latencyMs: 5, faults: `submit:503=${RATE}`, seed: 7 });
+    const manifest = await writeTtsManifest(dir, { jobs: JOBS });
+    const result = await cliAgainst(sim, ['run', manifest, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout) as StatusJson;
+    expect(summary.counts.done).toBe(JOBS);
+    expect(summary.counts.in_doubt).toBe(0);
+    expect(sim.stats.faults['503']).toBeGreaterThan(0);
+    expect(sim.stats.calls.submit).toBe(JOBS + (sim.stats.faults['503'] ?? 0));
+    expect(sim.stats.accepted.length).toBe(JOBS);
+    expect(sim.stats.duplicates()).toEqual([]);
+  });
+
+  it('slow=0.3 (answers late, within the client timeout) costs time only: every job done', async () => {
+    sim = await startSimulator({ ...FAST, latencyMs: 5, faults: `slow=${RATE}`, slowMs: 300, seed: 7 });
+    const manifest = await writeTtsManifest(dir, { jobs: JOBS });
+    const result = await cliAgainst(sim, ['run', manifest, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as StatusJson).counts.done).toBe(JOBS);
+    expect(sim.stats.faults['slow']).toBeGreaterThan(0);
+    expect(sim.stats.accepted.length).toBe(JOBS);
+    expect(sim.stats.duplicates()).toEqual([]);
+  });
+
+  it('every fault mixed on every endpoint, and jobs failing at the service: each job ends done, in doubt or failed with a reason', async () => {
+    sim = await startSimulator({
+      ...FAST,
+      latencyMs: 5,
+      faults: '503=0.1,500-before=0.04,500-after=0.04,reset-before=0.04,reset-after=0.04,slow=0.04,html502=0.04',
+      slowMs: 200,
+      jobErrorRate: 0.1,
+      errorRetryable: false,
+      seed: 11,
+    });
+    const manifest = await writeTtsManifest(dir, { jobs: 60 });
+    const db = path.join(dir, 'batch.mediabatch.db');
+    // A status call can fail all its retries; the job then stays `submitted` and the next run
+    // collects it. Three runs leave nothing running.
+    let summary: StatusJson | undefined;
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const result = await cliAgainst(sim, ['run', manifest, '--json']);
+      expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
+      expect([0, 1]).toContain(result.code);
+      summary = JSON.parse(result.stdout) as StatusJson;
+      if (summary.counts.submitted === 0) break;
+    }
+    expect(summary).toBeDefined();
+    const { counts, jobs } = summary as StatusJson;
+    expect(counts.done + counts.in_doubt + counts.failed).toBe(60);
+    expect(counts.failed).toBeGreaterThan(0);
+    for (const job of jobs.filter((j) => j.state !== 'done')) expect(job.error, job.id).toMatch(/\S/);
+    expect(sim.stats.duplicates()).toEqual([]);
+    // Each job in doubt comes from an ambiguous submit fault; never more of them than faults.
+    const ambiguousSubmits = ambiguous.reduce((n, k) => n + (sim.stats.faults[k] ?? 0), 0);
+    expect(counts.in_doubt).toBeLessThanOrEqual(ambiguousSubmits);
+    expect(byState(ledgerRows(db))['submitting']).toBeUndefined();
+    expect(quickCheck(db)).toBe('ok');
+
+    const submits = sim.stats.calls.submit;
+    await cliAgainst(sim, ['run', manifest, '--json']);
+    expect(sim.stats.calls.submit).toBe(submits);
+  });
+});
