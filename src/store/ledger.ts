@@ -1,7 +1,7 @@
 import { createCaches, type LedgerCaches } from './caches.js';
 import { createContext } from './context.js';
 import { createJobRecords, type JobRecords } from './jobs.js';
-import { openDatabase } from './open-database.js';
+import { asLocalIoError, openDatabase } from './open-database.js';
 import { createRunLock, type RunLock } from './run-lock.js';
 import { createTransitions, type JobTransitions } from './transitions.js';
 
@@ -36,7 +36,15 @@ export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledge
   const ctx = createContext(db, path, options.nowMs ?? Date.now);
   const lock = createRunLock(ctx);
   // The running total is kept by triggers; recomputing it once per open clears any float drift.
-  if (!readonly) db.prepare('UPDATE spend_total SET spent_usd = (SELECT TOTAL(spent_usd) FROM jobs) WHERE id = 1').run();
+  // It is the first write: another process holding the file's write lock is found here.
+  if (!readonly) {
+    try {
+      db.prepare('UPDATE spend_total SET spent_usd = (SELECT TOTAL(spent_usd) FROM jobs) WHERE id = 1').run();
+    } catch (error) {
+      db.close();
+      throw asLocalIoError(path, error);
+    }
+  }
   return {
     path,
     readonly,

@@ -94,7 +94,8 @@ function corrupt(path: string, detail: string, cause?: unknown): LocalIoError {
   );
 }
 
-function asLocalIoError(path: string, error: unknown): unknown {
+/** A SQLite failure as the LocalIoError the user can act on (busy, corrupt, unopenable); anything else unchanged. */
+export function asLocalIoError(path: string, error: unknown): unknown {
   if (error instanceof LocalIoError) return error;
   if (!(error instanceof Database.SqliteError)) return error;
   const { code, message } = error;

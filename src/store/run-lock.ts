@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { StoreContext } from './context.js';
+import { asLocalIoError } from './open-database.js';
 
 export interface LockHolder {
   pid: number;
@@ -53,7 +54,11 @@ export function createRunLock(ctx: StoreContext): RunLock {
 
   return {
     acquireRunLock: (holder) => {
-      acquire.immediate(holder);
+      try {
+        acquire.immediate(holder);
+      } catch (error) {
+        throw asLocalIoError(ctx.path, error);
+      }
       held = holder;
     },
     releaseRunLock: () => {
