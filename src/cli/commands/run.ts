@@ -1,11 +1,13 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { setMaxListeners } from 'node:events';
 import type { CommandModule } from 'yargs';
-import { ExitCode, UsageError } from '../../errors.js';
+import { ConfigError, ExitCode, UsageError } from '../../errors.js';
 import { createRunContext, DEFAULT_RETRY, pollEvery, SERVICE_POLL, SIMULATOR_POLL, type RunContext, type RunEvent } from '../../runner/context.js';
 import { runManifest, type RunOutcome } from '../../runner/run.js';
 import { formatStatusText, statusJson } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
-import { withSharedOptions, type SharedArgs } from '../options.js';
-import { logLine, useColor, writeJson, writeStdout } from '../output.js';
+import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
+import { ensureWritableFolder, logLine, useColor, writeJson, writeStdout } from '../output.js';
 import { describeEvent, startProgress, type Progress } from '../progress.js';
 import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
 import { installStopHandlers } from '../signals.js';
@@ -48,8 +50,10 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
       if (pollMs !== undefined && (!Number.isInteger(pollMs) || pollMs < 10 || pollMs > 600_000)) {
         throw new UsageError(`--poll-ms: expected a whole number of milliseconds from 10 to 600000, got ${pollMs}`);
       }
+      refuseLostLedger(args);
       const session = await openWorkSession(args, { lock: true, command: 'run' });
       try {
+        if (args.wait) await ensureWritableFolder(session.paths.out);
         result.exitCode = await run(session, args);
       } finally {
         await session.close();
@@ -63,6 +67,8 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
   const stopControl = installStopHandlers(logLine);
   const halt = new AbortController();
   const stop = AbortSignal.any([stopControl.signal, halt.signal]);
+  // Every job being followed waits on this signal: thousands of listeners are expected.
+  setMaxListeners(0, stop);
   let progress: Progress | undefined;
   const early: RunEvent[] = [];
   const emit = (event: RunEvent): void => (progress ? progress.onEvent(event) : void early.push(event));
@@ -122,6 +128,26 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
     return ExitCode.interrupted;
   }
   return finish(outcome, summary.counts, args);
+}
+
+/**
+ * The ledger is the only record of what was paid for. When it is gone but the results folder
+ * holds files from an earlier run, a new ledger would send, and charge, every job again.
+ */
+function refuseLostLedger(args: RunArgs): void {
+  const paths = manifestPaths(args.manifest, args.db, args.out);
+  if (existsSync(paths.db) || !existsSync(paths.out)) return;
+  let entries: string[];
+  try {
+    entries = readdirSync(paths.out);
+  } catch {
+    return;
+  }
+  if (!entries.some((name) => !name.startsWith('.'))) return;
+  throw new ConfigError(
+    `no ledger at ${paths.db}, but ${paths.out} holds results of an earlier run: without its ledger every job would be sent, and paid for, again. Restore the ledger (or pass --db PATH), or move ${paths.out} aside to start over.`,
+    'E_LEDGER_MISSING',
+  );
 }
 
 function pollScheduleFor(args: RunArgs): RunContext['options']['poll'] {
