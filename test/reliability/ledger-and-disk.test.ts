@@ -1,0 +1,139 @@
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
+import { writeTtsManifest } from '../helpers/manifests.js';
+import { byState, cliAgainst, collect, delay, FAST, ledgerRows, quickCheck, startAgainst, type StatusJson } from './helpers.js';
+
+/** What goes wrong around the run rather than in it: the ledger file, the results folder, a second run. */
+describe('the ledger and the results folder under trouble', () => {
+  let sim: Simulator;
+  let dir: string;
+  let db: string;
+  let manifest: string;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir());
+    db = path.join(dir, 'batch.mediabatch.db');
+    manifest = await writeTtsManifest(dir, { jobs: 12 });
+  });
+  afterEach(async () => {
+    await sim?.close();
+    await cleanup();
+  });
+
+  /** One clear line from mediabatch, no stack, the given exit code, nothing more submitted. */
+  function expectRefusal(result: { code: number | null; stderr: string }, code: number, pattern: RegExp): void {
+    expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
+    expect(result.stderr).toMatch(pattern);
+    expect(result.code, result.stderr).toBe(code);
+  }
+
+  it('a ledger deleted after a run, with its results still there, is refused instead of paying for every job again', async () => {
+    sim = await startSimulator({ ...FAST });
+    expect((await cliAgainst(sim, ['run', manifest])).code).toBe(0);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
+
+    const again = await cliAgainst(sim, ['run', manifest]);
+    expectRefusal(again, 4, /no ledger at .*batch\.mediabatch\.db.*batch\.out.*results of an earlier run/s);
+    expect(sim.stats.accepted.length).toBe(12);
+    expect(sim.stats.duplicates()).toEqual([]);
+
+    // Moving the results aside is the way to start over on purpose.
+    rmSync(path.join(dir, 'batch.out'), { recursive: true });
+    const fresh = await cliAgainst(sim, ['run', manifest]);
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(sim.stats.accepted.length).toBe(24);
+  });
+
+  it('a truncated ledger: a clear message, exit 4, nothing sent; restored, the run resumes', async () => {
+    sim = await startSimulator({ ...FAST });
+    expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    expect(existsSync(`${db}-wal`)).toBe(false);
+    const size = statSync(db).size;
+    const backup = `${db}.bak`;
+    writeFileSync(backup, '');
+    // Keep a copy to restore, then cut the file in the middle of a page.
+    const original = new Database(db, { readonly: true });
+    await original.backup(backup);
+    original.close();
+    truncateSync(db, Math.floor(size / 2) + 100);
+
+    const run = await cliAgainst(sim, ['run', manifest]);
+    expectRefusal(run, 4, /ledger .*batch\.mediabatch\.db is not a usable SQLite database/);
+    const status = await runCli(['status', manifest]);
+    expectRefusal(status, 4, /ledger .*batch\.mediabatch\.db is not a usable SQLite database/);
+    expect(sim.stats.calls.submit).toBe(12);
+
+    rmSync(db);
+    writeFileSync(db, '');
+    const restored = new Database(backup, { readonly: true });
+    await restored.backup(db);
+    restored.close();
+    const resumed = await cliAgainst(sim, ['run', manifest, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((JSON.parse(resumed.stdout) as StatusJson).counts.done).toBe(12);
+    expect(sim.stats.calls.submit).toBe(12);
+  });
+
+  it('a ledger held in a write transaction by another process: a clear message, exit 4, nothing sent', async () => {
+    sim = await startSimulator({ ...FAST });
+    expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    const other = new Database(db);
+    try {
+      other.prepare('BEGIN IMMEDIATE').run();
+      const blocked = await cliAgainst(sim, ['run', manifest]);
+      expectRefusal(blocked, 4, /ledger .*batch\.mediabatch\.db .*locked by another process/);
+      other.prepare('ROLLBACK').run();
+    } finally {
+      other.close();
+    }
+    expect(sim.stats.calls.submit).toBe(12);
+    const resumed = await cliAgainst(sim, ['run', manifest]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(byState(ledgerRows(db))).toEqual({ done: 12 });
+  });
+
+  it('a results folder that cannot be created: a clear message, exit 4, nothing paid for; fixed, the run completes', async () => {
+    sim = await startSimulator({ ...FAST });
+    // chmod does not stop root, which CI may be; a path under a regular file fails for everyone (ENOTDIR).
+    const blocker = path.join(dir, 'not-a-folder');
+    writeFileSync(blocker, 'a file');
+    const out = path.join(blocker, 'out');
+
+    const result = await cliAgainst(sim, ['run', manifest, '--out', out]);
+    expectRefusal(result, 4, /cannot write results to .*not-a-folder\/out/);
+    expect(sim.stats.calls.submit).toBe(0);
+    expect(quickCheck(db)).toBe('ok');
+
+    rmSync(blocker);
+    mkdirSync(blocker);
+    const fixed = await cliAgainst(sim, ['run', manifest, '--out', out, '--json']);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect((JSON.parse(fixed.stdout) as StatusJson).counts.done).toBe(12);
+    expect(readdirSync(out)).toHaveLength(12);
+    expect(sim.stats.duplicates()).toEqual([]);
+  });
+
+  it('two runs of one manifest at once: the second refuses, naming the first one’s pid, and sends nothing', async () => {
+    sim = await startSimulator({ ...FAST, latencyMs: 150 });
+    // 40 submits two at a time at 150 ms each: the first run is busy for 3 s.
+    manifest = await writeTtsManifest(dir, { jobs: 40 });
+    const first = startAgainst(sim, ['run', manifest, '--concurrency', '2']);
+    const firstEnded = collect(first);
+    // Wait until the first run is submitting: it holds the lock by then.
+    const until = Date.now() + 10_000;
+    while (sim.stats.calls.submit === 0 && Date.now() < until) await delay(10);
+    expect(sim.stats.calls.submit).toBeGreaterThan(0);
+
+    const second = await cliAgainst(sim, ['run', manifest]);
+    expectRefusal(second, 4, new RegExp(`in use by mediabatch pid ${first.pid as number}\\b`));
+    const done = await firstEnded;
+    expect(done.code, done.stderr).toBe(0);
+    expect(sim.stats.accepted.length).toBe(40);
+    expect(sim.stats.duplicates()).toEqual([]);
+  });
+});
