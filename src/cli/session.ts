@@ -6,7 +6,7 @@ import type { Manifest } from '../manifest/types.js';
 import { Pace, planPace } from '../runner/pace.js';
 import type { Ledger } from '../store/index.js';
 import { openLedgerFor } from './ledger.js';
-import { manifestPaths, parseBudget, type ManifestPaths, type SharedArgs } from './options.js';
+import { manifestPaths, parseBudget, readToken, resolveBaseUrl, type ManifestPaths, type SharedArgs } from './options.js';
 import { openService, type ServiceSession } from './service.js';
 
 export type PlanChoice = 'basic' | 'premium' | 'unlimited';
@@ -57,6 +57,11 @@ export async function openWorkSession(
   const paths = manifestPaths(args.manifest, args.db, args.out);
   const budgetUsd = parseBudget(args.budget) ?? manifest.budgetUsd ?? null;
   const planName: PlanChoice = args.plan ?? (args.sim ? 'unlimited' : 'premium');
+  // Token and base URL first: a configuration error must not leave an empty ledger behind.
+  if (!args.sim) {
+    resolveBaseUrl(args, process.env);
+    readToken(args, process.env);
+  }
   const ledger = openLedgerFor(paths.db);
   let locked = false;
   try {

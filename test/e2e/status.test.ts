@@ -101,4 +101,26 @@ describe('mediabatch status', () => {
     );
     expect(existsSync(path.join(dir, 'batch.mediabatch.db'))).toBe(false);
   });
+
+  it('after only a validate, an estimate or a failed command, says nothing has been run yet rather than an empty table', async () => {
+    sim = await startSimulator();
+    const manifest = await writeTtsManifest(dir, { jobs: 3, budget: 1 });
+    const noLedger = `mediabatch: no ledger at ${path.join(dir, 'batch.mediabatch.db')}: nothing has been run for ${manifest} yet (or pass --db PATH)`;
+    const nothingRun = `mediabatch: nothing has been run for ${manifest} yet: the ledger ${path.join(dir, 'batch.mediabatch.db')} records no job (or pass --db PATH)`;
+
+    // A command that stops on its configuration leaves no ledger behind.
+    const noToken = await runCli(['estimate', manifest, '--base-url', sim.url]);
+    expect(noToken.code).toBe(4);
+    expect((await runCli(['status', manifest])).stderr.trim()).toBe(noLedger);
+
+    const env = { MEDIABATCH_TOKEN: sim.token };
+    expect((await runCli(['validate', manifest, '--base-url', sim.url], { env })).code).toBe(0);
+    expect((await runCli(['estimate', manifest, '--base-url', sim.url, '--plan', 'unlimited'], { env })).code).toBe(0);
+    for (const json of [[], ['--json']]) {
+      const result = await runCli(['status', manifest, ...json]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim()).toBe(nothingRun);
+    }
+  });
 });
