@@ -1,6 +1,5 @@
 import type { JobType, ServiceClient } from '../api/types.js';
 import type { Ledger } from '../store/index.js';
-import pLimit, { type LimitFunction } from 'p-limit';
 import { CommitQueue } from './commit-queue.js';
 import type { Pace } from './pace.js';
 
@@ -49,11 +48,6 @@ export interface RunContext {
   ledger: Ledger;
   /** State changes made while requests are in flight go through here (group commit). */
   commits: CommitQueue;
-  /**
-   * Status calls and downloads in flight at once. Thousands of jobs may be followed together;
-   * without a bound they would all ask (and open result files) at the same moment.
-   */
-  limits: { status: LimitFunction; download: LimitFunction };
   pace: Pace;
   options: RunOptions;
   /** Aborted by the first Ctrl-C or SIGTERM, or by a fatal error: no new work starts. */
@@ -62,12 +56,8 @@ export interface RunContext {
 }
 
 /** Builds a context from what the composition root owns, adding the run's own queues. */
-export function createRunContext(parts: Omit<RunContext, 'commits' | 'limits'>): RunContext {
-  return {
-    ...parts,
-    commits: new CommitQueue(parts.ledger),
-    limits: { status: pLimit(parts.options.concurrency * 2), download: pLimit(parts.options.concurrency) },
-  };
+export function createRunContext(parts: Omit<RunContext, 'commits'>): RunContext {
+  return { ...parts, commits: new CommitQueue(parts.ledger) };
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000 };

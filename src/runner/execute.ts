@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import type { ResolvedJob } from '../manifest/types.js';
 import type { RunContext } from './context.js';
-import { followJob } from './follow.js';
+import { FollowQueue } from './follow-queue.js';
 import type { PlannedSubmit, RunPlan } from './plan.js';
 import { FatalRunError } from './run-errors.js';
 import { submitJob } from './submit.js';
@@ -29,10 +29,10 @@ export async function executePlan(
   ctx.ledger.batch(() => plan.skip.forEach((s) => ctx.ledger.markSkipped(s.job.id, 'over budget (--partial)')));
   for (const skipped of plan.skip) ctx.emit({ kind: 'skipped', id: skipped.job.id, reason: 'over budget (--partial)' });
 
-  const following: Promise<unknown>[] = [];
+  const followers = new FollowQueue(ctx);
+  const following = ctx.options.noWait ? Promise.resolve() : guard(followers.run(ctx.options.concurrency * 2));
   const follow = (job: ResolvedJob, requestId: string): void => {
-    if (ctx.options.noWait) return;
-    following.push(guard(followJob(ctx, job, requestId)));
+    if (!ctx.options.noWait) followers.add(job, requestId);
   };
   for (const earlier of plan.follow) follow(earlier.job, earlier.requestId);
 
@@ -43,7 +43,8 @@ export async function executePlan(
   );
   // Request ids are committed before anything else is awaited: following starts from them.
   await Promise.all(recordings.map(guard));
-  await Promise.all(following);
+  followers.close();
+  await following;
   result.stoppedBySignal = control.userStop.aborted;
   return result;
 }

@@ -4,37 +4,35 @@ import type { RequestStatus } from '../api/types.js';
 import type { ResolvedJob } from '../manifest/types.js';
 import type { RunContext } from './context.js';
 import { downloadResult } from './download.js';
-import { sleep } from './pace.js';
 import { describeError, FatalRunError } from './run-errors.js';
 
-export type FollowOutcome = 'done' | 'failed' | 'resubmittable' | 'still-running' | 'stopped' | 'unreachable';
-
 /**
- * Polls one submitted job until it ends, then downloads its result. Polls back off per type
- * and share the status pace, so thousands of jobs in flight cost no more calls than the plan
- * allows. A job left waiting stays `submitted`: its request id is in the ledger and the next
- * run collects it.
+ * One look at a submitted job: ask its status once; when it is done, download the result;
+ * when it failed, record why. Returns 'again' while it is still running and worth asking
+ * later. A job left behind (stopped, unreachable, waited on too long) stays `submitted`: its
+ * request id is in the ledger and the next run collects it.
  */
-export async function followJob(ctx: RunContext, job: ResolvedJob, requestId: string): Promise<FollowOutcome> {
-  const schedule = ctx.options.poll[job.type];
-  const giveUpAt = Date.now() + schedule.giveUpMs;
-  let delayMs = schedule.firstMs;
-  for (;;) {
-    try {
-      await sleep(delayMs, ctx.stop);
-    } catch {
-      return 'stopped';
-    }
-    const status = await pollStatus(ctx, job, requestId);
-    if (status === 'stopped' || status === 'unreachable') return status;
-    if (status.status === 'done') return finishDone(ctx, job, requestId, status);
-    if (status.status === 'error') return await recordRemoteError(ctx, job, status);
-    if (Date.now() >= giveUpAt) {
-      ctx.emit({ kind: 'still_running', id: job.id });
-      return 'still-running';
-    }
-    delayMs = Math.min(delayMs * schedule.factor, schedule.maxMs);
+export async function pollOnce(
+  ctx: RunContext,
+  job: ResolvedJob,
+  requestId: string,
+  giveUpAtMs: number,
+): Promise<'again' | 'ended'> {
+  const status = await pollStatus(ctx, job, requestId);
+  if (status === 'stopped' || status === 'unreachable') return 'ended';
+  if (status.status === 'done') {
+    await downloadResult(ctx, job, requestId, status.resultUrl);
+    return 'ended';
   }
+  if (status.status === 'error') {
+    await recordRemoteError(ctx, job, status);
+    return 'ended';
+  }
+  if (Date.now() >= giveUpAtMs) {
+    ctx.emit({ kind: 'still_running', id: job.id });
+    return 'ended';
+  }
+  return 'again';
 }
 
 /** One status call through the shared pace; idempotent, so retried freely. */
@@ -76,17 +74,7 @@ export async function pollStatus(
   }
 }
 
-async function finishDone(
-  ctx: RunContext,
-  job: ResolvedJob,
-  requestId: string,
-  status: RequestStatus,
-): Promise<FollowOutcome> {
-  const outcome = await downloadResult(ctx, job, requestId, status.resultUrl);
-  return outcome === 'done' ? 'done' : outcome === 'stopped' ? 'stopped' : 'unreachable';
-}
-
-async function recordRemoteError(ctx: RunContext, job: ResolvedJob, status: RequestStatus): Promise<FollowOutcome> {
+async function recordRemoteError(ctx: RunContext, job: ResolvedJob, status: RequestStatus): Promise<void> {
   const parts = [status.errorCode, status.errorMessage, status.errorReason].filter((p) => p !== undefined && p !== '');
   const reason = parts.length > 0 ? parts.join(': ') : 'the service ended the job in error';
   const retryable = status.retryable === true;
@@ -94,5 +82,4 @@ async function recordRemoteError(ctx: RunContext, job: ResolvedJob, status: Requ
   await ctx.commits.run((l) => l.markFailedRemote(job.id, { reason, retryable, refunded }));
   const suffix = retryable && refunded ? ' (retryable and refunded: the next run sends it again)' : '';
   ctx.emit({ kind: 'failed', id: job.id, reason: reason + suffix });
-  return retryable && refunded ? 'resubmittable' : 'failed';
 }

@@ -1,0 +1,133 @@
+import type { ResolvedJob } from '../manifest/types.js';
+import type { RunContext } from './context.js';
+import { pollOnce } from './follow.js';
+
+interface Followed {
+  job: ResolvedJob;
+  requestId: string;
+  dueMs: number;
+  delayMs: number;
+  giveUpAtMs: number;
+}
+
+/**
+ * Every submitted job waiting for its result, ordered by when it is next due for a status
+ * call. A fixed number of workers take the earliest due job, ask once, and put it back with a
+ * longer delay while it runs. Ten thousand jobs in flight cost ten thousand small records and
+ * one timer, not ten thousand sleeping loops, and never more than `workers` requests at once.
+ */
+export class FollowQueue {
+  readonly #ctx: RunContext;
+  readonly #heap: Followed[] = [];
+  readonly #waiters = new Set<() => void>();
+  #inFlight = 0;
+  #closed = false;
+
+  constructor(ctx: RunContext) {
+    this.#ctx = ctx;
+  }
+
+  add(job: ResolvedJob, requestId: string): void {
+    const schedule = this.#ctx.options.poll[job.type];
+    const now = Date.now();
+    this.#push({ job, requestId, dueMs: now + schedule.firstMs, delayMs: schedule.firstMs, giveUpAtMs: now + schedule.giveUpMs });
+    this.#wakeAll();
+  }
+
+  /** No more jobs will be added: workers end once every job has ended or been left for later. */
+  close(): void {
+    this.#closed = true;
+    this.#wakeAll();
+  }
+
+  async run(workers: number): Promise<void> {
+    await Promise.all(Array.from({ length: workers }, () => this.#work()));
+  }
+
+  async #work(): Promise<void> {
+    for (;;) {
+      const item = await this.#next();
+      if (item === undefined) return;
+      this.#inFlight += 1;
+      try {
+        if ((await pollOnce(this.#ctx, item.job, item.requestId, item.giveUpAtMs)) === 'again') {
+          const schedule = this.#ctx.options.poll[item.job.type];
+          item.delayMs = Math.min(item.delayMs * schedule.factor, schedule.maxMs);
+          item.dueMs = Date.now() + item.delayMs;
+          this.#push(item);
+        }
+      } finally {
+        this.#inFlight -= 1;
+        this.#wakeAll();
+      }
+    }
+  }
+
+  async #next(): Promise<Followed | undefined> {
+    for (;;) {
+      if (this.#ctx.stop.aborted) return undefined;
+      const first = this.#heap[0];
+      if (first === undefined) {
+        // A job being polled right now may come back; only an empty, closed, idle queue is done.
+        if (this.#closed && this.#inFlight === 0) return undefined;
+        await this.#waitForChange();
+        continue;
+      }
+      const waitMs = first.dueMs - Date.now();
+      if (waitMs <= 0) return this.#pop();
+      await this.#waitForChange(waitMs);
+    }
+  }
+
+  #waitForChange(timeoutMs?: number): Promise<void> {
+    return new Promise((resolve) => {
+      const stop = this.#ctx.stop;
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#waiters.delete(done);
+        stop.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = timeoutMs === undefined ? undefined : setTimeout(done, timeoutMs);
+      this.#waiters.add(done);
+      stop.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  #wakeAll(): void {
+    for (const wake of [...this.#waiters]) wake();
+  }
+
+  // A binary min-heap on dueMs: a handful of lines, not worth a dependency.
+  #push(item: Followed): void {
+    const heap = this.#heap;
+    heap.push(item);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]!.dueMs <= item.dueMs) break;
+      heap[i] = heap[parent]!;
+      i = parent;
+    }
+    heap[i] = item;
+  }
+
+  #pop(): Followed | undefined {
+    const heap = this.#heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length === 0 || last === undefined) return top;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= heap.length) break;
+      const right = left + 1;
+      const child = right < heap.length && heap[right]!.dueMs < heap[left]!.dueMs ? right : left;
+      if (heap[child]!.dueMs >= last.dueMs) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = last;
+    return top;
+  }
+}
