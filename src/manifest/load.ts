@@ -11,10 +11,12 @@ import { assignIds, type JobEntry } from './ids.js';
 import { manifestSchema } from './schema.js';
 import { translateSchemaIssues } from './schema-issues.js';
 import type { Manifest } from './types.js';
-import { defaultsNode, jobNodes, locateMap, type ManifestSource, parseManifestSource } from './yaml-source.js';
+import { defaultsNode, firstAliasPosition, jobNodes, locateMap, type ManifestSource, parseManifestSource } from './yaml-source.js';
 
 // Distinct files read at once: enough to overlap I/O, few enough never to run out of descriptors.
 const FILE_CONCURRENCY = 32;
+// yaml's own default: enough for ordinary anchors and aliases, far too few for an alias bomb.
+const MAX_ALIAS_COUNT = 100;
 
 async function readManifestText(path: string, absolute: string): Promise<string> {
   let bytes: Buffer;
@@ -68,6 +70,33 @@ function labelled(issues: readonly ManifestIssue[], labels: Map<number, string>)
   });
 }
 
+const TOO_DEEP = 'YAML syntax: nested too deeply to read (more levels of lists or mappings than the parser can follow); flatten the structure';
+
+/** The parsed YAML. The parser recurses: a structure thousands of levels deep overflows its stack. */
+function parseSource(text: string, path: string): ManifestSource {
+  try {
+    return parseManifestSource(text);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new ManifestError([{ file: path, line: 1, col: 1, message: TOO_DEEP }], error);
+  }
+}
+
+/**
+ * The document as plain values. yaml refuses to expand an alias bomb ("billion laughs") with a
+ * ReferenceError: that is bad input, not a bug, so it becomes a located manifest problem.
+ */
+function toPlainValue(source: ManifestSource, path: string): unknown {
+  try {
+    return source.doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    if (error instanceof RangeError) throw new ManifestError([{ file: path, line: 1, col: 1, message: TOO_DEEP }], error);
+    const position = firstAliasPosition(source) ?? { line: 1, col: 1 };
+    const message = `YAML aliases: expected at most ${MAX_ALIAS_COUNT} uses of anchors once expanded, got far more (an alias bomb?); write the values out instead`;
+    throw new ManifestError([{ file: path, ...position, message }], error);
+  }
+}
+
 /**
  * Reads, validates and resolves a manifest: defaults merged, files checked, ids given or derived.
  * Throws ManifestError with every problem found (sorted by position), or UsageError when the
@@ -75,12 +104,12 @@ function labelled(issues: readonly ManifestIssue[], labels: Map<number, string>)
  */
 export async function loadManifest(path: string): Promise<Manifest> {
   const absolute = resolve(path);
-  const source = parseManifestSource(await readManifestText(path, absolute));
+  const source = parseSource(await readManifestText(path, absolute), path);
   if (source.syntaxErrors.length > 0) {
     // After a syntax error the tree is a guess: checking it would report phantom problems.
     throw new ManifestError(source.syntaxErrors.map(({ position, message }) => ({ file: path, ...position, message: `YAML syntax: ${message}` })));
   }
-  const root: unknown = source.doc.toJS();
+  const root = toPlainValue(source, path);
   const parsed = manifestSchema().safeParse(root);
   const schema = translateSchemaIssues(path, source, root, parsed.success ? [] : parsed.error.issues);
   const issues = schema.issues;

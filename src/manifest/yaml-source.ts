@@ -1,4 +1,4 @@
-import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import type { SourcePosition } from './types.js';
 
 /** A parsed manifest plus what is needed to turn an offset into a line and column. */
@@ -98,4 +98,17 @@ export function jobNodes(source: ManifestSource): unknown[] {
 export function defaultsNode(source: ManifestSource, type: string): unknown {
   const defaults = findPair(source.doc.contents, 'defaults')?.value;
   return findPair(defaults, type)?.value;
+}
+
+/** Where the first alias (`*name`) of the document is, if it has one. */
+export function firstAliasPosition(source: ManifestSource): SourcePosition | undefined {
+  let found: SourcePosition | undefined;
+  visit(source.doc, {
+    Alias(_key, node) {
+      if (!isAlias(node)) return undefined;
+      found = nodeStart(source.lineCounter, node);
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
