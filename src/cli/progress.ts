@@ -1,4 +1,4 @@
-import { createLogUpdate } from 'log-update';
+import type { createLogUpdate } from 'log-update';
 import type { RunEvent } from '../runner/context.js';
 import { formatUsd } from '../report/money.js';
 
@@ -20,21 +20,29 @@ const TERMINAL = ['done', 'failed', 'in_doubt', 'skipped'];
  * in place without flicker and keeps the lines printed above it); elsewhere one plain line at
  * intervals, so a log file stays readable. Notable events are printed as lines in both cases.
  */
+export type LiveRenderer = typeof createLogUpdate;
+
+/** log-update is loaded only for a terminal: a log file or a pipe never needs its 13 MB. */
+export async function loadLiveRenderer(tty: boolean): Promise<LiveRenderer | undefined> {
+  return tty ? (await import('log-update')).createLogUpdate : undefined;
+}
+
 export function startProgress(options: {
   snapshot: () => ProgressSnapshot;
   total: number;
-  tty: boolean;
+  /** Redraws in place on a terminal; undefined: plain lines at intervals. */
+  live: LiveRenderer | undefined;
   intervalMs?: number;
   quietEvents?: boolean;
 }): Progress {
   const startedMs = Date.now();
   const initial = options.snapshot();
   const endedAtStart = TERMINAL.reduce((n, s) => n + (initial.counts[s] ?? 0), 0);
-  const live = options.tty ? createLogUpdate(process.stderr) : undefined;
+  const live = options.live?.(process.stderr);
   const render = (): string => progressLine(options.snapshot(), options.total, startedMs, endedAtStart);
   const timer = setInterval(
     () => (live ? live(render()) : process.stderr.write(`${render()}\n`)),
-    options.intervalMs ?? (options.tty ? 200 : 10_000),
+    options.intervalMs ?? (live ? 200 : 10_000),
   );
   timer.unref();
   const print = (line: string): void => {

@@ -1,6 +1,6 @@
 import { createServiceClient } from '../api/client.js';
 import type { ServiceClient } from '../api/types.js';
-import { startSimulator, type Simulator } from '../sim/index.js';
+import type { Simulator } from '../sim/index.js';
 import { readToken, resolveBaseUrl, type SharedArgs } from './options.js';
 
 export interface ServiceSession {
@@ -17,6 +17,8 @@ export interface ServiceSession {
  */
 export async function openService(args: SharedArgs, env: NodeJS.ProcessEnv): Promise<ServiceSession> {
   if (args.sim) {
+    // Loaded only under --sim: a run against the real service never carries the simulator.
+    const { startSimulator } = await import('../sim/index.js');
     const simulator = await startSimulator({ port: 0 });
     const client = createServiceClient({ baseUrl: simulator.url, token: simulator.token });
     return {

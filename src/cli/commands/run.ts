@@ -8,7 +8,7 @@ import { formatStatusText, statusJson } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
 import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
 import { ensureWritableFolder, logLine, useColor, writeJson, writeStdout } from '../output.js';
-import { describeEvent, startProgress, type Progress } from '../progress.js';
+import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '../progress.js';
 import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
 import { installStopHandlers } from '../signals.js';
 import { summarize, writeRunReports } from '../summary.js';
@@ -72,11 +72,12 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
   let progress: Progress | undefined;
   const early: RunEvent[] = [];
   const emit = (event: RunEvent): void => (progress ? progress.onEvent(event) : void early.push(event));
+  const live = await loadLiveRenderer(process.stderr.isTTY === true);
   const startDisplay = (): void => {
     progress = startProgress({
       snapshot: () => ({ counts: ledger.countsByState(), spentUsd: ledger.spentUsd(), budgetUsd: session.budgetUsd }),
       total: manifest.jobs.length,
-      tty: process.stderr.isTTY === true,
+      live,
     });
     for (const event of early.splice(0)) progress.onEvent(event);
   };

@@ -1,6 +1,5 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../../errors.js';
-import { parseFaultSpec, startSimulator } from '../../sim/index.js';
 import type { CommandResult } from '../main.js';
 import { logLine, writeStdout } from '../output.js';
 import { nextStopSignal } from '../signals.js';
@@ -34,6 +33,7 @@ export function simCommand(result: CommandResult): CommandModule<object, SimArgs
       if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) {
         throw new UsageError(`--port: expected 0–65535, got ${args.port}`);
       }
+      const { parseFaultSpec, startSimulator } = await import('../../sim/index.js');
       if (args.faults !== undefined) {
         try {
           parseFaultSpec(args.faults);
