@@ -136,4 +136,28 @@ describe('mediabatch validate', () => {
     expect(sim.stats.calls.submit).toBe(0);
     expect(sim.stats.accepted).toEqual([]);
   });
+
+  it('against a second implementation of the API: finds models past the first 50, and a wrong token is one line, exit 4', async () => {
+    server = await startSecondServer();
+    const manifest = await write('second.yaml', ['version: 1', 'defaults:',
+      '  txt2audio: { model: Second_Tts_058, voice: v058_beta, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }', 'jobs:',
+      '  - id: one', '    type: txt2audio', '    text: "Hello."',
+      '  - id: two', '    type: txt2audio', '    text: "Hello."', '    voice: v058_gamma', ''].join('\n'));
+
+    const wrong = 'wrong-token-5e2b9c';
+    const refused = await runCli(['validate', manifest, '--base-url', server.url, '--json'], { env: { MEDIABATCH_TOKEN: wrong } });
+    expect(refused.code).toBe(4);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).not.toContain(wrong);
+
+    const result = await runCli(['validate', manifest, '--base-url', server.url], { env: { MEDIABATCH_TOKEN: server.token } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `${manifest}:11:12 job "two" (#2) voice: expected a voice of Second_Tts_058 for en-us, got "v058_gamma"; voices for en-us: v058_alpha, v058_beta`,
+    );
+    expect(result.stderr).not.toMatch(/job "one"/);
+    expect(server.requests.every((r) => r.method === 'GET' && r.path === '/api/v1/client/models')).toBe(true);
+  });
 });
+
