@@ -48,6 +48,12 @@ async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClas
   // Aborting the retry layer is only safe between attempts: an attempt in flight must be
   // allowed to finish, or its answer (and the request id in it) would be thrown away.
   const betweenAttempts = new AbortController();
+  let inFlight = false;
+  // A stop during a backoff wait ends it at once; the failed attempt before it was not taken.
+  const onStop = (): void => {
+    if (!inFlight) betweenAttempts.abort(new SubmitAbandoned('the run is stopping'));
+  };
+  ctx.stop.addEventListener('abort', onStop, { once: true });
   const { retry } = ctx.options;
   return withRetries(
     async (attempt) => {
@@ -55,9 +61,14 @@ async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClas
         if (ctx.stop.aborted) throw new SubmitAbandoned('the run is stopping');
         await ctx.pace.take(cls, betweenAttempts.signal);
       }
-      const answer = await send(ctx, job);
-      ctx.pace.observe(cls, answer.rateLimit);
-      return answer.value.requestId;
+      inFlight = true;
+      try {
+        const answer = await send(ctx, job);
+        ctx.pace.observe(cls, answer.rateLimit);
+        return answer.value.requestId;
+      } finally {
+        inFlight = false;
+      }
     },
     {
       kind: 'submit',
@@ -72,7 +83,7 @@ async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClas
         if (ctx.stop.aborted) betweenAttempts.abort(new SubmitAbandoned('the run is stopping'));
       },
     },
-  );
+  ).finally(() => ctx.stop.removeEventListener('abort', onStop));
 }
 
 function send(ctx: RunContext, job: ResolvedJob) {
