@@ -39,11 +39,13 @@ export class Pace {
     for (const cls of ['submit:txt2audio', 'submit:img2video', 'price', 'status'] as const) {
       const limit = limits[cls];
       const perWindow = limit === undefined ? 0 : limit.perWindow * headroom;
+      const bucket =
+        limit === undefined ? undefined : new TokenBucket({ bucketSize: 1, tokensPerInterval: perWindow, interval: limit.windowMs });
+      // limiter starts a bucket empty; the first request of a run need not wait a whole spacing
+      // (12 s on Basic). A window still full from an earlier run answers 429 with Retry-After.
+      if (bucket !== undefined) bucket.content = 1;
       this.#classes.set(cls, {
-        bucket:
-          limit === undefined
-            ? undefined
-            : new TokenBucket({ bucketSize: 1, tokensPerInterval: perWindow, interval: limit.windowMs }),
+        bucket,
         pausedUntilMs: 0,
         spacingMs: limit === undefined ? 0 : limit.windowMs / perWindow,
       });
