@@ -91,13 +91,15 @@ describe('mediabatch validate', () => {
     const voice = await write('voice.yaml', UNKNOWN_VOICE);
 
     const ok = await runCli(['validate', valid, '--offline', '--base-url', server.url], { env });
-    expect(ok.code).toBe(0);
+    expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout.trim()).toBe(`${valid}: 2 job(s), valid (offline checks only).`);
     const okJson = await runCli(['validate', valid, '--offline', '--json', '--base-url', server.url], { env });
     expect(JSON.parse(okJson.stdout)).toMatchObject({ valid: true, jobs: 2, offline: true, problems: [] });
     // The voice can only be checked against the catalogue: offline it passes.
-    expect((await runCli(['validate', voice, '--offline', '--base-url', server.url], { env })).code).toBe(0);
-    expect((await runCli(['validate', broken, '--offline', '--base-url', server.url], { env })).code).toBe(2);
+    const voiceOffline = await runCli(['validate', voice, '--offline', '--base-url', server.url], { env });
+    expect(voiceOffline.code, voiceOffline.stderr).toBe(0);
+    const brokenOffline = await runCli(['validate', broken, '--offline', '--base-url', server.url], { env });
+    expect(brokenOffline.code, brokenOffline.stderr).toBe(2);
     expect(server.requests).toEqual([]);
   });
 
