@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createServiceClient } from '../../src/api/client.js';
+import { loadManifest } from '../../src/manifest/load.js';
+import { createRunContext, DEFAULT_RETRY, pollEvery } from '../../src/runner/context.js';
+import { executePlan } from '../../src/runner/execute.js';
+import { planRun } from '../../src/runner/plan.js';
+import { Pace } from '../../src/runner/pace.js';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { openLedger } from '../../src/store/index.js';
+import { tempDir } from '../helpers/cli.js';
+import { writeTtsManifest } from '../helpers/manifests.js';
+import { cliAgainst, FAST, ledgerRows } from '../reliability/helpers.js';
+import { speechManifest, startProxy, type Scripted } from '../security/servers.js';
+
+describe('run: the life of a job after its submit', () => {
+  let sim: Simulator;
+  let proxy: Scripted | undefined;
+  let dir: string;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir());
+  });
+  afterEach(async () => {
+    await proxy?.close();
+    proxy = undefined;
+    await sim?.close();
+    await cleanup();
+  });
+
+  it('refreshes an expired result URL through the status endpoint and still downloads the result', async () => {
+    sim = await startSimulator({ ...FAST });
+    // The first result URL given for each job has already expired (the simulator answers 403);
+    // asking for the status again gives a fresh one.
+    const handedOut = new Set<string>();
+    proxy = await startProxy(sim.url, {
+      resultUrl: (text, original) => {
+        if (handedOut.has(text)) return original;
+        handedOut.add(text);
+        const url = new URL(original);
+        url.searchParams.set('expires', String(Date.now() - 60_000));
+        return url.toString();
+      },
+    });
+    const manifest = path.join(dir, 'expiry.yaml');
+    await writeFile(manifest, speechManifest([1, 2, 3].map((i) => ({ id: `clip-${i}`, text: `expiring url ${i}` }))));
+    const result = await cliAgainst({ ...sim, url: proxy.url } as Simulator, ['run', manifest, '--json']);
+    expect(result.code).toBe(0);
+    const rows = ledgerRows(path.join(dir, 'expiry.mediabatch.db'));
+    expect(rows.map((r) => r.state)).toEqual(['done', 'done', 'done']);
+    for (const row of rows) expect(readFileSync(row.result_path ?? '').subarray(0, 4).toString()).toBe('RIFF');
+    expect(handedOut.size).toBe(3);
+    // Each job's first download was refused as expired, then fetched again from a fresh URL.
+    expect(sim.stats.calls.download).toBe(6);
+    expect(sim.stats.accepted).toHaveLength(3);
+  });
+
+  it('sends a job that ended in a retryable, refunded error again on a later run, never a finished one', async () => {
+    sim = await startSimulator({ ...FAST, jobErrorRate: 0.5, errorRetryable: true, seed: 7 });
+    const manifest = await writeTtsManifest(dir, { jobs: 16 });
+    const first = await cliAgainst(sim, ['run', manifest, '--json']);
+    const counts = (JSON.parse(first.stdout) as { counts: Record<string, number> }).counts;
+    expect(first.code).toBe(1);
+    expect(counts.pending).toBeGreaterThan(0); // the errored ones, refunded, wait for the next run
+    expect(counts.done + counts.pending).toBe(16);
+
+    let runs = 1;
+    let last = first;
+    while (last.code !== 0 && runs < 12) {
+      last = await cliAgainst(sim, ['run', manifest, '--json']);
+      runs += 1;
+    }
+    expect(last.code).toBe(0);
+    expect(sim.stats.duplicates()).toEqual([]);
+    // Every re-acceptance followed a refunded error: more acceptances than jobs, no double payment.
+    expect(sim.stats.accepted.length).toBeGreaterThan(16);
+    expect(ledgerRows(path.join(dir, 'batch.mediabatch.db')).every((row) => row.state === 'done')).toBe(true);
+  });
+
+  it('stops sending at the budget even when the plan did not foresee it (the per-job reservation)', async () => {
+    sim = await startSimulator({ ...FAST });
+    const manifest = await loadManifest(await writeTtsManifest(dir, { jobs: 20 }));
+    const ledger = openLedger(path.join(dir, 'budget.mediabatch.db'));
+    const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
+    const halt = new AbortController();
+    try {
+      ledger.syncJobs(manifest.jobs.map((j) => ({ id: j.id, index: j.index, contentHash: j.contentHash, type: j.type, paramsJson: '{}' })));
+      ledger.setPrices(manifest.jobs.map((j) => ({ id: j.id, priceUsd: 1, source: 'quoted', priceKey: 'k' })));
+      // A plan made without a cap sends all 20; the run itself holds a cap of 5.5: only the
+      // reservation before each submit can stop it, whatever the concurrency.
+      const plan = planRun({
+        jobs: manifest.jobs,
+        rows: new Map(ledger.listJobs().map((r) => [r.id, r])),
+        prices: new Map(manifest.jobs.map((j) => [j.id, 1])),
+        spentUsd: 0,
+        budgetUsd: null,
+        partial: false,
+        resubmitInDoubt: false,
+      });
+      const ctx = createRunContext({
+        client,
+        ledger,
+        pace: new Pace({}),
+        options: {
+          concurrency: 8,
+          budgetUsd: 5.5,
+          noWait: true,
+          resubmitInDoubt: false,
+          outDir: path.join(dir, 'out'),
+          poll: pollEvery(20),
+          retry: DEFAULT_RETRY,
+          maxResultBytes: 1e7,
+        },
+        stop: halt.signal,
+        emit: () => undefined,
+      });
+      await executePlan(ctx, plan, { userStop: halt.signal, halt });
+      expect(ledger.spentUsd()).toBe(5);
+      expect(ledger.countsByState()).toMatchObject({ submitted: 5, skipped: 15 });
+      expect(sim.stats.accepted).toHaveLength(5);
+    } finally {
+      await client.close();
+      ledger.close();
+    }
+  });
+});
