@@ -40,6 +40,10 @@ export function estimateDuration(jobsToSend: Record<JobType, number>, plan: Plan
     undefined,
   );
   if (slowest === undefined) return { durationMs: 0, text: 'nothing to send', byClass, statusPollsMin: 0 };
+  if (planName === 'unlimited') {
+    // No client-side pace (--plan unlimited): the service and the network set the speed.
+    return { durationMs: 0, text: 'not paced (--plan unlimited): as fast as the service answers', byClass, statusPollsMin: totalJobs };
+  }
   const what = slowest.what === 'status' ? 'status polls' : slowest.what;
   return {
     durationMs: slowest.durationMs,
