@@ -28,7 +28,13 @@ export interface ServiceDeps {
 /** The models catalogue, from the ledger's cache when fresh, else every page of the service. */
 export async function loadCatalogue(deps: Pick<ServiceDeps, 'client' | 'ledger' | 'baseUrl'>): Promise<Model[]> {
   const cached = deps.ledger.getCatalogue(deps.baseUrl, CATALOGUE_MAX_AGE_MS);
-  if (Array.isArray(cached)) return cached as Model[];
+  if (Array.isArray(cached)) {
+    // The cache is per base URL, not per token (no trace of the token may reach the ledger),
+    // so the token is still proven with one call that is never rate limited: a wrong token
+    // must fail here as it would without the cache.
+    await deps.client.balance();
+    return cached as Model[];
+  }
   const models = await deps.client.listModels();
   deps.ledger.putCatalogue(deps.baseUrl, models);
   return models;
