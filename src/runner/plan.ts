@@ -1,4 +1,7 @@
 import type { ResolvedJob } from '../manifest/types.js';
+import { EPSILON_USD, sumUsd } from '../pricing/money.js';
+
+export { sumUsd };
 
 /** What the plan needs to know of a ledger row. */
 export interface LedgerView {
@@ -125,20 +128,4 @@ export function checkBudget(
   }
   const overByUsd = Math.max(0, spentUsd + toSendUsd - budgetUsd);
   return { budgetUsd, spentUsd, toSendUsd, overByUsd: overByUsd > EPSILON_USD ? overByUsd : 0, fitCount };
-}
-
-/** Float sums of many small prices drift by far less than this; a cap is never missed by more. */
-export const EPSILON_USD = 1e-9;
-
-export function sumUsd(values: readonly number[]): number {
-  // Kahan summation: 10,000 prices of $0.000077 must add up to what a person would.
-  let sum = 0;
-  let carry = 0;
-  for (const value of values) {
-    const y = value - carry;
-    const t = sum + y;
-    carry = t - sum - y;
-    sum = t;
-  }
-  return sum;
 }
