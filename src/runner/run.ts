@@ -83,10 +83,7 @@ function syncLedger(ledger: Ledger, jobs: readonly ResolvedJob[], ctx: RunContex
 /** Prices are stored on rows not yet sent; a row already paid keeps the price it was sent at. */
 function storePrices(ledger: Ledger, pricing: PricingResult): void {
   const unsent = new Set(
-    ledger
-      .listJobs()
-      .filter((row) => row.state === 'pending' || row.state === 'skipped' || row.state === 'in_doubt')
-      .map((row) => row.id),
+    (['pending', 'skipped', 'in_doubt'] as const).flatMap((state) => ledger.jobsInState(state).map((row) => row.id)),
   );
   ledger.setPrices(
     [...pricing.prices]

@@ -79,18 +79,25 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
   );
   const selectEvents = db.prepare<[string], RawEvent>('SELECT * FROM events WHERE job_id = ? ORDER BY id');
 
+  // One read of what sync compares, instead of a lookup per job: resuming a 10,000-job run
+  // whose manifest did not change then writes nothing but the sync event.
+  const selectKnown = db.prepare<[], Pick<RawJob, 'id' | 'content_hash' | 'state' | 'manifest_index'>>(
+    'SELECT id, content_hash, state, manifest_index FROM jobs',
+  );
+
   const sync = db.transaction((specs: readonly JobSpec[]): SyncResult => {
     const now = ctx.nowIso();
     const result: SyncResult = { added: 0, changed: [] };
+    const known = new Map(selectKnown.all().map((row) => [row.id, row]));
     for (const spec of specs) {
-      const row = ctx.getRawJob(spec.id);
+      const row = known.get(spec.id);
       const values = { ...spec, textChars: spec.textChars ?? null, now };
       if (row === undefined) {
         insertJob.run(values);
         result.added += 1;
         continue;
       }
-      updateIndex.run(values);
+      if (row.manifest_index !== spec.index) updateIndex.run(values);
       if (row.content_hash === spec.contentHash) continue;
       if (row.state === 'pending' || row.state === 'skipped') {
         updateContent.run(values);
