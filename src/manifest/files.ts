@@ -45,6 +45,12 @@ async function regularFile(path: string): Promise<FileCheck<number>> {
   }
 }
 
+function lineOf(text: string, index: number): number {
+  let line = 1;
+  for (let at = text.indexOf('\n'); at !== -1 && at < index; at = text.indexOf('\n', at + 1)) line += 1;
+  return line;
+}
+
 async function readTextUncached(path: string): Promise<FileCheck<string>> {
   const size = await regularFile(path);
   if (!size.ok) return size;
@@ -59,6 +65,9 @@ async function readTextUncached(path: string): Promise<FileCheck<string>> {
     return { ok: false, expected: 'UTF-8 text', detail: 'not valid UTF-8', hint: 'save the file as UTF-8' };
   }
   if (!/\S/.test(text)) return { ok: false, expected: 'non-empty text', detail: 'an empty file' };
+  // Fatal decoding leaves no unpaired surrogate, but a NUL byte is valid UTF-8 and no text to speak.
+  const nul = text.indexOf('\u0000');
+  if (nul !== -1) return { ok: false, expected: 'text without NUL characters', detail: `a NUL byte on line ${lineOf(text, nul)}`, hint: 'is this a text file?' };
   return { ok: true, value: text };
 }
 

@@ -10,13 +10,13 @@ import { type FinishContext, finishJob } from './finish.js';
 import { assignIds, type JobEntry } from './ids.js';
 import { manifestSchema } from './schema.js';
 import { translateSchemaIssues } from './schema-issues.js';
+import { checkSentTexts } from './text-checks.js';
 import type { Manifest } from './types.js';
-import { defaultsNode, firstAliasPosition, jobNodes, locateMap, type ManifestSource, parseManifestSource } from './yaml-source.js';
+import { parseInPieces } from './yaml-chunks.js';
+import { defaultsNode, jobNodes, locateMap, MAX_ALIAS_COUNT, type ManifestSource, type PieceOutcome, parsePiece } from './yaml-source.js';
 
 // Distinct files read at once: enough to overlap I/O, few enough never to run out of descriptors.
 const FILE_CONCURRENCY = 32;
-// yaml's own default: enough for ordinary anchors and aliases, far too few for an alias bomb.
-const MAX_ALIAS_COUNT = 100;
 
 async function readManifestText(path: string, absolute: string): Promise<string> {
   let bytes: Buffer;
@@ -40,7 +40,7 @@ function draftAll(source: ManifestSource, root: unknown, context: DraftContext):
   if (!Array.isArray(rawJobs)) return [];
   const nodes = jobNodes(source);
   const fallback = { line: 1, col: 1 };
-  return rawJobs.map((raw, index) => draftJob(context, index, raw, locateMap(source, nodes[index], fallback)));
+  return rawJobs.map((raw, index) => draftJob(context, index, raw, locateMap(nodes[index], fallback)));
 }
 
 async function finishAll(context: FinishContext, drafts: readonly (JobDraft | undefined)[]): Promise<JobEntry[]> {
@@ -57,7 +57,7 @@ async function finishAll(context: FinishContext, drafts: readonly (JobDraft | un
 function defaultsBlocks(source: ManifestSource, root: unknown, invalidPaths: Set<string>): DraftContext['defaults'] {
   const rawDefaults = (root as { defaults?: Record<string, unknown> } | null)?.defaults;
   const block = (type: JobType) => {
-    const location = locateMap(source, defaultsNode(source, type), { line: 1, col: 1 });
+    const location = locateMap(defaultsNode(source, type), { line: 1, col: 1 });
     return defaultsBlock(rawDefaults?.[type], type, location, invalidPaths);
   };
   return Object.fromEntries(JOB_TYPES.map((type) => [type, block(type)])) as DraftContext['defaults'];
@@ -72,29 +72,28 @@ function labelled(issues: readonly ManifestIssue[], labels: Map<number, string>)
 
 const TOO_DEEP = 'YAML syntax: nested too deeply to read (more levels of lists or mappings than the parser can follow); flatten the structure';
 
-/** The parsed YAML. The parser recurses: a structure thousands of levels deep overflows its stack. */
+/**
+ * The parsed YAML: piece by piece when the layout allows (peak memory then scales with a piece,
+ * not the file), else whole. The parser recurses: a structure thousands of levels deep overflows
+ * its stack, which is bad input, not a bug.
+ */
 function parseSource(text: string, path: string): ManifestSource {
+  let outcome: PieceOutcome;
   try {
-    return parseManifestSource(text);
+    outcome = parseInPieces(text) ?? parsePiece(text);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     throw new ManifestError([{ file: path, line: 1, col: 1, message: TOO_DEEP }], error);
   }
-}
-
-/**
- * The document as plain values. yaml refuses to expand an alias bomb ("billion laughs") with a
- * ReferenceError: that is bad input, not a bug, so it becomes a located manifest problem.
- */
-function toPlainValue(source: ManifestSource, path: string): unknown {
-  try {
-    return source.doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-  } catch (error) {
-    if (error instanceof RangeError) throw new ManifestError([{ file: path, line: 1, col: 1, message: TOO_DEEP }], error);
-    const position = firstAliasPosition(source) ?? { line: 1, col: 1 };
-    const message = `YAML aliases: expected at most ${MAX_ALIAS_COUNT} uses of anchors once expanded, got far more (an alias bomb?); write the values out instead`;
-    throw new ManifestError([{ file: path, ...position, message }], error);
+  if (outcome.kind === 'syntax') {
+    // After a syntax error the tree is a guess: checking it would report phantom problems.
+    throw new ManifestError(outcome.errors.map(({ position, message }) => ({ file: path, ...position, message: `YAML syntax: ${message}` })));
   }
+  if (outcome.kind === 'aliasBomb') {
+    const message = `YAML aliases: expected at most ${MAX_ALIAS_COUNT} uses of anchors once expanded, got far more (an alias bomb?); write the values out instead`;
+    throw new ManifestError([{ file: path, ...(outcome.position ?? { line: 1, col: 1 }), message }], outcome.cause);
+  }
+  return { root: outcome.value, index: outcome.index };
 }
 
 /**
@@ -105,13 +104,10 @@ function toPlainValue(source: ManifestSource, path: string): unknown {
 export async function loadManifest(path: string): Promise<Manifest> {
   const absolute = resolve(path);
   const source = parseSource(await readManifestText(path, absolute), path);
-  if (source.syntaxErrors.length > 0) {
-    // After a syntax error the tree is a guess: checking it would report phantom problems.
-    throw new ManifestError(source.syntaxErrors.map(({ position, message }) => ({ file: path, ...position, message: `YAML syntax: ${message}` })));
-  }
-  const root = toPlainValue(source, path);
+  const root = source.root;
   const parsed = manifestSchema().safeParse(root);
   const schema = translateSchemaIssues(path, source, root, parsed.success ? [] : parsed.error.issues);
+  checkSentTexts(path, source, root, schema);
   const issues = schema.issues;
   const draftContext: DraftContext = { file: path, invalidPaths: schema.invalidPaths, defaults: defaultsBlocks(source, root, schema.invalidPaths), issues };
   const drafts = draftAll(source, root, draftContext);

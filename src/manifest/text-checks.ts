@@ -1,0 +1,77 @@
+import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
+import { CONTENT_BY_TYPE, isJobType, JOB_TYPES, PARAMS_BY_TYPE } from './fields.js';
+import { pathKey, type SchemaCheck } from './schema-issues.js';
+import { locatePath, type ManifestSource, type PathSegment } from './yaml-source.js';
+
+/** Fields whose text is sent to the service as it is written. */
+const SENT_TEXT_FIELDS = ['text', 'prompt', 'negative_prompt'] as const;
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export interface Unsendable {
+  expected: string;
+  detail: string;
+  hint: string;
+}
+
+// 1-based and in code points, as an editor's status bar counts them.
+function characterNumber(text: string, index: number): number {
+  return [...text.slice(0, index)].length + 1;
+}
+
+/**
+ * Why a text cannot be sent, or undefined when it can. A NUL is what a `"\0"` escape (or a stray
+ * byte) writes, and no service wants it in a prompt; an unpaired surrogate (a lone `"\ud800"`
+ * escape) has no UTF-8 encoding at all, so the request body would carry U+FFFD instead of it.
+ */
+export function unsendableText(text: string): Unsendable | undefined {
+  const nul = text.indexOf('\u0000');
+  if (nul !== -1) {
+    const detail = `a NUL character at character ${characterNumber(text, nul)}`;
+    return { expected: 'text without NUL characters', detail, hint: 'remove it (in quotes, "\\0" and "\\x00" write one)' };
+  }
+  const lone = LONE_SURROGATE.exec(text);
+  if (lone !== null) {
+    const code = lone[0].charCodeAt(0).toString(16).toUpperCase();
+    const detail = `an unpaired surrogate U+${code} at character ${characterNumber(text, lone.index)}`;
+    return { expected: 'text that can be encoded as UTF-8', detail, hint: 'a "\\uD800"-style escape needs its other half; write the character itself' };
+  }
+  return undefined;
+}
+
+function check(file: string, source: ManifestSource, schema: SchemaCheck, path: PathSegment[], value: unknown, where: Partial<ManifestIssue>): void {
+  const key = pathKey(path);
+  if (typeof value !== 'string' || schema.invalidPaths.has(key)) return;
+  const problem = unsendableText(value);
+  if (problem === undefined) return;
+  // Marked invalid like a schema failure: the value is neither merged nor reported again as missing.
+  schema.invalidPaths.add(key);
+  const { line, col } = locatePath(source, path);
+  schema.issues.push({ file, line, col, ...where, ...expectedGot(problem.expected, `${formatGot(value)} (${problem.detail})`), hint: problem.hint });
+}
+
+/**
+ * Reports text fields (on jobs and in defaults) that could not be sent as written, into `schema`.
+ * Only fields the job's type has: any other was already reported as an unknown field.
+ */
+export function checkSentTexts(file: string, source: ManifestSource, root: unknown, schema: SchemaCheck): void {
+  const { jobs, defaults } = (root ?? {}) as { jobs?: unknown; defaults?: unknown };
+  for (const type of JOB_TYPES) {
+    const block = (defaults as Record<string, Record<string, unknown> | undefined> | null | undefined)?.[type];
+    if (block === null || typeof block !== 'object') continue;
+    for (const field of SENT_TEXT_FIELDS) {
+      if (field in PARAMS_BY_TYPE[type]) check(file, source, schema, ['defaults', type, field], block[field], { field: `defaults.${type}.${field}` });
+    }
+  }
+  if (!Array.isArray(jobs)) return;
+  jobs.forEach((job: unknown, index) => {
+    if (job === null || typeof job !== 'object') return;
+    const record = job as Record<string, unknown>;
+    const type = record['type'];
+    if (!isJobType(type)) return;
+    for (const field of SENT_TEXT_FIELDS) {
+      if (!(field in CONTENT_BY_TYPE[type]) && !(field in PARAMS_BY_TYPE[type])) continue;
+      check(file, source, schema, ['jobs', index, field], record[field], { jobIndex: index, field });
+    }
+  });
+}
