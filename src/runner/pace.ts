@@ -72,8 +72,10 @@ export class Pace {
   pause(cls: PacedClass, untilMs: number, reason: string): void {
     const state = this.#state(cls);
     if (untilMs <= state.pausedUntilMs) return;
+    // Every worker in flight draws its own 429 for the same window: say it once.
+    const news = untilMs - Math.max(state.pausedUntilMs, Date.now()) > 1000;
     state.pausedUntilMs = untilMs;
-    this.#onPause?.(cls, untilMs, reason);
+    if (news) this.#onPause?.(cls, untilMs, reason);
   }
 
   /** Adapts to the headers of a successful answer: nothing left in the window means wait. */
