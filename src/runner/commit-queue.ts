@@ -1,3 +1,4 @@
+import { LocalIoError } from '../errors.js';
 import type { Ledger } from '../store/index.js';
 
 const FLUSH_WINDOW_MS = 1;
@@ -55,7 +56,13 @@ export class CommitQueue {
         }
       });
     } catch (error) {
-      for (const { reject } of ops) reject(error);
+      // The transaction itself failed (disk full, I/O error, file locked too long): nothing in
+      // it was written, and the run cannot go on safely without its ledger.
+      const failure =
+        error instanceof LocalIoError
+          ? error
+          : new LocalIoError(`cannot write the ledger ${this.#ledger.path}: ${(error as Error).message}`, 'E_LEDGER_WRITE', error);
+      for (const { reject } of ops) reject(failure);
       return;
     }
     ops.forEach(({ resolve, reject }, i) => {

@@ -3,6 +3,7 @@ import type { ResolvedJob } from '../manifest/types.js';
 import type { RunContext } from './context.js';
 import { FollowQueue } from './follow-queue.js';
 import type { PlannedSubmit, RunPlan } from './plan.js';
+import { LocalIoError } from '../errors.js';
 import { FatalRunError } from './run-errors.js';
 import { submitJob } from './submit.js';
 
@@ -37,12 +38,13 @@ export async function executePlan(
   for (const earlier of plan.follow) follow(earlier.job, earlier.requestId);
 
   const limit = pLimit(ctx.options.concurrency);
-  const recordings: Promise<unknown>[] = [];
-  await Promise.all(
-    plan.submit.map((planned) => limit(() => guard(submitWithRequeue(ctx, planned, follow, result, recordings)))),
-  );
+  // Each recording is guarded as soon as it exists: a ledger that fails to record a request id
+  // must stop the run now, not surface as an unhandled rejection later.
+  const recordings: Promise<void>[] = [];
+  const track = (recording: Promise<unknown>): void => void recordings.push(guard(recording));
+  await Promise.all(plan.submit.map((planned) => limit(() => guard(submitWithRequeue(ctx, planned, follow, result, track)))));
   // Request ids are committed before anything else is awaited: following starts from them.
-  await Promise.all(recordings.map(guard));
+  await Promise.all(recordings);
   followers.close();
   await following;
   result.stoppedBySignal = control.userStop.aborted;
@@ -59,14 +61,14 @@ async function submitWithRequeue(
   planned: PlannedSubmit,
   follow: (job: ResolvedJob, requestId: string) => void,
   result: ExecuteResult,
-  recordings: Promise<unknown>[],
+  track: (recording: Promise<unknown>) => void,
 ): Promise<void> {
   for (;;) {
     if (ctx.stop.aborted || result.dailyLimitUntilMs !== undefined) return;
     const outcome = await submitJob(ctx, planned.job, planned.reason === 'resubmit-in-doubt');
     switch (outcome.kind) {
       case 'submitted':
-        recordings.push(
+        track(
           outcome.recorded.then(() => {
             ctx.emit({ kind: 'submitted', id: planned.job.id, requestId: outcome.requestId });
             follow(planned.job, outcome.requestId);
@@ -102,8 +104,9 @@ async function guardFatal(result: ExecuteResult, halt: AbortController, work: Pr
   try {
     await work;
   } catch (error) {
-    if (!(error instanceof FatalRunError)) throw error;
-    result.fatal ??= error;
-    halt.abort(error);
+    const fatal = error instanceof LocalIoError ? new FatalRunError(error) : error;
+    if (!(fatal instanceof FatalRunError)) throw error;
+    result.fatal ??= fatal;
+    halt.abort(fatal);
   }
 }

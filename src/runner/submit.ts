@@ -40,7 +40,12 @@ export async function submitJob(ctx: RunContext, job: ResolvedJob, resubmit: boo
   }
   // Not awaited here: the worker's next reservation then shares this commit (one disk flush
   // per job instead of two). Whoever follows the job waits for `recorded` first.
-  const recorded = ctx.commits.run((l) => l.markSubmitted(job.id, requestId));
+  const recorded = ctx.commits.run((l) => l.markSubmitted(job.id, requestId)).catch((error: unknown) => {
+    // The service took the job but the ledger could not say so: the row stays `submitting`
+    // (in doubt on the next run). The request id is printed so the paid result can be found.
+    ctx.emit({ kind: 'warning', message: `job "${job.id}" was accepted as request ${requestId}, but the ledger could not record it; keep this id` });
+    throw error;
+  });
   return { kind: 'submitted', requestId, recorded };
 }
 

@@ -45,7 +45,7 @@ export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledge
       throw asLocalIoError(path, error);
     }
   }
-  return {
+  const ledger: Ledger = {
     path,
     readonly,
     ...createJobRecords(ctx),
@@ -59,4 +59,27 @@ export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledge
       db.close();
     },
   };
+  return withLedgerErrors(ledger);
+}
+
+/**
+ * Every method, with SQLite's own failures (disk full, I/O error, locked too long) turned into
+ * the LocalIoError a person can act on. A failed statement wrote nothing: its transaction was
+ * rolled back. Errors of ours (an illegal state change: a bug) pass through unchanged.
+ */
+function withLedgerErrors(ledger: Ledger): Ledger {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(ledger)) {
+    wrapped[name] =
+      typeof value !== 'function'
+        ? value
+        : (...args: unknown[]): unknown => {
+            try {
+              return (value as (...a: unknown[]) => unknown)(...args);
+            } catch (error) {
+              throw asLocalIoError(ledger.path, error);
+            }
+          };
+  }
+  return wrapped as unknown as Ledger;
 }

@@ -102,6 +102,13 @@ export function asLocalIoError(path: string, error: unknown): unknown {
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_IOERR_SHORT_READ') {
     return corrupt(path, message, error);
   }
+  if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) {
+    return new LocalIoError(
+      `cannot write the ledger ${path} (${message}): free disk space or fix the disk, then run the same command again (a job caught mid-submit is then marked in doubt)`,
+      'E_LEDGER_WRITE',
+      error,
+    );
+  }
   if (code === 'SQLITE_BUSY') {
     return new LocalIoError(
       `ledger ${path} stayed locked by another process for ${BUSY_TIMEOUT_MS / 1000} s: wait for it to finish and try again`,

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
@@ -13,14 +14,22 @@ import { byState, cliAgainst, FAST, ledgerRows, quickCheck } from './helpers.js'
  * it does not, the folder is a path below a regular file (ENOTDIR), which fails at the first
  * write instead; the product's answer must be the same clear stop either way.
  */
-function mountSmallTmpfs(target: string): boolean {
+function mountSmallTmpfs(target: string, size = '64k'): boolean {
   mkdirSync(target, { recursive: true });
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', target], { stdio: 'ignore' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', target], { stdio: 'ignore' });
     return true;
   } catch {
     return false;
   }
+}
+
+function canMountTmpfs(): boolean {
+  const probe = mkdtempSync(path.join(tmpdir(), 'mediabatch-mount-'));
+  const ok = mountSmallTmpfs(probe);
+  if (ok) execFileSync('umount', [probe], { stdio: 'ignore' });
+  rmSync(probe, { recursive: true, force: true });
+  return ok;
 }
 
 describe('the results folder runs out of space mid-run', () => {
@@ -72,5 +81,39 @@ describe('the results folder runs out of space mid-run', () => {
     expect(byState(ledgerRows(db))).toEqual({ done: 24 });
     expect(sim.stats.duplicates()).toEqual([]);
     expect(sim.stats.accepted).toHaveLength(24);
+  });
+
+  // Only where a tmpfs can be mounted (CI runs as root): the ledger itself cannot be made to
+  // fill up any other way from outside the process.
+  it.runIf(canMountTmpfs())('a ledger whose disk fills mid-run: exit 4, and every accepted but unrecorded request id is printed', async () => {
+    sim = await startSimulator({ ...FAST });
+    const manifest = await writeTtsManifest(dir, { jobs: 200 });
+    const ledgerDir = path.join(dir, 'ledger');
+    expect(mountSmallTmpfs(ledgerDir, '600k')).toBe(true);
+    const saved = path.join(dir, 'saved');
+    try {
+      const full = await cliAgainst(sim, ['run', manifest, '--db', path.join(ledgerDir, 'batch.db'), '--out', path.join(dir, 'out')]);
+      expect(hasStackTrace(full.stderr), full.stderr).toBe(false);
+      expect(full.code, full.stderr).toBe(4);
+      expect(full.stderr).toMatch(/cannot write the ledger .*(disk is full|SQLITE_FULL)/);
+      // The disk filled during the submits, not before them.
+      expect(sim.stats.accepted.length).toBeGreaterThan(0);
+      expect(sim.stats.accepted.length).toBeLessThan(200);
+      const printed = [...full.stderr.matchAll(/was accepted as request (\S+), but the ledger could not record it/g)].map((m) => m[1]);
+      mkdirSync(saved);
+      for (const file of readdirSync(ledgerDir)) writeFileSync(path.join(saved, file), readFileSync(path.join(ledgerDir, file)));
+      // With room again the run goes on: the unrecorded ones are in doubt, never sent twice.
+      const again = await cliAgainst(sim, ['run', manifest, '--db', path.join(saved, 'batch.db'), '--out', path.join(dir, 'out')]);
+      const rows = ledgerRows(path.join(saved, 'batch.db'));
+      expect(again.code, again.stderr).toBe(printed.length > 0 ? 1 : 0);
+      expect(byState(rows).in_doubt ?? 0).toBe(printed.length);
+      expect(byState(rows).done).toBe(200 - printed.length);
+      expect(sim.stats.duplicates()).toEqual([]);
+      expect(sim.stats.accepted).toHaveLength(200);
+      const acceptedIds = new Set(sim.stats.accepted.map((a) => a.requestId));
+      for (const id of printed) expect(acceptedIds.has(id ?? '')).toBe(true);
+    } finally {
+      execFileSync('umount', [ledgerDir], { stdio: 'ignore' });
+    }
   });
 });
