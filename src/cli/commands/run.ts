@@ -67,7 +67,8 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
   const stopControl = installStopHandlers(logLine);
   const halt = new AbortController();
   const stop = AbortSignal.any([stopControl.signal, halt.signal]);
-  // Every job being followed waits on this signal: thousands of listeners are expected.
+  // Submits, pace waits, polls and downloads in flight each listen to this signal: more than
+  // Node's default warning threshold of ten is the normal case, not a leak.
   setMaxListeners(0, stop);
   let progress: Progress | undefined;
   const early: RunEvent[] = [];
