@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { JobType, ServiceClient } from '../api/types.js';
 import type { Ledger } from '../store/index.js';
 import { CommitQueue } from './commit-queue.js';
@@ -57,6 +58,9 @@ export interface RunContext {
 
 /** Builds a context from what the composition root owns, adding the run's own queues. */
 export function createRunContext(parts: Omit<RunContext, 'commits'>): RunContext {
+  // Submits, pace waits, polls and downloads in flight each listen to the stop signal: more than
+  // Node's warning threshold of ten is the normal case here, not a leak.
+  setMaxListeners(0, parts.stop);
   return { ...parts, commits: new CommitQueue(parts.ledger) };
 }
 

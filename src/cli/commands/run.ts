@@ -1,5 +1,4 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { setMaxListeners } from 'node:events';
 import type { CommandModule } from 'yargs';
 import { ConfigError, ExitCode, UsageError } from '../../errors.js';
 import { createRunContext, DEFAULT_RETRY, pollEvery, SERVICE_POLL, SIMULATOR_POLL, type RunContext, type RunEvent } from '../../runner/context.js';
@@ -67,9 +66,6 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
   const stopControl = installStopHandlers(logLine);
   const halt = new AbortController();
   const stop = AbortSignal.any([stopControl.signal, halt.signal]);
-  // Submits, pace waits, polls and downloads in flight each listen to this signal: more than
-  // Node's default warning threshold of ten is the normal case, not a leak.
-  setMaxListeners(0, stop);
   let progress: Progress | undefined;
   const early: RunEvent[] = [];
   const emit = (event: RunEvent): void => (progress ? progress.onEvent(event) : void early.push(event));
