@@ -1,0 +1,89 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './helpers/cli.js';
+
+/** STYLE.md: the folders are the architecture, and imports point one way. */
+const ALLOWED: Record<string, string[]> = {
+  cli: ['runner', 'manifest', 'api', 'pricing', 'store', 'report', 'sim', 'errors'],
+  runner: ['manifest', 'api', 'pricing', 'store', 'report', 'errors'],
+  manifest: ['api', 'errors'],
+  pricing: ['manifest', 'api', 'errors'],
+  report: ['pricing', 'errors'],
+  store: ['api', 'errors'],
+  api: ['errors'],
+  sim: ['api'],
+};
+
+/** Each outside library lives in one folder. */
+const LIBRARY_HOME: Record<string, string> = {
+  undici: 'api',
+  'p-retry': 'api',
+  'better-sqlite3': 'store',
+  yaml: 'manifest',
+  yargs: 'cli',
+  'log-update': 'cli',
+  limiter: 'runner',
+  'csv-stringify': 'report',
+};
+
+interface Import {
+  file: string;
+  from: string;
+  specifier: string;
+  target: string;
+  typeOnly: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? sourceFiles(full) : entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+function importsOf(file: string): Import[] {
+  const text = readFileSync(file, 'utf8');
+  const relative = path.relative(path.join(ROOT, 'src'), file);
+  const from = relative.includes(path.sep) ? (relative.split(path.sep)[0] ?? '') : 'errors';
+  const found: Import[] = [];
+  for (const match of text.matchAll(/^(?:import|export)\s+(type\s+)?[^;]*?from\s+'([^']+)'/gms)) {
+    const specifier = match[2] ?? '';
+    const target = specifier.startsWith('.')
+      ? (path.relative(path.join(ROOT, 'src'), path.resolve(path.dirname(file), specifier)).split(path.sep)[0] ?? '').replace(/\.js$/, '')
+      : (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : (specifier.split('/')[0] ?? ''));
+    found.push({ file: relative, from, specifier, target, typeOnly: match[1] !== undefined });
+  }
+  return found;
+}
+
+const imports = sourceFiles(path.join(ROOT, 'src')).flatMap(importsOf);
+
+describe('architecture', () => {
+  it('finds the imports it checks', () => {
+    expect(imports.length).toBeGreaterThan(100);
+  });
+
+  it('imports between folders point one way', () => {
+    const wrong = imports
+      .filter((i) => i.target in ALLOWED || i.target === 'errors')
+      .filter((i) => i.target !== i.from && !(ALLOWED[i.from] ?? []).includes(i.target))
+      .map((i) => `${i.file} imports ${i.target}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it('the simulator shares only the facts with the client: types and plan limits', () => {
+    const wrong = imports
+      .filter((i) => i.from === 'sim' && i.target === 'api')
+      .filter((i) => !i.typeOnly && i.specifier !== '../api/plans.js')
+      .map((i) => `${i.file} imports ${i.specifier}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it('each outside library is used from its one folder', () => {
+    const wrong = imports
+      .filter((i) => i.target in LIBRARY_HOME && LIBRARY_HOME[i.target] !== i.from)
+      .map((i) => `${i.file} imports ${i.target}`);
+    expect(wrong).toEqual([]);
+  });
+});
