@@ -8,6 +8,8 @@ export interface JobProgress {
   requestId: string | null;
   attempts: number;
   spentUsd: number;
+  /** Spend of earlier attempts (an in-doubt job sent again) kept under this attempt's. */
+  carriedUsd: number;
   lastError: string | null;
   resultPath: string | null;
   resultBytes: number | null;
@@ -36,7 +38,7 @@ export function createContext(db: Database.Database, path: string, nowMs: () => 
      VALUES (@at, @jobId, @kind, @from, @to, @detail)`,
   );
   const updateProgress = db.prepare(
-    `UPDATE jobs SET state = @state, request_id = @requestId, attempts = @attempts, spent_usd = @spentUsd,
+    `UPDATE jobs SET state = @state, request_id = @requestId, attempts = @attempts, spent_usd = @spentUsd, carried_usd = @carriedUsd,
        last_error = @lastError, result_path = @resultPath, result_bytes = @resultBytes,
        result_sha256 = @resultSha256, submitted_at = @submittedAt, finished_at = @finishedAt,
        updated_at = @updatedAt
@@ -73,6 +75,7 @@ export function progressOf(raw: RawJob): JobProgress {
     requestId: raw.request_id,
     attempts: raw.attempts,
     spentUsd: raw.spent_usd,
+    carriedUsd: raw.carried_usd,
     lastError: raw.last_error,
     resultPath: raw.result_path,
     resultBytes: raw.result_bytes,

@@ -53,6 +53,7 @@ export interface RawJob {
   request_id: string | null;
   attempts: number;
   spent_usd: number;
+  carried_usd: number;
   last_error: string | null;
   result_path: string | null;
   result_bytes: number | null;

@@ -105,6 +105,15 @@ export const MIGRATIONS: readonly Migration[] = [
         BEGIN UPDATE spend_total SET spent_usd = spent_usd - OLD.spent_usd WHERE id = 1; END;
     `,
   },
+  {
+    version: 3,
+    // An in-doubt job sent again may be paid twice: the money its earlier attempts may have
+    // cost stays counted (carried) under the new attempt's reservation, and is what remains
+    // when the new attempt is released, refused or refunded.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN carried_usd REAL NOT NULL DEFAULT 0 CHECK (carried_usd >= 0);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -109,12 +109,14 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
       if (!(allowFrom as readonly JobState[]).includes(row.state)) return 'wrong-state';
       const priceUsd = row.price_usd;
       if (priceUsd === null) throw bug(id, 'has no price; prices are set before anything is reserved');
-      const spentBeforeUsd = ctx.spentTotalUsd();
-      // This row's own earlier reservation (an in_doubt job) is replaced, not added to.
-      const spentAfterUsd = spentBeforeUsd - row.spent_usd + priceUsd;
+      // What this row already counts (an in-doubt attempt that may have been charged) stays
+      // counted: sending it again may pay twice, and the budget must see both.
+      const carriedUsd = row.spent_usd;
+      const spentAfterUsd = ctx.spentTotalUsd() + priceUsd;
       if (budgetUsd !== null && spentAfterUsd > budgetUsd + EPSILON_USD) return 'over-budget';
-      move(row, 'submitting', 'reserved', { priceUsd, budgetUsd, spentTotalUsd: spentAfterUsd }, () => ({
-        spentUsd: priceUsd,
+      move(row, 'submitting', 'reserved', { priceUsd, carriedUsd, budgetUsd, spentTotalUsd: spentAfterUsd }, () => ({
+        spentUsd: carriedUsd + priceUsd,
+        carriedUsd,
         attempts: row.attempts + 1,
         requestId: null,
         lastError: null,
@@ -133,10 +135,10 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
       move(row, 'submitted', 'submitted', { requestId }, (_, now) => ({ requestId, submittedAt: now })),
     ),
     markNotTaken: step('released as not taken', ['submitting'], (row, reason: string) =>
-      move(row, 'pending', 'not_taken', { reason }, () => ({ spentUsd: 0, lastError: reason })),
+      move(row, 'pending', 'not_taken', { reason }, () => ({ spentUsd: row.carried_usd, lastError: reason })),
     ),
     markRefused: step('refused', ['submitting'], (row, reason: string) =>
-      move(row, 'failed', 'refused', { reason }, (_, now) => ({ spentUsd: 0, lastError: reason, finishedAt: now })),
+      move(row, 'failed', 'refused', { reason }, (_, now) => ({ spentUsd: row.carried_usd, lastError: reason, finishedAt: now })),
     ),
     markInDoubt: step('put in doubt', ['submitting'], (row, reason: string) =>
       move(row, 'in_doubt', 'in_doubt', { reason }, () => ({ lastError: reason })),
@@ -151,7 +153,8 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
       })),
     ),
     markFailedRemote: step('failed remotely', ['submitted'], (row, failure: RemoteFailure) => {
-      const spentUsd = failure.refunded ? 0 : row.spent_usd;
+      // A refund covers this attempt; what earlier in-doubt attempts may have cost stays counted.
+      const spentUsd = failure.refunded ? row.carried_usd : row.spent_usd;
       if (failure.retryable && failure.refunded) {
         move(row, 'pending', 'failed_retryable', { ...failure }, () => ({
           spentUsd,

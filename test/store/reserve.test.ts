@@ -17,7 +17,7 @@ describe('reserveForSubmit', () => {
     expect(ledger.spentUsd()).toBe(1);
     expect(ledger.reserveForSubmit('c', 5, ['pending'])).toBe('reserved');
     expect(ledger.spentUsd()).toBe(4);
-    expect(ledger.eventsFor('c').at(-1)?.detail).toEqual({ priceUsd: 3, budgetUsd: 5, spentTotalUsd: 4, spentUsd: 3 });
+    expect(ledger.eventsFor('c').at(-1)?.detail).toEqual({ priceUsd: 3, carriedUsd: 0, budgetUsd: 5, spentTotalUsd: 4, spentUsd: 3 });
   });
 
   it('counts what earlier runs spent, and stops exactly at the cap', () => {
@@ -44,15 +44,27 @@ describe('reserveForSubmit', () => {
     expect(results.at(-1)).toBe('over-budget');
   });
 
-  it('replaces, not adds to, an in_doubt job’s own reservation when it is resubmitted', () => {
+  it('adds an in_doubt job’s resend to what its first attempt may have cost, and keeps that when the resend is released', () => {
     const ledger = t.open();
     seed(ledger, { a: 2, b: 1 });
     ledger.reserveForSubmit('a', null, ['pending']);
     ledger.markInDoubt('a', 'connection reset');
-    expect(ledger.reserveForSubmit('a', 2, ['pending', 'skipped'])).toBe('wrong-state');
-    expect(ledger.reserveForSubmit('a', 2, ['in_doubt'])).toBe('reserved');
-    expect(ledger.getJob('a')).toMatchObject({ state: 'submitting', spentUsd: 2, attempts: 2 });
-    expect(ledger.reserveForSubmit('b', 2, ['pending'])).toBe('over-budget');
+    expect(ledger.reserveForSubmit('a', 3, ['pending', 'skipped'])).toBe('wrong-state');
+    // The first attempt may have been charged: a resend under a $3 cap would make $4.
+    expect(ledger.reserveForSubmit('a', 3, ['in_doubt'])).toBe('over-budget');
+    expect(ledger.reserveForSubmit('a', 4, ['in_doubt'])).toBe('reserved');
+    expect(ledger.getJob('a')).toMatchObject({ state: 'submitting', spentUsd: 4, attempts: 2 });
+    expect(ledger.spentUsd()).toBe(4);
+    expect(ledger.reserveForSubmit('b', 4.5, ['pending'])).toBe('over-budget');
+    // The resend provably not taken: only the first attempt's possible charge stays counted.
+    ledger.markNotTaken('a', '503');
+    expect(ledger.getJob('a')).toMatchObject({ state: 'pending', spentUsd: 2 });
+    expect(ledger.spentUsd()).toBe(2);
+    // Sent once more and refunded after an error: still the first attempt's $2, not zero.
+    ledger.reserveForSubmit('a', null, ['pending']);
+    ledger.markSubmitted('a', 'req-2');
+    ledger.markFailedRemote('a', { reason: 'WORKER_ERROR', retryable: true, refunded: true });
+    expect(ledger.spentUsd()).toBe(2);
   });
 
   it('answers wrong-state for a job already on its way, and throws for an unpriced one', () => {

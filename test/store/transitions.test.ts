@@ -70,7 +70,8 @@ const cases: Case[] = [
     spentUsd: 0,
   },
   { from: 'submitted', act: (l) => l.markRefreshed('a', 'result URL expired'), to: 'submitted', kind: 'refreshed', spentUsd: PRICE },
-  { from: 'in_doubt', act: (l) => l.reserveForSubmit('a', 1, ['in_doubt']), to: 'submitting', kind: 'reserved', spentUsd: PRICE },
+  // The first attempt may have been charged: the resend's price comes on top of it.
+  { from: 'in_doubt', act: (l) => l.reserveForSubmit('a', 1, ['in_doubt']), to: 'submitting', kind: 'reserved', spentUsd: 2 * PRICE },
   { from: 'failed', act: (l) => l.requeueFailed('a', 'retryable'), to: 'pending', kind: 'requeued', spentUsd: 0 },
 ];
 
