@@ -37,11 +37,15 @@ export async function writeLargeManifest(dir: string, jobCount: number, writeFil
   return path;
 }
 
-/** Loads a generated 10,000-job manifest (offline checks only) a few times and prints the timings. */
-export async function benchManifest(jobCount = 10_000, runs = 5): Promise<void> {
+/** Loads a generated 10,000-job manifest (offline checks only) a few times; prints and returns the timings. */
+export async function benchManifest(
+  jobCount = 10_000,
+  runs = 5,
+  imageSource = 'manifests/images',
+): Promise<{ jobs: number; firstMs: number; medianMs: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'mediabatch-bench-'));
   try {
-    const path = await writeLargeManifest(dir, jobCount, writeFile);
+    const path = await writeLargeManifest(dir, jobCount, writeFile, imageSource);
     const timesMs: number[] = [];
     for (let run = 0; run < runs; run++) {
       const start = performance.now();
@@ -52,6 +56,7 @@ export async function benchManifest(jobCount = 10_000, runs = 5): Promise<void> 
     const sorted = [...timesMs].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
     console.log(`loadManifest, ${jobCount} jobs offline: first ${timesMs[0]?.toFixed(0)} ms, median ${median.toFixed(0)} ms over ${runs} runs`);
+    return { jobs: jobCount, firstMs: timesMs[0] ?? 0, medianMs: median };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator, type Simulator } from '../src/sim/index.js';
 import { bareUndiciSubmits } from './bare-undici.js';
+import { benchManifest } from './manifest-bench.js';
 import { pacedRun } from './paced.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -126,6 +127,11 @@ async function main(): Promise<void> {
     rows.push(['bare undici loop', `${fmt(bare.wallMs)} ms, ${fmt(bare.jobsPerSecond)} jobs/s`]);
     rows.push(['runner / bare, whole command', `${(runMs / bare.wallMs).toFixed(2)}× (process start, manifest, ledger sync, cached pricing, reports included)`]);
     rows.push(['runner / bare, submit phase', `${(submitPhaseMs / bare.wallMs).toFixed(2)}× (each submit reserved and recorded durably in the ledger)`]);
+
+    // The manifest alone: validating 10,000 jobs offline, in this process (no CLI start-up).
+    const load = await benchManifest(JOBS, 3, path.join(ROOT, 'manifests/images'));
+    results['manifestLoad'] = load;
+    rows.push(['manifest load (offline checks)', `${fmt(load.firstMs)} ms first, ${fmt(load.medianMs)} ms median of 3`]);
 
     // (e) a paced run against a scaled-down limit.
     const paced = await pacedRun(dir);
