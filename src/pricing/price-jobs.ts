@@ -1,6 +1,6 @@
 import type { Img2VideoJob, ResolvedJob, Txt2AudioJob } from '../manifest/types.js';
 import { groupKeyOf, img2videoPriceQuery, priceKeyOf } from './keys.js';
-import { createLimiter } from './limiter.js';
+import pLimit from 'p-limit';
 import { sumUsd } from './money.js';
 import { priceSpeechGroup, priceVideoGroup, type GroupContext, type GroupOutcome } from './price-group.js';
 import type { GroupSummary, JobPrice, PriceSource, PricingDeps, PricingResult } from './types.js';
@@ -20,7 +20,7 @@ type PriceGroup =
  * settled; the groups that succeeded are cached, so a retry of the estimate resumes cheaply.
  */
 export async function priceJobs(jobs: readonly ResolvedJob[], deps: PricingDeps): Promise<PricingResult> {
-  const limit = createLimiter(deps.concurrency ?? DEFAULT_PRICE_CONCURRENCY);
+  const limit = pLimit(Math.max(1, Math.floor(deps.concurrency ?? DEFAULT_PRICE_CONCURRENCY)));
   const ctx: GroupContext = {
     cache: deps.cache,
     probes: Math.max(2, deps.probes ?? DEFAULT_PROBES),
