@@ -2,6 +2,7 @@ import type { PlanLimits } from '../api/plans.js';
 import type { JobType } from '../api/types.js';
 import type { ResolvedJob } from '../manifest/types.js';
 import { estimateDuration, type DurationEstimate } from './duration.js';
+import { fitCount } from './budget.js';
 import { cleanUsd, EPSILON_USD, sumUsd } from './money.js';
 import type { GroupSummary, PriceSource, PricingResult } from './types.js';
 
@@ -107,10 +108,7 @@ function reportJob(job: ResolvedJob, input: CostReportInput): CostReportJob {
 
 type BudgetFigures = Pick<CostReport, 'leftUsd' | 'withinBudget' | 'overByUsd' | 'fitCount' | 'fitUsd'>;
 
-/**
- * The budget caps the ledger's whole spend, earlier runs included. `fitCount` stops at the
- * first job that does not fit, so a partial run sends a prefix of the manifest, as the runner does.
- */
+/** The budget caps the ledger's whole spend, earlier runs included; `fitCount` is budget.ts's rule. */
 function budgetFigures(
   sending: readonly CostReportJob[],
   spentUsd: number,
@@ -120,21 +118,15 @@ function budgetFigures(
   if (budgetUsd === null) {
     return { leftUsd: null, withinBudget: true, overByUsd: 0, fitCount: sending.length, fitUsd: toSpendUsd };
   }
-  let fitCount = 0;
-  let runningUsd = spentUsd;
-  for (const job of sending) {
-    if (runningUsd + job.priceUsd > budgetUsd + EPSILON_USD) break;
-    runningUsd += job.priceUsd;
-    fitCount += 1;
-  }
+  const fitting = fitCount(sending.map((job) => job.priceUsd), spentUsd, budgetUsd);
   const leftUsd = cleanUsd(budgetUsd - spentUsd - toSpendUsd);
   const overByUsd = leftUsd < -EPSILON_USD ? -leftUsd : 0;
   return {
     leftUsd,
     withinBudget: overByUsd === 0,
     overByUsd,
-    fitCount,
-    fitUsd: sumUsd(sending.slice(0, fitCount).map((job) => job.priceUsd)),
+    fitCount: fitting,
+    fitUsd: sumUsd(sending.slice(0, fitting).map((job) => job.priceUsd)),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ResolvedJob } from '../manifest/types.js';
+import { fitCount } from '../pricing/budget.js';
 import { EPSILON_USD, sumUsd } from '../pricing/money.js';
 
 export { sumUsd };
@@ -107,25 +108,17 @@ function priceOf(prices: ReadonlyMap<string, number>, id: string): number {
 
 /**
  * The budget rule of PRODUCT.md: spent + everything still to send must stay under the cap.
- * `fitCount` takes jobs in manifest order and stops at the first that does not fit, so a
- * partial run sends a prefix of the manifest: predictable, and the same figure `estimate` shows.
+ * `fitCount` (what --partial sends) is the same rule the cost report uses: pricing/budget.ts.
  */
 export function checkBudget(
   candidates: readonly { priceUsd: number }[],
   spentUsd: number,
   budgetUsd: number | null,
 ): BudgetCheck {
-  const toSendUsd = sumUsd(candidates.map((c) => c.priceUsd));
-  if (budgetUsd === null) {
-    return { budgetUsd, spentUsd, toSendUsd, overByUsd: 0, fitCount: candidates.length };
-  }
-  let fitCount = 0;
-  let runningUsd = spentUsd;
-  for (const candidate of candidates) {
-    if (runningUsd + candidate.priceUsd > budgetUsd + EPSILON_USD) break;
-    runningUsd += candidate.priceUsd;
-    fitCount += 1;
-  }
+  const prices = candidates.map((c) => c.priceUsd);
+  const toSendUsd = sumUsd(prices);
+  const fitting = fitCount(prices, spentUsd, budgetUsd);
+  if (budgetUsd === null) return { budgetUsd, spentUsd, toSendUsd, overByUsd: 0, fitCount: fitting };
   const overByUsd = Math.max(0, spentUsd + toSendUsd - budgetUsd);
-  return { budgetUsd, spentUsd, toSendUsd, overByUsd: overByUsd > EPSILON_USD ? overByUsd : 0, fitCount };
+  return { budgetUsd, spentUsd, toSendUsd, overByUsd: overByUsd > EPSILON_USD ? overByUsd : 0, fitCount: fitting };
 }
