@@ -1,25 +1,22 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { hasStackTrace, tempDir } from '../helpers/cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/sim/index.js';
+import { hasStackTrace } from '../helpers/cli.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { byState, cliAgainst, collect, delay, FAST, ledgerRows, startAgainst } from '../reliability/helpers.js';
+import { useWorkspace } from '../helpers/workspace.js';
 
 /** The service's daily cap (Basic: 300 speech submits a day): the run must wait or say when to return. */
 describe('a daily limit reached mid-run', () => {
+  const workspace = useWorkspace();
   let sim: Simulator;
   let dir: string;
-  let cleanup: () => Promise<void>;
 
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir());
-  });
-  afterEach(async () => {
-    await sim?.close();
-    await cleanup();
+  beforeEach(() => {
+    dir = workspace.dir;
   });
 
   it('with --no-wait: exit 1, says when to run again, and the rest stays pending, not in doubt', async () => {
-    sim = await startSimulator({ ...FAST, rateLimits: { 'submit:txt2audio': { perWindow: 1000, perDay: 3 } } });
+    sim = await workspace.startSim({ ...FAST, rateLimits: { 'submit:txt2audio': { perWindow: 1000, perDay: 3 } } });
     const manifest = await writeTtsManifest(dir, { jobs: 8 });
     const result = await cliAgainst(sim, ['run', manifest, '--no-wait']);
     expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
@@ -30,7 +27,7 @@ describe('a daily limit reached mid-run', () => {
   });
 
   it('without --no-wait: pauses the class and keeps the jobs pending; a stop then leaves nothing in doubt', async () => {
-    sim = await startSimulator({ ...FAST, rateLimits: { 'submit:txt2audio': { perWindow: 1000, perDay: 2 } } });
+    sim = await workspace.startSim({ ...FAST, rateLimits: { 'submit:txt2audio': { perWindow: 1000, perDay: 2 } } });
     const manifest = await writeTtsManifest(dir, { jobs: 6 });
     const child = startAgainst(sim, ['run', manifest]);
     const ended = collect(child);

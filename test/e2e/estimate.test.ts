@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/sim/index.js';
+import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { useWorkspace } from '../helpers/workspace.js';
 
 const VOICES = ['af_sky', 'af_bella', 'am_adam'] as const;
 
@@ -51,24 +52,19 @@ interface EstimateJson {
 }
 
 describe('mediabatch estimate', () => {
+  const workspace = useWorkspace();
   let sim: Simulator | undefined;
   let dir: string;
-  let cleanup: () => Promise<void>;
 
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir());
-  });
-  afterEach(async () => {
-    await sim?.close();
-    sim = undefined;
-    await cleanup();
+  beforeEach(() => {
+    dir = workspace.dir;
   });
 
   const cli = (args: string[]) =>
     runCli([...args, '--base-url', sim!.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim!.token } });
 
   it('prices 10,000 different texts in 3 groups with few calls, exactly; cached the second time; over budget exits 3', async () => {
-    sim = await startSimulator();
+    sim = await workspace.startSim();
     const jobs = ttsJobs(10_000, (i) => (i % 60) + 1);
     const manifest = await writeManifest(dir, jobs);
     const exact = new Map(jobs.map((j) => [j.id, linearQuote(j.text)]));
@@ -136,7 +132,7 @@ describe('mediabatch estimate', () => {
   });
 
   it("under the simulator's 'minimum' pricing every price is quoted and the total is exact", async () => {
-    sim = await startSimulator({ pricing: 'minimum' });
+    sim = await workspace.startSim({ pricing: 'minimum' });
     // Lengths from ~20 to ~1,600 characters: below and above the $0.0005 minimum (~650 characters).
     const jobs = ttsJobs(90, (i) => 3 + i * 3);
     const manifest = await writeManifest(dir, jobs, 'minimum.yaml');

@@ -8,31 +8,29 @@ import { createRunContext, DEFAULT_RETRY, pollEvery } from '../../src/runner/con
 import { executePlan } from '../../src/runner/execute.js';
 import { planRun } from '../../src/runner/plan.js';
 import { Pace } from '../../src/runner/pace.js';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import type { Simulator } from '../../src/sim/index.js';
 import { openLedger } from '../../src/store/index.js';
-import { tempDir } from '../helpers/cli.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { cliAgainst, FAST, ledgerRows } from '../reliability/helpers.js';
 import { speechManifest, startProxy, type Scripted } from '../security/servers.js';
+import { useWorkspace } from '../helpers/workspace.js';
 
 describe('run: the life of a job after its submit', () => {
+  const workspace = useWorkspace();
   let sim: Simulator;
   let proxy: Scripted | undefined;
   let dir: string;
-  let cleanup: () => Promise<void>;
 
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir());
+  beforeEach(() => {
+    dir = workspace.dir;
   });
   afterEach(async () => {
     await proxy?.close();
     proxy = undefined;
-    await sim?.close();
-    await cleanup();
   });
 
   it('refreshes an expired result URL through the status endpoint and still downloads the result', async () => {
-    sim = await startSimulator({ ...FAST });
+    sim = await workspace.startSim({ ...FAST });
     // The first result URL given for each job has already expired (the simulator answers 403);
     // asking for the status again gives a fresh one.
     const handedOut = new Set<string>();
@@ -59,7 +57,7 @@ describe('run: the life of a job after its submit', () => {
   });
 
   it('sends a job that ended in a retryable, refunded error again on a later run, never a finished one', async () => {
-    sim = await startSimulator({ ...FAST, jobErrorRate: 0.5, errorRetryable: true, seed: 7 });
+    sim = await workspace.startSim({ ...FAST, jobErrorRate: 0.5, errorRetryable: true, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: 16 });
     const first = await cliAgainst(sim, ['run', manifest, '--json']);
     const counts = (JSON.parse(first.stdout) as { counts: Record<string, number> }).counts;
@@ -81,7 +79,7 @@ describe('run: the life of a job after its submit', () => {
   });
 
   it('stops sending at the budget even when the plan did not foresee it (the per-job reservation)', async () => {
-    sim = await startSimulator({ ...FAST });
+    sim = await workspace.startSim({ ...FAST });
     const manifest = await loadManifest(await writeTtsManifest(dir, { jobs: 20 }));
     const ledger = openLedger(path.join(dir, 'budget.mediabatch.db'));
     const client = createServiceClient({ baseUrl: sim.url, token: sim.token });

@@ -1,30 +1,27 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/sim/index.js';
+import { hasStackTrace, runCli } from '../helpers/cli.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
+import { useWorkspace } from '../helpers/workspace.js';
 
 const FAST = { pendingMs: { txt2audio: 20, img2video: 50 }, processingMs: { txt2audio: 60, img2video: 150 } };
 
 describe('mediabatch run against the simulator', () => {
+  const workspace = useWorkspace();
   let sim: Simulator;
   let dir: string;
-  let cleanup: () => Promise<void>;
 
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir());
-  });
-  afterEach(async () => {
-    await sim?.close();
-    await cleanup();
+  beforeEach(() => {
+    dir = workspace.dir;
   });
 
   const cli = (args: string[]) =>
     runCli([...args, '--base-url', sim.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
 
   it('runs every job to a verified file, and a second run sends nothing', async () => {
-    sim = await startSimulator({ ...FAST });
+    sim = await workspace.startSim({ ...FAST });
     const manifest = await writeTtsManifest(dir, { jobs: 12, budget: 5 });
     const first = await cli(['run', manifest, '--json']);
     expect(first.stderr).not.toMatch(/Error:|at .*\.js/);
@@ -46,7 +43,7 @@ describe('mediabatch run against the simulator', () => {
   });
 
   it('refuses a run over budget with exit 3 and sends nothing; --partial sends the prefix that fits', async () => {
-    sim = await startSimulator({ ...FAST });
+    sim = await workspace.startSim({ ...FAST });
     const manifest = await writeTtsManifest(dir, { jobs: 10 });
     const estimate = await cli(['estimate', manifest, '--json']);
     expect(estimate.code).toBe(0);
@@ -75,7 +72,7 @@ describe('mediabatch run against the simulator', () => {
   });
 
   it('a wrong token stops with one line and exit 4', async () => {
-    sim = await startSimulator({ ...FAST });
+    sim = await workspace.startSim({ ...FAST });
     const manifest = await writeTtsManifest(dir, { jobs: 2 });
     const result = await runCli(['run', manifest, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: 'wrong' } });
     expect(result.code).toBe(4);

@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/sim/index.js';
+import { hasStackTrace, runCli } from '../helpers/cli.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
+import { useWorkspace } from '../helpers/workspace.js';
 
 const FAST = { pendingMs: { txt2audio: 20, img2video: 50 }, processingMs: { txt2audio: 60, img2video: 150 } };
 
@@ -25,21 +26,16 @@ interface StatusDoc {
 }
 
 describe('mediabatch status', () => {
+  const workspace = useWorkspace();
   let sim: Simulator | undefined;
   let dir: string;
-  let cleanup: () => Promise<void>;
 
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir());
-  });
-  afterEach(async () => {
-    await sim?.close();
-    sim = undefined;
-    await cleanup();
+  beforeEach(() => {
+    dir = workspace.dir;
   });
 
   it('reads the ledger alone after a run: no server, no token; --json has the documented fields', async () => {
-    sim = await startSimulator({ ...FAST, jobErrorRate: 0.3, errorRetryable: false, seed: 7 });
+    sim = await workspace.startSim({ ...FAST, jobErrorRate: 0.3, errorRetryable: false, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: 10, budget: 3 });
     const run = await runCli(['run', manifest, '--base-url', sim.url, '--plan', 'unlimited', '--json'], {
       env: { MEDIABATCH_TOKEN: sim.token },
@@ -103,7 +99,7 @@ describe('mediabatch status', () => {
   });
 
   it('after only a validate, an estimate or a failed command, says nothing has been run yet rather than an empty table', async () => {
-    sim = await startSimulator();
+    sim = await workspace.startSim();
     const manifest = await writeTtsManifest(dir, { jobs: 3, budget: 1 });
     const noLedger = `mediabatch: no ledger at ${path.join(dir, 'batch.mediabatch.db')}: nothing has been run for ${manifest} yet (or pass --db PATH)`;
     const nothingRun = `mediabatch: nothing has been run for ${manifest} yet: the ledger ${path.join(dir, 'batch.mediabatch.db')} records no job (or pass --db PATH)`;

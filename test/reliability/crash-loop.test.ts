@@ -1,10 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { hasStackTrace, tempDir } from '../helpers/cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/sim/index.js';
+import { hasStackTrace } from '../helpers/cli.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { byState, cliAgainst, collect, delay, FAST, ledgerRows, prng, quickCheck, startAgainst, type StatusJson } from './helpers.js';
+import { useWorkspace } from '../helpers/workspace.js';
 
 /**
  * A run killed again and again at random moments, resumed each time, then finished. Startup of
@@ -29,20 +30,16 @@ async function stopMoment(sim: Simulator, n: number, random: () => number): Prom
 }
 
 describe(`a run stopped over and over (seed ${SEED})`, () => {
+  const workspace = useWorkspace();
   let sim: Simulator;
   let dir: string;
-  let cleanup: () => Promise<void>;
 
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir());
-  });
-  afterEach(async () => {
-    await sim?.close();
-    await cleanup();
+  beforeEach(() => {
+    dir = workspace.dir;
   });
 
   it('SIGKILL at random moments: nothing accepted twice, and only jobs caught mid-submit end in doubt', async () => {
-    sim = await startSimulator({ ...FAST, latencyMs: 50, seed: SEED });
+    sim = await workspace.startSim({ ...FAST, latencyMs: 50, seed: SEED });
     const manifest = await writeTtsManifest(dir, { jobs: JOBS });
     const db = path.join(dir, 'batch.mediabatch.db');
     const random = prng(SEED);
@@ -97,7 +94,7 @@ describe(`a run stopped over and over (seed ${SEED})`, () => {
   });
 
   it('SIGTERM at random moments: exit 130 each time, nothing in doubt, everything done once', async () => {
-    sim = await startSimulator({ ...FAST, latencyMs: 50, seed: SEED });
+    sim = await workspace.startSim({ ...FAST, latencyMs: 50, seed: SEED });
     const manifest = await writeTtsManifest(dir, { jobs: JOBS });
     const db = path.join(dir, 'batch.mediabatch.db');
     const random = prng(SEED + 1);

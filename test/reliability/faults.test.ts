@@ -1,9 +1,10 @@
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { hasStackTrace, tempDir } from '../helpers/cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/sim/index.js';
+import { hasStackTrace } from '../helpers/cli.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { byState, cliAgainst, FAST, ledgerRows, quickCheck, type StatusJson } from './helpers.js';
+import { useWorkspace } from '../helpers/workspace.js';
 
 /**
  * Every fault the simulator injects, at a high rate on submits, then all of them mixed on every
@@ -16,22 +17,18 @@ const JOBS = 30;
 const RATE = 0.3;
 
 describe('runs against a faulty service', () => {
+  const workspace = useWorkspace();
   let sim: Simulator;
   let dir: string;
-  let cleanup: () => Promise<void>;
 
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir());
-  });
-  afterEach(async () => {
-    await sim?.close();
-    await cleanup();
+  beforeEach(() => {
+    dir = workspace.dir;
   });
 
   const ambiguous = ['500-before', '500-after', 'reset-before', 'reset-after', 'html502'] as const;
 
   it.each(ambiguous)('submit:%s=0.3 puts exactly the faulted submits in doubt and never resends them', async (kind) => {
-    sim = await startSimulator({ ...FAST, latencyMs: 5, faults: `submit:${kind}=${RATE}`, seed: 7 });
+    sim = await workspace.startSim({ ...FAST, latencyMs: 5, faults: `submit:${kind}=${RATE}`, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: JOBS });
     const first = await cliAgainst(sim, ['run', manifest, '--json']);
     expect(hasStackTrace(first.stderr), first.stderr).toBe(false);
@@ -60,7 +57,7 @@ describe('runs against a faulty service', () => {
   });
 
   it('submit:503=0.3 is retried until taken: every job done, none in doubt, none twice', async () => {
-    sim = await startSimulator({ ...FAST, latencyMs: 5, faults: `submit:503=${RATE}`, seed: 7 });
+    sim = await workspace.startSim({ ...FAST, latencyMs: 5, faults: `submit:503=${RATE}`, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: JOBS });
     const result = await cliAgainst(sim, ['run', manifest, '--json']);
     expect(result.code, result.stderr).toBe(0);
@@ -74,7 +71,7 @@ describe('runs against a faulty service', () => {
   });
 
   it('slow=0.3 (answers late, within the client timeout) costs time only: every job done', async () => {
-    sim = await startSimulator({ ...FAST, latencyMs: 5, faults: `slow=${RATE}`, slowMs: 300, seed: 7 });
+    sim = await workspace.startSim({ ...FAST, latencyMs: 5, faults: `slow=${RATE}`, slowMs: 300, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: JOBS });
     const result = await cliAgainst(sim, ['run', manifest, '--json']);
     expect(result.code, result.stderr).toBe(0);
@@ -85,7 +82,7 @@ describe('runs against a faulty service', () => {
   });
 
   it('every fault mixed on every endpoint, and jobs failing at the service: each job ends done, in doubt or failed with a reason', async () => {
-    sim = await startSimulator({
+    sim = await workspace.startSim({
       ...FAST,
       latencyMs: 5,
       faults: '503=0.1,500-before=0.04,500-after=0.04,reset-before=0.04,reset-after=0.04,slow=0.04,html502=0.04',
