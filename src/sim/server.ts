@@ -5,7 +5,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { JobType } from '../api/types.js';
 import { parseFaultSpec, pickFault, type FaultKind, type FaultScope, type FaultSpec } from './faults.js';
 import { SimApi, type Wallet } from './handlers.js';
 import { apiError, html, json, parseFields, readBody, writeReply, type Reply } from './http-util.js';
