@@ -58,14 +58,11 @@ async function fetchIntoPlace(ctx: RunContext, job: ResolvedJob, url: string): P
   const finalPath = outputPathFor(ctx.options.outDir, job, url);
   const partPath = `${finalPath}.part`;
   await mkdir(path.dirname(finalPath), { recursive: true });
-  const { retry } = ctx.options;
   const result = await withRetries(
     () => ctx.client.download(url, partPath, { maxBytes: ctx.options.maxResultBytes, signal: ctx.stop }),
     {
       kind: 'idempotent',
-      retries: retry.retries,
-      minDelayMs: retry.minDelayMs,
-      maxDelayMs: retry.maxDelayMs,
+      ...ctx.options.retry,
       signal: ctx.stop,
       onRetry: (error, attempt, delayMs) =>
         ctx.emit({ kind: 'retry', what: `download of ${job.id}`, attempt, delayMs, reason: describeError(error) }),

@@ -41,7 +41,6 @@ export async function pollStatus(
   job: ResolvedJob,
   requestId: string,
 ): Promise<RequestStatus | 'stopped' | 'unreachable'> {
-  const { retry } = ctx.options;
   try {
     return await withRetries(
       async () => {
@@ -52,9 +51,7 @@ export async function pollStatus(
       },
       {
         kind: 'idempotent',
-        retries: retry.retries,
-        minDelayMs: retry.minDelayMs,
-        maxDelayMs: retry.maxDelayMs,
+        ...ctx.options.retry,
         signal: ctx.stop,
         onRetry: (error, attempt, delayMs) => {
           if (error instanceof RateLimitError) {

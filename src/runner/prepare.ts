@@ -63,7 +63,7 @@ export async function priceManifest(manifest: Manifest, deps: ServiceDeps): Prom
         },
         {
           kind: 'idempotent',
-          ...retryOptions(deps.retry),
+          ...deps.retry,
           signal: deps.stop,
           onRetry: (error, attempt, delayMs) => {
             if (error instanceof RateLimitError) {
@@ -81,8 +81,4 @@ export async function priceManifest(manifest: Manifest, deps: ServiceDeps): Prom
       put: (rows) => deps.ledger.putPrices(rows),
     },
   });
-}
-
-export function retryOptions(retry: RetryPolicy): { retries: number; minDelayMs: number; maxDelayMs: number } {
-  return { retries: retry.retries, minDelayMs: retry.minDelayMs, maxDelayMs: retry.maxDelayMs };
 }

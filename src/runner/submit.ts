@@ -59,7 +59,6 @@ async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClas
     if (!inFlight) betweenAttempts.abort(new SubmitAbandoned('the run is stopping'));
   };
   ctx.stop.addEventListener('abort', onStop, { once: true });
-  const { retry } = ctx.options;
   return withRetries(
     async (attempt) => {
       if (attempt > 1) {
@@ -77,9 +76,7 @@ async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClas
     },
     {
       kind: 'submit',
-      retries: retry.retries,
-      minDelayMs: retry.minDelayMs,
-      maxDelayMs: retry.maxDelayMs,
+      ...ctx.options.retry,
       signal: betweenAttempts.signal,
       onRetry: (error, attempt, delayMs) => {
         if (error instanceof RateLimitError) pauseFor(ctx, cls, error);
