@@ -54,9 +54,7 @@ export async function pollStatus(
         ...ctx.options.retry,
         signal: ctx.stop,
         onRetry: (error, attempt, delayMs) => {
-          if (error instanceof RateLimitError) {
-            ctx.pace.pause('status', Date.now() + (error.retryAfterMs ?? 60_000), 'rate limited (429)');
-          }
+          if (error instanceof RateLimitError) ctx.pace.rateLimited('status', error);
           ctx.emit({ kind: 'retry', what: `status of ${job.id}`, attempt, delayMs, reason: describeError(error) });
         },
       },

@@ -78,6 +78,15 @@ export class Pace {
     if (news) this.#onPause?.(cls, untilMs, reason);
   }
 
+  /**
+   * A 429: the whole class waits for its Retry-After, or for 60 s (a minute window) when the
+   * service gave none; a daily limit's Retry-After runs to the 00:00 UTC reset.
+   */
+  rateLimited(cls: PacedClass, answer: { retryAfterMs?: number | undefined; limitType?: string | undefined }): void {
+    const reason = answer.limitType === 'daily' ? 'daily limit reached' : 'rate limited (429)';
+    this.pause(cls, Date.now() + (answer.retryAfterMs ?? 60_000), reason);
+  }
+
   /** Adapts to the headers of a successful answer: nothing left in the window means wait. */
   observe(cls: PacedClass, info: RateLimitInfo): void {
     if (info.remaining === 0) {

@@ -66,9 +66,7 @@ export async function priceManifest(manifest: Manifest, deps: ServiceDeps): Prom
           ...deps.retry,
           signal: deps.stop,
           onRetry: (error, attempt, delayMs) => {
-            if (error instanceof RateLimitError) {
-              deps.pace.pause('price', Date.now() + (error.retryAfterMs ?? 60_000), 'rate limited (429)');
-            }
+            if (error instanceof RateLimitError) deps.pace.rateLimited('price', error);
             deps.emit({ kind: 'retry', what: 'price call', attempt, delayMs, reason: describeError(error) });
           },
         },

@@ -79,7 +79,7 @@ async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClas
       ...ctx.options.retry,
       signal: betweenAttempts.signal,
       onRetry: (error, attempt, delayMs) => {
-        if (error instanceof RateLimitError) pauseFor(ctx, cls, error);
+        if (error instanceof RateLimitError) ctx.pace.rateLimited(cls, error);
         ctx.emit({ kind: 'retry', what: `submit ${job.id}`, attempt, delayMs, reason: describeError(error) });
         // onRetry runs only after an attempt that provably was not taken, so stopping now is safe.
         if (ctx.stop.aborted) betweenAttempts.abort(new SubmitAbandoned('the run is stopping'));
@@ -101,11 +101,6 @@ function imageFile(image: { path: string; contentType: string }) {
   return { path: image.path, contentType: image.contentType, filename: image.path.split(/[\\/]/).pop() ?? 'image' };
 }
 
-export function pauseFor(ctx: RunContext, cls: PacedClass, error: RateLimitError): void {
-  const untilMs = Date.now() + (error.retryAfterMs ?? 60_000);
-  ctx.pace.pause(cls, untilMs, error.limitType === 'daily' ? 'daily limit reached' : 'rate limited (429)');
-}
-
 async function recordFailure(ctx: RunContext, job: ResolvedJob, error: unknown): Promise<SubmitOutcome> {
   const reason = describeError(error);
   if (error instanceof SubmitAbandoned) {
@@ -116,7 +111,7 @@ async function recordFailure(ctx: RunContext, job: ResolvedJob, error: unknown):
     case 'not-taken': {
       await ctx.commits.run((l) => l.markNotTaken(job.id, reason));
       const rateLimited = error instanceof RateLimitError ? error : undefined;
-      if (rateLimited !== undefined) pauseFor(ctx, `submit:${job.type}`, rateLimited);
+      if (rateLimited !== undefined) ctx.pace.rateLimited(`submit:${job.type}`, rateLimited);
       return {
         kind: 'not-taken',
         reason,
