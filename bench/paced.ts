@@ -6,7 +6,7 @@ import { createRunContext, DEFAULT_RETRY, SIMULATOR_POLL } from '../src/runner/c
 import { Pace } from '../src/runner/pace.js';
 import { runManifest } from '../src/runner/run.js';
 import { startSimulator } from '../src/sim/index.js';
-import { openLedger } from '../src/store/index.js';
+import { openLedger, threadWriter } from '../src/store/index.js';
 
 const PER_WINDOW = 30;
 const WINDOW_MS = 2000;
@@ -36,11 +36,13 @@ export async function pacedRun(dir: string): Promise<PacedFigures> {
   );
   const ledger = openLedger(path.join(dir, 'paced.mediabatch.db'));
   const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
+  const writer = threadWriter(ledger.path);
   const halt = new AbortController();
   try {
     const ctx = createRunContext({
       client,
       ledger,
+      writer,
       pace: new Pace({ 'submit:txt2audio': { perWindow: PER_WINDOW, windowMs: WINDOW_MS } }),
       options: {
         concurrency: 8,
@@ -71,6 +73,7 @@ export async function pacedRun(dir: string): Promise<PacedFigures> {
     };
   } finally {
     await client.close();
+    await writer.close();
     ledger.close();
     await sim.close();
   }

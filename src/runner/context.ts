@@ -1,7 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { JobType, ServiceClient } from '../api/types.js';
-import type { Ledger } from '../store/index.js';
-import { CommitQueue } from './commit-queue.js';
+import type { Ledger, LedgerWriter } from '../store/index.js';
 import type { Pace } from './pace.js';
 
 /** How often a running job is asked about, per type: from `firstMs`, growing by `factor` to `maxMs`. */
@@ -46,9 +45,10 @@ export type RunEvent =
 /** Everything the execute step needs, built by the CLI (the composition root) and passed down. */
 export interface RunContext {
   client: ServiceClient;
+  /** For reads; state changes made while requests are in flight go through `writer`. */
   ledger: Ledger;
-  /** State changes made while requests are in flight go through here (group commit). */
-  commits: CommitQueue;
+  /** Group commit: every state change of one event-loop turn shares a transaction. */
+  writer: LedgerWriter;
   pace: Pace;
   options: RunOptions;
   /** Aborted by the first Ctrl-C or SIGTERM, or by a fatal error: no new work starts. */
@@ -56,12 +56,12 @@ export interface RunContext {
   emit: (event: RunEvent) => void;
 }
 
-/** Builds a context from what the composition root owns, adding the run's own queues. */
-export function createRunContext(parts: Omit<RunContext, 'commits'>): RunContext {
+/** Builds a context from what the composition root owns. */
+export function createRunContext(parts: RunContext): RunContext {
   // Submits, pace waits, polls and downloads in flight each listen to the stop signal: more than
   // Node's warning threshold of ten is the normal case here, not a leak.
   setMaxListeners(0, parts.stop);
-  return { ...parts, commits: new CommitQueue(parts.ledger) };
+  return { ...parts };
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000 };

@@ -42,7 +42,7 @@ export async function downloadResult(
         continue;
       }
       if (error instanceof ResultUrlError) {
-        await ctx.commits.run((l) => l.markFailedRemote(job.id, { reason: describeError(error), retryable: false, refunded: false }));
+        await ctx.writer.write('markFailedRemote', job.id, { reason: describeError(error), retryable: false, refunded: false });
         ctx.emit({ kind: 'failed', id: job.id, reason: describeError(error) });
         return 'unreachable';
       }
@@ -73,7 +73,7 @@ async function fetchIntoPlace(ctx: RunContext, job: ResolvedJob, url: string): P
     return false;
   }
   await rename(partPath, finalPath);
-  await ctx.commits.run((l) => l.markDone(job.id, { path: finalPath, bytes: result.bytes, sha256: result.sha256 }));
+  await ctx.writer.write('markDone', job.id, { path: finalPath, bytes: result.bytes, sha256: result.sha256 });
   ctx.emit({ kind: 'done', id: job.id, path: finalPath, bytes: result.bytes });
   return true;
 }
@@ -102,8 +102,8 @@ function extensionFor(job: ResolvedJob, url: string): string {
   return job.type === 'txt2audio' ? job.params.format : 'mp4';
 }
 
-function leaveForLater(ctx: RunContext, job: ResolvedJob, reason: string): DownloadOutcome {
-  ctx.ledger.recordEvent(job.id, 'download_failed', { error: reason });
+async function leaveForLater(ctx: RunContext, job: ResolvedJob, reason: string): Promise<DownloadOutcome> {
+  await ctx.writer.write('recordEvent', job.id, 'download_failed', { error: reason });
   ctx.emit({ kind: 'warning', message: `job "${job.id}": result not downloaded (${reason}); the next run tries again` });
   return 'unreachable';
 }

@@ -27,7 +27,7 @@ export async function executePlan(
 ): Promise<ExecuteResult> {
   const result: ExecuteResult = { stoppedBySignal: false };
   const guard = (work: Promise<unknown>): Promise<void> => guardFatal(result, control.halt, work);
-  ctx.ledger.batch(() => plan.skip.forEach((s) => ctx.ledger.markSkipped(s.job.id, 'over budget (--partial)')));
+  await Promise.all(plan.skip.map((s) => ctx.writer.write('markSkipped', s.job.id, 'over budget (--partial)')));
   for (const skipped of plan.skip) ctx.emit({ kind: 'skipped', id: skipped.job.id, reason: 'over budget (--partial)' });
 
   const followers = new FollowQueue(ctx);
@@ -90,7 +90,7 @@ async function submitWithRequeue(
         ctx.emit({ kind: 'in_doubt', id: planned.job.id, reason: outcome.reason });
         return;
       case 'over-budget':
-        await ctx.commits.run((l) => l.markSkipped(planned.job.id, 'the budget was reached during the run'));
+        await ctx.writer.write('markSkipped', planned.job.id, 'the budget was reached during the run');
         ctx.emit({ kind: 'skipped', id: planned.job.id, reason: 'the budget was reached during the run' });
         return;
       case 'stopped':

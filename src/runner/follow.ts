@@ -63,7 +63,7 @@ export async function pollStatus(
     if (ctx.stop.aborted) return 'stopped';
     if (error instanceof AuthError) throw new FatalRunError(error);
     // The request id is safe in the ledger; the next run asks again.
-    ctx.ledger.recordEvent(job.id, 'status_unreachable', { error: describeError(error) });
+    await ctx.writer.write('recordEvent', job.id, 'status_unreachable', { error: describeError(error) });
     ctx.emit({ kind: 'warning', message: `job "${job.id}": could not read its status (${describeError(error)}); the next run asks again` });
     return 'unreachable';
   }
@@ -74,7 +74,7 @@ async function recordRemoteError(ctx: RunContext, job: ResolvedJob, status: Requ
   const reason = parts.length > 0 ? parts.join(': ') : 'the service ended the job in error';
   const retryable = status.retryable === true;
   const refunded = status.refunded === true;
-  await ctx.commits.run((l) => l.markFailedRemote(job.id, { reason, retryable, refunded }));
+  await ctx.writer.write('markFailedRemote', job.id, { reason, retryable, refunded });
   const suffix = retryable && refunded ? ' (retryable and refunded: the next run sends it again)' : '';
   ctx.emit({ kind: 'failed', id: job.id, reason: reason + suffix });
 }

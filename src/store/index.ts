@@ -7,3 +7,5 @@ export type { ReserveResult, ReservableState, RemoteFailure, StoredResult } from
 export type { CachedPrice, PriceEntry } from './caches.js';
 export type { LockHolder } from './run-lock.js';
 export { SCHEMA_VERSION } from './schema.js';
+export { inlineWriter, type LedgerWriter, type WriteMethod } from './writer.js';
+export { threadWriter } from './thread-writer.js';

@@ -14,6 +14,7 @@ import { writeTtsManifest } from '../helpers/manifests.js';
 import { cliAgainst, FAST, ledgerRows } from '../reliability/helpers.js';
 import { speechManifest, startProxy, type Scripted } from '../security/servers.js';
 import { useWorkspace } from '../helpers/workspace.js';
+import { builtThreadWriter } from '../helpers/writer.js';
 
 describe('run: the life of a job after its submit', () => {
   const workspace = useWorkspace();
@@ -83,6 +84,7 @@ describe('run: the life of a job after its submit', () => {
     const manifest = await loadManifest(await writeTtsManifest(dir, { jobs: 20 }));
     const ledger = openLedger(path.join(dir, 'budget.mediabatch.db'));
     const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
+    const writer = builtThreadWriter(ledger.path);
     const halt = new AbortController();
     try {
       ledger.syncJobs(manifest.jobs.map((j) => ({ id: j.id, index: j.index, contentHash: j.contentHash, type: j.type, paramsJson: '{}' })));
@@ -101,6 +103,7 @@ describe('run: the life of a job after its submit', () => {
       const ctx = createRunContext({
         client,
         ledger,
+        writer,
         pace: new Pace({}),
         options: {
           concurrency: 8,
@@ -121,6 +124,7 @@ describe('run: the life of a job after its submit', () => {
       expect(sim.stats.accepted).toHaveLength(5);
     } finally {
       await client.close();
+      await writer.close();
       ledger.close();
     }
   });

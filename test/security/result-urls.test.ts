@@ -11,6 +11,7 @@ import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { openLedger } from '../../src/store/index.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
 import { speechManifest, startProxy, startScripted, type Scripted } from './servers.js';
+import { builtThreadWriter } from '../helpers/writer.js';
 
 const TOKEN = 'mbtok-RESULTHOST-5be0c7d9a1';
 const FAST = { token: TOKEN, pendingMs: { txt2audio: 10, img2video: 10 }, processingMs: { txt2audio: 20, img2video: 20 } };
@@ -128,12 +129,14 @@ describe('result URLs the runner refuses', () => {
     const outDir = path.join(dir, 'big.out');
     const ledger = openLedger(path.join(dir, 'big.mediabatch.db'));
     const client = createServiceClient({ baseUrl: proxy.url, token: TOKEN });
+    const writer = builtThreadWriter(ledger.path);
     const halt = new AbortController();
     const events: RunEvent[] = [];
     try {
       const ctx = createRunContext({
         client,
         ledger,
+        writer,
         pace: new Pace({}),
         options: {
           concurrency: 4,
@@ -152,6 +155,7 @@ describe('result URLs the runner refuses', () => {
       await runManifest({ manifest: await loadManifest(file), ctx, baseUrl: proxy.url, partial: false, userStop: halt.signal, halt });
     } finally {
       await client.close();
+      await writer.close();
       ledger.close();
     }
     const status = await runCli(['status', file, '--json']);

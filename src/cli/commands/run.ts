@@ -11,6 +11,7 @@ import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '.
 import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
 import { installStopHandlers } from '../signals.js';
 import { summarize, writeRunReports } from '../summary.js';
+import { threadWriter } from '../../store/index.js';
 
 interface RunArgs extends SharedArgs, PlanArgs {
   manifest: string;
@@ -78,9 +79,12 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
     });
     for (const event of early.splice(0)) progress.onEvent(event);
   };
+  // Commits on a thread of their own, so the disk's flushes overlap the requests in flight.
+  const writer = threadWriter(ledger.path);
   const ctx = createRunContext({
     client: session.service.client,
     ledger,
+    writer,
     pace: paceFor(session, (what, untilMs, reason) => emit({ kind: 'paused', what, untilMs, reason })),
     options: {
       concurrency: args.concurrency,
@@ -116,6 +120,7 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
     if (progress === undefined) early.map(describeEvent).forEach((line) => line !== undefined && logLine(line));
     progress?.stop();
     stopControl.dispose();
+    await writer.close();
   }
   const summary = summarize(ledger, session.budgetUsd, new Set(manifest.jobs.map((j) => j.id)));
   await writeRunReports(session.paths, summary);

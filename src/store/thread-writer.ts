@@ -1,0 +1,76 @@
+import { Worker } from 'node:worker_threads';
+import { LocalIoError } from '../errors.js';
+import { fromSentError, groupedWrites, type LedgerWriter, type SentError, type WriteCall, type WriteOutcome } from './writer.js';
+
+export type ThreadRequest = { seq: number; calls: WriteCall[] } | { close: true };
+export type ThreadReply = { seq: number; outcomes: WriteOutcome[] } | { seq: number; failure: SentError };
+
+interface Pending {
+  resolve: (outcomes: WriteOutcome[]) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * A writer whose commits happen on a thread of their own, with its own connection to the
+ * ledger file. SQLite's work and the disk flush of each commit then overlap the requests in
+ * flight instead of stopping the event loop that sends and answers them. The thread starts
+ * with the first write (a run with nothing to send never starts it) and keeps the process
+ * alive only while a write is waiting for its answer.
+ */
+export function threadWriter(path: string, workerUrl = new URL('./writer-thread.js', import.meta.url)): LedgerWriter {
+  let worker: Worker | undefined;
+  let closing = false;
+  let stopped: LocalIoError | undefined;
+  let seq = 0;
+  const pending = new Map<number, Pending>();
+
+  const fail = (error: LocalIoError): void => {
+    stopped ??= error;
+    for (const { reject } of pending.values()) reject(stopped);
+    pending.clear();
+  };
+  const start = (): Worker => {
+    const started = new Worker(workerUrl, { workerData: { path } });
+    started.on('message', (reply: ThreadReply) => {
+      const waiting = pending.get(reply.seq);
+      pending.delete(reply.seq);
+      if (pending.size === 0) started.unref();
+      if ('failure' in reply) waiting?.reject(fromSentError(reply.failure));
+      else waiting?.resolve(reply.outcomes);
+    });
+    started.on('error', (error) => fail(stoppedError(path, error.message, error)));
+    started.on('exit', (code) => {
+      if (!closing || pending.size > 0) fail(stoppedError(path, `it exited with code ${code}`));
+    });
+    return started;
+  };
+
+  const { write, drained } = groupedWrites(
+    (calls) =>
+      new Promise<WriteOutcome[]>((resolve, reject) => {
+        if (stopped !== undefined) return reject(stopped);
+        worker ??= start();
+        seq += 1;
+        pending.set(seq, { resolve, reject });
+        worker.ref();
+        worker.postMessage({ seq, calls } satisfies ThreadRequest);
+      }),
+  );
+
+  return {
+    write,
+    close: async () => {
+      await drained().catch(() => {});
+      closing = true;
+      if (worker === undefined || stopped !== undefined) return;
+      const exited = new Promise((resolve) => worker?.once('exit', resolve));
+      worker.ref();
+      worker.postMessage({ close: true } satisfies ThreadRequest);
+      await exited;
+    },
+  };
+}
+
+function stoppedError(path: string, why: string, cause?: unknown): LocalIoError {
+  return new LocalIoError(`the ledger writer for ${path} stopped (${why}): nothing more can be recorded`, 'E_LEDGER_WRITE', cause);
+}
