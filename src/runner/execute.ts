@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import type { ResolvedJob } from '../manifest/types.js';
 import type { RunContext } from './context.js';
 import { FollowQueue } from './follow-queue.js';
@@ -37,12 +36,16 @@ export async function executePlan(
   };
   for (const earlier of plan.follow) follow(earlier.job, earlier.requestId);
 
-  const limit = pLimit(ctx.options.concurrency);
   // Each recording is guarded as soon as it exists: a ledger that fails to record a request id
   // must stop the run now, not surface as an unhandled rejection later.
-  const recordings: Promise<void>[] = [];
-  const track = (recording: Promise<unknown>): void => void recordings.push(guard(recording));
-  await Promise.all(plan.submit.map((planned) => limit(() => guard(submitWithRequeue(ctx, planned, follow, result, track)))));
+  const recordings = new Set<Promise<void>>();
+  const track = (recording: Promise<unknown>): void => {
+    const guarded = guard(recording).finally(() => recordings.delete(guarded));
+    recordings.add(guarded);
+  };
+  await inOrderBounded(plan.submit, ctx.options.concurrency, ctx.stop, (planned) =>
+    guard(submitWithRequeue(ctx, planned, follow, result, track)),
+  );
   // Request ids are committed before anything else is awaited: following starts from them.
   await Promise.all(recordings);
   followers.close();
@@ -97,6 +100,23 @@ async function submitWithRequeue(
         return;
     }
   }
+}
+
+/**
+ * Runs `work` on the items in order, at most `concurrency` at a time, until `stop` aborts.
+ * Each worker takes the next item when it is free, so nothing is queued ahead for 10,000 jobs.
+ */
+async function inOrderBounded<T>(
+  items: readonly T[],
+  concurrency: number,
+  stop: AbortSignal,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let item = items[next++]; item !== undefined && !stop.aborted; item = items[next++]) await work(item);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
 
 /** A fatal error in one worker stops the others (through `halt`); the first one is kept to report. */
