@@ -25,9 +25,10 @@ export interface StoreContext {
   nowIso(): string;
   nowMs(): number;
   getRawJob(id: string): RawJob | undefined;
-  insertEvent(jobId: string | null, kind: string, from: JobState | null, to: JobState | null, detail: unknown): void;
+  /** `at` defaults to now; a state change passes the time it stamped on the row. */
+  insertEvent(jobId: string | null, kind: string, from: JobState | null, to: JobState | null, detail: unknown, at?: string): void;
   /** Writes `next` over the row only if it is still in `from`; returns whether it was. */
-  writeProgress(id: string, from: JobState, next: JobProgress): boolean;
+  writeProgress(id: string, from: JobState, next: JobProgress, now: string): boolean;
   spentTotalUsd(): number;
 }
 
@@ -53,9 +54,9 @@ export function createContext(db: Database.Database, path: string, nowMs: () => 
     nowMs,
     nowIso,
     getRawJob: (id) => selectJob.get(id),
-    insertEvent: (jobId, kind, from, to, detail) => {
+    insertEvent: (jobId, kind, from, to, detail, at = nowIso()) => {
       insertEvent.run({
-        at: nowIso(),
+        at,
         jobId,
         kind,
         from,
@@ -63,8 +64,7 @@ export function createContext(db: Database.Database, path: string, nowMs: () => 
         detail: detail === undefined ? null : JSON.stringify(detail),
       });
     },
-    writeProgress: (id, from, next) =>
-      updateProgress.run({ ...next, id, from, updatedAt: nowIso() }).changes === 1,
+    writeProgress: (id, from, next, now) => updateProgress.run({ ...next, id, from, updatedAt: now }).changes === 1,
     spentTotalUsd: () => spentTotal.get()?.total ?? 0,
   };
 }

@@ -65,9 +65,10 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
 
   const move = (row: RawJob, to: JobState, kind: string, detail: object, change: Change): void => {
     assertTransition(row.id, row.state, to);
-    const next: JobProgress = { ...progressOf(row), ...change(row, ctx.nowIso()), state: to };
-    if (!ctx.writeProgress(row.id, row.state, next)) throw bug(row.id, `changed state under us (was ${row.state})`);
-    ctx.insertEvent(row.id, kind, row.state, to, { ...detail, spentUsd: next.spentUsd });
+    const now = ctx.nowIso();
+    const next: JobProgress = { ...progressOf(row), ...change(row, now), state: to };
+    if (!ctx.writeProgress(row.id, row.state, next, now)) throw bug(row.id, `changed state under us (was ${row.state})`);
+    ctx.insertEvent(row.id, kind, row.state, to, { ...detail, spentUsd: next.spentUsd }, now);
   };
 
   const load = (id: string, expectFrom: readonly JobState[], action: string): RawJob => {
