@@ -1,7 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { Manifest, ResolvedJob } from '../manifest/types.js';
 import type { PricingResult } from '../pricing/price-jobs.js';
-import type { Ledger } from '../store/index.js';
+import type { JobView, Ledger } from '../store/index.js';
 import type { RunContext } from './context.js';
 import { executePlan, type ExecuteResult } from './execute.js';
 import { planRun, sumUsd, type RunPlan } from './plan.js';
@@ -41,12 +41,13 @@ export async function runManifest(input: RunInput): Promise<RunOutcome> {
   await checkWithService(manifest, deps);
   const changedIds = syncLedger(ledger, manifest.jobs, ctx);
   const pricing = await priceManifest(manifest, deps);
-  storePrices(ledger, pricing);
+  const views = ledger.jobViews();
+  storePrices(ledger, pricing, views);
   if (ctx.options.budgetUsd !== null) ledger.setMeta('budget_usd', String(ctx.options.budgetUsd));
 
   const plan = planRun({
     jobs: manifest.jobs,
-    rows: new Map(ledger.listJobs().map((row) => [row.id, row])),
+    rows: new Map(views.map((view) => [view.id, view])),
     prices: new Map([...pricing.prices].map(([id, p]) => [id, p.priceUsd])),
     spentUsd: ledger.spentUsd(),
     budgetUsd: ctx.options.budgetUsd,
@@ -81,10 +82,8 @@ function syncLedger(ledger: Ledger, jobs: readonly ResolvedJob[], ctx: RunContex
 }
 
 /** Prices are stored on rows not yet sent; a row already paid keeps the price it was sent at. */
-function storePrices(ledger: Ledger, pricing: PricingResult): void {
-  const unsent = new Set(
-    (['pending', 'skipped', 'in_doubt'] as const).flatMap((state) => ledger.jobsInState(state).map((row) => row.id)),
-  );
+function storePrices(ledger: Ledger, pricing: PricingResult, views: readonly JobView[]): void {
+  const unsent = new Set(views.filter((v) => v.state === 'pending' || v.state === 'skipped' || v.state === 'in_doubt').map((v) => v.id));
   ledger.setPrices(
     [...pricing.prices]
       .filter(([id]) => unsent.has(id))

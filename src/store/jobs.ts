@@ -34,6 +34,14 @@ export interface JobPrice {
   priceKey: string;
 }
 
+/** The little of a row that planning needs: read for every job, so kept small. */
+export interface JobView {
+  id: string;
+  state: JobState;
+  requestId: string | null;
+  spentUsd: number;
+}
+
 export interface JobRecords {
   /**
    * Brings the ledger in line with the manifest, in one transaction: new ids become pending;
@@ -47,6 +55,8 @@ export interface JobRecords {
   /** Every job, in manifest order. */
   listJobs(): JobRow[];
   jobsInState(state: JobState): JobRow[];
+  /** Every job's state, request id and spend, in no particular order. */
+  jobViews(): JobView[];
   countsByState(): Record<JobState, number>;
   /** What the ledger counts as spent: SUM(spent_usd) over every job, earlier runs included. */
   spentUsd(): number;
@@ -76,6 +86,9 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
   const selectInState = db.prepare<[string], RawJob>('SELECT * FROM jobs WHERE state = ? ORDER BY manifest_index, id');
   const selectCounts = db.prepare<[], { state: JobState; n: number }>(
     'SELECT state, COUNT(*) AS n FROM jobs GROUP BY state',
+  );
+  const selectViews = db.prepare<[], JobView>(
+    'SELECT id, state, request_id AS requestId, spent_usd AS spentUsd FROM jobs',
   );
   const selectEvents = db.prepare<[string], RawEvent>('SELECT * FROM events WHERE job_id = ? ORDER BY id');
 
@@ -128,6 +141,7 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     },
     listJobs: () => selectAll.all().map(toJobRow),
     jobsInState: (state) => selectInState.all(state).map(toJobRow),
+    jobViews: () => selectViews.all(),
     countsByState: () => {
       const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
       for (const { state, n } of selectCounts.all()) counts[state] = n;

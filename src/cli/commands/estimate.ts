@@ -56,10 +56,9 @@ export async function estimate(session: WorkSession, concurrency: number): Promi
   };
   await checkWithService(manifest, deps);
   const pricing = await priceManifest(manifest, deps);
-  const rows = new Map(ledger.listJobs().map((row) => [row.id, row]));
   const plan = planRun({
     jobs: manifest.jobs,
-    rows,
+    rows: new Map(ledger.jobViews().map((view) => [view.id, view])),
     prices: new Map([...pricing.prices].map(([id, p]) => [id, p.priceUsd])),
     spentUsd: ledger.spentUsd(),
     budgetUsd: session.budgetUsd,
