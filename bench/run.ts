@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { startSimulator, type Simulator } from '../src/sim/index.js';
 import { bareUndiciSubmits } from './bare-undici.js';
 import { benchManifest } from './manifest-bench.js';
+import { benchText, VOICES } from './jobs.js';
 import { pacedRun } from './paced.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -61,10 +62,9 @@ async function writeManifest(dir: string, jobs: number): Promise<string> {
     '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }',
     'jobs:',
   ];
-  const voices = ['af_sky', 'af_bella', 'am_adam'];
   for (let i = 0; i < jobs; i += 1) {
     // Three parameter groups (voices) and all-different texts, as in issue 4.
-    lines.push(`  - id: j${i}`, '    type: txt2audio', `    voice: ${voices[i % 3]}`, `    text: "Sentence number ${i} ${'la '.repeat(i % 50)}end."`);
+    lines.push(`  - id: j${i}`, '    type: txt2audio', `    voice: ${VOICES[i % VOICES.length]}`, `    text: "${benchText(i)}"`);
   }
   const file = path.join(dir, 'bench.yaml');
   await writeFile(file, `${lines.join('\n')}\n`);
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     }
 
     // (b) the floor: the same submits from a bare undici loop at the same concurrency.
-    const bare = await bareUndiciSubmits(JOBS, CONCURRENCY);
+    const bare = await bareUndiciSubmits(JOBS, CONCURRENCY, benchText);
     const { wallMs: runMs, submitPhaseMs } = results['runNoWait'] as { wallMs: number; submitPhaseMs: number };
     results['bareUndici'] = { ...bare, ratio: runMs / bare.wallMs, submitPhaseRatio: submitPhaseMs / bare.wallMs };
     rows.push(['bare undici loop', `${fmt(bare.wallMs)} ms, ${fmt(bare.jobsPerSecond)} jobs/s`]);
