@@ -57,18 +57,17 @@ export function threadWriter(path: string, workerUrl = new URL('./writer-thread.
       }),
   );
 
-  return {
-    write,
-    close: async () => {
-      await drained().catch(() => {});
-      closing = true;
-      if (worker === undefined || stopped !== undefined) return;
-      const exited = new Promise((resolve) => worker?.once('exit', resolve));
-      worker.ref();
-      worker.postMessage({ close: true } satisfies ThreadRequest);
-      await exited;
-    },
+  let closed: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    await drained();
+    closing = true;
+    if (worker === undefined || stopped !== undefined) return;
+    const exited = new Promise((resolve) => worker?.once('exit', resolve));
+    worker.ref();
+    worker.postMessage({ close: true } satisfies ThreadRequest);
+    await exited;
   };
+  return { write, close: () => (closed ??= close()) };
 }
 
 function stoppedError(path: string, why: string, cause?: unknown): LocalIoError {
