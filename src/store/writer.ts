@@ -117,23 +117,16 @@ export function groupedWrites(apply: (calls: WriteCall[]) => Promise<WriteOutcom
     inFlight.add(settled);
     void settled.finally(() => inFlight.delete(settled));
   };
-  let turn: Promise<void> | undefined;
   const write = <M extends WriteMethod>(method: M, ...args: Parameters<WriteMethods[M]>) =>
     new Promise<ReturnType<WriteMethods[M]>>((resolve, reject) => {
       // setImmediate runs once the I/O callbacks of this turn are done: every answer that
       // arrived together is recorded together, and nobody waits on a timer.
-      if (waiting.length === 0) {
-        turn = new Promise((done) =>
-          setImmediate(() => {
-            flush();
-            done();
-          }),
-        );
-      }
+      if (waiting.length === 0) setImmediate(flush);
       waiting.push({ call: { method, args }, resolve: resolve as (value: unknown) => void, reject });
     });
   const drained = async (): Promise<void> => {
-    await turn;
+    // Immediates run in the order they were set: the flush already scheduled goes first.
+    if (waiting.length > 0) await new Promise((done) => setImmediate(done));
     await Promise.all(inFlight);
   };
   return { write, drained };

@@ -62,10 +62,11 @@ describe.each(writers)('%s', (_name, makeWriter) => {
     const reserved = writer.write('reserveForSubmit', 'a', null, ['pending']);
     const noted = writer.write('recordEvent', 'a', 'note', { n: 1 });
     await writer.close();
-    await expect(reserved).resolves.toBe('reserved');
-    await expect(noted).resolves.toBeUndefined();
+    // Read before awaiting the writes themselves: close alone must have waited for them.
     expect(ledger.getJob('a')?.state).toBe('submitting');
     expect(ledger.eventsFor('a').at(-1)).toMatchObject({ kind: 'note', detail: { n: 1 } });
+    await expect(reserved).resolves.toBe('reserved');
+    await expect(noted).resolves.toBeUndefined();
   });
 });
 
