@@ -1,16 +1,12 @@
 import type { ResolvedJob } from '../manifest/types.js';
 import { fitCount } from '../pricing/budget.js';
 import { EPSILON_USD, sumUsd } from '../pricing/money.js';
+import type { JobView } from '../store/index.js';
 
 export { sumUsd };
 
-/** What the plan needs to know of a ledger row. */
-export interface LedgerView {
-  id: string;
-  state: string;
-  requestId: string | null;
-  spentUsd: number;
-}
+/** What the plan needs to know of a ledger row: the ledger's own narrow read of it. */
+export type LedgerView = JobView;
 
 export type SubmitReason = 'new' | 'unskipped' | 'resubmit-in-doubt';
 

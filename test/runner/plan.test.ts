@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResolvedJob } from '../../src/manifest/types.js';
 import { checkBudget, planRun, sumUsd, type LedgerView } from '../../src/runner/plan.js';
+import type { JobState } from '../../src/store/index.js';
 
 function job(id: string, index: number): ResolvedJob {
   return {
@@ -18,7 +19,7 @@ function job(id: string, index: number): ResolvedJob {
 
 const jobs = ['a', 'b', 'c', 'd', 'e'].map(job);
 const prices = new Map(jobs.map((j, i) => [j.id, (i + 1) * 1.0]));
-const row = (id: string, state: string, requestId: string | null = null): [string, LedgerView] => [
+const row = (id: string, state: JobState, requestId: string | null = null): [string, LedgerView] => [
   id,
   { id, state, requestId, spentUsd: 0 },
 ];
