@@ -10,7 +10,8 @@ import type { ManifestPaths } from './options.js';
  * run marks in doubt.
  */
 export function summarize(ledger: Ledger, budgetUsd: number | null, onlyIds?: ReadonlySet<string>): StatusSummary {
-  const rows = ledger.listJobs().filter((row) => onlyIds === undefined || onlyIds.has(row.id));
+  const all = ledger.jobOutcomes();
+  const rows = onlyIds === undefined ? all : all.filter((row) => onlyIds.has(row.id));
   const counts: Record<string, number> = {
     pending: 0,
     submitting: 0,
@@ -25,15 +26,7 @@ export function summarize(ledger: Ledger, budgetUsd: number | null, onlyIds?: Re
     counts: counts as StatusSummary['counts'],
     spentUsd: ledger.spentUsd(),
     budgetUsd,
-    jobs: rows.map((row) => ({
-      id: row.id,
-      type: row.type,
-      state: row.state,
-      requestId: row.requestId,
-      priceUsd: row.priceUsd,
-      output: row.resultPath,
-      error: row.lastError,
-    })),
+    jobs: rows,
   };
 }
 

@@ -28,8 +28,6 @@ export const JOB_CSV_COLUMNS = [
 
 /** RFC 4180 CSV with a header; commas, quotes and newlines in cells (error texts) are quoted. */
 export function jobsCsv(rows: readonly JobCsvRow[]): string {
-  return stringify(
-    rows.map((row) => ({ ...row, price_usd: row.price_usd === null ? '' : plainNumber(row.price_usd) })),
-    { header: true, columns: [...JOB_CSV_COLUMNS] },
-  );
+  // price_usd is the only number; a null one is an empty cell, as csv-stringify writes null.
+  return stringify([...rows], { header: true, columns: [...JOB_CSV_COLUMNS], cast: { number: plainNumber } });
 }

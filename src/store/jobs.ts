@@ -42,6 +42,18 @@ export interface JobView {
   spentUsd: number;
 }
 
+/** What became of a job, as reports show it: read for every job at the end of a run. */
+export interface JobOutcome {
+  id: string;
+  type: JobType;
+  state: JobState;
+  requestId: string | null;
+  priceUsd: number | null;
+  /** Path of the downloaded result. */
+  output: string | null;
+  error: string | null;
+}
+
 export interface JobRecords {
   /**
    * Brings the ledger in line with the manifest, in one transaction: new ids become pending;
@@ -57,6 +69,8 @@ export interface JobRecords {
   jobsInState(state: JobState): JobRow[];
   /** Every job's state, request id and spend, in no particular order. */
   jobViews(): JobView[];
+  /** Every job's outcome, in manifest order. */
+  jobOutcomes(): JobOutcome[];
   countsByState(): Record<JobState, number>;
   /** What the ledger counts as spent: SUM(spent_usd) over every job, earlier runs included. */
   spentUsd(): number;
@@ -89,6 +103,10 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
   );
   const selectViews = db.prepare<[], JobView>(
     'SELECT id, state, request_id AS requestId, spent_usd AS spentUsd FROM jobs',
+  );
+  const selectOutcomes = db.prepare<[], JobOutcome>(
+    `SELECT id, type, state, request_id AS requestId, price_usd AS priceUsd, result_path AS output, last_error AS error
+     FROM jobs ORDER BY manifest_index, id`,
   );
   const selectEvents = db.prepare<[string], RawEvent>('SELECT * FROM events WHERE job_id = ? ORDER BY id');
 
@@ -142,6 +160,7 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     listJobs: () => selectAll.all().map(toJobRow),
     jobsInState: (state) => selectInState.all(state).map(toJobRow),
     jobViews: () => selectViews.all(),
+    jobOutcomes: () => selectOutcomes.all(),
     countsByState: () => {
       const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
       for (const { state, n } of selectCounts.all()) counts[state] = n;

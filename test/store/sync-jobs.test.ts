@@ -33,6 +33,24 @@ describe('syncJobs and setPrices', () => {
     expect(ledger.eventsFor('pend').at(-1)).toMatchObject({ kind: 'content_changed', detail: { newHash: 'new-p' } });
   });
 
+  it('reads every outcome in manifest order, as reports show them', () => {
+    const ledger = t.open();
+    seed(ledger, { sent: 0.5, refused: 0.25, done: 1, idle: 2 });
+    for (const id of ['sent', 'refused', 'done']) ledger.reserveForSubmit(id, null, ['pending']);
+    ledger.markSubmitted('sent', 'req-s');
+    ledger.markRefused('refused', 'no such voice');
+    ledger.markSubmitted('done', 'req-d');
+    ledger.markDone('done', { path: '/out/done.mp3', bytes: 3, sha256: 'abc' });
+    ledger.syncJobs([spec('idle', 0), spec('done', 1), spec('refused', 2), spec('sent', 3)]);
+
+    expect(ledger.jobOutcomes()).toEqual([
+      { id: 'idle', type: 'txt2audio', state: 'pending', requestId: null, priceUsd: 2, output: null, error: null },
+      { id: 'done', type: 'txt2audio', state: 'done', requestId: 'req-d', priceUsd: 1, output: '/out/done.mp3', error: null },
+      { id: 'refused', type: 'txt2audio', state: 'failed', requestId: null, priceUsd: 0.25, output: null, error: 'no such voice' },
+      { id: 'sent', type: 'txt2audio', state: 'submitted', requestId: 'req-s', priceUsd: 0.5, output: null, error: null },
+    ]);
+  });
+
   it('sets prices and sources, and refuses a price for an unknown job without half-applying', () => {
     const ledger = t.open();
     ledger.syncJobs([spec('a', 0), spec('b', 1)]);

@@ -24,11 +24,11 @@ export function statusCommand(result: CommandResult): CommandModule<object, Stat
       }
       const ledger = openLedgerFor(paths.db, { readonly: true });
       try {
+        const summary = summarize(ledger, storedBudget(ledger));
         // validate and estimate keep caches here but record no job: an empty table would say less.
-        if (ledger.listJobs().length === 0) {
+        if (summary.jobs.length === 0) {
           throw new UsageError(`nothing has been run for ${args.manifest} yet: the ledger ${paths.db} records no job (or pass --db PATH)`);
         }
-        const summary = summarize(ledger, storedBudget(ledger));
         if (args.json) await writeJson(statusJson(summary));
         else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
         result.exitCode = 0;
