@@ -5,6 +5,8 @@ import { fromSentError, groupedWrites, type LedgerWriter, type SentError, type W
 export type ThreadRequest = { seq: number; calls: WriteCall[] } | { close: true };
 export type ThreadReply = { seq: number; outcomes: WriteOutcome[] } | { seq: number; failure: SentError };
 
+const YOUNG_GENERATION_MB = 4;
+
 interface Pending {
   resolve: (outcomes: WriteOutcome[]) => void;
   reject: (error: unknown) => void;
@@ -30,7 +32,8 @@ export function threadWriter(path: string, workerUrl = new URL('./writer-thread.
     pending.clear();
   };
   const start = (): Worker => {
-    const started = new Worker(workerUrl, { workerData: { path } });
+    // The thread's live heap is a few MB; left alone, V8 grows its young generation to 32 MB.
+    const started = new Worker(workerUrl, { workerData: { path }, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     started.on('message', (reply: ThreadReply) => {
       const waiting = pending.get(reply.seq);
       pending.delete(reply.seq);
