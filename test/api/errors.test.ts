@@ -18,14 +18,14 @@ import { errorFromTransport } from '../../src/api/error-mapping.js';
 import { msUntilUtcMidnight } from '../../src/api/rate-limit.js';
 import { errors as undiciErrors } from 'undici';
 import { LocalIoError } from '../../src/errors.js';
-import { closedPort } from './scripted-server.js';
+import { closedPort, type Reply } from './scripted-server.js';
 import { rejectionOf, TOKEN, TTS_JOB, useCleanup, useScripted } from './setup.js';
 
 const scripted = useScripted();
 const track = useCleanup();
 const SUBMIT = '/api/v1/client/txt2audio';
 
-async function submitError(reply: Parameters<typeof scripted>[0][number] & object): Promise<ApiError> {
+async function submitError(reply: Reply): Promise<ApiError> {
   const { client } = await scripted([reply]);
   const error = await rejectionOf(client.submitTxt2Audio(TTS_JOB));
   expect(error).toBeInstanceOf(ApiError);

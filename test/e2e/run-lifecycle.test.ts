@@ -61,7 +61,7 @@ describe('run: the life of a job after its submit', () => {
     sim = await workspace.startSim({ ...FAST, jobErrorRate: 0.5, errorRetryable: true, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: 16 });
     const first = await cliAgainst(sim, ['run', manifest, '--json']);
-    const counts = (JSON.parse(first.stdout) as { counts: Record<string, number> }).counts;
+    const counts = (JSON.parse(first.stdout) as { counts: Record<'pending' | 'done', number> }).counts;
     expect(first.code).toBe(1);
     expect(counts.pending).toBeGreaterThan(0); // the errored ones, refunded, wait for the next run
     expect(counts.done + counts.pending).toBe(16);

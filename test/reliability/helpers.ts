@@ -77,7 +77,7 @@ export function prng(seed: number): () => number {
 export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface StatusJson {
-  counts: Record<string, number>;
+  counts: Record<'pending' | 'submitting' | 'submitted' | 'done' | 'failed' | 'in_doubt' | 'skipped', number>;
   spent: number;
   jobs: { id: string; state: string; request_id: string | null; output: string | null; error: string | null }[];
 }

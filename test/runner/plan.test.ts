@@ -10,6 +10,7 @@ function job(id: string, index: number): ResolvedJob {
     index,
     contentHash: `hash-${id}`,
     position: { line: index + 1, col: 1 },
+    fieldPositions: {},
     type: 'txt2audio',
     params: { model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 },
     text: `text ${id}`,

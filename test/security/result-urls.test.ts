@@ -10,7 +10,7 @@ import { runManifest } from '../../src/runner/run.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { openLedger } from '../../src/store/index.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
-import { speechManifest, startProxy, startScripted, type Scripted } from './servers.js';
+import { speechManifest, startProxy, startScripted, type Reply, type Scripted } from './servers.js';
 import { builtThreadWriter } from '../helpers/writer.js';
 
 const TOKEN = 'mbtok-RESULTHOST-5be0c7d9a1';
@@ -31,7 +31,7 @@ function tree(dir: string, prefix = ''): string[] {
 
 /** A storage host: serves results, redirects, and oversized bodies; it records every request. */
 async function startResultHost(otherUrl: () => string): Promise<Scripted> {
-  const host: Scripted = await startScripted((req, res) => {
+  const host: Scripted = await startScripted((req, res): Reply | undefined => {
     const route = req.url.split('?')[0];
     if (route === '/ok.wav') return { status: 200, headers: { 'content-type': 'audio/wav' }, body: WAV };
     if (route === '/redirect-port.wav') return { status: 302, headers: { location: `${otherUrl()}/stolen.wav?sig=1` }, body: '' };
