@@ -120,13 +120,16 @@ async function main(): Promise<void> {
       await sim.close();
     }
 
-    // (b) the floor: the same submits from a bare undici loop at the same concurrency.
-    const bare = await bareUndiciSubmits(JOBS, CONCURRENCY, benchText);
+    // (b) the floor: the same submits from a bare undici loop at the same concurrency, in this
+    // process and from a child process like the CLI; the faster of the two is the floor.
+    const { inProcess, childProcess } = await bareUndiciSubmits(JOBS, CONCURRENCY);
+    const bare = inProcess.wallMs <= childProcess.wallMs ? inProcess : childProcess;
     const { wallMs: runMs, submitPhaseMs } = results['runNoWait'] as { wallMs: number; submitPhaseMs: number };
-    results['bareUndici'] = { ...bare, ratio: runMs / bare.wallMs, submitPhaseRatio: submitPhaseMs / bare.wallMs };
-    rows.push(['bare undici loop', `${fmt(bare.wallMs)} ms, ${fmt(bare.jobsPerSecond)} jobs/s`]);
+    results['bareUndici'] = { inProcess, childProcess, floorMs: bare.wallMs, ratio: runMs / bare.wallMs, submitPhaseRatio: submitPhaseMs / bare.wallMs };
+    rows.push(['bare undici loop, in process', `${fmt(inProcess.wallMs)} ms, ${fmt(inProcess.jobsPerSecond)} jobs/s`]);
+    rows.push(['bare undici loop, child process', `${fmt(childProcess.wallMs)} ms, ${fmt(childProcess.jobsPerSecond)} jobs/s`]);
     rows.push(['runner / bare, whole command', `${(runMs / bare.wallMs).toFixed(2)}× (process start, manifest, ledger sync, cached pricing, reports included)`]);
-    rows.push(['runner / bare, submit phase', `${(submitPhaseMs / bare.wallMs).toFixed(2)}× (each submit reserved and recorded durably in the ledger)`]);
+    rows.push(['runner / bare, submit phase', `${(submitPhaseMs / bare.wallMs).toFixed(2)}× (each submit reserved and recorded in the ledger before and after)`]);
 
     // The manifest alone: validating 10,000 jobs offline, in this process (no CLI start-up).
     const load = await benchManifest(JOBS, 3, path.join(ROOT, 'manifests/images'));
