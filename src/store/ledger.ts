@@ -1,5 +1,6 @@
 import { createCaches, type LedgerCaches } from './caches.js';
 import { createContext } from './context.js';
+import { watchFile, type FileWatch } from './file-watch.js';
 import { createJobRecords, type JobRecords } from './jobs.js';
 import { asLocalIoError, openDatabase } from './open-database.js';
 import { createRunLock, type RunLock } from './run-lock.js';
@@ -17,7 +18,7 @@ export interface OpenLedgerOptions {
  * and the run lock. All methods are synchronous and each one is its own transaction.
  * Nothing here takes a token, so none can end up in the file.
  */
-export interface Ledger extends JobRecords, JobTransitions, LedgerCaches, RunLock {
+export interface Ledger extends JobRecords, JobTransitions, LedgerCaches, RunLock, FileWatch {
   readonly path: string;
   readonly readonly: boolean;
   /**
@@ -52,6 +53,7 @@ export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledge
     ...createTransitions(ctx),
     ...createCaches(ctx),
     ...lock,
+    ...watchFile(db, path),
     batch: <T>(fn: () => T): T => db.transaction(fn).immediate(),
     close: () => {
       if (!db.open) return;

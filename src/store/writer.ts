@@ -47,12 +47,15 @@ export interface LedgerWriter {
 /**
  * Applies `calls` to `ledger` in one IMMEDIATE transaction. Each ledger call is its own
  * savepoint inside it: one that throws is undone alone and reported to its caller, the others
- * still commit. When the transaction itself fails (disk full, I/O error, locked too long),
- * nothing in it was written and this throws the LocalIoError to give every caller.
+ * still commit. When the transaction itself fails (disk full, I/O error, locked too long, the
+ * file gone from its path), nothing in it was written and this throws the LocalIoError to give
+ * every caller.
  */
 export function commitCalls(ledger: Ledger, calls: readonly WriteCall[]): WriteOutcome[] {
   const outcomes: WriteOutcome[] = [];
   try {
+    // A file deleted or replaced under the run: record nothing more where nobody will find it.
+    ledger.assertInPlace();
     ledger.batch(() => {
       for (const { method, args } of calls) {
         try {

@@ -49,6 +49,38 @@ describe('the ledger and the results folder under trouble', () => {
     expect(sim.stats.accepted.length).toBe(24);
   });
 
+  it('a ledger deleted mid-run: the run stops at its next commit, writes the ledger back, and the next run resumes', async () => {
+    sim = await startSimulator({ ...FAST, latencyMs: 30 });
+    manifest = await writeTtsManifest(dir, { jobs: 60 });
+    const run = startAgainst(sim, ['run', manifest, '--concurrency', '2']);
+    const ended = collect(run);
+    const until = Date.now() + 10_000;
+    while (sim.stats.accepted.length < 10 && Date.now() < until) await delay(5);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
+    const acceptedAtDeletion = sim.stats.accepted.length;
+
+    const stopped = await ended;
+    expectRefusal(stopped, 4, /ledger .*batch\.mediabatch\.db was deleted while this run was writing to it: nothing more is sent\. Everything it had recorded was written back/);
+    // Only the submits already on their way when the file went can have been taken after it.
+    expect(sim.stats.accepted.length).toBeLessThanOrEqual(acceptedAtDeletion + 2);
+    expect(quickCheck(db)).toBe('ok');
+    const rescued = ledgerRows(db);
+    expect(rescued).toHaveLength(60);
+    // Every request the service took is in the rescued ledger or was printed to keep.
+    const known = new Set(rescued.map((row) => row.request_id));
+    const printed = [...stopped.stderr.matchAll(/accepted as request (\S+), but the ledger could not record it/g)].map((m) => m[1]);
+    for (const { requestId } of sim.stats.accepted) expect(known.has(requestId) || printed.includes(requestId), requestId).toBe(true);
+
+    const again = await cliAgainst(sim, ['run', manifest, '--json']);
+    expect(hasStackTrace(again.stderr), again.stderr).toBe(false);
+    const summary = JSON.parse(again.stdout) as StatusJson;
+    expect(sim.stats.duplicates()).toEqual([]);
+    // A job whose request id only reached stderr is in doubt (never sent again); the rest are done.
+    expect(summary.counts.in_doubt).toBe(printed.length);
+    expect(summary.counts.done + summary.counts.in_doubt).toBe(60);
+    expect(again.code).toBe(printed.length === 0 ? 0 : 1);
+  });
+
   it('a truncated ledger: a clear message, exit 4, nothing sent; restored, the run resumes', async () => {
     sim = await startSimulator({ ...FAST });
     expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);

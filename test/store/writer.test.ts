@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LocalIoError } from '../../src/errors.js';
@@ -67,6 +68,50 @@ describe.each(writers)('%s', (_name, makeWriter) => {
     expect(ledger.eventsFor('a').at(-1)).toMatchObject({ kind: 'note', detail: { n: 1 } });
     await expect(reserved).resolves.toBe('reserved');
     await expect(noted).resolves.toBeUndefined();
+  });
+
+  it('a ledger file deleted under it: nothing more is written, and the file comes back with every commit before', async () => {
+    const ledger = t.open();
+    seed(ledger, { a: 1, b: 1 });
+    const writer = makeWriter(ledger);
+    try {
+      await writer.write('reserveForSubmit', 'a', null, ['pending']);
+      await writer.write('markSubmitted', 'a', 'req-a');
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${ledger.path}${suffix}`, { force: true });
+
+      const failure = await writer.write('reserveForSubmit', 'b', null, ['pending']).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(LocalIoError);
+      expect(failure).toMatchObject({ code: 'E_LEDGER_GONE', exitCode: 4 });
+      expect((failure as Error).message).toMatch(/was deleted while this run was writing to it: nothing more is sent\. Everything it had recorded was written back to .*jobs\.mediabatch\.db; run the same command again to resume\.$/);
+      // Later writes are refused the same way; the file written back is left alone.
+      await expect(writer.write('recordEvent', null, 'note', {})).rejects.toMatchObject({ code: 'E_LEDGER_GONE' });
+      expect(readdirSync(t.dir()).sort()).toEqual(['jobs.mediabatch.db']);
+    } finally {
+      await writer.close().catch(() => undefined);
+    }
+    const back = t.open('jobs.mediabatch.db', { readonly: true });
+    expect(back.getJob('a')).toMatchObject({ state: 'submitted', requestId: 'req-a' });
+    expect(back.getJob('b')).toMatchObject({ state: 'pending' });
+  });
+
+  it('a ledger file replaced by another: the records are saved beside it, the other file is untouched', async () => {
+    const ledger = t.open();
+    seed(ledger, { a: 1 });
+    const writer = makeWriter(ledger);
+    try {
+      await writer.write('reserveForSubmit', 'a', null, ['pending']);
+      for (const suffix of ['-wal', '-shm']) rmSync(`${ledger.path}${suffix}`, { force: true });
+      renameSync(ledger.path, `${ledger.path}.moved`);
+      writeFileSync(ledger.path, 'somebody else');
+      await expect(writer.write('markSubmitted', 'a', 'req-a')).rejects.toThrow(
+        /was replaced by another file while this run was writing to it: nothing more is sent\. Everything it had recorded was saved as .*jobs\.mediabatch\.db\.rescued; move it to /,
+      );
+    } finally {
+      await writer.close().catch(() => undefined);
+    }
+    expect(readFileSync(ledger.path, 'utf8')).toBe('somebody else');
+    const rescued = t.open('jobs.mediabatch.db.rescued', { readonly: true });
+    expect(rescued.getJob('a')).toMatchObject({ state: 'submitting' });
   });
 });
 
