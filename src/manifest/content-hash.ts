@@ -5,10 +5,15 @@ import type { JobType } from '../api/types.js';
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, item]) => item !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  const record = value as Record<string, unknown>;
+  let members = '';
+  // sort() with no comparator orders by UTF-16 code units, as the hashes stored in ledgers were made.
+  for (const key of Object.keys(record).sort()) {
+    const item = record[key];
+    if (item === undefined) continue;
+    members += `${members === '' ? '' : ','}${JSON.stringify(key)}:${canonicalJson(item)}`;
+  }
+  return `{${members}}`;
 }
 
 export interface HashedContent {

@@ -41,7 +41,9 @@ async function image(context: FinishContext, draft: JobDraft, field: string): Pr
 }
 
 function pick<K extends string>(fields: Record<string, unknown>, keys: readonly K[]): Record<K, unknown> {
-  return Object.fromEntries(keys.filter((key) => fields[key] !== undefined).map((key) => [key, fields[key]])) as Record<K, unknown>;
+  const picked: Record<string, unknown> = {};
+  for (const key of keys) if (fields[key] !== undefined) picked[key] = fields[key];
+  return picked as Record<K, unknown>;
 }
 
 const TXT2AUDIO_KEYS = ['model', 'voice', 'lang', 'speed', 'format', 'sample_rate'] as const;
