@@ -38,15 +38,45 @@ describe('the ledger and the results folder under trouble', () => {
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
 
     const again = await cliAgainst(sim, ['run', manifest]);
-    expectRefusal(again, 4, /no ledger at .*batch\.mediabatch\.db.*batch\.out.*results of an earlier run/s);
+    expectRefusal(
+      again,
+      4,
+      /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.out holds results of an earlier run and .*batch\.report\.json lists 12 requests it sent: .*move .*batch\.out and .*batch\.report\.json aside to start over/s,
+    );
     expect(sim.stats.accepted.length).toBe(12);
     expect(sim.stats.duplicates()).toEqual([]);
 
-    // Moving the results aside is the way to start over on purpose.
+    // Moving the results and the report aside is the way to start over on purpose.
     rmSync(path.join(dir, 'batch.out'), { recursive: true });
+    rmSync(path.join(dir, 'batch.report.json'));
     const fresh = await cliAgainst(sim, ['run', manifest]);
     expect(fresh.code, fresh.stderr).toBe(0);
     expect(sim.stats.accepted.length).toBe(24);
+  });
+
+  it('a ledger deleted after a --no-wait run, which leaves no results but its report: refused too', async () => {
+    sim = await startSimulator({ ...FAST });
+    expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    expect(existsSync(path.join(dir, 'batch.out'))).toBe(false);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
+
+    const again = await cliAgainst(sim, ['run', manifest]);
+    expectRefusal(again, 4, /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.report\.json lists 12 requests it sent: .*move .*batch\.report\.json aside to start over/s);
+    expect(sim.stats.accepted.length).toBe(12);
+  });
+
+  it('a new ledger made by estimate after the old one was deleted does not let a run pay again', async () => {
+    sim = await startSimulator({ ...FAST });
+    expect((await cliAgainst(sim, ['run', manifest])).code).toBe(0);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
+    const estimate = await runCli(['estimate', manifest, '--base-url', sim.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
+    expect(estimate.code, estimate.stderr).toBe(0);
+    expect(existsSync(db)).toBe(true);
+
+    const again = await cliAgainst(sim, ['run', manifest]);
+    // (estimate wrote its own report over the run's, so the results folder is the trace left.)
+    expectRefusal(again, 4, /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.out holds results of an earlier run: /s);
+    expect(sim.stats.accepted.length).toBe(12);
   });
 
   it('a ledger deleted mid-run: the run stops at its next commit, writes the ledger back, and the next run resumes', async () => {

@@ -1,11 +1,11 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { ConfigError, ExitCode, UsageError } from '../../errors.js';
 import { createRunContext, DEFAULT_RETRY, pollEvery, SERVICE_POLL, SIMULATOR_POLL, type RunContext, type RunEvent } from '../../runner/context.js';
 import { runManifest, type RunOutcome } from '../../runner/run.js';
 import { formatStatusText, statusJson } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
-import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
+import { manifestPaths, withSharedOptions, type ManifestPaths, type SharedArgs } from '../options.js';
 import { ensureWritableFolder, logLine, useColor, writeJson, writeStdout } from '../output.js';
 import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '../progress.js';
 import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
@@ -50,9 +50,12 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
       if (pollMs !== undefined && (!Number.isInteger(pollMs) || pollMs < 10 || pollMs > 600_000)) {
         throw new UsageError(`--poll-ms: expected a whole number of milliseconds from 10 to 600000, got ${pollMs}`);
       }
-      refuseLostLedger(args);
+      const paths = manifestPaths(args.manifest, args.db, args.out);
+      if (!existsSync(paths.db)) refuseLostLedger(paths);
       const session = await openWorkSession(args, { lock: true, command: 'run' });
       try {
+        // A ledger that records no job may be a new one made since (estimate makes one for its caches).
+        if (Object.values(session.ledger.countsByState()).every((n) => n === 0)) refuseLostLedger(paths);
         if (args.wait) await ensureWritableFolder(session.paths.out);
         result.exitCode = await run(session, args);
       } finally {
@@ -134,23 +137,47 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
 }
 
 /**
- * The ledger is the only record of what was paid for. When it is gone but the results folder
- * holds files from an earlier run, a new ledger would send, and charge, every job again.
+ * The ledger is the only record of what was paid for. When it is gone (or records no job) but
+ * an earlier run left results in the folder, or a run report listing requests the service took
+ * (all a --no-wait run leaves), a new ledger would send, and charge, every job again.
  */
-function refuseLostLedger(args: RunArgs): void {
-  const paths = manifestPaths(args.manifest, args.db, args.out);
-  if (existsSync(paths.db) || !existsSync(paths.out)) return;
-  let entries: string[];
-  try {
-    entries = readdirSync(paths.out);
-  } catch {
-    return;
-  }
-  if (!entries.some((name) => !name.startsWith('.'))) return;
+function refuseLostLedger(paths: ManifestPaths): void {
+  const traces = [resultsIn(paths.out), requestsIn(paths.report)].filter((trace) => trace !== undefined);
+  if (traces.length === 0) return;
+  const what = traces.map((trace) => trace.what).join(' and ');
+  const where = traces.map((trace) => trace.path).join(' and ');
   throw new ConfigError(
-    `no ledger at ${paths.db}, but ${paths.out} holds results of an earlier run: without its ledger every job would be sent, and paid for, again. Restore the ledger (or pass --db PATH), or move ${paths.out} aside to start over.`,
+    `no ledger with jobs at ${paths.db}, but ${what}: without its ledger every job would be sent, and paid for, again. Restore the ledger (or pass --db PATH), or move ${where} aside to start over.`,
     'E_LEDGER_MISSING',
   );
+}
+
+interface EarlierRun {
+  what: string;
+  path: string;
+}
+
+function resultsIn(folder: string): EarlierRun | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync(folder);
+  } catch {
+    return undefined;
+  }
+  return entries.some((name) => !name.startsWith('.')) ? { what: `${folder} holds results of an earlier run`, path: folder } : undefined;
+}
+
+function requestsIn(report: string): EarlierRun | undefined {
+  let sent = 0;
+  try {
+    const parsed = JSON.parse(readFileSync(report, 'utf8')) as { kind?: unknown; jobs?: { request_id?: unknown }[] };
+    if (parsed.kind !== 'run' || !Array.isArray(parsed.jobs)) return undefined;
+    sent = parsed.jobs.filter((job) => typeof job?.request_id === 'string').length;
+  } catch {
+    // No report, or not one of ours: nothing to go by.
+    return undefined;
+  }
+  return sent === 0 ? undefined : { what: `${report} lists ${sent} requests it sent`, path: report };
 }
 
 function pollScheduleFor(args: RunArgs): RunContext['options']['poll'] {
