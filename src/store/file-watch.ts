@@ -10,9 +10,9 @@ import { LocalIoError } from '../errors.js';
  */
 export interface FileWatch {
   /**
-   * Throws LocalIoError E_LEDGER_GONE when the file is no longer at its path. The first time, it
-   * first writes what the connection holds (everything committed so far) back to the path, or
-   * beside it when another file took its place, so that no record is lost.
+   * Throws LocalIoError E_LEDGER_GONE when the file is no longer at its path. The first time it
+   * finds the file gone, it writes what the connection holds (everything committed so far) back
+   * to the path, or beside it when another file took its place, so that no record is lost.
    */
   assertInPlace(): void;
 }

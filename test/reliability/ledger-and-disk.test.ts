@@ -41,7 +41,7 @@ describe('the ledger and the results folder under trouble', () => {
     expectRefusal(
       again,
       4,
-      /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.out holds results of an earlier run and .*batch\.report\.json lists 12 requests it sent: .*move .*batch\.out and .*batch\.report\.json aside to start over/s,
+      /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.out holds results of an earlier run and .*batch\.report\.json lists 12 requests already sent: .*move .*batch\.out and .*batch\.report\.json aside to start over/s,
     );
     expect(sim.stats.accepted.length).toBe(12);
     expect(sim.stats.duplicates()).toEqual([]);
@@ -61,7 +61,7 @@ describe('the ledger and the results folder under trouble', () => {
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
 
     const again = await cliAgainst(sim, ['run', manifest]);
-    expectRefusal(again, 4, /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.report\.json lists 12 requests it sent: .*move .*batch\.report\.json aside to start over/s);
+    expectRefusal(again, 4, /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.report\.json lists 12 requests already sent: .*move .*batch\.report\.json aside to start over/s);
     expect(sim.stats.accepted.length).toBe(12);
   });
 

@@ -177,7 +177,7 @@ function requestsIn(report: string): EarlierRun | undefined {
     // No report, or not one of ours: nothing to go by.
     return undefined;
   }
-  return sent === 0 ? undefined : { what: `${report} lists ${sent} requests it sent`, path: report };
+  return sent === 0 ? undefined : { what: `${report} lists ${sent} requests already sent`, path: report };
 }
 
 function pollScheduleFor(args: RunArgs): RunContext['options']['poll'] {
