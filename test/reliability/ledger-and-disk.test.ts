@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
+import { deleteLedgerFiles } from '../helpers/ledger-files.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { byState, cliAgainst, collect, delay, FAST, ledgerRows, quickCheck, startAgainst, type StatusJson } from './helpers.js';
 
@@ -35,7 +36,7 @@ describe('the ledger and the results folder under trouble', () => {
   it('a ledger deleted after a run, with its results still there, is refused instead of paying for every job again', async () => {
     sim = await startSimulator({ ...FAST });
     expect((await cliAgainst(sim, ['run', manifest])).code).toBe(0);
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
+    deleteLedgerFiles(db);
 
     const again = await cliAgainst(sim, ['run', manifest]);
     expectRefusal(
@@ -58,7 +59,7 @@ describe('the ledger and the results folder under trouble', () => {
     sim = await startSimulator({ ...FAST });
     expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
     expect(existsSync(path.join(dir, 'batch.out'))).toBe(false);
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
+    deleteLedgerFiles(db);
 
     const again = await cliAgainst(sim, ['run', manifest]);
     expectRefusal(again, 4, /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.report\.json lists 12 requests already sent: .*move .*batch\.report\.json aside to start over/s);
@@ -68,7 +69,7 @@ describe('the ledger and the results folder under trouble', () => {
   it('a new ledger made by estimate after the old one was deleted does not let a run pay again', async () => {
     sim = await startSimulator({ ...FAST });
     expect((await cliAgainst(sim, ['run', manifest])).code).toBe(0);
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
+    deleteLedgerFiles(db);
     const estimate = await runCli(['estimate', manifest, '--base-url', sim.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
     expect(estimate.code, estimate.stderr).toBe(0);
     expect(existsSync(db)).toBe(true);
@@ -86,7 +87,7 @@ describe('the ledger and the results folder under trouble', () => {
     const ended = collect(run);
     const until = Date.now() + 10_000;
     while (sim.stats.accepted.length < 10 && Date.now() < until) await delay(5);
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
+    deleteLedgerFiles(db);
     const acceptedAtDeletion = sim.stats.accepted.length;
 
     const stopped = await ended;

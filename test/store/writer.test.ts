@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LocalIoError } from '../../src/errors.js';
 import { inlineWriter, type Ledger, type LedgerWriter } from '../../src/store/index.js';
+import { deleteLedgerFiles } from '../helpers/ledger-files.js';
 import { builtThreadWriter } from '../helpers/writer.js';
 import { seed, useTempLedgers } from './helpers.js';
 
@@ -77,7 +78,7 @@ describe.each(writers)('%s', (_name, makeWriter) => {
     try {
       await writer.write('reserveForSubmit', 'a', null, ['pending']);
       await writer.write('markSubmitted', 'a', 'req-a');
-      for (const suffix of ['', '-wal', '-shm']) rmSync(`${ledger.path}${suffix}`, { force: true });
+      deleteLedgerFiles(ledger.path);
 
       const failure = await writer.write('reserveForSubmit', 'b', null, ['pending']).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(LocalIoError);
