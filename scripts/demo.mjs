@@ -27,7 +27,7 @@ function mediabatch(args) {
 }
 
 for (const name of readdirSync(dir)) {
-  if (/^demo\.(mediabatch\.db(-.*)?|report\.json|report\.csv)$/.test(name)) rmSync(path.join(dir, name), { force: true });
+  if (/^demo\.(mediabatch\.db(-.*)?|(estimate|run)\.(json|csv)|report\.(json|csv))$/.test(name)) rmSync(path.join(dir, name), { force: true });
 }
 rmSync(out, { recursive: true, force: true });
 

@@ -80,8 +80,17 @@ export interface ManifestPaths {
   manifest: string;
   db: string;
   out: string;
-  report: string;
-  csv: string;
+  /** Written by `estimate` only. */
+  estimateJson: string;
+  estimateCsv: string;
+  /**
+   * Written by `run` only: before its first submit (the trace of sent requests that outlives a
+   * lost ledger) and again at its end. `estimate` never touches these.
+   */
+  runJson: string;
+  runCsv: string;
+  /** `<name>.report.json`, what mediabatch 0.1 wrote for both: still read as a trace of a run. */
+  legacyReport: string;
 }
 
 /** Files that live beside a manifest `<dir>/<name>.yaml`: ledger, results folder, reports. */
@@ -93,8 +102,11 @@ export function manifestPaths(manifestArg: string, dbArg?: string, outArg?: stri
     manifest,
     db: path.resolve(dbArg ?? path.join(dir, `${name}.mediabatch.db`)),
     out: path.resolve(outArg ?? path.join(dir, `${name}.out`)),
-    report: path.join(dir, `${name}.report.json`),
-    csv: path.join(dir, `${name}.report.csv`),
+    estimateJson: path.join(dir, `${name}.estimate.json`),
+    estimateCsv: path.join(dir, `${name}.estimate.csv`),
+    runJson: path.join(dir, `${name}.run.json`),
+    runCsv: path.join(dir, `${name}.run.csv`),
+    legacyReport: path.join(dir, `${name}.report.json`),
   };
 }
 

@@ -13,6 +13,8 @@ export interface StatusJob {
   /** Path of the downloaded result. */
   output: string | null;
   error: string | null;
+  /** false for a job the manifest no longer lists (kept because its result is still to collect). */
+  inManifest?: boolean;
 }
 
 /** The run summary and `status`, read from the ledger by the caller. */
@@ -48,6 +50,7 @@ export function statusJson(summary: StatusSummary) {
       price: job.priceUsd,
       output: job.output,
       error: job.error,
+      in_manifest: job.inManifest ?? true,
     })),
   };
 }
@@ -112,6 +115,10 @@ function stateNotes(summary: StatusSummary): string[] {
   const { counts } = summary;
   const notes: string[] = [];
   if (counts.submitted > 0) notes.push(`${formatCount(counts.submitted)} job(s) still running at the service: run again to collect them.`);
+  const dropped = summary.jobs.filter((job) => job.inManifest === false).length;
+  if (dropped > 0) {
+    notes.push(`${formatCount(dropped)} job(s) here are no longer in the manifest: they were sent (and paid for) before it changed, and are collected all the same.`);
+  }
   if ((counts.submitting ?? 0) > 0) {
     notes.push(`${formatCount(counts.submitting ?? 0)} job(s) were caught mid-submit: the next run marks them in doubt.`);
   }

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { ResultUrlError, ResultUrlExpiredError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
 import { LocalIoError } from '../errors.js';
-import type { ResolvedJob } from '../manifest/types.js';
 import type { RunContext } from './context.js';
 import { pollStatus } from './follow.js';
+import type { FollowedJob } from './followed.js';
 import { describeError, FatalRunError } from './run-errors.js';
 
 const MAX_URL_REFRESHES = 3;
@@ -20,7 +20,7 @@ export type DownloadOutcome = 'done' | 'stopped' | 'unreachable';
  */
 export async function downloadResult(
   ctx: RunContext,
-  job: ResolvedJob,
+  job: FollowedJob,
   requestId: string,
   firstUrl: string | undefined,
 ): Promise<DownloadOutcome> {
@@ -54,7 +54,7 @@ export async function downloadResult(
 }
 
 /** Returns false, leaving nothing behind, when the result is empty. */
-async function fetchIntoPlace(ctx: RunContext, job: ResolvedJob, url: string): Promise<boolean> {
+async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): Promise<boolean> {
   const finalPath = outputPathFor(ctx.options.outDir, job, url);
   const partPath = `${finalPath}.part`;
   await mkdir(path.dirname(finalPath), { recursive: true });
@@ -82,7 +82,7 @@ async function fetchIntoPlace(ctx: RunContext, job: ResolvedJob, url: string): P
  * `<out>/<id>.<ext>`. Ids are checked by the manifest (letters, digits, `.`, `_`, `-`), and the
  * resolved path is checked again here: a result must never be written outside the folder.
  */
-export function outputPathFor(outDir: string, job: ResolvedJob, url: string): string {
+export function outputPathFor(outDir: string, job: FollowedJob, url: string): string {
   const root = path.resolve(outDir);
   const target = path.resolve(root, `${job.id}.${extensionFor(job, url)}`);
   if (path.dirname(target) !== root) {
@@ -91,18 +91,17 @@ export function outputPathFor(outDir: string, job: ResolvedJob, url: string): st
   return target;
 }
 
-function extensionFor(job: ResolvedJob, url: string): string {
+function extensionFor(job: FollowedJob, url: string): string {
   let fromUrl = '';
   try {
     fromUrl = path.posix.extname(new URL(url).pathname).slice(1).toLowerCase();
   } catch {
     // An unparsable URL is refused by the download itself; the name does not matter.
   }
-  if (KNOWN_EXTENSIONS.has(fromUrl)) return fromUrl;
-  return job.type === 'txt2audio' ? job.params.format : 'mp4';
+  return KNOWN_EXTENSIONS.has(fromUrl) ? fromUrl : job.fallbackExtension;
 }
 
-async function leaveForLater(ctx: RunContext, job: ResolvedJob, reason: string): Promise<DownloadOutcome> {
+async function leaveForLater(ctx: RunContext, job: FollowedJob, reason: string): Promise<DownloadOutcome> {
   await ctx.writer.write('recordEvent', job.id, 'download_failed', { error: reason });
   ctx.emit({ kind: 'warning', message: `job "${job.id}": result not downloaded (${reason}); the next run tries again` });
   return 'unreachable';

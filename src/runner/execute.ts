@@ -1,6 +1,6 @@
-import type { ResolvedJob } from '../manifest/types.js';
 import type { RunContext } from './context.js';
 import { FollowQueue } from './follow-queue.js';
+import { followedJob, type FollowedJob } from './followed.js';
 import type { PlannedSubmit, RunPlan } from './plan.js';
 import { LocalIoError } from '../errors.js';
 import { FatalRunError } from './run-errors.js';
@@ -31,7 +31,7 @@ export async function executePlan(
 
   const followers = new FollowQueue(ctx);
   const following = ctx.options.noWait ? Promise.resolve() : guard(followers.run(ctx.options.concurrency * 2));
-  const follow = (job: ResolvedJob, requestId: string): void => {
+  const follow = (job: FollowedJob, requestId: string): void => {
     if (!ctx.options.noWait) followers.add(job, requestId);
   };
   for (const earlier of plan.follow) follow(earlier.job, earlier.requestId);
@@ -62,7 +62,7 @@ export async function executePlan(
 async function submitWithRequeue(
   ctx: RunContext,
   planned: PlannedSubmit,
-  follow: (job: ResolvedJob, requestId: string) => void,
+  follow: (job: FollowedJob, requestId: string) => void,
   result: ExecuteResult,
   track: (recording: Promise<unknown>) => void,
 ): Promise<void> {
@@ -74,7 +74,7 @@ async function submitWithRequeue(
         track(
           outcome.recorded.then(() => {
             ctx.emit({ kind: 'submitted', id: planned.job.id, requestId: outcome.requestId });
-            follow(planned.job, outcome.requestId);
+            follow(followedJob(planned.job), outcome.requestId);
           }),
         );
         return;

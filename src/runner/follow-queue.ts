@@ -1,9 +1,9 @@
-import type { ResolvedJob } from '../manifest/types.js';
 import type { RunContext } from './context.js';
+import type { FollowedJob } from './followed.js';
 import { pollOnce } from './follow.js';
 
 interface Followed {
-  job: ResolvedJob;
+  job: FollowedJob;
   requestId: string;
   dueMs: number;
   delayMs: number;
@@ -27,7 +27,7 @@ export class FollowQueue {
     this.#ctx = ctx;
   }
 
-  add(job: ResolvedJob, requestId: string): void {
+  add(job: FollowedJob, requestId: string): void {
     const schedule = this.#ctx.options.poll[job.type];
     const now = Date.now();
     this.#push({ job, requestId, dueMs: now + schedule.firstMs, delayMs: schedule.firstMs, giveUpAtMs: now + schedule.giveUpMs });

@@ -1,9 +1,9 @@
 import { AuthError, RateLimitError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
 import type { RequestStatus } from '../api/types.js';
-import type { ResolvedJob } from '../manifest/types.js';
 import type { RunContext } from './context.js';
 import { downloadResult } from './download.js';
+import type { FollowedJob } from './followed.js';
 import { describeError, FatalRunError } from './run-errors.js';
 
 /**
@@ -14,7 +14,7 @@ import { describeError, FatalRunError } from './run-errors.js';
  */
 export async function pollOnce(
   ctx: RunContext,
-  job: ResolvedJob,
+  job: FollowedJob,
   requestId: string,
   giveUpAtMs: number,
 ): Promise<'again' | 'ended'> {
@@ -38,7 +38,7 @@ export async function pollOnce(
 /** One status call through the shared pace; idempotent, so retried freely. */
 export async function pollStatus(
   ctx: RunContext,
-  job: ResolvedJob,
+  job: FollowedJob,
   requestId: string,
 ): Promise<RequestStatus | 'stopped' | 'unreachable'> {
   try {
@@ -69,7 +69,7 @@ export async function pollStatus(
   }
 }
 
-async function recordRemoteError(ctx: RunContext, job: ResolvedJob, status: RequestStatus): Promise<void> {
+async function recordRemoteError(ctx: RunContext, job: FollowedJob, status: RequestStatus): Promise<void> {
   const parts = [status.errorCode, status.errorMessage, status.errorReason].filter((p) => p !== undefined && p !== '');
   const reason = parts.length > 0 ? parts.join(': ') : 'the service ended the job in error';
   const retryable = status.retryable === true;

@@ -2,6 +2,7 @@ import type { ResolvedJob } from '../manifest/types.js';
 import { fitCount } from '../pricing/budget.js';
 import { EPSILON_USD, sumUsd } from '../pricing/money.js';
 import type { JobView } from '../store/index.js';
+import { followedFromView, type FollowedJob } from './followed.js';
 
 export { sumUsd };
 
@@ -33,8 +34,11 @@ export interface RunPlan {
   submit: PlannedSubmit[];
   /** Left out by --partial because of the budget. */
   skip: PlannedSubmit[];
-  /** Submitted earlier: to be polled and downloaded. */
-  follow: { job: ResolvedJob; requestId: string }[];
+  /**
+   * Submitted earlier: to be polled and downloaded. Every such row of the ledger, whether or not
+   * the manifest still lists it: its result is paid for either way.
+   */
+  follow: { job: FollowedJob; requestId: string }[];
   inDoubt: ResolvedJob[];
   done: ResolvedJob[];
   failed: ResolvedJob[];
@@ -76,10 +80,12 @@ export function planRun(input: PlanInput): RunPlan {
       continue;
     }
     if (row === undefined) continue;
-    if (row.state === 'submitted' && row.requestId !== null) plan.follow.push({ job, requestId: row.requestId });
-    else if (row.state === 'in_doubt') plan.inDoubt.push(job);
+    if (row.state === 'in_doubt') plan.inDoubt.push(job);
     else if (row.state === 'done') plan.done.push(job);
     else if (row.state === 'failed') plan.failed.push(job);
+  }
+  for (const row of input.rows.values()) {
+    if (row.state === 'submitted' && row.requestId !== null) plan.follow.push({ job: followedFromView(row), requestId: row.requestId });
   }
   plan.budget = checkBudget(candidates, input.spentUsd, input.budgetUsd);
   const cut = input.partial ? plan.budget.fitCount : candidates.length;

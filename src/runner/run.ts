@@ -16,8 +16,8 @@ export interface RunInput {
   partial: boolean;
   userStop: AbortSignal;
   halt: AbortController;
-  /** Called once checks, pricing and the budget passed, right before the first submit. */
-  onExecute?: (plan: RunPlan) => void;
+  /** Called once checks, pricing and the budget passed, and awaited before the first submit. */
+  onExecute?: (plan: RunPlan) => Promise<void> | void;
 }
 
 export interface RunOutcome {
@@ -56,7 +56,7 @@ export async function runManifest(input: RunInput): Promise<RunOutcome> {
   });
   if (plan.budget.overByUsd > 0 && !input.partial) throw new BudgetError(budgetMessage(plan));
   await checkBalance(ctx, sumUsd(plan.submit.map((s) => s.priceUsd)));
-  input.onExecute?.(plan);
+  await input.onExecute?.(plan);
   const execute = await executePlan(ctx, plan, { userStop: input.userStop, halt: input.halt });
   return { plan, pricing, execute, changedIds };
 }

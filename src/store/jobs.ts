@@ -37,9 +37,12 @@ export interface JobPrice {
 /** The little of a row that planning needs: read for every job, so kept small. */
 export interface JobView {
   id: string;
+  type: JobType;
   state: JobState;
   requestId: string | null;
   spentUsd: number;
+  /** The speech `format` it was sent with (null for other kinds): names a result file. */
+  format: string | null;
 }
 
 /** What became of a job, as reports show it: read for every job at the end of a run. */
@@ -102,7 +105,8 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     'SELECT state, COUNT(*) AS n FROM jobs GROUP BY state',
   );
   const selectViews = db.prepare<[], JobView>(
-    'SELECT id, state, request_id AS requestId, spent_usd AS spentUsd FROM jobs',
+    `SELECT id, type, state, request_id AS requestId, spent_usd AS spentUsd, json_extract(params_json, '$.format') AS format
+     FROM jobs`,
   );
   const selectOutcomes = db.prepare<[], JobOutcome>(
     `SELECT id, type, state, request_id AS requestId, price_usd AS priceUsd, result_path AS output, last_error AS error

@@ -31,6 +31,6 @@ describe('npm run demo', () => {
     const out = path.join(ROOT, 'manifests', 'demo.out');
     expect(readdirSync(out).sort()).toHaveLength(10);
     expect(readdirSync(out).filter((f) => f.endsWith('.part'))).toEqual([]);
-    expect(existsSync(path.join(ROOT, 'manifests', 'demo.report.json'))).toBe(true);
+    expect(existsSync(path.join(ROOT, 'manifests', 'demo.run.json'))).toBe(true);
   });
 });

@@ -99,9 +99,9 @@ describe('mediabatch estimate', () => {
     }
 
     // Reports beside the manifest.
-    const reportFile = path.join(dir, 'big.report.json');
+    const reportFile = path.join(dir, 'big.estimate.json');
     expect((JSON.parse(readFileSync(reportFile, 'utf8')) as EstimateJson).total).toBe(report.total);
-    const csv = readFileSync(path.join(dir, 'big.report.csv'), 'utf8').trim().split('\n');
+    const csv = readFileSync(path.join(dir, 'big.estimate.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toMatch(/^id,type,model,.*price_usd,price_source/);
     expect(csv).toHaveLength(10_001);
 
@@ -147,7 +147,7 @@ describe('mediabatch estimate', () => {
     expect(report.priceCalls).toBe(sim.stats.calls.price);
     // Still at most one call per distinct length, plus the probes.
     expect(sim.stats.calls.price).toBeLessThanOrEqual(new Set(jobs.map((j) => `${j.voice}|${j.text.length}`)).size + 3 * 4);
-    expect(existsSync(path.join(dir, 'minimum.report.json'))).toBe(true);
-    expect(existsSync(path.join(dir, 'minimum.report.csv'))).toBe(true);
+    expect(existsSync(path.join(dir, 'minimum.estimate.json'))).toBe(true);
+    expect(existsSync(path.join(dir, 'minimum.estimate.csv'))).toBe(true);
   });
 });

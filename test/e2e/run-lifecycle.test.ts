@@ -93,7 +93,7 @@ describe('run: the life of a job after its submit', () => {
       // reservation before each submit can stop it, whatever the concurrency.
       const plan = planRun({
         jobs: manifest.jobs,
-        rows: new Map(ledger.listJobs().map((r) => [r.id, r])),
+        rows: new Map(ledger.jobViews().map((r) => [r.id, r])),
         prices: new Map(manifest.jobs.map((j) => [j.id, 1])),
         spentUsd: 0,
         budgetUsd: null,
@@ -127,5 +127,47 @@ describe('run: the life of a job after its submit', () => {
       await writer.close();
       ledger.close();
     }
+  });
+
+  it('collects a job removed from the manifest after it was sent', async () => {
+    sim = await workspace.startSim({ ...FAST });
+    const manifest = path.join(dir, 'dropped.yaml');
+    const jobs = [1, 2, 3].map((i) => ({ id: `clip-${i}`, text: `dropped later ${i}` }));
+    await writeFile(manifest, speechManifest(jobs));
+    expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    await writeFile(manifest, speechManifest(jobs.slice(0, 2)));
+
+    const result = await cliAgainst(sim, ['run', manifest]);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = ledgerRows(path.join(dir, 'dropped.mediabatch.db'));
+    expect(rows.map((r) => [r.id, r.state])).toEqual([
+      ['clip-1', 'done'],
+      ['clip-2', 'done'],
+      ['clip-3', 'done'],
+    ]);
+    expect(readFileSync(path.join(dir, 'dropped.out', 'clip-3.wav')).subarray(0, 4).toString()).toBe('RIFF');
+    expect(sim.stats.accepted).toHaveLength(3);
+  });
+
+  it('a dropped job whose result cannot be collected yet keeps the run from saying every job is done', async () => {
+    sim = await workspace.startSim({ ...FAST });
+    const manifest = path.join(dir, 'dropped.yaml');
+    const jobs = [1, 2, 3].map((i) => ({ id: `clip-${i}`, text: `dropped later ${i}` }));
+    await writeFile(manifest, speechManifest(jobs));
+    expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    const dropped = ledgerRows(path.join(dir, 'dropped.mediabatch.db')).find((r) => r.id === 'clip-3')?.request_id;
+    expect(dropped).toBeTypeOf('string');
+    await writeFile(manifest, speechManifest(jobs.slice(0, 2)));
+    // The service cannot answer for that one request right now.
+    proxy = await startProxy(sim.url, {
+      any: (req) => (req.url.includes(`/request-status/${dropped}`) ? { status: 500, body: '{"message":"Server Error"}' } : undefined),
+    });
+
+    const result = await cliAgainst({ ...sim, url: proxy.url } as Simulator, ['run', manifest, '--json']);
+    expect(result.code, result.stderr).toBe(1);
+    const doc = JSON.parse(result.stdout) as { counts: Record<string, number>; jobs: { id: string; state: string; request_id: string; in_manifest: boolean }[] };
+    expect(doc.counts).toMatchObject({ done: 2, submitted: 1 });
+    expect(doc.jobs.find((j) => j.id === 'clip-3')).toMatchObject({ state: 'submitted', request_id: dropped, in_manifest: false });
+    expect(sim.stats.accepted).toHaveLength(3);
   });
 });

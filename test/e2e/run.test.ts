@@ -39,7 +39,7 @@ describe('mediabatch run against the simulator', () => {
     expect(second.code).toBe(0);
     expect(sim.stats.accepted.length).toBe(12);
     expect(sim.stats.duplicates()).toEqual([]);
-    expect(existsSync(path.join(dir, 'batch.report.json'))).toBe(true);
+    expect(existsSync(path.join(dir, 'batch.run.json'))).toBe(true);
   });
 
   it('refuses a run over budget with exit 3 and sends nothing; --partial sends the prefix that fits', async () => {

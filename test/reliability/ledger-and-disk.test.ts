@@ -42,14 +42,14 @@ describe('the ledger and the results folder under trouble', () => {
     expectRefusal(
       again,
       4,
-      /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.out holds results of an earlier run and .*batch\.report\.json lists 12 requests already sent: .*move .*batch\.out and .*batch\.report\.json aside to start over/s,
+      /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.out holds results of an earlier run and .*batch\.run\.json lists 12 requests already sent: .*move .*batch\.out and .*batch\.run\.json aside to start over/s,
     );
     expect(sim.stats.accepted.length).toBe(12);
     expect(sim.stats.duplicates()).toEqual([]);
 
     // Moving the results and the report aside is the way to start over on purpose.
     rmSync(path.join(dir, 'batch.out'), { recursive: true });
-    rmSync(path.join(dir, 'batch.report.json'));
+    rmSync(path.join(dir, 'batch.run.json'));
     const fresh = await cliAgainst(sim, ['run', manifest]);
     expect(fresh.code, fresh.stderr).toBe(0);
     expect(sim.stats.accepted.length).toBe(24);
@@ -62,7 +62,7 @@ describe('the ledger and the results folder under trouble', () => {
     deleteLedgerFiles(db);
 
     const again = await cliAgainst(sim, ['run', manifest]);
-    expectRefusal(again, 4, /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.report\.json lists 12 requests already sent: .*move .*batch\.report\.json aside to start over/s);
+    expectRefusal(again, 4, /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.run\.json lists 12 requests already sent: .*move .*batch\.run\.json aside to start over/s);
     expect(sim.stats.accepted.length).toBe(12);
   });
 
@@ -75,9 +75,45 @@ describe('the ledger and the results folder under trouble', () => {
     expect(existsSync(db)).toBe(true);
 
     const again = await cliAgainst(sim, ['run', manifest]);
-    // (estimate wrote its own report over the run's, so the results folder is the trace left.)
-    expectRefusal(again, 4, /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.out holds results of an earlier run: /s);
+    expectRefusal(
+      again,
+      4,
+      /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.out holds results of an earlier run and .*batch\.run\.json lists 12 requests already sent: /s,
+    );
     expect(sim.stats.accepted.length).toBe(12);
+  });
+
+  it('after run --no-wait, an estimate does not erase the trace: with the ledger deleted, the next run is refused', async () => {
+    sim = await startSimulator({ ...FAST });
+    expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    const estimate = await runCli(['estimate', manifest, '--base-url', sim.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
+    expect(estimate.code, estimate.stderr).toBe(0);
+    // estimate writes files of its own and never the run's.
+    expect(existsSync(path.join(dir, 'batch.estimate.json'))).toBe(true);
+    expect(existsSync(path.join(dir, 'batch.estimate.csv'))).toBe(true);
+    deleteLedgerFiles(db);
+
+    const again = await cliAgainst(sim, ['run', manifest]);
+    expectRefusal(again, 4, /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.run\.json lists 12 requests already sent: /s);
+    expect(sim.stats.accepted.length).toBe(12);
+  });
+
+  it('the trace is written before the first submit: killed mid-run, ledger deleted, the next run is refused', async () => {
+    sim = await startSimulator({ ...FAST, latencyMs: 40 });
+    manifest = await writeTtsManifest(dir, { jobs: 40 });
+    const run = startAgainst(sim, ['run', manifest, '--concurrency', '2']);
+    const ended = collect(run);
+    const until = Date.now() + 10_000;
+    while (sim.stats.accepted.length < 3 && Date.now() < until) await delay(5);
+    run.kill('SIGKILL');
+    await ended;
+    expect(sim.stats.accepted.length).toBeGreaterThan(0);
+    deleteLedgerFiles(db);
+    const accepted = sim.stats.accepted.length;
+
+    const again = await cliAgainst(sim, ['run', manifest]);
+    expectRefusal(again, 4, /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.run\.json says a run started sending requests: /s);
+    expect(sim.stats.accepted.length).toBe(accepted);
   });
 
   it('a ledger deleted mid-run: the run stops at its next commit, writes the ledger back, and the next run resumes', async () => {

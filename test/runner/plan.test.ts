@@ -22,7 +22,7 @@ const jobs = ['a', 'b', 'c', 'd', 'e'].map(job);
 const prices = new Map(jobs.map((j, i) => [j.id, (i + 1) * 1.0]));
 const row = (id: string, state: JobState, requestId: string | null = null): [string, LedgerView] => [
   id,
-  { id, state, requestId, spentUsd: 0 },
+  { id, type: 'txt2audio', state, requestId, spentUsd: 0, format: 'mp3' },
 ];
 
 describe('planRun', () => {
@@ -41,6 +41,16 @@ describe('planRun', () => {
     expect(plan.follow.map((f) => [f.job.id, f.requestId])).toEqual([['b', 'req-b']]);
     expect(plan.inDoubt.map((j) => j.id)).toEqual(['c']);
     expect(plan.done.map((j) => j.id)).toEqual(['a']);
+  });
+
+  it('follows every submitted job of the ledger, those the manifest no longer lists too', () => {
+    const rows = new Map([row('a', 'submitted', 'req-a'), row('gone', 'submitted', 'req-gone'), row('old', 'done', 'req-old')]);
+    const plan = planRun({ jobs: [jobs[0]!], rows, prices, spentUsd: 0, budgetUsd: null, partial: false, resubmitInDoubt: false });
+    expect(plan.follow.map((f) => [f.job, f.requestId])).toEqual([
+      [{ id: 'a', type: 'txt2audio', fallbackExtension: 'mp3' }, 'req-a'],
+      [{ id: 'gone', type: 'txt2audio', fallbackExtension: 'mp3' }, 'req-gone'],
+    ]);
+    expect(plan.submit).toEqual([]);
   });
 
   it('sends in-doubt jobs again only when asked', () => {

@@ -114,7 +114,7 @@ describe('result URLs the runner refuses', () => {
       expect(job?.error, id).not.toContain('sig=');
     }
     // Only the good result was written; nothing left as .part, nothing beside the manifest.
-    expect(tree(dir).filter((f) => !/-(wal|shm)$/.test(f))).toEqual(['batch.mediabatch.db', 'batch.out/job-good.wav', 'batch.report.csv', 'batch.report.json', 'batch.yaml']);
+    expect(tree(dir).filter((f) => !/-(wal|shm)$/.test(f))).toEqual(['batch.mediabatch.db', 'batch.out/job-good.wav', 'batch.run.csv', 'batch.run.json', 'batch.yaml']);
     // The result host never saw the token; the host redirected to was never contacted.
     expect(host.received.map((r) => r.url.split('?')[0]).sort()).toEqual(['/ok.wav', '/redirect-host.wav', '/redirect-port.wav']);
     for (const req of host.received) expect(req.headers.authorization).toBeUndefined();

@@ -106,8 +106,8 @@ describe('the token never leaks', () => {
     ]);
     const run = await observe(['run', file, '--json', '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50'], { MEDIABATCH_TOKEN: TOKEN });
     expect(run.code, run.stderr).toBe(0);
-    expect(existsSync(path.join(dir, 'batch.report.json'))).toBe(true);
-    expect(existsSync(path.join(dir, 'batch.report.csv'))).toBe(true);
+    expect(existsSync(path.join(dir, 'batch.run.json'))).toBe(true);
+    expect(existsSync(path.join(dir, 'batch.run.csv'))).toBe(true);
     const status = await observe(['status', file, '--json'], { MEDIABATCH_TOKEN: TOKEN });
     expect(status.code).toBe(0);
     // Every API call carried the token; no result download did.

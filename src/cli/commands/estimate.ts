@@ -28,11 +28,11 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
       const session = await openWorkSession(args, { lock: false, command: 'estimate' });
       try {
         const report = await estimate(session, args.concurrency);
-        await writeReportFile(session.paths.report, `${JSON.stringify(costReportJson(report), null, 2)}\n`);
-        await writeReportFile(session.paths.csv, jobsCsv(reportRows(report)));
+        await writeReportFile(session.paths.estimateJson, `${JSON.stringify(costReportJson(report), null, 2)}\n`);
+        await writeReportFile(session.paths.estimateCsv, jobsCsv(reportRows(report)));
         if (args.json) await writeJson(costReportJson(report));
         else await writeStdout(formatCostReport(report, { color: useColor(process.stdout) }));
-        logLine(`report written to ${session.paths.report} and ${session.paths.csv}`);
+        logLine(`report written to ${session.paths.estimateJson} and ${session.paths.estimateCsv}`);
         result.exitCode = report.withinBudget ? ExitCode.ok : ExitCode.budget;
       } finally {
         await session.close();

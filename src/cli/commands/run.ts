@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { ConfigError, ExitCode, UsageError } from '../../errors.js';
 import { createRunContext, DEFAULT_RETRY, pollEvery, SERVICE_POLL, SIMULATOR_POLL, type RunContext, type RunEvent } from '../../runner/context.js';
+import type { RunPlan } from '../../runner/plan.js';
 import { runManifest, type RunOutcome } from '../../runner/run.js';
 import { formatStatusText, statusJson } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
@@ -74,10 +75,16 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
   const early: RunEvent[] = [];
   const emit = (event: RunEvent): void => (progress ? progress.onEvent(event) : void early.push(event));
   const live = await loadLiveRenderer(process.stderr.isTTY === true);
-  const startDisplay = (): void => {
+  const manifestIds = new Set(manifest.jobs.map((j) => j.id));
+  const startDisplay = async (plan: RunPlan): Promise<void> => {
+    // The trace of sent requests goes down before the first of them: a ledger lost after this
+    // point must not let a later run send (and pay for) everything again.
+    if (plan.submit.length > 0) await writeRunReports(session.paths, summarize(ledger, session.budgetUsd, manifestIds), false);
+    // Jobs the manifest dropped after they were sent are collected too, so they count here.
+    const dropped = plan.follow.filter((f) => !manifestIds.has(f.job.id)).length;
     progress = startProgress({
       snapshot: () => ({ counts: ledger.countsByState(), spentUsd: ledger.spentUsd(), budgetUsd: session.budgetUsd }),
-      total: manifest.jobs.length,
+      total: manifest.jobs.length + dropped,
       live,
     });
     for (const event of early.splice(0)) progress.onEvent(event);
@@ -125,8 +132,8 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
     stopControl.dispose();
     await writer.close();
   }
-  const summary = summarize(ledger, session.budgetUsd, new Set(manifest.jobs.map((j) => j.id)));
-  await writeRunReports(session.paths, summary);
+  const summary = summarize(ledger, session.budgetUsd, manifestIds);
+  await writeRunReports(session.paths, summary, true);
   if (args.json) await writeJson(statusJson(summary));
   else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
   if (outcome === undefined) {
@@ -142,7 +149,7 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
  * (all a --no-wait run leaves), a new ledger would send, and charge, every job again.
  */
 function refuseLostLedger(paths: ManifestPaths): void {
-  const traces = [resultsIn(paths.out), requestsIn(paths.report)].filter((trace) => trace !== undefined);
+  const traces = [resultsIn(paths.out), requestsIn(paths.runJson), requestsIn(paths.legacyReport)].filter((trace) => trace !== undefined);
   if (traces.length === 0) return;
   const what = traces.map((trace) => trace.what).join(' and ');
   const where = traces.map((trace) => trace.path).join(' and ');
@@ -167,17 +174,23 @@ function resultsIn(folder: string): EarlierRun | undefined {
   return entries.some((name) => !name.startsWith('.')) ? { what: `${folder} holds results of an earlier run`, path: folder } : undefined;
 }
 
+/** States of a job that has left this machine (a request id, or perhaps one nobody heard). */
+const NOT_SENT = new Set(['pending', 'skipped']);
+
+/** A run report (`finished: false` is written before the first submit) that says requests left. */
 function requestsIn(report: string): EarlierRun | undefined {
-  let sent = 0;
+  let parsed: { kind?: unknown; finished?: unknown; jobs?: { state?: unknown; request_id?: unknown }[] };
   try {
-    const parsed = JSON.parse(readFileSync(report, 'utf8')) as { kind?: unknown; jobs?: { request_id?: unknown }[] };
-    if (parsed.kind !== 'run' || !Array.isArray(parsed.jobs)) return undefined;
-    sent = parsed.jobs.filter((job) => typeof job?.request_id === 'string').length;
+    parsed = JSON.parse(readFileSync(report, 'utf8')) as typeof parsed;
   } catch {
     // No report, or not one of ours: nothing to go by.
     return undefined;
   }
-  return sent === 0 ? undefined : { what: `${report} lists ${sent} requests already sent`, path: report };
+  if (parsed.kind !== 'run' || !Array.isArray(parsed.jobs)) return undefined;
+  const sent = parsed.jobs.filter((job) => typeof job?.request_id === 'string' || (typeof job?.state === 'string' && !NOT_SENT.has(job.state))).length;
+  if (sent > 0) return { what: `${report} lists ${sent} requests already sent`, path: report };
+  if (parsed.finished === false) return { what: `${report} says a run started sending requests`, path: report };
+  return undefined;
 }
 
 function pollScheduleFor(args: RunArgs): RunContext['options']['poll'] {
