@@ -32,6 +32,8 @@ export interface GroupOutcome {
   calls: number;
   /** New rows for the cache: fresh quotes, derived prices and the fitted rate. */
   rows: PriceCacheRow[];
+  /** Age of the oldest cache entry the prices rest on; null when none came from the cache. */
+  cachedAgeMs: number | null;
 }
 
 /** What a group's pricing needs: one quote call, already bounded and counted by the caller. */
@@ -54,7 +56,8 @@ export async function priceVideoGroup(query: Img2VideoPriceQuery, ctx: GroupCont
   const key = img2videoPriceKey(query);
   const cached = ctx.cache.get(key);
   if (cached !== undefined) {
-    return { prices: new Map([[key, { priceUsd: cached.priceUsd, source: 'cached' }]]), method: 'cached', calls: 0, rows: [] };
+    const prices = new Map([[key, { priceUsd: cached.priceUsd, source: 'cached' as const }]]);
+    return { prices, method: 'cached', calls: 0, rows: [], cachedAgeMs: cached.ageMs };
   }
   const priceUsd = checkedPrice(await ctx.quoteImg2Video(query), key);
   return {
@@ -62,6 +65,7 @@ export async function priceVideoGroup(query: Img2VideoPriceQuery, ctx: GroupCont
     method: 'per-key',
     calls: 1,
     rows: [{ key, priceUsd, source: 'quoted' }],
+    cachedAgeMs: null,
   };
 }
 
@@ -78,23 +82,29 @@ export async function priceSpeechGroup(
 ): Promise<GroupOutcome> {
   const prices = new Map<string, KeyPrice>();
   const missing: number[] = [];
+  let cachedAgeMs: number | null = null;
   for (const chars of [...new Set(lengths)].sort((a, b) => a - b)) {
     const cached = ctx.cache.get(txt2audioPriceKey(params, chars));
-    if (cached === undefined) missing.push(chars);
-    else prices.set(txt2audioPriceKey(params, chars), { priceUsd: cached.priceUsd, source: 'cached' });
+    if (cached === undefined) {
+      missing.push(chars);
+      continue;
+    }
+    prices.set(txt2audioPriceKey(params, chars), { priceUsd: cached.priceUsd, source: 'cached' });
+    cachedAgeMs = Math.max(cachedAgeMs ?? 0, cached.ageMs);
   }
-  if (missing.length === 0) return { prices, method: 'cached', calls: 0, rows: [] };
+  if (missing.length === 0) return { prices, method: 'cached', calls: 0, rows: [], cachedAgeMs };
 
   const cachedFit = readCachedFit(groupKey, ctx.cache);
   if (cachedFit !== undefined && missing.every((chars) => coversLength(cachedFit, chars))) {
     const rows = deriveRows(params, cachedFit, missing);
-    return { prices: addRows(prices, rows), method: 'linear-derived', calls: 0, rows };
+    const ageMs = Math.max(cachedAgeMs ?? 0, cachedFit.ageMs);
+    return { prices: addRows(prices, rows), method: 'linear-derived', calls: 0, rows, cachedAgeMs: ageMs };
   }
   if (missing.length <= ctx.probes + 1) {
     const rows = await quoteLengths(params, missing, ctx);
-    return { prices: addRows(prices, rows), method: 'per-key', calls: rows.length, rows };
+    return { prices: addRows(prices, rows), method: 'per-key', calls: rows.length, rows, cachedAgeMs };
   }
-  return probeAndDerive(groupKey, params, missing, prices, ctx);
+  return { ...(await probeAndDerive(groupKey, params, missing, prices, ctx)), cachedAgeMs };
 }
 
 async function probeAndDerive(
@@ -103,7 +113,7 @@ async function probeAndDerive(
   missing: readonly number[],
   prices: Map<string, KeyPrice>,
   ctx: GroupContext,
-): Promise<GroupOutcome> {
+): Promise<Omit<GroupOutcome, 'cachedAgeMs'>> {
   const probed = probeLengths(missing, ctx.probes);
   const probeRows = await quoteLengths(params, probed, ctx);
   const fit = fitLinear(probeRows.map((row, i) => ({ chars: probed[i] ?? 0, priceUsd: row.priceUsd })));
@@ -151,7 +161,7 @@ function fitRows(groupKey: string, fit: LinearFit): PriceCacheRow[] {
   ];
 }
 
-function readCachedFit(groupKey: string, cache: PriceCache): LinearFit | undefined {
+function readCachedFit(groupKey: string, cache: PriceCache): (LinearFit & { ageMs: number }) | undefined {
   const rate = cache.get(rateKey(groupKey));
   const decimals = cache.get(rateFactKey(groupKey, 'decimals'));
   const minChars = cache.get(rateFactKey(groupKey, 'min-chars'));
@@ -164,5 +174,6 @@ function readCachedFit(groupKey: string, cache: PriceCache): LinearFit | undefin
     decimals: decimals.priceUsd,
     minChars: minChars.priceUsd,
     maxChars: maxChars.priceUsd,
+    ageMs: Math.max(rate.ageMs, decimals.ageMs, minChars.ageMs, maxChars.ageMs),
   };
 }

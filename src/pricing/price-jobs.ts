@@ -1,9 +1,9 @@
 import type { Img2VideoJob, ResolvedJob, Txt2AudioJob } from '../manifest/types.js';
-import { groupKeyOf, img2videoPriceQuery, priceKeyOf } from './keys.js';
+import { groupKeyOf, img2videoPriceQuery, priceKeyOf, rateFactKey, rateKey, txt2audioPriceQuery } from './keys.js';
 import pLimit from 'p-limit';
-import { sumUsd } from './money.js';
+import { EPSILON_USD, sumUsd } from './money.js';
 import { priceSpeechGroup, priceVideoGroup, type GroupContext, type GroupOutcome } from './price-group.js';
-import type { GroupSummary, JobPrice, PriceSource, PricingDeps, PricingResult } from './types.js';
+import type { GroupSummary, JobPrice, PriceChange, PriceSource, PricingDeps, PricingResult } from './types.js';
 
 export const DEFAULT_PROBES = 3;
 export const DEFAULT_PRICE_CONCURRENCY = 4;
@@ -28,13 +28,15 @@ export async function priceJobs(jobs: readonly ResolvedJob[], deps: PricingDeps)
     quoteImg2Video: (query) => limit(() => deps.quoteImg2Video(query)),
   };
   const groups = groupJobs(jobs);
+  const changes: PriceChange[] = [];
   // allSettled, not all: on a failure the other groups still finish and write the cache before
   // this returns, so nothing writes to the ledger after the caller has moved on and closed it.
   const settled = await Promise.allSettled(
     groups.map(async (group) => {
-      const outcome = await priceGroup(group, ctx);
-      if (outcome.rows.length > 0) deps.cache.put(outcome.rows);
-      return outcome;
+      const checked = deps.confirmCached === true ? await priceConfirmed(group, ctx, deps.cache) : { outcome: await priceGroup(group, ctx) };
+      if (checked.change !== undefined) changes.push(checked.change);
+      if (checked.outcome.rows.length > 0) deps.cache.put(checked.outcome.rows);
+      return checked.outcome;
     }),
   );
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -42,7 +44,70 @@ export async function priceJobs(jobs: readonly ResolvedJob[], deps: PricingDeps)
   const outcomes = settled.map((s) => (s as PromiseFulfilledResult<GroupOutcome>).value);
   const prices = new Map<string, JobPrice>();
   const summaries = groups.map((group, i) => summarise(group, outcomes[i] as GroupOutcome, prices));
-  return { prices, priceCalls: summaries.reduce((n, g) => n + g.calls, 0), groups: summaries };
+  return { prices, priceCalls: summaries.reduce((n, g) => n + g.calls, 0), groups: summaries, changes };
+}
+
+/**
+ * A cached price may be days behind the service's. Before money is spent, one fresh call per
+ * group checks the price that the group's cached prices rest on; when it moved, the group's
+ * cache (its fitted rate included) is dropped and the group is priced again from the service.
+ */
+async function priceConfirmed(
+  group: PriceGroup,
+  ctx: GroupContext,
+  cache: PricingDeps['cache'],
+): Promise<{ outcome: GroupOutcome; change?: PriceChange }> {
+  const outcome = await priceGroup(group, ctx);
+  if (outcome.cachedAgeMs === null) return { outcome };
+  const target = confirmationTarget(group, outcome);
+  const currentUsd = await target.quote(ctx);
+  if (Math.abs(currentUsd - target.cachedUsd) <= EPSILON_USD) {
+    // Still the service's price: the quote refreshes the age of the entry it checked.
+    const confirmed = { key: target.key, priceUsd: currentUsd, source: 'quoted' as const };
+    return { outcome: { ...outcome, calls: outcome.calls + 1, rows: [...outcome.rows, confirmed] } };
+  }
+  cache.forget([...new Set(group.jobs.map(priceKeyOf))].concat(group.type === 'txt2audio' ? rateKeys(group.key) : []));
+  const fresh = await priceGroup(group, { ...ctx, cache: { ...cache, get: () => undefined } });
+  const first = group.jobs[0] as ResolvedJob;
+  return {
+    outcome: { ...fresh, calls: outcome.calls + 1 + fresh.calls },
+    change: { groupKey: group.key, model: first.params.model, key: target.key, cachedUsd: target.cachedUsd, currentUsd },
+  };
+}
+
+interface ConfirmationTarget {
+  key: string;
+  cachedUsd: number;
+  quote(ctx: GroupContext): Promise<number>;
+}
+
+/** The group's costliest price that came from the cache: where a change shows the most. */
+function confirmationTarget(group: PriceGroup, outcome: GroupOutcome): ConfirmationTarget {
+  if (group.type === 'img2video') {
+    const first = group.jobs[0] as Img2VideoJob;
+    const key = priceKeyOf(first);
+    return { key, cachedUsd: cachedPrice(outcome, key), quote: (ctx) => ctx.quoteImg2Video(img2videoPriceQuery(first.params)) };
+  }
+  const fromCache = (job: Txt2AudioJob): boolean => outcome.prices.get(priceKeyOf(job))?.source === 'cached';
+  // Lengths derived from a cached rate rest on the cache too; they serve when none was cached itself.
+  const candidates = group.jobs.some(fromCache) ? group.jobs.filter(fromCache) : group.jobs;
+  const longest = candidates.reduce((a, b) => (b.textChars > a.textChars ? b : a));
+  const key = priceKeyOf(longest);
+  return {
+    key,
+    cachedUsd: cachedPrice(outcome, key),
+    quote: (ctx) => ctx.quoteTxt2Audio(txt2audioPriceQuery(longest.params, longest.textChars)),
+  };
+}
+
+function cachedPrice(outcome: GroupOutcome, key: string): number {
+  const price = outcome.prices.get(key);
+  if (price === undefined) throw new Error(`bug in mediabatch: no price for ${key} in its own group`);
+  return price.priceUsd;
+}
+
+function rateKeys(groupKey: string): string[] {
+  return [rateKey(groupKey), rateFactKey(groupKey, 'decimals'), rateFactKey(groupKey, 'min-chars'), rateFactKey(groupKey, 'max-chars')];
 }
 
 function groupJobs(jobs: readonly ResolvedJob[]): PriceGroup[] {
@@ -90,7 +155,8 @@ function summarise(group: PriceGroup, outcome: GroupOutcome, prices: Map<string,
     calls: outcome.calls,
     totalUsd: sumUsd(groupPrices),
     jobsBySource,
+    cachedAgeMs: outcome.cachedAgeMs,
   };
 }
 
-export type { GroupMethod, GroupSummary, JobPrice, PriceCache, PriceCacheRow, PriceSource, PricingDeps, PricingResult } from './types.js';
+export type { GroupMethod, GroupSummary, JobPrice, PriceCache, PriceCacheRow, PriceChange, PriceSource, PricingDeps, PricingResult } from './types.js';

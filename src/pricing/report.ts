@@ -45,6 +45,8 @@ export interface CostReport {
   /** Null when the balance is unknown. */
   balanceCovers: boolean | null;
   priceCalls: number;
+  /** Age of the oldest cached price the report rests on; null when every price is fresh. */
+  cachedPriceAgeMs: number | null;
   planName: string;
   concurrency: number;
   duration: DurationEstimate;
@@ -85,11 +87,17 @@ export function buildCostReport(input: CostReportInput): CostReport {
     balanceUsd,
     balanceCovers: balanceUsd === null ? null : balanceUsd + EPSILON_USD >= toSpendUsd,
     priceCalls: input.pricing.priceCalls,
+    cachedPriceAgeMs: oldestCachedAgeMs(input.pricing.groups),
     planName: input.planName,
     concurrency: input.concurrency,
     duration,
     durationText: duration.text,
   };
+}
+
+function oldestCachedAgeMs(groups: readonly GroupSummary[]): number | null {
+  const ages = groups.map((group) => group.cachedAgeMs).filter((age): age is number => age !== null);
+  return ages.length === 0 ? null : Math.max(...ages);
 }
 
 function reportJob(job: ResolvedJob, input: CostReportInput): CostReportJob {

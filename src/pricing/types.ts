@@ -19,8 +19,10 @@ export interface PriceCacheRow {
 
 /** The ledger's price cache, keyed by price key; `source` is where the price first came from. */
 export interface PriceCache {
-  get(key: string): { priceUsd: number; source: string } | undefined;
+  get(key: string): { priceUsd: number; source: string; ageMs: number } | undefined;
   put(rows: PriceCacheRow[]): void;
+  /** Drops entries that are known to be wrong (a group whose price changed: its rate too). */
+  forget(keys: string[]): void;
 }
 
 export interface PricingDeps {
@@ -32,6 +34,21 @@ export interface PricingDeps {
   probes?: number;
   /** Price calls in flight at once; default 4. */
   concurrency?: number;
+  /**
+   * Before money is spent: check every group priced from the cache with one fresh call, and
+   * price the group again, without the cache, when the service's price moved.
+   */
+  confirmCached?: boolean;
+}
+
+/** A group whose cached price no longer matched the service's (found by `confirmCached`). */
+export interface PriceChange {
+  groupKey: string;
+  model: string;
+  /** The key that was checked, and its price then and now. */
+  key: string;
+  cachedUsd: number;
+  currentUsd: number;
 }
 
 export interface GroupSummary {
@@ -47,6 +64,8 @@ export interface GroupSummary {
   totalUsd: number;
   /** Jobs of this group by where their price came from. */
   jobsBySource: Record<PriceSource, number>;
+  /** Age of the oldest cached price (or rate) this group's prices rest on; null: none cached. */
+  cachedAgeMs: number | null;
 }
 
 export interface PricingResult {
@@ -55,4 +74,6 @@ export interface PricingResult {
   priceCalls: number;
   /** In the order the groups first appear in the manifest. */
   groups: GroupSummary[];
+  /** Groups priced again because their cached price had changed (only with `confirmCached`). */
+  changes: PriceChange[];
 }

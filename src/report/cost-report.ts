@@ -105,10 +105,21 @@ function paceLines(report: CostReport): string[] {
       `${formatCount(bySource.derived)} derived, ${formatCount(bySource.cached)} cached)`,
     `  Duration: ${report.durationText}, at least ${formatCount(report.duration.statusPollsMin)} status polls`,
   ];
+  if (report.cachedPriceAgeMs !== null) {
+    // The estimate is free because of the cache; the run pays, so it checks first.
+    lines.splice(1, 0, `  Cached prices are up to ${formatAge(report.cachedPriceAgeMs)} old; run checks each price group with one fresh call before it sends anything.`);
+  }
   if (report.duration.durationMs >= 24 * 3_600_000) {
     lines.push('  Daily caps reset at 00:00 UTC; the run pauses until then, or exits with --no-wait and resumes later.');
   }
   return lines;
+}
+
+function formatAge(ageMs: number): string {
+  const minutes = Math.floor(ageMs / 60_000);
+  if (minutes < 1) return 'a minute';
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
 
 function titleCase(name: string): string {
@@ -132,6 +143,7 @@ export function costReportJson(report: CostReport) {
       toSend: job.toSend,
     })),
     byModel: renameTotals(report.byModel),
+    cached_price_age_s: report.cachedPriceAgeMs === null ? null : Math.round(report.cachedPriceAgeMs / 1000),
     byType: renameTotals(report.byType),
     toSpend: report.toSpendUsd,
     jobsToSend: report.jobsToSend,

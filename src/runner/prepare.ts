@@ -49,9 +49,10 @@ export async function checkWithService(manifest: Manifest, deps: Pick<ServiceDep
 
 /**
  * Prices every job of the manifest. Price calls are idempotent, so they are retried freely and
- * paced as their own class; the cache in the ledger makes a second estimate free.
+ * paced as their own class; the cache in the ledger makes a second estimate free. A run passes
+ * `confirmCached`: the budget must be judged on today's prices, at one call per cached group.
  */
-export async function priceManifest(manifest: Manifest, deps: ServiceDeps): Promise<PricingResult> {
+export async function priceManifest(manifest: Manifest, deps: ServiceDeps, options: { confirmCached?: boolean } = {}): Promise<PricingResult> {
   const quote = <Q>(call: (query: Q) => Promise<{ value: { priceUsd: number }; rateLimit: object }>) =>
     (query: Q): Promise<number> =>
       withRetries(
@@ -77,6 +78,8 @@ export async function priceManifest(manifest: Manifest, deps: ServiceDeps): Prom
     cache: {
       get: (key) => deps.ledger.getPrice(key, PRICE_MAX_AGE_MS),
       put: (rows) => deps.ledger.putPrices(rows),
+      forget: (keys) => deps.ledger.forgetPrices(keys),
     },
+    confirmCached: options.confirmCached,
   });
 }

@@ -40,7 +40,13 @@ export async function runManifest(input: RunInput): Promise<RunOutcome> {
   const deps: ServiceDeps = { ...ctx, baseUrl: input.baseUrl, retry: ctx.options.retry };
   await checkWithService(manifest, deps);
   const changedIds = syncLedger(ledger, manifest.jobs, ctx);
-  const pricing = await priceManifest(manifest, deps);
+  const pricing = await priceManifest(manifest, deps, { confirmCached: true });
+  for (const change of pricing.changes) {
+    ctx.emit({
+      kind: 'warning',
+      message: `the service's price changed since it was cached (${change.model}: ${formatUsd(change.cachedUsd)} → ${formatUsd(change.currentUsd)} for one job): its group was priced again before anything was sent`,
+    });
+  }
   const views = ledger.jobViews();
   storePrices(ledger, pricing, views);
   if (ctx.options.budgetUsd !== null) ledger.setMeta('budget_usd', String(ctx.options.budgetUsd));

@@ -18,6 +18,8 @@ export interface LedgerCaches {
   /** The cached price for `key` if it is at most `maxAgeMs` old. */
   getPrice(key: string, maxAgeMs: number): CachedPrice | undefined;
   putPrices(rows: readonly PriceEntry[]): void;
+  /** Drops cached prices that turned out to be out of date. */
+  forgetPrices(keys: readonly string[]): void;
   /** The parsed models catalogue of `baseUrl` if it is at most `maxAgeMs` old. */
   getCatalogue(baseUrl: string, maxAgeMs: number): unknown;
   putCatalogue(baseUrl: string, json: unknown): void;
@@ -52,6 +54,10 @@ export function createCaches(ctx: StoreContext): LedgerCaches {
     const now = ctx.nowIso();
     for (const row of rows) upsertPrice.run({ key: row.key, priceUsd: row.priceUsd, source: row.source, now });
   });
+  const deletePrice = db.prepare('DELETE FROM prices WHERE key = ?');
+  const forgetPrices = db.transaction((keys: readonly string[]) => {
+    for (const key of keys) deletePrice.run(key);
+  });
 
   return {
     getPrice: (key, maxAgeMs) => {
@@ -61,6 +67,7 @@ export function createCaches(ctx: StoreContext): LedgerCaches {
       return age <= maxAgeMs ? { priceUsd: row.price_usd, source: row.source, ageMs: age } : undefined;
     },
     putPrices: (rows) => putPrices.immediate(rows),
+    forgetPrices: (keys) => forgetPrices.immediate(keys),
     getCatalogue: (baseUrl, maxAgeMs) => {
       const row = selectCatalogue.get(baseUrl);
       if (row === undefined || ageMs(row.fetched_at) > maxAgeMs) return undefined;

@@ -49,9 +49,15 @@ export function memoryCache(): PriceCache & { rows: Map<string, PriceCacheRow> }
   const rows = new Map<string, PriceCacheRow>();
   return {
     rows,
-    get: (key) => rows.get(key),
+    get: (key) => {
+      const row = rows.get(key);
+      return row === undefined ? undefined : { ...row, ageMs: 0 };
+    },
     put: (added) => {
       for (const row of added) rows.set(row.key, row);
+    },
+    forget: (keys) => {
+      for (const key of keys) rows.delete(key);
     },
   };
 }

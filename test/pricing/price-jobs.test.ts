@@ -196,3 +196,42 @@ describe('price keys', () => {
     expect(txt2audioGroupKey({ ...KOKORO, voice: 'a|b' })).toBe('v1|txt2audio|Kokoro|a%7Cb|en-us|1|mp3|24000');
   });
 });
+
+describe('priceJobs with confirmCached (before a run spends)', () => {
+  const tenTimes: SpeechLaw = (n, q) => laws.linear(n, q) * 10;
+
+  async function priceWith(jobs: Txt2AudioJob[], law: SpeechLaw, cache: ReturnType<typeof memoryCache>) {
+    const speech = speechQuoter(law);
+    const video = videoQuoter();
+    const result = await priceJobs(jobs, { quoteTxt2Audio: speech.quote, quoteImg2Video: video.quote, cache, confirmCached: true });
+    return { result, speech };
+  }
+
+  it('checks each cached group with one call and keeps its prices when the service agrees', async () => {
+    const jobs = manyJobs(300);
+    const cache = memoryCache();
+    await price(jobs, laws.linear, cache);
+    const { result, speech } = await priceWith(jobs, laws.linear, cache);
+    expect(speech.state.calls).toBe(3);
+    expect(result.changes).toEqual([]);
+    expect(result.groups.every((g) => g.cachedAgeMs === 0)).toBe(true);
+  });
+
+  it('prices a group again, without its cache or its cached rate, when the service price moved', async () => {
+    const jobs = manyJobs(300);
+    const cache = memoryCache();
+    await price(jobs, laws.linear, cache);
+    // Lengths no job had before: with the cached rate they would be derived at the old price.
+    const more = [...jobs, speechJob('new-short', 21), speechJob('new-long', 900)];
+    const { result } = await priceWith(more, tenTimes, cache);
+    expect(result.changes.map((c) => c.model)).toEqual(['Kokoro', 'Kokoro', 'Kokoro']);
+    for (const job of more) {
+      const expected = truePrice(job, tenTimes);
+      expect(Math.abs((result.prices.get(job.id)?.priceUsd ?? 0) - expected), job.id).toBeLessThanOrEqual(1e-11);
+    }
+    // The next run finds today's prices in the cache: one confirming call per group, no change.
+    const again = await priceWith(more, tenTimes, cache);
+    expect(again.result.changes).toEqual([]);
+    expect(again.speech.state.calls).toBe(3);
+  });
+});

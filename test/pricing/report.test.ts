@@ -11,7 +11,7 @@ function pricing(prices: Record<string, number>, priceCalls = 2): PricingResult 
   const map = new Map<string, JobPrice>(
     Object.entries(prices).map(([id, priceUsd]) => [id, { priceUsd, source: 'quoted', key: `k-${id}` }]),
   );
-  return { prices: map, priceCalls, groups: [] };
+  return { prices: map, priceCalls, groups: [], changes: [] };
 }
 
 function input(jobs: ResolvedJob[], prices: Record<string, number>, over: Partial<CostReportInput> = {}): CostReportInput {

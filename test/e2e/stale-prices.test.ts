@@ -1,0 +1,100 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/sim/index.js';
+import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { useWorkspace } from '../helpers/workspace.js';
+import { ledgerRows } from '../reliability/helpers.js';
+import { forward, startScripted, type Scripted } from '../security/servers.js';
+
+/** A service whose prices can rise between an estimate and a run: the simulator, every price × `factor`. */
+async function startRepricingProxy(sim: Simulator): Promise<Scripted & { prices: { factor: number }; priceCalls: () => number }> {
+  const state = { factor: 1 };
+  let priceCalls = 0;
+  const proxy = await startScripted(async (req) => {
+    const reply = await forward(sim.url, req);
+    if (!req.url.includes('/price-calculation')) return reply;
+    priceCalls += 1;
+    const doc = JSON.parse(reply.body.toString()) as { data: { price: number } };
+    doc.data.price = Math.round(doc.data.price * state.factor * 1e8) / 1e8;
+    return { status: reply.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(doc) };
+  });
+  return { ...proxy, prices: state, priceCalls: () => priceCalls };
+}
+
+/** Two price groups (two voices) of several lengths each, and one video group. */
+async function writeManifest(dir: string): Promise<string> {
+  const lines = [
+    'version: 1',
+    'defaults:',
+    '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: wav, sample_rate: 24000 }',
+    'jobs:',
+  ];
+  for (let i = 0; i < 12; i += 1) {
+    const voice = i % 2 === 0 ? 'af_sky' : 'am_adam';
+    lines.push(`  - { id: line-${i}, type: txt2audio, voice: ${voice}, text: "Line ${i} ${'word '.repeat(i * 3 + 1).trim()}." }`);
+  }
+  const file = path.join(dir, 'prices.yaml');
+  await writeFile(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+describe('prices cached by an estimate are confirmed before a run spends', () => {
+  const workspace = useWorkspace();
+  let proxy: (Scripted & { prices: { factor: number }; priceCalls: () => number }) | undefined;
+  let sim: Simulator;
+  let manifest: string;
+
+  beforeEach(async () => {
+    sim = await workspace.startSim({ pendingMs: { txt2audio: 10, img2video: 10 }, processingMs: { txt2audio: 20, img2video: 20 } });
+    proxy = await startRepricingProxy(sim);
+    manifest = await writeManifest(workspace.dir);
+  });
+  afterEach(async () => {
+    await proxy?.close();
+  });
+
+  const cli = (args: string[]) =>
+    runCli([...args, '--base-url', proxy!.url, '--plan', 'unlimited', ...(args[0] === 'run' ? ['--poll-ms', '50'] : [])], {
+      env: { MEDIABATCH_TOKEN: sim.token },
+    });
+
+  it('a price that rose ×10 since the estimate: the run re-prices, refuses over the budget and sends nothing', async () => {
+    const first = await cli(['estimate', manifest, '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const total = (JSON.parse(first.stdout) as { total: number }).total;
+
+    // A second estimate is free, and says how old its prices are.
+    const callsBefore = proxy!.priceCalls();
+    const second = await cli(['estimate', manifest]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(proxy!.priceCalls()).toBe(callsBefore);
+    expect(second.stdout).toMatch(/Cached prices are up to (a minute|\d+ min) old; run checks each price group with one fresh call/);
+
+    proxy!.prices.factor = 10;
+    const run = await cli(['run', manifest, '--budget', String(total * 3)]);
+    expect(run.code, run.stderr).toBe(3);
+    expect(hasStackTrace(run.stderr)).toBe(false);
+    expect(run.stderr).toMatch(/the service's price changed since it was cached \(Kokoro: \$[\d.]+ → \$[\d.]+ for one job\)/);
+    expect(run.stderr).toMatch(/budget of \$[\d.]+ would be exceeded/);
+    expect(sim.stats.accepted).toHaveLength(0);
+
+    // The ledger holds today's prices now: a run with room for them sends every job at them.
+    const paid = await cli(['run', manifest, '--budget', String(total * 11)]);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(sim.stats.accepted).toHaveLength(12);
+    const status = JSON.parse((await runCli(['status', manifest, '--json'])).stdout) as { spent: number };
+    expect(status.spent).toBeCloseTo(total * 10, 6);
+  });
+
+  it('prices that did not change cost one confirming call per price group, and the run goes ahead', async () => {
+    expect((await cli(['estimate', manifest])).code).toBe(0);
+    const callsBefore = proxy!.priceCalls();
+    const run = await cli(['run', manifest]);
+    expect(run.code, run.stderr).toBe(0);
+    // Two voices: two groups, one call each; nothing re-priced.
+    expect(proxy!.priceCalls() - callsBefore).toBe(2);
+    expect(run.stderr).not.toMatch(/price changed/);
+    expect(ledgerRows(path.join(workspace.dir, 'prices.mediabatch.db')).every((row) => row.state === 'done')).toBe(true);
+  });
+});
