@@ -72,7 +72,12 @@ async function submitWithRequeue(
     switch (outcome.kind) {
       case 'submitted':
         track(
-          outcome.recorded.then(() => {
+          outcome.recorded.then((recorded) => {
+            if (recorded !== 'submitted') {
+              const reason = `the service answered request id ${outcome.requestId}, already given to job "${recorded.conflictWith}"`;
+              ctx.emit({ kind: 'in_doubt', id: planned.job.id, reason });
+              return;
+            }
             ctx.emit({ kind: 'submitted', id: planned.job.id, requestId: outcome.requestId });
             follow(followedJob(planned.job), outcome.requestId);
           }),

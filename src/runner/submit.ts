@@ -1,12 +1,13 @@
 import { RateLimitError, submitFailureKind } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
 import type { ResolvedJob } from '../manifest/types.js';
+import type { SubmittedResult } from '../store/index.js';
 import type { RunContext } from './context.js';
 import type { PacedClass } from './pace.js';
 import { describeError, FatalRunError, SubmitAbandoned } from './run-errors.js';
 
 export type SubmitOutcome =
-  | { kind: 'submitted'; requestId: string; recorded: Promise<void> }
+  | { kind: 'submitted'; requestId: string; recorded: Promise<SubmittedResult> }
   | { kind: 'not-taken'; reason: string; retryAfterMs?: number | undefined; daily: boolean }
   | { kind: 'refused' | 'in-doubt'; reason: string }
   | { kind: 'over-budget' }

@@ -114,6 +114,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE jobs ADD COLUMN carried_usd REAL NOT NULL DEFAULT 0 CHECK (carried_usd >= 0);
     `,
   },
+  {
+    version: 4,
+    // Each request id the service answers is looked up before it is recorded: a service that
+    // hands one id to two jobs must not make two jobs share one paid result.
+    sql: `
+      CREATE INDEX jobs_by_request_id ON jobs (request_id);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

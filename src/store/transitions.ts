@@ -6,6 +6,8 @@ import { assertTransition, type JobState } from './states.js';
 const EPSILON_USD = 1e-9;
 
 export type ReserveResult = 'reserved' | 'over-budget' | 'wrong-state';
+/** 'submitted', or the job that already holds the request id the service answered (→ in_doubt). */
+export type SubmittedResult = 'submitted' | { conflictWith: string };
 export type ReservableState = 'pending' | 'skipped' | 'in_doubt';
 
 export interface RemoteFailure {
@@ -36,7 +38,12 @@ export interface JobTransitions {
    * spend with this job's price stays within `budgetUsd` (null: no cap), then reserves the price.
    */
   reserveForSubmit(id: string, budgetUsd: number | null, allowFrom: readonly ReservableState[]): ReserveResult;
-  markSubmitted(id: string, requestId: string): void;
+  /**
+   * submitting → submitted with the service's request id. A request id the ledger already gives
+   * to another job is a conflict: a misbehaving service, and no way to tell which job it means.
+   * The job goes `in_doubt` instead (its price stays counted) and the other keeps the id.
+   */
+  markSubmitted(id: string, requestId: string): SubmittedResult;
   /** submitting → pending, reservation released: the service provably did not take it. */
   markNotTaken(id: string, reason: string): void;
   /** submitting → failed, reservation released: the service refused the job. */
@@ -81,14 +88,16 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
   };
 
   /** Builds a transactional method: load the row in one of `from`, then move it. */
-  const step = <A extends unknown[]>(
+  const step = <A extends unknown[], R = void>(
     action: string,
     from: readonly JobState[],
-    body: (row: RawJob, ...args: A) => void,
-  ): ((id: string, ...args: A) => void) => {
+    body: (row: RawJob, ...args: A) => R,
+  ): ((id: string, ...args: A) => R) => {
     const run = db.transaction((id: string, ...args: A) => body(load(id, from, action), ...args));
     return (id, ...args) => run(id, ...args);
   };
+
+  const selectRequestHolder = db.prepare<[string, string], { id: string }>('SELECT id FROM jobs WHERE request_id = ? AND id <> ? LIMIT 1');
 
   const selectSubmitting = db.prepare<[], RawJob>(
     "SELECT * FROM jobs WHERE state = 'submitting' ORDER BY manifest_index",
@@ -132,9 +141,16 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
     // IMMEDIATE takes the write lock before reading the total, so a second process cannot
     // reserve between our read and our write and push the ledger past the budget.
     reserveForSubmit: (id, budgetUsd, allowFrom) => reserve.immediate(id, budgetUsd, allowFrom),
-    markSubmitted: step('submitted', ['submitting'], (row, requestId: string) =>
-      move(row, 'submitted', 'submitted', { requestId }, (_, now) => ({ requestId, submittedAt: now })),
-    ),
+    markSubmitted: step('submitted', ['submitting'], (row, requestId: string): SubmittedResult => {
+      const holder = selectRequestHolder.get(requestId, row.id);
+      if (holder !== undefined) {
+        const reason = `the service answered request id ${requestId}, which it had already given to job "${holder.id}": whether it took this job cannot be known`;
+        move(row, 'in_doubt', 'request_id_conflict', { requestId, heldBy: holder.id }, () => ({ lastError: reason }));
+        return { conflictWith: holder.id };
+      }
+      move(row, 'submitted', 'submitted', { requestId }, (_, now) => ({ requestId, submittedAt: now }));
+      return 'submitted';
+    }),
     markNotTaken: step('released as not taken', ['submitting'], (row, reason: string) =>
       move(row, 'pending', 'not_taken', { reason }, () => ({ spentUsd: row.carried_usd, lastError: reason })),
     ),

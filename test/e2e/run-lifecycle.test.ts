@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import type { Simulator } from '../../src/sim/index.js';
 import { openLedger } from '../../src/store/index.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { cliAgainst, FAST, ledgerRows } from '../reliability/helpers.js';
-import { speechManifest, startProxy, type Scripted } from '../security/servers.js';
+import { forward, speechManifest, startProxy, startScripted, type Scripted } from '../security/servers.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { builtThreadWriter } from '../helpers/writer.js';
 
@@ -169,5 +169,31 @@ describe('run: the life of a job after its submit', () => {
     expect(doc.counts).toMatchObject({ done: 2, submitted: 1 });
     expect(doc.jobs.find((j) => j.id === 'clip-3')).toMatchObject({ state: 'submitted', request_id: dropped, in_manifest: false });
     expect(sim.stats.accepted).toHaveLength(3);
+  });
+
+  it('a service that answers one request id for several jobs: the later jobs go in doubt, one result is kept', async () => {
+    sim = await workspace.startSim({ ...FAST });
+    let firstRequestId: string | undefined;
+    proxy = await startScripted(async (req) => {
+      if (req.method !== 'POST' || !req.url.endsWith('/txt2audio')) return forward(sim.url, req);
+      if (firstRequestId !== undefined) return { status: 200, body: JSON.stringify({ data: { request_id: firstRequestId } }) };
+      const reply = await forward(sim.url, req);
+      firstRequestId = (JSON.parse(reply.body.toString()) as { data: { request_id: string } }).data.request_id;
+      return reply;
+    });
+    const manifest = path.join(dir, 'same-id.yaml');
+    await writeFile(manifest, speechManifest(['a', 'b', 'c'].map((name) => ({ id: `clip-${name}`, text: `same id ${name}` }))));
+
+    const result = await cliAgainst({ ...sim, url: proxy.url } as Simulator, ['run', manifest, '--concurrency', '1']);
+    expect(result.code, result.stderr).toBe(1);
+    const rows = ledgerRows(path.join(dir, 'same-id.mediabatch.db'));
+    expect(rows.map((r) => [r.id, r.state, r.request_id])).toEqual([
+      ['clip-a', 'done', firstRequestId],
+      ['clip-b', 'in_doubt', null],
+      ['clip-c', 'in_doubt', null],
+    ]);
+    expect(rows[1]?.last_error).toMatch(/already given to job "clip-a"/);
+    expect(result.stderr).toMatch(/in doubt clip-b: the service answered request id .+, already given to job "clip-a"/);
+    expect(readdirSync(path.join(dir, 'same-id.out'))).toEqual(['clip-a.wav']);
   });
 });

@@ -143,6 +143,20 @@ describe('state transitions', () => {
     expect(ledger.eventsFor('a')).toHaveLength(events);
   });
 
+  it('a request id the service already gave another job puts the later job in doubt; the first keeps it', () => {
+    const ledger = t.open();
+    seed(ledger, { a: PRICE, b: 1 });
+    reach.done(ledger);
+    expect(ledger.reserveForSubmit('b', null, ['pending'])).toBe('reserved');
+    expect(ledger.markSubmitted('b', 'req-1')).toEqual({ conflictWith: 'a' });
+    expect(ledger.getJob('b')).toMatchObject({ state: 'in_doubt', requestId: null, spentUsd: 1 });
+    expect(ledger.getJob('b')?.lastError).toBe(
+      'the service answered request id req-1, which it had already given to job "a": whether it took this job cannot be known',
+    );
+    expect(ledger.eventsFor('b').at(-1)).toMatchObject({ kind: 'request_id_conflict', detail: { requestId: 'req-1', heldBy: 'a' } });
+    expect(ledger.getJob('a')).toMatchObject({ state: 'done', requestId: 'req-1' });
+  });
+
   it('markSkipped leaves skipped and in_doubt rows where they are, with a note', () => {
     const ledger = t.open();
     seed(ledger, { a: PRICE, b: 1 });
