@@ -93,11 +93,16 @@ export interface ManifestPaths {
   legacyReport: string;
 }
 
-/** Files that live beside a manifest `<dir>/<name>.yaml`: ledger, results folder, reports. */
+/**
+ * Files that live beside a manifest `<dir>/<name>.yaml`: ledger, results folder, reports. A
+ * ledger given with `--db` names the results folder and the reports instead (`--db x.mediabatch.db`:
+ * `x.out/`, `x.run.json` beside the manifest): `a.yaml` and `a.yml` in one folder, or two
+ * ledgers of one manifest, then never share a folder or overwrite each other's reports.
+ */
 export function manifestPaths(manifestArg: string, dbArg?: string, outArg?: string): ManifestPaths {
   const manifest = path.resolve(manifestArg);
   const dir = path.dirname(manifest);
-  const name = path.basename(manifest).replace(/\.ya?ml$/i, '');
+  const name = dbArg === undefined ? path.basename(manifest).replace(/\.ya?ml$/i, '') : ledgerStem(dbArg);
   return {
     manifest,
     db: path.resolve(dbArg ?? path.join(dir, `${name}.mediabatch.db`)),
@@ -108,6 +113,12 @@ export function manifestPaths(manifestArg: string, dbArg?: string, outArg?: stri
     runCsv: path.join(dir, `${name}.run.csv`),
     legacyReport: path.join(dir, `${name}.report.json`),
   };
+}
+
+/** `x.mediabatch.db` → `x`; `x.db` → `x`; `x` → `x`. */
+function ledgerStem(db: string): string {
+  const base = path.basename(db);
+  return base.replace(/\.mediabatch\.db$/i, '').replace(/\.[^.]*$/, '') || base;
 }
 
 export function parseBudget(value: unknown, flag = '--budget'): number | undefined {

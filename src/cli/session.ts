@@ -5,7 +5,7 @@ import { loadManifest } from '../manifest/load.js';
 import type { Manifest } from '../manifest/types.js';
 import { Pace, planPace } from '../runner/pace.js';
 import type { Ledger } from '../store/index.js';
-import { openLedgerFor } from './ledger.js';
+import { claimLedger, openLedgerFor } from './ledger.js';
 import { manifestPaths, parseBudget, readToken, resolveBaseUrl, type ManifestPaths, type SharedArgs } from './options.js';
 import { openService, type ServiceSession } from './service.js';
 
@@ -65,6 +65,7 @@ export async function openWorkSession(
   const ledger = openLedgerFor(paths.db);
   let locked = false;
   try {
+    claimLedger(ledger, paths.manifest);
     if (options.lock) {
       ledger.acquireRunLock({ pid: process.pid, host: os.hostname(), command: options.command });
       locked = true;

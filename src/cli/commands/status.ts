@@ -3,7 +3,7 @@ import type { CommandModule } from 'yargs';
 import { UsageError } from '../../errors.js';
 import { formatStatusText, statusJson } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
-import { openLedgerFor } from '../ledger.js';
+import { claimLedger, openLedgerFor } from '../ledger.js';
 import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
 import { useColor, writeJson, writeStdout } from '../output.js';
 import { storedBudget, summarize } from '../summary.js';
@@ -24,6 +24,7 @@ export function statusCommand(result: CommandResult): CommandModule<object, Stat
       }
       const ledger = openLedgerFor(paths.db, { readonly: true });
       try {
+        claimLedger(ledger, paths.manifest);
         const summary = summarize(ledger, storedBudget(ledger));
         // validate and estimate keep caches here but record no job: an empty table would say less.
         if (summary.jobs.length === 0) {
