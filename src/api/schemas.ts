@@ -5,10 +5,10 @@
  */
 import { z } from 'zod';
 
-/** A finite number ≥ 0, also when sent as a numeric string. */
-const amount = z
+/** A finite number, also when sent as a numeric string. */
+const number = z
   .union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/, 'not a number').transform(Number)])
-  .pipe(z.number().finite().nonnegative());
+  .pipe(z.number().finite());
 
 /** A number if the value reads as one (number or numeric string), else undefined: never fails. */
 const looseNumber = z.unknown().transform((value): number | undefined => {
@@ -33,7 +33,8 @@ export const requestIdAnswer = z.looseObject({
 });
 
 export const priceAnswer = z.looseObject({
-  data: z.looseObject({ price: amount }),
+  // Whether a number can be a price (0, negative, absurd) is pricing's call, with its own message.
+  data: z.looseObject({ price: number }),
 });
 
 export const balanceAnswer = z.looseObject({

@@ -10,14 +10,26 @@ import {
 import { coversLength, deriveLinearPrice, fitLinear, probeLengths, type LinearFit } from './linear-fit.js';
 import type { GroupMethod, PriceCache, PriceCacheRow, PriceSource, PricingDeps } from './types.js';
 
+/**
+ * No single job costs more than this. A quote above it is not a price but a broken answer (a
+ * unit mix-up, 1e308): summed into a budget it would make every figure meaningless.
+ */
+export const MAX_JOB_PRICE_USD = 1000;
+
 /** A price the service answered that cannot be a price: nothing is derived or spent from it. */
 export class InvalidPriceError extends MediabatchError {
-  constructor(what: string, got: unknown) {
-    super(`the price endpoint answered ${String(got)} for ${what}; expected a finite number ≥ 0`, {
-      code: 'E_PRICE_INVALID',
-      exitCode: ExitCode.auth,
-    });
+  constructor(key: string, got: unknown) {
+    super(
+      `the price endpoint answered ${String(got)} for ${describeKey(key)}; expected a price above $0 and at most $${MAX_JOB_PRICE_USD} a job. ` +
+        'Nothing was priced or sent from that answer; check --base-url, and try again later.',
+      { code: 'E_PRICE_INVALID', exitCode: ExitCode.auth },
+    );
   }
+}
+
+/** `v1|txt2audio|Kokoro|af_sky|…|chars=12` as a person reads it: `txt2audio Kokoro af_sky … chars=12`. */
+function describeKey(key: string): string {
+  return key.split('|').slice(1).map(decodeURIComponent).join(' ');
 }
 
 export interface KeyPrice {
@@ -44,10 +56,9 @@ export interface GroupContext {
   quoteImg2Video: PricingDeps['quoteImg2Video'];
 }
 
-function checkedPrice(priceUsd: number, what: string): number {
-  if (typeof priceUsd !== 'number' || !Number.isFinite(priceUsd) || priceUsd < 0) {
-    throw new InvalidPriceError(what, priceUsd);
-  }
+function checkedPrice(priceUsd: number, key: string): number {
+  // A price of 0 would let any number of jobs through any budget: the service never charges nothing.
+  if (typeof priceUsd !== 'number' || !(priceUsd > 0) || priceUsd > MAX_JOB_PRICE_USD) throw new InvalidPriceError(key, priceUsd);
   return priceUsd;
 }
 

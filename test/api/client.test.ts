@@ -156,7 +156,7 @@ describe('service client requests', () => {
     const { client } = await scripted([
       { body: { data: { request_id: '' } } },
       { body: '<html>hello</html>', headers: { 'content-type': 'text/html' } },
-      { body: { data: { price: -1 } } },
+      { body: { data: { price: 'free' } } },
     ]);
     const empty = await rejectionOf(client.submitTxt2Audio(TTS_JOB));
     expect(empty).toBeInstanceOf(ResponseShapeError);

@@ -98,3 +98,35 @@ describe('prices cached by an estimate are confirmed before a run spends', () =>
     expect(ledgerRows(path.join(workspace.dir, 'prices.mediabatch.db')).every((row) => row.state === 'done')).toBe(true);
   });
 });
+
+describe('a price the service cannot mean', () => {
+  const workspace = useWorkspace();
+  let proxy: Scripted | undefined;
+  afterEach(async () => {
+    await proxy?.close();
+  });
+
+  it.each([
+    ['0', 0],
+    ['negative', -0.5],
+    ['absurd', 1e308],
+    ['numeric text', '1e308'],
+  ])('%s: estimate and run end in a clear error (exit 4), nothing is sent', async (_name, price) => {
+    const sim = await workspace.startSim({});
+    proxy = await startScripted(async (req) => {
+      if (!req.url.includes('/price-calculation')) return forward(sim.url, req);
+      return { status: 200, body: JSON.stringify({ data: { price } }) };
+    });
+    const manifest = await writeManifest(workspace.dir);
+    for (const command of ['estimate', 'run']) {
+      const result = await runCli([command, manifest, '--base-url', proxy.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
+      expect(result.code, result.stderr).toBe(4);
+      expect(hasStackTrace(result.stderr)).toBe(false);
+      expect(result.stderr).toMatch(
+        /the price endpoint answered \S+ for txt2audio Kokoro af_sky en-us 1 wav 24000 chars=\d+; expected a price above \$0 and at most \$1000 a job/,
+      );
+      expect(result.stderr).not.toContain('Infinity');
+    }
+    expect(sim.stats.accepted).toHaveLength(0);
+  });
+});
