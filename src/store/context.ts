@@ -65,7 +65,9 @@ export function createContext(db: Database.Database, path: string, nowMs: () => 
       });
     },
     writeProgress: (id, from, next, now) => updateProgress.run({ ...next, id, from, updatedAt: now }).changes === 1,
-    spentTotalUsd: () => spentTotal.get()?.total ?? 0,
+    // The triggers add and subtract floats: 0.1 + 0.2 − 0.1 − 0.2 leaves 2.8e-17, not 0. No price
+    // has ten decimals, so what lies below them is noise (and −0 reads as 0).
+    spentTotalUsd: () => Number((spentTotal.get()?.total ?? 0).toFixed(10)) || 0,
   };
 }
 

@@ -157,6 +157,16 @@ describe('state transitions', () => {
     expect(ledger.getJob('a')).toMatchObject({ state: 'done', requestId: 'req-1' });
   });
 
+  it('the spent total carries no float drift after reservations are released', () => {
+    const ledger = t.open();
+    seed(ledger, { a: 0.1, b: 0.2, c: 0.3 });
+    for (const id of ['a', 'b', 'c']) expect(ledger.reserveForSubmit(id, null, ['pending'])).toBe('reserved');
+    expect(ledger.spentUsd()).toBe(0.6);
+    for (const id of ['a', 'b', 'c']) ledger.markNotTaken(id, '503');
+    expect(ledger.spentUsd()).toBe(0);
+    expect(Object.is(ledger.spentUsd(), -0)).toBe(false);
+  });
+
   it('markSkipped leaves skipped and in_doubt rows where they are, with a note', () => {
     const ledger = t.open();
     seed(ledger, { a: PRICE, b: 1 });
