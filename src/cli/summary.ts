@@ -53,10 +53,10 @@ export async function writeRunReports(paths: ManifestPaths, summary: StatusSumma
       summary.jobs.map((job) => ({
         id: job.id,
         type: job.type,
-        model: '',
+        model: job.model ?? '',
         state: job.state,
         price_usd: job.priceUsd,
-        price_source: '',
+        price_source: job.priceSource ?? '',
         request_id: job.requestId ?? '',
         output: job.output ?? '',
         error: job.error ?? '',

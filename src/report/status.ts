@@ -7,6 +7,8 @@ export type JobState = 'pending' | 'submitting' | 'submitted' | 'done' | 'failed
 export interface StatusJob {
   id: string;
   type: string;
+  model?: string | null;
+  priceSource?: string | null;
   state: string;
   requestId: string | null;
   priceUsd: number | null;

@@ -49,6 +49,9 @@ export interface JobView {
 export interface JobOutcome {
   id: string;
   type: JobType;
+  model: string | null;
+  /** quoted | derived | cached, as pricing found it. */
+  priceSource: string | null;
   state: JobState;
   requestId: string | null;
   priceUsd: number | null;
@@ -109,7 +112,8 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
      FROM jobs`,
   );
   const selectOutcomes = db.prepare<[], JobOutcome>(
-    `SELECT id, type, state, request_id AS requestId, price_usd AS priceUsd, result_path AS output, last_error AS error
+    `SELECT id, type, json_extract(params_json, '$.model') AS model, price_source AS priceSource, state,
+       request_id AS requestId, price_usd AS priceUsd, result_path AS output, last_error AS error
      FROM jobs ORDER BY manifest_index, id`,
   );
   const selectEvents = db.prepare<[string], RawEvent>('SELECT * FROM events WHERE job_id = ? ORDER BY id');
