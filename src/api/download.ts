@@ -160,12 +160,18 @@ export async function downloadResult(
     },
   });
   const file = createWriteStream(destPath);
+  // pipeline destroys every stream with the first error, so afterwards each one looks failed:
+  // only the first 'error' event tells a cut connection (retried later) from a disk that
+  // refuses the file (which stops the run). These listeners run before pipeline's own.
+  let failedFirst: 'body' | 'file' | undefined;
+  response.body.once('error', () => (failedFirst ??= 'body'));
+  file.once('error', () => (failedFirst ??= 'file'));
   try {
     await pipeline(response.body, meter, file);
   } catch (error) {
     await rm(destPath, { force: true });
     if (error instanceof ApiError) throw error;
-    if (file.errored === error) throw new LocalIoError(`cannot write ${destPath}: ${(error as Error).message}`, 'E_IO', error);
+    if (failedFirst === 'file') throw new LocalIoError(`cannot write ${destPath}: ${(error as Error).message}`, 'E_IO', error);
     throw errorFromTransport(error, { ...endpointOf(url), dispatched: true, timeoutMs: context.timeoutMs, aborted: options.signal?.aborted });
   }
   return { bytes, sha256: hash.digest('hex'), contentType: headerValue(response.headers, 'content-type') };

@@ -4,7 +4,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ResultUrlError, ResultUrlExpiredError, ServerError } from '../../src/api/errors.js';
+import { NetworkError, ResultUrlError, ResultUrlExpiredError, ServerError } from '../../src/api/errors.js';
+import { LocalIoError } from '../../src/errors.js';
 import { startScriptedServer } from './scripted-server.js';
 import { rejectionOf, TOKEN, useCleanup, useScripted } from './setup.js';
 
@@ -70,6 +71,27 @@ describe('download', () => {
     const error = await rejectionOf(client.download(`${server.url}/s`, dest, { maxBytes: 100 }));
     expect(error).toMatchObject({ name: 'ResultUrlError', reason: 'too-large' });
     expect(existsSync(dest)).toBe(false);
+  });
+
+  it('a body cut short by the server is a network failure (retried later), not a local write failure', async () => {
+    const { server, client } = await scripted([
+      { headers: { 'content-length': '10000' }, partialBody: 'x'.repeat(100), stallMs: 50, hangUp: true },
+    ]);
+    const dest = join(dir, 'cut.wav.part');
+    const error = await rejectionOf(client.download(`${server.url}/cut.wav?sig=1`, dest, { maxBytes: 1_000_000 }));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).not.toBeInstanceOf(LocalIoError);
+    expect((error as Error).message).not.toContain('cannot write');
+    expect((error as Error).message).not.toContain('sig=1');
+    expect(existsSync(dest)).toBe(false);
+  });
+
+  it('a file that cannot be written is a local failure naming the file', async () => {
+    const { server, client } = await scripted([{ body: AUDIO }]);
+    const dest = join(dir, 'no-such-folder', 'a.wav.part');
+    const error = await rejectionOf(client.download(`${server.url}/a.wav`, dest, { maxBytes: 1_000_000 }));
+    expect(error).toBeInstanceOf(LocalIoError);
+    expect((error as Error).message).toContain(`cannot write ${dest}`);
   });
 
   it.each(['file:///etc/passwd', 'ftp://example.com/a.mp3', 'javascript:alert(1)', 'not a url'])(
