@@ -1,6 +1,6 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { ResultUrlError, ResultUrlExpiredError } from '../api/errors.js';
+import { ResultUrlExpiredError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
 import { LocalIoError } from '../errors.js';
 import type { RunContext } from './context.js';
@@ -41,12 +41,9 @@ export async function downloadResult(
         url = undefined;
         continue;
       }
-      if (error instanceof ResultUrlError) {
-        await ctx.writer.write('markFailedRemote', job.id, { reason: describeError(error), retryable: false, refunded: false });
-        ctx.emit({ kind: 'failed', id: job.id, reason: describeError(error) });
-        return 'unreachable';
-      }
       if (isDiskError(error)) throw new FatalRunError(diskError(ctx, error));
+      // Anything else, a refused URL included, leaves a paid result to collect, not a failed job:
+      // the service may fix its URLs, a later run may allow larger results.
       return leaveForLater(ctx, job, describeError(error));
     }
   }
@@ -101,9 +98,10 @@ function extensionFor(job: FollowedJob, url: string): string {
   return KNOWN_EXTENSIONS.has(fromUrl) ? fromUrl : job.fallbackExtension;
 }
 
+/** The job stays `submitted` (paid, to be collected) with the reason; every later run tries again. */
 async function leaveForLater(ctx: RunContext, job: FollowedJob, reason: string): Promise<DownloadOutcome> {
-  await ctx.writer.write('recordEvent', job.id, 'download_failed', { error: reason });
-  ctx.emit({ kind: 'warning', message: `job "${job.id}": result not downloaded (${reason}); the next run tries again` });
+  await ctx.writer.write('noteUncollected', job.id, 'not_collected', reason);
+  ctx.emit({ kind: 'warning', message: `job "${job.id}": paid result not collected (${reason}); it stays submitted and the next run tries again` });
   return 'unreachable';
 }
 

@@ -22,10 +22,13 @@ interface RunArgs extends SharedArgs, PlanArgs {
   'resubmit-in-doubt': boolean;
   partial: boolean;
   'poll-ms'?: number | undefined;
+  'max-result-mb': number;
 }
 
-/** API.md: outputs are at most 100 MB; a little slack for container overhead. */
-const MAX_RESULT_BYTES = 110 * 1024 * 1024;
+/** API.md: outputs are at most 100 MB; the default leaves a little slack for container overhead. */
+const DEFAULT_MAX_RESULT_MB = 110;
+const MAX_RESULT_MB_CEILING = 10_240;
+const MIB = 1024 * 1024;
 
 export function runCommand(result: CommandResult): CommandModule<object, RunArgs> {
   return {
@@ -42,6 +45,11 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
         .option('poll-ms', {
           type: 'number',
           describe: "first status poll after MS for every type, backing off to 6×MS (default: the service's pace, 1.5 s audio, 5 s video)",
+        })
+        .option('max-result-mb', {
+          type: 'number',
+          default: DEFAULT_MAX_RESULT_MB,
+          describe: 'refuse (and collect on a later run) results larger than this many megabytes',
         }),
     handler: async (args) => {
       if (!Number.isInteger(args.concurrency) || args.concurrency < 1 || args.concurrency > 64) {
@@ -50,6 +58,10 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
       const pollMs = args['poll-ms'];
       if (pollMs !== undefined && (!Number.isInteger(pollMs) || pollMs < 10 || pollMs > 600_000)) {
         throw new UsageError(`--poll-ms: expected a whole number of milliseconds from 10 to 600000, got ${pollMs}`);
+      }
+      const maxResultMb = args['max-result-mb'];
+      if (!Number.isInteger(maxResultMb) || maxResultMb < 1 || maxResultMb > MAX_RESULT_MB_CEILING) {
+        throw new UsageError(`--max-result-mb: expected a whole number of megabytes from 1 to ${MAX_RESULT_MB_CEILING}, got ${maxResultMb}`);
       }
       const paths = manifestPaths(args.manifest, args.db, args.out);
       if (!existsSync(paths.db)) refuseLostLedger(paths);
@@ -104,7 +116,7 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
       outDir: session.paths.out,
       poll: pollScheduleFor(args),
       retry: DEFAULT_RETRY,
-      maxResultBytes: MAX_RESULT_BYTES,
+      maxResultBytes: args['max-result-mb'] * MIB,
     },
     stop,
     emit,
