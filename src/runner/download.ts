@@ -6,6 +6,7 @@ import { LocalIoError } from '../errors.js';
 import type { RunContext } from './context.js';
 import { pollStatus } from './follow.js';
 import type { FollowedJob } from './followed.js';
+import { readHead, resultMismatch } from './result-check.js';
 import { describeError, FatalRunError } from './run-errors.js';
 
 const MAX_URL_REFRESHES = 3;
@@ -33,8 +34,9 @@ export async function downloadResult(
       if (url === undefined || url === '') return leaveForLater(ctx, job, 'the service reported done without a result_url');
     }
     try {
-      if (await fetchIntoPlace(ctx, job, url)) return 'done';
-      return leaveForLater(ctx, job, 'the result file was empty');
+      const mismatch = await fetchIntoPlace(ctx, job, url);
+      if (mismatch === undefined) return 'done';
+      return leaveForLater(ctx, job, mismatch);
     } catch (error) {
       if (ctx.stop.aborted) return 'stopped';
       if (error instanceof ResultUrlExpiredError) {
@@ -50,8 +52,11 @@ export async function downloadResult(
   return leaveForLater(ctx, job, `the result URL expired ${MAX_URL_REFRESHES + 1} times in a row`);
 }
 
-/** Returns false, leaving nothing behind, when the result is empty. */
-async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): Promise<boolean> {
+/**
+ * Returns why the bytes are not a result of this job (an error page, an empty file), leaving
+ * nothing behind; undefined once the result is in place and recorded.
+ */
+async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): Promise<string | undefined> {
   const finalPath = outputPathFor(ctx.options.outDir, job, url);
   const partPath = `${finalPath}.part`;
   await mkdir(path.dirname(finalPath), { recursive: true });
@@ -65,14 +70,15 @@ async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): P
         ctx.emit({ kind: 'retry', what: `download of ${job.id}`, attempt, delayMs, reason: describeError(error) }),
     },
   );
-  if (result.bytes === 0) {
+  const mismatch = resultMismatch(job.type, await readHead(partPath), result.contentType);
+  if (mismatch !== undefined) {
     await rm(partPath, { force: true });
-    return false;
+    return mismatch;
   }
   await rename(partPath, finalPath);
   await ctx.writer.write('markDone', job.id, { path: finalPath, bytes: result.bytes, sha256: result.sha256 });
   ctx.emit({ kind: 'done', id: job.id, path: finalPath, bytes: result.bytes });
-  return true;
+  return undefined;
 }
 
 /**

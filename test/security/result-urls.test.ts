@@ -56,6 +56,9 @@ async function startResultHost(otherUrl: () => string, cdnUrl: () => string): Pr
       res.end();
       return undefined;
     }
+    if (route === '/error-page.wav') {
+      return { status: 200, headers: { 'content-type': 'text/html' }, body: '<!DOCTYPE html><html><body><h1>Bandwidth exceeded</h1></body></html>' };
+    }
     if (route === '/one-and-a-half-mb.wav') return { status: 200, headers: { 'content-type': 'audio/wav' }, body: wav(1.5 * 1024 * 1024) };
     return { status: 404, body: 'no' };
   });
@@ -218,6 +221,31 @@ describe('result URLs the runner refuses', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(tree(outDir)).toEqual(['big-chunked.wav', 'big-declared.wav', 'ok.wav']);
     expect(sim.stats.accepted).toHaveLength(3);
+  });
+
+  it('an HTML page served with 200 is not a result: nothing is saved, the job stays submitted, the next run collects it', async () => {
+    let recovered = false;
+    const { proxy } = await hosts((text, h) => `${h.url}/${recovered ? 'ok' : text}.wav?sig=abc`);
+    const file = path.join(dir, 'page.yaml');
+    await writeFile(file, speechManifest([{ id: 'intro', text: 'error-page' }, { id: 'outro', text: 'ok' }]));
+    const args = ['run', file, '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50'];
+    const run = await runCli(args, { env: { MEDIABATCH_TOKEN: TOKEN } });
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain('warning: job "intro": paid result not collected (the result is not audio: its bytes are an HTML page, Content-Type text/html)');
+    expect((await statusOf(file)).get('intro')).toMatchObject({
+      state: 'submitted',
+      collect_issue: 'not_collected',
+      output: null,
+      error: 'the result is not audio: its bytes are an HTML page, Content-Type text/html',
+    });
+    expect(tree(path.join(dir, 'page.out'))).toEqual(['outro.wav']);
+
+    recovered = true;
+    const again = await runCli(args, { env: { MEDIABATCH_TOKEN: TOKEN } });
+    expect(again.code, again.stderr).toBe(0);
+    expect((await statusOf(file)).get('intro')).toMatchObject({ state: 'done', output: path.join(dir, 'page.out', 'intro.wav') });
+    expect(tree(path.join(dir, 'page.out'))).toEqual(['intro.wav', 'outro.wav']);
+    expect(sim.stats.accepted).toHaveLength(2);
   });
 
   it('--max-result-mb sets the limit: checked, named in the refusal, and raised on the next run', async () => {
