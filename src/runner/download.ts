@@ -1,4 +1,4 @@
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ResultUrlExpiredError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
@@ -6,6 +6,7 @@ import { LocalIoError } from '../errors.js';
 import type { RunContext } from './context.js';
 import { pollStatus } from './follow.js';
 import type { FollowedJob } from './followed.js';
+import { placeResult } from './place-result.js';
 import { readHead, resultMismatch } from './result-check.js';
 import { describeError, FatalRunError } from './run-errors.js';
 
@@ -15,9 +16,10 @@ const KNOWN_EXTENSIONS = new Set(['mp3', 'wav', 'flac', 'ogg', 'opus', 'aac', 'm
 export type DownloadOutcome = 'done' | 'stopped' | 'unreachable';
 
 /**
- * Streams a finished job's result to `<out>/<id>.<ext>.part`, then renames it into place and
- * records size and sha256. The rename comes last so a file named `<id>.<ext>` is always
- * complete; an expired URL (403) is refreshed through the status endpoint.
+ * Streams a finished job's result to `<out>/<id>.<ext>.part`, checks its bytes, then moves it
+ * into place (never over a file mediabatch did not write) and records size and sha256. The move
+ * comes last so a result's name always holds a complete file; an expired URL (403) is
+ * refreshed through the status endpoint.
  */
 export async function downloadResult(
   ctx: RunContext,
@@ -75,9 +77,16 @@ async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): P
     await rm(partPath, { force: true });
     return mismatch;
   }
-  await rename(partPath, finalPath);
-  await ctx.writer.write('markDone', job.id, { path: finalPath, bytes: result.bytes, sha256: result.sha256 });
-  ctx.emit({ kind: 'done', id: job.id, path: finalPath, bytes: result.bytes });
+  const earlier = ctx.ledger.getJob(job.id);
+  const placedPath = await placeResult(partPath, finalPath, result.sha256, { path: earlier?.resultPath ?? null, sha256: earlier?.resultSha256 ?? null });
+  if (placedPath !== finalPath) {
+    ctx.emit({
+      kind: 'warning',
+      message: `job "${job.id}": ${finalPath} was not written by mediabatch, so it is kept as it is; the result is saved as ${placedPath}`,
+    });
+  }
+  await ctx.writer.write('markDone', job.id, { path: placedPath, bytes: result.bytes, sha256: result.sha256 });
+  ctx.emit({ kind: 'done', id: job.id, path: placedPath, bytes: result.bytes });
   return undefined;
 }
 
