@@ -26,11 +26,12 @@ export async function downloadResult(
   job: FollowedJob,
   requestId: string,
   firstUrl: string | undefined,
+  giveUpAtMs: number,
 ): Promise<DownloadOutcome> {
   let url = firstUrl;
   for (let refresh = 0; refresh <= MAX_URL_REFRESHES; refresh += 1) {
     if (url === undefined || url === '') {
-      const status = await pollStatus(ctx, job, requestId);
+      const status = await pollStatus(ctx, job, requestId, giveUpAtMs);
       if (status === 'stopped' || status === 'unreachable') return status;
       url = status.resultUrl;
       if (url === undefined || url === '') return leaveForLater(ctx, job, 'the service reported done without a result_url');

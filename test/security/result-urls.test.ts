@@ -2,16 +2,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createServiceClient } from '../../src/api/client.js';
-import { loadManifest } from '../../src/manifest/load.js';
-import { createRunContext, DEFAULT_RETRY, SIMULATOR_POLL, type RunEvent } from '../../src/runner/context.js';
-import { Pace } from '../../src/runner/pace.js';
-import { runManifest } from '../../src/runner/run.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { openLedger } from '../../src/store/index.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { speechManifest, startProxy, startScripted, TEST_CA_FILE, type Reply, type Scripted } from './servers.js';
-import { builtThreadWriter } from '../helpers/writer.js';
 
 const TOKEN = 'mbtok-RESULTHOST-5be0c7d9a1';
 const FAST = { token: TOKEN, pendingMs: { txt2audio: 10, img2video: 10 }, processingMs: { txt2audio: 20, img2video: 20 } };
@@ -172,37 +166,15 @@ describe('result URLs the runner refuses', () => {
     const file = path.join(dir, 'big.yaml');
     await writeFile(file, speechManifest(['ok', 'big-declared', 'big-chunked'].map((name) => ({ id: name, text: name }))));
     const outDir = path.join(dir, 'big.out');
-    const ledger = openLedger(path.join(dir, 'big.mediabatch.db'));
-    const client = createServiceClient({ baseUrl: proxy.url, token: TOKEN });
-    const writer = builtThreadWriter(ledger.path);
-    const halt = new AbortController();
-    const events: RunEvent[] = [];
-    try {
-      const ctx = createRunContext({
-        client,
-        ledger,
-        writer,
-        pace: new Pace({}),
-        options: {
-          concurrency: 4,
-          budgetUsd: null,
-          noWait: false,
-          resubmitInDoubt: false,
-          outDir,
-          poll: SIMULATOR_POLL,
-          retry: { ...DEFAULT_RETRY, minDelayMs: 10, maxDelayMs: 50 },
-          // Small enough for a test; the CLI's default is 110 MB (--max-result-mb).
-          maxResultBytes: 1000,
-        },
-        stop: halt.signal,
-        emit: (event) => events.push(event),
-      });
-      await runManifest({ manifest: await loadManifest(file), ctx, baseUrl: proxy.url, partial: false, userStop: halt.signal, halt });
-    } finally {
-      await client.close();
-      await writer.close();
-      ledger.close();
-    }
+    // Small enough for a test; the CLI's default is 110 MB (--max-result-mb).
+    const events = await runInProcess({
+      manifest: file,
+      ledgerPath: path.join(dir, 'big.mediabatch.db'),
+      outDir,
+      baseUrl: proxy.url,
+      token: TOKEN,
+      options: { maxResultBytes: 1000 },
+    });
     const byId = await statusOf(file);
     expect(byId.get('ok')?.state).toBe('done');
     expect(byId.get('big-declared')).toMatchObject({ state: 'submitted', collect_issue: 'not_collected', output: null });
