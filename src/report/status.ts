@@ -132,6 +132,32 @@ function failedSection(jobs: readonly StatusJob[], color: boolean): string {
   return `${title}\n${table}`;
 }
 
+const LISTED_PER_LINE = 3;
+
+/**
+ * What is true of the submitted jobs, one line per group, for a run's last words: still running
+ * at the service; done there but the result not collected; status unknown. Never "still
+ * running" for a job the service said was done or did not know.
+ */
+export function submittedLines(jobs: readonly StatusJob[]): string[] {
+  const groups = submittedGroups(jobs);
+  const lines: string[] = [];
+  if (groups.running.length > 0) lines.push(`${formatCount(groups.running.length)} job(s) still running at the service`);
+  if (groups.not_collected.length > 0) {
+    lines.push(`${formatCount(groups.not_collected.length)} job(s) done at the service (paid for) but the result not collected: ${listed(groups.not_collected)}`);
+  }
+  if (groups.status_unknown.length > 0) {
+    lines.push(`${formatCount(groups.status_unknown.length)} job(s) whose status is unknown: ${listed(groups.status_unknown)}`);
+  }
+  return lines;
+}
+
+function listed(jobs: readonly StatusJob[]): string {
+  const shown = jobs.slice(0, LISTED_PER_LINE).map((job) => `${job.id} (request ${job.requestId ?? '-'}): ${oneLine(job.error)}`);
+  const more = jobs.length - shown.length;
+  return more > 0 ? `${shown.join('; ')}; and ${formatCount(more)} more (mediabatch status lists them)` : shown.join('; ');
+}
+
 function notCollectedSection(jobs: readonly StatusJob[], color: boolean): string {
   const title = paint(color, 'yellow', `Paid, result not collected: ${formatCount(jobs.length)} job(s)`);
   const why =

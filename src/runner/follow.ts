@@ -1,4 +1,4 @@
-import { AuthError, RateLimitError } from '../api/errors.js';
+import { AuthError, NotFoundError, RateLimitError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
 import type { RequestStatus } from '../api/types.js';
 import type { RunContext } from './context.js';
@@ -29,6 +29,8 @@ export async function pollOnce(
     return 'ended';
   }
   if (Date.now() >= giveUpAtMs) {
+    // Seen running: whatever an earlier run noted about it (status unknown) is no longer true.
+    await ctx.writer.write('noteStillRunning', job.id);
     ctx.emit({ kind: 'still_running', id: job.id });
     return 'ended';
   }
@@ -52,7 +54,8 @@ export async function pollStatus(
     } catch (error) {
       if (ctx.stop.aborted) return 'stopped';
       if (error instanceof AuthError) throw new FatalRunError(error);
-      if (!(error instanceof RateLimitError)) return leaveUnasked(ctx, job, describeError(error));
+      if (error instanceof NotFoundError) return leaveUnasked(ctx, job, `the service does not know request ${requestId} (404)`);
+      if (!(error instanceof RateLimitError)) return leaveUnasked(ctx, job, `could not read it: ${describeError(error)}`);
       // The retry layer leaves waits longer than its own to the pace, which holds every worker.
       ctx.pace.rateLimited('status', error);
       if (Date.now() < giveUpAtMs) continue;
@@ -83,10 +86,13 @@ async function askStatus(ctx: RunContext, job: FollowedJob, requestId: string): 
   );
 }
 
-/** The request id is safe in the ledger; the next run asks again. */
+/**
+ * The job stays `submitted` with its status unknown and why. Even a 404 keeps it: its request id
+ * is the only handle on a result that may be paid for, and the next run asks again.
+ */
 async function leaveUnasked(ctx: RunContext, job: FollowedJob, reason: string): Promise<'unreachable'> {
-  await ctx.writer.write('recordEvent', job.id, 'status_unreachable', { error: reason });
-  ctx.emit({ kind: 'warning', message: `job "${job.id}": could not read its status (${reason}); the next run asks again` });
+  await ctx.writer.write('noteUncollected', job.id, 'status_unknown', reason);
+  ctx.emit({ kind: 'warning', message: `job "${job.id}": status unknown (${reason}); it stays submitted and the next run asks again` });
   return 'unreachable';
 }
 

@@ -1,7 +1,7 @@
 import { parse } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jobsCsv } from '../../src/report/csv.js';
-import { formatStatusText, statusJson, type StatusSummary } from '../../src/report/status.js';
+import { formatStatusText, statusJson, submittedLines, type StatusSummary } from '../../src/report/status.js';
 
 const SUMMARY: StatusSummary = {
   counts: { pending: 1, submitting: 0, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0 },
@@ -94,10 +94,33 @@ They stay submitted: every run asks again. Their request ids are the only handle
   c   r-c         the service does not know request r-c (404)
 
 1 job(s) still running at the service: run again to collect them.`);
+    expect(submittedLines(left.jobs)).toEqual([
+      '1 job(s) still running at the service',
+      '1 job(s) done at the service (paid for) but the result not collected: b (request r-b): result refused: over 110 MB',
+      '1 job(s) whose status is unknown: c (request r-c): the service does not know request r-c (404)',
+    ]);
     expect(statusJson(left).jobs.map((job) => [job.id, job.state, job.collect_issue])).toEqual([
       ['a', 'submitted', null],
       ['b', 'submitted', 'not_collected'],
       ['c', 'submitted', 'status_unknown'],
+    ]);
+  });
+});
+
+describe('submittedLines', () => {
+  it('lists three jobs of a group and counts the rest', () => {
+    const jobs = [1, 2, 3, 4, 5].map((i) => ({
+      id: `j${i}`,
+      type: 'txt2audio',
+      state: 'submitted',
+      requestId: `r${i}`,
+      priceUsd: 0.1,
+      output: null,
+      error: 'cut short',
+      issue: 'not_collected' as const,
+    }));
+    expect(submittedLines(jobs)).toEqual([
+      '5 job(s) done at the service (paid for) but the result not collected: j1 (request r1): cut short; j2 (request r2): cut short; j3 (request r3): cut short; and 2 more (mediabatch status lists them)',
     ]);
   });
 });

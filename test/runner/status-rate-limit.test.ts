@@ -90,6 +90,7 @@ describe('a 429 on status calls', () => {
       });
       const rows = ledgerRows(path.join(dir, 'late.mediabatch.db'));
       expect(rows.map((r) => r.state)).toEqual(['submitted']);
+      expect(rows[0]?.last_error).toMatch(/^status calls are paused until /);
       const warnings = events.flatMap((e) => (e.kind === 'warning' ? [e.message] : []));
       expect(warnings).toHaveLength(1);
       for (const warning of warnings) expect(warning).toMatch(/status calls are paused until \d{4}-\d\d-\d\dT[\d:.]+Z \(GET \/api\/v1\/client\/request-status\/[^:]+: HTTP 429 rate limited; retry in 600 s/);

@@ -4,7 +4,7 @@ import { ConfigError, ExitCode, UsageError } from '../../errors.js';
 import { createRunContext, DEFAULT_RETRY, pollEvery, SERVICE_POLL, SIMULATOR_POLL, type RunContext, type RunEvent } from '../../runner/context.js';
 import type { RunPlan } from '../../runner/plan.js';
 import { runManifest, type RunOutcome } from '../../runner/run.js';
-import { formatStatusText, statusJson } from '../../report/status.js';
+import { formatStatusText, statusJson, submittedLines, type StatusSummary } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
 import { manifestPaths, withSharedOptions, type ManifestPaths, type SharedArgs } from '../options.js';
 import { ensureWritableFolder, logLine, useColor, writeJson, writeStdout } from '../output.js';
@@ -152,7 +152,7 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
     logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: mediabatch run ${args.manifest}`);
     return ExitCode.interrupted;
   }
-  return finish(outcome, summary.counts, args);
+  return finish(outcome, summary, args);
 }
 
 /**
@@ -211,7 +211,8 @@ function pollScheduleFor(args: RunArgs): RunContext['options']['poll'] {
   return args.sim ? SIMULATOR_POLL : SERVICE_POLL;
 }
 
-function finish(outcome: RunOutcome, counts: Record<string, number>, args: RunArgs): number {
+function finish(outcome: RunOutcome, summary: StatusSummary, args: RunArgs): number {
+  const counts: Record<string, number> = summary.counts;
   const { execute } = outcome;
   if (execute.fatal !== undefined) throw execute.fatal;
   const again = `run the same command again to resume: mediabatch run ${args.manifest}`;
@@ -225,6 +226,8 @@ function finish(outcome: RunOutcome, counts: Record<string, number>, args: RunAr
   }
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   if ((counts['done'] ?? 0) === total) return ExitCode.ok;
-  if ((counts['submitted'] ?? 0) > 0) logLine(`some jobs are still running at the service; ${again} to collect them`);
+  // Paid for, and still to collect: every later run follows them, from the ledger alone.
+  const collect = `run the same command again to collect them: mediabatch run ${args.manifest}`;
+  for (const line of submittedLines(summary.jobs)) logLine(`${line}. ${collect}`);
   return ExitCode.incomplete;
 }
