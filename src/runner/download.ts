@@ -2,6 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ResultUrlExpiredError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
+import type { DownloadResult } from '../api/types.js';
 import { LocalIoError } from '../errors.js';
 import type { RunContext } from './context.js';
 import { pollStatus } from './follow.js';
@@ -78,6 +79,12 @@ async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): P
     await rm(partPath, { force: true });
     return mismatch;
   }
+  await placeAndRecord(ctx, job, partPath, finalPath, result);
+  return undefined;
+}
+
+/** Moves the checked result to its name (or beside a file that is not ours) and marks the job done. */
+async function placeAndRecord(ctx: RunContext, job: FollowedJob, partPath: string, finalPath: string, result: DownloadResult): Promise<void> {
   const earlier = ctx.ledger.getJob(job.id);
   const placedPath = await placeResult(partPath, finalPath, result.sha256, { path: earlier?.resultPath ?? null, sha256: earlier?.resultSha256 ?? null });
   if (placedPath !== finalPath) {
@@ -88,7 +95,6 @@ async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): P
   }
   await ctx.writer.write('markDone', job.id, { path: placedPath, bytes: result.bytes, sha256: result.sha256 });
   ctx.emit({ kind: 'done', id: job.id, path: placedPath, bytes: result.bytes });
-  return undefined;
 }
 
 /**
