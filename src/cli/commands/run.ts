@@ -25,7 +25,7 @@ interface RunArgs extends SharedArgs, PlanArgs {
   'max-result-mb': number;
 }
 
-/** API.md: outputs are at most 100 MB; the default leaves a little slack for container overhead. */
+/** The service's outputs are at most 100 MB; the default leaves a little slack for container overhead. */
 const DEFAULT_MAX_RESULT_MB = 110;
 const MAX_RESULT_MB_CEILING = 10_240;
 const MIB = 1024 * 1024;
