@@ -1,7 +1,7 @@
 /**
- * Fetching a pre-signed result URL to a file. The URL is its own credential, so the request
- * carries no Authorization header, and redirects are followed by hand: only to the same
- * origin, so a redirect can never carry us (or a later Authorization) somewhere else.
+ * Fetching a pre-signed result URL to a file. The URL is its own credential, so no request
+ * here ever carries the Authorization header, on the first hop or any redirect. Redirects are
+ * followed by hand, by the rule in `redirectRefusal`.
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -57,6 +57,36 @@ function parseResultUrl(raw: string): URL {
   return url;
 }
 
+/**
+ * Why a redirect from `from` to `to` is not followed, or undefined when it is. Pre-signed URLs
+ * often hop to a storage or CDN host, so another origin is followed when it is https: the
+ * result's bytes cannot be read or changed on the way, and no hop carries a credential of ours.
+ * Plain http to another origin, or any scheme but http(s), is refused.
+ */
+export function redirectRefusal(from: URL, to: URL): string | undefined {
+  if (to.protocol !== 'http:' && to.protocol !== 'https:') {
+    return `redirected to a ${to.protocol} URL; only http and https results are fetched`;
+  }
+  if (to.origin === from.origin || to.protocol === 'https:') return undefined;
+  return `redirected to plain http on another origin (${to.origin}); only https redirects leave the origin`;
+}
+
+/** The URL `location` sends `url` to, or the ResultUrlError refusing it (named after `start`). */
+function nextHop(start: URL, url: URL, location: string, redirects: number, status: number): URL {
+  let next: URL | undefined;
+  try {
+    next = new URL(location, url);
+  } catch {
+    next = undefined;
+  }
+  const refused = (detail: string): ResultUrlError =>
+    new ResultUrlError({ ...endpointOf(start), status, requestSent: true, reason: 'redirect', detail });
+  if (next === undefined) throw refused('redirected to an unreadable URL');
+  const refusal = redirectRefusal(url, next) ?? (redirects >= MAX_REDIRECTS ? `more than ${MAX_REDIRECTS} redirects` : undefined);
+  if (refusal !== undefined) throw refused(refusal);
+  return next;
+}
+
 async function discard(response: Dispatcher.ResponseData): Promise<void> {
   try {
     await response.body.dump();
@@ -65,7 +95,7 @@ async function discard(response: Dispatcher.ResponseData): Promise<void> {
   }
 }
 
-/** GETs `start`, following up to MAX_REDIRECTS same-origin redirects. */
+/** GETs `start`, following up to MAX_REDIRECTS redirects that `redirectRefusal` allows. */
 async function fetchFollowing(
   context: DownloadContext,
   start: URL,
@@ -92,17 +122,7 @@ async function fetchFollowing(
     const location = headerValue(response.headers, 'location');
     if (response.statusCode < 300 || response.statusCode >= 400 || location === undefined) return { url, response };
     await discard(response);
-    const next = new URL(location, url);
-    const refusal =
-      next.origin !== start.origin
-        ? `redirected to another origin (${next.origin}); refusing to follow`
-        : redirects >= MAX_REDIRECTS
-          ? `more than ${MAX_REDIRECTS} redirects`
-          : undefined;
-    if (refusal !== undefined) {
-      throw new ResultUrlError({ ...endpointOf(start), status: response.statusCode, requestSent: true, reason: 'redirect', detail: refusal });
-    }
-    url = next;
+    url = nextHop(start, url, location, redirects, response.statusCode);
   }
 }
 
@@ -122,19 +142,22 @@ async function errorForStatus(url: URL, response: Dispatcher.ResponseData): Prom
   return errorFromResponse(endpoint, status, response.headers, text);
 }
 
+const MIB = 1024 * 1024;
+
 function tooLarge(url: URL, maxBytes: number, got: string): ResultUrlError {
+  const limit = maxBytes % MIB === 0 ? `${maxBytes / MIB} MB` : `${maxBytes} bytes`;
   return new ResultUrlError({
     ...endpointOf(url),
     status: 200,
     requestSent: true,
     reason: 'too-large',
-    detail: `result is larger than the limit of ${maxBytes} bytes (${got}); raise the limit if this is expected`,
+    detail: `result is larger than the limit of ${limit} (${got}); if that size is expected, run again with a higher --max-result-mb`,
   });
 }
 
 /**
- * Streams `rawUrl` to `destPath`, hashing as it goes. Refuses non-http(s) URLs, cross-origin
- * redirects and bodies over `maxBytes`; on any failure the partial file is removed.
+ * Streams `rawUrl` to `destPath`, hashing as it goes. Refuses non-http(s) URLs, redirects
+ * `redirectRefusal` refuses, and bodies over `maxBytes`; on any failure the partial file is removed.
  */
 export async function downloadResult(
   context: DownloadContext,
@@ -160,12 +183,18 @@ export async function downloadResult(
     },
   });
   const file = createWriteStream(destPath);
+  // pipeline destroys every stream with the first error, so afterwards each one looks failed:
+  // only the first 'error' event tells a cut connection (retried later) from a disk that
+  // refuses the file (which stops the run). These listeners run before pipeline's own.
+  let failedFirst: 'body' | 'file' | undefined;
+  response.body.once('error', () => (failedFirst ??= 'body'));
+  file.once('error', () => (failedFirst ??= 'file'));
   try {
     await pipeline(response.body, meter, file);
   } catch (error) {
     await rm(destPath, { force: true });
     if (error instanceof ApiError) throw error;
-    if (file.errored === error) throw new LocalIoError(`cannot write ${destPath}: ${(error as Error).message}`, 'E_IO', error);
+    if (failedFirst === 'file') throw new LocalIoError(`cannot write ${destPath}: ${(error as Error).message}`, 'E_IO', error);
     throw errorFromTransport(error, { ...endpointOf(url), dispatched: true, timeoutMs: context.timeoutMs, aborted: options.signal?.aborted });
   }
   return { bytes, sha256: hash.digest('hex'), contentType: headerValue(response.headers, 'content-type') };

@@ -130,7 +130,8 @@ export interface ServiceClient {
   balance(options?: CallOptions): Promise<{ balanceUsd: number }>;
   /**
    * Streams a result URL to `destPath` without the Authorization header. Refuses non-http(s)
-   * URLs, redirects to another host, and bodies over `maxBytes` (the partial file is removed).
+   * URLs, redirects to plain http on another origin or to other schemes, and bodies over
+   * `maxBytes` (the partial file is removed).
    */
   download(url: string, destPath: string, options: CallOptions & { maxBytes: number }): Promise<DownloadResult>;
   close(): Promise<void>;

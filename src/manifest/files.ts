@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
+import { sniffImageType } from '../media-type.js';
 import type { ImageRef } from './types.js';
 
 /** A text file larger than this is almost certainly the wrong file (and would cost real money). */
@@ -79,19 +80,6 @@ export function readTextFile(cache: FileCache, path: string): Promise<FileCheck<
     cache.texts.set(path, pending);
   }
   return pending;
-}
-
-const MAGIC: readonly { type: ImageInfo['contentType']; test: (b: Buffer) => boolean }[] = [
-  { type: 'image/jpeg', test: (b) => b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
-  { type: 'image/png', test: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
-  { type: 'image/gif', test: (b) => ['GIF87a', 'GIF89a'].includes(b.subarray(0, 6).toString('latin1')) },
-  { type: 'image/bmp', test: (b) => b.length >= 26 && b.subarray(0, 2).toString('latin1') === 'BM' },
-  { type: 'image/webp', test: (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP' },
-];
-
-/** The image type by its first bytes, never by its name. */
-export function sniffImageType(bytes: Buffer): ImageInfo['contentType'] | undefined {
-  return MAGIC.find((entry) => entry.test(bytes))?.type;
 }
 
 async function checkImageUncached(path: string): Promise<FileCheck<ImageInfo>> {

@@ -17,7 +17,14 @@ export interface StatusJob {
   error: string | null;
   /** false for a job the manifest no longer lists (kept because its result is still to collect). */
   inManifest?: boolean;
+  /**
+   * Why a `submitted` job is not simply running: the service finished it but its result was not
+   * collected, or it could not say how the job is (404, unreachable). `error` holds the reason.
+   */
+  issue?: CollectIssue | null;
 }
+
+export type CollectIssue = 'not_collected' | 'status_unknown';
 
 /** The run summary and `status`, read from the ledger by the caller. */
 export interface StatusSummary {
@@ -53,18 +60,32 @@ export function statusJson(summary: StatusSummary) {
       output: job.output,
       error: job.error,
       in_manifest: job.inManifest ?? true,
+      collect_issue: job.issue ?? null,
     })),
   };
 }
 
-/** Counts, money, then what needs a person: jobs in doubt, failures, jobs still running, results. */
+/** The submitted jobs by what the last look at them found: running, or left with an issue. */
+export function submittedGroups(jobs: readonly StatusJob[]): Record<CollectIssue | 'running', StatusJob[]> {
+  const groups: Record<CollectIssue | 'running', StatusJob[]> = { running: [], not_collected: [], status_unknown: [] };
+  for (const job of jobs) if (job.state === 'submitted') groups[job.issue ?? 'running'].push(job);
+  return groups;
+}
+
+/**
+ * Counts, money, then what needs a person: jobs in doubt, failures, paid results not collected,
+ * jobs whose status is unknown, jobs still running, results.
+ */
 export function formatStatusText(summary: StatusSummary, options: { color: boolean }): string {
   const { color } = options;
   const parts = [countsTable(summary, color), moneyLine(summary, color)];
   const inDoubt = summary.jobs.filter((job) => job.state === 'in_doubt');
   const failed = summary.jobs.filter((job) => job.state === 'failed');
+  const submitted = submittedGroups(summary.jobs);
   if (inDoubt.length > 0) parts.push(inDoubtSection(inDoubt, color));
   if (failed.length > 0) parts.push(failedSection(failed, color));
+  if (submitted.not_collected.length > 0) parts.push(notCollectedSection(submitted.not_collected, color));
+  if (submitted.status_unknown.length > 0) parts.push(statusUnknownSection(submitted.status_unknown, color));
   const notes = stateNotes(summary);
   if (notes.length > 0) parts.push(notes.join('\n'));
   parts.push(resultsLine(summary.jobs));
@@ -113,10 +134,62 @@ function failedSection(jobs: readonly StatusJob[], color: boolean): string {
   return `${title}\n${table}`;
 }
 
+const LISTED_PER_LINE = 3;
+
+/**
+ * What is true of the submitted jobs, one line per group, for a run's last words: still running
+ * at the service; done there but the result not collected; status unknown. Never "still
+ * running" for a job the service said was done or did not know.
+ */
+export function submittedLines(jobs: readonly StatusJob[]): string[] {
+  const groups = submittedGroups(jobs);
+  const lines: string[] = [];
+  if (groups.running.length > 0) lines.push(`${formatCount(groups.running.length)} job(s) still running at the service`);
+  if (groups.not_collected.length > 0) {
+    lines.push(`${formatCount(groups.not_collected.length)} job(s) done at the service (paid for) but the result not collected: ${listed(groups.not_collected)}`);
+  }
+  if (groups.status_unknown.length > 0) {
+    lines.push(`${formatCount(groups.status_unknown.length)} job(s) whose status is unknown: ${listed(groups.status_unknown)}`);
+  }
+  return lines;
+}
+
+function listed(jobs: readonly StatusJob[]): string {
+  const shown = jobs.slice(0, LISTED_PER_LINE).map((job) => `${job.id} (request ${job.requestId ?? '-'}): ${oneLine(job.error)}`);
+  const more = jobs.length - shown.length;
+  return more > 0 ? `${shown.join('; ')}; and ${formatCount(more)} more (mediabatch status lists them)` : shown.join('; ');
+}
+
+function notCollectedSection(jobs: readonly StatusJob[], color: boolean): string {
+  const title = paint(color, 'yellow', `Paid, result not collected: ${formatCount(jobs.length)} job(s)`);
+  const why =
+    'The service finished these jobs, but their results could not be saved. They stay submitted:\n' +
+    'every run tries to collect them again (nothing is sent or paid again).';
+  return `${title}\n${why}\n${requestTable(jobs, color)}`;
+}
+
+function statusUnknownSection(jobs: readonly StatusJob[], color: boolean): string {
+  const title = paint(color, 'yellow', `Status unknown: ${formatCount(jobs.length)} job(s)`);
+  const why =
+    'These requests were sent, and may be paid for, but the service could not say how they are.\n' +
+    'They stay submitted: every run asks again. Their request ids are the only handle on the results.';
+  return `${title}\n${why}\n${requestTable(jobs, color)}`;
+}
+
+function requestTable(jobs: readonly StatusJob[], color: boolean): string {
+  return renderTable({
+    headers: ['id', 'request id', 'reason'],
+    rows: jobs.map((job) => [job.id, job.requestId ?? '-', oneLine(job.error)]),
+    color,
+  });
+}
+
 function stateNotes(summary: StatusSummary): string[] {
   const { counts } = summary;
   const notes: string[] = [];
-  if (counts.submitted > 0) notes.push(`${formatCount(counts.submitted)} job(s) still running at the service: run again to collect them.`);
+  const left = submittedGroups(summary.jobs);
+  const running = counts.submitted - left.not_collected.length - left.status_unknown.length;
+  if (running > 0) notes.push(`${formatCount(running)} job(s) still running at the service: run again to collect them.`);
   const dropped = summary.jobs.filter((job) => job.inManifest === false).length;
   if (dropped > 0) {
     notes.push(`${formatCount(dropped)} job(s) here are no longer in the manifest: they were sent (and paid for) before it changed, and are collected all the same.`);

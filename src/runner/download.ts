@@ -1,11 +1,14 @@
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { ResultUrlError, ResultUrlExpiredError } from '../api/errors.js';
+import { ResultUrlExpiredError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
+import type { DownloadResult } from '../api/types.js';
 import { LocalIoError } from '../errors.js';
 import type { RunContext } from './context.js';
 import { pollStatus } from './follow.js';
 import type { FollowedJob } from './followed.js';
+import { placeResult } from './place-result.js';
+import { readHead, resultMismatch } from './result-check.js';
 import { describeError, FatalRunError } from './run-errors.js';
 
 const MAX_URL_REFRESHES = 3;
@@ -14,47 +17,50 @@ const KNOWN_EXTENSIONS = new Set(['mp3', 'wav', 'flac', 'ogg', 'opus', 'aac', 'm
 export type DownloadOutcome = 'done' | 'stopped' | 'unreachable';
 
 /**
- * Streams a finished job's result to `<out>/<id>.<ext>.part`, then renames it into place and
- * records size and sha256. The rename comes last so a file named `<id>.<ext>` is always
- * complete; an expired URL (403) is refreshed through the status endpoint.
+ * Streams a finished job's result to `<out>/<id>.<ext>.part`, checks its bytes, then moves it
+ * into place (never over a file mediabatch did not write) and records size and sha256. The move
+ * comes last so a result's name always holds a complete file; an expired URL (403) is
+ * refreshed through the status endpoint.
  */
 export async function downloadResult(
   ctx: RunContext,
   job: FollowedJob,
   requestId: string,
   firstUrl: string | undefined,
+  giveUpAtMs: number,
 ): Promise<DownloadOutcome> {
   let url = firstUrl;
   for (let refresh = 0; refresh <= MAX_URL_REFRESHES; refresh += 1) {
     if (url === undefined || url === '') {
-      const status = await pollStatus(ctx, job, requestId);
+      const status = await pollStatus(ctx, job, requestId, giveUpAtMs);
       if (status === 'stopped' || status === 'unreachable') return status;
       url = status.resultUrl;
       if (url === undefined || url === '') return leaveForLater(ctx, job, 'the service reported done without a result_url');
     }
     try {
-      if (await fetchIntoPlace(ctx, job, url)) return 'done';
-      return leaveForLater(ctx, job, 'the result file was empty');
+      const mismatch = await fetchIntoPlace(ctx, job, url);
+      if (mismatch === undefined) return 'done';
+      return leaveForLater(ctx, job, mismatch);
     } catch (error) {
       if (ctx.stop.aborted) return 'stopped';
       if (error instanceof ResultUrlExpiredError) {
         url = undefined;
         continue;
       }
-      if (error instanceof ResultUrlError) {
-        await ctx.writer.write('markFailedRemote', job.id, { reason: describeError(error), retryable: false, refunded: false });
-        ctx.emit({ kind: 'failed', id: job.id, reason: describeError(error) });
-        return 'unreachable';
-      }
       if (isDiskError(error)) throw new FatalRunError(diskError(ctx, error));
+      // Anything else, a refused URL included, leaves a paid result to collect, not a failed job:
+      // the service may fix its URLs, a later run may allow larger results.
       return leaveForLater(ctx, job, describeError(error));
     }
   }
   return leaveForLater(ctx, job, `the result URL expired ${MAX_URL_REFRESHES + 1} times in a row`);
 }
 
-/** Returns false, leaving nothing behind, when the result is empty. */
-async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): Promise<boolean> {
+/**
+ * Returns why the bytes are not a result of this job (an error page, an empty file), leaving
+ * nothing behind; undefined once the result is in place and recorded.
+ */
+async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): Promise<string | undefined> {
   const finalPath = outputPathFor(ctx.options.outDir, job, url);
   const partPath = `${finalPath}.part`;
   await mkdir(path.dirname(finalPath), { recursive: true });
@@ -68,14 +74,27 @@ async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): P
         ctx.emit({ kind: 'retry', what: `download of ${job.id}`, attempt, delayMs, reason: describeError(error) }),
     },
   );
-  if (result.bytes === 0) {
+  const mismatch = resultMismatch(job.type, await readHead(partPath), result.contentType);
+  if (mismatch !== undefined) {
     await rm(partPath, { force: true });
-    return false;
+    return mismatch;
   }
-  await rename(partPath, finalPath);
-  await ctx.writer.write('markDone', job.id, { path: finalPath, bytes: result.bytes, sha256: result.sha256 });
-  ctx.emit({ kind: 'done', id: job.id, path: finalPath, bytes: result.bytes });
-  return true;
+  await placeAndRecord(ctx, job, partPath, finalPath, result);
+  return undefined;
+}
+
+/** Moves the checked result to its name (or beside a file that is not ours) and marks the job done. */
+async function placeAndRecord(ctx: RunContext, job: FollowedJob, partPath: string, finalPath: string, result: DownloadResult): Promise<void> {
+  const earlier = ctx.ledger.getJob(job.id);
+  const placedPath = await placeResult(partPath, finalPath, result.sha256, { path: earlier?.resultPath ?? null, sha256: earlier?.resultSha256 ?? null });
+  if (placedPath !== finalPath) {
+    ctx.emit({
+      kind: 'warning',
+      message: `job "${job.id}": ${finalPath} was not written by mediabatch, so it is kept as it is; the result is saved as ${placedPath}`,
+    });
+  }
+  await ctx.writer.write('markDone', job.id, { path: placedPath, bytes: result.bytes, sha256: result.sha256 });
+  ctx.emit({ kind: 'done', id: job.id, path: placedPath, bytes: result.bytes });
 }
 
 /**
@@ -101,9 +120,10 @@ function extensionFor(job: FollowedJob, url: string): string {
   return KNOWN_EXTENSIONS.has(fromUrl) ? fromUrl : job.fallbackExtension;
 }
 
+/** The job stays `submitted` (paid, to be collected) with the reason; every later run tries again. */
 async function leaveForLater(ctx: RunContext, job: FollowedJob, reason: string): Promise<DownloadOutcome> {
-  await ctx.writer.write('recordEvent', job.id, 'download_failed', { error: reason });
-  ctx.emit({ kind: 'warning', message: `job "${job.id}": result not downloaded (${reason}); the next run tries again` });
+  await ctx.writer.write('noteUncollected', job.id, 'not_collected', reason);
+  ctx.emit({ kind: 'warning', message: `job "${job.id}": paid result not collected (${reason}); it stays submitted and the next run tries again` });
   return 'unreachable';
 }
 

@@ -50,6 +50,7 @@ export async function executePlan(
   await Promise.all(recordings);
   followers.close();
   await following;
+  await followers.drained();
   result.stoppedBySignal = control.userStop.aborted;
   return result;
 }

@@ -44,6 +44,23 @@ export class FollowQueue {
     await Promise.all(Array.from({ length: workers }, () => this.#work()));
   }
 
+  /**
+   * Resolves once no job is being asked about or collected. A fatal error in one worker ends
+   * `run` at once and stops new work, but a result another worker already has on disk must
+   * still be recorded before the run closes its ledger writer.
+   */
+  async drained(): Promise<void> {
+    while (this.#inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          this.#waiters.delete(wake);
+          resolve();
+        };
+        this.#waiters.add(wake);
+      });
+    }
+  }
+
   async #work(): Promise<void> {
     for (;;) {
       const item = await this.#next();

@@ -1,4 +1,4 @@
-import { AuthError, RateLimitError } from '../api/errors.js';
+import { AuthError, NotFoundError, RateLimitError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
 import type { RequestStatus } from '../api/types.js';
 import type { RunContext } from './context.js';
@@ -18,10 +18,10 @@ export async function pollOnce(
   requestId: string,
   giveUpAtMs: number,
 ): Promise<'again' | 'ended'> {
-  const status = await pollStatus(ctx, job, requestId);
+  const status = await pollStatus(ctx, job, requestId, giveUpAtMs);
   if (status === 'stopped' || status === 'unreachable') return 'ended';
   if (status.status === 'done') {
-    await downloadResult(ctx, job, requestId, status.resultUrl);
+    await downloadResult(ctx, job, requestId, status.resultUrl, giveUpAtMs);
     return 'ended';
   }
   if (status.status === 'error') {
@@ -29,44 +29,71 @@ export async function pollOnce(
     return 'ended';
   }
   if (Date.now() >= giveUpAtMs) {
+    // Seen running: whatever an earlier run noted about it (status unknown) is no longer true.
+    await ctx.writer.write('noteStillRunning', job.id);
     ctx.emit({ kind: 'still_running', id: job.id });
     return 'ended';
   }
   return 'again';
 }
 
-/** One status call through the shared pace; idempotent, so retried freely. */
+/**
+ * The job's status through the shared pace. A 429 pauses the whole status class for as long as
+ * the service asks (a daily limit: until its reset) and the call is made again once it is
+ * over, as a submit is requeued; only a job past its give-up time is left for the next run.
+ */
 export async function pollStatus(
   ctx: RunContext,
   job: FollowedJob,
   requestId: string,
+  giveUpAtMs: number,
 ): Promise<RequestStatus | 'stopped' | 'unreachable'> {
-  try {
-    return await withRetries(
-      async () => {
-        await ctx.pace.take('status', ctx.stop);
-        const answer = await ctx.client.requestStatus(requestId, { signal: ctx.stop });
-        ctx.pace.observe('status', answer.rateLimit);
-        return answer.value;
-      },
-      {
-        kind: 'idempotent',
-        ...ctx.options.retry,
-        signal: ctx.stop,
-        onRetry: (error, attempt, delayMs) => {
-          if (error instanceof RateLimitError) ctx.pace.rateLimited('status', error);
-          ctx.emit({ kind: 'retry', what: `status of ${job.id}`, attempt, delayMs, reason: describeError(error) });
-        },
-      },
-    );
-  } catch (error) {
-    if (ctx.stop.aborted) return 'stopped';
-    if (error instanceof AuthError) throw new FatalRunError(error);
-    // The request id is safe in the ledger; the next run asks again.
-    await ctx.writer.write('recordEvent', job.id, 'status_unreachable', { error: describeError(error) });
-    ctx.emit({ kind: 'warning', message: `job "${job.id}": could not read its status (${describeError(error)}); the next run asks again` });
-    return 'unreachable';
+  for (;;) {
+    try {
+      return await askStatus(ctx, job, requestId);
+    } catch (error) {
+      if (ctx.stop.aborted) return 'stopped';
+      if (error instanceof AuthError) throw new FatalRunError(error);
+      if (error instanceof NotFoundError) return leaveUnasked(ctx, job, `the service does not know request ${requestId} (404)`);
+      if (!(error instanceof RateLimitError)) return leaveUnasked(ctx, job, `could not read it: ${describeError(error)}`);
+      // The retry layer leaves waits longer than its own to the pace, which holds every worker.
+      ctx.pace.rateLimited('status', error);
+      if (Date.now() < giveUpAtMs) continue;
+      const untilIso = new Date(ctx.pace.pausedUntil('status')).toISOString();
+      return leaveUnasked(ctx, job, `status calls are paused until ${untilIso} (${describeError(error)})`);
+    }
   }
+}
+
+/** One status call, idempotent, so retried freely; short waits a 429 asks for are waited here. */
+async function askStatus(ctx: RunContext, job: FollowedJob, requestId: string): Promise<RequestStatus> {
+  return withRetries(
+    async () => {
+      await ctx.pace.take('status', ctx.stop);
+      const answer = await ctx.client.requestStatus(requestId, { signal: ctx.stop });
+      ctx.pace.observe('status', answer.rateLimit);
+      return answer.value;
+    },
+    {
+      kind: 'idempotent',
+      ...ctx.options.retry,
+      signal: ctx.stop,
+      onRetry: (error, attempt, delayMs) => {
+        if (error instanceof RateLimitError) ctx.pace.rateLimited('status', error);
+        ctx.emit({ kind: 'retry', what: `status of ${job.id}`, attempt, delayMs, reason: describeError(error) });
+      },
+    },
+  );
+}
+
+/**
+ * The job stays `submitted` with its status unknown and why. Even a 404 keeps it: its request id
+ * is the only handle on a result that may be paid for, and the next run asks again.
+ */
+async function leaveUnasked(ctx: RunContext, job: FollowedJob, reason: string): Promise<'unreachable'> {
+  await ctx.writer.write('noteUncollected', job.id, 'status_unknown', reason);
+  ctx.emit({ kind: 'warning', message: `job "${job.id}": status unknown (${reason}); it stays submitted and the next run asks again` });
+  return 'unreachable';
 }
 
 async function recordRemoteError(ctx: RunContext, job: FollowedJob, status: RequestStatus): Promise<void> {

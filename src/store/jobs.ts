@@ -1,4 +1,5 @@
 import type { JobType } from '../api/types.js';
+import type { CollectIssue } from './collect-notes.js';
 import type { StoreContext } from './context.js';
 import { toEventRow, toJobRow, type EventRow, type JobRow, type RawEvent, type RawJob } from './rows.js';
 import { JOB_STATES, type JobState } from './states.js';
@@ -58,6 +59,8 @@ export interface JobOutcome {
   /** Path of the downloaded result. */
   output: string | null;
   error: string | null;
+  /** Set on a `submitted` job an earlier look left uncollected; `error` says why. */
+  issue: CollectIssue | null;
 }
 
 export interface JobRecords {
@@ -111,9 +114,14 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     `SELECT id, type, state, request_id AS requestId, spent_usd AS spentUsd, json_extract(params_json, '$.format') AS format
      FROM jobs`,
   );
+  // The issue is the kind of the note that set last_error (collect-notes.ts); only the few
+  // submitted rows with an error look it up, through the events' index on job_id.
   const selectOutcomes = db.prepare<[], JobOutcome>(
     `SELECT id, type, json_extract(params_json, '$.model') AS model, price_source AS priceSource, state,
-       request_id AS requestId, price_usd AS priceUsd, result_path AS output, last_error AS error
+       request_id AS requestId, price_usd AS priceUsd, result_path AS output, last_error AS error,
+       CASE WHEN state = 'submitted' AND last_error IS NOT NULL THEN
+         (SELECT kind FROM events WHERE events.job_id = jobs.id AND kind IN ('not_collected', 'status_unknown') ORDER BY events.id DESC LIMIT 1)
+       END AS issue
      FROM jobs ORDER BY manifest_index, id`,
   );
   const selectEvents = db.prepare<[string], RawEvent>('SELECT * FROM events WHERE job_id = ? ORDER BY id');

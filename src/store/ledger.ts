@@ -1,4 +1,5 @@
 import { createCaches, type LedgerCaches } from './caches.js';
+import { createCollectNotes, type CollectNotes } from './collect-notes.js';
 import { createContext } from './context.js';
 import { watchFile, type FileWatch } from './file-watch.js';
 import { createJobRecords, type JobRecords } from './jobs.js';
@@ -18,7 +19,7 @@ export interface OpenLedgerOptions {
  * and the run lock. All methods are synchronous and each one is its own transaction.
  * Nothing here takes a token, so none can end up in the file.
  */
-export interface Ledger extends JobRecords, JobTransitions, LedgerCaches, RunLock, FileWatch {
+export interface Ledger extends JobRecords, JobTransitions, CollectNotes, LedgerCaches, RunLock, FileWatch {
   readonly path: string;
   readonly readonly: boolean;
   /**
@@ -51,6 +52,7 @@ export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledge
     readonly,
     ...createJobRecords(ctx),
     ...createTransitions(ctx),
+    ...createCollectNotes(ctx),
     ...createCaches(ctx),
     ...lock,
     ...watchFile(db, path),

@@ -12,6 +12,8 @@ export type WriteMethods = Pick<
   | 'markDone'
   | 'markFailedRemote'
   | 'markSkipped'
+  | 'noteUncollected'
+  | 'noteStillRunning'
   | 'recordEvent'
 >;
 export type WriteMethod = keyof WriteMethods;

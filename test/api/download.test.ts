@@ -4,7 +4,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ResultUrlError, ResultUrlExpiredError, ServerError } from '../../src/api/errors.js';
+import { redirectRefusal } from '../../src/api/download.js';
+import { NetworkError, ResultUrlError, ResultUrlExpiredError, ServerError } from '../../src/api/errors.js';
+import { LocalIoError } from '../../src/errors.js';
 import { startScriptedServer } from './scripted-server.js';
 import { rejectionOf, TOKEN, useCleanup, useScripted } from './setup.js';
 
@@ -44,7 +46,19 @@ describe('download', () => {
     expect(existsSync(join(dir, 'no'))).toBe(false);
   });
 
-  it('refuses a redirect to another origin without contacting it', async () => {
+  it.each([
+    ['http://127.0.0.1:8000/a.wav?sig=1', 'http://127.0.0.1:8000/b.wav', undefined],
+    ['https://api.example/r?sig=1', 'https://bucket.storage.example/r.wav?X-Amz-Signature=2', undefined],
+    ['http://127.0.0.1:8000/a.wav', 'https://cdn.example/a.wav', undefined],
+    ['https://cdn.example/a.wav', 'http://cdn.example/a.wav', 'redirected to plain http on another origin (http://cdn.example); only https redirects leave the origin'],
+    ['http://127.0.0.1:8000/a.wav', 'http://127.0.0.1:9000/a.wav', 'redirected to plain http on another origin (http://127.0.0.1:9000); only https redirects leave the origin'],
+    ['https://cdn.example/a.wav', 'ftp://cdn.example/a.wav', 'redirected to a ftp: URL; only http and https results are fetched'],
+    ['https://cdn.example/a.wav', 'file:///etc/passwd', 'redirected to a file: URL; only http and https results are fetched'],
+  ])('a redirect from %s to %s: %s', (from, to, refusal) => {
+    expect(redirectRefusal(new URL(from), new URL(to))).toBe(refusal);
+  });
+
+  it('refuses a redirect to plain http on another origin without contacting it', async () => {
     const elsewhere = await startScriptedServer([{ body: AUDIO }]);
     track(() => elsewhere.close());
     const { client, server } = await scripted([{ status: 302, headers: { location: `${elsewhere.url}/steal` } }]);
@@ -70,6 +84,27 @@ describe('download', () => {
     const error = await rejectionOf(client.download(`${server.url}/s`, dest, { maxBytes: 100 }));
     expect(error).toMatchObject({ name: 'ResultUrlError', reason: 'too-large' });
     expect(existsSync(dest)).toBe(false);
+  });
+
+  it('a body cut short by the server is a network failure (retried later), not a local write failure', async () => {
+    const { server, client } = await scripted([
+      { headers: { 'content-length': '10000' }, partialBody: 'x'.repeat(100), stallMs: 50, hangUp: true },
+    ]);
+    const dest = join(dir, 'cut.wav.part');
+    const error = await rejectionOf(client.download(`${server.url}/cut.wav?sig=1`, dest, { maxBytes: 1_000_000 }));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).not.toBeInstanceOf(LocalIoError);
+    expect((error as Error).message).not.toContain('cannot write');
+    expect((error as Error).message).not.toContain('sig=1');
+    expect(existsSync(dest)).toBe(false);
+  });
+
+  it('a file that cannot be written is a local failure naming the file', async () => {
+    const { server, client } = await scripted([{ body: AUDIO }]);
+    const dest = join(dir, 'no-such-folder', 'a.wav.part');
+    const error = await rejectionOf(client.download(`${server.url}/a.wav`, dest, { maxBytes: 1_000_000 }));
+    expect(error).toBeInstanceOf(LocalIoError);
+    expect((error as Error).message).toContain(`cannot write ${dest}`);
   });
 
   it.each(['file:///etc/passwd', 'ftp://example.com/a.mp3', 'javascript:alert(1)', 'not a url'])(

@@ -15,6 +15,8 @@ export interface Reply {
   /** Send the headers and this much of the body, then stall for `stallMs` before the rest. */
   partialBody?: string;
   stallMs?: number;
+  /** With `partialBody`: after the stall, close the connection instead of sending the rest. */
+  hangUp?: boolean;
   /** Read the whole request, then destroy the socket without answering. */
   reset?: boolean;
 }
@@ -85,6 +87,10 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
       response.writeHead(reply.status ?? 200, headers);
       response.write(reply.partialBody);
       await wait(reply.stallMs ?? 0);
+      if (reply.hangUp) {
+        response.socket?.destroy();
+        return;
+      }
       if (!response.destroyed) response.end(bytes);
       return;
     }

@@ -1,7 +1,7 @@
 import { parse } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jobsCsv } from '../../src/report/csv.js';
-import { formatStatusText, statusJson, type StatusSummary } from '../../src/report/status.js';
+import { formatStatusText, statusJson, submittedLines, type StatusSummary } from '../../src/report/status.js';
 
 const SUMMARY: StatusSummary = {
   counts: { pending: 1, submitting: 0, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0 },
@@ -63,7 +63,65 @@ describe('statusJson', () => {
       output: null,
       error: 'connection reset after the body was sent',
       in_manifest: true,
+      collect_issue: null,
     });
+  });
+});
+
+describe('submitted jobs a run could not collect', () => {
+  const left: StatusSummary = {
+    counts: { pending: 0, submitting: 0, submitted: 3, done: 0, failed: 0, in_doubt: 0, skipped: 0 },
+    spentUsd: 0.3,
+    budgetUsd: null,
+    jobs: [
+      { id: 'a', type: 'txt2audio', state: 'submitted', requestId: 'r-a', priceUsd: 0.1, output: null, error: null, issue: null },
+      { id: 'b', type: 'txt2audio', state: 'submitted', requestId: 'r-b', priceUsd: 0.1, output: null, error: 'result refused: over 110 MB', issue: 'not_collected' },
+      { id: 'c', type: 'txt2audio', state: 'submitted', requestId: 'r-c', priceUsd: 0.1, output: null, error: 'the service does not know request r-c (404)', issue: 'status_unknown' },
+    ],
+  };
+
+  it('are listed with their request ids and reasons, apart from jobs still running', () => {
+    expect(formatStatusText(left, { color: false })).toContain(`Paid, result not collected: 1 job(s)
+The service finished these jobs, but their results could not be saved. They stay submitted:
+every run tries to collect them again (nothing is sent or paid again).
+  id  request id  reason
+  b   r-b         result refused: over 110 MB
+
+Status unknown: 1 job(s)
+These requests were sent, and may be paid for, but the service could not say how they are.
+They stay submitted: every run asks again. Their request ids are the only handle on the results.
+  id  request id  reason
+  c   r-c         the service does not know request r-c (404)
+
+1 job(s) still running at the service: run again to collect them.`);
+    expect(submittedLines(left.jobs)).toEqual([
+      '1 job(s) still running at the service',
+      '1 job(s) done at the service (paid for) but the result not collected: b (request r-b): result refused: over 110 MB',
+      '1 job(s) whose status is unknown: c (request r-c): the service does not know request r-c (404)',
+    ]);
+    expect(statusJson(left).jobs.map((job) => [job.id, job.state, job.collect_issue])).toEqual([
+      ['a', 'submitted', null],
+      ['b', 'submitted', 'not_collected'],
+      ['c', 'submitted', 'status_unknown'],
+    ]);
+  });
+});
+
+describe('submittedLines', () => {
+  it('lists three jobs of a group and counts the rest', () => {
+    const jobs = [1, 2, 3, 4, 5].map((i) => ({
+      id: `j${i}`,
+      type: 'txt2audio',
+      state: 'submitted',
+      requestId: `r${i}`,
+      priceUsd: 0.1,
+      output: null,
+      error: 'cut short',
+      issue: 'not_collected' as const,
+    }));
+    expect(submittedLines(jobs)).toEqual([
+      '5 job(s) done at the service (paid for) but the result not collected: j1 (request r1): cut short; j2 (request r2): cut short; j3 (request r3): cut short; and 2 more (mediabatch status lists them)',
+    ]);
   });
 });
 

@@ -2,24 +2,25 @@ import { existsSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createServiceClient } from '../../src/api/client.js';
-import { loadManifest } from '../../src/manifest/load.js';
-import { createRunContext, DEFAULT_RETRY, SIMULATOR_POLL, type RunEvent } from '../../src/runner/context.js';
-import { Pace } from '../../src/runner/pace.js';
-import { runManifest } from '../../src/runner/run.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { openLedger } from '../../src/store/index.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
-import { speechManifest, startProxy, startScripted, type Reply, type Scripted } from './servers.js';
-import { builtThreadWriter } from '../helpers/writer.js';
+import { runInProcess } from '../helpers/in-process.js';
+import { speechManifest, startProxy, startScripted, TEST_CA_FILE, type Reply, type Scripted } from './servers.js';
 
 const TOKEN = 'mbtok-RESULTHOST-5be0c7d9a1';
 const FAST = { token: TOKEN, pendingMs: { txt2audio: 10, img2video: 10 }, processingMs: { txt2audio: 20, img2video: 20 } };
-const WAV = Buffer.concat([Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt ', 'latin1'), Buffer.alloc(64, 1)]);
+/** A WAV header and `bytes` of silence: what a speech result looks like, at any size. */
+const wav = (bytes = 64): Buffer => Buffer.concat([Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt ', 'latin1'), Buffer.alloc(bytes, 1)]);
+const WAV = wav();
 
 interface StatusDoc {
   counts: Record<string, number>;
-  jobs: { id: string; state: string; output: string | null; error: string | null }[];
+  jobs: { id: string; state: string; request_id: string | null; output: string | null; error: string | null; collect_issue: string | null }[];
+}
+
+async function statusOf(file: string): Promise<Map<string, StatusDoc['jobs'][number]>> {
+  const status = await runCli(['status', file, '--json']);
+  return new Map((JSON.parse(status.stdout) as StatusDoc).jobs.map((job) => [job.id, job]));
 }
 
 /** Every file under `dir`, relative, sorted. */
@@ -30,22 +31,29 @@ function tree(dir: string, prefix = ''): string[] {
 }
 
 /** A storage host: serves results, redirects, and oversized bodies; it records every request. */
-async function startResultHost(otherUrl: () => string): Promise<Scripted> {
+async function startResultHost(otherUrl: () => string, cdnUrl: () => string): Promise<Scripted> {
   const host: Scripted = await startScripted((req, res): Reply | undefined => {
     const route = req.url.split('?')[0];
     if (route === '/ok.wav') return { status: 200, headers: { 'content-type': 'audio/wav' }, body: WAV };
     if (route === '/redirect-port.wav') return { status: 302, headers: { location: `${otherUrl()}/stolen.wav?sig=1` }, body: '' };
     if (route === '/redirect-host.wav') return { status: 302, headers: { location: `http://localhost:${host.port}/ok.wav` }, body: '' };
+    if (route === '/redirect-cdn.wav') return { status: 302, headers: { location: `${cdnUrl()}/ok.wav?sig=cdn` }, body: '' };
+    if (route === '/redirect-ftp-hop.wav') return { status: 302, headers: { location: `ftp://127.0.0.1:${host.port}/ok.wav?sig=1` }, body: '' };
     if (route === '/big-declared.wav') {
-      return { status: 200, headers: { 'content-type': 'audio/wav', 'content-length': '5000' }, body: Buffer.alloc(5000, 7) };
+      return { status: 200, headers: { 'content-type': 'audio/wav', 'content-length': '5000' }, body: wav(5000 - 16) };
     }
     if (route === '/big-chunked.wav') {
       // No Content-Length: the limit must hold while streaming.
       res.writeHead(200, { 'content-type': 'audio/wav' });
+      res.write(wav(0));
       for (let i = 0; i < 10; i += 1) res.write(Buffer.alloc(500, i));
       res.end();
       return undefined;
     }
+    if (route === '/error-page.wav') {
+      return { status: 200, headers: { 'content-type': 'text/html' }, body: '<!DOCTYPE html><html><body><h1>Bandwidth exceeded</h1></body></html>' };
+    }
+    if (route === '/one-and-a-half-mb.wav') return { status: 200, headers: { 'content-type': 'audio/wav' }, body: wav(1.5 * 1024 * 1024) };
     return { status: 404, body: 'no' };
   });
   return host;
@@ -68,107 +76,169 @@ describe('result URLs the runner refuses', () => {
     await cleanup();
   });
 
-  async function hosts(urlFor: (text: string, host: Scripted, other: Scripted) => string): Promise<{ proxy: Scripted; host: Scripted; other: Scripted }> {
+  async function hosts(urlFor: (text: string, host: Scripted) => string): Promise<{ proxy: Scripted; host: Scripted; other: Scripted; cdn: Scripted }> {
     const other = await startScripted(() => ({ status: 200, headers: { 'content-type': 'audio/wav' }, body: WAV }));
-    const host = await startResultHost(() => other.url);
-    const proxy = await startProxy(sim.url, { resultUrl: (text) => urlFor(text, host, other) });
-    servers.push(other, host, proxy);
-    return { proxy, host, other };
+    const cdn = await startScripted(() => ({ status: 200, headers: { 'content-type': 'audio/wav' }, body: WAV }), { tls: true });
+    const host = await startResultHost(() => other.url, () => cdn.url);
+    const proxy = await startProxy(sim.url, { resultUrl: (text) => urlFor(text, host) });
+    servers.push(other, cdn, host, proxy);
+    return { proxy, host, other, cdn };
   }
 
-  it('file://, ftp:// and redirects to another port or host: failed with a reason, nothing written, no token sent', async () => {
-    const { proxy, host, other } = await hosts((text, h) => {
+  it('odd schemes and redirects to plain http elsewhere: left to collect with a reason, nothing written, no token sent; the next run collects', async () => {
+    let recovered = false;
+    const { proxy, host, other, cdn } = await hosts((text, h) => {
+      if (recovered || text === 'good') return `${h.url}/ok.wav?sig=abc`;
       if (text === 'file') return 'file:///etc/passwd';
       if (text === 'ftp') return `ftp://127.0.0.1:${h.port}/ok.wav`;
       if (text === 'data') return 'data:audio/wav;base64,UklGRg==';
-      if (text === 'port') return `${h.url}/redirect-port.wav?sig=abc`;
-      if (text === 'host') return `${h.url}/redirect-host.wav?sig=abc`;
-      return `${h.url}/ok.wav?sig=abc`;
+      return `${h.url}/redirect-${text}.wav?sig=abc`;
     });
     const file = path.join(dir, 'batch.yaml');
-    await writeFile(
-      file,
-      speechManifest(['good', 'file', 'ftp', 'data', 'port', 'host'].map((name) => ({ id: `job-${name}`, text: name }))),
-    );
-    const run = await runCli(['run', file, '--json', '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50'], { env: { MEDIABATCH_TOKEN: TOKEN } });
+    const names = ['good', 'file', 'ftp', 'data', 'port', 'host', 'cdn', 'ftp-hop'];
+    await writeFile(file, speechManifest(names.map((name) => ({ id: `job-${name}`, text: name }))));
+    const args = ['run', file, '--json', '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50'];
+    // The https hop's server has a certificate of the tests' own: the CLI trusts it like a real CA.
+    const env = { MEDIABATCH_TOKEN: TOKEN, NODE_EXTRA_CA_CERTS: TEST_CA_FILE };
+    const run = await runCli(args, { env });
     expect(run.code, run.stderr).toBe(1);
     expect(hasStackTrace(run.stderr)).toBe(false);
 
-    const status = await runCli(['status', file, '--json']);
-    const doc = JSON.parse(status.stdout) as StatusDoc;
-    const byId = new Map(doc.jobs.map((job) => [job.id, job]));
+    const byId = await statusOf(file);
     expect(byId.get('job-good')).toMatchObject({ state: 'done', output: path.join(dir, 'batch.out', 'job-good.wav') });
+    // Storage and CDN hops are normal for pre-signed URLs: another https origin is followed.
+    expect(byId.get('job-cdn')).toMatchObject({ state: 'done', output: path.join(dir, 'batch.out', 'job-cdn.wav') });
     const reasons: Record<string, RegExp> = {
       'job-file': /only http and https result URLs are fetched, got file:/,
       'job-ftp': /only http and https result URLs are fetched, got ftp:/,
       'job-data': /only http and https result URLs are fetched, got data:/,
-      'job-port': /redirected to another origin \(http:\/\/127\.0\.0\.1:\d+\); refusing to follow/,
-      'job-host': /redirected to another origin \(http:\/\/localhost:\d+\); refusing to follow/,
+      'job-port': /redirected to plain http on another origin \(http:\/\/127\.0\.0\.1:\d+\)/,
+      'job-host': /redirected to plain http on another origin \(http:\/\/localhost:\d+\)/,
+      'job-ftp-hop': /redirected to a ftp: URL; only http and https results are fetched/,
     };
     for (const [id, reason] of Object.entries(reasons)) {
       const job = byId.get(id);
-      expect(job?.state, id).toBe('failed');
+      // Paid for, its result not collected: it stays submitted, to be collected later.
+      expect(job?.state, id).toBe('submitted');
+      expect(job?.collect_issue, id).toBe('not_collected');
+      expect(job?.request_id, id).toMatch(/^[0-9a-f-]{36}$/);
       expect(job?.output, id).toBeNull();
       expect(job?.error, id).toMatch(reason);
       // The signature (query string) of a pre-signed URL is a credential: never recorded.
       expect(job?.error, id).not.toContain('sig=');
     }
-    // Only the good result was written; nothing left as .part, nothing beside the manifest.
-    expect(tree(dir).filter((f) => !/-(wal|shm)$/.test(f))).toEqual(['batch.mediabatch.db', 'batch.out/job-good.wav', 'batch.run.csv', 'batch.run.json', 'batch.yaml']);
-    // The result host never saw the token; the host redirected to was never contacted.
-    expect(host.received.map((r) => r.url.split('?')[0]).sort()).toEqual(['/ok.wav', '/redirect-host.wav', '/redirect-port.wav']);
-    for (const req of host.received) expect(req.headers.authorization).toBeUndefined();
+    const text = await runCli(['status', file]);
+    expect(text.stdout).toContain('Paid, result not collected: 6 job(s)');
+    for (const id of Object.keys(reasons)) expect(text.stdout).toContain(byId.get(id)?.request_id ?? '?');
+    expect(text.stdout).not.toContain('still running at the service');
+    // Only the collected results were written; nothing left as .part, nothing beside the manifest.
+    expect(tree(dir).filter((f) => !/-(wal|shm)$/.test(f))).toEqual([
+      'batch.mediabatch.db',
+      'batch.out/job-cdn.wav',
+      'batch.out/job-good.wav',
+      'batch.run.csv',
+      'batch.run.json',
+      'batch.yaml',
+    ]);
+    // No result host saw the token; the plain-http host redirected to was never contacted.
+    expect(host.received.map((r) => r.url.split('?')[0]).sort()).toEqual([
+      '/ok.wav',
+      '/redirect-cdn.wav',
+      '/redirect-ftp-hop.wav',
+      '/redirect-host.wav',
+      '/redirect-port.wav',
+    ]);
+    expect(cdn.received.map((r) => r.url)).toEqual(['/ok.wav?sig=cdn']);
+    for (const req of [...host.received, ...cdn.received]) expect(req.headers.authorization).toBeUndefined();
     expect(other.received).toEqual([]);
     expect(proxy.received.every((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+
+    // The service mends its URLs: the next run collects every paid result, sending nothing again.
+    recovered = true;
+    const again = await runCli(args, { env });
+    expect(again.code, again.stderr).toBe(0);
+    for (const job of (await statusOf(file)).values()) expect(job, job.id).toMatchObject({ state: 'done', error: null, collect_issue: null });
+    expect(sim.stats.accepted).toHaveLength(names.length);
   });
 
-  it('a result over the size limit (declared, or only found while streaming) is refused and leaves no file', async () => {
+  it('a result over the size limit (declared, or only found while streaming) is left to collect, and a later run with a higher limit collects it', async () => {
     const { proxy, host } = await hosts((text, h) => `${h.url}/${text}.wav?sig=abc`);
     const file = path.join(dir, 'big.yaml');
     await writeFile(file, speechManifest(['ok', 'big-declared', 'big-chunked'].map((name) => ({ id: name, text: name }))));
     const outDir = path.join(dir, 'big.out');
-    const ledger = openLedger(path.join(dir, 'big.mediabatch.db'));
-    const client = createServiceClient({ baseUrl: proxy.url, token: TOKEN });
-    const writer = builtThreadWriter(ledger.path);
-    const halt = new AbortController();
-    const events: RunEvent[] = [];
-    try {
-      const ctx = createRunContext({
-        client,
-        ledger,
-        writer,
-        pace: new Pace({}),
-        options: {
-          concurrency: 4,
-          budgetUsd: null,
-          noWait: false,
-          resubmitInDoubt: false,
-          outDir,
-          poll: SIMULATOR_POLL,
-          retry: { ...DEFAULT_RETRY, minDelayMs: 10, maxDelayMs: 50 },
-          // Small enough for a test; the CLI's is 110 MB.
-          maxResultBytes: 1000,
-        },
-        stop: halt.signal,
-        emit: (event) => events.push(event),
-      });
-      await runManifest({ manifest: await loadManifest(file), ctx, baseUrl: proxy.url, partial: false, userStop: halt.signal, halt });
-    } finally {
-      await client.close();
-      await writer.close();
-      ledger.close();
-    }
-    const status = await runCli(['status', file, '--json']);
-    const doc = JSON.parse(status.stdout) as StatusDoc;
-    const byId = new Map(doc.jobs.map((job) => [job.id, job]));
+    // Small enough for a test; the CLI's default is 110 MB (--max-result-mb).
+    const events = await runInProcess({
+      manifest: file,
+      ledgerPath: path.join(dir, 'big.mediabatch.db'),
+      outDir,
+      baseUrl: proxy.url,
+      token: TOKEN,
+      options: { maxResultBytes: 1000 },
+    });
+    const byId = await statusOf(file);
     expect(byId.get('ok')?.state).toBe('done');
-    expect(byId.get('big-declared')).toMatchObject({ state: 'failed', output: null });
-    expect(byId.get('big-declared')?.error).toMatch(/larger than the limit of 1000 bytes \(Content-Length 5000\)/);
-    expect(byId.get('big-chunked')).toMatchObject({ state: 'failed', output: null });
+    expect(byId.get('big-declared')).toMatchObject({ state: 'submitted', collect_issue: 'not_collected', output: null });
+    expect(byId.get('big-declared')?.error).toMatch(/larger than the limit of 1000 bytes \(Content-Length 5000\); if that size is expected, run again with a higher --max-result-mb/);
+    expect(byId.get('big-chunked')).toMatchObject({ state: 'submitted', collect_issue: 'not_collected', output: null });
     expect(byId.get('big-chunked')?.error).toMatch(/larger than the limit of 1000 bytes \(more than \d+ bytes sent\)/);
-    expect(events.filter((e) => e.kind === 'failed').map((e) => (e as { id: string }).id).sort()).toEqual(['big-chunked', 'big-declared']);
+    const warnings = events.flatMap((e) => (e.kind === 'warning' ? [e.message] : []));
+    expect(warnings.filter((m) => m.includes('paid result not collected'))).toHaveLength(2);
+    expect(events.filter((e) => e.kind === 'failed')).toEqual([]);
     expect(tree(outDir)).toEqual(['ok.wav']);
     expect(existsSync(path.join(outDir, 'big-chunked.wav.part'))).toBe(false);
     for (const req of host.received) expect(req.headers.authorization).toBeUndefined();
+
+    // The CLI's limit is far above 5000 bytes: the next run collects both, sending nothing again.
+    const again = await runCli(['run', file, '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50'], { env: { MEDIABATCH_TOKEN: TOKEN } });
+    expect(again.code, again.stderr).toBe(0);
+    expect(tree(outDir)).toEqual(['big-chunked.wav', 'big-declared.wav', 'ok.wav']);
+    expect(sim.stats.accepted).toHaveLength(3);
+  });
+
+  it('an HTML page served with 200 is not a result: nothing is saved, the job stays submitted, the next run collects it', async () => {
+    let recovered = false;
+    const { proxy } = await hosts((text, h) => `${h.url}/${recovered ? 'ok' : text}.wav?sig=abc`);
+    const file = path.join(dir, 'page.yaml');
+    await writeFile(file, speechManifest([{ id: 'intro', text: 'error-page' }, { id: 'outro', text: 'ok' }]));
+    const args = ['run', file, '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50'];
+    const run = await runCli(args, { env: { MEDIABATCH_TOKEN: TOKEN } });
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain('warning: job "intro": paid result not collected (the result is not audio: its bytes are an HTML page, Content-Type text/html)');
+    expect((await statusOf(file)).get('intro')).toMatchObject({
+      state: 'submitted',
+      collect_issue: 'not_collected',
+      output: null,
+      error: 'the result is not audio: its bytes are an HTML page, Content-Type text/html',
+    });
+    expect(tree(path.join(dir, 'page.out'))).toEqual(['outro.wav']);
+
+    recovered = true;
+    const again = await runCli(args, { env: { MEDIABATCH_TOKEN: TOKEN } });
+    expect(again.code, again.stderr).toBe(0);
+    expect((await statusOf(file)).get('intro')).toMatchObject({ state: 'done', output: path.join(dir, 'page.out', 'intro.wav') });
+    expect(tree(path.join(dir, 'page.out'))).toEqual(['intro.wav', 'outro.wav']);
+    expect(sim.stats.accepted).toHaveLength(2);
+  });
+
+  it('--max-result-mb sets the limit: checked, named in the refusal, and raised on the next run', async () => {
+    const { proxy } = await hosts((text, h) => `${h.url}/${text}.wav?sig=abc`);
+    const file = path.join(dir, 'large.yaml');
+    await writeFile(file, speechManifest([{ id: 'long-take', text: 'one-and-a-half-mb' }]));
+    const run = (mb: string) =>
+      runCli(['run', file, '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50', '--max-result-mb', mb], { env: { MEDIABATCH_TOKEN: TOKEN } });
+
+    const bad = await run('0');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe('mediabatch: --max-result-mb: expected a whole number of megabytes from 1 to 10240, got 0');
+
+    const small = await run('1');
+    expect(small.code, small.stderr).toBe(1);
+    expect(small.stderr).toMatch(/larger than the limit of 1 MB \(more than \d+ bytes sent\); if that size is expected, run again with a higher --max-result-mb/);
+    expect((await statusOf(file)).get('long-take')).toMatchObject({ state: 'submitted', collect_issue: 'not_collected' });
+
+    const larger = await run('2');
+    expect(larger.code, larger.stderr).toBe(0);
+    expect((await statusOf(file)).get('long-take')).toMatchObject({ state: 'done', error: null });
+    expect(sim.stats.accepted).toHaveLength(1);
   });
 });

@@ -1,5 +1,16 @@
-import { request as httpRequest, createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { request as httpRequest, createServer, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { ROOT } from '../helpers/cli.js';
+
+/**
+ * A self-signed certificate for localhost and 127.0.0.1 (valid until 2126), made for these tests
+ * with openssl. A CLI child process trusts it through NODE_EXTRA_CA_CERTS=TEST_CA_FILE.
+ */
+export const TEST_CA_FILE = path.join(ROOT, 'test/fixtures/tls/localhost.crt');
+const TEST_KEY_FILE = path.join(ROOT, 'test/fixtures/tls/localhost.key');
 
 /** One request a scripted server received: enough to prove what was (not) sent to it. */
 export interface Received {
@@ -33,12 +44,16 @@ function send(res: ServerResponse, reply: Reply): void {
   res.end(reply.body);
 }
 
-/** A node:http server on 127.0.0.1:0 answering with `handle`; every request is recorded. */
+/**
+ * A node:http server on 127.0.0.1:0 answering with `handle`; every request is recorded. With
+ * `tls`, an https server with the test certificate.
+ */
 export async function startScripted(
   handle: (req: Received, res: ServerResponse) => Promise<Reply | undefined> | Reply | undefined,
+  options: { tls?: boolean } = {},
 ): Promise<Scripted> {
   const received: Received[] = [];
-  const server: Server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     void (async () => {
       const entry: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: await readBody(req) };
       received.push(entry);
@@ -48,12 +63,15 @@ export async function startScripted(
       if (!res.headersSent) send(res, { status: 599, body: String(error) });
       else res.destroy();
     });
-  });
+  };
+  const server: Server = options.tls
+    ? createHttpsServer({ key: readFileSync(TEST_KEY_FILE), cert: readFileSync(TEST_CA_FILE) }, listener)
+    : createServer(listener);
   server.keepAliveTimeout = 100;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     received,
     close: () =>

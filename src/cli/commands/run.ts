@@ -4,7 +4,7 @@ import { ConfigError, ExitCode, UsageError } from '../../errors.js';
 import { createRunContext, DEFAULT_RETRY, pollEvery, SERVICE_POLL, SIMULATOR_POLL, type RunContext, type RunEvent } from '../../runner/context.js';
 import type { RunPlan } from '../../runner/plan.js';
 import { runManifest, type RunOutcome } from '../../runner/run.js';
-import { formatStatusText, statusJson } from '../../report/status.js';
+import { formatStatusText, statusJson, submittedLines, type StatusSummary } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
 import { manifestPaths, withSharedOptions, type ManifestPaths, type SharedArgs } from '../options.js';
 import { ensureWritableFolder, logLine, useColor, writeJson, writeStdout } from '../output.js';
@@ -22,10 +22,13 @@ interface RunArgs extends SharedArgs, PlanArgs {
   'resubmit-in-doubt': boolean;
   partial: boolean;
   'poll-ms'?: number | undefined;
+  'max-result-mb': number;
 }
 
-/** API.md: outputs are at most 100 MB; a little slack for container overhead. */
-const MAX_RESULT_BYTES = 110 * 1024 * 1024;
+/** The service's outputs are at most 100 MB; the default leaves a little slack for container overhead. */
+const DEFAULT_MAX_RESULT_MB = 110;
+const MAX_RESULT_MB_CEILING = 10_240;
+const MIB = 1024 * 1024;
 
 export function runCommand(result: CommandResult): CommandModule<object, RunArgs> {
   return {
@@ -42,6 +45,11 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
         .option('poll-ms', {
           type: 'number',
           describe: "first status poll after MS for every type, backing off to 6×MS (default: the service's pace, 1.5 s audio, 5 s video)",
+        })
+        .option('max-result-mb', {
+          type: 'number',
+          default: DEFAULT_MAX_RESULT_MB,
+          describe: 'refuse (and collect on a later run) results larger than this many megabytes',
         }),
     handler: async (args) => {
       if (!Number.isInteger(args.concurrency) || args.concurrency < 1 || args.concurrency > 64) {
@@ -50,6 +58,10 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
       const pollMs = args['poll-ms'];
       if (pollMs !== undefined && (!Number.isInteger(pollMs) || pollMs < 10 || pollMs > 600_000)) {
         throw new UsageError(`--poll-ms: expected a whole number of milliseconds from 10 to 600000, got ${pollMs}`);
+      }
+      const maxResultMb = args['max-result-mb'];
+      if (!Number.isInteger(maxResultMb) || maxResultMb < 1 || maxResultMb > MAX_RESULT_MB_CEILING) {
+        throw new UsageError(`--max-result-mb: expected a whole number of megabytes from 1 to ${MAX_RESULT_MB_CEILING}, got ${maxResultMb}`);
       }
       const paths = manifestPaths(args.manifest, args.db, args.out);
       if (!existsSync(paths.db)) refuseLostLedger(paths);
@@ -104,7 +116,7 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
       outDir: session.paths.out,
       poll: pollScheduleFor(args),
       retry: DEFAULT_RETRY,
-      maxResultBytes: MAX_RESULT_BYTES,
+      maxResultBytes: args['max-result-mb'] * MIB,
     },
     stop,
     emit,
@@ -140,7 +152,7 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
     logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: mediabatch run ${args.manifest}`);
     return ExitCode.interrupted;
   }
-  return finish(outcome, summary.counts, args);
+  return finish(outcome, summary, args);
 }
 
 /**
@@ -199,7 +211,8 @@ function pollScheduleFor(args: RunArgs): RunContext['options']['poll'] {
   return args.sim ? SIMULATOR_POLL : SERVICE_POLL;
 }
 
-function finish(outcome: RunOutcome, counts: Record<string, number>, args: RunArgs): number {
+function finish(outcome: RunOutcome, summary: StatusSummary, args: RunArgs): number {
+  const counts: Record<string, number> = summary.counts;
   const { execute } = outcome;
   if (execute.fatal !== undefined) throw execute.fatal;
   const again = `run the same command again to resume: mediabatch run ${args.manifest}`;
@@ -213,6 +226,8 @@ function finish(outcome: RunOutcome, counts: Record<string, number>, args: RunAr
   }
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   if ((counts['done'] ?? 0) === total) return ExitCode.ok;
-  if ((counts['submitted'] ?? 0) > 0) logLine(`some jobs are still running at the service; ${again} to collect them`);
+  // Paid for, and still to collect: every later run follows them, from the ledger alone.
+  const collect = `run the same command again to collect them: mediabatch run ${args.manifest}`;
+  for (const line of submittedLines(summary.jobs)) logLine(`${line}. ${collect}`);
   return ExitCode.incomplete;
 }

@@ -1,0 +1,65 @@
+/**
+ * What a file is by its first bytes, never by its name or a server's word: one table for the
+ * whole tool. The manifest checks input images with it and the runner checks results. It
+ * imports nothing, so any layer may use it.
+ */
+
+export type ImageMime = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/bmp' | 'image/webp';
+export type MediaKind = 'image' | 'audio' | 'video';
+
+export interface MediaSignature {
+  /** e.g. 'WAV', 'MP4/MOV/M4A' — for messages. */
+  name: string;
+  mime: string;
+  /** What a file of this format can hold: an MP4 box carries audio or video, a GIF an image or a clip. */
+  kinds: readonly MediaKind[];
+}
+
+/** Enough of a file's start for every signature below. */
+export const SNIFF_BYTES = 64;
+
+const ascii = (b: Buffer, from: number, to: number): string => b.subarray(from, to).toString('latin1');
+
+const SIGNATURES: readonly (MediaSignature & { test: (b: Buffer) => boolean })[] = [
+  { name: 'JPEG', mime: 'image/jpeg', kinds: ['image'], test: (b) => b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
+  { name: 'PNG', mime: 'image/png', kinds: ['image'], test: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
+  { name: 'GIF', mime: 'image/gif', kinds: ['image', 'video'], test: (b) => ['GIF87a', 'GIF89a'].includes(ascii(b, 0, 6)) },
+  { name: 'BMP', mime: 'image/bmp', kinds: ['image'], test: (b) => b.length >= 26 && ascii(b, 0, 2) === 'BM' },
+  { name: 'WebP', mime: 'image/webp', kinds: ['image'], test: (b) => ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP' },
+  { name: 'WAV', mime: 'audio/wav', kinds: ['audio'], test: (b) => ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WAVE' },
+  { name: 'MP3', mime: 'audio/mpeg', kinds: ['audio'], test: (b) => ascii(b, 0, 3) === 'ID3' },
+  // An MPEG audio frame (MP3 without a tag) or an ADTS AAC frame: eleven set bits of frame sync.
+  { name: 'MPEG audio', mime: 'audio/mpeg', kinds: ['audio'], test: (b) => b.length >= 2 && b[0] === 0xff && (b[1]! & 0xe0) === 0xe0 },
+  { name: 'FLAC', mime: 'audio/flac', kinds: ['audio'], test: (b) => ascii(b, 0, 4) === 'fLaC' },
+  { name: 'Ogg', mime: 'audio/ogg', kinds: ['audio', 'video'], test: (b) => ascii(b, 0, 4) === 'OggS' },
+  // ISO base media (MP4, MOV, M4A): the first box is `ftyp`, its type at offset 4.
+  { name: 'MP4/MOV/M4A', mime: 'video/mp4', kinds: ['audio', 'video'], test: (b) => ascii(b, 4, 8) === 'ftyp' },
+  { name: 'WebM/Matroska', mime: 'video/webm', kinds: ['audio', 'video'], test: (b) => b.subarray(0, 4).equals(Buffer.from([0x1a, 0x45, 0xdf, 0xa3])) },
+];
+
+/** The format `head` (a file's first bytes) starts with, if it is one of the known media. */
+export function sniffMedia(head: Buffer): MediaSignature | undefined {
+  const found = SIGNATURES.find((entry) => entry.test(head));
+  return found === undefined ? undefined : { name: found.name, mime: found.mime, kinds: found.kinds };
+}
+
+/** The image type by its first bytes, never by its name. */
+export function sniffImageType(bytes: Buffer): ImageMime | undefined {
+  const found = sniffMedia(bytes);
+  return found?.kinds.includes('image') ? (found.mime as ImageMime) : undefined;
+}
+
+/**
+ * What bytes that are not media look like, for a message: servers and gateways answer errors
+ * with pages and documents, sometimes under a 200. Undefined: binary of no known kind.
+ */
+export function describeNonMedia(head: Buffer): string | undefined {
+  if (head.length === 0) return 'an empty file';
+  const text = head.toString('latin1').replace(/^\uFEFF|^\xEF\xBB\xBF/, '').trimStart().toLowerCase();
+  if (text.startsWith('<!doctype html') || text.startsWith('<html')) return 'an HTML page';
+  if (text.startsWith('<')) return 'an XML or HTML document';
+  if (text.startsWith('{') || text.startsWith('[')) return 'a JSON document';
+  // Printable text (tabs and line breaks allowed) is an error message, not a recording.
+  if (/^[\x09\x0a\x0d\x20-\x7e]*$/.test(head.toString('latin1'))) return 'plain text';
+  return undefined;
+}

@@ -1,0 +1,57 @@
+import { createServiceClient } from '../../src/api/client.js';
+import { loadManifest } from '../../src/manifest/load.js';
+import { createRunContext, DEFAULT_RETRY, SIMULATOR_POLL, type RunContext, type RunEvent } from '../../src/runner/context.js';
+import { Pace } from '../../src/runner/pace.js';
+import { runManifest } from '../../src/runner/run.js';
+import { openLedger } from '../../src/store/index.js';
+import { builtThreadWriter } from './writer.js';
+
+export interface InProcessRun {
+  manifest: string;
+  ledgerPath: string;
+  outDir: string;
+  baseUrl: string;
+  token: string;
+  pace?: Pace;
+  options?: Partial<RunContext['options']>;
+}
+
+/**
+ * `run` without the CLI, for settings the CLI does not offer (a tiny retry wait, a size limit
+ * in bytes): the real client, ledger, writer thread and runner. Returns the events it emitted.
+ */
+export async function runInProcess(input: InProcessRun): Promise<RunEvent[]> {
+  const ledger = openLedger(input.ledgerPath);
+  const client = createServiceClient({ baseUrl: input.baseUrl, token: input.token });
+  const writer = builtThreadWriter(ledger.path);
+  const halt = new AbortController();
+  const events: RunEvent[] = [];
+  try {
+    const ctx = createRunContext({
+      client,
+      ledger,
+      writer,
+      pace: input.pace ?? new Pace({}),
+      options: {
+        concurrency: 4,
+        budgetUsd: null,
+        noWait: false,
+        resubmitInDoubt: false,
+        outDir: input.outDir,
+        poll: SIMULATOR_POLL,
+        retry: { ...DEFAULT_RETRY, minDelayMs: 10, maxDelayMs: 50 },
+        maxResultBytes: 1e7,
+        ...input.options,
+      },
+      stop: halt.signal,
+      emit: (event) => events.push(event),
+    });
+    const manifest = await loadManifest(input.manifest);
+    await runManifest({ manifest, ctx, baseUrl: input.baseUrl, partial: false, userStop: halt.signal, halt });
+  } finally {
+    await client.close();
+    await writer.close();
+    ledger.close();
+  }
+  return events;
+}
