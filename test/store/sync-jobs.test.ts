@@ -44,10 +44,10 @@ describe('syncJobs and setPrices', () => {
     ledger.syncJobs([spec('idle', 0), spec('done', 1), spec('refused', 2), spec('sent', 3)]);
 
     expect(ledger.jobOutcomes()).toEqual([
-      { id: 'idle', type: 'txt2audio', state: 'pending', requestId: null, priceUsd: 2, output: null, error: null, issue: null },
-      { id: 'done', type: 'txt2audio', state: 'done', requestId: 'req-d', priceUsd: 1, output: '/out/done.mp3', error: null, issue: null },
-      { id: 'refused', type: 'txt2audio', state: 'failed', requestId: null, priceUsd: 0.25, output: null, error: 'no such voice', issue: null },
-      { id: 'sent', type: 'txt2audio', state: 'submitted', requestId: 'req-s', priceUsd: 0.5, output: null, error: null, issue: null },
+      { id: 'idle', type: 'txt2audio', model: null, priceSource: 'quoted', state: 'pending', requestId: null, priceUsd: 2, output: null, error: null, issue: null },
+      { id: 'done', type: 'txt2audio', model: null, priceSource: 'quoted', state: 'done', requestId: 'req-d', priceUsd: 1, output: '/out/done.mp3', error: null, issue: null },
+      { id: 'refused', type: 'txt2audio', model: null, priceSource: 'quoted', state: 'failed', requestId: null, priceUsd: 0.25, output: null, error: 'no such voice', issue: null },
+      { id: 'sent', type: 'txt2audio', model: null, priceSource: 'quoted', state: 'submitted', requestId: 'req-s', priceUsd: 0.5, output: null, error: null, issue: null },
     ]);
   });
 
