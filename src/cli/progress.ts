@@ -1,6 +1,7 @@
 import type { createLogUpdate } from 'log-update';
 import type { RunEvent } from '../runner/context.js';
 import { formatUsd } from '../report/money.js';
+import { logLine } from './output.js';
 
 export interface ProgressSnapshot {
   counts: Record<string, number>;
@@ -41,13 +42,13 @@ export function startProgress(options: {
   const live = options.live?.(process.stderr);
   const render = (): string => progressLine(options.snapshot(), options.total, startedMs, endedAtStart);
   const timer = setInterval(
-    () => (live ? live(render()) : process.stderr.write(`${render()}\n`)),
+    () => (live ? live(render()) : logLine(render())),
     options.intervalMs ?? (live ? 200 : 10_000),
   );
   timer.unref();
   const print = (line: string): void => {
     live?.clear();
-    process.stderr.write(`${line}\n`);
+    logLine(line);
     live?.(render());
   };
   return {
@@ -61,7 +62,7 @@ export function startProgress(options: {
         live(render());
         live.done();
       } else {
-        process.stderr.write(`${render()}\n`);
+        logLine(render());
       }
     },
   };

@@ -3,6 +3,8 @@
  * in flight (requests already sent are allowed to answer, so none becomes in doubt); the
  * second forces the exit at once. Everything committed to the ledger survives either way.
  */
+import { logLine } from './output.js';
+
 export interface StopControl {
   signal: AbortSignal;
   dispose(): void;
@@ -13,7 +15,7 @@ export interface StopControl {
  * no generation request can be in flight then (a run sends none before its handlers are in).
  */
 const exitNow = (name: NodeJS.Signals): void => {
-  process.stderr.write(`${name}: stopped.\n`);
+  logLine(`${name}: stopped.`);
   process.exit(130);
 };
 
