@@ -1,9 +1,20 @@
 /**
- * Ctrl-C and SIGTERM: the first asks the run to stop starting new work and to record what is
- * in flight (requests already sent are allowed to answer, so none becomes in doubt); the
- * second forces the exit at once. Everything committed to the ledger survives either way.
+ * Ctrl-C, SIGTERM and SIGHUP (the terminal or ssh session closed): the first asks the run to
+ * stop starting new work and to record what is in flight (requests already sent are allowed to
+ * answer, so none becomes in doubt); the second forces the exit at once. Everything committed
+ * to the ledger survives either way.
  */
 import { logLine } from './output.js';
+
+/** SIGHUP is a stop like the others: by default it would end the process with requests in flight. */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+function onStopSignals(handler: (name: NodeJS.Signals) => void): () => void {
+  for (const name of STOP_SIGNALS) process.on(name, handler);
+  return () => {
+    for (const name of STOP_SIGNALS) process.off(name, handler);
+  };
+}
 
 export interface StopControl {
   signal: AbortSignal;
@@ -11,7 +22,7 @@ export interface StopControl {
 }
 
 /**
- * Until a command handles signals itself, the first Ctrl-C or SIGTERM exits at once with 130:
+ * Until a command handles signals itself, the first stop signal exits at once with 130:
  * no generation request can be in flight then (a run sends none before its handlers are in).
  */
 const exitNow = (name: NodeJS.Signals): void => {
@@ -20,13 +31,11 @@ const exitNow = (name: NodeJS.Signals): void => {
 };
 
 export function exitOnSignalUntilHandled(): void {
-  process.on('SIGINT', exitNow);
-  process.on('SIGTERM', exitNow);
+  onStopSignals(exitNow);
 }
 
 function suspendExitNow(): () => void {
-  process.off('SIGINT', exitNow);
-  process.off('SIGTERM', exitNow);
+  for (const name of STOP_SIGNALS) process.off(name, exitNow);
   return exitOnSignalUntilHandled;
 }
 
@@ -34,14 +43,11 @@ function suspendExitNow(): () => void {
 export function nextStopSignal(): Promise<NodeJS.Signals> {
   const restore = suspendExitNow();
   return new Promise((resolve) => {
-    const onSignal = (name: NodeJS.Signals): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+    const off = onStopSignals((name) => {
+      off();
       restore();
       resolve(name);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    });
   });
 }
 
@@ -56,13 +62,11 @@ export function installStopHandlers(log: (line: string) => void): StopControl {
     log(`${name}: stopping. Requests in flight are finishing and being recorded (press Ctrl-C again to force).`);
     controller.abort(new Error(`stopped by ${name}`));
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const off = onStopSignals(onSignal);
   return {
     signal: controller.signal,
     dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      off();
       restore();
     },
   };
