@@ -1,4 +1,5 @@
 import type { createLogUpdate } from 'log-update';
+import { escapeControlChars } from '../control-chars.js';
 import type { RunEvent } from '../runner/context.js';
 import { formatUsd } from '../report/money.js';
 import { logLine } from './output.js';
@@ -83,7 +84,13 @@ export function progressLine(snap: ProgressSnapshot, total: number, startedMs: n
   );
 }
 
+/** A reason may be the service's text, or a ledger's from an older mediabatch: escaped for the terminal. */
 export function describeEvent(event: RunEvent): string | undefined {
+  const line = eventLine(event);
+  return line === undefined ? undefined : escapeControlChars(line);
+}
+
+function eventLine(event: RunEvent): string | undefined {
   switch (event.kind) {
     case 'failed':
       return `failed   ${event.id}: ${event.reason}`;

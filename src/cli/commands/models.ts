@@ -1,5 +1,6 @@
 import type { CommandModule } from 'yargs';
 import type { JobType, Model } from '../../api/types.js';
+import { escapeControlChars } from '../../control-chars.js';
 import type { CommandResult } from '../main.js';
 import { withSharedOptions, type SharedArgs } from '../options.js';
 import { writeJson, writeStdout } from '../output.js';
@@ -45,7 +46,8 @@ export function formatModels(models: readonly Model[]): string {
       const voices = lang.voices.map((v) => v.slug).join(', ');
       lines.push(`  ${lang.slug}${lang.name !== lang.slug ? ` (${lang.name})` : ''}: ${voices || '(no voices listed)'}`);
     }
-    return lines.join('\n');
+    // Each line is made of the service's names: escaped before they reach the terminal.
+    return lines.map(escapeControlChars).join('\n');
   });
   return `${blocks.join('\n\n')}\n\n${models.length} model(s).`;
 }
