@@ -51,23 +51,62 @@ export function nextStopSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-export function installStopHandlers(log: (line: string) => void): StopControl {
+/** What a stop waits for: submits in flight, each answered within `answerWithinMs` at most. */
+export interface InFlightWait {
+  count: () => number;
+  answerWithinMs: number;
+  /** Why that bound, e.g. "the request timeout". */
+  bound: string;
+}
+
+/** While a stop waits for answers, a short reminder at this interval: silence reads as a hang. */
+const REMINDER_MS = 10_000;
+
+const requests = (n: number): string => (n === 1 ? '1 request' : `${n} requests`);
+
+export function installStopHandlers(log: (line: string) => void, inFlight?: InFlightWait): StopControl {
   const restore = suspendExitNow();
   const controller = new AbortController();
+  let reminder: NodeJS.Timeout | undefined;
   const onSignal = (name: NodeJS.Signals): void => {
+    const waiting = inFlight?.count() ?? 0;
     if (controller.signal.aborted) {
-      log(`${name} again: exiting now. Jobs caught mid-submit become "in doubt" on the next run.`);
+      const caught = waiting > 0 ? `${requests(waiting)} in flight become` : 'Jobs caught mid-submit become';
+      log(`${name} again: exiting now. ${caught} "in doubt" on the next run.`);
       process.exit(130);
     }
-    log(`${name}: stopping. Requests in flight are finishing and being recorded (press Ctrl-C again to force).`);
+    const again = name === 'SIGINT' ? 'press Ctrl-C again' : `send ${name} again`;
     controller.abort(new Error(`stopped by ${name}`));
+    if (inFlight === undefined || waiting === 0) {
+      log(`${name}: stopping. Nothing more is sent; what is done is being recorded (${again} to force).`);
+      return;
+    }
+    log(`${name}: stopping: waiting for ${requests(waiting)} in flight to answer (up to ${seconds(inFlight.answerWithinMs)} s, ${inFlight.bound}); ${again} to force: they would become in doubt.`);
+    reminder = remindWhileWaiting(log, inFlight, again);
   };
   const off = onStopSignals(onSignal);
   return {
     signal: controller.signal,
     dispose: () => {
+      clearInterval(reminder);
       off();
       restore();
     },
   };
+}
+
+function seconds(ms: number): number {
+  return Math.max(0, Math.ceil(ms / 1000));
+}
+
+/** Every REMINDER_MS until no submit is in flight: how many are left and the most time they can take. */
+function remindWhileWaiting(log: (line: string) => void, inFlight: InFlightWait, again: string): NodeJS.Timeout {
+  const deadlineMs = Date.now() + inFlight.answerWithinMs;
+  const timer = setInterval(() => {
+    const waiting = inFlight.count();
+    if (waiting === 0) return clearInterval(timer);
+    log(`still waiting for ${requests(waiting)} in flight (at most ${seconds(deadlineMs - Date.now())} s more); ${again} to force.`);
+  }, REMINDER_MS);
+  timer.unref();
+  return timer;
 }

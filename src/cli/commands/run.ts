@@ -1,7 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { ConfigError, ExitCode, UsageError } from '../../errors.js';
-import { createRunContext, DEFAULT_RETRY, pollEvery, SERVICE_POLL, SIMULATOR_POLL, type RunContext, type RunEvent } from '../../runner/context.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_UPLOAD_TIMEOUT_MS } from '../../api/client.js';
+import type { Manifest } from '../../manifest/types.js';
+import { createRunContext, DEFAULT_RETRY, pollEvery, SERVICE_POLL, SIMULATOR_POLL, type InFlight, type RunContext, type RunEvent } from '../../runner/context.js';
 import type { RunPlan } from '../../runner/plan.js';
 import { runManifest, type RunOutcome } from '../../runner/run.js';
 import { formatStatusText, statusJson } from '../../report/status.js';
@@ -10,7 +12,7 @@ import { manifestPaths, withSharedOptions, type ManifestPaths, type SharedArgs }
 import { ensureWritableFolder, logLine, useColor, writeJson, writeStdout } from '../output.js';
 import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '../progress.js';
 import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
-import { installStopHandlers } from '../signals.js';
+import { installStopHandlers, type InFlightWait } from '../signals.js';
 import { summarize, writeRunReports } from '../summary.js';
 import { threadWriter } from '../../store/index.js';
 
@@ -68,7 +70,8 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
 
 async function run(session: WorkSession, args: RunArgs): Promise<number> {
   const { ledger, manifest } = session;
-  const stopControl = installStopHandlers(logLine);
+  const inFlight: InFlight = { submits: 0 };
+  const stopControl = installStopHandlers(logLine, waitFor(inFlight, manifest));
   const halt = new AbortController();
   const stop = AbortSignal.any([stopControl.signal, halt.signal]);
   let progress: Progress | undefined;
@@ -108,6 +111,7 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
     },
     stop,
     emit,
+    inFlight,
   });
   let outcome: RunOutcome | undefined;
   try {
@@ -191,6 +195,16 @@ function requestsIn(report: string): EarlierRun | undefined {
   if (sent > 0) return { what: `${report} lists ${sent} requests already sent`, path: report };
   if (parsed.finished === false) return { what: `${report} says a run started sending requests`, path: report };
   return undefined;
+}
+
+/** A stop waits for submits in flight; each answers (or fails) within the client's timeout for its kind. */
+function waitFor(inFlight: InFlight, manifest: Manifest): InFlightWait {
+  const uploads = manifest.jobs.some((job) => job.type === 'img2video');
+  return {
+    count: () => inFlight.submits,
+    answerWithinMs: uploads ? DEFAULT_UPLOAD_TIMEOUT_MS : DEFAULT_REQUEST_TIMEOUT_MS,
+    bound: uploads ? 'the timeout of video submits, which upload images' : 'the request timeout',
+  };
 }
 
 function pollScheduleFor(args: RunArgs): RunContext['options']['poll'] {
