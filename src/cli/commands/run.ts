@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
-import { ConfigError, ExitCode, UsageError } from '../../errors.js';
+import { ConfigError, ExitCode } from '../../errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_UPLOAD_TIMEOUT_MS } from '../../api/client.js';
 import type { Manifest } from '../../manifest/types.js';
 import { createRunContext, DEFAULT_RETRY, pollEvery, SERVICE_POLL, SIMULATOR_POLL, type InFlight, type RunContext, type RunEvent } from '../../runner/context.js';
@@ -8,7 +8,7 @@ import type { RunPlan } from '../../runner/plan.js';
 import { runManifest, type RunOutcome } from '../../runner/run.js';
 import { formatStatusText, statusJson } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
-import { manifestPaths, withSharedOptions, type ManifestPaths, type SharedArgs } from '../options.js';
+import { manifestPaths, parseConcurrency, parseWholeNumber, withSharedOptions, type ManifestPaths, type SharedArgs } from '../options.js';
 import { ensureWritableFolder, logLine, useColor, writeJson, writeStdout } from '../output.js';
 import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '../progress.js';
 import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
@@ -18,12 +18,19 @@ import { threadWriter } from '../../store/index.js';
 
 interface RunArgs extends SharedArgs, PlanArgs {
   manifest: string;
-  concurrency: number;
+  /** As typed, like poll-ms: parsed in the handler. */
+  concurrency?: string | undefined;
   wait: boolean;
   out?: string | undefined;
   'resubmit-in-doubt': boolean;
   partial: boolean;
-  'poll-ms'?: number | undefined;
+  'poll-ms'?: string | undefined;
+}
+
+/** The numeric flags, parsed. */
+interface RunNumbers {
+  concurrency: number;
+  pollMs: number | undefined;
 }
 
 /** API.md: outputs are at most 100 MB; a little slack for container overhead. */
@@ -36,23 +43,20 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
     builder: (y) =>
       withPlanOptions(withSharedOptions(y))
         .positional('manifest', { type: 'string', demandOption: true })
-        .option('concurrency', { type: 'number', default: 8, describe: 'submits in flight at once' })
+        .option('concurrency', { type: 'string', describe: 'submits in flight at once (default 8)' })
         .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })
         .option('out', { type: 'string', describe: 'results folder (default: <manifest>.out/ beside the manifest)' })
         .option('resubmit-in-doubt', { type: 'boolean', default: false, describe: 'send in-doubt jobs again (they may be paid twice)' })
         .option('partial', { type: 'boolean', default: false, describe: 'over budget: send what fits in manifest order, skip the rest' })
         .option('poll-ms', {
-          type: 'number',
+          type: 'string',
           describe: "first status poll after MS for every type, backing off to 6×MS (default: the service's pace, 1.5 s audio, 5 s video)",
         }),
     handler: async (args) => {
-      if (!Number.isInteger(args.concurrency) || args.concurrency < 1 || args.concurrency > 64) {
-        throw new UsageError(`--concurrency: expected a whole number from 1 to 64, got ${args.concurrency}`);
-      }
-      const pollMs = args['poll-ms'];
-      if (pollMs !== undefined && (!Number.isInteger(pollMs) || pollMs < 10 || pollMs > 600_000)) {
-        throw new UsageError(`--poll-ms: expected a whole number of milliseconds from 10 to 600000, got ${pollMs}`);
-      }
+      const numbers: RunNumbers = {
+        concurrency: parseConcurrency(args.concurrency),
+        pollMs: parseWholeNumber('--poll-ms', args['poll-ms'], { min: 10, max: 600_000, unit: 'milliseconds' }),
+      };
       const paths = manifestPaths(args.manifest, args.db, args.out);
       if (!existsSync(paths.db)) refuseLostLedger(paths);
       const session = await openWorkSession(args, { lock: true, command: 'run' });
@@ -60,7 +64,7 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
         // A ledger that records no job may be a new one made since (estimate makes one for its caches).
         if (Object.values(session.ledger.countsByState()).every((n) => n === 0)) refuseLostLedger(paths);
         if (args.wait) await ensureWritableFolder(session.paths.out);
-        result.exitCode = await run(session, args);
+        result.exitCode = await run(session, args, numbers);
       } finally {
         await session.close();
       }
@@ -68,7 +72,7 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
   };
 }
 
-async function run(session: WorkSession, args: RunArgs): Promise<number> {
+async function run(session: WorkSession, args: RunArgs, numbers: RunNumbers): Promise<number> {
   const { ledger, manifest } = session;
   const inFlight: InFlight = { submits: 0 };
   const stopControl = installStopHandlers(logLine, waitFor(inFlight, manifest));
@@ -100,12 +104,12 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
     writer,
     pace: paceFor(session, (what, untilMs, reason) => emit({ kind: 'paused', what, untilMs, reason })),
     options: {
-      concurrency: args.concurrency,
+      concurrency: numbers.concurrency,
       budgetUsd: session.budgetUsd,
       noWait: !args.wait,
       resubmitInDoubt: args['resubmit-in-doubt'],
       outDir: session.paths.out,
-      poll: pollScheduleFor(args),
+      poll: pollScheduleFor(numbers.pollMs, args.sim),
       retry: DEFAULT_RETRY,
       maxResultBytes: MAX_RESULT_BYTES,
     },
@@ -207,10 +211,9 @@ function waitFor(inFlight: InFlight, manifest: Manifest): InFlightWait {
   };
 }
 
-function pollScheduleFor(args: RunArgs): RunContext['options']['poll'] {
-  const pollMs = args['poll-ms'];
+function pollScheduleFor(pollMs: number | undefined, sim: boolean): RunContext['options']['poll'] {
   if (pollMs !== undefined) return pollEvery(pollMs);
-  return args.sim ? SIMULATOR_POLL : SERVICE_POLL;
+  return sim ? SIMULATOR_POLL : SERVICE_POLL;
 }
 
 function finish(outcome: RunOutcome, counts: Record<string, number>, args: RunArgs): number {
