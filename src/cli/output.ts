@@ -31,6 +31,26 @@ export function writeJson(value: unknown): Promise<void> {
   return writeStdout(JSON.stringify(value, null, 2));
 }
 
+/** A command's --json document: versioned, so scripts can tell a future change of shape. */
+export function writeJsonDocument(document: object): Promise<void> {
+  return writeJson({ schema_version: 1, ...document });
+}
+
+/**
+ * Whether the command line asks for --json, read from the raw arguments (the last of --json,
+ * --json=true|false, --json true|false, --no-json wins): a usage error has no parsed ones.
+ */
+export function asksForJson(argv: readonly string[]): boolean {
+  let json = false;
+  for (const [i, arg] of argv.entries()) {
+    if (arg === '--') break;
+    if (arg === '--json') json = argv[i + 1] !== 'false';
+    else if (arg === '--json=true') json = true;
+    else if (arg === '--json=false' || arg === '--no-json') json = false;
+  }
+  return json;
+}
+
 export function logLine(line: string): void {
   if (isOpen(process.stderr)) process.stderr.write(`${line}\n`);
 }

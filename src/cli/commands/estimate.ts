@@ -8,7 +8,7 @@ import { costReportJson, formatCostReport } from '../../report/cost-report.js';
 import { jobsCsv } from '../../report/csv.js';
 import type { CommandResult } from '../main.js';
 import { parseConcurrency, withSharedOptions, type SharedArgs } from '../options.js';
-import { logLine, useColor, writeJson, writeReportFile, writeStdout } from '../output.js';
+import { logLine, useColor, writeJsonDocument, writeReportFile, writeStdout } from '../output.js';
 import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
 
 interface EstimateArgs extends SharedArgs, PlanArgs {
@@ -31,7 +31,7 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
         const report = await estimate(session, concurrency);
         await writeReportFile(session.paths.estimateJson, `${JSON.stringify(costReportJson(report), null, 2)}\n`);
         await writeReportFile(session.paths.estimateCsv, jobsCsv(reportRows(report)));
-        if (args.json) await writeJson(costReportJson(report));
+        if (args.json) await writeJsonDocument(costReportJson(report));
         else await writeStdout(formatCostReport(report, { color: useColor(process.stdout) }));
         logLine(`report written to ${session.paths.estimateJson} and ${session.paths.estimateCsv}`);
         result.exitCode = report.withinBudget ? ExitCode.ok : ExitCode.budget;

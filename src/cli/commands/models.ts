@@ -3,7 +3,7 @@ import type { JobType, Model } from '../../api/types.js';
 import { escapeControlChars } from '../../control-chars.js';
 import type { CommandResult } from '../main.js';
 import { withSharedOptions, type SharedArgs } from '../options.js';
-import { writeJson, writeStdout } from '../output.js';
+import { writeJsonDocument, writeStdout } from '../output.js';
 import { openService } from '../service.js';
 
 interface ModelsArgs extends SharedArgs {
@@ -23,7 +23,7 @@ export function modelsCommand(result: CommandResult): CommandModule<object, Mode
         const models = (await service.client.listModels({ types })).filter((m) =>
           m.inferenceTypes.some((t) => types.includes(t as JobType)),
         );
-        if (args.json) await writeJson({ models });
+        if (args.json) await writeJsonDocument({ models });
         else await writeStdout(formatModels(models));
         result.exitCode = 0;
       } finally {

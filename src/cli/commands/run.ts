@@ -8,8 +8,9 @@ import type { RunPlan } from '../../runner/plan.js';
 import { runManifest, type RunOutcome } from '../../runner/run.js';
 import { formatStatusText, statusJson } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
+import { errorDocument } from '../error-document.js';
 import { manifestPaths, parseConcurrency, parseWholeNumber, withSharedOptions, type ManifestPaths, type SharedArgs } from '../options.js';
-import { ensureWritableFolder, logLine, useColor, writeJson, writeStdout } from '../output.js';
+import { ensureWritableFolder, logLine, useColor, writeJsonDocument, writeStdout } from '../output.js';
 import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '../progress.js';
 import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
 import { installStopHandlers, type InFlightWait } from '../signals.js';
@@ -64,7 +65,7 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
         // A ledger that records no job may be a new one made since (estimate makes one for its caches).
         if (Object.values(session.ledger.countsByState()).every((n) => n === 0)) refuseLostLedger(paths);
         if (args.wait) await ensureWritableFolder(session.paths.out);
-        result.exitCode = await run(session, args, numbers);
+        result.exitCode = await run(session, args, numbers, result);
       } finally {
         await session.close();
       }
@@ -72,7 +73,7 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
   };
 }
 
-async function run(session: WorkSession, args: RunArgs, numbers: RunNumbers): Promise<number> {
+async function run(session: WorkSession, args: RunArgs, numbers: RunNumbers, result: CommandResult): Promise<number> {
   const { ledger, manifest } = session;
   const inFlight: InFlight = { submits: 0 };
   const stopControl = installStopHandlers(logLine, waitFor(inFlight, manifest));
@@ -142,13 +143,23 @@ async function run(session: WorkSession, args: RunArgs, numbers: RunNumbers): Pr
   }
   const summary = summarize(ledger, session.budgetUsd, manifestIds);
   await writeRunReports(session.paths, summary, true);
-  if (args.json) await writeJson(statusJson(summary));
+  if (args.json) await writeSummaryDocument(statusJson(summary), outcome, result);
   else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
   if (outcome === undefined) {
     logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: mediabatch run ${args.manifest}`);
     return ExitCode.interrupted;
   }
   return finish(outcome, summary.counts, args);
+}
+
+/**
+ * The run's --json document. A fatal error (auth, balance, disk) is thrown after it by finish();
+ * it goes into this document, so stdout still holds exactly one.
+ */
+async function writeSummaryDocument(summary: object, outcome: RunOutcome | undefined, result: CommandResult): Promise<void> {
+  const fatal = outcome?.execute.fatal;
+  await writeJsonDocument(fatal === undefined ? summary : { ...summary, ...errorDocument(fatal) });
+  result.errorInDocument = fatal !== undefined;
 }
 
 /**
