@@ -62,6 +62,7 @@ describe('statusJson', () => {
       price: 0.4,
       output: null,
       error: 'connection reset after the body was sent',
+      in_manifest: true,
     });
   });
 });
