@@ -41,6 +41,11 @@ export interface ServiceClientOptions {
   userAgent?: string;
 }
 
+/** How long an API call may wait for its answer (headers, then each piece of the body). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** The same for img2video submits, which upload images first. */
+export const DEFAULT_UPLOAD_TIMEOUT_MS = 300_000;
+
 const API = '/api/v1/client';
 const MODELS_PAGE_SIZE = 50;
 /** A models endpoint still paging after this many pages is broken, not big. */
@@ -103,8 +108,8 @@ async function img2VideoForm(job: Img2VideoSubmit): Promise<FormData> {
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   const { origin, basePath } = splitBaseUrl(options.baseUrl);
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
-  const uploadTimeoutMs = options.uploadTimeoutMs ?? 300_000;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const uploadTimeoutMs = options.uploadTimeoutMs ?? DEFAULT_UPLOAD_TIMEOUT_MS;
   const downloadTimeoutMs = options.downloadTimeoutMs ?? 300_000;
   const userAgent = options.userAgent ?? 'mediabatch';
   const dispatcher = new Agent({ connections: options.connections ?? 16, connect: { timeout: connectTimeoutMs } });

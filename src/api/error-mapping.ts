@@ -4,6 +4,7 @@
  * describing an error would hide the error that matters.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { escapeControlChars } from '../control-chars.js';
 import {
   ApiError,
   AuthError,
@@ -32,9 +33,10 @@ interface ErrorBody {
   snippet: string;
 }
 
+/** One readable line: whitespace runs (line breaks too) become a space, other controls escapes. */
 function shorten(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS - 1)}…` : flat;
+  return escapeControlChars(flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS - 1)}…` : flat);
 }
 
 /**
@@ -47,12 +49,17 @@ function redactor(secret: string | undefined): (text: string) => string {
   return (text) => text.split(secret).join('[redacted]');
 }
 
-function toFieldErrors(raw: unknown, redact: (text: string) => string): Record<string, string[]> {
+/** Field errors are kept whole (not shortened), so their control characters are escaped here. */
+function cleaner(redact: (text: string) => string): (text: string) => string {
+  return (text) => escapeControlChars(redact(text));
+}
+
+function toFieldErrors(raw: unknown, clean: (text: string) => string): Record<string, string[]> {
   const fieldErrors: Record<string, string[]> = {};
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fieldErrors;
   for (const [field, value] of Object.entries(raw)) {
     const list = Array.isArray(value) ? value : [value];
-    fieldErrors[redact(field)] = list.map((item) => redact(typeof item === 'string' ? item : JSON.stringify(item)));
+    fieldErrors[clean(field)] = list.map((item) => clean(typeof item === 'string' ? item : JSON.stringify(item)));
   }
   return fieldErrors;
 }
@@ -77,7 +84,7 @@ export function parseErrorBody(text: string, secret?: string): ErrorBody {
   const record = parsed as Record<string, unknown>;
   const message = typeof record['message'] === 'string' ? shorten(redact(record['message'])) : undefined;
   // Redacted after parsing: a JSON escape (\u0041) in the raw text could hide the token from a textual scan.
-  return { message, fieldErrors: toFieldErrors(record['errors'], redact), snippet: message ?? shorten(redact(text)) };
+  return { message, fieldErrors: toFieldErrors(record['errors'], cleaner(redact)), snippet: message ?? shorten(redact(text)) };
 }
 
 /** The typed error for a non-2xx answer. The request was sent: the service answered it. */

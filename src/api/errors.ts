@@ -177,7 +177,7 @@ export class TimeoutError extends NetworkError {
     const sent = details.requestSent ? 'the request may have reached the service' : 'the request was not sent';
     super(
       { ...details, detail: `timeout ${what}` },
-      `${where(details)}: timed out ${what}${limit}; ${sent}; try again later or raise the timeout`,
+      `${where(details)}: timed out ${what}${limit}; ${sent}; check the connection and --base-url, then try again later`,
       'E_API_TIMEOUT',
     );
     this.phase = details.phase;

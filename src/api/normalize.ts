@@ -1,4 +1,5 @@
 /** From the service's wire records (snake_case, variants) to the client's camelCase shapes. */
+import { escapeControlChars } from '../control-chars.js';
 import type { ModelRecord, StatusData } from './schemas.js';
 import type { Language, Model, ModelLimits, RemoteStatus, RequestStatus } from './types.js';
 
@@ -53,19 +54,25 @@ function clampProgress(progress: number | undefined): number | undefined {
   return progress === undefined ? undefined : Math.min(100, Math.max(0, progress));
 }
 
-/** Unknown status values become 'unknown' (still running) with the raw value kept for reports. */
+function serviceText(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : escapeControlChars(text);
+}
+
+/**
+ * Unknown status values become 'unknown' (still running) with the raw value kept for reports.
+ * The service's texts are escaped here, where they enter: they go to the ledger and the terminal.
+ */
 export function statusFromData(data: StatusData): RequestStatus {
-  const rawStatus = data.status;
-  const normalized = rawStatus.trim().toLowerCase();
+  const normalized = data.status.trim().toLowerCase();
   const status = (KNOWN_STATUSES.has(normalized) ? normalized : 'unknown') as RemoteStatus;
   return {
     status,
-    rawStatus,
+    rawStatus: escapeControlChars(data.status),
     progress: clampProgress(data.progress),
     resultUrl: data.result_url,
-    errorCode: data.error_code,
-    errorMessage: data.error_message,
-    errorReason: data.error_reason,
+    errorCode: serviceText(data.error_code),
+    errorMessage: serviceText(data.error_message),
+    errorReason: serviceText(data.error_reason),
     retryable: data.retryable,
     refunded: data.refunded,
   };

@@ -9,15 +9,28 @@ import { schemaCommand } from './commands/schema.js';
 import { simCommand } from './commands/sim.js';
 import { statusCommand } from './commands/status.js';
 import { validateCommand } from './commands/validate.js';
-import { logLine } from './output.js';
+import { errorDocument, INTERNAL_ERROR_EXIT } from './error-document.js';
+import { asksForJson, logLine, writeJsonDocument } from './output.js';
 
 /** Each command's handler returns its exit code through this holder. */
 export interface CommandResult {
   exitCode: number;
+  /** Set by a command whose --json document already carries the error it then throws. */
+  errorInDocument?: boolean;
 }
 
 export async function main(argv: string[]): Promise<number> {
   const result: CommandResult = { exitCode: ExitCode.ok };
+  try {
+    await parse(argv, result);
+  } catch (error) {
+    // Read from the raw arguments: a usage error (unknown flag, missing argument) has no parsed ones.
+    return report(error, { json: asksForJson(argv) && result.errorInDocument !== true });
+  }
+  return result.exitCode;
+}
+
+async function parse(argv: string[], result: CommandResult): Promise<void> {
   await yargs(argv)
     .scriptName('mediabatch')
     .usage('$0 <command> [options]\n\nBatch runner for text-to-speech and image-to-video jobs: validate, price, budget, run, resume.')
@@ -33,32 +46,34 @@ export async function main(argv: string[]): Promise<number> {
     .recommendCommands()
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .fail((message, error) => {
-      throw error ?? new UsageError(`${message}\nSee mediabatch --help.`);
+      throw error ?? new UsageError(`${message}; see mediabatch --help`);
     })
     .help()
     .version()
     .parseAsync();
-  return result.exitCode;
 }
 
-/** The only place an error becomes text and an exit code. */
-export function report(error: unknown): number {
+/**
+ * The only place an error becomes text and an exit code: a line on stderr for the person, and
+ * under --json the same message as a document on stdout for scripts.
+ */
+export async function report(error: unknown, options: { json: boolean }): Promise<number> {
+  const document = errorDocument(error);
   if (error instanceof ManifestError) {
     logLine(error.message);
-    return error.exitCode;
-  }
-  if (isMediabatchError(error)) {
+  } else if (isMediabatchError(error)) {
     logLine(`mediabatch: ${error.message}`);
-    return error.exitCode;
+  } else {
+    logLine(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    logLine('mediabatch: this is a bug in mediabatch (an unexpected internal error); the ledger keeps what was done.');
   }
-  logLine(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  logLine('mediabatch: this is a bug in mediabatch (an unexpected internal error); the ledger keeps what was done.');
-  return 70;
+  if (options.json) await writeJsonDocument(document);
+  return document.error.exit_code;
 }
 
 export function start(): void {
   main(hideBin(process.argv)).then(
     (code) => process.exit(code),
-    (error: unknown) => process.exit(report(error)),
+    () => process.exit(INTERNAL_ERROR_EXIT),
   );
 }

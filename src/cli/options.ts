@@ -121,9 +121,63 @@ function ledgerStem(db: string): string {
   return base.replace(/\.mediabatch\.db$/i, '').replace(/\.[^.]*$/, '') || base;
 }
 
-export function parseBudget(value: unknown, flag = '--budget'): number | undefined {
+/*
+ * Numeric flags are read as strings and checked here: yargs' own number parsing turns "" into 0
+ * and "abc" into NaN, and loses what was typed, which a message must quote.
+ */
+
+/** The text a flag was given, once; undefined when absent (repeated flags come as arrays). */
+function flagText(flag: string, value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  const n = typeof value === 'number' ? value : Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new UsageError(`${flag}: expected a number of USD ≥ 0, got ${JSON.stringify(value)}`);
+  if (Array.isArray(value)) {
+    const all = value.map((item) => JSON.stringify(String(item))).join(', ');
+    throw new UsageError(`${flag}: given ${value.length} times (${all}); give it once`);
+  }
+  return String(value);
+}
+
+function given(text: string): string {
+  return text.trim() === '' ? 'an empty value' : JSON.stringify(text);
+}
+
+/** Plain decimal notation only: "1e3" or "0x10" as an amount of money is more likely a slip. */
+const DECIMAL = /^(\d+(\.\d*)?|\.\d+)$/;
+const WHOLE = /^\d+$/;
+
+/** A decimal number from `min` to `max` (spaces around it allowed), or undefined when absent. */
+export function parseDecimal(flag: string, value: unknown, range: { min: number; max?: number; expected: string }): number | undefined {
+  const text = flagText(flag, value);
+  if (text === undefined) return undefined;
+  const n = DECIMAL.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!(n >= range.min && n <= (range.max ?? Number.POSITIVE_INFINITY))) {
+    throw new UsageError(`${flag}: expected ${range.expected}, got ${given(text)}`);
+  }
   return n;
+}
+
+/** A whole number from `min` to `max` (spaces around it allowed), or undefined when absent. */
+export function parseWholeNumber(flag: string, value: unknown, range: { min: number; max: number; unit?: string }): number | undefined {
+  const text = flagText(flag, value);
+  if (text === undefined) return undefined;
+  const n = WHOLE.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!(n >= range.min && n <= range.max)) {
+    const what = range.unit === undefined ? 'a whole number' : `a whole number of ${range.unit}`;
+    throw new UsageError(`${flag}: expected ${what} from ${range.min} to ${range.max}, got ${given(text)}`);
+  }
+  return n;
+}
+
+export function parseUsd(flag: string, value: unknown): number | undefined {
+  return parseDecimal(flag, value, { min: 0, expected: 'a number of USD ≥ 0 (such as 25 or 12.50)' });
+}
+
+export function parseBudget(value: unknown): number | undefined {
+  return parseUsd('--budget', value);
+}
+
+export const DEFAULT_CONCURRENCY = 8;
+
+/** `--concurrency` of run and estimate: submits in flight at once. */
+export function parseConcurrency(value: unknown): number {
+  return parseWholeNumber('--concurrency', value, { min: 1, max: 64 }) ?? DEFAULT_CONCURRENCY;
 }

@@ -2,10 +2,28 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LocalIoError } from '../errors.js';
 
-/** Writes to stdout and resolves once the data is handed to the OS, so an exit cannot cut it. */
+/**
+ * A reader that goes away (`… | head -3`, a closed terminal or ssh session) makes the next write
+ * to stdout or stderr fail (EPIPE, EIO) with an 'error' event that would end the process mid-run,
+ * its jobs caught `submitting`. The work matters more than its narration: such a stream is
+ * destroyed and from then on not written to, and the run carries on to its end.
+ */
+export function keepRunningWhenOutputCloses(): void {
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => stream.destroy());
+}
+
+function isOpen(stream: NodeJS.WriteStream): boolean {
+  return stream.writable && !stream.destroyed;
+}
+
+/**
+ * Writes to stdout and resolves once the data is handed to the OS, so an exit cannot cut it.
+ * A stdout nobody reads any more resolves at once: there is no one left to tell.
+ */
 export function writeStdout(text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`, (error) => (error ? reject(error) : resolve()));
+  return new Promise((resolve) => {
+    if (!isOpen(process.stdout)) return resolve();
+    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`, () => resolve());
   });
 }
 
@@ -13,8 +31,28 @@ export function writeJson(value: unknown): Promise<void> {
   return writeStdout(JSON.stringify(value, null, 2));
 }
 
+/** A command's --json document: versioned, so scripts can tell a future change of shape. */
+export function writeJsonDocument(document: object): Promise<void> {
+  return writeJson({ schema_version: 1, ...document });
+}
+
+/**
+ * Whether the command line asks for --json, read from the raw arguments (the last of --json,
+ * --json=true|false, --json true|false, --no-json wins): a usage error has no parsed ones.
+ */
+export function asksForJson(argv: readonly string[]): boolean {
+  let json = false;
+  for (const [i, arg] of argv.entries()) {
+    if (arg === '--') break;
+    if (arg === '--json') json = argv[i + 1] !== 'false';
+    else if (arg === '--json=true') json = true;
+    else if (arg === '--json=false' || arg === '--no-json') json = false;
+  }
+  return json;
+}
+
 export function logLine(line: string): void {
-  process.stderr.write(`${line}\n`);
+  if (isOpen(process.stderr)) process.stderr.write(`${line}\n`);
 }
 
 export function useColor(stream: NodeJS.WriteStream): boolean {

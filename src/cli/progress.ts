@@ -1,6 +1,8 @@
 import type { createLogUpdate } from 'log-update';
+import { escapeControlChars } from '../control-chars.js';
 import type { RunEvent } from '../runner/context.js';
 import { formatUsd } from '../report/money.js';
+import { logLine } from './output.js';
 
 export interface ProgressSnapshot {
   counts: Record<string, number>;
@@ -41,13 +43,13 @@ export function startProgress(options: {
   const live = options.live?.(process.stderr);
   const render = (): string => progressLine(options.snapshot(), options.total, startedMs, endedAtStart);
   const timer = setInterval(
-    () => (live ? live(render()) : process.stderr.write(`${render()}\n`)),
+    () => (live ? live(render()) : logLine(render())),
     options.intervalMs ?? (live ? 200 : 10_000),
   );
   timer.unref();
   const print = (line: string): void => {
     live?.clear();
-    process.stderr.write(`${line}\n`);
+    logLine(line);
     live?.(render());
   };
   return {
@@ -61,7 +63,7 @@ export function startProgress(options: {
         live(render());
         live.done();
       } else {
-        process.stderr.write(`${render()}\n`);
+        logLine(render());
       }
     },
   };
@@ -82,7 +84,13 @@ export function progressLine(snap: ProgressSnapshot, total: number, startedMs: n
   );
 }
 
+/** A reason may be the service's text, or a ledger's from an older mediabatch: escaped for the terminal. */
 export function describeEvent(event: RunEvent): string | undefined {
+  const line = eventLine(event);
+  return line === undefined ? undefined : escapeControlChars(line);
+}
+
+function eventLine(event: RunEvent): string | undefined {
   switch (event.kind) {
     case 'failed':
       return `failed   ${event.id}: ${event.reason}`;

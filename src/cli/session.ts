@@ -13,12 +13,13 @@ export type PlanChoice = 'basic' | 'premium' | 'unlimited';
 
 export interface PlanArgs {
   plan?: PlanChoice | undefined;
-  budget?: number | undefined;
+  /** As typed: parsed by parseBudget. */
+  budget?: string | undefined;
 }
 
 export function withPlanOptions<T>(argv: Argv<T>): Argv<T & PlanArgs> {
   return argv
-    .option('budget', { type: 'number', describe: 'cap on the whole spend for this manifest, in USD (overrides the manifest)' })
+    .option('budget', { type: 'string', describe: 'cap on the whole spend for this manifest, in USD (overrides the manifest)' })
     .option('plan', {
       choices: ['basic', 'premium', 'unlimited'] as const,
       describe: 'pace requests for this account plan (default premium; unlimited under --sim)',

@@ -1,30 +1,41 @@
 /**
- * Ctrl-C and SIGTERM: the first asks the run to stop starting new work and to record what is
- * in flight (requests already sent are allowed to answer, so none becomes in doubt); the
- * second forces the exit at once. Everything committed to the ledger survives either way.
+ * Ctrl-C, SIGTERM and SIGHUP (the terminal or ssh session closed): the first asks the run to
+ * stop starting new work and to record what is in flight (requests already sent are allowed to
+ * answer, so none becomes in doubt); the second forces the exit at once. Everything committed
+ * to the ledger survives either way.
  */
+import { logLine } from './output.js';
+
+/** SIGHUP is a stop like the others: by default it would end the process with requests in flight. */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+function onStopSignals(handler: (name: NodeJS.Signals) => void): () => void {
+  for (const name of STOP_SIGNALS) process.on(name, handler);
+  return () => {
+    for (const name of STOP_SIGNALS) process.off(name, handler);
+  };
+}
+
 export interface StopControl {
   signal: AbortSignal;
   dispose(): void;
 }
 
 /**
- * Until a command handles signals itself, the first Ctrl-C or SIGTERM exits at once with 130:
+ * Until a command handles signals itself, the first stop signal exits at once with 130:
  * no generation request can be in flight then (a run sends none before its handlers are in).
  */
 const exitNow = (name: NodeJS.Signals): void => {
-  process.stderr.write(`${name}: stopped.\n`);
+  logLine(`${name}: stopped.`);
   process.exit(130);
 };
 
 export function exitOnSignalUntilHandled(): void {
-  process.on('SIGINT', exitNow);
-  process.on('SIGTERM', exitNow);
+  onStopSignals(exitNow);
 }
 
 function suspendExitNow(): () => void {
-  process.off('SIGINT', exitNow);
-  process.off('SIGTERM', exitNow);
+  for (const name of STOP_SIGNALS) process.off(name, exitNow);
   return exitOnSignalUntilHandled;
 }
 
@@ -32,36 +43,70 @@ function suspendExitNow(): () => void {
 export function nextStopSignal(): Promise<NodeJS.Signals> {
   const restore = suspendExitNow();
   return new Promise((resolve) => {
-    const onSignal = (name: NodeJS.Signals): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+    const off = onStopSignals((name) => {
+      off();
       restore();
       resolve(name);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    });
   });
 }
 
-export function installStopHandlers(log: (line: string) => void): StopControl {
+/** What a stop waits for: submits in flight, each answered within `answerWithinMs` at most. */
+export interface InFlightWait {
+  count: () => number;
+  answerWithinMs: number;
+  /** Why that bound, e.g. "the request timeout". */
+  bound: string;
+}
+
+/** While a stop waits for answers, a short reminder at this interval: silence reads as a hang. */
+const REMINDER_MS = 10_000;
+
+const requests = (n: number): string => (n === 1 ? '1 request' : `${n} requests`);
+
+export function installStopHandlers(log: (line: string) => void, inFlight?: InFlightWait): StopControl {
   const restore = suspendExitNow();
   const controller = new AbortController();
+  let reminder: NodeJS.Timeout | undefined;
   const onSignal = (name: NodeJS.Signals): void => {
+    const waiting = inFlight?.count() ?? 0;
     if (controller.signal.aborted) {
-      log(`${name} again: exiting now. Jobs caught mid-submit become "in doubt" on the next run.`);
+      const caught = waiting > 0 ? `${requests(waiting)} in flight become` : 'Jobs caught mid-submit become';
+      log(`${name} again: exiting now. ${caught} "in doubt" on the next run.`);
       process.exit(130);
     }
-    log(`${name}: stopping. Requests in flight are finishing and being recorded (press Ctrl-C again to force).`);
+    const again = name === 'SIGINT' ? 'press Ctrl-C again' : `send ${name} again`;
     controller.abort(new Error(`stopped by ${name}`));
+    if (inFlight === undefined || waiting === 0) {
+      log(`${name}: stopping. Nothing more is sent; what is done is being recorded (${again} to force).`);
+      return;
+    }
+    log(`${name}: stopping: waiting for ${requests(waiting)} in flight to answer (up to ${seconds(inFlight.answerWithinMs)} s, ${inFlight.bound}); ${again} to force: they would become in doubt.`);
+    reminder = remindWhileWaiting(log, inFlight, again);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const off = onStopSignals(onSignal);
   return {
     signal: controller.signal,
     dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      clearInterval(reminder);
+      off();
       restore();
     },
   };
+}
+
+function seconds(ms: number): number {
+  return Math.max(0, Math.ceil(ms / 1000));
+}
+
+/** Every REMINDER_MS until no submit is in flight: how many are left and the most time they can take. */
+function remindWhileWaiting(log: (line: string) => void, inFlight: InFlightWait, again: string): NodeJS.Timeout {
+  const deadlineMs = Date.now() + inFlight.answerWithinMs;
+  const timer = setInterval(() => {
+    const waiting = inFlight.count();
+    if (waiting === 0) return clearInterval(timer);
+    log(`still waiting for ${requests(waiting)} in flight (at most ${seconds(deadlineMs - Date.now())} s more); ${again} to force.`);
+  }, REMINDER_MS);
+  timer.unref();
+  return timer;
 }

@@ -26,8 +26,19 @@ export const JOB_CSV_COLUMNS = [
   'error',
 ] as const satisfies readonly (keyof JobCsvRow)[];
 
+/** What a spreadsheet takes for the start of a formula (or, tab and CR, slips past a check for one). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A text cell a spreadsheet would run as a formula (`=HYPERLINK(…)`, `=cmd|…` in an error reason
+ * the service wrote) gets a leading `'`, which makes it plain text when opened.
+ */
+function neutralise(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
 /** RFC 4180 CSV with a header; commas, quotes and newlines in cells (error texts) are quoted. */
 export function jobsCsv(rows: readonly JobCsvRow[]): string {
-  // price_usd is the only number; a null one is an empty cell, as csv-stringify writes null.
-  return stringify([...rows], { header: true, columns: [...JOB_CSV_COLUMNS], cast: { number: plainNumber } });
+  // price_usd is the only number and stays one; a null one is an empty cell, as csv-stringify writes null.
+  return stringify([...rows], { header: true, columns: [...JOB_CSV_COLUMNS], cast: { number: plainNumber, string: neutralise } });
 }

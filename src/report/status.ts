@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { escapeControlChars } from '../control-chars.js';
 import { formatCount, formatUsd } from './money.js';
 import { paint, renderTable } from './text.js';
 
@@ -213,7 +214,10 @@ function resultsLine(jobs: readonly StatusJob[]): string {
     : `Results: ${formatCount(outputs.length)} file(s) in ${formatCount(folders.size)} folders (see the CSV report)`;
 }
 
-/** Error texts can span lines; a table row must not. */
+/**
+ * Error texts can span lines; a table row must not. A ledger written by an older mediabatch may
+ * hold the service's text as it came: its control characters are escaped here too.
+ */
 function oneLine(text: string | null): string {
-  return text === null || text === '' ? '-' : text.replace(/\s*\n\s*/g, ' ');
+  return text === null || text === '' ? '-' : escapeControlChars(text.replace(/\s*\n\s*/g, ' '));
 }

@@ -42,6 +42,14 @@ export type RunEvent =
   | { kind: 'paused'; what: string; untilMs: number; reason: string }
   | { kind: 'warning'; message: string };
 
+/**
+ * Submits whose request may have left and whose answer has not come. A stop waits for them (so
+ * none becomes in doubt); the CLI reads the count to say what it is waiting for.
+ */
+export interface InFlight {
+  submits: number;
+}
+
 /** Everything the execute step needs, built by the CLI (the composition root) and passed down. */
 export interface RunContext {
   client: ServiceClient;
@@ -54,14 +62,15 @@ export interface RunContext {
   /** Aborted by the first Ctrl-C or SIGTERM, or by a fatal error: no new work starts. */
   stop: AbortSignal;
   emit: (event: RunEvent) => void;
+  inFlight: InFlight;
 }
 
-/** Builds a context from what the composition root owns. */
-export function createRunContext(parts: RunContext): RunContext {
+/** Builds a context from what the composition root owns (a fresh in-flight count unless given). */
+export function createRunContext(parts: Omit<RunContext, 'inFlight'> & { inFlight?: InFlight }): RunContext {
   // Submits, pace waits, polls and downloads in flight each listen to the stop signal: more than
   // Node's warning threshold of ten is the normal case here, not a leak.
   setMaxListeners(0, parts.stop);
-  return parts;
+  return { ...parts, inFlight: parts.inFlight ?? { submits: 0 } };
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000 };

@@ -67,12 +67,14 @@ async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClas
         await ctx.pace.take(cls, betweenAttempts.signal);
       }
       inFlight = true;
+      ctx.inFlight.submits += 1;
       try {
         const answer = await send(ctx, job);
         ctx.pace.observe(cls, answer.rateLimit);
         return answer.value.requestId;
       } finally {
         inFlight = false;
+        ctx.inFlight.submits -= 1;
       }
     },
     {

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { LocalIoError } from '../errors.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
@@ -14,6 +15,10 @@ const BUSY_TIMEOUT_MS = 5000;
  */
 export function openDatabase(path: string, readonly: boolean): Db {
   if (readonly && !existsSync(path)) throw noLedger(path);
+  // Checked before SQLite opens it: on a read-only ledger SQLite falls back to reading, and in
+  // WAL mode leaves -wal and -shm files behind with the ledger's read-only permissions.
+  const readOnly = readonly ? [] : readOnlyFiles(path);
+  if (readOnly.length > 0) throw readOnlyLedger(path, readOnly);
   let db: Db;
   try {
     db = new Database(path, { readonly, fileMustExist: readonly });
@@ -94,6 +99,9 @@ function corrupt(path: string, detail: string, cause?: unknown): LocalIoError {
   );
 }
 
+/** SQLite codes a file or folder the user may not write can cause (the -shm file's show as I/O errors). */
+const MAYBE_PERMISSIONS = /^SQLITE_(READONLY|CANTOPEN|PERM|IOERR)/;
+
 /** A SQLite failure as the LocalIoError the user can act on (busy, corrupt, unopenable); anything else unchanged. */
 export function asLocalIoError(path: string, error: unknown): unknown {
   if (error instanceof LocalIoError) return error;
@@ -102,6 +110,9 @@ export function asLocalIoError(path: string, error: unknown): unknown {
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_IOERR_SHORT_READ') {
     return corrupt(path, message, error);
   }
+  // SQLite says only "readonly database" or "unable to open": which file or folder it is matters.
+  const permission = MAYBE_PERMISSIONS.test(code) ? permissionProblem(path, error) : undefined;
+  if (permission !== undefined) return permission;
   if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) {
     return new LocalIoError(
       `cannot write the ledger ${path} (${message}): free disk space or fix the disk, then run the same command again (a job caught mid-submit is then marked in doubt)`,
@@ -117,6 +128,48 @@ export function asLocalIoError(path: string, error: unknown): unknown {
     );
   }
   return cannotOpen(path, error);
+}
+
+function writable(file: string): boolean {
+  try {
+    accessSync(file, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The ledger's files (itself, its -wal and -shm) that exist but may not be written. */
+function readOnlyFiles(path: string): string[] {
+  return [path, `${path}-wal`, `${path}-shm`].filter((file) => existsSync(file) && !writable(file));
+}
+
+function readOnlyLedger(path: string, files: readonly string[], cause?: unknown): LocalIoError {
+  const what = files.length === 1 ? `ledger ${files[0] ?? path} is` : `ledger files ${files.join(', ')} are`;
+  const them = files.length === 1 ? 'it' : 'them';
+  return new LocalIoError(
+    `${what} read-only: make ${them} writable (chmod u+w ${files.join(' ')}), or pass --db PATH to use another ledger`,
+    'E_LEDGER_READONLY',
+    cause,
+  );
+}
+
+/**
+ * A ledger file (or its -wal or -shm) the user may not write, or a folder where SQLite cannot
+ * make them: each its own message, since the fixes differ. Undefined when permissions allow it.
+ */
+function permissionProblem(path: string, cause: unknown): LocalIoError | undefined {
+  const readOnly = readOnlyFiles(path);
+  if (readOnly.length > 0) return readOnlyLedger(path, readOnly, cause);
+  const folder = dirname(path);
+  if (existsSync(folder) && !writable(folder)) {
+    return new LocalIoError(
+      `cannot create or write the ledger ${path}: the folder ${folder} is not writable (SQLite keeps the ledger's -wal and -shm files beside it); fix the folder's permissions, or pass --db PATH in a writable folder`,
+      'E_LEDGER_FOLDER',
+      cause,
+    );
+  }
+  return undefined;
 }
 
 function cannotOpen(path: string, error: unknown): LocalIoError {

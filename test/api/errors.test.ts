@@ -166,7 +166,7 @@ describe('transport failures', () => {
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ phase: 'connect', requestSent: false });
     expect(error.message).toBe(
-      'POST /api/v1/client/txt2audio: timed out connecting after 10000 ms; the request was not sent; try again later or raise the timeout',
+      'POST /api/v1/client/txt2audio: timed out connecting after 10000 ms; the request was not sent; check the connection and --base-url, then try again later',
     );
     expect(submitFailureKind(error)).toBe('not-taken');
   });
@@ -192,7 +192,9 @@ describe('transport failures', () => {
     const error = await rejectionOf(client.submitTxt2Audio(TTS_JOB));
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ phase: 'headers', requestSent: true, networkCode: 'UND_ERR_HEADERS_TIMEOUT' });
-    expect((error as Error).message).toContain('timed out waiting for the answer after 200 ms');
+    expect((error as Error).message).toBe(
+      'POST /api/v1/client/txt2audio: timed out waiting for the answer after 200 ms; the request may have reached the service; check the connection and --base-url, then try again later',
+    );
     expect(submitFailureKind(error)).toBe('unknown');
   });
 

@@ -74,7 +74,9 @@ describe('mediabatch models', () => {
     for (const args of [['models'], ['models', '--json']]) {
       const result = await runCli([...args, '--base-url', server.url], { env: { MEDIABATCH_TOKEN: wrong } });
       expect(result.code).toBe(4);
-      expect(result.stdout).toBe('');
+      // Under --json the same failure is also one document on stdout.
+      if (args.includes('--json')) expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'E_API_AUTH', exit_code: 4 } });
+      else expect(result.stdout).toBe('');
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(result.stderr).toMatch(/^mediabatch: .*(401|Unauthenticated|token)/i);
       expect(hasStackTrace(result.stderr)).toBe(false);

@@ -115,8 +115,10 @@ describe('mediabatch status', () => {
     for (const json of [[], ['--json']]) {
       const result = await runCli(['status', manifest, ...json]);
       expect(result.code).toBe(2);
-      expect(result.stdout).toBe('');
       expect(result.stderr.trim()).toBe(nothingRun);
+      // Under --json the same message is also a document on stdout; otherwise stdout stays empty.
+      const expected = json.length > 0 ? { schema_version: 1, error: { code: 'E_USAGE', message: nothingRun.replace(/^mediabatch: /, ''), exit_code: 2 } } : undefined;
+      expect(result.stdout === '' ? undefined : JSON.parse(result.stdout)).toEqual(expected);
     }
   });
 });

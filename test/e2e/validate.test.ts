@@ -149,7 +149,8 @@ describe('mediabatch validate', () => {
     const wrong = 'wrong-token-5e2b9c';
     const refused = await runCli(['validate', manifest, '--base-url', server.url, '--json'], { env: { MEDIABATCH_TOKEN: wrong } });
     expect(refused.code).toBe(4);
-    expect(refused.stdout).toBe('');
+    expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: 'E_API_AUTH', exit_code: 4 } });
+    expect(refused.stdout).not.toContain(wrong);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     expect(refused.stderr).not.toContain(wrong);
 

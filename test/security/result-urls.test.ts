@@ -229,7 +229,7 @@ describe('result URLs the runner refuses', () => {
 
     const bad = await run('0');
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toBe('mediabatch: --max-result-mb: expected a whole number of megabytes from 1 to 10240, got 0');
+    expect(bad.stderr.trim()).toBe('mediabatch: --max-result-mb: expected a whole number of megabytes from 1 to 10240, got "0"');
 
     const small = await run('1');
     expect(small.code, small.stderr).toBe(1);

@@ -7,13 +7,13 @@ import { checkWithService, priceManifest } from '../../runner/prepare.js';
 import { costReportJson, formatCostReport } from '../../report/cost-report.js';
 import { jobsCsv } from '../../report/csv.js';
 import type { CommandResult } from '../main.js';
-import { withSharedOptions, type SharedArgs } from '../options.js';
-import { logLine, useColor, writeJson, writeReportFile, writeStdout } from '../output.js';
+import { parseConcurrency, withSharedOptions, type SharedArgs } from '../options.js';
+import { logLine, useColor, writeJsonDocument, writeReportFile, writeStdout } from '../output.js';
 import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
 
 interface EstimateArgs extends SharedArgs, PlanArgs {
   manifest: string;
-  concurrency: number;
+  concurrency?: string | undefined;
 }
 
 export function estimateCommand(result: CommandResult): CommandModule<object, EstimateArgs> {
@@ -23,14 +23,15 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
     builder: (y) =>
       withPlanOptions(withSharedOptions(y))
         .positional('manifest', { type: 'string', demandOption: true })
-        .option('concurrency', { type: 'number', default: 8, describe: 'submits in flight at once (for the duration estimate)' }),
+        .option('concurrency', { type: 'string', describe: 'submits in flight at once, for the duration estimate (default 8)' }),
     handler: async (args) => {
+      const concurrency = parseConcurrency(args.concurrency);
       const session = await openWorkSession(args, { lock: false, command: 'estimate' });
       try {
-        const report = await estimate(session, args.concurrency);
+        const report = await estimate(session, concurrency);
         await writeReportFile(session.paths.estimateJson, `${JSON.stringify(costReportJson(report), null, 2)}\n`);
         await writeReportFile(session.paths.estimateCsv, jobsCsv(reportRows(report)));
-        if (args.json) await writeJson(costReportJson(report));
+        if (args.json) await writeJsonDocument(costReportJson(report));
         else await writeStdout(formatCostReport(report, { color: useColor(process.stdout) }));
         logLine(`report written to ${session.paths.estimateJson} and ${session.paths.estimateCsv}`);
         result.exitCode = report.withinBudget ? ExitCode.ok : ExitCode.budget;

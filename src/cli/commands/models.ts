@@ -1,8 +1,9 @@
 import type { CommandModule } from 'yargs';
 import type { JobType, Model } from '../../api/types.js';
+import { escapeControlChars } from '../../control-chars.js';
 import type { CommandResult } from '../main.js';
 import { withSharedOptions, type SharedArgs } from '../options.js';
-import { writeJson, writeStdout } from '../output.js';
+import { writeJsonDocument, writeStdout } from '../output.js';
 import { openService } from '../service.js';
 
 interface ModelsArgs extends SharedArgs {
@@ -22,7 +23,7 @@ export function modelsCommand(result: CommandResult): CommandModule<object, Mode
         const models = (await service.client.listModels({ types })).filter((m) =>
           m.inferenceTypes.some((t) => types.includes(t as JobType)),
         );
-        if (args.json) await writeJson({ models });
+        if (args.json) await writeJsonDocument({ models });
         else await writeStdout(formatModels(models));
         result.exitCode = 0;
       } finally {
@@ -45,7 +46,8 @@ export function formatModels(models: readonly Model[]): string {
       const voices = lang.voices.map((v) => v.slug).join(', ');
       lines.push(`  ${lang.slug}${lang.name !== lang.slug ? ` (${lang.name})` : ''}: ${voices || '(no voices listed)'}`);
     }
-    return lines.join('\n');
+    // Each line is made of the service's names: escaped before they reach the terminal.
+    return lines.map(escapeControlChars).join('\n');
   });
   return `${blocks.join('\n\n')}\n\n${models.length} model(s).`;
 }

@@ -1,28 +1,39 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
-import { ConfigError, ExitCode, UsageError } from '../../errors.js';
-import { createRunContext, DEFAULT_RETRY, pollEvery, SERVICE_POLL, SIMULATOR_POLL, type RunContext, type RunEvent } from '../../runner/context.js';
+import { ConfigError, ExitCode } from '../../errors.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_UPLOAD_TIMEOUT_MS } from '../../api/client.js';
+import type { Manifest } from '../../manifest/types.js';
+import { createRunContext, DEFAULT_RETRY, pollEvery, SERVICE_POLL, SIMULATOR_POLL, type InFlight, type RunContext, type RunEvent } from '../../runner/context.js';
 import type { RunPlan } from '../../runner/plan.js';
 import { runManifest, type RunOutcome } from '../../runner/run.js';
 import { formatStatusText, statusJson, submittedLines, type StatusSummary } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
-import { manifestPaths, withSharedOptions, type ManifestPaths, type SharedArgs } from '../options.js';
-import { ensureWritableFolder, logLine, useColor, writeJson, writeStdout } from '../output.js';
+import { errorDocument } from '../error-document.js';
+import { manifestPaths, parseConcurrency, parseWholeNumber, withSharedOptions, type ManifestPaths, type SharedArgs } from '../options.js';
+import { ensureWritableFolder, logLine, useColor, writeJsonDocument, writeStdout } from '../output.js';
 import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '../progress.js';
 import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
-import { installStopHandlers } from '../signals.js';
+import { installStopHandlers, type InFlightWait } from '../signals.js';
 import { summarize, writeRunReports } from '../summary.js';
 import { threadWriter } from '../../store/index.js';
 
 interface RunArgs extends SharedArgs, PlanArgs {
   manifest: string;
-  concurrency: number;
+  /** As typed, like poll-ms: parsed in the handler. */
+  concurrency?: string | undefined;
   wait: boolean;
   out?: string | undefined;
   'resubmit-in-doubt': boolean;
   partial: boolean;
-  'poll-ms'?: number | undefined;
-  'max-result-mb': number;
+  'poll-ms'?: string | undefined;
+  'max-result-mb'?: string | undefined;
+}
+
+/** The numeric flags, parsed. */
+interface RunNumbers {
+  concurrency: number;
+  pollMs: number | undefined;
+  maxResultMb: number;
 }
 
 /** The service's outputs are at most 100 MB; the default leaves a little slack for container overhead. */
@@ -37,32 +48,27 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
     builder: (y) =>
       withPlanOptions(withSharedOptions(y))
         .positional('manifest', { type: 'string', demandOption: true })
-        .option('concurrency', { type: 'number', default: 8, describe: 'submits in flight at once' })
+        .option('concurrency', { type: 'string', describe: 'submits in flight at once (default 8)' })
         .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })
         .option('out', { type: 'string', describe: 'results folder (default: <manifest>.out/ beside the manifest)' })
         .option('resubmit-in-doubt', { type: 'boolean', default: false, describe: 'send in-doubt jobs again (they may be paid twice)' })
         .option('partial', { type: 'boolean', default: false, describe: 'over budget: send what fits in manifest order, skip the rest' })
         .option('poll-ms', {
-          type: 'number',
+          type: 'string',
           describe: "first status poll after MS for every type, backing off to 6×MS (default: the service's pace, 1.5 s audio, 5 s video)",
         })
         .option('max-result-mb', {
-          type: 'number',
-          default: DEFAULT_MAX_RESULT_MB,
-          describe: 'refuse (and collect on a later run) results larger than this many megabytes',
+          type: 'string',
+          describe: `refuse (and collect on a later run) results larger than this many megabytes (default ${DEFAULT_MAX_RESULT_MB})`,
         }),
     handler: async (args) => {
-      if (!Number.isInteger(args.concurrency) || args.concurrency < 1 || args.concurrency > 64) {
-        throw new UsageError(`--concurrency: expected a whole number from 1 to 64, got ${args.concurrency}`);
-      }
-      const pollMs = args['poll-ms'];
-      if (pollMs !== undefined && (!Number.isInteger(pollMs) || pollMs < 10 || pollMs > 600_000)) {
-        throw new UsageError(`--poll-ms: expected a whole number of milliseconds from 10 to 600000, got ${pollMs}`);
-      }
-      const maxResultMb = args['max-result-mb'];
-      if (!Number.isInteger(maxResultMb) || maxResultMb < 1 || maxResultMb > MAX_RESULT_MB_CEILING) {
-        throw new UsageError(`--max-result-mb: expected a whole number of megabytes from 1 to ${MAX_RESULT_MB_CEILING}, got ${maxResultMb}`);
-      }
+      const numbers: RunNumbers = {
+        concurrency: parseConcurrency(args.concurrency),
+        pollMs: parseWholeNumber('--poll-ms', args['poll-ms'], { min: 10, max: 600_000, unit: 'milliseconds' }),
+        maxResultMb:
+          parseWholeNumber('--max-result-mb', args['max-result-mb'], { min: 1, max: MAX_RESULT_MB_CEILING, unit: 'megabytes' }) ??
+          DEFAULT_MAX_RESULT_MB,
+      };
       const paths = manifestPaths(args.manifest, args.db, args.out);
       if (!existsSync(paths.db)) refuseLostLedger(paths);
       const session = await openWorkSession(args, { lock: true, command: 'run' });
@@ -70,7 +76,7 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
         // A ledger that records no job may be a new one made since (estimate makes one for its caches).
         if (Object.values(session.ledger.countsByState()).every((n) => n === 0)) refuseLostLedger(paths);
         if (args.wait) await ensureWritableFolder(session.paths.out);
-        result.exitCode = await run(session, args);
+        result.exitCode = await run(session, args, numbers, result);
       } finally {
         await session.close();
       }
@@ -78,9 +84,10 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
   };
 }
 
-async function run(session: WorkSession, args: RunArgs): Promise<number> {
+async function run(session: WorkSession, args: RunArgs, numbers: RunNumbers, result: CommandResult): Promise<number> {
   const { ledger, manifest } = session;
-  const stopControl = installStopHandlers(logLine);
+  const inFlight: InFlight = { submits: 0 };
+  const stopControl = installStopHandlers(logLine, waitFor(inFlight, manifest));
   const halt = new AbortController();
   const stop = AbortSignal.any([stopControl.signal, halt.signal]);
   let progress: Progress | undefined;
@@ -109,17 +116,18 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
     writer,
     pace: paceFor(session, (what, untilMs, reason) => emit({ kind: 'paused', what, untilMs, reason })),
     options: {
-      concurrency: args.concurrency,
+      concurrency: numbers.concurrency,
       budgetUsd: session.budgetUsd,
       noWait: !args.wait,
       resubmitInDoubt: args['resubmit-in-doubt'],
       outDir: session.paths.out,
-      poll: pollScheduleFor(args),
+      poll: pollScheduleFor(numbers.pollMs, args.sim),
       retry: DEFAULT_RETRY,
-      maxResultBytes: args['max-result-mb'] * MIB,
+      maxResultBytes: numbers.maxResultMb * MIB,
     },
     stop,
     emit,
+    inFlight,
   });
   let outcome: RunOutcome | undefined;
   try {
@@ -146,13 +154,23 @@ async function run(session: WorkSession, args: RunArgs): Promise<number> {
   }
   const summary = summarize(ledger, session.budgetUsd, manifestIds);
   await writeRunReports(session.paths, summary, true);
-  if (args.json) await writeJson(statusJson(summary));
+  if (args.json) await writeSummaryDocument(statusJson(summary), outcome, result);
   else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
   if (outcome === undefined) {
     logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: mediabatch run ${args.manifest}`);
     return ExitCode.interrupted;
   }
   return finish(outcome, summary, args);
+}
+
+/**
+ * The run's --json document. A fatal error (auth, balance, disk) is thrown after it by finish();
+ * it goes into this document, so stdout still holds exactly one.
+ */
+async function writeSummaryDocument(summary: object, outcome: RunOutcome | undefined, result: CommandResult): Promise<void> {
+  const fatal = outcome?.execute.fatal;
+  await writeJsonDocument(fatal === undefined ? summary : { ...summary, ...errorDocument(fatal) });
+  result.errorInDocument = fatal !== undefined;
 }
 
 /**
@@ -205,10 +223,19 @@ function requestsIn(report: string): EarlierRun | undefined {
   return undefined;
 }
 
-function pollScheduleFor(args: RunArgs): RunContext['options']['poll'] {
-  const pollMs = args['poll-ms'];
+/** A stop waits for submits in flight; each answers (or fails) within the client's timeout for its kind. */
+function waitFor(inFlight: InFlight, manifest: Manifest): InFlightWait {
+  const uploads = manifest.jobs.some((job) => job.type === 'img2video');
+  return {
+    count: () => inFlight.submits,
+    answerWithinMs: uploads ? DEFAULT_UPLOAD_TIMEOUT_MS : DEFAULT_REQUEST_TIMEOUT_MS,
+    bound: uploads ? 'the timeout of video submits, which upload images' : 'the request timeout',
+  };
+}
+
+function pollScheduleFor(pollMs: number | undefined, sim: boolean): RunContext['options']['poll'] {
   if (pollMs !== undefined) return pollEvery(pollMs);
-  return args.sim ? SIMULATOR_POLL : SERVICE_POLL;
+  return sim ? SIMULATOR_POLL : SERVICE_POLL;
 }
 
 function finish(outcome: RunOutcome, summary: StatusSummary, args: RunArgs): number {

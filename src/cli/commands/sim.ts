@@ -1,17 +1,20 @@
 import type { CommandModule } from 'yargs';
-import { UsageError } from '../../errors.js';
+import { ConfigError, UsageError } from '../../errors.js';
+import type { Simulator, SimOptions } from '../../sim/index.js';
 import type { CommandResult } from '../main.js';
+import { parseDecimal, parseUsd, parseWholeNumber } from '../options.js';
 import { logLine, writeStdout } from '../output.js';
 import { nextStopSignal } from '../signals.js';
 
+/** The numeric options as typed: each is parsed by one function of options.ts, which quotes it back. */
 interface SimArgs {
-  port: number;
+  port?: string | undefined;
   plan: 'basic' | 'premium' | 'unlimited';
-  latency: number;
+  latency?: string | undefined;
   faults?: string | undefined;
-  seed: number;
-  'job-error-rate': number;
-  balance: number;
+  seed?: string | undefined;
+  'job-error-rate'?: string | undefined;
+  balance?: string | undefined;
   pricing: 'linear' | 'minimum' | 'rounded';
 }
 
@@ -21,36 +24,17 @@ export function simCommand(result: CommandResult): CommandModule<object, SimArgs
     describe: 'run the built-in simulator of the service as a loopback HTTP server',
     builder: (y) =>
       y
-        .option('port', { type: 'number', default: 0, describe: 'port on 127.0.0.1 (0: a free one)' })
+        .option('port', { type: 'string', describe: 'port on 127.0.0.1 (default 0: a free one)' })
         .option('plan', { choices: ['basic', 'premium', 'unlimited'] as const, default: 'premium' as const, describe: 'rate limits to enforce' })
-        .option('latency', { type: 'number', default: 0, describe: 'ms added to every answer' })
+        .option('latency', { type: 'string', describe: 'ms added to every answer (default 0)' })
         .option('faults', { type: 'string', describe: 'fault spec, e.g. "503=0.1,500-after=0.05,reset-after=0.02,submit:html502=0.05"' })
-        .option('seed', { type: 'number', default: 1, describe: 'seed for faults and job outcomes' })
-        .option('job-error-rate', { type: 'number', default: 0, describe: 'share of accepted jobs that end in error' })
-        .option('balance', { type: 'number', default: 1000, describe: 'starting balance in USD' })
+        .option('seed', { type: 'string', describe: 'seed for faults and job outcomes (default 1)' })
+        .option('job-error-rate', { type: 'string', describe: 'share of accepted jobs that end in error, 0 to 1 (default 0)' })
+        .option('balance', { type: 'string', describe: 'starting balance in USD (default 1000)' })
         .option('pricing', { choices: ['linear', 'minimum', 'rounded'] as const, default: 'linear' as const, describe: 'price law' }),
     handler: async (args) => {
-      if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) {
-        throw new UsageError(`--port: expected 0–65535, got ${args.port}`);
-      }
-      const { parseFaultSpec, startSimulator } = await import('../../sim/index.js');
-      if (args.faults !== undefined) {
-        try {
-          parseFaultSpec(args.faults);
-        } catch (error) {
-          throw new UsageError(`--faults: ${(error as Error).message}`);
-        }
-      }
-      const sim = await startSimulator({
-        port: args.port,
-        plan: args.plan,
-        latencyMs: args.latency,
-        faults: args.faults,
-        seed: args.seed,
-        jobErrorRate: args['job-error-rate'],
-        balanceUsd: args.balance,
-        pricing: args.pricing,
-      });
+      const options = await simOptions(args);
+      const sim = await listen(options);
       await writeStdout(`listening on ${sim.url}\ntoken ${sim.token}`);
       logLine(`simulator (${args.plan} plan); stop with Ctrl-C. Try: MEDIABATCH_TOKEN=${sim.token} mediabatch models --base-url ${sim.url}`);
       await nextStopSignal();
@@ -58,4 +42,48 @@ export function simCommand(result: CommandResult): CommandModule<object, SimArgs
       result.exitCode = 0;
     },
   };
+}
+
+/** Every option checked before the simulator starts: a bad value is a usage error naming it. */
+async function simOptions(args: SimArgs): Promise<SimOptions & { port: number }> {
+  const options = {
+    port: parseWholeNumber('--port', args.port, { min: 0, max: 65_535 }) ?? 0,
+    plan: args.plan,
+    latencyMs: parseWholeNumber('--latency', args.latency, { min: 0, max: 600_000, unit: 'milliseconds' }) ?? 0,
+    faults: args.faults,
+    seed: parseWholeNumber('--seed', args.seed, { min: 0, max: 0xffff_ffff }) ?? 1,
+    jobErrorRate: parseDecimal('--job-error-rate', args['job-error-rate'], { min: 0, max: 1, expected: 'a share from 0 to 1 (such as 0.1)' }) ?? 0,
+    balanceUsd: parseUsd('--balance', args.balance) ?? 1000,
+    pricing: args.pricing,
+  };
+  if (args.faults !== undefined) {
+    const { parseFaultSpec } = await import('../../sim/index.js');
+    try {
+      parseFaultSpec(args.faults);
+    } catch (error) {
+      throw new UsageError(`--faults: ${(error as Error).message}`);
+    }
+  }
+  return options;
+}
+
+/**
+ * A port that cannot be had is the machine's state, not a malformed command line (the same
+ * command works once the port is free): exit 4, like a ledger another run holds.
+ */
+async function listen(options: SimOptions & { port: number }): Promise<Simulator> {
+  const { startSimulator } = await import('../../sim/index.js');
+  const { port } = options;
+  try {
+    return await startSimulator(options);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new ConfigError(`--port ${port}: another program already listens on 127.0.0.1:${port}; pick another port, or --port 0 for a free one`, 'E_PORT_IN_USE', error);
+    }
+    if (code === 'EACCES') {
+      throw new ConfigError(`--port ${port}: not allowed to listen on 127.0.0.1:${port} (ports below 1024 need privileges); pick a port from 1024 up, or --port 0 for a free one`, 'E_PORT_DENIED', error);
+    }
+    throw error;
+  }
 }

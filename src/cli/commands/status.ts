@@ -5,7 +5,7 @@ import { formatStatusText, statusJson } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
 import { claimLedger, openLedgerFor } from '../ledger.js';
 import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
-import { useColor, writeJson, writeStdout } from '../output.js';
+import { useColor, writeJsonDocument, writeStdout } from '../output.js';
 import { storedBudget, summarize } from '../summary.js';
 
 interface StatusArgs extends SharedArgs {
@@ -30,7 +30,7 @@ export function statusCommand(result: CommandResult): CommandModule<object, Stat
         if (summary.jobs.length === 0) {
           throw new UsageError(`nothing has been run for ${args.manifest} yet: the ledger ${paths.db} records no job (or pass --db PATH)`);
         }
-        if (args.json) await writeJson(statusJson(summary));
+        if (args.json) await writeJsonDocument(statusJson(summary));
         else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
         result.exitCode = 0;
       } finally {

@@ -3,9 +3,10 @@ import { ManifestError } from '../../manifest/errors.js';
 import { loadManifest } from '../../manifest/load.js';
 import { checkWithService } from '../../runner/prepare.js';
 import type { CommandResult } from '../main.js';
+import { errorDocument } from '../error-document.js';
 import { openLedgerFor } from '../ledger.js';
 import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
-import { logLine, writeJson, writeStdout } from '../output.js';
+import { logLine, writeJsonDocument, writeStdout } from '../output.js';
 import { openService } from '../service.js';
 
 function hasCredentials(args: SharedArgs): boolean {
@@ -43,12 +44,12 @@ export function validateCommand(result: CommandResult): CommandModule<object, Va
           }
         }
         const checked = offline ? 'offline checks only' : 'checked against the models catalogue';
-        if (args.json) await writeJson({ valid: true, jobs: manifest.jobs.length, offline, problems: [] });
+        if (args.json) await writeJsonDocument({ valid: true, jobs: manifest.jobs.length, offline, problems: [] });
         else await writeStdout(`${args.manifest}: ${manifest.jobs.length} job(s), valid (${checked}).`);
         result.exitCode = 0;
       } catch (error) {
         if (!(error instanceof ManifestError) || !args.json) throw error;
-        await writeJson({ valid: false, problems: error.issues });
+        await writeJsonDocument({ valid: false, ...errorDocument(error) });
         logLine(`${args.manifest}: ${error.issues.length} problem(s)`);
         result.exitCode = error.exitCode;
       }

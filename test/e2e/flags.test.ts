@@ -1,0 +1,91 @@
+import { createServer, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { hasStackTrace, runCli, type CliResult } from '../helpers/cli.js';
+import { writeTtsManifest } from '../helpers/manifests.js';
+import { useWorkspace } from '../helpers/workspace.js';
+
+/** A usage error: exit 2, the one line expected on stderr, no stack trace, nothing on stdout. */
+function expectUsage(result: CliResult, line: string): void {
+  expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
+  expect({ code: result.code, stderr: result.stderr.trim() }).toEqual({ code: 2, stderr: `mediabatch: ${line}` });
+}
+
+describe('numeric flags: what was typed, checked by one parser each', () => {
+  const workspace = useWorkspace();
+
+  it('--budget refuses an empty value and words, quoting them; takes " 5 " and 5.50', async () => {
+    const manifest = await writeTtsManifest(workspace.dir, { jobs: 2 });
+    expectUsage(
+      await runCli(['estimate', manifest, '--sim', '--budget', '']),
+      '--budget: expected a number of USD ≥ 0 (such as 25 or 12.50), got an empty value',
+    );
+    expectUsage(
+      await runCli(['estimate', manifest, '--sim', '--budget', 'abc']),
+      '--budget: expected a number of USD ≥ 0 (such as 25 or 12.50), got "abc"',
+    );
+    expectUsage(
+      await runCli(['estimate', manifest, '--sim', '--budget', '0x10']),
+      '--budget: expected a number of USD ≥ 0 (such as 25 or 12.50), got "0x10"',
+    );
+    for (const [typed, usd] of [[' 5 ', 5], ['5.50', 5.5]] as const) {
+      const result = await runCli(['estimate', manifest, '--sim', '--json', '--budget', typed]);
+      expect(result.code, result.stderr).toBe(0);
+      expect((JSON.parse(result.stdout) as { budget: number }).budget).toBe(usd);
+    }
+  });
+
+  it('--concurrency and --poll-ms quote what was given', async () => {
+    const manifest = await writeTtsManifest(workspace.dir, { jobs: 2 });
+    expectUsage(
+      await runCli(['run', manifest, '--sim', '--concurrency', 'lots']),
+      '--concurrency: expected a whole number from 1 to 64, got "lots"',
+    );
+    expectUsage(
+      await runCli(['run', manifest, '--sim', '--concurrency', '']),
+      '--concurrency: expected a whole number from 1 to 64, got an empty value',
+    );
+    expectUsage(
+      await runCli(['estimate', manifest, '--sim', '--concurrency', '0']),
+      '--concurrency: expected a whole number from 1 to 64, got "0"',
+    );
+    expectUsage(
+      await runCli(['run', manifest, '--sim', '--poll-ms', '1.5e3']),
+      '--poll-ms: expected a whole number of milliseconds from 10 to 600000, got "1.5e3"',
+    );
+    expectUsage(
+      await runCli(['run', manifest, '--sim', '--concurrency', '2', '--concurrency', '3']),
+      '--concurrency: given 2 times ("2", "3"); give it once',
+    );
+  });
+});
+
+describe('sim options', () => {
+  it.each([
+    [['--latency', '-5'], '--latency: expected a whole number of milliseconds from 0 to 600000, got "-5"'],
+    [['--latency', 'slow'], '--latency: expected a whole number of milliseconds from 0 to 600000, got "slow"'],
+    [['--job-error-rate', '2'], '--job-error-rate: expected a share from 0 to 1 (such as 0.1), got "2"'],
+    [['--balance', '-1'], '--balance: expected a number of USD ≥ 0 (such as 25 or 12.50), got "-1"'],
+    [['--seed', '1.5'], '--seed: expected a whole number from 0 to 4294967295, got "1.5"'],
+    [['--port', '99999'], '--port: expected a whole number from 0 to 65535, got "99999"'],
+    [['--port', ''], '--port: expected a whole number from 0 to 65535, got an empty value'],
+  ])('sim %j is a usage error naming the option, the range and what was given', async (args, line) => {
+    expectUsage(await runCli(['sim', ...args], { timeoutMs: 15_000 }), line);
+  });
+
+  it('a port in use: exit 4, naming the port and what to do', async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const result = await runCli(['sim', '--port', String(port)], { timeoutMs: 15_000 });
+      expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
+      expect({ code: result.code, stderr: result.stderr.trim() }).toEqual({
+        code: 4,
+        stderr: `mediabatch: --port ${port}: another program already listens on 127.0.0.1:${port}; pick another port, or --port 0 for a free one`,
+      });
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+});
