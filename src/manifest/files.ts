@@ -2,8 +2,11 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import type { ImageRef } from './types.js';
 
-/** A text file larger than this is almost certainly the wrong file (and would cost real money). */
-export const MAX_TEXT_FILE_BYTES = 1024 * 1024;
+/**
+ * A text larger than this, in a file or inline, is almost certainly a mistake (and would cost real
+ * money): one constant for both, so `text:` cannot carry what `text_file:` may not.
+ */
+export const MAX_TEXT_BYTES = 1024 * 1024;
 /** The service's limit per image (API.md). */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
@@ -25,8 +28,8 @@ export function newFileCache(): FileCache {
   return { texts: new Map(), images: new Map() };
 }
 
-// Exact bytes when rounding would make an oversize file look like it is at the limit.
-function sizeText(bytes: number, limitBytes: number): string {
+/** A size as messages show it: MB to one decimal, exact bytes when rounding would hide the excess. */
+export function sizeText(bytes: number, limitBytes: number): string {
   const rounded = `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
   return Number.parseFloat(rounded) * 1024 * 1024 <= limitBytes ? `${bytes} bytes` : rounded;
 }
@@ -54,8 +57,8 @@ function lineOf(text: string, index: number): number {
 async function readTextUncached(path: string): Promise<FileCheck<string>> {
   const size = await regularFile(path);
   if (!size.ok) return size;
-  if (size.value > MAX_TEXT_FILE_BYTES) {
-    return { ok: false, expected: 'a text file of at most 1 MB', detail: sizeText(size.value, MAX_TEXT_FILE_BYTES), hint: 'split it into several jobs' };
+  if (size.value > MAX_TEXT_BYTES) {
+    return { ok: false, expected: 'a text file of at most 1 MB', detail: sizeText(size.value, MAX_TEXT_BYTES), hint: 'split it into several jobs' };
   }
   const bytes = await readFile(path);
   let text: string;

@@ -1,6 +1,4 @@
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
 import type { JobType } from '../api/types.js';
 import { type DraftContext, defaultsBlock, draftJob, type JobDraft } from './draft.js';
 import { ManifestError, type ManifestIssue } from './errors.js';
@@ -8,6 +6,7 @@ import { JOB_TYPES } from './fields.js';
 import { newFileCache } from './files.js';
 import { type FinishContext, finishJob } from './finish.js';
 import { assignIds, type JobEntry } from './ids.js';
+import { readManifestText } from './manifest-file.js';
 import { manifestSchema } from './schema.js';
 import { translateSchemaIssues } from './schema-issues.js';
 import { checkSentTexts } from './text-checks.js';
@@ -17,23 +16,6 @@ import { defaultsNode, jobNodes, locateMap, MAX_ALIAS_COUNT, type ManifestSource
 
 // Distinct files read at once: enough to overlap I/O, few enough never to run out of descriptors.
 const FILE_CONCURRENCY = 32;
-
-async function readManifestText(path: string, absolute: string): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(absolute);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : String(code ?? error);
-    throw new UsageError(`cannot read the manifest ${path}: ${why}`, error);
-  }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (error) {
-    const issue = { file: path, line: 1, col: 1, message: 'expected a UTF-8 text file, got bytes that are not UTF-8', hint: 'save the file as UTF-8' };
-    throw new ManifestError([issue], error);
-  }
-}
 
 function draftAll(source: ManifestSource, root: unknown, context: DraftContext): (JobDraft | undefined)[] {
   const rawJobs = (root as { jobs?: unknown } | null)?.jobs;
