@@ -33,6 +33,19 @@ export function withSharedOptions<T>(argv: Argv<T>): Argv<T & SharedArgs> {
     }) as Argv<T & SharedArgs>;
 }
 
+/** For the commands that read a manifest's files: validate, estimate, run. */
+export interface ManifestFileArgs {
+  'allow-outside-files': boolean;
+}
+
+export function withManifestFileOptions<T>(argv: Argv<T>): Argv<T & ManifestFileArgs> {
+  return argv.option('allow-outside-files', {
+    type: 'boolean',
+    default: false,
+    describe: "let text_file and image paths point outside the manifest's folder (only for a manifest you trust)",
+  }) as Argv<T & ManifestFileArgs>;
+}
+
 export function resolveBaseUrl(args: SharedArgs, env: NodeJS.ProcessEnv): string {
   const raw = args['base-url'] ?? env['MEDIABATCH_BASE_URL'] ?? DEFAULT_BASE_URL;
   let url: URL;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
+import { confine, type FileScope } from './file-scope.js';
 import type { ImageRef } from './types.js';
 
 /**
@@ -17,15 +18,23 @@ export type ImageInfo = Omit<ImageRef, 'written'>;
 
 /**
  * Per-load caches keyed by absolute path: a picture used by 1,000 jobs is read and hashed once.
- * Created by each loadManifest call, never shared between calls.
+ * Created by each loadManifest call, never shared between calls, with the scope files must be in.
  */
 export interface FileCache {
+  scope: FileScope;
   texts: Map<string, Promise<FileCheck<string>>>;
   images: Map<string, Promise<FileCheck<ImageInfo>>>;
 }
 
-export function newFileCache(): FileCache {
-  return { texts: new Map(), images: new Map() };
+export function newFileCache(scope: FileScope): FileCache {
+  return { scope, texts: new Map(), images: new Map() };
+}
+
+// The real path is what is read (and, for an image, sent later): a link checked here cannot be
+// pointed elsewhere between this check and the read.
+async function confined<T>(scope: FileScope, path: string, check: (realPath: string) => Promise<FileCheck<T>>): Promise<FileCheck<T>> {
+  const where = await confine(scope, path);
+  return where.ok ? check(where.value) : where;
 }
 
 /** A size as messages show it: MB to one decimal, exact bytes when rounding would hide the excess. */
@@ -74,11 +83,11 @@ async function readTextUncached(path: string): Promise<FileCheck<string>> {
   return { ok: true, value: text };
 }
 
-/** The text of a UTF-8 file (a leading BOM dropped), or why it cannot be spoken. */
+/** The text of a UTF-8 file inside the scope (a leading BOM dropped), or why it cannot be spoken. */
 export function readTextFile(cache: FileCache, path: string): Promise<FileCheck<string>> {
   let pending = cache.texts.get(path);
   if (pending === undefined) {
-    pending = readTextUncached(path);
+    pending = confined(cache.scope, path, readTextUncached);
     cache.texts.set(path, pending);
   }
   return pending;
@@ -113,11 +122,11 @@ async function checkImageUncached(path: string): Promise<FileCheck<ImageInfo>> {
   return { ok: true, value: { path, contentType, bytes: bytes.length, sha256 } };
 }
 
-/** Exists, is a regular file, is ≤ 10 MB and really an allowed image type; with its sha256. */
+/** Inside the scope, exists, is a regular file, is ≤ 10 MB and really an allowed image type; with its sha256. */
 export function checkImage(cache: FileCache, path: string): Promise<FileCheck<ImageInfo>> {
   let pending = cache.images.get(path);
   if (pending === undefined) {
-    pending = checkImageUncached(path);
+    pending = confined(cache.scope, path, checkImageUncached);
     cache.images.set(path, pending);
   }
   return pending;

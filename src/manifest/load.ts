@@ -3,6 +3,7 @@ import type { JobType } from '../api/types.js';
 import { type DraftContext, defaultsBlock, draftJob, type JobDraft } from './draft.js';
 import { ManifestError, type ManifestIssue } from './errors.js';
 import { JOB_TYPES } from './fields.js';
+import { fileScope } from './file-scope.js';
 import { newFileCache } from './files.js';
 import { type FinishContext, finishJob } from './finish.js';
 import { assignIds, type JobEntry } from './ids.js';
@@ -78,12 +79,18 @@ function parseSource(text: string, path: string): ManifestSource {
   return { root: outcome.value, index: outcome.index };
 }
 
+export interface LoadOptions {
+  /** Let text_file and image paths point outside the manifest's folder (`--allow-outside-files`). */
+  allowOutsideFiles?: boolean | undefined;
+}
+
 /**
- * Reads, validates and resolves a manifest: defaults merged, files checked, ids given or derived.
+ * Reads, validates and resolves a manifest: defaults merged, files checked (and kept inside the
+ * manifest's folder unless `allowOutsideFiles`), ids given or derived.
  * Throws ManifestError with every problem found (sorted by position), or UsageError when the
  * file itself cannot be read. Paths in messages are `path` as given.
  */
-export async function loadManifest(path: string): Promise<Manifest> {
+export async function loadManifest(path: string, options: LoadOptions = {}): Promise<Manifest> {
   const absolute = resolve(path);
   const source = parseSource(await readManifestText(path, absolute), path);
   const root = source.root;
@@ -93,7 +100,8 @@ export async function loadManifest(path: string): Promise<Manifest> {
   const issues = schema.issues;
   const draftContext: DraftContext = { file: path, invalidPaths: schema.invalidPaths, defaults: defaultsBlocks(source, root, schema.invalidPaths), issues };
   const drafts = draftAll(source, root, draftContext);
-  const entries = await finishAll({ file: path, dir: dirname(absolute), cache: newFileCache(), issues }, drafts);
+  const scope = await fileScope(dirname(absolute), options.allowOutsideFiles === true);
+  const entries = await finishAll({ file: path, dir: scope.folder, cache: newFileCache(scope), issues }, drafts);
   const { jobs, labels } = assignIds(path, entries, issues);
   if (issues.length > 0) throw new ManifestError(labelled(issues, labels));
   const budget = (root as { budget?: number }).budget;

@@ -6,7 +6,7 @@ import type { RunPlan } from '../../runner/plan.js';
 import { runManifest, type RunOutcome } from '../../runner/run.js';
 import { formatStatusText, statusJson } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
-import { manifestPaths, withSharedOptions, type ManifestPaths, type SharedArgs } from '../options.js';
+import { manifestPaths, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type ManifestPaths, type SharedArgs } from '../options.js';
 import { ensureWritableFolder, logLine, useColor, writeJson, writeStdout } from '../output.js';
 import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '../progress.js';
 import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
@@ -14,7 +14,7 @@ import { installStopHandlers } from '../signals.js';
 import { summarize, writeRunReports } from '../summary.js';
 import { threadWriter } from '../../store/index.js';
 
-interface RunArgs extends SharedArgs, PlanArgs {
+interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs {
   manifest: string;
   concurrency: number;
   wait: boolean;
@@ -32,7 +32,7 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
     command: 'run <manifest>',
     describe: 'estimate, enforce the budget, submit, follow and download; run it again to resume',
     builder: (y) =>
-      withPlanOptions(withSharedOptions(y))
+      withManifestFileOptions(withPlanOptions(withSharedOptions(y)))
         .positional('manifest', { type: 'string', demandOption: true })
         .option('concurrency', { type: 'number', default: 8, describe: 'submits in flight at once' })
         .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })
