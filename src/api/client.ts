@@ -5,7 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Agent, FormData } from 'undici';
-import { LocalIoError, UsageError } from '../errors.js';
+import { LocalIoError } from '../errors.js';
+import { parseBaseUrl } from './base-url.js';
 import { ResponseShapeError } from './errors.js';
 import { downloadResult } from './download.js';
 import { callApi, parseAnswer, type ApiCall, type HttpContext } from './http.js';
@@ -46,19 +47,6 @@ const MODELS_PAGE_SIZE = 50;
 /** A models endpoint still paging after this many pages is broken, not big. */
 const MAX_MODEL_PAGES = 200;
 const DEFAULT_TYPES: JobType[] = ['txt2audio', 'img2video'];
-
-function splitBaseUrl(baseUrl: string): { origin: string; basePath: string } {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch (error) {
-    throw new UsageError(`--base-url must be an http(s) URL, got "${baseUrl}"`, error);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`--base-url must be an http(s) URL, got ${url.protocol} URL`);
-  }
-  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
-}
 
 async function imageBlob(image: ImageFile): Promise<Blob> {
   try {
@@ -101,7 +89,7 @@ async function img2VideoForm(job: Img2VideoSubmit): Promise<FormData> {
 
 /** Builds a client; `close()` ends its keep-alive connections (tests and the CLI must call it). */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
-  const { origin, basePath } = splitBaseUrl(options.baseUrl);
+  const { origin, basePath } = parseBaseUrl(options.baseUrl);
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   const uploadTimeoutMs = options.uploadTimeoutMs ?? 300_000;
