@@ -13,7 +13,7 @@ import { translateSchemaIssues } from './schema-issues.js';
 import { checkSentTexts } from './text-checks.js';
 import type { Manifest } from './types.js';
 import { parseInPieces } from './yaml-chunks.js';
-import { defaultsNode, jobNodes, locateMap, MAX_ALIAS_COUNT, type ManifestSource, type PieceOutcome, parsePiece } from './yaml-source.js';
+import { defaultsNode, jobNodes, locateMap, type ManifestSource, type PieceOutcome, parsePiece } from './yaml-source.js';
 
 // Distinct files read at once: enough to overlap I/O, few enough never to run out of descriptors.
 const FILE_CONCURRENCY = 32;
@@ -72,9 +72,8 @@ function parseSource(text: string, path: string): ManifestSource {
     // After a syntax error the tree is a guess: checking it would report phantom problems.
     throw new ManifestError(outcome.errors.map(({ position, message }) => ({ file: path, ...position, message: `YAML syntax: ${message}` })));
   }
-  if (outcome.kind === 'aliasBomb') {
-    const message = `YAML aliases: expected at most ${MAX_ALIAS_COUNT} uses of anchors once expanded, got far more (an alias bomb?); write the values out instead`;
-    throw new ManifestError([{ file: path, ...(outcome.position ?? { line: 1, col: 1 }), message }], outcome.cause);
+  if (outcome.kind === 'aliases') {
+    throw new ManifestError([{ file: path, ...(outcome.position ?? { line: 1, col: 1 }), message: `YAML aliases: ${outcome.message}` }]);
   }
   return { root: outcome.value, index: outcome.index };
 }

@@ -1,5 +1,6 @@
 import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import type { SourcePosition } from './types.js';
+import { AliasProblem, plainValue } from './yaml-plain.js';
 
 /**
  * What is kept of one YAML node once its Document is gone: where it starts and, for mappings and
@@ -35,7 +36,7 @@ export interface SyntaxProblem {
 /** How reading one piece of YAML text ended. A RangeError (nesting too deep) is thrown, not returned. */
 export type PieceOutcome =
   | { kind: 'syntax'; errors: SyntaxProblem[] }
-  | { kind: 'aliasBomb'; position: SourcePosition | undefined; cause: unknown }
+  | { kind: 'aliases'; position: SourcePosition | undefined; message: string }
   | { kind: 'parsed'; value: unknown; index: NodeIndex | undefined; usesAnchors: boolean };
 
 export interface FieldLocation {
@@ -52,8 +53,6 @@ export interface MapLocation {
 export type PathSegment = string | number;
 
 const FILE_START: SourcePosition = { line: 1, col: 1 };
-// yaml's own default: enough for ordinary anchors and aliases, far too few for an alias bomb.
-export const MAX_ALIAS_COUNT = 100;
 // The schema is three levels deep (jobs → item → field, defaults → type → field): zod never reports
 // a deeper path, and a shallow walk cannot overflow the stack on a value nested 5,000 levels deep.
 const INDEX_DEPTH = 3;
@@ -140,9 +139,8 @@ function flattenStrings(value: unknown): void {
 
 /**
  * Reads one piece of YAML that starts on line `firstLine` of the file and holds a node
- * `rootDepth` levels below the document's top: its syntax errors, or its plain value and position
- * index. yaml refuses to expand an alias bomb ("billion laughs") with an
- * error of its own: that is bad input, reported where the first alias is.
+ * `rootDepth` levels below the document's top: its syntax errors, a problem with its aliases (an
+ * alias bomb is reported where the first alias is), or its plain value and position index.
  */
 export function parsePiece(text: string, firstLine = 1, rootDepth = 0): PieceOutcome {
   const lines = { lineCounter: new LineCounter(), firstLine };
@@ -153,10 +151,11 @@ export function parsePiece(text: string, firstLine = 1, rootDepth = 0): PieceOut
   }
   let value: unknown;
   try {
-    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    value = plainValue(doc);
   } catch (error) {
-    if (error instanceof RangeError) throw error;
-    return { kind: 'aliasBomb', position: firstAliasPosition(lines, doc), cause: error };
+    if (!(error instanceof AliasProblem)) throw error;
+    const position = error.node === undefined ? firstAliasPosition(lines, doc) : nodeStart(lines, error.node);
+    return { kind: 'aliases', position, message: error.message };
   }
   flattenStrings(value);
   // Only a text with `&` or `*` somewhere can hold an anchor or alias: skip the walk for the rest.
