@@ -72,8 +72,8 @@ function parseSource(text: string, path: string): ManifestSource {
     // After a syntax error the tree is a guess: checking it would report phantom problems.
     throw new ManifestError(outcome.errors.map(({ position, message }) => ({ file: path, ...position, message: `YAML syntax: ${message}` })));
   }
-  if (outcome.kind === 'aliases') {
-    throw new ManifestError([{ file: path, ...(outcome.position ?? { line: 1, col: 1 }), message: `YAML aliases: ${outcome.message}` }]);
+  if (outcome.kind === 'expansion') {
+    throw new ManifestError([{ file: path, ...(outcome.position ?? { line: 1, col: 1 }), message: outcome.message }]);
   }
   return { root: outcome.value, index: outcome.index };
 }

@@ -4,8 +4,9 @@ import { type Alias, type Document, isAlias, isMap, isPair, isScalar, isSeq, typ
  * A YAML document as a plain value, with every alias resolved to the value its anchor names.
  *
  * yaml's own toJS is not used: it resolves each alias by scanning every anchor and alias before
- * it (100,000 jobs each using one anchor took 386 s), and its only guard against an alias bomb
- * counts aliases, refusing the 101st use of an ordinary `voice: *v`. Here an alias is a map lookup
+ * it (100,000 jobs each using one anchor took 386 s), converts a merge source again at every use
+ * (nested merges cost 9× per level), and its only guard against an alias bomb counts aliases,
+ * refusing the 101st use of an ordinary `voice: *v`. Here an alias is a map lookup
  * and shares its anchor's value (no copy), and what is bounded is the size of the value once every
  * alias is written out, counted once per object (memoised by identity), so linear in the document.
  */
@@ -18,8 +19,8 @@ import { type Alias, type Document, isAlias, isMap, isPair, isScalar, isSeq, typ
  */
 export const MAX_EXPANDED_VALUES = 5_000_000;
 
-/** Why a document has no plain value: what is wrong, and the node to point at. */
-export class AliasProblem extends Error {
+/** Why a document has no plain value: the message, and the node to point at. */
+export class PlainValueProblem extends Error {
   constructor(
     readonly node: Node | undefined,
     message: string,
@@ -37,7 +38,11 @@ interface Walk {
   values: Map<Node, unknown>;
   /** Expanded size of each list and mapping made so far. */
   sizes: Map<object, number>;
+  /** Entries of merge sources looked at: a merge copies, so each use costs its source's size. */
+  mergedEntries: number;
 }
+
+const TOO_LARGE = `YAML aliases: expected at most ${MAX_EXPANDED_VALUES} values once anchors are expanded, got more (an alias bomb?); write the values out instead`;
 
 function sizeOf(walk: Walk, value: unknown): number {
   return value !== null && typeof value === 'object' ? (walk.sizes.get(value) ?? 1) : 1;
@@ -48,7 +53,7 @@ function sized<T extends object>(walk: Walk, value: T): T {
   for (const item of Object.values(value)) size += sizeOf(walk, item);
   // Every container is part of the whole: one past the bound already dooms it.
   if (size > MAX_EXPANDED_VALUES) {
-    throw new AliasProblem(undefined, `expected at most ${MAX_EXPANDED_VALUES} values once anchors are expanded, got more (an alias bomb?); write the values out instead`);
+    throw new PlainValueProblem(undefined, TOO_LARGE);
   }
   walk.sizes.set(value, size);
   return value;
@@ -57,10 +62,10 @@ function sized<T extends object>(walk: Walk, value: T): T {
 function aliased(walk: Walk, alias: Alias): unknown {
   const target = walk.anchors.get(alias.source);
   if (target === undefined) {
-    throw new AliasProblem(alias, `expected an anchor &${alias.source} before the alias *${alias.source}, found none; set the anchor first`);
+    throw new PlainValueProblem(alias, `YAML aliases: expected an anchor &${alias.source} before the alias *${alias.source}, found none; set the anchor first`);
   }
   if (walk.open.has(target)) {
-    throw new AliasProblem(alias, `expected *${alias.source} outside the value &${alias.source} names, got it inside (it would repeat forever); write the value out instead`);
+    throw new PlainValueProblem(alias, `YAML aliases: expected *${alias.source} outside the value &${alias.source} names, got it inside (it would repeat forever); write the value out instead`);
   }
   return walk.values.get(target);
 }
@@ -79,7 +84,43 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value;
 }
 
+function isMergeKey(key: unknown): boolean {
+  // With `merge: true`, yaml reads a plain `<<` key as this symbol; a quoted "<<" stays text.
+  return isScalar(key) && typeof key.value === 'symbol' && key.value.description === '<<';
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (value === null || value === undefined) return 'nothing';
+  return typeof value === 'string' ? 'text' : typeof value;
+}
+
+/**
+ * `<<: *common` (or a list of such): each source's entries that `target` does not have yet, so
+ * earlier sources win over later ones and the mapping's own keys, written before or after, win
+ * over all (YAML's merge key, as yaml applies it).
+ */
+function merge(walk: Walk, target: Record<string, unknown>, pair: Pair): void {
+  const value = convert(walk, pair.value);
+  const sources = Array.isArray(value) ? value : [value];
+  for (const source of sources) {
+    if (!isMapping(source)) {
+      const message = `YAML merge: expected a mapping (or an alias of one, or a list of them) after <<, got ${kindOf(source)}; merge only mappings`;
+      throw new PlainValueProblem((pair.value ?? pair.key) as Node, message);
+    }
+    const keys = Object.keys(source);
+    walk.mergedEntries += keys.length;
+    if (walk.mergedEntries > MAX_EXPANDED_VALUES) throw new PlainValueProblem(undefined, TOO_LARGE);
+    for (const key of keys) if (!Object.prototype.hasOwnProperty.call(target, key)) setOwn(target, key, source[key]);
+  }
+}
+
 function addPair(walk: Walk, target: Record<string, unknown>, pair: Pair): void {
+  if (isMergeKey(pair.key)) return merge(walk, target, pair);
   const key = keyText(pair.key, convert(walk, pair.key));
   setOwn(target, key, convert(walk, pair.value));
 }
@@ -127,11 +168,12 @@ function convert(walk: Walk, node: unknown): unknown {
 
 /**
  * The document's plain value, as yaml's toJS would give it, with aliases sharing their anchor's
- * value. Throws AliasProblem for an alias without an anchor, an alias inside its own anchor, or
- * a value larger than MAX_EXPANDED_VALUES once expanded. The walk recurses: a RangeError on
+ * value and merge keys applied. Throws PlainValueProblem for an alias without an anchor, an alias
+ * inside its own anchor, a merge of something other than mappings, or a value larger than
+ * MAX_EXPANDED_VALUES once expanded. The walk recurses: a RangeError on
  * a value nested thousands of levels deep is the caller's to report.
  */
 export function plainValue(doc: Document.Parsed): unknown {
-  const walk: Walk = { anchors: new Map(), open: new Set(), values: new Map(), sizes: new Map() };
+  const walk: Walk = { anchors: new Map(), open: new Set(), values: new Map(), sizes: new Map(), mergedEntries: 0 };
   return convert(walk, doc.contents);
 }

@@ -1,6 +1,6 @@
 import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import type { SourcePosition } from './types.js';
-import { AliasProblem, plainValue } from './yaml-plain.js';
+import { PlainValueProblem, plainValue } from './yaml-plain.js';
 
 /**
  * What is kept of one YAML node once its Document is gone: where it starts and, for mappings and
@@ -15,7 +15,10 @@ export interface NodeIndex {
   items?: (NodeIndex | undefined)[];
 }
 
-/** A pair with a scalar key; pairs with other keys can never match a path, so they are not kept. */
+/**
+ * A pair with a scalar key; pairs with other keys can never match a path, so they are not kept
+ * (nor merge keys: a merged field has no position of its own, so it is placed at its mapping).
+ */
 export interface PairIndex {
   key: unknown;
   keyStart: SourcePosition | undefined;
@@ -36,7 +39,7 @@ export interface SyntaxProblem {
 /** How reading one piece of YAML text ended. A RangeError (nesting too deep) is thrown, not returned. */
 export type PieceOutcome =
   | { kind: 'syntax'; errors: SyntaxProblem[] }
-  | { kind: 'aliases'; position: SourcePosition | undefined; message: string }
+  | { kind: 'expansion'; position: SourcePosition | undefined; message: string }
   | { kind: 'parsed'; value: unknown; index: NodeIndex | undefined; usesAnchors: boolean };
 
 export interface FieldLocation {
@@ -80,7 +83,7 @@ function indexNode(lines: PieceLines, node: unknown, depth: number): NodeIndex |
     if (depth >= INDEX_DEPTH) return { kind: 'map', start };
     const pairs: PairIndex[] = [];
     for (const pair of node.items) {
-      if (!isPair(pair) || !isScalar(pair.key)) continue;
+      if (!isPair(pair) || !isScalar(pair.key) || typeof pair.key.value === 'symbol') continue;
       pairs.push({ key: pair.key.value, keyStart: nodeStart(lines, pair.key), value: indexNode(lines, pair.value, depth + 1) });
     }
     return { kind: 'map', start, pairs };
@@ -145,7 +148,8 @@ function flattenStrings(value: unknown): void {
 export function parsePiece(text: string, firstLine = 1, rootDepth = 0): PieceOutcome {
   const lines = { lineCounter: new LineCounter(), firstLine };
   // prettyErrors would put a multi-line code excerpt into the message; one line per issue reads better.
-  const doc = parseDocument(text, { lineCounter: lines.lineCounter, prettyErrors: false });
+  // merge: `<<: *common` merges a mapping, as most YAML users expect, instead of being a key named "<<".
+  const doc = parseDocument(text, { lineCounter: lines.lineCounter, prettyErrors: false, merge: true });
   if (doc.errors.length > 0) {
     return { kind: 'syntax', errors: doc.errors.map((error) => ({ position: positionAt(lines, error.pos[0]), message: error.message })) };
   }
@@ -153,9 +157,9 @@ export function parsePiece(text: string, firstLine = 1, rootDepth = 0): PieceOut
   try {
     value = plainValue(doc);
   } catch (error) {
-    if (!(error instanceof AliasProblem)) throw error;
+    if (!(error instanceof PlainValueProblem)) throw error;
     const position = error.node === undefined ? firstAliasPosition(lines, doc) : nodeStart(lines, error.node);
-    return { kind: 'aliases', position, message: error.message };
+    return { kind: 'expansion', position, message: error.message };
   }
   flattenStrings(value);
   // Only a text with `&` or `*` somewhere can hold an anchor or alias: skip the walk for the rest.

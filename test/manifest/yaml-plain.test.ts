@@ -19,6 +19,7 @@ const SNIPPETS: Record<string, string> = {
   'an anchor set twice': 'a: &x 1\nb: *x\nc: &x 2\nd: *x\n',
   'an alias as a key': 'k: &k voice\nm: { *k : af_sky }\n',
   'tags': 'a: !!str 1\nb: !custom x\nc: !!float 1\n',
+  'merge keys': 'a: &a { x: 1, y: 2 }\nb: { <<: *a, y: 3 }\nc: { y: 3, <<: *a }\nd: { <<: [*a, { z: 1 }] }\ne: { "<<": 1 }\nf: &f { <<: *a, w: 0 }\ng: { <<: *f }\n',
   'deep nesting': `a: ${'['.repeat(200)}1${']'.repeat(200)}\n`,
 };
 
@@ -28,7 +29,7 @@ test.each(FILES)('%s: the same plain value as yaml toJS', (file) => {
 });
 
 test.each(Object.entries(SNIPPETS))('%s: the same plain value as yaml toJS', (_name, text) => {
-  const doc = parseDocument(text, { logLevel: 'silent' });
+  const doc = parseDocument(text, { logLevel: 'silent', merge: true });
   expect(doc.errors).toEqual([]);
   const value = plainValue(doc);
   expect(value).toEqual(doc.toJS({ maxAliasCount: -1 }));
