@@ -1,4 +1,4 @@
-import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit, type YAMLParseError } from 'yaml';
 import type { SourcePosition } from './types.js';
 import { PlainValueProblem, plainValue } from './yaml-plain.js';
 
@@ -140,6 +140,14 @@ function flattenStrings(value: unknown): void {
   }
 }
 
+// yaml's own advice for a second document is to call parseAllDocuments(), which is ours to know.
+function syntaxProblem(lines: PieceLines, error: YAMLParseError): SyntaxProblem {
+  const position = positionAt(lines, error.pos[0]);
+  if (error.code !== 'MULTIPLE_DOCS') return { position, message: error.message };
+  const message = `expected one document (a manifest is one), got a second one starting on line ${position.line}; keep one manifest per file`;
+  return { position, message };
+}
+
 /**
  * Reads one piece of YAML that starts on line `firstLine` of the file and holds a node
  * `rootDepth` levels below the document's top: its syntax errors, a problem with its aliases (an
@@ -151,7 +159,7 @@ export function parsePiece(text: string, firstLine = 1, rootDepth = 0): PieceOut
   // merge: `<<: *common` merges a mapping, as most YAML users expect, instead of being a key named "<<".
   const doc = parseDocument(text, { lineCounter: lines.lineCounter, prettyErrors: false, merge: true });
   if (doc.errors.length > 0) {
-    return { kind: 'syntax', errors: doc.errors.map((error) => ({ position: positionAt(lines, error.pos[0]), message: error.message })) };
+    return { kind: 'syntax', errors: doc.errors.map((error) => syntaxProblem(lines, error)) };
   }
   let value: unknown;
   try {
