@@ -1,4 +1,5 @@
 import { type Alias, type Document, isAlias, isMap, isPair, isScalar, isSeq, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
+import { printable } from './errors.js';
 
 /**
  * A YAML document as a plain value, with every alias resolved to the value its anchor names.
@@ -6,9 +7,9 @@ import { type Alias, type Document, isAlias, isMap, isPair, isScalar, isSeq, typ
  * yaml's own toJS is not used: it resolves each alias by scanning every anchor and alias before
  * it (100,000 jobs each using one anchor took 386 s), converts a merge source again at every use
  * (nested merges cost 9× per level), and its only guard against an alias bomb counts aliases,
- * refusing the 101st use of an ordinary `voice: *v`. Here an alias is a map lookup
- * and shares its anchor's value (no copy), and what is bounded is the size of the value once every
- * alias is written out, counted once per object (memoised by identity), so linear in the document.
+ * refusing the 101st use of an ordinary `voice: *v`. Here an alias is a map lookup and shares its
+ * anchor's value (no copy), and what is bounded is the size of the value once every alias is
+ * written out, counted once per object (memoised by identity), so linear in the document.
  */
 
 /**
@@ -51,7 +52,8 @@ function sizeOf(walk: Walk, value: unknown): number {
 function sized<T extends object>(walk: Walk, value: T): T {
   let size = 1;
   for (const item of Object.values(value)) size += sizeOf(walk, item);
-  // Every container is part of the whole: one past the bound already dooms it.
+  // Refused even where the container is not kept (a list of merge sources, a key): only an alias
+  // bomb gets near the bound, and stopping at the first container past it stops the work too.
   if (size > MAX_EXPANDED_VALUES) {
     throw new PlainValueProblem(undefined, TOO_LARGE);
   }
@@ -59,13 +61,16 @@ function sized<T extends object>(walk: Walk, value: T): T {
   return value;
 }
 
+const ANCHOR_MAX_CHARS = 40;
+
 function aliased(walk: Walk, alias: Alias): unknown {
   const target = walk.anchors.get(alias.source);
+  const name = printable(alias.source, ANCHOR_MAX_CHARS);
   if (target === undefined) {
-    throw new PlainValueProblem(alias, `YAML aliases: expected an anchor &${alias.source} before the alias *${alias.source}, found none; set the anchor first`);
+    throw new PlainValueProblem(alias, `YAML aliases: expected an anchor &${name} before the alias *${name}, found none; set the anchor first`);
   }
   if (walk.open.has(target)) {
-    throw new PlainValueProblem(alias, `YAML aliases: expected *${alias.source} outside the value &${alias.source} names, got it inside (it would repeat forever); write the value out instead`);
+    throw new PlainValueProblem(alias, `YAML aliases: expected *${name} outside the value &${name} names, got it inside (it would repeat forever); write the value out instead`);
   }
   return walk.values.get(target);
 }

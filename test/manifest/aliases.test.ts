@@ -113,4 +113,12 @@ describe('anchors and aliases', () => {
       1 problem in <dir>/m.yaml; nothing was sent."
     `);
   });
+
+  test('an anchor name in a message is escaped and cut short', async () => {
+    const name = `a\u202e${'n'.repeat(1_000)}`;
+    const message = await problems([...DEFAULTS, 'jobs:', `  - { type: txt2audio, voice: *${name}, text: a }`]);
+    expect(message.split('\n')[0]).toBe(
+      `<dir>/m.yaml:5:31 YAML aliases: expected an anchor &a\\u202e${'n'.repeat(37)}… before the alias *a\\u202e${'n'.repeat(37)}…, found none; set the anchor first`,
+    );
+  });
 });
