@@ -5,7 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Agent, FormData } from 'undici';
-import { LocalIoError, UsageError } from '../errors.js';
+import { LocalIoError } from '../errors.js';
+import { parseBaseUrl } from './base-url.js';
 import { ResponseShapeError } from './errors.js';
 import { downloadResult } from './download.js';
 import { callApi, parseAnswer, type ApiCall, type HttpContext } from './http.js';
@@ -52,19 +53,6 @@ const MODELS_PAGE_SIZE = 50;
 const MAX_MODEL_PAGES = 200;
 const DEFAULT_TYPES: JobType[] = ['txt2audio', 'img2video'];
 
-function splitBaseUrl(baseUrl: string): { origin: string; basePath: string } {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch (error) {
-    throw new UsageError(`--base-url must be an http(s) URL, got "${baseUrl}"`, error);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`--base-url must be an http(s) URL, got ${url.protocol} URL`);
-  }
-  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
-}
-
 async function imageBlob(image: ImageFile): Promise<Blob> {
   try {
     return new Blob([await readFile(image.path)], { type: image.contentType });
@@ -106,7 +94,7 @@ async function img2VideoForm(job: Img2VideoSubmit): Promise<FormData> {
 
 /** Builds a client; `close()` ends its keep-alive connections (tests and the CLI must call it). */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
-  const { origin, basePath } = splitBaseUrl(options.baseUrl);
+  const { origin, basePath } = parseBaseUrl(options.baseUrl);
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const uploadTimeoutMs = options.uploadTimeoutMs ?? DEFAULT_UPLOAD_TIMEOUT_MS;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Argv } from 'yargs';
+import { parseBaseUrl } from '../api/base-url.js';
 import { ConfigError, UsageError } from '../errors.js';
 
 export const DEFAULT_BASE_URL = 'https://api.deapi.ai';
@@ -33,18 +34,26 @@ export function withSharedOptions<T>(argv: Argv<T>): Argv<T & SharedArgs> {
     }) as Argv<T & SharedArgs>;
 }
 
+/** For the commands that read a manifest's files: validate, estimate, run. */
+export interface ManifestFileArgs {
+  'allow-outside-files': boolean;
+}
+
+export function withManifestFileOptions<T>(argv: Argv<T>): Argv<T & ManifestFileArgs> {
+  return argv.option('allow-outside-files', {
+    type: 'boolean',
+    default: false,
+    describe: "let text_file and image paths point outside the manifest's folder (only for a manifest you trust)",
+  }) as Argv<T & ManifestFileArgs>;
+}
+
+/** The base URL from --base-url, else MEDIABATCH_BASE_URL, else the service's, checked by parseBaseUrl. */
 export function resolveBaseUrl(args: SharedArgs, env: NodeJS.ProcessEnv): string {
-  const raw = args['base-url'] ?? env['MEDIABATCH_BASE_URL'] ?? DEFAULT_BASE_URL;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`--base-url: expected an http(s) URL, got ${JSON.stringify(raw)}`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`--base-url: expected an http(s) URL, got ${JSON.stringify(raw)}`);
-  }
-  return raw.replace(/\/+$/, '');
+  const fromFlag = args['base-url'];
+  const fromEnv = env['MEDIABATCH_BASE_URL'];
+  if (fromFlag !== undefined) return parseBaseUrl(fromFlag, '--base-url').text;
+  if (fromEnv !== undefined) return parseBaseUrl(fromEnv, 'MEDIABATCH_BASE_URL').text;
+  return DEFAULT_BASE_URL;
 }
 
 /**

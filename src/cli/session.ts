@@ -6,7 +6,7 @@ import type { Manifest } from '../manifest/types.js';
 import { Pace, planPace } from '../runner/pace.js';
 import type { Ledger } from '../store/index.js';
 import { claimLedger, openLedgerFor } from './ledger.js';
-import { manifestPaths, parseBudget, readToken, resolveBaseUrl, type ManifestPaths, type SharedArgs } from './options.js';
+import { manifestPaths, parseBudget, readToken, resolveBaseUrl, type ManifestFileArgs, type ManifestPaths, type SharedArgs } from './options.js';
 import { openService, type ServiceSession } from './service.js';
 
 export type PlanChoice = 'basic' | 'premium' | 'unlimited';
@@ -51,10 +51,10 @@ export interface WorkSession {
  * the same jobs), the plan and the budget.
  */
 export async function openWorkSession(
-  args: SharedArgs & PlanArgs & { manifest: string; out?: string | undefined },
+  args: SharedArgs & PlanArgs & ManifestFileArgs & { manifest: string; out?: string | undefined },
   options: { lock: boolean; command: string },
 ): Promise<WorkSession> {
-  const manifest = await loadManifest(args.manifest);
+  const manifest = await loadManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'] });
   const paths = manifestPaths(args.manifest, args.db, args.out);
   const budgetUsd = parseBudget(args.budget) ?? manifest.budgetUsd ?? null;
   const planName: PlanChoice = args.plan ?? (args.sim ? 'unlimited' : 'premium');

@@ -33,8 +33,8 @@ function shorten(text: string, max: number): string {
 // the manifest could break the one-line-per-issue layout or drive the terminal (ANSI escapes).
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-/** A name taken from the manifest (job id, key) as a message shows it: escaped, cut short. */
-function printable(text: string, max: number): string {
+/** A name taken from the manifest (job id, key, anchor) as a message shows it: escaped, cut short. */
+export function printable(text: string, max: number): string {
   return shorten(text, max).replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

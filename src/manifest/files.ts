@@ -1,10 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { sniffImageType } from '../media-type.js';
+import { confine, type FileScope } from './file-scope.js';
 import type { ImageRef } from './types.js';
 
-/** A text file larger than this is almost certainly the wrong file (and would cost real money). */
-export const MAX_TEXT_FILE_BYTES = 1024 * 1024;
+/**
+ * A text larger than this, in a file or inline, is almost certainly a mistake (and would cost real
+ * money): one constant for both, so `text:` cannot carry what `text_file:` may not.
+ */
+export const MAX_TEXT_BYTES = 1024 * 1024;
 /** The service's limit per image (API.md). */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
@@ -15,19 +19,27 @@ export type ImageInfo = Omit<ImageRef, 'written'>;
 
 /**
  * Per-load caches keyed by absolute path: a picture used by 1,000 jobs is read and hashed once.
- * Created by each loadManifest call, never shared between calls.
+ * Created by each loadManifest call, never shared between calls, with the scope files must be in.
  */
 export interface FileCache {
+  scope: FileScope;
   texts: Map<string, Promise<FileCheck<string>>>;
   images: Map<string, Promise<FileCheck<ImageInfo>>>;
 }
 
-export function newFileCache(): FileCache {
-  return { texts: new Map(), images: new Map() };
+export function newFileCache(scope: FileScope): FileCache {
+  return { scope, texts: new Map(), images: new Map() };
 }
 
-// Exact bytes when rounding would make an oversize file look like it is at the limit.
-function sizeText(bytes: number, limitBytes: number): string {
+// The real path is what is read (and, for an image, sent later): a link checked here cannot be
+// pointed elsewhere between this check and the read.
+async function confined<T>(scope: FileScope, path: string, check: (realPath: string) => Promise<FileCheck<T>>): Promise<FileCheck<T>> {
+  const where = await confine(scope, path);
+  return where.ok ? check(where.value) : where;
+}
+
+/** A size as messages show it: MB to one decimal, exact bytes when rounding would hide the excess. */
+export function sizeText(bytes: number, limitBytes: number): string {
   const rounded = `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
   return Number.parseFloat(rounded) * 1024 * 1024 <= limitBytes ? `${bytes} bytes` : rounded;
 }
@@ -55,8 +67,8 @@ function lineOf(text: string, index: number): number {
 async function readTextUncached(path: string): Promise<FileCheck<string>> {
   const size = await regularFile(path);
   if (!size.ok) return size;
-  if (size.value > MAX_TEXT_FILE_BYTES) {
-    return { ok: false, expected: 'a text file of at most 1 MB', detail: sizeText(size.value, MAX_TEXT_FILE_BYTES), hint: 'split it into several jobs' };
+  if (size.value > MAX_TEXT_BYTES) {
+    return { ok: false, expected: 'a text file of at most 1 MB', detail: sizeText(size.value, MAX_TEXT_BYTES), hint: 'split it into several jobs' };
   }
   const bytes = await readFile(path);
   let text: string;
@@ -72,11 +84,11 @@ async function readTextUncached(path: string): Promise<FileCheck<string>> {
   return { ok: true, value: text };
 }
 
-/** The text of a UTF-8 file (a leading BOM dropped), or why it cannot be spoken. */
+/** The text of a UTF-8 file inside the scope (a leading BOM dropped), or why it cannot be spoken. */
 export function readTextFile(cache: FileCache, path: string): Promise<FileCheck<string>> {
   let pending = cache.texts.get(path);
   if (pending === undefined) {
-    pending = readTextUncached(path);
+    pending = confined(cache.scope, path, readTextUncached);
     cache.texts.set(path, pending);
   }
   return pending;
@@ -98,11 +110,11 @@ async function checkImageUncached(path: string): Promise<FileCheck<ImageInfo>> {
   return { ok: true, value: { path, contentType, bytes: bytes.length, sha256 } };
 }
 
-/** Exists, is a regular file, is ≤ 10 MB and really an allowed image type; with its sha256. */
+/** Inside the scope, exists, is a regular file, is ≤ 10 MB and really an allowed image type; with its sha256. */
 export function checkImage(cache: FileCache, path: string): Promise<FileCheck<ImageInfo>> {
   let pending = cache.images.get(path);
   if (pending === undefined) {
-    pending = checkImageUncached(path);
+    pending = confined(cache.scope, path, checkImageUncached);
     cache.images.set(path, pending);
   }
   return pending;

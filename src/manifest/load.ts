@@ -1,39 +1,22 @@
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
 import type { JobType } from '../api/types.js';
 import { type DraftContext, defaultsBlock, draftJob, type JobDraft } from './draft.js';
 import { ManifestError, type ManifestIssue } from './errors.js';
 import { JOB_TYPES } from './fields.js';
+import { fileScope } from './file-scope.js';
 import { newFileCache } from './files.js';
 import { type FinishContext, finishJob } from './finish.js';
 import { assignIds, type JobEntry } from './ids.js';
+import { readManifestText } from './manifest-file.js';
 import { manifestSchema } from './schema.js';
 import { translateSchemaIssues } from './schema-issues.js';
 import { checkSentTexts } from './text-checks.js';
 import type { Manifest } from './types.js';
 import { parseInPieces } from './yaml-chunks.js';
-import { defaultsNode, jobNodes, locateMap, MAX_ALIAS_COUNT, type ManifestSource, type PieceOutcome, parsePiece } from './yaml-source.js';
+import { defaultsNode, jobNodes, locateMap, type ManifestSource, type PieceOutcome, parsePiece } from './yaml-source.js';
 
 // Distinct files read at once: enough to overlap I/O, few enough never to run out of descriptors.
 const FILE_CONCURRENCY = 32;
-
-async function readManifestText(path: string, absolute: string): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(absolute);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : String(code ?? error);
-    throw new UsageError(`cannot read the manifest ${path}: ${why}`, error);
-  }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (error) {
-    const issue = { file: path, line: 1, col: 1, message: 'expected a UTF-8 text file, got bytes that are not UTF-8', hint: 'save the file as UTF-8' };
-    throw new ManifestError([issue], error);
-  }
-}
 
 function draftAll(source: ManifestSource, root: unknown, context: DraftContext): (JobDraft | undefined)[] {
   const rawJobs = (root as { jobs?: unknown } | null)?.jobs;
@@ -89,19 +72,24 @@ function parseSource(text: string, path: string): ManifestSource {
     // After a syntax error the tree is a guess: checking it would report phantom problems.
     throw new ManifestError(outcome.errors.map(({ position, message }) => ({ file: path, ...position, message: `YAML syntax: ${message}` })));
   }
-  if (outcome.kind === 'aliasBomb') {
-    const message = `YAML aliases: expected at most ${MAX_ALIAS_COUNT} uses of anchors once expanded, got far more (an alias bomb?); write the values out instead`;
-    throw new ManifestError([{ file: path, ...(outcome.position ?? { line: 1, col: 1 }), message }], outcome.cause);
+  if (outcome.kind === 'expansion') {
+    throw new ManifestError([{ file: path, ...(outcome.position ?? { line: 1, col: 1 }), message: outcome.message }]);
   }
   return { root: outcome.value, index: outcome.index };
 }
 
+export interface LoadOptions {
+  /** Let text_file and image paths point outside the manifest's folder (`--allow-outside-files`). */
+  allowOutsideFiles?: boolean | undefined;
+}
+
 /**
- * Reads, validates and resolves a manifest: defaults merged, files checked, ids given or derived.
+ * Reads, validates and resolves a manifest: defaults merged, files checked (and kept inside the
+ * manifest's folder unless `allowOutsideFiles`), ids given or derived.
  * Throws ManifestError with every problem found (sorted by position), or UsageError when the
  * file itself cannot be read. Paths in messages are `path` as given.
  */
-export async function loadManifest(path: string): Promise<Manifest> {
+export async function loadManifest(path: string, options: LoadOptions = {}): Promise<Manifest> {
   const absolute = resolve(path);
   const source = parseSource(await readManifestText(path, absolute), path);
   const root = source.root;
@@ -111,7 +99,8 @@ export async function loadManifest(path: string): Promise<Manifest> {
   const issues = schema.issues;
   const draftContext: DraftContext = { file: path, invalidPaths: schema.invalidPaths, defaults: defaultsBlocks(source, root, schema.invalidPaths), issues };
   const drafts = draftAll(source, root, draftContext);
-  const entries = await finishAll({ file: path, dir: dirname(absolute), cache: newFileCache(), issues }, drafts);
+  const scope = await fileScope(dirname(absolute), options.allowOutsideFiles === true);
+  const entries = await finishAll({ file: path, dir: scope.folder, cache: newFileCache(scope), issues }, drafts);
   const { jobs, labels } = assignIds(path, entries, issues);
   if (issues.length > 0) throw new ManifestError(labelled(issues, labels));
   const budget = (root as { budget?: number }).budget;

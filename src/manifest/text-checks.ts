@@ -1,4 +1,5 @@
 import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
+import { MAX_TEXT_BYTES, sizeText } from './files.js';
 import { CONTENT_BY_TYPE, isJobType, JOB_TYPES, PARAMS_BY_TYPE } from './fields.js';
 import { pathKey, type SchemaCheck } from './schema-issues.js';
 import { locatePath, type ManifestSource, type PathSegment } from './yaml-source.js';
@@ -39,10 +40,18 @@ export function unsendableText(text: string): Unsendable | undefined {
   return undefined;
 }
 
+/** Inline text is capped like a text file: the same mistake (the wrong thing pasted) costs the same. */
+function oversizeText(field: string, text: string): Unsendable | undefined {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= MAX_TEXT_BYTES) return undefined;
+  const hint = field === 'text' ? 'split it into several jobs' : 'shorten it';
+  return { expected: 'a text of at most 1 MB', detail: sizeText(bytes, MAX_TEXT_BYTES), hint };
+}
+
 function check(file: string, source: ManifestSource, schema: SchemaCheck, path: PathSegment[], value: unknown, where: Partial<ManifestIssue>): void {
   const key = pathKey(path);
   if (typeof value !== 'string' || schema.invalidPaths.has(key)) return;
-  const problem = unsendableText(value);
+  const problem = oversizeText(String(path.at(-1)), value) ?? unsendableText(value);
   if (problem === undefined) return;
   // Marked invalid like a schema failure: the value is neither merged nor reported again as missing.
   schema.invalidPaths.add(key);
@@ -51,7 +60,8 @@ function check(file: string, source: ManifestSource, schema: SchemaCheck, path: 
 }
 
 /**
- * Reports text fields (on jobs and in defaults) that could not be sent as written, into `schema`.
+ * Reports text fields (on jobs and in defaults) that could not be sent as written, or are too
+ * long to be meant, into `schema`.
  * Only fields the job's type has: any other was already reported as an unknown field.
  */
 export function checkSentTexts(file: string, source: ManifestSource, root: unknown, schema: SchemaCheck): void {

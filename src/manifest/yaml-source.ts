@@ -1,5 +1,6 @@
-import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit, type YAMLParseError } from 'yaml';
 import type { SourcePosition } from './types.js';
+import { PlainValueProblem, plainValue } from './yaml-plain.js';
 
 /**
  * What is kept of one YAML node once its Document is gone: where it starts and, for mappings and
@@ -14,7 +15,10 @@ export interface NodeIndex {
   items?: (NodeIndex | undefined)[];
 }
 
-/** A pair with a scalar key; pairs with other keys can never match a path, so they are not kept. */
+/**
+ * A pair with a scalar key; pairs with other keys can never match a path, so they are not kept
+ * (nor merge keys: a merged field has no position of its own, so it is placed at its mapping).
+ */
 export interface PairIndex {
   key: unknown;
   keyStart: SourcePosition | undefined;
@@ -35,7 +39,7 @@ export interface SyntaxProblem {
 /** How reading one piece of YAML text ended. A RangeError (nesting too deep) is thrown, not returned. */
 export type PieceOutcome =
   | { kind: 'syntax'; errors: SyntaxProblem[] }
-  | { kind: 'aliasBomb'; position: SourcePosition | undefined; cause: unknown }
+  | { kind: 'expansion'; position: SourcePosition | undefined; message: string }
   | { kind: 'parsed'; value: unknown; index: NodeIndex | undefined; usesAnchors: boolean };
 
 export interface FieldLocation {
@@ -52,8 +56,6 @@ export interface MapLocation {
 export type PathSegment = string | number;
 
 const FILE_START: SourcePosition = { line: 1, col: 1 };
-// yaml's own default: enough for ordinary anchors and aliases, far too few for an alias bomb.
-export const MAX_ALIAS_COUNT = 100;
 // The schema is three levels deep (jobs → item → field, defaults → type → field): zod never reports
 // a deeper path, and a shallow walk cannot overflow the stack on a value nested 5,000 levels deep.
 const INDEX_DEPTH = 3;
@@ -81,7 +83,7 @@ function indexNode(lines: PieceLines, node: unknown, depth: number): NodeIndex |
     if (depth >= INDEX_DEPTH) return { kind: 'map', start };
     const pairs: PairIndex[] = [];
     for (const pair of node.items) {
-      if (!isPair(pair) || !isScalar(pair.key)) continue;
+      if (!isPair(pair) || !isScalar(pair.key) || typeof pair.key.value === 'symbol') continue;
       pairs.push({ key: pair.key.value, keyStart: nodeStart(lines, pair.key), value: indexNode(lines, pair.value, depth + 1) });
     }
     return { kind: 'map', start, pairs };
@@ -138,25 +140,34 @@ function flattenStrings(value: unknown): void {
   }
 }
 
+// yaml's own advice for a second document is to call parseAllDocuments(), which is ours to know.
+function syntaxProblem(lines: PieceLines, error: YAMLParseError): SyntaxProblem {
+  const position = positionAt(lines, error.pos[0]);
+  if (error.code !== 'MULTIPLE_DOCS') return { position, message: error.message };
+  const message = `expected one document (a manifest is one), got a second one starting on line ${position.line}; keep one manifest per file`;
+  return { position, message };
+}
+
 /**
  * Reads one piece of YAML that starts on line `firstLine` of the file and holds a node
- * `rootDepth` levels below the document's top: its syntax errors, or its plain value and position
- * index. yaml refuses to expand an alias bomb ("billion laughs") with an
- * error of its own: that is bad input, reported where the first alias is.
+ * `rootDepth` levels below the document's top: its syntax errors, a problem with its aliases (an
+ * alias bomb is reported where the first alias is), or its plain value and position index.
  */
 export function parsePiece(text: string, firstLine = 1, rootDepth = 0): PieceOutcome {
   const lines = { lineCounter: new LineCounter(), firstLine };
   // prettyErrors would put a multi-line code excerpt into the message; one line per issue reads better.
-  const doc = parseDocument(text, { lineCounter: lines.lineCounter, prettyErrors: false });
+  // merge: `<<: *common` merges a mapping, as most YAML users expect, instead of being a key named "<<".
+  const doc = parseDocument(text, { lineCounter: lines.lineCounter, prettyErrors: false, merge: true });
   if (doc.errors.length > 0) {
-    return { kind: 'syntax', errors: doc.errors.map((error) => ({ position: positionAt(lines, error.pos[0]), message: error.message })) };
+    return { kind: 'syntax', errors: doc.errors.map((error) => syntaxProblem(lines, error)) };
   }
   let value: unknown;
   try {
-    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    value = plainValue(doc);
   } catch (error) {
-    if (error instanceof RangeError) throw error;
-    return { kind: 'aliasBomb', position: firstAliasPosition(lines, doc), cause: error };
+    if (!(error instanceof PlainValueProblem)) throw error;
+    const position = error.node === undefined ? firstAliasPosition(lines, doc) : nodeStart(lines, error.node);
+    return { kind: 'expansion', position, message: error.message };
   }
   flattenStrings(value);
   // Only a text with `&` or `*` somewhere can hold an anchor or alias: skip the walk for the rest.

@@ -11,6 +11,12 @@ describe('one kind of mistake per fixture, every message in full', () => {
       1 problem in test/fixtures/manifests/invalid/syntax-error.yaml; nothing was sent."
     `);
   });
+  test('two YAML documents in one file', async () => {
+    expect(await invalid('two-documents')).toMatchInlineSnapshot(`
+      "test/fixtures/manifests/invalid/two-documents.yaml:5:1 YAML syntax: expected one document (a manifest is one), got a second one starting on line 5; keep one manifest per file
+      1 problem in test/fixtures/manifests/invalid/two-documents.yaml; nothing was sent."
+    `);
+  });
   test('duplicate key', async () => {
     expect(await invalid('duplicate-key')).toMatchInlineSnapshot(`
       "test/fixtures/manifests/invalid/duplicate-key.yaml:7:5 YAML syntax: Map keys must be unique

@@ -41,6 +41,7 @@ const PLAIN = ['version: 1', 'jobs:', '  - { type: txt2audio, text: a }', '  - t
 test.each([
   ['flow jobs', ['version: 1', 'jobs: [{ type: txt2audio, text: a }]']],
   ['an anchor used in another piece', ['version: 1', 'jobs:', '  - &one { type: txt2audio, text: a }', '  - *one']],
+  ['a merge of an anchor set in the header', ['version: 1', 'defaults:', '  txt2audio: &d { model: K }', 'jobs:', '  - { <<: *d, type: txt2audio, text: a }']],
   ['a document marker', ['---', ...PLAIN]],
   ['a tab', [...PLAIN.slice(0, 4), '\ttext: b']],
   ['a quoted text running over an item line', ['version: 1', 'jobs:', '  - { type: txt2audio, text: "a', '  - b" }']],
@@ -64,4 +65,13 @@ test('a syntax error in a late piece is reported where the whole parse puts it',
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('a merge of a mapping written in place is read in pieces, as the whole parse reads it', () => {
+  const jobs = Array.from({ length: 5 }, (_, i) => [`  - <<: { voice: v${i}, lang: en-us }`, '    type: txt2audio', `    text: "line ${i}"`]).flat();
+  const text = `${['version: 1', 'jobs:', ...jobs].join('\n')}\n`;
+  const pieces = parseInPieces(text, 2);
+  expect(pieces).toBeDefined();
+  expect(pieces).toEqual(parsePiece(text));
+  expect((pieces?.value as { jobs: unknown[] }).jobs[3]).toEqual({ voice: 'v3', lang: 'en-us', type: 'txt2audio', text: 'line 3' });
 });

@@ -7,11 +7,11 @@ import { checkWithService, priceManifest } from '../../runner/prepare.js';
 import { costReportJson, formatCostReport } from '../../report/cost-report.js';
 import { jobsCsv } from '../../report/csv.js';
 import type { CommandResult } from '../main.js';
-import { parseConcurrency, withSharedOptions, type SharedArgs } from '../options.js';
+import { parseConcurrency, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
 import { logLine, useColor, writeJsonDocument, writeReportFile, writeStdout } from '../output.js';
 import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
 
-interface EstimateArgs extends SharedArgs, PlanArgs {
+interface EstimateArgs extends SharedArgs, PlanArgs, ManifestFileArgs {
   manifest: string;
   concurrency?: string | undefined;
 }
@@ -21,7 +21,7 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
     command: 'estimate <manifest>',
     describe: 'price every job and print the cost report; exit 3 if over budget; submits nothing',
     builder: (y) =>
-      withPlanOptions(withSharedOptions(y))
+      withManifestFileOptions(withPlanOptions(withSharedOptions(y)))
         .positional('manifest', { type: 'string', demandOption: true })
         .option('concurrency', { type: 'string', describe: 'submits in flight at once, for the duration estimate (default 8)' }),
     handler: async (args) => {

@@ -9,7 +9,7 @@ import { runManifest, type RunOutcome } from '../../runner/run.js';
 import { formatStatusText, statusJson, submittedLines, type StatusSummary } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
 import { errorDocument } from '../error-document.js';
-import { manifestPaths, parseConcurrency, parseWholeNumber, withSharedOptions, type ManifestPaths, type SharedArgs } from '../options.js';
+import { manifestPaths, parseConcurrency, parseWholeNumber, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type ManifestPaths, type SharedArgs } from '../options.js';
 import { ensureWritableFolder, logLine, useColor, writeJsonDocument, writeStdout } from '../output.js';
 import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '../progress.js';
 import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
@@ -17,7 +17,7 @@ import { installStopHandlers, type InFlightWait } from '../signals.js';
 import { summarize, writeRunReports } from '../summary.js';
 import { threadWriter } from '../../store/index.js';
 
-interface RunArgs extends SharedArgs, PlanArgs {
+interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs {
   manifest: string;
   /** As typed, like poll-ms: parsed in the handler. */
   concurrency?: string | undefined;
@@ -46,7 +46,7 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
     command: 'run <manifest>',
     describe: 'estimate, enforce the budget, submit, follow and download; run it again to resume',
     builder: (y) =>
-      withPlanOptions(withSharedOptions(y))
+      withManifestFileOptions(withPlanOptions(withSharedOptions(y)))
         .positional('manifest', { type: 'string', demandOption: true })
         .option('concurrency', { type: 'string', describe: 'submits in flight at once (default 8)' })
         .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })

@@ -5,7 +5,7 @@ import { checkWithService } from '../../runner/prepare.js';
 import type { CommandResult } from '../main.js';
 import { errorDocument } from '../error-document.js';
 import { openLedgerFor } from '../ledger.js';
-import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
+import { manifestPaths, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
 import { logLine, writeJsonDocument, writeStdout } from '../output.js';
 import { openService } from '../service.js';
 
@@ -13,7 +13,7 @@ function hasCredentials(args: SharedArgs): boolean {
   return args.sim || args['token-file'] !== undefined || (process.env['MEDIABATCH_TOKEN'] ?? '').trim() !== '';
 }
 
-interface ValidateArgs extends SharedArgs {
+interface ValidateArgs extends SharedArgs, ManifestFileArgs {
   manifest: string;
   offline: boolean;
 }
@@ -23,12 +23,12 @@ export function validateCommand(result: CommandResult): CommandModule<object, Va
     command: 'validate <manifest>',
     describe: 'check every job of a manifest and report every problem at once; sends no generation request',
     builder: (y) =>
-      withSharedOptions(y)
+      withManifestFileOptions(withSharedOptions(y))
         .positional('manifest', { type: 'string', demandOption: true, describe: 'the YAML manifest' })
         .option('offline', { type: 'boolean', default: false, describe: 'check only what needs no service' }),
     handler: async (args) => {
       try {
-        const manifest = await loadManifest(args.manifest);
+        const manifest = await loadManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'] });
         const offline = args.offline || !hasCredentials(args);
         if (offline && !args.offline) {
           logLine('no token given: checked offline only (set MEDIABATCH_TOKEN, --token-file or --sim to check models and voices)');

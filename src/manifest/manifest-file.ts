@@ -1,0 +1,60 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { MediabatchError, UsageError } from '../errors.js';
+import { ManifestError } from './errors.js';
+import { sizeText } from './files.js';
+
+/**
+ * The largest manifest read. Parsing costs memory in proportion to the text: a 12.8 MB,
+ * 100,000-job manifest peaks near 460 MB, and one 30 MB double-quoted text near 1.2 GB. Past this
+ * a manifest would be split anyway (each part with its own ledger); the cap keeps any file, however
+ * it was written, from taking the process down.
+ */
+export const MAX_MANIFEST_BYTES = 32 * 1024 * 1024;
+
+function unreadable(path: string, code: string | undefined, cause: unknown): UsageError {
+  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : String(code ?? cause);
+  return new UsageError(`cannot read the manifest ${path}: ${why}`, cause);
+}
+
+const CAP_TEXT = `${MAX_MANIFEST_BYTES / (1024 * 1024)} MB`;
+
+function tooLarge(path: string, got: string): ManifestError {
+  const message = `expected a manifest of at most ${CAP_TEXT}, got ${got}`;
+  return new ManifestError([{ file: path, line: 1, col: 1, message, hint: 'split it into several manifests' }]);
+}
+
+// At most one byte past the cap, whatever the file is: a pipe or a device has no size to check first.
+function readCapped(absolute: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    createReadStream(absolute, { end: MAX_MANIFEST_BYTES })
+      .on('data', (chunk) => chunks.push(chunk as Buffer))
+      .on('error', reject)
+      .on('end', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+/**
+ * The manifest's text. A file over MAX_MANIFEST_BYTES is refused by its size before a byte is
+ * read. Throws UsageError when the file cannot be read, ManifestError when it is too large or not UTF-8.
+ */
+export async function readManifestText(path: string, absolute: string): Promise<string> {
+  let bytes: Buffer;
+  try {
+    const info = await stat(absolute);
+    if (info.isDirectory()) throw unreadable(path, 'EISDIR', undefined);
+    if (info.size > MAX_MANIFEST_BYTES) throw tooLarge(path, sizeText(info.size, MAX_MANIFEST_BYTES));
+    bytes = await readCapped(absolute);
+  } catch (error) {
+    if (error instanceof MediabatchError) throw error;
+    throw unreadable(path, (error as NodeJS.ErrnoException).code, error);
+  }
+  if (bytes.length > MAX_MANIFEST_BYTES) throw tooLarge(path, `more than ${CAP_TEXT}`);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch (error) {
+    const issue = { file: path, line: 1, col: 1, message: 'expected a UTF-8 text file, got bytes that are not UTF-8', hint: 'save the file as UTF-8' };
+    throw new ManifestError([issue], error);
+  }
+}

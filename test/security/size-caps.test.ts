@@ -1,0 +1,60 @@
+import { truncate, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { useWorkspace } from '../helpers/workspace.js';
+
+const HEAD = [
+  'version: 1',
+  'defaults:',
+  '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }',
+  'jobs:',
+];
+
+describe('size caps: what a manifest can make the process hold', () => {
+  const ws = useWorkspace();
+
+  it('a manifest over 32 MB is refused by its size, unread: exit 2, the size and the cap, what to do', async () => {
+    const file = path.join(ws.dir, 'huge.yaml');
+    await writeFile(file, '');
+    // Sparse: 8 GiB of nothing on disk. Reading it would take minutes (or fail): only a check of
+    // its size before reading answers at once.
+    await truncate(file, 8 * 1024 ** 3);
+    const result = await runCli(['validate', file, '--offline']);
+    expect(result.code).toBe(2);
+    expect(hasStackTrace(result.stderr)).toBe(false);
+    expect(result.stderr).toBe(
+      `${file}:1:1 expected a manifest of at most 32 MB, got 8192.0 MB; split it into several manifests\n1 problem in ${file}; nothing was sent.\n`,
+    );
+  });
+
+  it('a manifest just over the cap says by how much', async () => {
+    const file = path.join(ws.dir, 'over.yaml');
+    await writeFile(file, '');
+    await truncate(file, 32 * 1024 * 1024 + 1);
+    const result = await runCli(['validate', file, '--offline']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}:1:1 expected a manifest of at most 32 MB, got 33554433 bytes; split it into several manifests`);
+  });
+
+  it('an inline text over 1 MB is refused like a text file, located at the job and its text', async () => {
+    const file = path.join(ws.dir, 'long-text.yaml');
+    const text = 'a'.repeat(1024 * 1024 + 1);
+    await writeFile(file, [...HEAD, '  - id: short', '    type: txt2audio', '    text: "fine"', '  - id: long', '    type: txt2audio', `    text: ${text}`, ''].join('\n'));
+    const result = await runCli(['validate', file, '--offline']);
+    expect(result.code).toBe(2);
+    expect(hasStackTrace(result.stderr)).toBe(false);
+    expect(result.stderr).toBe(
+      `${file}:10:11 job "long" (#2) text: expected a text of at most 1 MB, got "${'a'.repeat(58)}… (1048577 bytes); split it into several jobs\n` +
+        `1 problem in ${file}; nothing was sent.\n`,
+    );
+  });
+
+  it('an inline text of exactly 1 MB is fine', async () => {
+    const file = path.join(ws.dir, 'at-cap.yaml');
+    await writeFile(file, [...HEAD, '  - id: at-cap', '    type: txt2audio', `    text: ${'é'.repeat(512 * 1024)}`, ''].join('\n'));
+    const result = await runCli(['validate', file, '--offline']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
+});
