@@ -1,5 +1,5 @@
+import type { JobType } from '../jobs/types.js';
 import { createHash } from 'node:crypto';
-import type { JobType } from '../api/types.js';
 
 /** JSON with object keys sorted at every depth, so equal content always hashes the same. */
 export function canonicalJson(value: unknown): string {

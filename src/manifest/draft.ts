@@ -1,4 +1,4 @@
-import type { JobType } from '../api/types.js';
+import type { JobType } from '../jobs/types.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
 import { CONTENT_BY_TYPE, fieldSpecFor, isJobType, PARAMS_BY_TYPE, REQUIRED_BY_TYPE } from './fields.js';
 import { pathKey } from './schema-issues.js';

@@ -1,5 +1,5 @@
+import type { JobType } from '../jobs/types.js';
 import * as z from 'zod';
-import type { JobType } from '../api/types.js';
 
 /**
  * Every manifest field once: its zod schema (which also feeds the JSON Schema) and the words a

@@ -1,5 +1,5 @@
+import type { JobType } from '../jobs/types.js';
 import { dirname, resolve } from 'node:path';
-import type { JobType } from '../api/types.js';
 import { type DraftContext, defaultsBlock, draftJob, type JobDraft } from './draft.js';
 import { ManifestError, type ManifestIssue } from './errors.js';
 import { JOB_TYPES } from './fields.js';

@@ -1,5 +1,5 @@
+import type { JobType } from '../jobs/types.js';
 import type * as z from 'zod';
-import type { JobType } from '../api/types.js';
 import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
 import { CONTENT_BY_TYPE, fieldSpecFor, isJobType, PARAMS_BY_TYPE, TOP_LEVEL_EXPECTED } from './fields.js';
 import { closest, quotedList } from './suggest.js';

@@ -1,5 +1,5 @@
+import type { JobType } from '../jobs/types.js';
 import * as z from 'zod';
-import type { JobType } from '../api/types.js';
 import { COMMON_FIELDS, CONTENT_BY_TYPE, type FieldSpec, JOB_TYPES, PARAMS_BY_TYPE } from './fields.js';
 
 /** Where the committed schema lives; editors find it through the `$schema` comment of a manifest. */

@@ -1,4 +1,5 @@
-import type { Img2VideoPriceQuery, JobType, Txt2AudioParams } from '../api/types.js';
+import type { JobType } from '../jobs/types.js';
+import type { Img2VideoPriceQuery, Txt2AudioParams } from '../api/types.js';
 
 /** Where a value sits in the manifest file, for messages: 1-based line and column. */
 export interface SourcePosition {

@@ -1,5 +1,5 @@
+import type { JobType } from '../jobs/types.js';
 import type { ClassLimit, PlanLimits } from '../api/plans.js';
-import type { JobType } from '../api/types.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;

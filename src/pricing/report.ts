@@ -1,5 +1,5 @@
+import type { JobType } from '../jobs/types.js';
 import type { PlanLimits } from '../api/plans.js';
-import type { JobType } from '../api/types.js';
 import type { ResolvedJob } from '../manifest/types.js';
 import { estimateDuration, type DurationEstimate } from './duration.js';
 import { fitCount } from './budget.js';

@@ -1,4 +1,5 @@
-import type { Img2VideoPriceQuery, JobType, Txt2AudioPriceQuery } from '../api/types.js';
+import type { JobType } from '../jobs/types.js';
+import type { Img2VideoPriceQuery, Txt2AudioPriceQuery } from '../api/types.js';
 
 export type PriceSource = 'quoted' | 'derived' | 'cached';
 

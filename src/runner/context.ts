@@ -1,5 +1,6 @@
+import type { JobType } from '../jobs/types.js';
 import { setMaxListeners } from 'node:events';
-import type { JobType, ServiceClient } from '../api/types.js';
+import type { ServiceClient } from '../api/types.js';
 import type { Ledger, LedgerWriter } from '../store/index.js';
 import type { Pace } from './pace.js';
 

@@ -1,4 +1,4 @@
-import type { JobType } from '../api/types.js';
+import type { JobType } from '../jobs/types.js';
 import type { ResolvedJob } from '../manifest/types.js';
 import type { JobView } from '../store/index.js';
 

@@ -1,5 +1,5 @@
+import type { JobType } from '../jobs/types.js';
 import { open } from 'node:fs/promises';
-import type { JobType } from '../api/types.js';
 import { describeNonMedia, sniffMedia, SNIFF_BYTES, type MediaKind } from '../media-type.js';
 
 /** What each job kind produces. */

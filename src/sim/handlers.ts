@@ -2,7 +2,7 @@
  * The service's endpoints as functions from a parsed request to a Reply. Auth, rate limits,
  * faults and latency are the server's business; here is only what each endpoint does.
  */
-import type { JobType } from '../api/types.js';
+import type { SimJobType as JobType } from './types.js';
 import { buildCatalogue, modelToWire, type SimModel } from './catalogue.js';
 import { audioFingerprint, videoFingerprint } from './fingerprint.js';
 import { apiError, json, type Reply } from './http-util.js';

@@ -4,7 +4,7 @@
  * given seed always gives the same outcomes in the same order.
  */
 import { randomUUID } from 'node:crypto';
-import type { JobType } from '../api/types.js';
+import type { SimJobType as JobType } from './types.js';
 import type { Random } from './prng.js';
 
 export interface JobError {

@@ -1,5 +1,5 @@
 /** The simulator's options, their defaults, and the rate rules a plan implies. */
-import type { JobType } from '../api/types.js';
+import type { SimJobType as JobType } from './types.js';
 import { PLANS } from '../api/plans.js';
 import type { PricingMode } from './pricing.js';
 import type { LimitedClass, RateRules } from './rate-limit.js';

@@ -1,5 +1,6 @@
+import type { JobType } from '../../jobs/types.js';
 import type { CommandModule } from 'yargs';
-import type { JobType, Model } from '../../api/types.js';
+import type { Model } from '../../api/types.js';
 import { escapeControlChars } from '../../control-chars.js';
 import type { CommandResult } from '../main.js';
 import { withSharedOptions, type SharedArgs } from '../options.js';

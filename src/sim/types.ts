@@ -1,0 +1,2 @@
+/** The job endpoints the simulator serves, as the service names them. */
+export type SimJobType = 'txt2audio' | 'img2video';
