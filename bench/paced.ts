@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createServiceClient } from '../src/api/client.js';
 import { loadManifest } from '../src/manifest/load.js';
-import { createRunContext, DEFAULT_RETRY, SIMULATOR_POLL } from '../src/runner/context.js';
+import { createRunContext, DEFAULT_RETRY, simulatorPoll } from '../src/runner/context.js';
 import { Pace } from '../src/runner/pace.js';
 import { runManifest } from '../src/runner/run.js';
 import { startSimulator } from '../src/sim/index.js';
@@ -50,7 +50,7 @@ export async function pacedRun(dir: string): Promise<PacedFigures> {
         noWait: true,
         resubmitInDoubt: false,
         outDir: path.join(dir, 'paced.out'),
-        poll: SIMULATOR_POLL,
+        poll: simulatorPoll(),
         retry: DEFAULT_RETRY,
         maxResultBytes: 1e8,
       },

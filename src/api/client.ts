@@ -1,7 +1,8 @@
 /**
- * The ServiceClient over undici: one keep-alive Agent for every call, JSON for speech and
- * price calls, multipart for video submits, typed errors for every failure. It never retries:
- * retrying is the caller's decision through retry.ts, the one retry layer.
+ * The ServiceClient over undici: one keep-alive Agent for every call, a JSON or multipart body as
+ * each job kind describes its request, typed errors for every failure. It knows no job kind: the
+ * kinds (src/jobs) say which endpoint and which fields. It never retries: retrying is the
+ * caller's decision through retry.ts, the one retry layer.
  */
 import { readFile } from 'node:fs/promises';
 import { Agent, FormData } from 'undici';
@@ -13,18 +14,7 @@ import { callApi, parseAnswer, type ApiCall, type HttpContext } from './http.js'
 import { modelFromRecord, statusFromData } from './normalize.js';
 import { balanceAnswer, modelsPage, priceAnswer, requestIdAnswer, statusAnswer } from './schemas.js';
 import type { z } from 'zod';
-import type {
-  CallOptions,
-  ImageFile,
-  Img2VideoPriceQuery,
-  Img2VideoSubmit,
-  JobType,
-  Model,
-  RateLimitInfo,
-  ServiceClient,
-  Txt2AudioParams,
-  Txt2AudioSubmit,
-} from './types.js';
+import type { CallOptions, Model, MultipartFile, RateLimitInfo, ServiceClient, ServiceRequest } from './types.js';
 
 export interface ServiceClientOptions {
   baseUrl: string;
@@ -35,7 +25,7 @@ export interface ServiceClientOptions {
   connectTimeoutMs?: number;
   /** Headers and body (idle) timeout of API calls. Default 60 000. */
   requestTimeoutMs?: number;
-  /** Same, for img2video submits, which upload images. Default 300 000. */
+  /** Same, for multipart submits, which upload files. Default 300 000. */
   uploadTimeoutMs?: number;
   /** Headers and body (idle) timeout of result downloads. Default 300 000. */
   downloadTimeoutMs?: number;
@@ -44,51 +34,28 @@ export interface ServiceClientOptions {
 
 /** How long an API call may wait for its answer (headers, then each piece of the body). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-/** The same for img2video submits, which upload images first. */
+/** The same for multipart submits, which upload files (images) first. */
 export const DEFAULT_UPLOAD_TIMEOUT_MS = 300_000;
 
 const API = '/api/v1/client';
 const MODELS_PAGE_SIZE = 50;
 /** A models endpoint still paging after this many pages is broken, not big. */
 const MAX_MODEL_PAGES = 200;
-const DEFAULT_TYPES: JobType[] = ['txt2audio', 'img2video'];
 
-async function imageBlob(image: ImageFile): Promise<Blob> {
+async function fileBlob(file: MultipartFile): Promise<Blob> {
   try {
-    return new Blob([await readFile(image.path)], { type: image.contentType });
+    return new Blob([await readFile(file.path)], { type: file.contentType });
   } catch (error) {
     // Thrown before anything is sent: submitFailureKind counts it as nothing charged.
-    throw new LocalIoError(`cannot read image ${image.path}: ${(error as Error).message}; check the file`, 'E_IMAGE_READ', error);
+    throw new LocalIoError(`cannot read image ${file.path}: ${(error as Error).message}; check the file`, 'E_IMAGE_READ', error);
   }
 }
 
-// Bodies carry exactly the documented fields: an extra property riding along on a job object
-// must not reach the service (it could be refused, or change what is generated and charged).
-function txt2AudioParams(p: Txt2AudioParams): Record<string, unknown> {
-  return { model: p.model, voice: p.voice, lang: p.lang, speed: p.speed, format: p.format, sample_rate: p.sample_rate };
-}
-
-function txt2AudioBody(job: Txt2AudioSubmit): Record<string, unknown> {
-  return { text: job.text, ...txt2AudioParams(job) };
-}
-
-function img2VideoPriceBody(q: Img2VideoPriceQuery): Record<string, unknown> {
-  return { model: q.model, width: q.width, height: q.height, steps: q.steps, frames: q.frames, fps: q.fps };
-}
-
-/** The multipart body of an img2video submit: numbers as strings, images as real file parts. */
-async function img2VideoForm(job: Img2VideoSubmit): Promise<FormData> {
+/** A multipart body: the fields as text, the files as real file parts. */
+async function multipartForm(body: Extract<ServiceRequest, { multipart: unknown }>['multipart']): Promise<FormData> {
   const form = new FormData();
-  form.append('prompt', job.prompt);
-  if (job.negative_prompt !== undefined) form.append('negative_prompt', job.negative_prompt);
-  form.append('model', job.model);
-  for (const key of ['width', 'height', 'guidance', 'steps', 'frames', 'fps', 'seed'] as const) {
-    form.append(key, String(job[key]));
-  }
-  form.append('first_frame_image', await imageBlob(job.first_frame_image), job.first_frame_image.filename);
-  if (job.last_frame_image !== undefined) {
-    form.append('last_frame_image', await imageBlob(job.last_frame_image), job.last_frame_image.filename);
-  }
+  for (const [name, value] of Object.entries(body.fields)) form.append(name, value);
+  for (const file of body.files) form.append(file.field, await fileBlob(file), file.filename);
   return form;
 }
 
@@ -109,19 +76,27 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     return { data: parseAnswer(schema, answer, { method: call.method, path: `${basePath}${call.path}` }), rateLimit: answer.rateLimit };
   }
 
-  async function submit(path: string, body: Pick<ApiCall, 'json' | 'form'>, timeoutMs: number, call: CallOptions) {
-    const { data, rateLimit } = await exchange(requestIdAnswer, { method: 'POST', path, ...body, timeoutMs, signal: call.signal });
+  /** The body of a request as the wire carries it, and how long its answer may take. */
+  async function bodyOf(request: ServiceRequest): Promise<Pick<ApiCall, 'json' | 'form' | 'timeoutMs'>> {
+    if ('json' in request) return { json: request.json, timeoutMs: requestTimeoutMs };
+    return { form: await multipartForm(request.multipart), timeoutMs: uploadTimeoutMs };
+  }
+
+  async function submit(request: ServiceRequest, call: CallOptions = {}) {
+    const path = `${API}/${request.endpoint}`;
+    const { data, rateLimit } = await exchange(requestIdAnswer, { method: 'POST', path, ...(await bodyOf(request)), signal: call.signal });
     return { value: { requestId: data.data.request_id }, rateLimit };
   }
 
-  async function price(path: string, query: Record<string, unknown>, call: CallOptions) {
-    const { data, rateLimit } = await exchange(priceAnswer, { method: 'POST', path, json: query, timeoutMs: requestTimeoutMs, signal: call.signal });
+  async function price(request: ServiceRequest, call: CallOptions = {}) {
+    const path = `${API}/${request.endpoint}`;
+    const { data, rateLimit } = await exchange(priceAnswer, { method: 'POST', path, ...(await bodyOf(request)), signal: call.signal });
     return { value: { priceUsd: data.data.price }, rateLimit };
   }
 
-  async function listModels(call: CallOptions & { types?: JobType[] } = {}): Promise<Model[]> {
+  async function listModels(call: CallOptions & { types: readonly string[] }): Promise<Model[]> {
     const path = `${API}/models`;
-    const types = (call.types ?? DEFAULT_TYPES).join(',');
+    const types = call.types.join(',');
     const models: Model[] = [];
     for (let page = 1; page <= MAX_MODEL_PAGES; page++) {
       const query = { limit: String(MODELS_PAGE_SIZE), page: String(page), 'filter[inference_types]': types };
@@ -140,12 +115,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 
   return {
     listModels,
-    submitTxt2Audio: (job, call = {}) => submit(`${API}/txt2audio`, { json: txt2AudioBody(job) }, requestTimeoutMs, call),
-    submitImg2Video: async (job, call = {}) =>
-      submit(`${API}/img2video`, { form: await img2VideoForm(job) }, uploadTimeoutMs, call),
-    priceTxt2Audio: (query, call = {}) =>
-      price(`${API}/txt2audio/price-calculation`, { ...txt2AudioParams(query), count_text: query.count_text }, call),
-    priceImg2Video: (query, call = {}) => price(`${API}/img2video/price-calculation`, img2VideoPriceBody(query), call),
+    submit,
+    price,
     async requestStatus(requestId, call = {}) {
       const path = `${API}/request-status/${encodeURIComponent(requestId)}`;
       const { data, rateLimit } = await exchange(statusAnswer, { method: 'GET', path, timeoutMs: requestTimeoutMs, signal: call.signal });

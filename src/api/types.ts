@@ -3,11 +3,6 @@
  * (snake_case on the wire) only inside api/; everything exported here is camelCase.
  */
 
-export type JobType = 'txt2audio' | 'img2video';
-
-/** Endpoint classes that share one rate-limit counter at the service (API.md, "Rate limits"). */
-export type EndpointClass = 'submit:txt2audio' | 'submit:img2video' | 'price' | 'status' | 'unlimited';
-
 /** Rate-limit headers as read off one response; every field optional, as the service sends them. */
 export interface RateLimitInfo {
   limit?: number;
@@ -45,49 +40,6 @@ export interface Model {
   status?: string | undefined;
 }
 
-export interface Txt2AudioParams {
-  model: string;
-  voice: string;
-  lang: string;
-  speed: number;
-  format: string;
-  sample_rate: number;
-}
-
-export interface Txt2AudioSubmit extends Txt2AudioParams {
-  text: string;
-}
-
-export interface Txt2AudioPriceQuery extends Txt2AudioParams {
-  count_text: number;
-}
-
-export interface Img2VideoPriceQuery {
-  model: string;
-  width: number;
-  height: number;
-  steps: number;
-  frames: number;
-  fps: number;
-}
-
-export interface ImageFile {
-  /** Absolute path on disk; the client streams or reads it into a multipart file part. */
-  path: string;
-  /** e.g. image/png, decided from the bytes by manifest/. */
-  contentType: string;
-  filename: string;
-}
-
-export interface Img2VideoSubmit extends Img2VideoPriceQuery {
-  prompt: string;
-  negative_prompt?: string | undefined;
-  guidance: number;
-  seed: number;
-  first_frame_image: ImageFile;
-  last_frame_image?: ImageFile | undefined;
-}
-
 export type RemoteStatus = 'pending' | 'processing' | 'done' | 'error' | 'unknown';
 
 export interface RequestStatus {
@@ -101,6 +53,23 @@ export interface RequestStatus {
   errorReason?: string | undefined;
   retryable?: boolean | undefined;
   refunded?: boolean | undefined;
+}
+
+/**
+ * One request to a job endpoint of the service (a path under /api/v1/client, e.g. `txt2img` or
+ * `txt2img/price-calculation`): a JSON body, or multipart fields with file parts, which the
+ * client reads from disk and attaches. Job kinds describe their requests in this shape.
+ */
+export type ServiceRequest =
+  | { endpoint: string; json: Record<string, unknown> }
+  | { endpoint: string; multipart: { fields: Record<string, string>; files: MultipartFile[] } };
+
+export interface MultipartFile {
+  field: string;
+  /** Absolute path on disk. */
+  path: string;
+  contentType: string;
+  filename: string;
 }
 
 export interface WithRateLimit<T> {
@@ -120,12 +89,12 @@ export interface CallOptions {
 
 /** The typed client over the real service (or anything that speaks its API). */
 export interface ServiceClient {
-  /** Every model, walking all pages with limit=50 until meta.last_page. */
-  listModels(options?: CallOptions & { types?: JobType[] }): Promise<Model[]>;
-  submitTxt2Audio(job: Txt2AudioSubmit, options?: CallOptions): Promise<WithRateLimit<{ requestId: string }>>;
-  priceTxt2Audio(query: Txt2AudioPriceQuery, options?: CallOptions): Promise<WithRateLimit<{ priceUsd: number }>>;
-  submitImg2Video(job: Img2VideoSubmit, options?: CallOptions): Promise<WithRateLimit<{ requestId: string }>>;
-  priceImg2Video(query: Img2VideoPriceQuery, options?: CallOptions): Promise<WithRateLimit<{ priceUsd: number }>>;
+  /** Every model of these inference types, walking all pages with limit=50 until meta.last_page. */
+  listModels(options: CallOptions & { types: readonly string[] }): Promise<Model[]>;
+  /** A generation request (a kind's `submit`): the service's request id. */
+  submit(request: ServiceRequest, options?: CallOptions): Promise<WithRateLimit<{ requestId: string }>>;
+  /** A price request (a kind's price request): the price in USD, as the service answers it. */
+  price(request: ServiceRequest, options?: CallOptions): Promise<WithRateLimit<{ priceUsd: number }>>;
   requestStatus(requestId: string, options?: CallOptions): Promise<WithRateLimit<RequestStatus>>;
   balance(options?: CallOptions): Promise<{ balanceUsd: number }>;
   /**

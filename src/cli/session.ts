@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { Argv } from 'yargs';
-import { PLANS, type PlanLimits } from '../api/plans.js';
+import { planLimits, unlimitedPlan, type PlanLimits } from '../jobs/plans.js';
 import { loadManifest } from '../manifest/load.js';
 import type { Manifest } from '../manifest/types.js';
 import { Pace, planPace } from '../runner/pace.js';
@@ -25,14 +25,6 @@ export function withPlanOptions<T>(argv: Argv<T>): Argv<T & PlanArgs> {
       describe: 'pace requests for this account plan (default premium; unlimited under --sim)',
     }) as Argv<T & PlanArgs>;
 }
-
-/** No client-side pace: for the simulator and servers without limits. 429s are still obeyed. */
-const UNLIMITED: PlanLimits = {
-  'submit:txt2audio': { perMinute: 1_000_000 },
-  'submit:img2video': { perMinute: 1_000_000 },
-  price: { perMinute: 1_000_000 },
-  status: { perMinute: 1_000_000 },
-};
 
 export interface WorkSession {
   manifest: Manifest;
@@ -78,7 +70,7 @@ export async function openWorkSession(
       service,
       ledger,
       planName,
-      planLimits: planName === 'unlimited' ? UNLIMITED : PLANS[planName],
+      planLimits: planName === 'unlimited' ? unlimitedPlan() : planLimits(planName),
       budgetUsd,
       close: async () => {
         await service.close();

@@ -1,6 +1,6 @@
-import type { JobType } from '../jobs/types.js';
+import { isJobType, kindOf, type JobType } from '../jobs/index.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
-import { CONTENT_BY_TYPE, fieldSpecFor, isJobType, PARAMS_BY_TYPE, REQUIRED_BY_TYPE } from './fields.js';
+import { contentOf, fieldSpecFor, paramsOf } from './fields.js';
 import { pathKey } from './schema-issues.js';
 import type { FieldPosition, SourcePosition } from './types.js';
 import type { MapLocation } from './yaml-source.js';
@@ -43,7 +43,7 @@ export function defaultsBlock(raw: unknown, type: JobType, location: MapLocation
   if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
     for (const [key, value] of Object.entries(raw)) {
       written.add(key);
-      if (!(key in PARAMS_BY_TYPE[type]) || invalidPaths.has(pathKey(['defaults', type, key]))) continue;
+      if (!(key in paramsOf(type)) || invalidPaths.has(pathKey(['defaults', type, key]))) continue;
       values[key] = value;
       // One object per field, not one per job: a copy per job was 5 objects a job, each with a
       // hidden class of its own (V8 gives every `{ ...at, fromDefaults }` clone a new one), ~14 MB.
@@ -55,21 +55,23 @@ export function defaultsBlock(raw: unknown, type: JobType, location: MapLocation
 }
 
 function missingIssue(context: DraftContext, draft: JobDraft, field: string): ManifestIssue {
-  const inDefaults = field in PARAMS_BY_TYPE[draft.type];
+  const inDefaults = field in paramsOf(draft.type);
   const hint = inDefaults ? `set it on the job or in defaults.${draft.type}` : 'set it on the job';
   const expected = fieldSpecFor(draft.type, field)?.expected ?? 'a value';
   return { file: context.file, ...draft.start, jobIndex: draft.index, field, ...expectedGot(expected, 'nothing'), hint };
 }
 
-function checkTextSource(context: DraftContext, draft: JobDraft, raw: Record<string, unknown>): void {
-  if (draft.type !== 'txt2audio') return;
-  const hasText = 'text' in raw;
-  const hasFile = 'text_file' in raw;
-  if (hasText === hasFile) {
-    const field = hasText ? 'text_file' : 'text';
-    const position = hasText ? draft.positions['text_file'] ?? draft.start : draft.start;
-    const got = hasText ? 'both' : 'neither';
-    context.issues.push({ file: context.file, line: position.line, col: position.col, jobIndex: draft.index, field, ...expectedGot('text or text_file', got) });
+/** A kind whose job gives one of two fields (`text` or `text_file`): exactly one of them. */
+function checkExactlyOne(context: DraftContext, draft: JobDraft, raw: Record<string, unknown>): void {
+  const pair = kindOf(draft.type).exactlyOne;
+  if (pair === undefined) return;
+  const [first, second] = pair;
+  const hasFirst = first in raw;
+  if (hasFirst === second in raw) {
+    const field = hasFirst ? second : first;
+    const position = hasFirst ? (draft.positions[second] ?? draft.start) : draft.start;
+    const got = hasFirst ? 'both' : 'neither';
+    context.issues.push({ file: context.file, line: position.line, col: position.col, jobIndex: draft.index, field, ...expectedGot(`${first} or ${second}`, got) });
     draft.complete = false;
   }
 }
@@ -77,7 +79,7 @@ function checkTextSource(context: DraftContext, draft: JobDraft, raw: Record<str
 // A job's own value wins over the default; a value the schema rejected is left out (already reported).
 function mergeFields(context: DraftContext, draft: JobDraft, raw: Record<string, unknown>, location: MapLocation): void {
   const block = context.defaults[draft.type];
-  const names = [...Object.keys(CONTENT_BY_TYPE[draft.type]), ...Object.keys(PARAMS_BY_TYPE[draft.type])];
+  const names = [...Object.keys(contentOf(draft.type)), ...Object.keys(paramsOf(draft.type))];
   for (const name of names) {
     const own = name in raw;
     if (!own && !block.written.has(name)) continue;
@@ -105,8 +107,8 @@ export function draftJob(context: DraftContext, index: number, raw: unknown, loc
     if (at !== undefined) draft.positions[key] = at;
   }
   mergeFields(context, draft, record, location);
-  checkTextSource(context, draft, record);
-  for (const field of REQUIRED_BY_TYPE[draft.type]) {
+  checkExactlyOne(context, draft, record);
+  for (const field of kindOf(draft.type).required) {
     if (draft.fields[field] !== undefined || hasRejected(context, draft, record, field)) continue;
     context.issues.push(missingIssue(context, draft, field));
     draft.complete = false;

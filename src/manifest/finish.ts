@@ -1,10 +1,9 @@
 import { resolve } from 'node:path';
-import type { Txt2AudioParams } from '../api/types.js';
+import { kindOf, type ImageRef, type ResolvedJob } from '../jobs/index.js';
 import { countChars, contentHash } from './content-hash.js';
 import type { JobDraft } from './draft.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
 import { checkImage, type FileCache, type FileCheck, readTextFile } from './files.js';
-import type { Img2VideoJob, ImageRef, ResolvedJob, Txt2AudioJob } from './types.js';
 
 export interface FinishContext {
   file: string;
@@ -15,7 +14,7 @@ export interface FinishContext {
 }
 
 /** A resolved job without its id yet: ids are settled once every job is known. */
-export type UnnamedJob = Omit<Txt2AudioJob, 'id' | 'idDerived'> | Omit<Img2VideoJob, 'id' | 'idDerived'>;
+export type UnnamedJob = Omit<ResolvedJob, 'id' | 'idDerived'>;
 
 function fileIssue<T>(context: FinishContext, draft: JobDraft, field: string, written: string, check: FileCheck<T>): T | undefined {
   if (check.ok) return check.value;
@@ -33,51 +32,64 @@ function fileIssue<T>(context: FinishContext, draft: JobDraft, field: string, wr
   return undefined;
 }
 
-async function image(context: FinishContext, draft: JobDraft, field: string): Promise<ImageRef | undefined> {
-  const written = draft.fields[field];
-  if (typeof written !== 'string') return undefined;
-  const info = fileIssue(context, draft, field, written, await checkImage(context.cache, resolve(context.dir, written)));
-  return info === undefined ? undefined : { ...info, written };
+interface ReadFiles {
+  /** The text a text file gave (`text_file`), if the kind has one and it could be read. */
+  text?: string | undefined;
+  images: Record<string, ImageRef>;
+  /** A file named by the job could not be used (already reported). */
+  failed: boolean;
 }
 
-function pick<K extends string>(fields: Record<string, unknown>, keys: readonly K[]): Record<K, unknown> {
-  const picked: Record<string, unknown> = {};
-  for (const key of keys) if (fields[key] !== undefined) picked[key] = fields[key];
-  return picked as Record<K, unknown>;
+/** Reads every file the job names, as its kind says what each must be; every problem reported. */
+async function readFiles(context: FinishContext, draft: JobDraft): Promise<ReadFiles> {
+  const read: ReadFiles = { images: {}, failed: false };
+  await Promise.all(
+    Object.entries(kindOf(draft.type).files).map(async ([field, sort]) => {
+      const written = draft.fields[field];
+      if (typeof written !== 'string') return;
+      const path = resolve(context.dir, written);
+      if (sort === 'text') {
+        read.text = fileIssue(context, draft, field, written, await readTextFile(context.cache, path));
+        read.failed ||= read.text === undefined;
+        return;
+      }
+      const info = fileIssue(context, draft, field, written, await checkImage(context.cache, path));
+      if (info === undefined) read.failed = true;
+      else read.images[field] = { ...info, written };
+    }),
+  );
+  return read;
 }
 
-const TXT2AUDIO_KEYS = ['model', 'voice', 'lang', 'speed', 'format', 'sample_rate'] as const;
-const IMG2VIDEO_KEYS = ['model', 'width', 'height', 'steps', 'frames', 'fps', 'prompt', 'negative_prompt', 'guidance', 'seed'] as const;
-
-async function finishTxt2Audio(context: FinishContext, draft: JobDraft): Promise<UnnamedJob | undefined> {
-  let text = draft.fields['text'] as string | undefined;
-  const textFile = draft.fields['text_file'];
-  if (typeof textFile === 'string') {
-    text = fileIssue(context, draft, 'text_file', textFile, await readTextFile(context.cache, resolve(context.dir, textFile)));
+/**
+ * Reads the job's files (reporting every problem with them) and hashes its resolved content.
+ * The content hash is what derived ids and change detection rest on, so its input keeps one
+ * shape for every kind: the parameters (files and text apart), the text, each image's sha256.
+ */
+export async function finishJob(context: FinishContext, draft: JobDraft): Promise<UnnamedJob | undefined> {
+  const kind = kindOf(draft.type);
+  const files = await readFiles(context, draft);
+  const textField = kind.textFrom?.field;
+  const text = files.text ?? (textField === undefined ? undefined : (draft.fields[textField] as string | undefined));
+  if (!draft.complete || files.failed || (textField !== undefined && text === undefined)) return undefined;
+  const params: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(draft.fields)) {
+    if (value !== undefined && field !== textField && !(field in kind.files)) params[field] = value;
   }
-  if (!draft.complete || text === undefined) return undefined;
-  const params = pick(draft.fields, TXT2AUDIO_KEYS) as unknown as Txt2AudioParams;
-  const base = { index: draft.index, position: draft.start, fieldPositions: draft.positions };
-  const hash = contentHash({ type: 'txt2audio', params: { ...params }, text });
-  const job = { ...base, type: 'txt2audio' as const, contentHash: hash, params, text, textChars: countChars(text) };
-  return typeof textFile === 'string' ? { ...job, textFile } : job;
-}
-
-async function finishImg2Video(context: FinishContext, draft: JobDraft): Promise<UnnamedJob | undefined> {
-  const [firstFrame, lastFrame] = await Promise.all([image(context, draft, 'first_frame_image'), image(context, draft, 'last_frame_image')]);
-  const lastFailed = draft.fields['last_frame_image'] !== undefined && lastFrame === undefined;
-  if (!draft.complete || firstFrame === undefined || lastFailed) return undefined;
-  const params = pick(draft.fields, IMG2VIDEO_KEYS) as unknown as Img2VideoJob['params'];
-  const images: Record<string, string> = { first_frame_image: firstFrame.sha256 };
-  if (lastFrame !== undefined) images['last_frame_image'] = lastFrame.sha256;
-  const hash = contentHash({ type: 'img2video', params: { ...params }, images });
-  const job = { index: draft.index, position: draft.start, fieldPositions: draft.positions, type: 'img2video' as const, contentHash: hash, params, firstFrame };
-  return lastFrame === undefined ? job : { ...job, lastFrame };
-}
-
-/** Reads the job's files (reporting every problem with them) and hashes its resolved content. */
-export function finishJob(context: FinishContext, draft: JobDraft): Promise<UnnamedJob | undefined> {
-  return draft.type === 'txt2audio' ? finishTxt2Audio(context, draft) : finishImg2Video(context, draft);
+  const imageHashes = Object.fromEntries(Object.entries(files.images).map(([field, ref]) => [field, ref.sha256]));
+  const images = Object.keys(imageHashes).length === 0 ? undefined : imageHashes;
+  const textFile = textField === undefined ? undefined : draft.fields[kind.textFrom?.file ?? ''];
+  return {
+    index: draft.index,
+    type: draft.type,
+    contentHash: contentHash({ type: draft.type, params, text, images }),
+    params,
+    ...(text === undefined ? {} : { text, textChars: countChars(text) }),
+    ...(typeof textFile === 'string' ? { textFile } : {}),
+    images: files.images,
+    position: draft.start,
+    fieldPositions: draft.positions,
+  };
 }
 
 export type { ResolvedJob };

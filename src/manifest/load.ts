@@ -2,7 +2,7 @@ import type { JobType } from '../jobs/types.js';
 import { dirname, resolve } from 'node:path';
 import { type DraftContext, defaultsBlock, draftJob, type JobDraft } from './draft.js';
 import { ManifestError, type ManifestIssue } from './errors.js';
-import { JOB_TYPES } from './fields.js';
+import { JOB_TYPES } from '../jobs/index.js';
 import { fileScope } from './file-scope.js';
 import { newFileCache } from './files.js';
 import { type FinishContext, finishJob } from './finish.js';

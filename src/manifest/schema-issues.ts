@@ -1,7 +1,7 @@
-import type { JobType } from '../jobs/types.js';
+import { isJobType, JOB_TYPES, type JobType } from '../jobs/index.js';
 import type * as z from 'zod';
 import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
-import { CONTENT_BY_TYPE, fieldSpecFor, isJobType, PARAMS_BY_TYPE, TOP_LEVEL_EXPECTED } from './fields.js';
+import { contentOf, fieldSpecFor, paramsOf, TOP_LEVEL_EXPECTED, TYPES_TEXT } from './fields.js';
 import { closest, quotedList } from './suggest.js';
 import { locatePath, type ManifestSource, type PathSegment } from './yaml-source.js';
 
@@ -51,15 +51,15 @@ function describePath(root: unknown, path: readonly PathSegment[]): Where {
 function allowedKeys(root: unknown, path: readonly PathSegment[]): { keys: string[]; contentOf?: JobType } {
   const [first, second] = path;
   if (path.length === 0) return { keys: Object.keys(TOP_LEVEL_EXPECTED) };
-  if (first === 'defaults' && path.length === 1) return { keys: ['txt2audio', 'img2video'] };
-  if (first === 'defaults' && isJobType(second)) return { keys: Object.keys(PARAMS_BY_TYPE[second]), contentOf: second };
+  if (first === 'defaults' && path.length === 1) return { keys: [...JOB_TYPES] };
+  if (first === 'defaults' && isJobType(second)) return { keys: Object.keys(paramsOf(second)), contentOf: second };
   const type = valueAt(root, [...path, 'type']);
   if (!isJobType(type)) return { keys: [] };
-  return { keys: ['id', 'type', ...Object.keys(CONTENT_BY_TYPE[type]), ...Object.keys(PARAMS_BY_TYPE[type])] };
+  return { keys: ['id', 'type', ...Object.keys(contentOf(type)), ...Object.keys(paramsOf(type))] };
 }
 
 function unknownKeyHint(key: string, allowed: { keys: string[]; contentOf?: JobType }): string | undefined {
-  if (allowed.contentOf !== undefined && key in CONTENT_BY_TYPE[allowed.contentOf]) {
+  if (allowed.contentOf !== undefined && key in contentOf(allowed.contentOf)) {
     return `${key} belongs on each job, not in defaults`;
   }
   const near = closest(key, allowed.keys, 1);
@@ -70,9 +70,9 @@ function unknownKeyHint(key: string, allowed: { keys: string[]; contentOf?: JobT
 function expectedFor(issue: z.core.$ZodIssue, where: Where, path: readonly PathSegment[], got: unknown): string {
   if (path.length === 0) return 'a mapping with version and jobs';
   if (where.jobIndex !== undefined && where.name === undefined) return 'a mapping with type and the fields of a job';
-  if (where.name === 'type') return 'one of "txt2audio", "img2video"';
+  if (where.name === 'type') return `one of ${TYPES_TEXT}`;
   if (where.name === 'jobs' && issue.code === 'too_small') return 'at least one job';
-  if (path.length === 2 && path[0] === 'defaults') return 'a mapping of txt2audio or img2video fields';
+  if (path.length === 2 && path[0] === 'defaults') return `a mapping of ${JOB_TYPES.join(' or ')} fields`;
   const spec = fieldSpecFor(where.type, where.name ?? '');
   if (spec !== undefined) return spec.expected;
   return TOP_LEVEL_EXPECTED[where.name ?? ''] ?? `a valid value (${issue.message}; got ${formatGot(got)})`;

@@ -1,6 +1,7 @@
 import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
 import { MAX_TEXT_BYTES, sizeText } from './files.js';
-import { CONTENT_BY_TYPE, isJobType, JOB_TYPES, PARAMS_BY_TYPE } from './fields.js';
+import { isJobType, JOB_TYPES } from '../jobs/index.js';
+import { contentOf, paramsOf } from './fields.js';
 import { pathKey, type SchemaCheck } from './schema-issues.js';
 import { locatePath, type ManifestSource, type PathSegment } from './yaml-source.js';
 
@@ -70,7 +71,7 @@ export function checkSentTexts(file: string, source: ManifestSource, root: unkno
     const block = (defaults as Record<string, Record<string, unknown> | undefined> | null | undefined)?.[type];
     if (block === null || typeof block !== 'object') continue;
     for (const field of SENT_TEXT_FIELDS) {
-      if (field in PARAMS_BY_TYPE[type]) check(file, source, schema, ['defaults', type, field], block[field], { field: `defaults.${type}.${field}` });
+      if (field in paramsOf(type)) check(file, source, schema, ['defaults', type, field], block[field], { field: `defaults.${type}.${field}` });
     }
   }
   if (!Array.isArray(jobs)) return;
@@ -80,7 +81,7 @@ export function checkSentTexts(file: string, source: ManifestSource, root: unkno
     const type = record['type'];
     if (!isJobType(type)) return;
     for (const field of SENT_TEXT_FIELDS) {
-      if (!(field in CONTENT_BY_TYPE[type]) && !(field in PARAMS_BY_TYPE[type])) continue;
+      if (!(field in contentOf(type)) && !(field in paramsOf(type))) continue;
       check(file, source, schema, ['jobs', index, field], record[field], { jobIndex: index, field });
     }
   });

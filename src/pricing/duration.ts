@@ -1,12 +1,13 @@
 import type { JobType } from '../jobs/types.js';
-import type { ClassLimit, PlanLimits } from '../api/plans.js';
+import { JOB_KINDS, type ClassLimit } from '../jobs/index.js';
+import type { PlanLimits } from '../jobs/plans.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 const DAY_MS = 24 * HOUR_MS;
 
 export interface ClassDuration {
-  /** `txt2audio`, `img2video` (submits) or `status` (polls). */
+  /** A kind (its submits) or `status` (polls). */
   what: JobType | 'status';
   requests: number;
   durationMs: number;
@@ -28,11 +29,10 @@ export interface DurationEstimate {
  * status polls share one pace, so the run takes the longest of them. Generation time is not
  * counted (the service does not state it), so this is a lower bound on a loaded service.
  */
-export function estimateDuration(jobsToSend: Record<JobType, number>, plan: PlanLimits, planName: string): DurationEstimate {
-  const totalJobs = jobsToSend.txt2audio + jobsToSend.img2video;
+export function estimateDuration(jobsToSend: Partial<Record<JobType, number>>, plan: PlanLimits, planName: string): DurationEstimate {
+  const totalJobs = Object.values(jobsToSend).reduce((sum, n) => sum + n, 0);
   const byClass: ClassDuration[] = [
-    classDuration('txt2audio', jobsToSend.txt2audio, plan['submit:txt2audio']),
-    classDuration('img2video', jobsToSend.img2video, plan['submit:img2video']),
+    ...JOB_KINDS.map((kind) => classDuration(kind.type, jobsToSend[kind.type] ?? 0, plan[`submit:${kind.type}`])),
     classDuration('status', totalJobs, plan.status),
   ].filter((c) => c.requests > 0);
   const slowest = byClass.reduce<ClassDuration | undefined>(

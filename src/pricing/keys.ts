@@ -1,90 +1,37 @@
-import type { Img2VideoPriceQuery, Txt2AudioParams, Txt2AudioPriceQuery } from '../api/types.js';
-import type { ResolvedJob } from '../manifest/types.js';
-
-export type { Img2VideoPriceQuery, Txt2AudioPriceQuery };
+import { kindOf, type ResolvedJob } from '../jobs/index.js';
 
 /**
- * Price keys name the parameters a price depends on. The version prefix lets a later change in
- * what a price depends on invalidate every cached price at once instead of reusing wrong ones.
+ * Price keys name the parameters a price depends on (each kind lists them: `pricing.keyFields`).
+ * The version prefix lets a later change in what a price depends on invalidate every cached
+ * price at once instead of reusing wrong ones.
  */
 export const PRICE_KEY_VERSION = 'v1';
 
 // Components are URI-encoded so a `|` inside a slug can never make two parameter sets collide.
-function join(parts: readonly (string | number)[]): string {
+function join(parts: readonly unknown[]): string {
   return parts.map((part) => encodeURIComponent(String(part))).join('|');
 }
 
-/** Every txt2audio parameter but the length: jobs in one group differ only by character count. */
-export function txt2audioGroupKey(params: Txt2AudioParams): string {
-  return join([
-    PRICE_KEY_VERSION,
-    'txt2audio',
-    params.model,
-    params.voice,
-    params.lang,
-    params.speed,
-    params.format,
-    params.sample_rate,
-  ]);
+/** The price group of one job: every priced field, but the length for kinds priced by length. */
+export function groupKeyOf(job: ResolvedJob): string {
+  const { keyFields } = kindOf(job.type).pricing;
+  return join([PRICE_KEY_VERSION, job.type, ...keyFields.map((field) => job.params[field])]);
 }
 
-export function txt2audioPriceKey(params: Txt2AudioParams, chars: number): string {
-  return `${txt2audioGroupKey(params)}|chars=${chars}`;
-}
-
-export function img2videoPriceKey(query: Img2VideoPriceQuery): string {
-  return join([
-    PRICE_KEY_VERSION,
-    'img2video',
-    query.model,
-    query.width,
-    query.height,
-    query.steps,
-    query.frames,
-    query.fps,
-  ]);
-}
-
-/** The key under which a txt2audio group's confirmed linear rate (USD per character) is cached. */
-export function rateKey(groupKey: string): string {
-  return `${groupKey}|rate`;
+/** The key of one length of a group priced by length. */
+export function lengthKey(groupKey: string, length: number): string {
+  return `${groupKey}|chars=${length}`;
 }
 
 /** The full price key of one job: what its cached price is stored under. */
 export function priceKeyOf(job: ResolvedJob): string {
-  return job.type === 'txt2audio'
-    ? txt2audioPriceKey(job.params, job.textChars)
-    : img2videoPriceKey(img2videoPriceQuery(job.params));
+  const pricing = kindOf(job.type).pricing;
+  return pricing.by === 'per-length' ? lengthKey(groupKeyOf(job), pricing.lengthOf(job)) : groupKeyOf(job);
 }
 
-/** The price group of one job: txt2audio jobs group by all parameters but length; video by key. */
-export function groupKeyOf(job: ResolvedJob): string {
-  return job.type === 'txt2audio' ? txt2audioGroupKey(job.params) : priceKeyOf(job);
-}
-
-/** The price query for a length: only the count is sent, never the text itself. */
-export function txt2audioPriceQuery(params: Txt2AudioParams, chars: number): Txt2AudioPriceQuery {
-  return {
-    model: params.model,
-    voice: params.voice,
-    lang: params.lang,
-    speed: params.speed,
-    format: params.format,
-    sample_rate: params.sample_rate,
-    count_text: chars,
-  };
-}
-
-/** Only the six priced fields: prompt, images, guidance and seed do not change the price. */
-export function img2videoPriceQuery(params: Img2VideoPriceQuery): Img2VideoPriceQuery {
-  return {
-    model: params.model,
-    width: params.width,
-    height: params.height,
-    steps: params.steps,
-    frames: params.frames,
-    fps: params.fps,
-  };
+/** The key under which a length-priced group's confirmed linear rate (USD per character) is cached. */
+export function rateKey(groupKey: string): string {
+  return `${groupKey}|rate`;
 }
 
 /**
@@ -94,4 +41,9 @@ export function img2videoPriceQuery(params: Img2VideoPriceQuery): Img2VideoPrice
  */
 export function rateFactKey(groupKey: string, fact: 'decimals' | 'min-chars' | 'max-chars'): string {
   return `${rateKey(groupKey)}|${fact}`;
+}
+
+/** Every key a group's rate is cached under. */
+export function rateKeys(groupKey: string): string[] {
+  return [rateKey(groupKey), rateFactKey(groupKey, 'decimals'), rateFactKey(groupKey, 'min-chars'), rateFactKey(groupKey, 'max-chars')];
 }

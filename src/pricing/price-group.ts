@@ -1,14 +1,7 @@
 import { MediabatchError, ExitCode } from '../errors.js';
-import type { Img2VideoPriceQuery, Txt2AudioParams } from '../api/types.js';
-import {
-  img2videoPriceKey,
-  rateFactKey,
-  rateKey,
-  txt2audioPriceKey,
-  txt2audioPriceQuery,
-} from './keys.js';
+import { lengthKey, rateFactKey, rateKey } from './keys.js';
 import { coversLength, deriveLinearPrice, fitLinear, probeLengths, type LinearFit } from './linear-fit.js';
-import type { GroupMethod, PriceCache, PriceCacheRow, PriceSource, PricingDeps } from './types.js';
+import type { GroupMethod, PriceCache, PriceCacheRow, PriceSource } from './types.js';
 
 /**
  * No single job costs more than this. A quote above it is not a price but a broken answer (a
@@ -48,12 +41,10 @@ export interface GroupOutcome {
   cachedAgeMs: number | null;
 }
 
-/** What a group's pricing needs: one quote call, already bounded and counted by the caller. */
+/** What a group's pricing needs: the cache, and how many lengths to probe. */
 export interface GroupContext {
   cache: PriceCache;
   probes: number;
-  quoteTxt2Audio: PricingDeps['quoteTxt2Audio'];
-  quoteImg2Video: PricingDeps['quoteImg2Video'];
 }
 
 function checkedPrice(priceUsd: number, key: string): number {
@@ -62,15 +53,14 @@ function checkedPrice(priceUsd: number, key: string): number {
   return priceUsd;
 }
 
-/** An img2video group is one key: one call, or none when cached. */
-export async function priceVideoGroup(query: Img2VideoPriceQuery, ctx: GroupContext): Promise<GroupOutcome> {
-  const key = img2videoPriceKey(query);
+/** A group priced per key is one key: one call, or none when cached. */
+export async function priceKeyGroup(key: string, quote: () => Promise<number>, ctx: GroupContext): Promise<GroupOutcome> {
   const cached = ctx.cache.get(key);
   if (cached !== undefined) {
     const prices = new Map([[key, { priceUsd: cached.priceUsd, source: 'cached' as const }]]);
     return { prices, method: 'cached', calls: 0, rows: [], cachedAgeMs: cached.ageMs };
   }
-  const priceUsd = checkedPrice(await ctx.quoteImg2Video(query), key);
+  const priceUsd = checkedPrice(await quote(), key);
   return {
     prices: new Map([[key, { priceUsd, source: 'quoted' }]]),
     method: 'per-key',
@@ -80,79 +70,82 @@ export async function priceVideoGroup(query: Img2VideoPriceQuery, ctx: GroupCont
   };
 }
 
+/** Quotes the price of one length of a group priced by length. */
+export type QuoteLength = (length: number) => Promise<number>;
+
 /**
- * A txt2audio group: same parameters, many lengths. Cached lengths cost nothing; a cached,
+ * A group priced by length: same parameters, many lengths. Cached lengths cost nothing; a cached,
  * confirmed rate covers new lengths inside its probed range; otherwise few lengths are quoted
  * one by one and many are probed, derived when the probes confirm linearity, else all quoted.
  */
-export async function priceSpeechGroup(
+export async function priceLengthGroup(
   groupKey: string,
-  params: Txt2AudioParams,
   lengths: readonly number[],
+  quote: QuoteLength,
   ctx: GroupContext,
 ): Promise<GroupOutcome> {
   const prices = new Map<string, KeyPrice>();
   const missing: number[] = [];
   let cachedAgeMs: number | null = null;
   for (const chars of [...new Set(lengths)].sort((a, b) => a - b)) {
-    const cached = ctx.cache.get(txt2audioPriceKey(params, chars));
+    const cached = ctx.cache.get(lengthKey(groupKey, chars));
     if (cached === undefined) {
       missing.push(chars);
       continue;
     }
-    prices.set(txt2audioPriceKey(params, chars), { priceUsd: cached.priceUsd, source: 'cached' });
+    prices.set(lengthKey(groupKey, chars), { priceUsd: cached.priceUsd, source: 'cached' });
     cachedAgeMs = Math.max(cachedAgeMs ?? 0, cached.ageMs);
   }
   if (missing.length === 0) return { prices, method: 'cached', calls: 0, rows: [], cachedAgeMs };
 
   const cachedFit = readCachedFit(groupKey, ctx.cache);
   if (cachedFit !== undefined && missing.every((chars) => coversLength(cachedFit, chars))) {
-    const rows = deriveRows(params, cachedFit, missing);
+    const rows = deriveRows(groupKey, cachedFit, missing);
     const ageMs = Math.max(cachedAgeMs ?? 0, cachedFit.ageMs);
     return { prices: addRows(prices, rows), method: 'linear-derived', calls: 0, rows, cachedAgeMs: ageMs };
   }
   if (missing.length <= ctx.probes + 1) {
-    const rows = await quoteLengths(params, missing, ctx);
+    const rows = await quoteLengths(groupKey, missing, quote);
     return { prices: addRows(prices, rows), method: 'per-key', calls: rows.length, rows, cachedAgeMs };
   }
-  return { ...(await probeAndDerive(groupKey, params, missing, prices, ctx)), cachedAgeMs };
+  return { ...(await probeAndDerive(groupKey, missing, prices, quote, ctx)), cachedAgeMs };
 }
 
 async function probeAndDerive(
   groupKey: string,
-  params: Txt2AudioParams,
   missing: readonly number[],
   prices: Map<string, KeyPrice>,
+  quote: QuoteLength,
   ctx: GroupContext,
 ): Promise<Omit<GroupOutcome, 'cachedAgeMs'>> {
   const probed = probeLengths(missing, ctx.probes);
-  const probeRows = await quoteLengths(params, probed, ctx);
+  const probeRows = await quoteLengths(groupKey, probed, quote);
   const fit = fitLinear(probeRows.map((row, i) => ({ chars: probed[i] ?? 0, priceUsd: row.priceUsd })));
   const rest = missing.filter((chars) => !probed.includes(chars));
   if (fit === undefined) {
-    const restRows = await quoteLengths(params, rest, ctx);
+    const restRows = await quoteLengths(groupKey, rest, quote);
     const rows = [...probeRows, ...restRows];
     return { prices: addRows(prices, rows), method: 'per-length-fallback', calls: rows.length, rows };
   }
-  const rows = [...probeRows, ...deriveRows(params, fit, rest)];
+  const rows = [...probeRows, ...deriveRows(groupKey, fit, rest)];
   addRows(prices, rows);
   return { prices, method: 'linear-derived', calls: probeRows.length, rows: [...rows, ...fitRows(groupKey, fit)] };
 }
 
 /** Quotes run concurrently; the caller's quote function is already bounded by the limiter. */
-async function quoteLengths(params: Txt2AudioParams, lengths: readonly number[], ctx: GroupContext): Promise<PriceCacheRow[]> {
+async function quoteLengths(groupKey: string, lengths: readonly number[], quote: QuoteLength): Promise<PriceCacheRow[]> {
   return Promise.all(
     lengths.map(async (chars): Promise<PriceCacheRow> => {
-      const key = txt2audioPriceKey(params, chars);
-      const priceUsd = checkedPrice(await ctx.quoteTxt2Audio(txt2audioPriceQuery(params, chars)), key);
+      const key = lengthKey(groupKey, chars);
+      const priceUsd = checkedPrice(await quote(chars), key);
       return { key, priceUsd, source: 'quoted' };
     }),
   );
 }
 
-function deriveRows(params: Txt2AudioParams, fit: LinearFit, lengths: readonly number[]): PriceCacheRow[] {
+function deriveRows(groupKey: string, fit: LinearFit, lengths: readonly number[]): PriceCacheRow[] {
   return lengths.map((chars) => ({
-    key: txt2audioPriceKey(params, chars),
+    key: lengthKey(groupKey, chars),
     priceUsd: deriveLinearPrice(fit, chars),
     source: 'derived',
   }));

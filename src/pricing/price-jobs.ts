@@ -1,39 +1,41 @@
-import type { Img2VideoJob, ResolvedJob, Txt2AudioJob } from '../manifest/types.js';
-import { groupKeyOf, img2videoPriceQuery, priceKeyOf, rateFactKey, rateKey, txt2audioPriceQuery } from './keys.js';
 import pLimit from 'p-limit';
+import { kindOf, type JobKind, type ResolvedJob } from '../jobs/index.js';
+import { groupKeyOf, priceKeyOf, rateKeys } from './keys.js';
 import { EPSILON_USD, sumUsd } from './money.js';
-import { priceSpeechGroup, priceVideoGroup, type GroupContext, type GroupOutcome } from './price-group.js';
-import type { GroupSummary, JobPrice, PriceChange, PriceSource, PricingDeps, PricingResult } from './types.js';
+import { priceKeyGroup, priceLengthGroup, type GroupContext, type GroupOutcome } from './price-group.js';
+import type { GroupSummary, JobPrice, PriceCache, PriceChange, PriceSource, PricingDeps, PricingResult } from './types.js';
 
 export const DEFAULT_PROBES = 3;
 export const DEFAULT_PRICE_CONCURRENCY = 4;
 
-type PriceGroup =
-  | { type: 'txt2audio'; key: string; jobs: Txt2AudioJob[] }
-  | { type: 'img2video'; key: string; jobs: Img2VideoJob[] };
+/** Jobs of one kind sharing every priced field (all but the length, for kinds priced by length). */
+interface PriceGroup {
+  key: string;
+  kind: JobKind;
+  jobs: ResolvedJob[];
+}
+
+type Quote = PricingDeps['quote'];
 
 /**
  * Prices every job with a number of calls that depends on the distinct price parameters, not on
- * the number of jobs: jobs sharing a key share one call, txt2audio groups with many lengths are
- * probed and derived (see linear-fit.ts), and everything found is put in the cache so the same
- * jobs priced again make no call. Rejects with the first quote failure once every group has
- * settled; the groups that succeeded are cached, so a retry of the estimate resumes cheaply.
+ * the number of jobs: jobs sharing a key share one call, groups priced by length with many
+ * lengths are probed and derived (see linear-fit.ts), and everything found is put in the cache so
+ * the same jobs priced again make no call. Rejects with the first quote failure once every group
+ * has settled; the groups that succeeded are cached, so a retry of the estimate resumes cheaply.
  */
 export async function priceJobs(jobs: readonly ResolvedJob[], deps: PricingDeps): Promise<PricingResult> {
   const limit = pLimit(Math.max(1, Math.floor(deps.concurrency ?? DEFAULT_PRICE_CONCURRENCY)));
-  const ctx: GroupContext = {
-    cache: deps.cache,
-    probes: Math.max(2, deps.probes ?? DEFAULT_PROBES),
-    quoteTxt2Audio: (query) => limit(() => deps.quoteTxt2Audio(query)),
-    quoteImg2Video: (query) => limit(() => deps.quoteImg2Video(query)),
-  };
+  const quote: Quote = (request) => limit(() => deps.quote(request));
+  const ctx: GroupContext = { cache: deps.cache, probes: Math.max(2, deps.probes ?? DEFAULT_PROBES) };
   const groups = groupJobs(jobs);
   const changes: PriceChange[] = [];
   // allSettled, not all: on a failure the other groups still finish and write the cache before
   // this returns, so nothing writes to the ledger after the caller has moved on and closed it.
   const settled = await Promise.allSettled(
     groups.map(async (group) => {
-      const checked = deps.confirmCached === true ? await priceConfirmed(group, ctx, deps.cache) : { outcome: await priceGroup(group, ctx) };
+      const checked =
+        deps.confirmCached === true ? await priceConfirmed(group, ctx, quote, deps.cache) : { outcome: await priceGroup(group, ctx, quote) };
       if (checked.change !== undefined) changes.push(checked.change);
       if (checked.outcome.rows.length > 0) deps.cache.put(checked.outcome.rows);
       return checked.outcome;
@@ -55,49 +57,39 @@ export async function priceJobs(jobs: readonly ResolvedJob[], deps: PricingDeps)
 async function priceConfirmed(
   group: PriceGroup,
   ctx: GroupContext,
-  cache: PricingDeps['cache'],
+  quote: Quote,
+  cache: PriceCache,
 ): Promise<{ outcome: GroupOutcome; change?: PriceChange }> {
-  const outcome = await priceGroup(group, ctx);
+  const outcome = await priceGroup(group, ctx, quote);
   if (outcome.cachedAgeMs === null) return { outcome };
   const target = confirmationTarget(group, outcome);
-  const currentUsd = await target.quote(ctx);
+  const currentUsd = await quote(target.request);
   if (Math.abs(currentUsd - target.cachedUsd) <= EPSILON_USD) {
     // Still the service's price: the quote refreshes the age of the entry it checked.
     const confirmed = { key: target.key, priceUsd: currentUsd, source: 'quoted' as const };
     return { outcome: { ...outcome, calls: outcome.calls + 1, rows: [...outcome.rows, confirmed] } };
   }
-  cache.forget([...new Set(group.jobs.map(priceKeyOf))].concat(group.type === 'txt2audio' ? rateKeys(group.key) : []));
-  const fresh = await priceGroup(group, { ...ctx, cache: { ...cache, get: () => undefined } });
-  const first = group.jobs[0] as ResolvedJob;
+  const keys = [...new Set(group.jobs.map(priceKeyOf))];
+  cache.forget(group.kind.pricing.by === 'per-length' ? [...keys, ...rateKeys(group.key)] : keys);
+  const fresh = await priceGroup(group, { ...ctx, cache: { ...cache, get: () => undefined } }, quote);
+  const model = String((group.jobs[0] as ResolvedJob).params['model']);
   return {
     outcome: { ...fresh, calls: outcome.calls + 1 + fresh.calls },
-    change: { groupKey: group.key, model: first.params.model, key: target.key, cachedUsd: target.cachedUsd, currentUsd },
+    change: { groupKey: group.key, model, key: target.key, cachedUsd: target.cachedUsd, currentUsd },
   };
-}
-
-interface ConfirmationTarget {
-  key: string;
-  cachedUsd: number;
-  quote(ctx: GroupContext): Promise<number>;
 }
 
 /** The group's costliest price that came from the cache: where a change shows the most. */
-function confirmationTarget(group: PriceGroup, outcome: GroupOutcome): ConfirmationTarget {
-  if (group.type === 'img2video') {
-    const first = group.jobs[0] as Img2VideoJob;
-    const key = priceKeyOf(first);
-    return { key, cachedUsd: cachedPrice(outcome, key), quote: (ctx) => ctx.quoteImg2Video(img2videoPriceQuery(first.params)) };
-  }
-  const fromCache = (job: Txt2AudioJob): boolean => outcome.prices.get(priceKeyOf(job))?.source === 'cached';
+function confirmationTarget(group: PriceGroup, outcome: GroupOutcome): { key: string; cachedUsd: number; request: Parameters<Quote>[0] } {
+  const pricing = group.kind.pricing;
+  const first = group.jobs[0] as ResolvedJob;
+  if (pricing.by === 'per-key') return { key: group.key, cachedUsd: cachedPrice(outcome, group.key), request: pricing.request(first) };
+  const fromCache = (job: ResolvedJob): boolean => outcome.prices.get(priceKeyOf(job))?.source === 'cached';
   // Lengths derived from a cached rate rest on the cache too; they serve when none was cached itself.
   const candidates = group.jobs.some(fromCache) ? group.jobs.filter(fromCache) : group.jobs;
-  const longest = candidates.reduce((a, b) => (b.textChars > a.textChars ? b : a));
+  const longest = candidates.reduce((a, b) => (pricing.lengthOf(b) > pricing.lengthOf(a) ? b : a));
   const key = priceKeyOf(longest);
-  return {
-    key,
-    cachedUsd: cachedPrice(outcome, key),
-    quote: (ctx) => ctx.quoteTxt2Audio(txt2audioPriceQuery(longest.params, longest.textChars)),
-  };
+  return { key, cachedUsd: cachedPrice(outcome, key), request: pricing.request(longest, pricing.lengthOf(longest)) };
 }
 
 function cachedPrice(outcome: GroupOutcome, key: string): number {
@@ -106,29 +98,23 @@ function cachedPrice(outcome: GroupOutcome, key: string): number {
   return price.priceUsd;
 }
 
-function rateKeys(groupKey: string): string[] {
-  return [rateKey(groupKey), rateFactKey(groupKey, 'decimals'), rateFactKey(groupKey, 'min-chars'), rateFactKey(groupKey, 'max-chars')];
-}
-
 function groupJobs(jobs: readonly ResolvedJob[]): PriceGroup[] {
   const byKey = new Map<string, PriceGroup>();
   for (const job of jobs) {
     const key = groupKeyOf(job);
     const group = byKey.get(key);
-    // The type is part of the key, so a group only ever receives jobs of its own type.
-    if (group !== undefined) (group.jobs as ResolvedJob[]).push(job);
-    else byKey.set(key, job.type === 'txt2audio' ? { type: job.type, key, jobs: [job] } : { type: job.type, key, jobs: [job] });
+    // The type is part of the key, so a group only ever holds jobs of one kind.
+    if (group !== undefined) group.jobs.push(job);
+    else byKey.set(key, { key, kind: kindOf(job.type), jobs: [job] });
   }
   return [...byKey.values()];
 }
 
-function priceGroup(group: PriceGroup, ctx: GroupContext): Promise<GroupOutcome> {
-  if (group.type === 'img2video') {
-    const first = group.jobs[0] as Img2VideoJob;
-    return priceVideoGroup(img2videoPriceQuery(first.params), ctx);
-  }
-  const first = group.jobs[0] as Txt2AudioJob;
-  return priceSpeechGroup(group.key, first.params, group.jobs.map((job) => job.textChars), ctx);
+function priceGroup(group: PriceGroup, ctx: GroupContext, quote: Quote): Promise<GroupOutcome> {
+  const pricing = group.kind.pricing;
+  const first = group.jobs[0] as ResolvedJob;
+  if (pricing.by === 'per-key') return priceKeyGroup(group.key, () => quote(pricing.request(first)), ctx);
+  return priceLengthGroup(group.key, group.jobs.map(pricing.lengthOf), (length) => quote(pricing.request(first, length)), ctx);
 }
 
 /** Gives each job of the group its price and sums the group up for the report. */
@@ -144,13 +130,13 @@ function summarise(group: PriceGroup, outcome: GroupOutcome, prices: Map<string,
     jobsBySource[found.source] += 1;
     groupPrices.push(found.priceUsd);
   }
-  const first = group.jobs[0] as ResolvedJob;
+  const pricing = group.kind.pricing;
   return {
     key: group.key,
-    type: group.type,
-    model: first.params.model,
+    type: group.kind.type,
+    model: String((group.jobs[0] as ResolvedJob).params['model']),
     jobs: group.jobs.length,
-    distinctLengths: group.type === 'txt2audio' ? new Set(group.jobs.map((j) => j.textChars)).size : null,
+    distinctLengths: pricing.by === 'per-length' ? new Set(group.jobs.map(pricing.lengthOf)).size : null,
     method: outcome.method,
     calls: outcome.calls,
     totalUsd: sumUsd(groupPrices),

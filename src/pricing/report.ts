@@ -1,5 +1,5 @@
 import type { JobType } from '../jobs/types.js';
-import type { PlanLimits } from '../api/plans.js';
+import type { PlanLimits } from '../jobs/plans.js';
 import type { ResolvedJob } from '../manifest/types.js';
 import { estimateDuration, type DurationEstimate } from './duration.js';
 import { fitCount } from './budget.js';
@@ -107,7 +107,7 @@ function reportJob(job: ResolvedJob, input: CostReportInput): CostReportJob {
   return {
     id: job.id,
     type: job.type,
-    model: job.params.model,
+    model: String(job.params['model']),
     priceUsd: price.priceUsd,
     source: price.source,
     toSend: !(input.alreadyDoneIds?.has(job.id) ?? false),
@@ -149,8 +149,8 @@ function totalsBy(jobs: readonly CostReportJob[], keyOf: (job: CostReportJob) =>
   return Object.fromEntries([...prices].map(([key, list]) => [key, { jobs: list.length, totalUsd: sumUsd(list) }]));
 }
 
-function countByType(jobs: readonly CostReportJob[]): Record<JobType, number> {
-  const counts: Record<JobType, number> = { txt2audio: 0, img2video: 0 };
-  for (const job of jobs) counts[job.type] += 1;
+function countByType(jobs: readonly CostReportJob[]): Partial<Record<JobType, number>> {
+  const counts: Partial<Record<JobType, number>> = {};
+  for (const job of jobs) counts[job.type] = (counts[job.type] ?? 0) + 1;
   return counts;
 }

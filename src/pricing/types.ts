@@ -1,5 +1,5 @@
 import type { JobType } from '../jobs/types.js';
-import type { Img2VideoPriceQuery, Txt2AudioPriceQuery } from '../api/types.js';
+import type { ServiceRequest } from '../api/types.js';
 
 export type PriceSource = 'quoted' | 'derived' | 'cached';
 
@@ -27,11 +27,13 @@ export interface PriceCache {
 }
 
 export interface PricingDeps {
-  /** Pacing and retries are the caller's: these are called at most `concurrency` at a time. */
-  quoteTxt2Audio(query: Txt2AudioPriceQuery): Promise<number>;
-  quoteImg2Video(query: Img2VideoPriceQuery): Promise<number>;
+  /**
+   * Asks the service one price (a kind's price request). Pacing and retries are the caller's:
+   * this is called at most `concurrency` at a time.
+   */
+  quote(request: ServiceRequest): Promise<number>;
   cache: PriceCache;
-  /** Probe calls per txt2audio group before deriving; default 3, at least 2 (min and max). */
+  /** Probe calls per group priced by length before deriving; default 3, at least 2 (min and max). */
   probes?: number;
   /** Price calls in flight at once; default 4. */
   concurrency?: number;
@@ -57,7 +59,7 @@ export interface GroupSummary {
   type: JobType;
   model: string;
   jobs: number;
-  /** Distinct text lengths (txt2audio); null for img2video, where a group is one key. */
+  /** Distinct text lengths (kinds priced by length); null where a group is one key. */
   distinctLengths: number | null;
   method: GroupMethod;
   /** Price calls this group made. */

@@ -1,17 +1,10 @@
-import type { JobType } from '../jobs/types.js';
 import { setMaxListeners } from 'node:events';
 import type { ServiceClient } from '../api/types.js';
+import { JOB_KINDS, type JobKind, type JobType, type PollSchedule } from '../jobs/index.js';
 import type { Ledger, LedgerWriter } from '../store/index.js';
 import type { Pace } from './pace.js';
 
-/** How often a running job is asked about, per type: from `firstMs`, growing by `factor` to `maxMs`. */
-export interface PollSchedule {
-  firstMs: number;
-  maxMs: number;
-  factor: number;
-  /** Stop waiting (the job stays `submitted` and the next run collects it). */
-  giveUpMs: number;
-}
+export type { PollSchedule };
 
 export interface RetryPolicy {
   retries: number;
@@ -25,9 +18,9 @@ export interface RunOptions {
   noWait: boolean;
   resubmitInDoubt: boolean;
   outDir: string;
-  poll: Record<JobType, PollSchedule>;
+  poll: PollSchedules;
   retry: RetryPolicy;
-  /** Results larger than this are refused (API.md: outputs ≤ 100 MB). */
+  /** Results larger than this are left for a later run (the service's outputs are at most 100 MB). */
   maxResultBytes: number;
 }
 
@@ -76,29 +69,28 @@ export function createRunContext(parts: Omit<RunContext, 'inFlight'> & { inFligh
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000 };
 
-/** API.md: official clients poll audio from ~1–2 s up to ~5–10 s, video from ~5 s up to ~30 s. */
-export const SERVICE_POLL: Record<JobType, PollSchedule> = {
-  txt2audio: { firstMs: 1500, maxMs: 8000, factor: 1.5, giveUpMs: 10 * 60_000 },
-  img2video: { firstMs: 5000, maxMs: 30_000, factor: 1.5, giveUpMs: 15 * 60_000 },
-};
+/** A schedule for every kind: how often its running jobs are asked about. */
+export type PollSchedules = Record<JobType, PollSchedule>;
+
+/** The pace the service's own clients poll at, per kind (each kind module states it). */
+export function servicePoll(): PollSchedules {
+  return schedules((kind) => kind.poll.service);
+}
 
 /** The simulator finishes jobs in well under a second, so polling it at the service's pace only waits. */
-export const SIMULATOR_POLL: Record<JobType, PollSchedule> = {
-  txt2audio: { firstMs: 150, maxMs: 1000, factor: 1.5, giveUpMs: 60_000 },
-  img2video: { firstMs: 300, maxMs: 2000, factor: 1.5, giveUpMs: 120_000 },
-};
+export function simulatorPoll(): PollSchedules {
+  return schedules((kind) => kind.poll.simulator);
+}
 
 /**
- * `run --poll-ms MS`: every type's first poll after MS, backing off ×1.5 up to 6×MS; the give-up
+ * `run --poll-ms MS`: every kind's first poll after MS, backing off ×1.5 up to 6×MS; the give-up
  * time stays the service's. For a local server (a simulator started apart, a test double) whose
  * jobs end in milliseconds: the status pace of the plan still bounds the calls.
  */
-export function pollEvery(firstMs: number): Record<JobType, PollSchedule> {
-  const schedule = (type: JobType): PollSchedule => ({
-    firstMs,
-    maxMs: firstMs * 6,
-    factor: 1.5,
-    giveUpMs: SERVICE_POLL[type].giveUpMs,
-  });
-  return { txt2audio: schedule('txt2audio'), img2video: schedule('img2video') };
+export function pollEvery(firstMs: number): PollSchedules {
+  return schedules((kind) => ({ firstMs, maxMs: firstMs * 6, factor: 1.5, giveUpMs: kind.poll.service.giveUpMs }));
+}
+
+function schedules(of: (kind: JobKind) => PollSchedule): PollSchedules {
+  return Object.fromEntries(JOB_KINDS.map((kind) => [kind.type, of(kind)])) as PollSchedules;
 }

@@ -9,18 +9,20 @@ import { pollStatus } from './follow.js';
 import type { FollowedJob } from './followed.js';
 import { placeResult } from './place-result.js';
 import { readHead, resultMismatch } from './result-check.js';
+import { kindOf } from '../jobs/index.js';
+import { sniffMedia } from '../media-type.js';
 import { describeError, FatalRunError } from './run-errors.js';
 
 const MAX_URL_REFRESHES = 3;
-const KNOWN_EXTENSIONS = new Set(['mp3', 'wav', 'flac', 'ogg', 'opus', 'aac', 'm4a', 'mp4', 'webm', 'mov', 'gif']);
 
 export type DownloadOutcome = 'done' | 'stopped' | 'unreachable';
 
 /**
- * Streams a finished job's result to `<out>/<id>.<ext>.part`, checks its bytes, then moves it
- * into place (never over a file mediabatch did not write) and records size and sha256. The move
- * comes last so a result's name always holds a complete file; an expired URL (403) is
- * refreshed through the status endpoint.
+ * Streams a finished job's result to `<out>/<id>~part`, checks its bytes, then moves it into
+ * place as `<id>.<ext>` (never over a file mediabatch did not write) and records size and sha256.
+ * The move comes last so a result's name always holds a complete file; the extension comes from
+ * the bytes, as the kind says (an image may be PNG, JPEG or WebP whatever its URL says). An
+ * expired URL (403) is refreshed through the status endpoint.
  */
 export async function downloadResult(
   ctx: RunContext,
@@ -61,9 +63,9 @@ export async function downloadResult(
  * nothing behind; undefined once the result is in place and recorded.
  */
 async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): Promise<string | undefined> {
-  const finalPath = outputPathFor(ctx.options.outDir, job, url);
-  const partPath = `${finalPath}.part`;
-  await mkdir(path.dirname(finalPath), { recursive: true });
+  // `~` is never in a job id: no job's result, and no name a person gives a result, is this one.
+  const partPath = insideOut(ctx.options.outDir, `${job.id}~part`);
+  await mkdir(path.dirname(partPath), { recursive: true });
   const result = await withRetries(
     () => ctx.client.download(url, partPath, { maxBytes: ctx.options.maxResultBytes, signal: ctx.stop }),
     {
@@ -74,12 +76,13 @@ async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): P
         ctx.emit({ kind: 'retry', what: `download of ${job.id}`, attempt, delayMs, reason: describeError(error) }),
     },
   );
-  const mismatch = resultMismatch(job.type, await readHead(partPath), result.contentType);
+  const head = await readHead(partPath);
+  const mismatch = resultMismatch(kindOf(job.type).output.media, head, result.contentType);
   if (mismatch !== undefined) {
     await rm(partPath, { force: true });
     return mismatch;
   }
-  await placeAndRecord(ctx, job, partPath, finalPath, result);
+  await placeAndRecord(ctx, job, partPath, outputPathFor(ctx.options.outDir, job, url, sniffMedia(head)?.mime), result);
   return undefined;
 }
 
@@ -97,27 +100,30 @@ async function placeAndRecord(ctx: RunContext, job: FollowedJob, partPath: strin
   ctx.emit({ kind: 'done', id: job.id, path: placedPath, bytes: result.bytes });
 }
 
+/** `<out>/<id>.<ext>`, the extension as the job's kind reads it from the bytes (`mime`), the URL or its parameters. */
+export function outputPathFor(outDir: string, job: FollowedJob, url: string, mime?: string): string {
+  const extension = kindOf(job.type).output.extension(job, { mime, urlExtension: urlExtension(url) });
+  return insideOut(outDir, `${job.id}.${extension}`);
+}
+
 /**
- * `<out>/<id>.<ext>`. Ids are checked by the manifest (letters, digits, `.`, `_`, `-`), and the
- * resolved path is checked again here: a result must never be written outside the folder.
+ * A file directly in the results folder. Ids are checked by the manifest (letters, digits, `.`,
+ * `_`, `-`), and the resolved path is checked again here: nothing is written outside the folder.
  */
-export function outputPathFor(outDir: string, job: FollowedJob, url: string): string {
+function insideOut(outDir: string, name: string): string {
   const root = path.resolve(outDir);
-  const target = path.resolve(root, `${job.id}.${extensionFor(job, url)}`);
-  if (path.dirname(target) !== root) {
-    throw new Error(`job id ${JSON.stringify(job.id)} would write outside ${root}`);
-  }
+  const target = path.resolve(root, name);
+  if (path.dirname(target) !== root) throw new Error(`${JSON.stringify(name)} would be written outside ${root}`);
   return target;
 }
 
-function extensionFor(job: FollowedJob, url: string): string {
-  let fromUrl = '';
+function urlExtension(url: string): string | undefined {
   try {
-    fromUrl = path.posix.extname(new URL(url).pathname).slice(1).toLowerCase();
+    return path.posix.extname(new URL(url).pathname).slice(1).toLowerCase() || undefined;
   } catch {
     // An unparsable URL is refused by the download itself; the name does not matter.
+    return undefined;
   }
-  return KNOWN_EXTENSIONS.has(fromUrl) ? fromUrl : job.fallbackExtension;
 }
 
 /** The job stays `submitted` (paid, to be collected) with the reason; every later run tries again. */

@@ -1,8 +1,8 @@
 import { TokenBucket } from 'limiter';
-import type { EndpointClass, RateLimitInfo } from '../api/types.js';
-import type { PlanLimits } from '../api/plans.js';
+import type { RateLimitInfo } from '../api/types.js';
+import { pacedClasses, type PacedClass, type PlanLimits } from '../jobs/plans.js';
 
-export type PacedClass = Exclude<EndpointClass, 'unlimited'>;
+export type { PacedClass };
 
 export interface ClassPace {
   /** Requests allowed per window by the plan. */
@@ -36,7 +36,7 @@ export class Pace {
   constructor(limits: Partial<Record<PacedClass, ClassPace>>, options: PaceOptions = {}) {
     const headroom = options.headroom ?? 0.97;
     this.#onPause = options.onPause;
-    for (const cls of ['submit:txt2audio', 'submit:img2video', 'price', 'status'] as const) {
+    for (const cls of pacedClasses()) {
       const limit = limits[cls];
       const perWindow = limit === undefined ? 0 : limit.perWindow * headroom;
       const bucket =

@@ -1,6 +1,7 @@
 import { RateLimitError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
-import type { Model, ServiceClient } from '../api/types.js';
+import type { Model, ServiceClient, ServiceRequest } from '../api/types.js';
+import { JOB_TYPES } from '../jobs/index.js';
 import { checkAgainstCatalogue } from '../manifest/catalogue.js';
 import { ManifestError } from '../manifest/errors.js';
 import type { Manifest } from '../manifest/types.js';
@@ -35,7 +36,7 @@ export async function loadCatalogue(deps: Pick<ServiceDeps, 'client' | 'ledger' 
     await deps.client.balance();
     return cached as Model[];
   }
-  const models = await deps.client.listModels();
+  const models = await deps.client.listModels({ types: JOB_TYPES });
   deps.ledger.putCatalogue(deps.baseUrl, models);
   return models;
 }
@@ -53,28 +54,26 @@ export async function checkWithService(manifest: Manifest, deps: Pick<ServiceDep
  * `confirmCached`: the budget must be judged on today's prices, at one call per cached group.
  */
 export async function priceManifest(manifest: Manifest, deps: ServiceDeps, options: { confirmCached?: boolean } = {}): Promise<PricingResult> {
-  const quote = <Q>(call: (query: Q) => Promise<{ value: { priceUsd: number }; rateLimit: object }>) =>
-    (query: Q): Promise<number> =>
-      withRetries(
-        async () => {
-          await deps.pace.take('price', deps.stop);
-          const answer = await call(query);
-          deps.pace.observe('price', answer.rateLimit);
-          return answer.value.priceUsd;
+  const quote = (request: ServiceRequest): Promise<number> =>
+    withRetries(
+      async () => {
+        await deps.pace.take('price', deps.stop);
+        const answer = await deps.client.price(request, { signal: deps.stop });
+        deps.pace.observe('price', answer.rateLimit);
+        return answer.value.priceUsd;
+      },
+      {
+        kind: 'idempotent',
+        ...deps.retry,
+        signal: deps.stop,
+        onRetry: (error, attempt, delayMs) => {
+          if (error instanceof RateLimitError) deps.pace.rateLimited('price', error);
+          deps.emit({ kind: 'retry', what: 'price call', attempt, delayMs, reason: describeError(error) });
         },
-        {
-          kind: 'idempotent',
-          ...deps.retry,
-          signal: deps.stop,
-          onRetry: (error, attempt, delayMs) => {
-            if (error instanceof RateLimitError) deps.pace.rateLimited('price', error);
-            deps.emit({ kind: 'retry', what: 'price call', attempt, delayMs, reason: describeError(error) });
-          },
-        },
-      );
+      },
+    );
   return priceJobs(manifest.jobs, {
-    quoteTxt2Audio: quote((q) => deps.client.priceTxt2Audio(q, { signal: deps.stop })),
-    quoteImg2Video: quote((q) => deps.client.priceImg2Video(q, { signal: deps.stop })),
+    quote,
     cache: {
       get: (key) => deps.ledger.getPrice(key, PRICE_MAX_AGE_MS),
       put: (rows) => deps.ledger.putPrices(rows),

@@ -1,17 +1,12 @@
-import type { JobType } from '../jobs/types.js';
 import { open } from 'node:fs/promises';
 import { describeNonMedia, sniffMedia, SNIFF_BYTES, type MediaKind } from '../media-type.js';
-
-/** What each job kind produces. */
-const EXPECTED: Record<JobType, MediaKind> = { txt2audio: 'audio', img2video: 'video' };
 
 /**
  * Why the downloaded bytes are not a result of this job's kind, or undefined when they are. The
  * bytes decide; Content-Type only vouches for a binary format this table does not know. A
  * storage error page served with 200 must never be saved, and recorded, as a paid result.
  */
-export function resultMismatch(type: JobType, head: Buffer, contentType: string | undefined): string | undefined {
-  const expected = EXPECTED[type];
+export function resultMismatch(expected: MediaKind, head: Buffer, contentType: string | undefined): string | undefined {
   const media = sniffMedia(head);
   if (media?.kinds.includes(expected)) return undefined;
   const said = contentType === undefined ? '' : `, Content-Type ${contentType.split(';', 1)[0]?.trim()}`;

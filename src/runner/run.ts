@@ -75,7 +75,7 @@ function syncLedger(ledger: Ledger, jobs: readonly ResolvedJob[], ctx: RunContex
       contentHash: job.contentHash,
       type: job.type,
       paramsJson: JSON.stringify(job.params),
-      textChars: job.type === 'txt2audio' ? job.textChars : undefined,
+      textChars: job.textChars,
     })),
   );
   for (const change of changed) {

@@ -1,6 +1,6 @@
 import { RateLimitError, submitFailureKind } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
-import type { ResolvedJob } from '../manifest/types.js';
+import { kindOf, type ResolvedJob } from '../jobs/index.js';
 import type { SubmittedResult } from '../store/index.js';
 import type { RunContext } from './context.js';
 import type { PacedClass } from './pace.js';
@@ -92,16 +92,7 @@ async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClas
 }
 
 function send(ctx: RunContext, job: ResolvedJob) {
-  if (job.type === 'txt2audio') return ctx.client.submitTxt2Audio({ ...job.params, text: job.text });
-  return ctx.client.submitImg2Video({
-    ...job.params,
-    first_frame_image: imageFile(job.firstFrame),
-    last_frame_image: job.lastFrame === undefined ? undefined : imageFile(job.lastFrame),
-  });
-}
-
-function imageFile(image: { path: string; contentType: string }) {
-  return { path: image.path, contentType: image.contentType, filename: image.path.split(/[\\/]/).pop() ?? 'image' };
+  return ctx.client.submit(kindOf(job.type).submit(job));
 }
 
 async function recordFailure(ctx: RunContext, job: ResolvedJob, error: unknown): Promise<SubmitOutcome> {

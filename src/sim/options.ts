@@ -1,6 +1,6 @@
 /** The simulator's options, their defaults, and the rate rules a plan implies. */
 import type { SimJobType as JobType } from './types.js';
-import { PLANS } from '../api/plans.js';
+import { PLANS } from './plans.js';
 import type { PricingMode } from './pricing.js';
 import type { LimitedClass, RateRules } from './rate-limit.js';
 

@@ -3,9 +3,10 @@
  * window of `windowMs` (a minute at the service) and one per UTC day. A refused request is
  * not counted, so a client that waits out Retry-After gets its full allowance back.
  */
-import type { EndpointClass } from '../api/types.js';
+import type { SimJobType } from './types.js';
 
-export type LimitedClass = Exclude<EndpointClass, 'unlimited'>;
+/** Endpoint classes the service counts apart: each kind's submits, every price call, every status call. */
+export type LimitedClass = `submit:${SimJobType}` | 'price' | 'status';
 
 export interface ClassRule {
   perWindow: number;

@@ -9,7 +9,7 @@ import { createServiceClient } from '../../src/api/client.js';
 import { AuthError, ResultUrlExpiredError } from '../../src/api/errors.js';
 import type { RequestStatus, ServiceClient } from '../../src/api/types.js';
 import { startSimulator, type SimOptions, type Simulator } from '../../src/sim/index.js';
-import { rejectionOf, TTS_JOB, useCleanup } from './setup.js';
+import { rejectionOf, TTS_JOB, TTS_REQUEST, useCleanup } from './setup.js';
 
 const track = useCleanup();
 let dir = '';
@@ -68,7 +68,7 @@ function crc32(bytes: Buffer): number {
 describe('client against the simulator', () => {
   it('lists every model across pages, prices, submits, follows and downloads', async () => {
     const { sim, client } = await start({ extraModels: 400 });
-    const models = await client.listModels();
+    const models = await client.listModels({ types: ['txt2audio', 'img2video'] });
     // More than one page of 50: the walk must not stop at the first page.
     expect(models.length).toBeGreaterThan(50);
     expect(sim.stats.calls.models).toBe(Math.ceil(models.length / 50));
@@ -80,9 +80,9 @@ describe('client against the simulator', () => {
 
     expect((await client.balance()).balanceUsd).toBeGreaterThan(0);
     const { text: _text, ...params } = TTS_JOB;
-    expect((await client.priceTxt2Audio({ ...params, count_text: TTS_JOB.text.length })).value.priceUsd).toBeGreaterThan(0);
+    expect((await client.price({ endpoint: 'txt2audio/price-calculation', json: { ...params, count_text: TTS_JOB.text.length } })).value.priceUsd).toBeGreaterThan(0);
 
-    const submitted = await client.submitTxt2Audio(TTS_JOB);
+    const submitted = await client.submit(TTS_REQUEST);
     const status = await waitDone(client, submitted.value.requestId);
     expect(status.status).toBe('done');
     const dest = join(dir, 'intro.wav.part');
@@ -100,14 +100,14 @@ describe('client against the simulator', () => {
     const image = join(dir, 'beach.png');
     await writeFile(image, png64());
     const video = { model: 'Ltxv_13B_0_9_8_Distilled_FP8', width: 768, height: 432, steps: 1, frames: 120, fps: 30 };
-    expect((await client.priceImg2Video(video)).value.priceUsd).toBeGreaterThan(0);
-    const submitted = await client.submitImg2Video({
-      ...video,
-      prompt: 'slow waves roll onto the beach',
-      negative_prompt: 'blurry',
-      guidance: 0,
-      seed: 42,
-      first_frame_image: { path: image, contentType: 'image/png', filename: 'beach.png' },
+    expect((await client.price({ endpoint: 'img2video/price-calculation', json: video })).value.priceUsd).toBeGreaterThan(0);
+    const fields = { ...video, prompt: 'slow waves roll onto the beach', negative_prompt: 'blurry', guidance: 0, seed: 42 };
+    const submitted = await client.submit({
+      endpoint: 'img2video',
+      multipart: {
+        fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)])),
+        files: [{ field: 'first_frame_image', path: image, contentType: 'image/png', filename: 'beach.png' }],
+      },
     });
     expect((await waitDone(client, submitted.value.requestId)).status).toBe('done');
     expect(sim.stats.accepted.map((job) => job.type)).toEqual(['img2video']);
@@ -115,7 +115,7 @@ describe('client against the simulator', () => {
 
   it('an expired result URL is a ResultUrlExpiredError; a fresh status gives a working one', async () => {
     const { client } = await start({ resultUrlTtlMs: 100 });
-    const { value } = await client.submitTxt2Audio(TTS_JOB);
+    const { value } = await client.submit(TTS_REQUEST);
     const first = await waitDone(client, value.requestId);
     await new Promise((resolve) => setTimeout(resolve, 250));
     const error = await rejectionOf(client.download(first.resultUrl ?? '', join(dir, 'a'), { maxBytes: 10_000_000 }));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ResponseShapeError } from '../../src/api/errors.js';
-import { rejectionOf, TOKEN, TTS_JOB, useCleanup, useScripted } from './setup.js';
+import { rejectionOf, TOKEN, TTS_JOB, TTS_REQUEST, useCleanup, useScripted } from './setup.js';
 
 const scripted = useScripted();
 const track = useCleanup();
@@ -20,7 +20,7 @@ describe('service client requests', () => {
         headers: { 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '4', 'x-ratelimit-daily-remaining': '299' },
       },
     ]);
-    const answer = await client.submitTxt2Audio(TTS_JOB);
+    const answer = await client.submit(TTS_REQUEST);
     expect(answer).toEqual({ value: { requestId: 'abc-123' }, rateLimit: { limit: 5, remaining: 4, dailyRemaining: 299 } });
     const [request] = server.requests;
     expect(request?.method).toBe('POST');
@@ -33,22 +33,22 @@ describe('service client requests', () => {
 
   it('accepts a numeric request id and a price sent as a string', async () => {
     const { client } = await scripted([{ body: { data: { request_id: 42 } } }, { body: { data: { price: '0.0125' } } }]);
-    expect((await client.submitTxt2Audio(TTS_JOB)).value).toEqual({ requestId: '42' });
+    expect((await client.submit(TTS_REQUEST)).value).toEqual({ requestId: '42' });
     const { text: _text, ...params } = TTS_JOB;
-    expect((await client.priceTxt2Audio({ ...params, count_text: 20 })).value).toEqual({ priceUsd: 0.0125 });
+    expect((await client.price({ endpoint: 'txt2audio/price-calculation', json: { ...params, count_text: 20 } })).value).toEqual({ priceUsd: 0.0125 });
   });
 
-  it('sends exactly the documented fields of submits and price queries', async () => {
+  it('sends a request to its endpoint under the base path, with its JSON body as given', async () => {
     const { server, client } = await scripted([
       { body: { data: { request_id: 'a' } } },
       { body: { data: { price: 0.01 } } },
       { body: { data: { price: 0.5 } } },
     ]);
     const { text: _text, ...params } = TTS_JOB;
-    await client.submitTxt2Audio({ ...TTS_JOB, id: 'job-1', priceUsd: 3 } as typeof TTS_JOB);
-    await client.priceTxt2Audio({ ...params, count_text: 20, text: 'leak' } as typeof params & { count_text: number });
+    await client.submit(TTS_REQUEST);
+    await client.price({ endpoint: 'txt2audio/price-calculation', json: { ...params, count_text: 20 } });
     const video = { model: 'Ltxv', width: 768, height: 432, steps: 1, frames: 120, fps: 30 };
-    await client.priceImg2Video({ ...video, seed: 42 } as typeof video);
+    await client.price({ endpoint: 'img2video/price-calculation', json: video });
     const bodies = server.requests.map((request) => JSON.parse(request.body.toString()) as unknown);
     expect(server.requests.map((request) => request.url)).toEqual([
       '/api/v1/client/txt2audio',
@@ -75,7 +75,7 @@ describe('service client requests', () => {
       modelsPage(2, 3, [record('c')]),
       modelsPage(3, 3, [record('d')]),
     ]);
-    const models = await client.listModels();
+    const models = await client.listModels({ types: ['txt2audio', 'img2video'] });
     expect(models.map((model) => model.slug)).toEqual(['a', 'b', 'c', 'd']);
     expect(server.requests).toHaveLength(3);
     server.requests.forEach((request, index) => {
@@ -102,7 +102,7 @@ describe('service client requests', () => {
         },
       ]),
     ]);
-    const [kokoro, ltx] = await client.listModels();
+    const [kokoro, ltx] = await client.listModels({ types: ['txt2audio', 'img2video'] });
     expect(kokoro).toEqual({
       slug: 'Kokoro',
       name: 'Kokoro TTS',
@@ -122,7 +122,7 @@ describe('service client requests', () => {
 
   it('gives up on a models endpoint that never reaches its last page', async () => {
     const { server, client } = await scripted((_request, index) => modelsPage(index + 1, 100_000, [{ slug: `m${index}` }]));
-    const error = await rejectionOf(client.listModels());
+    const error = await rejectionOf(client.listModels({ types: ['txt2audio', 'img2video'] }));
     expect(error).toBeInstanceOf(ResponseShapeError);
     expect((error as Error).message).toContain('still paging after 200 pages');
     expect(server.requests).toHaveLength(200);
@@ -158,13 +158,13 @@ describe('service client requests', () => {
       { body: '<html>hello</html>', headers: { 'content-type': 'text/html' } },
       { body: { data: { price: 'free' } } },
     ]);
-    const empty = await rejectionOf(client.submitTxt2Audio(TTS_JOB));
+    const empty = await rejectionOf(client.submit(TTS_REQUEST));
     expect(empty).toBeInstanceOf(ResponseShapeError);
     expect(empty).toMatchObject({ requestSent: true, status: 200, path: '/api/v1/client/txt2audio' });
     expect((empty as Error).message).toMatch(/^POST \/api\/v1\/client\/txt2audio: unexpected answer .*data\.request_id/);
-    expect(await rejectionOf(client.submitTxt2Audio(TTS_JOB))).toMatchObject({ name: 'ResponseShapeError', issues: 'body is not JSON' });
+    expect(await rejectionOf(client.submit(TTS_REQUEST))).toMatchObject({ name: 'ResponseShapeError', issues: 'body is not JSON' });
     const { text: _text, ...params } = TTS_JOB;
-    expect(await rejectionOf(client.priceTxt2Audio({ ...params, count_text: 5 }))).toBeInstanceOf(ResponseShapeError);
+    expect(await rejectionOf(client.price({ endpoint: 'txt2audio/price-calculation', json: { ...params, count_text: 5 } }))).toBeInstanceOf(ResponseShapeError);
   });
 
   it('submits img2video as multipart with real file parts and numbers as strings', async () => {
@@ -175,19 +175,16 @@ describe('service client requests', () => {
     await writeFile(join(dir, 'a.png'), first);
     await writeFile(join(dir, 'b.jpg'), last);
     const { server, client } = await scripted([{ body: { data: { request_id: 'vid-1' } } }]);
-    const answer = await client.submitImg2Video({
-      model: 'Ltxv_13B_0_9_8_Distilled_FP8',
-      prompt: 'slow waves',
-      negative_prompt: 'blurry',
-      width: 768,
-      height: 432,
-      steps: 1,
-      frames: 120,
-      fps: 30,
-      guidance: 0,
-      seed: 42,
-      first_frame_image: { path: join(dir, 'a.png'), contentType: 'image/png', filename: 'a.png' },
-      last_frame_image: { path: join(dir, 'b.jpg'), contentType: 'image/jpeg', filename: 'b.jpg' },
+    const fields = { model: 'Ltxv_13B_0_9_8_Distilled_FP8', prompt: 'slow waves', negative_prompt: 'blurry', width: '768', height: '432' };
+    const answer = await client.submit({
+      endpoint: 'img2video',
+      multipart: {
+        fields: { ...fields, steps: '1', frames: '120', fps: '30', guidance: '0', seed: '42' },
+        files: [
+          { field: 'first_frame_image', path: join(dir, 'a.png'), contentType: 'image/png', filename: 'a.png' },
+          { field: 'last_frame_image', path: join(dir, 'b.jpg'), contentType: 'image/jpeg', filename: 'b.jpg' },
+        ],
+      },
     });
     expect(answer.value.requestId).toBe('vid-1');
     const request = server.requests[0];

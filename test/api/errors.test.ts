@@ -19,7 +19,7 @@ import { msUntilUtcMidnight } from '../../src/api/rate-limit.js';
 import { errors as undiciErrors } from 'undici';
 import { LocalIoError } from '../../src/errors.js';
 import { closedPort, type Reply } from './scripted-server.js';
-import { rejectionOf, TOKEN, TTS_JOB, useCleanup, useScripted } from './setup.js';
+import { rejectionOf, TOKEN, TTS_JOB, TTS_REQUEST, useCleanup, useScripted } from './setup.js';
 
 const scripted = useScripted();
 const track = useCleanup();
@@ -27,7 +27,7 @@ const SUBMIT = '/api/v1/client/txt2audio';
 
 async function submitError(reply: Reply): Promise<ApiError> {
   const { client } = await scripted([reply]);
-  const error = await rejectionOf(client.submitTxt2Audio(TTS_JOB));
+  const error = await rejectionOf(client.submit(TTS_REQUEST));
   expect(error).toBeInstanceOf(ApiError);
   return error as ApiError;
 }
@@ -140,7 +140,7 @@ describe('transport failures', () => {
     const port = await closedPort();
     const client = createServiceClient({ baseUrl: `http://127.0.0.1:${port}`, token: TOKEN });
     track(() => client.close());
-    const error = await rejectionOf(client.submitTxt2Audio(TTS_JOB));
+    const error = await rejectionOf(client.submit(TTS_REQUEST));
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ requestSent: false, networkCode: 'ECONNREFUSED', path: SUBMIT });
     expect(submitFailureKind(error)).toBe('not-taken');
@@ -173,14 +173,14 @@ describe('transport failures', () => {
 
   it('an abort before dispatch is not sent', async () => {
     const { server, client } = await scripted([]);
-    const error = await rejectionOf(client.submitTxt2Audio(TTS_JOB, { signal: AbortSignal.abort() }));
+    const error = await rejectionOf(client.submit(TTS_REQUEST, { signal: AbortSignal.abort() }));
     expect(error).toMatchObject({ name: 'NetworkError', requestSent: false, networkCode: 'ABORT_ERR' });
     expect(server.requests).toHaveLength(0);
   });
 
   it('a reset after the request body was read may have been sent', async () => {
     const { server, client } = await scripted([{ reset: true }]);
-    const error = await rejectionOf(client.submitTxt2Audio(TTS_JOB));
+    const error = await rejectionOf(client.submit(TTS_REQUEST));
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ requestSent: true });
     expect(server.requests).toHaveLength(1);
@@ -189,7 +189,7 @@ describe('transport failures', () => {
 
   it('a slow answer times out waiting for headers, after sending', async () => {
     const { client } = await scripted([{ delayMs: 2_000, body: { data: { request_id: 'late' } } }], { requestTimeoutMs: 200 });
-    const error = await rejectionOf(client.submitTxt2Audio(TTS_JOB));
+    const error = await rejectionOf(client.submit(TTS_REQUEST));
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ phase: 'headers', requestSent: true, networkCode: 'UND_ERR_HEADERS_TIMEOUT' });
     expect((error as Error).message).toBe(
@@ -200,7 +200,7 @@ describe('transport failures', () => {
 
   it('a body that stalls times out reading it', async () => {
     const { client } = await scripted([{ partialBody: '{"data":', stallMs: 2_000, body: '{"request_id":"x"}}' }], { requestTimeoutMs: 200 });
-    const error = await rejectionOf(client.submitTxt2Audio(TTS_JOB));
+    const error = await rejectionOf(client.submit(TTS_REQUEST));
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ phase: 'body', requestSent: true });
   });

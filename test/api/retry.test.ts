@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, ServerError } from '../../src/api/errors.js';
 import { backoffDelayMs, withRetries } from '../../src/api/retry.js';
-import { rejectionOf, TTS_JOB, useScripted } from './setup.js';
+import { rejectionOf, TTS_JOB, TTS_REQUEST, useScripted } from './setup.js';
 
 const scripted = useScripted();
 const FAST = { retries: 3, minDelayMs: 10, maxDelayMs: 50 };
@@ -11,7 +11,7 @@ describe('withRetries', () => {
   it('retries a 503 on a submit, then succeeds, reporting each retry', async () => {
     const { server, client } = await scripted([{ status: 503, body: 'busy' }, { status: 503, body: 'busy' }, ID]);
     const retries: Array<[number, number]> = [];
-    const answer = await withRetries(() => client.submitTxt2Audio(TTS_JOB), {
+    const answer = await withRetries(() => client.submit(TTS_REQUEST), {
       kind: 'submit',
       ...FAST,
       onRetry: (error, attempt) => retries.push([error.status ?? 0, attempt]),
@@ -26,7 +26,7 @@ describe('withRetries', () => {
 
   it('never retries a 500 on a submit: its outcome is unknown', async () => {
     const { server, client } = await scripted([{ status: 500, body: { message: 'Server Error' } }, ID]);
-    const error = await rejectionOf(withRetries(() => client.submitTxt2Audio(TTS_JOB), { kind: 'submit', ...FAST }));
+    const error = await rejectionOf(withRetries(() => client.submit(TTS_REQUEST), { kind: 'submit', ...FAST }));
     expect(error).toBeInstanceOf(ServerError);
     expect(server.requests).toHaveLength(1);
   });
@@ -74,7 +74,7 @@ describe('withRetries', () => {
       ID,
     ]);
     const delays: number[] = [];
-    await withRetries(() => client.submitTxt2Audio(TTS_JOB), {
+    await withRetries(() => client.submit(TTS_REQUEST), {
       kind: 'submit',
       retries: 2,
       minDelayMs: 1,
@@ -88,7 +88,7 @@ describe('withRetries', () => {
 
   it('leaves a wait longer than maxDelayMs (a daily limit) to the caller', async () => {
     const { server, client } = await scripted([{ status: 429, headers: { 'x-ratelimit-type': 'daily' } }, ID]);
-    const error = await rejectionOf(withRetries(() => client.submitTxt2Audio(TTS_JOB), { kind: 'submit', ...FAST }));
+    const error = await rejectionOf(withRetries(() => client.submit(TTS_REQUEST), { kind: 'submit', ...FAST }));
     expect(error).toMatchObject({ name: 'RateLimitError', limitType: 'daily' });
     expect(server.requests).toHaveLength(1);
   });
@@ -98,7 +98,7 @@ describe('withRetries', () => {
     const controller = new AbortController();
     const reason = new Error('run stopping');
     const started = Date.now();
-    const pending = withRetries(() => client.submitTxt2Audio(TTS_JOB, { signal: controller.signal }), {
+    const pending = withRetries(() => client.submit(TTS_REQUEST, { signal: controller.signal }), {
       kind: 'submit',
       retries: 3,
       minDelayMs: 10,
@@ -115,7 +115,7 @@ describe('withRetries', () => {
   it('an abort that fails a submit in flight keeps that attempt\'s own error', async () => {
     const { server, client } = await scripted([{ delayMs: 5_000, ...ID }]);
     const controller = new AbortController();
-    const pending = withRetries(() => client.submitTxt2Audio(TTS_JOB, { signal: controller.signal }), {
+    const pending = withRetries(() => client.submit(TTS_REQUEST, { signal: controller.signal }), {
       kind: 'submit',
       ...FAST,
       signal: controller.signal,

@@ -39,6 +39,9 @@ export const TTS_JOB = {
   sample_rate: 24000,
 };
 
+/** The text-to-speech submit of TTS_JOB, as its kind describes it to the client. */
+export const TTS_REQUEST = { endpoint: 'txt2audio', json: TTS_JOB };
+
 /** Resolves to the rejection of `promise` (fails the test if it resolves). */
 export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   try {

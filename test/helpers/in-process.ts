@@ -1,6 +1,6 @@
 import { createServiceClient } from '../../src/api/client.js';
 import { loadManifest } from '../../src/manifest/load.js';
-import { createRunContext, DEFAULT_RETRY, SIMULATOR_POLL, type RunContext, type RunEvent } from '../../src/runner/context.js';
+import { createRunContext, DEFAULT_RETRY, simulatorPoll, type RunContext, type RunEvent } from '../../src/runner/context.js';
 import { Pace } from '../../src/runner/pace.js';
 import { runManifest } from '../../src/runner/run.js';
 import { openLedger } from '../../src/store/index.js';
@@ -38,7 +38,7 @@ export async function runInProcess(input: InProcessRun): Promise<RunEvent[]> {
         noWait: false,
         resubmitInDoubt: false,
         outDir: input.outDir,
-        poll: SIMULATOR_POLL,
+        poll: simulatorPoll(),
         retry: { ...DEFAULT_RETRY, minDelayMs: 10, maxDelayMs: 50 },
         maxResultBytes: 1e7,
         ...input.options,

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadManifest } from '../../src/manifest/load.js';
-import type { Img2VideoJob, Txt2AudioJob } from '../../src/manifest/types.js';
+import type { ResolvedJob } from '../../src/manifest/types.js';
 import { FIXTURES } from './helpers.js';
 
 describe('valid manifests', () => {
@@ -10,7 +10,7 @@ describe('valid manifests', () => {
     expect(manifest.path).toBe(resolve(FIXTURES, 'valid/full.yaml'));
     expect(manifest.displayPath).toBe(`${FIXTURES}/valid/full.yaml`);
     expect(manifest.budgetUsd).toBe(12.5);
-    const [hello, fromFile, dusk, fog] = manifest.jobs as [Txt2AudioJob, Txt2AudioJob, Img2VideoJob, Img2VideoJob];
+    const [hello, fromFile, dusk, fog] = manifest.jobs as [ResolvedJob, ResolvedJob, ResolvedJob, ResolvedJob];
     expect(hello).toMatchObject({ id: 'hello', idDerived: false, index: 0, text: 'Hello.', textChars: 6 });
     expect(hello.params).toEqual({ model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 });
     // The job's own values win over defaults, field by field.
@@ -23,12 +23,12 @@ describe('valid manifests', () => {
       model: 'Ltx2_3_22B_Dist_INT8', prompt: 'the day turns to dusk', negative_prompt: 'people',
       width: 512, height: 512, steps: 4, frames: 49, fps: 24, guidance: 1.5, seed: 0,
     });
-    expect(dusk.firstFrame).toMatchObject({ written: 'images/beach.png', path: resolve(FIXTURES, 'valid/images/beach.png'), contentType: 'image/png' });
-    expect(dusk.lastFrame).toMatchObject({ written: 'images/beach-dusk.png', contentType: 'image/png' });
-    expect(dusk.firstFrame.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(dusk.images['first_frame_image']).toMatchObject({ written: 'images/beach.png', path: resolve(FIXTURES, 'valid/images/beach.png'), contentType: 'image/png' });
+    expect(dusk.images['last_frame_image']).toMatchObject({ written: 'images/beach-dusk.png', contentType: 'image/png' });
+    expect(dusk.images['first_frame_image']?.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(fog.params).toMatchObject({ negative_prompt: 'blurry', steps: 8, frames: 97 });
-    expect(fog.firstFrame.contentType).toBe('image/jpeg');
-    expect(fog.lastFrame).toBeUndefined();
+    expect(fog.images['first_frame_image']?.contentType).toBe('image/jpeg');
+    expect(fog.images['last_frame_image']).toBeUndefined();
   });
 
   test('field positions point at each value, in defaults when it came from there', async () => {

@@ -1,8 +1,29 @@
-import type { Img2VideoPriceQuery, Txt2AudioParams, Txt2AudioPriceQuery } from '../../src/api/types.js';
-import type { Img2VideoJob, Txt2AudioJob } from '../../src/manifest/types.js';
+import type { ServiceRequest } from '../../src/api/types.js';
+import type { ResolvedJob } from '../../src/jobs/index.js';
 import type { PriceCache, PriceCacheRow } from '../../src/pricing/types.js';
 
-export const KOKORO: Txt2AudioParams = {
+/** What a speech job's price depends on besides its length. */
+export interface SpeechParams {
+  model: string;
+  voice: string;
+  lang: string;
+  speed: number;
+  format: string;
+  sample_rate: number;
+}
+export type SpeechPriceQuery = SpeechParams & { count_text: number };
+
+/** What a video job's price depends on. */
+export interface VideoPriceQuery {
+  model: string;
+  width: number;
+  height: number;
+  steps: number;
+  frames: number;
+  fps: number;
+}
+
+export const KOKORO: SpeechParams = {
   model: 'Kokoro',
   voice: 'af_sky',
   lang: 'en-us',
@@ -11,7 +32,7 @@ export const KOKORO: Txt2AudioParams = {
   sample_rate: 24000,
 };
 
-export function speechJob(id: string, textChars: number, params: Partial<Txt2AudioParams> = {}, index = 0): Txt2AudioJob {
+export function speechJob(id: string, textChars: number, params: Partial<SpeechParams> = {}, index = 0): ResolvedJob {
   return {
     id,
     idDerived: false,
@@ -23,10 +44,11 @@ export function speechJob(id: string, textChars: number, params: Partial<Txt2Aud
     params: { ...KOKORO, ...params },
     text: 'x'.repeat(Math.min(textChars, 10)),
     textChars,
+    images: {},
   };
 }
 
-export function videoJob(id: string, query: Partial<Img2VideoPriceQuery> = {}, index = 0): Img2VideoJob {
+export function videoJob(id: string, query: Partial<VideoPriceQuery> = {}, index = 0): ResolvedJob {
   return {
     id,
     idDerived: false,
@@ -36,11 +58,11 @@ export function videoJob(id: string, query: Partial<Img2VideoPriceQuery> = {}, i
     fieldPositions: {},
     type: 'img2video',
     params: { ...videoParams(), ...query, prompt: `prompt of ${id}`, guidance: 0, seed: 42 },
-    firstFrame: { path: '/tmp/a.png', written: 'a.png', contentType: 'image/png', bytes: 10, sha256: 'ab' },
+    images: { first_frame_image: { path: '/tmp/a.png', written: 'a.png', contentType: 'image/png', bytes: 10, sha256: 'ab' } },
   };
 }
 
-function videoParams(): Img2VideoPriceQuery {
+function videoParams(): VideoPriceQuery {
   return { model: 'Ltxv_13B_0_9_8_Distilled_FP8', width: 768, height: 432, steps: 1, frames: 120, fps: 30 };
 }
 
@@ -63,7 +85,7 @@ export function memoryCache(): PriceCache & { rows: Map<string, PriceCacheRow> }
 }
 
 /** A price law for count_text, as a service would apply it. */
-export type SpeechLaw = (chars: number, query: Txt2AudioPriceQuery) => number;
+export type SpeechLaw = (chars: number, query: SpeechPriceQuery) => number;
 
 export const RATE_PER_CHAR_USD = 0.00000077;
 
@@ -75,10 +97,22 @@ export const laws = {
   fixedFee: ((n) => Number((0.002 + RATE_PER_CHAR_USD * n).toFixed(8))) as SpeechLaw,
 };
 
+/** The JSON body of a price request, as the kind built it. */
+function bodyOf<T>(request: ServiceRequest): T {
+  if (!('json' in request)) throw new Error(`a price request is JSON, got multipart for ${request.endpoint}`);
+  return request.json as T;
+}
+
+/** One quote function over both: speech requests go to `speech`, video ones to `video`. */
+export function quoteWith(speech: { quote: (request: ServiceRequest) => Promise<number> }, video: { quote: (request: ServiceRequest) => Promise<number> }) {
+  return (request: ServiceRequest): Promise<number> => (request.endpoint.startsWith('txt2audio') ? speech.quote(request) : video.quote(request));
+}
+
 /** Real quote functions over a law, counting their calls and the concurrency they saw. */
 export function speechQuoter(law: SpeechLaw) {
   const state = { calls: 0, inFlight: 0, maxInFlight: 0, counts: [] as number[] };
-  const quote = async (query: Txt2AudioPriceQuery): Promise<number> => {
+  const quote = async (request: ServiceRequest): Promise<number> => {
+    const query = bodyOf<SpeechPriceQuery>(request);
     state.calls += 1;
     state.inFlight += 1;
     state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
@@ -91,8 +125,9 @@ export function speechQuoter(law: SpeechLaw) {
 }
 
 export function videoQuoter() {
-  const state = { calls: 0, queries: [] as Img2VideoPriceQuery[] };
-  const quote = async (query: Img2VideoPriceQuery): Promise<number> => {
+  const state = { calls: 0, queries: [] as VideoPriceQuery[] };
+  const quote = async (request: ServiceRequest): Promise<number> => {
+    const query = bodyOf<VideoPriceQuery>(request);
     state.calls += 1;
     state.queries.push(query);
     return Number(((query.width * query.height * query.frames * query.steps) / 1e9).toFixed(6));

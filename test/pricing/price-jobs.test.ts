@@ -1,25 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import type { Txt2AudioJob } from '../../src/manifest/types.js';
-import { txt2audioGroupKey, txt2audioPriceKey, img2videoPriceKey, rateKey } from '../../src/pricing/keys.js';
+import type { ServiceRequest } from '../../src/api/types.js';
+import type { ResolvedJob } from '../../src/jobs/index.js';
+import { groupKeyOf, priceKeyOf, rateKey } from '../../src/pricing/keys.js';
 import { priceJobs } from '../../src/pricing/price-jobs.js';
-import { KOKORO, laws, memoryCache, speechJob, speechQuoter, videoJob, videoQuoter, type SpeechLaw } from './jobs.js';
+import { KOKORO, laws, memoryCache, quoteWith, speechJob, speechQuoter, videoJob, videoQuoter, type SpeechLaw, type SpeechParams } from './jobs.js';
 
 const VOICES = ['af_sky', 'af_bella', 'am_adam'];
 
 /** 10,000 jobs, every one a different length, spread over three voices (three price groups). */
-function manyJobs(count = 10_000): Txt2AudioJob[] {
+function manyJobs(count = 10_000): ResolvedJob[] {
   return Array.from({ length: count }, (_, i) => speechJob(`j${i}`, 20 + i * 3, { voice: VOICES[i % 3] ?? 'af_sky' }, i));
 }
 
-async function price(jobs: Txt2AudioJob[], law: SpeechLaw, cache = memoryCache()) {
+async function price(jobs: ResolvedJob[], law: SpeechLaw, cache = memoryCache()) {
   const speech = speechQuoter(law);
   const video = videoQuoter();
-  const result = await priceJobs(jobs, { quoteTxt2Audio: speech.quote, quoteImg2Video: video.quote, cache });
+  const result = await priceJobs(jobs, { quote: quoteWith(speech, video), cache });
   return { result, speech, cache };
 }
 
-function truePrice(job: Txt2AudioJob, law: SpeechLaw): number {
-  return law(job.textChars, { ...job.params, count_text: job.textChars });
+function truePrice(job: ResolvedJob, law: SpeechLaw): number {
+  const chars = job.textChars ?? 0;
+  return law(chars, { ...(job.params as unknown as SpeechParams), count_text: chars });
 }
 
 describe('priceJobs for txt2audio', () => {
@@ -104,7 +106,7 @@ describe('priceJobs for txt2audio', () => {
 
   it('derives new lengths inside a known-linear group from the cached rate, without a call', async () => {
     const { cache } = await price(manyJobs(300), laws.linear);
-    expect(cache.rows.get(rateKey(txt2audioGroupKey(KOKORO)))?.source).toBe('derived');
+    expect(cache.rows.get(rateKey(groupKeyOf(speechJob('k', 1))))?.source).toBe('derived');
     const inside = [speechJob('new-a', 100, {}, 0), speechJob('new-b', 200, {}, 1)];
     const again = await price(inside, laws.linear, cache);
     expect(again.speech.state.calls).toBe(0);
@@ -124,7 +126,7 @@ describe('priceJobs for txt2audio', () => {
     const speech = speechQuoter(laws.fixedFee);
     const video = videoQuoter();
     const jobs = manyJobs(200);
-    await priceJobs(jobs, { quoteTxt2Audio: speech.quote, quoteImg2Video: video.quote, cache: memoryCache(), concurrency: 3 });
+    await priceJobs(jobs, { quote: quoteWith(speech, video), cache: memoryCache(), concurrency: 3 });
     expect(speech.state.maxInFlight).toBe(3);
   });
 });
@@ -134,34 +136,35 @@ describe('priceJobs failures', () => {
     const cache = memoryCache();
     const jobs = [speechJob('ok', 10, {}, 0), speechJob('bad', 10, { voice: 'bm_george', lang: 'en-gb' }, 1)];
     const video = videoQuoter();
-    const quote = async (query: { voice: string; count_text: number }) => {
-      if (query.voice === 'bm_george') throw new Error('price endpoint down');
-      return 0.001;
+    const speech = {
+      quote: async (request: ServiceRequest) => {
+        if ('json' in request && request.json['voice'] === 'bm_george') throw new Error('price endpoint down');
+        return 0.001;
+      },
     };
-    await expect(priceJobs(jobs, { quoteTxt2Audio: quote, quoteImg2Video: video.quote, cache })).rejects.toThrow('price endpoint down');
-    expect(cache.rows.get(txt2audioPriceKey(KOKORO, 10))?.priceUsd).toBe(0.001);
+    await expect(priceJobs(jobs, { quote: quoteWith(speech, video), cache })).rejects.toThrow('price endpoint down');
+    expect(cache.rows.get(priceKeyOf(speechJob('k', 10)))?.priceUsd).toBe(0.001);
   });
 
   it('refuses a price that cannot be one', async () => {
     const video = videoQuoter();
     const jobs = [speechJob('a', 10, {}, 0)];
     await expect(
-      priceJobs(jobs, { quoteTxt2Audio: async () => Number.NaN, quoteImg2Video: video.quote, cache: memoryCache() }),
+      priceJobs(jobs, { quote: quoteWith({ quote: async () => Number.NaN }, video), cache: memoryCache() }),
     ).rejects.toMatchObject({ code: 'E_PRICE_INVALID' });
   });
 
   it('sends only the priced fields, never the text', async () => {
     const seen: object[] = [];
     const video = videoQuoter();
-    await priceJobs([speechJob('a', 10, {}, 0)], {
-      quoteTxt2Audio: async (query) => {
-        seen.push(query);
+    const speech = {
+      quote: async (request: ServiceRequest) => {
+        seen.push(request);
         return 0.1;
       },
-      quoteImg2Video: video.quote,
-      cache: memoryCache(),
-    });
-    expect(seen).toEqual([{ ...KOKORO, count_text: 10 }]);
+    };
+    await priceJobs([speechJob('a', 10, {}, 0)], { quote: quoteWith(speech, video), cache: memoryCache() });
+    expect(seen).toEqual([{ endpoint: 'txt2audio/price-calculation', json: { ...KOKORO, count_text: 10 } }]);
   });
 });
 
@@ -177,7 +180,7 @@ describe('priceJobs for img2video', () => {
     const speech = speechQuoter(laws.linear);
     const video = videoQuoter();
     const cache = memoryCache();
-    const result = await priceJobs(jobs, { quoteTxt2Audio: speech.quote, quoteImg2Video: video.quote, cache });
+    const result = await priceJobs(jobs, { quote: quoteWith(speech, video), cache });
     expect(video.state.calls).toBe(3);
     expect(result.groups.map((g) => [g.jobs, g.method, g.distinctLengths])).toEqual([
       [2, 'per-key', null],
@@ -186,24 +189,24 @@ describe('priceJobs for img2video', () => {
     ]);
     expect(video.state.queries[0]).toEqual({ model: 'Ltxv_13B_0_9_8_Distilled_FP8', width: 768, height: 432, steps: 1, frames: 120, fps: 30 });
     expect(result.prices.get('b')?.key).toBe('v1|img2video|Ltxv_13B_0_9_8_Distilled_FP8|768|432|1|120|30');
-    expect(cache.rows.has(img2videoPriceKey(jobs[0]?.params ?? video.state.queries[0]!))).toBe(true);
+    expect(cache.rows.has(priceKeyOf(jobs[0]!))).toBe(true);
   });
 });
 
 describe('price keys', () => {
   it('are versioned and name every price parameter', () => {
-    expect(txt2audioPriceKey(KOKORO, 42)).toBe('v1|txt2audio|Kokoro|af_sky|en-us|1|mp3|24000|chars=42');
-    expect(txt2audioGroupKey({ ...KOKORO, voice: 'a|b' })).toBe('v1|txt2audio|Kokoro|a%7Cb|en-us|1|mp3|24000');
+    expect(priceKeyOf(speechJob('k', 42))).toBe('v1|txt2audio|Kokoro|af_sky|en-us|1|mp3|24000|chars=42');
+    expect(groupKeyOf(speechJob('k', 1, { voice: 'a|b' }))).toBe('v1|txt2audio|Kokoro|a%7Cb|en-us|1|mp3|24000');
   });
 });
 
 describe('priceJobs with confirmCached (before a run spends)', () => {
   const tenTimes: SpeechLaw = (n, q) => laws.linear(n, q) * 10;
 
-  async function priceWith(jobs: Txt2AudioJob[], law: SpeechLaw, cache: ReturnType<typeof memoryCache>) {
+  async function priceWith(jobs: ResolvedJob[], law: SpeechLaw, cache: ReturnType<typeof memoryCache>) {
     const speech = speechQuoter(law);
     const video = videoQuoter();
-    const result = await priceJobs(jobs, { quoteTxt2Audio: speech.quote, quoteImg2Video: video.quote, cache, confirmCached: true });
+    const result = await priceJobs(jobs, { quote: quoteWith(speech, video), cache, confirmCached: true });
     return { result, speech };
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PLANS } from '../../src/api/plans.js';
+import { planLimits } from '../../src/jobs/plans.js';
 import type { ResolvedJob } from '../../src/manifest/types.js';
 import { formatDuration } from '../../src/pricing/duration.js';
 import { buildCostReport, type CostReportInput } from '../../src/pricing/report.js';
@@ -20,7 +20,7 @@ function input(jobs: ResolvedJob[], prices: Record<string, number>, over: Partia
     pricing: pricing(prices),
     spentUsd: 0,
     budgetUsd: null,
-    plan: PLANS.premium,
+    plan: planLimits('premium'),
     planName: 'premium',
     concurrency: 8,
     ...over,
@@ -74,7 +74,7 @@ describe('buildCostReport', () => {
   it('estimates days on Basic, where the daily cap binds', () => {
     const jobs = Array.from({ length: 1000 }, (_, i) => speechJob(`t${i}`, 50, {}, i));
     const prices = Object.fromEntries(jobs.map((job) => [job.id, 0.0001]));
-    const basic = buildCostReport(input(jobs, prices, { plan: PLANS.basic, planName: 'basic' }));
+    const basic = buildCostReport(input(jobs, prices, { plan: planLimits('basic'), planName: 'basic' }));
     // Status polls (200/day, one per job at least) bind before submits (300/day).
     expect(basic.durationText).toBe('about 4 days 4 minutes (Basic: status polls 200/day)');
     expect(basic.duration.byClass.map((c) => [c.what, formatDuration(c.durationMs), c.limitText])).toEqual([
@@ -88,7 +88,7 @@ describe('buildCostReport', () => {
   it('paces video and speech separately on Basic', () => {
     const jobs = [...Array.from({ length: 10 }, (_, i) => videoJob(`v${i}`, {}, i)), speechJob('s', 9, {}, 10)];
     const prices = Object.fromEntries(jobs.map((job) => [job.id, 0.1]));
-    const report = buildCostReport(input(jobs, prices, { plan: PLANS.basic, planName: 'basic' }));
+    const report = buildCostReport(input(jobs, prices, { plan: planLimits('basic'), planName: 'basic' }));
     expect(report.durationText).toBe('about 10 minutes (Basic: img2video 1/min)');
     expect(report.duration.statusPollsMin).toBe(11);
   });

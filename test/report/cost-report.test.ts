@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { PLANS } from '../../src/api/plans.js';
+import { planLimits } from '../../src/jobs/plans.js';
 import { priceJobs } from '../../src/pricing/price-jobs.js';
 import { buildCostReport } from '../../src/pricing/report.js';
 import { costReportJson, formatCostReport } from '../../src/report/cost-report.js';
 import { formatUsd, plainNumber } from '../../src/report/money.js';
-import { laws, memoryCache, speechJob, speechQuoter, videoJob, videoQuoter } from '../pricing/jobs.js';
+import { laws, memoryCache, quoteWith, speechJob, speechQuoter, videoJob, videoQuoter } from '../pricing/jobs.js';
 
 async function sampleReport(budgetUsd: number | null) {
   const jobs = [
@@ -14,7 +14,7 @@ async function sampleReport(budgetUsd: number | null) {
   ];
   const speech = speechQuoter(laws.roundedUp4);
   const video = videoQuoter();
-  const pricing = await priceJobs(jobs, { quoteTxt2Audio: speech.quote, quoteImg2Video: video.quote, cache: memoryCache() });
+  const pricing = await priceJobs(jobs, { quote: quoteWith(speech, video), cache: memoryCache() });
   return buildCostReport({
     jobs,
     pricing,
@@ -22,7 +22,7 @@ async function sampleReport(budgetUsd: number | null) {
     alreadyDoneIds: new Set(['line-0']),
     budgetUsd,
     balanceUsd: 0.2,
-    plan: PLANS.basic,
+    plan: planLimits('basic'),
     planName: 'basic',
     concurrency: 8,
   });

@@ -15,6 +15,7 @@ function job(id: string, index: number): ResolvedJob {
     params: { model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 },
     text: `text ${id}`,
     textChars: 6 + id.length,
+    images: {},
   };
 }
 
@@ -47,8 +48,8 @@ describe('planRun', () => {
     const rows = new Map([row('a', 'submitted', 'req-a'), row('gone', 'submitted', 'req-gone'), row('old', 'done', 'req-old')]);
     const plan = planRun({ jobs: [jobs[0]!], rows, prices, spentUsd: 0, budgetUsd: null, partial: false, resubmitInDoubt: false });
     expect(plan.follow.map((f) => [f.job, f.requestId])).toEqual([
-      [{ id: 'a', type: 'txt2audio', fallbackExtension: 'mp3' }, 'req-a'],
-      [{ id: 'gone', type: 'txt2audio', fallbackExtension: 'mp3' }, 'req-gone'],
+      [{ id: 'a', type: 'txt2audio', params: { format: 'mp3' } }, 'req-a'],
+      [{ id: 'gone', type: 'txt2audio', params: { format: 'mp3' } }, 'req-gone'],
     ]);
     expect(plan.submit).toEqual([]);
   });

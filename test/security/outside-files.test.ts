@@ -2,7 +2,6 @@ import { copyFile, mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifest } from '../../src/manifest/load.js';
-import type { Img2VideoJob, Txt2AudioJob } from '../../src/manifest/types.js';
 import { hasStackTrace, ROOT, runCli } from '../helpers/cli.js';
 import { useWorkspace } from '../helpers/workspace.js';
 
@@ -100,9 +99,9 @@ describe('files named by a manifest stay inside its folder', () => {
     expect(sim.stats.accepted).toHaveLength(4);
 
     const loaded = await loadManifest(file, { allowOutsideFiles: true });
-    const [parent, , , frames] = loaded.jobs as [Txt2AudioJob, Txt2AudioJob, Txt2AudioJob, Img2VideoJob];
-    expect(parent.text).toBe('root:x:0:0:not for the service\n');
-    expect(frames.firstFrame.path).toBe(path.join(outside, 'pic.png'));
+    const [parent, , , frames] = loaded.jobs;
+    expect(parent?.text).toBe('root:x:0:0:not for the service\n');
+    expect(frames?.images['first_frame_image']?.path).toBe(path.join(outside, 'pic.png'));
   });
 
   it('takes links and absolute paths that stay inside, also when the folder itself is reached through a link', async () => {
@@ -116,7 +115,7 @@ describe('files named by a manifest stay inside its folder', () => {
     await manifest(project, jobs);
     for (const file of [path.join(project, 'm.yaml'), path.join(ws.dir, 'alias', 'm.yaml')]) {
       const loaded = await loadManifest(file);
-      expect(loaded.jobs.map((job) => (job.type === 'txt2audio' ? job.text : job.firstFrame.path))).toEqual([
+      expect(loaded.jobs.map((job) => job.text ?? job.images['first_frame_image']?.path)).toEqual([
         'A line of our own.\n',
         'A line of our own.\n',
         'A line of our own.\n',

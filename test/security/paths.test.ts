@@ -90,13 +90,17 @@ describe('outputPathFor', () => {
     params: { model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format, sample_rate: 24000 },
     text: 't',
     textChars: 1,
+    images: {},
   } satisfies ResolvedJob);
   const out = path.resolve('/tmp/mb-out');
 
   it('puts a valid id directly in the folder, with a known extension from the URL or the format', () => {
     expect(outputPathFor(out, job('intro-en'), 'https://cdn.example/r/abc.wav?sig=1')).toBe(path.join(out, 'intro-en.wav'));
     expect(outputPathFor(out, job('a.b_c-d'), 'https://cdn.example/r/abc')).toBe(path.join(out, 'a.b_c-d.mp3'));
-    expect(outputPathFor('relative/out', job('x'), 'https://h/x.mp4')).toBe(path.resolve('relative/out', 'x.mp4'));
+    expect(outputPathFor('relative/out', job('x'), 'https://h/x.flac')).toBe(path.resolve('relative/out', 'x.flac'));
+    // A video's extension in the URL does not name a speech result; its bytes would (mime).
+    expect(outputPathFor(out, job('y'), 'https://h/y.mp4')).toBe(path.join(out, 'y.mp3'));
+    expect(outputPathFor(out, job('z'), 'https://h/z.mp3', 'audio/wav')).toBe(path.join(out, 'z.wav'));
   });
 
   it('never takes a path or an unknown extension from the URL', () => {
@@ -116,7 +120,7 @@ describe('outputPathFor', () => {
 
   it('throws for an id that would land outside the folder, should one ever get past the manifest', () => {
     for (const id of ['../x', 'a/b', '../../etc/passwd', '/etc/passwd', `..${path.sep}x`]) {
-      expect(() => outputPathFor(out, job(id), 'https://h/x.wav')).toThrow(/would write outside/);
+      expect(() => outputPathFor(out, job(id), 'https://h/x.wav')).toThrow(/would be written outside/);
     }
   });
 });

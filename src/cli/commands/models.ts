@@ -1,4 +1,4 @@
-import type { JobType } from '../../jobs/types.js';
+import { JOB_TYPES, type JobType } from '../../jobs/index.js';
 import type { CommandModule } from 'yargs';
 import type { Model } from '../../api/types.js';
 import { escapeControlChars } from '../../control-chars.js';
@@ -16,11 +16,11 @@ export function modelsCommand(result: CommandResult): CommandModule<object, Mode
     command: 'models',
     describe: 'list the models of the account, with voices, languages and limits',
     builder: (y) =>
-      withSharedOptions(y).option('type', { choices: ['txt2audio', 'img2video'] as const, describe: 'only models of this type' }),
+      withSharedOptions(y).option('type', { choices: JOB_TYPES, describe: 'only models of this type' }),
     handler: async (args) => {
       const service = await openService(args, process.env);
       try {
-        const types: JobType[] = args.type === undefined ? ['txt2audio', 'img2video'] : [args.type];
+        const types: readonly JobType[] = args.type === undefined ? JOB_TYPES : [args.type];
         const models = (await service.client.listModels({ types })).filter((m) =>
           m.inferenceTypes.some((t) => types.includes(t as JobType)),
         );

@@ -2,8 +2,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { ConfigError, ExitCode } from '../../errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_UPLOAD_TIMEOUT_MS } from '../../api/client.js';
+import { kindOf } from '../../jobs/index.js';
 import type { Manifest } from '../../manifest/types.js';
-import { createRunContext, DEFAULT_RETRY, pollEvery, SERVICE_POLL, SIMULATOR_POLL, type InFlight, type RunContext, type RunEvent } from '../../runner/context.js';
+import { createRunContext, DEFAULT_RETRY, pollEvery, servicePoll, simulatorPoll, type InFlight, type RunContext, type RunEvent } from '../../runner/context.js';
 import type { RunPlan } from '../../runner/plan.js';
 import { runManifest, type RunOutcome } from '../../runner/run.js';
 import { formatStatusText, statusJson, submittedLines, type StatusSummary } from '../../report/status.js';
@@ -225,7 +226,7 @@ function requestsIn(report: string): EarlierRun | undefined {
 
 /** A stop waits for submits in flight; each answers (or fails) within the client's timeout for its kind. */
 function waitFor(inFlight: InFlight, manifest: Manifest): InFlightWait {
-  const uploads = manifest.jobs.some((job) => job.type === 'img2video');
+  const uploads = manifest.jobs.some((job) => Object.values(kindOf(job.type).files).includes('image'));
   return {
     count: () => inFlight.submits,
     answerWithinMs: uploads ? DEFAULT_UPLOAD_TIMEOUT_MS : DEFAULT_REQUEST_TIMEOUT_MS,
@@ -235,7 +236,7 @@ function waitFor(inFlight: InFlight, manifest: Manifest): InFlightWait {
 
 function pollScheduleFor(pollMs: number | undefined, sim: boolean): RunContext['options']['poll'] {
   if (pollMs !== undefined) return pollEvery(pollMs);
-  return sim ? SIMULATOR_POLL : SERVICE_POLL;
+  return sim ? simulatorPoll() : servicePoll();
 }
 
 function finish(outcome: RunOutcome, summary: StatusSummary, args: RunArgs): number {

@@ -1,6 +1,9 @@
-import type { EndpointClass } from './types.js';
+import type { LimitedClass } from './rate-limit.js';
 
-/** Requests allowed per endpoint class, per the service's published plans (API.md, "Rate limits"). */
+/**
+ * Requests the service allows per endpoint class on each published plan: what the simulator
+ * enforces. (The client paces itself by the same figures, kept with each job kind in src/jobs.)
+ */
 export interface ClassLimit {
   perMinute: number;
   /** Daily cap, reset at 00:00 UTC; undefined when the plan states none. */
@@ -9,7 +12,7 @@ export interface ClassLimit {
 
 export type PlanName = 'basic' | 'premium';
 
-export type PlanLimits = Record<Exclude<EndpointClass, 'unlimited'>, ClassLimit>;
+export type PlanLimits = Record<LimitedClass, ClassLimit>;
 
 export const PLANS: Record<PlanName, PlanLimits> = {
   basic: {

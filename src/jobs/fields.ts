@@ -1,0 +1,35 @@
+import * as z from 'zod';
+import type { FieldSpec } from './kind.js';
+
+/**
+ * Field specs the kinds share: a zod schema (which also feeds the JSON Schema) and the words a
+ * message uses for what was expected, side by side so a message never describes a rule the
+ * schema does not enforce.
+ */
+
+export const text = (description: string): FieldSpec => ({ schema: z.string().regex(/\S/).describe(description), expected: 'non-empty text' });
+
+export const slug = (description: string, expected: string): FieldSpec => ({ schema: z.string().min(1).describe(description), expected });
+
+export const positiveInt = (description: string): FieldSpec => ({
+  schema: z.int().min(1).describe(description),
+  expected: 'a whole number above 0',
+});
+
+export const model = (example: string): FieldSpec => slug(`Model slug, e.g. ${example}`, 'a model slug');
+
+export const guidance: FieldSpec = { schema: z.number().min(0).describe('Guidance scale'), expected: 'a number, 0 or more' };
+export const seed: FieldSpec = { schema: z.int().min(0).describe('Random seed'), expected: 'a whole number, 0 or more' };
+export const negativePrompt: FieldSpec = { schema: z.string().describe('What to avoid'), expected: 'text' };
+
+export const IMAGE_FORMATS_TEXT = 'a JPG, PNG, GIF, BMP or WebP image';
+
+export const image = (description: string): FieldSpec =>
+  slug(`${description}: ${IMAGE_FORMATS_TEXT}, at most 10 MB, inside the manifest's folder`, `a path to ${IMAGE_FORMATS_TEXT}`);
+
+/** Only the fields listed, in that order, each only if set: a request carries no stray property. */
+export function pick(params: Readonly<Record<string, unknown>>, fields: readonly string[]): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  for (const field of fields) if (params[field] !== undefined) picked[field] = params[field];
+  return picked;
+}

@@ -1,0 +1,66 @@
+import { guidance, image, model, negativePrompt, pick, positiveInt, seed, text } from './fields.js';
+import type { JobKind, MultipartFile } from './kind.js';
+import { checkBounds, extensionFrom } from './model-checks.js';
+import type { ResolvedJob } from './job.js';
+
+/** The fields its price depends on: no images, guidance or seed. */
+const PRICED = ['model', 'width', 'height', 'steps', 'frames', 'fps'] as const;
+const SENT = ['prompt', 'negative_prompt', 'model', 'width', 'height', 'guidance', 'steps', 'frames', 'fps', 'seed'] as const;
+const IMAGES = ['first_frame_image', 'last_frame_image'] as const;
+
+/** Image to video: `POST /img2video`, multipart with the frames as file parts. */
+export const img2video: JobKind = {
+  type: 'img2video',
+  title: 'Image to video',
+  params: {
+    model: model('Ltxv_13B_0_9_8_Distilled_FP8'),
+    width: positiveInt('Video width in pixels'),
+    height: positiveInt('Video height in pixels'),
+    steps: positiveInt('Inference steps'),
+    frames: positiveInt('Number of frames'),
+    fps: positiveInt('Frames per second'),
+    guidance,
+    seed,
+    negative_prompt: negativePrompt,
+  },
+  content: {
+    prompt: text('What should happen in the video'),
+    first_frame_image: image('First frame'),
+    last_frame_image: image('Last frame, where the model supports it'),
+  },
+  required: ['prompt', 'first_frame_image', 'model', 'width', 'height', 'steps', 'frames', 'fps', 'guidance', 'seed'],
+  files: { first_frame_image: 'image', last_frame_image: 'image' },
+  checkModel: (job, found, models, report) => {
+    checkBounds(job.params, found, ['width', 'height', 'steps', 'frames', 'fps'], report);
+    const last = job.images['last_frame_image'];
+    if (last !== undefined && found.features['supports_last_frame'] !== true) {
+      const able = models.filter((other) => other.features['supports_last_frame'] === true).map((other) => other.slug);
+      const hint = able.length > 0 ? `remove it, or use a model that supports it: ${able.join(', ')}` : 'remove it';
+      report('last_frame_image', `no last frame for ${found.slug} (it does not support one)`, { value: last.written }, hint);
+    }
+  },
+  pricing: {
+    by: 'per-key',
+    keyFields: PRICED,
+    request: (job) => ({ endpoint: 'img2video/price-calculation', json: pick(job.params, PRICED) }),
+  },
+  submit: (job) => ({
+    endpoint: 'img2video',
+    // Multipart carries every field as text; the images go as real file parts.
+    multipart: { fields: Object.fromEntries(Object.entries(pick(job.params, SENT)).map(([k, v]) => [k, String(v)])), files: imageParts(job) },
+  }),
+  output: { media: 'video', extension: (_job, found) => extensionFrom(found, ['mp4', 'webm', 'mov', 'gif'], 'mp4') },
+  // The service's clients poll video from about 5 s up to 30 s and give up waiting after 5–15 min.
+  poll: {
+    service: { firstMs: 5000, maxMs: 30_000, factor: 1.5, giveUpMs: 15 * 60_000 },
+    simulator: { firstMs: 300, maxMs: 2000, factor: 1.5, giveUpMs: 120_000 },
+  },
+  plans: { basic: { perMinute: 1, perDay: 15 }, premium: { perMinute: 300 } },
+};
+
+function imageParts(job: ResolvedJob): MultipartFile[] {
+  return IMAGES.flatMap((field) => {
+    const ref = job.images[field];
+    return ref === undefined ? [] : [{ field, path: ref.path, contentType: ref.contentType, filename: ref.path.split(/[\\/]/).pop() ?? 'image' }];
+  });
+}

@@ -1,0 +1,52 @@
+import type { ImageMime } from '../media-type.js';
+import type { JobType } from './types.js';
+
+/** Where a value sits in the manifest file, for messages: 1-based line and column. */
+export interface SourcePosition {
+  line: number;
+  col: number;
+}
+
+/** Where a job's field got its value: on the job itself, or in `defaults.<type>`. */
+export interface FieldPosition extends SourcePosition {
+  fromDefaults?: boolean;
+}
+
+/** An image a job sends, checked by its bytes before anything is sent. */
+export interface ImageRef {
+  /** Absolute path, resolved against the manifest's folder (and through symlinks). */
+  path: string;
+  /** As written in the manifest, for messages. */
+  written: string;
+  contentType: ImageMime;
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * A job as the manifest resolved it, whatever its kind: defaults merged, files read and checked,
+ * an id given or derived. What each field means is its kind's business (jobs/<type>.ts).
+ */
+export interface ResolvedJob {
+  /** The given id, or one derived from the content hash (`<type>-<first 16 hex of hash>`). */
+  id: string;
+  idDerived: boolean;
+  type: JobType;
+  /** 0-based position in `jobs:`. */
+  index: number;
+  /** sha256 hex over the resolved content: type, every parameter, text, image bytes. */
+  contentHash: string;
+  /** Every field sent with the request but text and images: model, voice, prompt, width … */
+  params: Readonly<Record<string, unknown>>;
+  /** The text a speech job speaks (given inline or read from `text_file`). */
+  text?: string | undefined;
+  /** Its length as the service counts it: Unicode code points. */
+  textChars?: number | undefined;
+  /** `text_file` as written, when the text came from a file. */
+  textFile?: string | undefined;
+  /** The images the job sends, by field (`first_frame_image` …). */
+  images: Readonly<Record<string, ImageRef>>;
+  position: SourcePosition;
+  /** Where each field's value sits (a defaults entry for merged values), for catalogue messages. */
+  fieldPositions: Record<string, FieldPosition>;
+}

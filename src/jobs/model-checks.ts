@@ -1,0 +1,54 @@
+import type { Model } from '../api/types.js';
+import type { ReportProblem } from './kind.js';
+
+/** A model's numeric limit from `info.limits`, if it states one. */
+export function limitOf(model: Model, key: string): number | undefined {
+  const value = model.limits[key];
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** `between 30 and 120`, `exactly 1`, `at least 49`, or undefined when the model sets no bound. */
+export function boundsText(min: number | undefined, max: number | undefined): string | undefined {
+  if (min !== undefined && max !== undefined) return min === max ? `exactly ${min}` : `between ${min} and ${max}`;
+  if (min !== undefined) return `at least ${min}`;
+  return max === undefined ? undefined : `at most ${max}`;
+}
+
+export function outside(value: number, min: number | undefined, max: number | undefined): boolean {
+  return (min !== undefined && value < min) || (max !== undefined && value > max);
+}
+
+/** Each of `fields` within the model's `min_<field>`/`max_<field>` limits. */
+export function checkBounds(params: Readonly<Record<string, unknown>>, model: Model, fields: readonly string[], report: ReportProblem): void {
+  for (const field of fields) {
+    const value = params[field];
+    if (typeof value !== 'number') continue;
+    const [min, max] = [limitOf(model, `min_${field}`), limitOf(model, `max_${field}`)];
+    const bounds = boundsText(min, max);
+    if (bounds !== undefined && outside(value, min, max)) {
+      const expected = min !== undefined && min === max ? bounds : `a whole number ${bounds}`;
+      report(field, `${expected} for ${model.slug}`, { value });
+    }
+  }
+}
+
+/** The kind's default extension unless the bytes (mime) or the URL name one this kind makes. */
+export function extensionFrom(found: { mime?: string | undefined; urlExtension?: string | undefined }, makes: readonly string[], fallback: string): string {
+  const byMime = found.mime === undefined ? undefined : EXTENSION_OF_MIME[found.mime];
+  if (byMime !== undefined && makes.includes(byMime)) return byMime;
+  if (found.urlExtension !== undefined && makes.includes(found.urlExtension)) return found.urlExtension;
+  return fallback;
+}
+
+const EXTENSION_OF_MIME: Readonly<Record<string, string>> = {
+  'audio/wav': 'wav',
+  'audio/mpeg': 'mp3',
+  'audio/flac': 'flac',
+  'audio/ogg': 'ogg',
+  'video/mp4': 'mp4',
+  'video/webm': 'webm',
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+  'image/gif': 'gif',
+};

@@ -1,0 +1,33 @@
+import { JOB_KINDS } from './index.js';
+import type { ClassLimit, PlanName } from './kind.js';
+import type { JobType } from './types.js';
+
+/** Endpoint classes the service counts apart: each kind's submits, every price call, every status call. */
+export type PacedClass = `submit:${JobType}` | 'price' | 'status';
+
+export type PlanLimits = Record<PacedClass, ClassLimit>;
+
+/**
+ * Price and status calls are counted across kinds. Premium states no limit for them; they are
+ * assumed limited like its generation calls.
+ */
+const SHARED: Readonly<Record<PlanName, Record<'price' | 'status', ClassLimit>>> = {
+  basic: { price: { perMinute: 50, perDay: 200 }, status: { perMinute: 50, perDay: 200 } },
+  premium: { price: { perMinute: 300 }, status: { perMinute: 300 } },
+};
+
+/** Every class's limits on a plan: each kind's own submit limits and the shared ones. */
+export function planLimits(plan: PlanName): PlanLimits {
+  const submits = Object.fromEntries(JOB_KINDS.map((kind) => [`submit:${kind.type}`, kind.plans[plan]]));
+  return { ...submits, ...SHARED[plan] } as PlanLimits;
+}
+
+/** No client-side pace (the simulator, servers without limits); 429s are still obeyed. */
+export function unlimitedPlan(): PlanLimits {
+  const classes = [...JOB_KINDS.map((kind) => `submit:${kind.type}`), 'price', 'status'];
+  return Object.fromEntries(classes.map((cls) => [cls, { perMinute: 1_000_000 }])) as PlanLimits;
+}
+
+export function pacedClasses(): PacedClass[] {
+  return [...JOB_KINDS.map((kind) => `submit:${kind.type}` as const), 'price', 'status'];
+}

@@ -1,0 +1,83 @@
+import * as z from 'zod';
+import type { Model } from '../api/types.js';
+import { model, pick, slug, text } from './fields.js';
+import type { JobKind } from './kind.js';
+import { boundsText, extensionFrom, limitOf, outside } from './model-checks.js';
+
+export const AUDIO_FORMATS = ['mp3', 'wav', 'flac'] as const;
+
+/** What a speech request carries besides the text, and what its price depends on besides the length. */
+const PARAMS = ['model', 'voice', 'lang', 'speed', 'format', 'sample_rate'] as const;
+
+/** Text to speech: `POST /txt2audio`, JSON, priced by character count. */
+export const txt2audio: JobKind = {
+  type: 'txt2audio',
+  title: 'Text to speech: give text or text_file',
+  params: {
+    model: model('Kokoro'),
+    voice: slug('Voice slug of that model and language, e.g. af_sky', 'a voice slug'),
+    lang: slug('Language slug of that model, e.g. en-us', 'a language slug'),
+    speed: { schema: z.number().gt(0).describe('Speech speed; 1 is normal'), expected: 'a number above 0' },
+    format: { schema: z.enum(AUDIO_FORMATS).describe('Audio format'), expected: 'one of "mp3", "wav", "flac"' },
+    sample_rate: { schema: z.int().min(1).describe('Sample rate in Hz, e.g. 24000'), expected: 'a whole number of Hz above 0' },
+  },
+  content: {
+    text: text('The text to speak; give text or text_file'),
+    text_file: slug("A UTF-8 text file inside the manifest's folder", 'a path to a UTF-8 text file'),
+  },
+  required: PARAMS,
+  exactlyOne: ['text', 'text_file'],
+  files: { text_file: 'text' },
+  textFrom: { file: 'text_file', field: 'text' },
+  checkModel: (job, found, _models, report) => checkSpeech(job.params, job.textChars ?? 0, job.textFile !== undefined, found, report),
+  pricing: {
+    by: 'per-length',
+    keyFields: PARAMS,
+    lengthOf: (job) => job.textChars ?? 0,
+    // Only the count is sent, never the text itself.
+    request: (job, length) => ({ endpoint: 'txt2audio/price-calculation', json: { ...pick(job.params, PARAMS), count_text: length } }),
+  },
+  submit: (job) => ({ endpoint: 'txt2audio', json: { text: job.text, ...pick(job.params, PARAMS) } }),
+  output: {
+    media: 'audio',
+    extension: (job, found) => extensionFrom(found, ['mp3', 'wav', 'flac', 'ogg', 'opus', 'aac', 'm4a'], String(job.params['format'] ?? 'mp3')),
+  },
+  // The service's clients poll speech from about 1–2 s up to 5–10 s.
+  poll: {
+    service: { firstMs: 1500, maxMs: 8000, factor: 1.5, giveUpMs: 10 * 60_000 },
+    simulator: { firstMs: 150, maxMs: 1000, factor: 1.5, giveUpMs: 60_000 },
+  },
+  plans: { basic: { perMinute: 5, perDay: 300 }, premium: { perMinute: 300 } },
+};
+
+function checkSpeech(
+  params: Readonly<Record<string, unknown>>,
+  chars: number,
+  fromFile: boolean,
+  found: Model,
+  report: Parameters<JobKind['checkModel']>[3],
+): void {
+  const { lang, voice, speed } = params as { lang: string; voice: string; speed: number };
+  if (found.languages.length > 0) {
+    const language = found.languages.find((candidate) => candidate.slug === lang);
+    if (language === undefined) {
+      report('lang', `a language of ${found.slug}`, { value: lang }, `languages of ${found.slug}: ${found.languages.map((l) => l.slug).join(', ')}`);
+    } else if (!language.voices.some((candidate) => candidate.slug === voice)) {
+      const elsewhere = found.languages.find((other) => other.voices.some((candidate) => candidate.slug === voice));
+      const also = elsewhere === undefined ? '' : ` (${voice} is a voice for ${elsewhere.slug})`;
+      const hint = `voices for ${lang}: ${language.voices.map((v) => v.slug).join(', ')}${also}`;
+      report('voice', `a voice of ${found.slug} for ${lang}`, { value: voice }, hint);
+    }
+  }
+  const [minSpeed, maxSpeed] = [limitOf(found, 'min_speed'), limitOf(found, 'max_speed')];
+  const speedBounds = boundsText(minSpeed, maxSpeed);
+  if (speedBounds !== undefined && outside(speed, minSpeed, maxSpeed)) {
+    report('speed', `a number ${speedBounds} for ${found.slug}`, { value: speed });
+  }
+  const [minText, maxText] = [limitOf(found, 'min_text'), limitOf(found, 'max_text')];
+  const textBounds = boundsText(minText, maxText);
+  if (textBounds !== undefined && outside(chars, minText, maxText)) {
+    const hint = maxText !== undefined && chars > maxText ? 'split the text into several jobs' : undefined;
+    report(fromFile ? 'text_file' : 'text', `${textBounds} characters for ${found.slug}`, { text: `${chars} characters` }, hint);
+  }
+}
