@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator, type Simulator } from '../src/sim/index.js';
 import { bareUndiciSubmits } from './bare-undici.js';
-import { benchManifest } from './manifest-bench.js';
+import { benchManifest, writeLargeManifest } from './manifest-bench.js';
 import { benchText, VOICES } from './jobs.js';
 import { pacedRun } from './paced.js';
 
@@ -133,8 +133,12 @@ async function main(): Promise<void> {
 
     // The manifest alone: validating 10,000 jobs offline, in this process (no CLI start-up).
     const load = await benchManifest(JOBS, 3, path.join(ROOT, 'manifests/images'));
-    results['manifestLoad'] = load;
+    // The same manifest through the CLI, for its peak memory: reading it is the whole command.
+    const large = await writeLargeManifest(path.join(dir, 'large'), JOBS, writeFile, path.join(ROOT, 'manifests/images'));
+    const validate = await measureCli(['validate', large, '--offline'], { ...process.env, NO_COLOR: '1' });
+    results['manifestLoad'] = { ...load, validateOfflineMs: validate.wallMs, validatePeakRssMb: validate.peakRssMb, validateExitCode: validate.code };
     rows.push(['manifest load (offline checks)', `${fmt(load.firstMs)} ms first, ${fmt(load.medianMs)} ms median of 3`]);
+    rows.push(['validate --offline (CLI)', `${fmt(validate.wallMs)} ms, peak RSS ${fmt(validate.peakRssMb)} MB, exit ${validate.code}`]);
 
     // (e) a paced run against a scaled-down limit.
     const paced = await pacedRun(dir);

@@ -12,8 +12,7 @@ import { manifestSchema } from './schema.js';
 import { translateSchemaIssues } from './schema-issues.js';
 import { checkSentTexts } from './text-checks.js';
 import type { Manifest } from './types.js';
-import { parseInPieces } from './yaml-chunks.js';
-import { defaultsNode, jobNodes, locateMap, type ManifestSource, type PieceOutcome, parsePiece } from './yaml-source.js';
+import { defaultsNode, jobNodes, locateMap, type ManifestSource, parseManifestSource } from './yaml-source.js';
 
 // Distinct files read at once: enough to overlap I/O, few enough never to run out of descriptors.
 const FILE_CONCURRENCY = 32;
@@ -53,31 +52,6 @@ function labelled(issues: readonly ManifestIssue[], labels: Map<number, string>)
   });
 }
 
-const TOO_DEEP = 'YAML syntax: nested too deeply to read (more levels of lists or mappings than the parser can follow); flatten the structure';
-
-/**
- * The parsed YAML: piece by piece when the layout allows (peak memory then scales with a piece,
- * not the file), else whole. The parser recurses: a structure thousands of levels deep overflows
- * its stack, which is bad input, not a bug.
- */
-function parseSource(text: string, path: string): ManifestSource {
-  let outcome: PieceOutcome;
-  try {
-    outcome = parseInPieces(text) ?? parsePiece(text);
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    throw new ManifestError([{ file: path, line: 1, col: 1, message: TOO_DEEP }], error);
-  }
-  if (outcome.kind === 'syntax') {
-    // After a syntax error the tree is a guess: checking it would report phantom problems.
-    throw new ManifestError(outcome.errors.map(({ position, message }) => ({ file: path, ...position, message: `YAML syntax: ${message}` })));
-  }
-  if (outcome.kind === 'expansion') {
-    throw new ManifestError([{ file: path, ...(outcome.position ?? { line: 1, col: 1 }), message: outcome.message }]);
-  }
-  return { root: outcome.value, index: outcome.index };
-}
-
 export interface LoadOptions {
   /** Let text_file and image paths point outside the manifest's folder (`--allow-outside-files`). */
   allowOutsideFiles?: boolean | undefined;
@@ -91,7 +65,7 @@ export interface LoadOptions {
  */
 export async function loadManifest(path: string, options: LoadOptions = {}): Promise<Manifest> {
   const absolute = resolve(path);
-  const source = parseSource(await readManifestText(path, absolute), path);
+  const source = parseManifestSource(await readManifestText(path, absolute), path);
   const root = source.root;
   const parsed = manifestSchema().safeParse(root);
   const schema = translateSchemaIssues(path, source, root, parsed.success ? [] : parsed.error.issues);

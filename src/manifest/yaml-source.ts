@@ -1,11 +1,13 @@
 import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit, type YAMLParseError } from 'yaml';
+import { ManifestError, type ManifestIssue } from './errors.js';
 import type { SourcePosition } from './types.js';
 import { PlainValueProblem, plainValue } from './yaml-plain.js';
 
 /**
  * What is kept of one YAML node once its Document is gone: where it starts and, for mappings and
- * sequences near the top, their pairs or items. A 10,000-job Document costs about 45 MB; this
- * costs a few bytes per field, so the Document can be dropped as soon as it has been read.
+ * sequences near the top, their pairs or items. For 10,000 jobs the Document holds 27–44 MB and
+ * this 8–10 MB, and it lets the Document die inside the parse, so load.ts and the checks after it
+ * never hold the tree whatever they keep across their awaits.
  */
 export interface NodeIndex {
   kind: 'map' | 'seq' | 'other';
@@ -31,17 +33,6 @@ export interface ManifestSource {
   index: NodeIndex | undefined;
 }
 
-export interface SyntaxProblem {
-  position: SourcePosition;
-  message: string;
-}
-
-/** How reading one piece of YAML text ended. A RangeError (nesting too deep) is thrown, not returned. */
-export type PieceOutcome =
-  | { kind: 'syntax'; errors: SyntaxProblem[] }
-  | { kind: 'expansion'; position: SourcePosition | undefined; message: string }
-  | { kind: 'parsed'; value: unknown; index: NodeIndex | undefined; usesAnchors: boolean };
-
 export interface FieldLocation {
   key: SourcePosition;
   value: SourcePosition;
@@ -60,61 +51,38 @@ const FILE_START: SourcePosition = { line: 1, col: 1 };
 // a deeper path, and a shallow walk cannot overflow the stack on a value nested 5,000 levels deep.
 const INDEX_DEPTH = 3;
 
-/** Positions in a piece that starts on line `firstLine` of the file (pieces always start a line). */
-interface PieceLines {
-  lineCounter: LineCounter;
-  firstLine: number;
-}
-
-function positionAt({ lineCounter, firstLine }: PieceLines, offset: number): SourcePosition {
-  const { line, col } = lineCounter.linePos(offset);
-  return { line: line + firstLine - 1, col };
-}
-
-function nodeStart(lines: PieceLines, node: unknown): SourcePosition | undefined {
+function nodeStart(lineCounter: LineCounter, node: unknown): SourcePosition | undefined {
   const range = (node as Node | null | undefined)?.range;
-  return range ? positionAt(lines, range[0]) : undefined;
+  return range ? lineCounter.linePos(range[0]) : undefined;
 }
 
-function indexNode(lines: PieceLines, node: unknown, depth: number): NodeIndex | undefined {
+function indexNode(lineCounter: LineCounter, node: unknown, depth: number): NodeIndex | undefined {
   if (node === null || node === undefined) return undefined;
-  const start = nodeStart(lines, node);
+  const start = nodeStart(lineCounter, node);
   if (isMap(node)) {
     if (depth >= INDEX_DEPTH) return { kind: 'map', start };
     const pairs: PairIndex[] = [];
     for (const pair of node.items) {
       if (!isPair(pair) || !isScalar(pair.key) || typeof pair.key.value === 'symbol') continue;
-      pairs.push({ key: pair.key.value, keyStart: nodeStart(lines, pair.key), value: indexNode(lines, pair.value, depth + 1) });
+      pairs.push({ key: pair.key.value, keyStart: nodeStart(lineCounter, pair.key), value: indexNode(lineCounter, pair.value, depth + 1) });
     }
     return { kind: 'map', start, pairs };
   }
   if (isSeq(node)) {
     if (depth >= INDEX_DEPTH) return { kind: 'seq', start };
-    return { kind: 'seq', start, items: node.items.map((item) => indexNode(lines, item, depth + 1)) };
+    return { kind: 'seq', start, items: node.items.map((item) => indexNode(lineCounter, item, depth + 1)) };
   }
   return { kind: 'other', start };
 }
 
-function firstAliasPosition(lines: PieceLines, doc: Document.Parsed): SourcePosition | undefined {
+function firstAliasPosition(lineCounter: LineCounter, doc: Document.Parsed): SourcePosition | undefined {
   let found: SourcePosition | undefined;
   visit(doc, {
     Alias(_key, node) {
       if (!isAlias(node)) return undefined;
-      found = nodeStart(lines, node);
+      found = nodeStart(lineCounter, node);
       return visit.BREAK;
     },
-  });
-  return found;
-}
-
-function hasAnchorOrAlias(doc: Document.Parsed): boolean {
-  let found = false;
-  visit(doc, (_key, node) => {
-    if (isAlias(node) || ((isMap(node) || isSeq(node) || isScalar(node)) && node.anchor !== undefined)) {
-      found = true;
-      return visit.BREAK;
-    }
-    return undefined;
   });
   return found;
 }
@@ -141,38 +109,53 @@ function flattenStrings(value: unknown): void {
 }
 
 // yaml's own advice for a second document is to call parseAllDocuments(), which is ours to know.
-function syntaxProblem(lines: PieceLines, error: YAMLParseError): SyntaxProblem {
-  const position = positionAt(lines, error.pos[0]);
-  if (error.code !== 'MULTIPLE_DOCS') return { position, message: error.message };
-  const message = `expected one document (a manifest is one), got a second one starting on line ${position.line}; keep one manifest per file`;
-  return { position, message };
+function syntaxIssue(file: string, lineCounter: LineCounter, error: YAMLParseError): ManifestIssue {
+  const { line, col } = lineCounter.linePos(error.pos[0]);
+  const message =
+    error.code === 'MULTIPLE_DOCS' ? `expected one document (a manifest is one), got a second one starting on line ${line}; keep one manifest per file` : error.message;
+  return { file, line, col, message: `YAML syntax: ${message}` };
 }
 
-/**
- * Reads one piece of YAML that starts on line `firstLine` of the file and holds a node
- * `rootDepth` levels below the document's top: its syntax errors, a problem with its aliases (an
- * alias bomb is reported where the first alias is), or its plain value and position index.
- */
-export function parsePiece(text: string, firstLine = 1, rootDepth = 0): PieceOutcome {
-  const lines = { lineCounter: new LineCounter(), firstLine };
-  // prettyErrors would put a multi-line code excerpt into the message; one line per issue reads better.
-  // merge: `<<: *common` merges a mapping, as most YAML users expect, instead of being a key named "<<".
-  const doc = parseDocument(text, { lineCounter: lines.lineCounter, prettyErrors: false, merge: true });
-  if (doc.errors.length > 0) {
-    return { kind: 'syntax', errors: doc.errors.map((error) => syntaxProblem(lines, error)) };
-  }
-  let value: unknown;
+function plainRoot(file: string, lineCounter: LineCounter, doc: Document.Parsed): unknown {
   try {
-    value = plainValue(doc);
+    return plainValue(doc);
   } catch (error) {
     if (!(error instanceof PlainValueProblem)) throw error;
-    const position = error.node === undefined ? firstAliasPosition(lines, doc) : nodeStart(lines, error.node);
-    return { kind: 'expansion', position, message: error.message };
+    // An alias bomb has no node of its own: it is reported where the first alias is.
+    const position = (error.node === undefined ? firstAliasPosition(lineCounter, doc) : nodeStart(lineCounter, error.node)) ?? FILE_START;
+    throw new ManifestError([{ file, ...position, message: error.message }], error);
   }
-  flattenStrings(value);
-  // Only a text with `&` or `*` somewhere can hold an anchor or alias: skip the walk for the rest.
-  const usesAnchors = /[&*]/.test(text) && hasAnchorOrAlias(doc);
-  return { kind: 'parsed', value, index: indexNode(lines, doc.contents, rootDepth), usesAnchors };
+}
+
+function readSource(text: string, file: string): ManifestSource {
+  const lineCounter = new LineCounter();
+  // prettyErrors would put a multi-line code excerpt into the message; one line per issue reads better.
+  // merge: `<<: *common` merges a mapping, as most YAML users expect, instead of being a key named "<<".
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true });
+  // After a syntax error the tree is a guess: checking it would report phantom problems.
+  if (doc.errors.length > 0) throw new ManifestError(doc.errors.map((error) => syntaxIssue(file, lineCounter, error)));
+  const root = plainRoot(file, lineCounter, doc);
+  flattenStrings(root);
+  return { root, index: indexNode(lineCounter, doc.contents, 0) };
+}
+
+const TOO_DEEP = 'YAML syntax: nested too deeply to read (more levels of lists or mappings than the parser can follow); flatten the structure';
+
+/**
+ * The manifest text read as one YAML document (`parseDocument` with a `LineCounter`): its plain
+ * value and the positions of its nodes. The Document is not kept: it is garbage once this returns.
+ * Throws ManifestError for every syntax error (located), a second document, nesting too deep to
+ * read, or a problem with aliases or merge keys. `file` is the path messages show.
+ */
+export function parseManifestSource(text: string, file: string): ManifestSource {
+  try {
+    return readSource(text, file);
+  } catch (error) {
+    // The parser and the plain value recurse: a structure thousands of levels deep overflows the
+    // stack, which is bad input, not a bug.
+    if (!(error instanceof RangeError)) throw error;
+    throw new ManifestError([{ file, ...FILE_START, message: TOO_DEEP }], error);
+  }
 }
 
 function findPair(node: NodeIndex | undefined, key: PathSegment): PairIndex | undefined {
