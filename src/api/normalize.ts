@@ -46,6 +46,7 @@ export function modelFromRecord(record: ModelRecord): Model {
     features: asRecord(info['features']),
     defaults: asRecord(info['defaults']),
     languages: toLanguages(record.languages),
+    loras: (record.loras ?? []).map((lora) => lora.name),
     status: record.status ?? undefined,
   };
 }

@@ -82,6 +82,8 @@ export const modelRecord = z.looseObject({
   inference_types: z.union([z.array(z.string()), z.record(z.string(), z.unknown())]).nullish(),
   info: infoRecord.nullish(),
   languages: z.array(languageRecord).nullish(),
+  /** LoRA models a diffusion model offers; present only where it supports them. */
+  loras: z.array(z.looseObject({ name: z.string().min(1) })).nullish(),
   status: z.string().nullish(),
 });
 

@@ -37,6 +37,8 @@ export interface Model {
   features: Record<string, unknown>;
   defaults: Record<string, unknown>;
   languages: Language[];
+  /** Names of the LoRA models it offers (text-to-image models that support them). */
+  loras: string[];
   status?: string | undefined;
 }
 

@@ -91,6 +91,11 @@ export function pollEvery(firstMs: number): PollSchedules {
   return schedules((kind) => ({ firstMs, maxMs: firstMs * 6, factor: 1.5, giveUpMs: kind.poll.service.giveUpMs }));
 }
 
+/** One schedule for every kind (tests and local servers). */
+export function uniformPoll(schedule: PollSchedule): PollSchedules {
+  return schedules(() => schedule);
+}
+
 function schedules(of: (kind: JobKind) => PollSchedule): PollSchedules {
   return Object.fromEntries(JOB_KINDS.map((kind) => [kind.type, of(kind)])) as PollSchedules;
 }

@@ -1,3 +1,4 @@
+import { uniformPoll } from '../../src/runner/context.js';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -85,7 +86,7 @@ describe('run: what the end of a run says about jobs it could not finish', () =>
         outDir: path.join(dir, 'slow.out'),
         baseUrl: proxy.url,
         token: sim.token,
-        options: { poll: { txt2audio: schedule, img2video: schedule } },
+        options: { poll: uniformPoll(schedule) },
       });
     const outcome = () => {
       const ledger = openLedger(path.join(dir, 'slow.mediabatch.db'), { readonly: true });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { Model } from '../../src/api/types.js';
 import { JOB_KINDS, JOB_TYPES, kindOf, type ResolvedJob } from '../../src/jobs/index.js';
+import { groupKeyOf } from '../../src/pricing/keys.js';
 
 function job(type: ResolvedJob['type'], params: Record<string, unknown>, extra: Partial<ResolvedJob> = {}): ResolvedJob {
   return {
@@ -63,6 +65,70 @@ describe('requests carry exactly the documented fields', () => {
       endpoint: 'img2video/price-calculation',
       json: { model: 'Ltxv', width: 768, height: 432, steps: 1, frames: 120, fps: 30 },
     });
+  });
+});
+
+describe('text to image', () => {
+  const IMAGE = { model: 'Flux1schnell', prompt: 'a red kite', width: 512, height: 512, guidance: 3.5, steps: 4, seed: 7 };
+  const flux: Model = {
+    slug: 'Flux1schnell',
+    name: 'FLUX.1 schnell',
+    inferenceTypes: ['txt2img'],
+    limits: { min_width: 256, max_width: 2048, min_height: 256, max_height: 2048, resolution_step: 16, min_steps: 1, max_steps: 8 },
+    features: { supports_guidance: false },
+    defaults: {},
+    languages: [],
+    loras: [],
+  };
+  const problems = (params: Record<string, unknown>, models: Model[] = [flux]) => {
+    const found: string[] = [];
+    kindOf('txt2img').checkModel(job('txt2img', params), models[0]!, models, (field, expected, got, hint) =>
+      found.push(`${field}: ${expected}, got ${JSON.stringify(got)}${hint === undefined ? '' : `; ${hint}`}`),
+    );
+    return found;
+  };
+
+  it('sends its JSON fields, LoRAs included, and nothing else', () => {
+    const image = job('txt2img', { ...IMAGE, negative_prompt: 'blur', loras: [{ name: 'ink', weight: 0.8 }], id: 'x', priceUsd: 1 });
+    expect(kindOf('txt2img').submit(image)).toEqual({
+      endpoint: 'txt2img',
+      json: { ...IMAGE, negative_prompt: 'blur', loras: [{ name: 'ink', weight: 0.8 }] },
+    });
+  });
+
+  it('is priced per size, steps, guidance and LoRAs: jobs that differ only in prompt or seed share a call', () => {
+    const a = job('txt2img', IMAGE);
+    const b = job('txt2img', { ...IMAGE, prompt: 'a blue kite', seed: 8 });
+    const c = job('txt2img', { ...IMAGE, width: 1024 });
+    expect(groupKeyOf(a)).toBe(groupKeyOf(b));
+    expect(groupKeyOf(a)).not.toBe(groupKeyOf(c));
+    const pricing = kindOf('txt2img').pricing;
+    if (pricing.by !== 'per-key') throw new Error('txt2img is priced per key');
+    // The price endpoint requires all seven fields.
+    expect(pricing.request(a)).toEqual({ endpoint: 'txt2img/price-calculation', json: IMAGE });
+  });
+
+  it('checks bounds, the resolution step, guidance a model does not use, and LoRAs it does not offer', () => {
+    expect(problems(IMAGE)).toEqual(['guidance: 0 for Flux1schnell (it does not use guidance), got {"value":3.5}']);
+    expect(problems({ ...IMAGE, guidance: 0, width: 500, steps: 9 })).toEqual([
+      'steps: a whole number between 1 and 8 for Flux1schnell, got {"value":9}',
+      'width: a multiple of 16 for Flux1schnell, got {"value":500}; try 496',
+    ]);
+    const klein: Model = { ...flux, slug: 'Klein', features: {}, loras: ['ink', 'watercolor'] };
+    expect(problems({ ...IMAGE, guidance: 0, loras: [{ name: 'ink', weight: 1 }] }, [flux, klein])).toEqual([
+      'loras: no LoRAs for Flux1schnell (it offers none), got {"value":["ink"]}; remove them, or use a model that offers LoRAs: Klein',
+    ]);
+    expect(problems({ ...IMAGE, loras: [{ name: 'oil', weight: 1 }] }, [klein])).toEqual([
+      'loras: a LoRA of Klein, got {"value":"oil"}; LoRAs of Klein: ink, watercolor',
+    ]);
+  });
+
+  it('names its result by the bytes: PNG, JPEG or WebP, whatever the URL says', () => {
+    const output = kindOf('txt2img').output;
+    expect(output.media).toBe('image');
+    expect(output.extension({ params: {} }, { mime: 'image/jpeg', urlExtension: 'png' })).toBe('jpg');
+    expect(output.extension({ params: {} }, { mime: 'image/webp' })).toBe('webp');
+    expect(output.extension({ params: {} }, { urlExtension: 'bin' })).toBe('png');
   });
 });
 

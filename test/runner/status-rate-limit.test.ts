@@ -1,3 +1,4 @@
+import { uniformPoll } from '../../src/runner/context.js';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -86,7 +87,7 @@ describe('a 429 on status calls', () => {
         outDir: path.join(dir, 'late.out'),
         baseUrl: proxy.url,
         token: sim.token,
-        options: { poll: { txt2audio: schedule, img2video: schedule } },
+        options: { poll: uniformPoll(schedule) },
       });
       const rows = ledgerRows(path.join(dir, 'late.mediabatch.db'));
       expect(rows.map((r) => r.state)).toEqual(['submitted']);

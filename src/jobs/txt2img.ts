@@ -1,0 +1,93 @@
+import * as z from 'zod';
+import type { Model } from '../api/types.js';
+import { guidance, model, negativePrompt, pick, positiveInt, seed, text } from './fields.js';
+import type { JobKind, ReportProblem } from './kind.js';
+import { checkBounds, extensionFrom, limitOf } from './model-checks.js';
+
+/** What a text-to-image request carries (its price request requires the same seven and takes the rest). */
+const SENT = ['prompt', 'negative_prompt', 'model', 'width', 'height', 'guidance', 'steps', 'seed', 'loras'] as const;
+/**
+ * What its price depends on. The price endpoint requires prompt and seed too, but a price that
+ * changed with the words of a prompt would be no price list at all: jobs that differ only in
+ * prompt or seed share one call (the request carries the group's first prompt and seed).
+ */
+const PRICED = ['model', 'width', 'height', 'guidance', 'steps', 'loras'] as const;
+
+const loras = {
+  schema: z
+    .array(z.strictObject({ name: z.string().min(1).describe('LoRA name, as the model lists it'), weight: z.number().min(0).describe('Its weight') }))
+    .describe('LoRA models to apply (only models that list them)'),
+  expected: 'a list of { name, weight } with a weight of 0 or more',
+};
+
+/** Text to image: `POST /txt2img`, JSON; the result is a PNG, JPEG or WebP image. */
+export const txt2img: JobKind = {
+  type: 'txt2img',
+  title: 'Text to image',
+  params: {
+    model: model('Flux1schnell'),
+    width: positiveInt('Image width in pixels'),
+    height: positiveInt('Image height in pixels'),
+    guidance,
+    steps: positiveInt('Inference steps'),
+    seed,
+    negative_prompt: negativePrompt,
+    loras,
+  },
+  content: { prompt: text('What the image shows') },
+  required: ['prompt', 'model', 'width', 'height', 'guidance', 'steps', 'seed'],
+  files: {},
+  checkModel: (job, found, models, report) => {
+    checkBounds(job.params, found, ['width', 'height', 'steps'], report);
+    checkResolutionStep(job.params, found, report);
+    checkGuidance(job.params, found, report);
+    checkLoras(job.params, found, models, report);
+  },
+  pricing: {
+    by: 'per-key',
+    keyFields: PRICED,
+    request: (job) => ({ endpoint: 'txt2img/price-calculation', json: pick(job.params, SENT) }),
+  },
+  submit: (job) => ({ endpoint: 'txt2img', json: pick(job.params, SENT) }),
+  // The type comes from the bytes: a result URL's name says nothing reliable about an image.
+  output: { media: 'image', extension: (_job, found) => extensionFrom(found, ['png', 'jpg', 'webp'], 'png') },
+  poll: {
+    service: { firstMs: 2000, maxMs: 10_000, factor: 1.5, giveUpMs: 10 * 60_000 },
+    simulator: { firstMs: 150, maxMs: 1000, factor: 1.5, giveUpMs: 60_000 },
+  },
+  plans: { basic: { perMinute: 3, perDay: 100 }, premium: { perMinute: 300 } },
+};
+
+/** Width and height must be multiples of the model's `resolution_step`. */
+function checkResolutionStep(params: Readonly<Record<string, unknown>>, found: Model, report: ReportProblem): void {
+  const step = limitOf(found, 'resolution_step');
+  if (step === undefined || step <= 1) return;
+  for (const field of ['width', 'height']) {
+    const value = params[field];
+    if (typeof value === 'number' && value % step !== 0) {
+      const near = Math.max(step, Math.round(value / step) * step);
+      report(field, `a multiple of ${step} for ${found.slug}`, { value }, `try ${near}`);
+    }
+  }
+}
+
+function checkGuidance(params: Readonly<Record<string, unknown>>, found: Model, report: ReportProblem): void {
+  const value = params['guidance'];
+  if (found.features['supports_guidance'] === false && typeof value === 'number' && value !== 0) {
+    report('guidance', `0 for ${found.slug} (it does not use guidance)`, { value });
+  }
+}
+
+function checkLoras(params: Readonly<Record<string, unknown>>, found: Model, models: readonly Model[], report: ReportProblem): void {
+  const given = params['loras'];
+  if (!Array.isArray(given) || given.length === 0) return;
+  if (found.loras.length === 0) {
+    const able = models.filter((other) => other.loras.length > 0).map((other) => other.slug);
+    const hint = able.length > 0 ? `remove them, or use a model that offers LoRAs: ${able.join(', ')}` : 'remove them';
+    report('loras', `no LoRAs for ${found.slug} (it offers none)`, { value: given.map((lora: { name?: unknown }) => lora.name) }, hint);
+    return;
+  }
+  for (const lora of given as { name: string }[]) {
+    if (!found.loras.includes(lora.name)) report('loras', `a LoRA of ${found.slug}`, { value: lora.name }, `LoRAs of ${found.slug}: ${found.loras.join(', ')}`);
+  }
+}
