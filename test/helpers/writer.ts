@@ -6,5 +6,5 @@ import { ROOT } from './cli.js';
  * JavaScript, so it is started from the build (as the e2e tests run the built CLI).
  */
 export function builtThreadWriter(ledgerPath: string): LedgerWriter {
-  return threadWriter(ledgerPath, new URL(`file://${ROOT}/dist/src/store/writer-thread.js`));
+  return threadWriter(ledgerPath, new URL(`file://${ROOT}/dist/src/store/sqlite/writer-thread.js`));
 }

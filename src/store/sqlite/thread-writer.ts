@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { LocalIoError } from '../errors.js';
+import { LocalIoError } from '../../errors.js';
 import { fromSentError, groupedWrites, type LedgerWriter, type SentError, type WriteCall, type WriteOutcome } from './writer.js';
 
 export type ThreadRequest = { seq: number; calls: WriteCall[] } | { close: true };

@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../../errors.js';
 import type { StoreContext } from './context.js';
 import { asLocalIoError } from './open-database.js';
 

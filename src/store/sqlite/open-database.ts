@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { LocalIoError } from '../errors.js';
+import { LocalIoError } from '../../errors.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 
 type Db = Database.Database;

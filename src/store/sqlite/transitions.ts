@@ -1,6 +1,6 @@
 import { progressOf, type JobProgress, type StoreContext } from './context.js';
 import type { RawJob } from './rows.js';
-import { assertTransition, type JobState } from '../jobs/states.js';
+import { assertTransition, type JobState } from '../../jobs/states.js';
 
 /** Float sums of small prices drift by far less than this; a cap is never missed by more. */
 const EPSILON_USD = 1e-9;

@@ -1,4 +1,4 @@
-import { LocalIoError } from '../errors.js';
+import { LocalIoError } from '../../errors.js';
 import type { Ledger } from './ledger.js';
 
 /** The ledger changes a run makes while requests are in flight. */

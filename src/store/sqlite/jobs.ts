@@ -1,8 +1,8 @@
-import type { JobType } from '../jobs/types.js';
+import type { JobType } from '../../jobs/types.js';
 import type { CollectIssue } from './collect-notes.js';
 import type { StoreContext } from './context.js';
 import { toEventRow, toJobRow, type EventRow, type JobRow, type RawEvent, type RawJob } from './rows.js';
-import { JOB_STATES, type JobState } from '../jobs/states.js';
+import { JOB_STATES, type JobState } from '../../jobs/states.js';
 
 export interface JobSpec {
   id: string;

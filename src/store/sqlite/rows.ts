@@ -1,5 +1,5 @@
-import type { JobType } from '../jobs/types.js';
-import type { JobState } from '../jobs/states.js';
+import type { JobType } from '../../jobs/types.js';
+import type { JobState } from '../../jobs/states.js';
 
 /** One job as the ledger holds it. Money in USD; timestamps are ISO 8601 strings. */
 export interface JobRow {

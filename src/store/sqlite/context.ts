@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { RawJob } from './rows.js';
-import type { JobState } from '../jobs/states.js';
+import type { JobState } from '../../jobs/states.js';
 
 /** The columns a state change may write; everything else about a job is fixed by syncJobs. */
 export interface JobProgress {
