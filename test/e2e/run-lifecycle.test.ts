@@ -9,12 +9,11 @@ import { executePlan } from '../../src/runner/execute.js';
 import { planRun } from '../../src/runner/plan.js';
 import { Pace } from '../../src/runner/pace.js';
 import type { Simulator } from '../../src/sim/index.js';
-import { openLedger } from '../../src/store/index.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { cliAgainst, FAST, ledgerRows } from '../reliability/helpers.js';
 import { forward, speechManifest, startProxy, startScripted, type Scripted } from '../security/servers.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { builtThreadWriter } from '../helpers/writer.js';
+import { openTestLedger } from '../helpers/ledger.js';
 
 describe('run: the life of a job after its submit', () => {
   const workspace = useWorkspace();
@@ -82,32 +81,30 @@ describe('run: the life of a job after its submit', () => {
   it('stops sending at the budget even when the plan did not foresee it (the per-job reservation)', async () => {
     sim = await workspace.startSim({ ...FAST });
     const manifest = await loadManifest(await writeTtsManifest(dir, { jobs: 20 }));
-    const ledger = openLedger(path.join(dir, 'budget.mediabatch.db'));
+    const ledger = await openTestLedger(path.join(dir, 'budget.mediabatch.db'), { mode: 'run' });
     const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
-    const writer = builtThreadWriter(ledger.path);
     const halt = new AbortController();
     try {
-      ledger.syncJobs(manifest.jobs.map((j) => ({ id: j.id, index: j.index, contentHash: j.contentHash, type: j.type, paramsJson: '{}' })));
-      ledger.setPrices(manifest.jobs.map((j) => ({ id: j.id, priceUsd: 1, source: 'quoted', priceKey: 'k' })));
+      await ledger.syncJobs(manifest.jobs.map((j) => ({ id: j.id, index: j.index, contentHash: j.contentHash, type: j.type, paramsJson: '{}' })));
+      await ledger.setPrices(manifest.jobs.map((j) => ({ id: j.id, priceMicro: 1_000_000, source: 'quoted', priceKey: 'k' })));
       // A plan made without a cap sends all 20; the run itself holds a cap of 5.5: only the
       // reservation before each submit can stop it, whatever the concurrency.
       const plan = planRun({
         jobs: manifest.jobs,
-        rows: new Map(ledger.jobViews().map((r) => [r.id, r])),
-        prices: new Map(manifest.jobs.map((j) => [j.id, 1])),
-        spentUsd: 0,
-        budgetUsd: null,
+        rows: new Map((await ledger.jobViews()).map((r) => [r.id, r])),
+        prices: new Map(manifest.jobs.map((j) => [j.id, 1_000_000])),
+        spentMicro: 0,
+        budgetMicro: null,
         partial: false,
         resubmitInDoubt: false,
       });
       const ctx = createRunContext({
         client,
         ledger,
-        writer,
         pace: new Pace({}),
         options: {
           concurrency: 8,
-          budgetUsd: 5.5,
+          budgetMicro: 5_500_000,
           noWait: true,
           resubmitInDoubt: false,
           outDir: path.join(dir, 'out'),
@@ -119,13 +116,12 @@ describe('run: the life of a job after its submit', () => {
         emit: () => undefined,
       });
       await executePlan(ctx, plan, { userStop: halt.signal, halt });
-      expect(ledger.spentUsd()).toBe(5);
-      expect(ledger.countsByState()).toMatchObject({ submitted: 5, skipped: 15 });
+      expect(await ledger.spentMicro()).toBe(5_000_000);
+      expect(await ledger.countsByState()).toMatchObject({ submitted: 5, skipped: 15 });
       expect(sim.stats.accepted).toHaveLength(5);
     } finally {
       await client.close();
-      await writer.close();
-      ledger.close();
+      await ledger.close();
     }
   });
 

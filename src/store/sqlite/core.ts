@@ -1,3 +1,4 @@
+import { JOB_STATES } from '../../jobs/states.js';
 import { createCaches, type LedgerCaches } from './caches.js';
 import { createCollectNotes, type CollectNotes } from './collect-notes.js';
 import { createContext } from './context.js';
@@ -7,47 +8,51 @@ import { asLocalIoError, openDatabase } from './open-database.js';
 import { createRunLock, type RunLock } from './run-lock.js';
 import { createTransitions, type JobTransitions } from './transitions.js';
 
-export interface OpenLedgerOptions {
-  /** For `status`: never creates, migrates or writes; a missing file is an error. */
-  readonly?: boolean;
+export interface OpenCoreOptions {
+  /** Never creates, migrates or writes; a missing file is an error. */
+  readonly: boolean;
   /** Epoch milliseconds; tests pass a clock to age caches without waiting. */
-  nowMs?: () => number;
+  nowMs?: (() => number) | undefined;
 }
 
 /**
- * The ledger of one manifest: every job, its state and what it cost, the event log, caches
- * and the run lock. All methods are synchronous and each one is its own transaction.
- * Nothing here takes a token, so none can end up in the file.
+ * The SQLite ledger on one connection, synchronous: each method is its own transaction. The
+ * async Ledger (sqlite-ledger.ts) runs on one, and so does its writer thread.
  */
-export interface Ledger extends JobRecords, JobTransitions, CollectNotes, LedgerCaches, RunLock, FileWatch {
+export interface SqliteCore extends JobRecords, JobTransitions, CollectNotes, LedgerCaches, RunLock, FileWatch {
   readonly path: string;
   readonly readonly: boolean;
   /**
-   * Runs `fn` in one IMMEDIATE transaction: the ledger calls inside it commit together (each
-   * becomes a savepoint, so one that throws is undone alone). One commit for many state
-   * changes is what lets a run of thousands of jobs keep synchronous=FULL.
+   * Runs `fn` in one IMMEDIATE transaction: the calls inside it commit together (each becomes
+   * a savepoint, so one that throws is undone alone). One commit for many state changes is
+   * what lets a run of thousands of jobs keep synchronous=FULL.
    */
   batch<T>(fn: () => T): T;
   /** Releases the run lock if held, then closes the file. Safe to call twice. */
   close(): void;
 }
 
-export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledger {
-  const readonly = options.readonly ?? false;
+export function openCore(path: string, options: OpenCoreOptions): SqliteCore {
+  const { readonly } = options;
   const db = openDatabase(path, readonly);
   const ctx = createContext(db, path, options.nowMs ?? Date.now);
   const lock = createRunLock(ctx);
-  // The running total is kept by triggers; recomputing it once per open clears any float drift.
-  // It is the first write: another process holding the file's write lock is found here.
+  // The first write: another process holding the file's write lock is found here. The states
+  // a job may be in are rows (migration 5): this version's list is added to what the file has.
+  // The running total is kept by triggers; recomputing it once per open costs one scan.
   if (!readonly) {
     try {
-      db.prepare('UPDATE spend_total SET spent_usd = (SELECT TOTAL(spent_usd) FROM jobs) WHERE id = 1').run();
+      db.transaction(() => {
+        const addState = db.prepare('INSERT OR IGNORE INTO job_states (name) VALUES (?)');
+        for (const state of JOB_STATES) addState.run(state);
+        db.prepare('UPDATE spend_total SET spent_micro = (SELECT COALESCE(SUM(spent_micro), 0) FROM jobs) WHERE id = 1').run();
+      }).immediate();
     } catch (error) {
       db.close();
       throw asLocalIoError(path, error);
     }
   }
-  const ledger: Ledger = {
+  const core: SqliteCore = {
     path,
     readonly,
     ...createJobRecords(ctx),
@@ -63,7 +68,7 @@ export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledge
       db.close();
     },
   };
-  return withLedgerErrors(ledger);
+  return withLedgerErrors(core);
 }
 
 /**
@@ -71,9 +76,9 @@ export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledge
  * the LocalIoError a person can act on. A failed statement wrote nothing: its transaction was
  * rolled back. Errors of ours (an illegal state change: a bug) pass through unchanged.
  */
-function withLedgerErrors(ledger: Ledger): Ledger {
+function withLedgerErrors(core: SqliteCore): SqliteCore {
   const wrapped: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(ledger)) {
+  for (const [name, value] of Object.entries(core)) {
     wrapped[name] =
       typeof value !== 'function'
         ? value
@@ -81,9 +86,9 @@ function withLedgerErrors(ledger: Ledger): Ledger {
             try {
               return (value as (...a: unknown[]) => unknown)(...args);
             } catch (error) {
-              throw asLocalIoError(ledger.path, error);
+              throw asLocalIoError(core.path, error);
             }
           };
   }
-  return wrapped as unknown as Ledger;
+  return wrapped as unknown as SqliteCore;
 }

@@ -1,25 +1,29 @@
 import { Worker } from 'node:worker_threads';
 import { LocalIoError } from '../../errors.js';
-import { fromSentError, groupedWrites, type LedgerWriter, type SentError, type WriteCall, type WriteOutcome } from './writer.js';
+import type { ChangeOutcome, LedgerChange } from './changes.js';
+import { groupCommit, type Committer } from './group-commit.js';
+import { fromSentError, type SentError } from './sent-error.js';
 
-export type ThreadRequest = { seq: number; calls: WriteCall[] } | { close: true };
-export type ThreadReply = { seq: number; outcomes: WriteOutcome[] } | { seq: number; failure: SentError };
+export type ThreadRequest = { seq: number; changes: LedgerChange[] } | { close: true };
+/** An outcome as it crosses back: a failed change's error in a shape structured clone keeps. */
+export type SentOutcome = { ok: true; value: unknown } | { ok: false; error: SentError };
+export type ThreadReply = { seq: number; outcomes: SentOutcome[] } | { seq: number; failure: SentError };
 
 const YOUNG_GENERATION_MB = 4;
 
 interface Pending {
-  resolve: (outcomes: WriteOutcome[]) => void;
+  resolve: (outcomes: ChangeOutcome[]) => void;
   reject: (error: unknown) => void;
 }
 
 /**
- * A writer whose commits happen on a thread of their own, with its own connection to the
- * ledger file. SQLite's work and the disk flush of each commit then overlap the requests in
- * flight instead of stopping the event loop that sends and answers them. The thread starts
- * with the first write (a run with nothing to send never starts it) and keeps the process
- * alive only while a write is waiting for its answer.
+ * Commits on a thread of its own (writer-thread.ts), with its own connection to the ledger
+ * file. SQLite's work and the disk flush of each commit then overlap the requests in flight
+ * instead of stopping the event loop that sends and answers them. The thread starts with the
+ * first change (a run with nothing to send never starts it) and keeps the process alive only
+ * while a change is waiting for its answer.
  */
-export function threadWriter(path: string, workerUrl = new URL('./writer-thread.js', import.meta.url)): LedgerWriter {
+export function threadCommitter(path: string, workerUrl: URL): Committer {
   let worker: Worker | undefined;
   let closing = false;
   let stopped: LocalIoError | undefined;
@@ -39,7 +43,7 @@ export function threadWriter(path: string, workerUrl = new URL('./writer-thread.
       pending.delete(reply.seq);
       if (pending.size === 0) started.unref();
       if ('failure' in reply) waiting?.reject(fromSentError(reply.failure));
-      else waiting?.resolve(reply.outcomes);
+      else waiting?.resolve(reply.outcomes.map((o) => (o.ok ? o : { ok: false, error: fromSentError(o.error) })));
     });
     started.on('error', (error) => fail(stoppedError(path, error.message, error)));
     started.on('exit', (code) => {
@@ -48,15 +52,15 @@ export function threadWriter(path: string, workerUrl = new URL('./writer-thread.
     return started;
   };
 
-  const { write, drained } = groupedWrites(
-    (calls) =>
-      new Promise<WriteOutcome[]>((resolve, reject) => {
+  const { commit, drained } = groupCommit(
+    (changes) =>
+      new Promise<ChangeOutcome[]>((resolve, reject) => {
         if (stopped !== undefined) return reject(stopped);
         worker ??= start();
         seq += 1;
         pending.set(seq, { resolve, reject });
         worker.ref();
-        worker.postMessage({ seq, calls } satisfies ThreadRequest);
+        worker.postMessage({ seq, changes } satisfies ThreadRequest);
       }),
   );
 
@@ -70,7 +74,7 @@ export function threadWriter(path: string, workerUrl = new URL('./writer-thread.
     worker.postMessage({ close: true } satisfies ThreadRequest);
     await exited;
   };
-  return { write, close: () => (closed ??= close()) };
+  return { commit, close: () => (closed ??= close()) };
 }
 
 function stoppedError(path: string, why: string, cause?: unknown): LocalIoError {
