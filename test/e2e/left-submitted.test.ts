@@ -35,7 +35,7 @@ describe('run: what the end of a run says about jobs it could not finish', () =>
     await writeFile(manifest, speechManifest([{ id: 'intro', text: 'the intro' }, { id: 'outro', text: 'the outro' }, { id: 'credits', text: 'the credits' }]));
     expect((await cliAgainst(through, ['run', manifest, '--no-wait'])).code).toBe(1);
     const ledger = path.join(workspace.dir, 'show.mediabatch.db');
-    const requests = new Map(ledgerRows(ledger).map((row) => [row.id, row.request_id]));
+    const requests = new Map((await ledgerRows(ledger)).map((row) => [row.id, row.request_id]));
     const requestOf = (id: string): string => requests.get(id) ?? '?';
     unknownRequest = requestOf('outro');
 

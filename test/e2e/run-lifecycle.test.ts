@@ -47,7 +47,7 @@ describe('run: the life of a job after its submit', () => {
     await writeFile(manifest, speechManifest([1, 2, 3].map((i) => ({ id: `clip-${i}`, text: `expiring url ${i}` }))));
     const result = await cliAgainst({ ...sim, url: proxy.url } as Simulator, ['run', manifest, '--json']);
     expect(result.code).toBe(0);
-    const rows = ledgerRows(path.join(dir, 'expiry.mediabatch.db'));
+    const rows = await ledgerRows(path.join(dir, 'expiry.mediabatch.db'));
     expect(rows.map((r) => r.state)).toEqual(['done', 'done', 'done']);
     for (const row of rows) expect(readFileSync(row.result_path ?? '').subarray(0, 4).toString()).toBe('RIFF');
     expect(handedOut.size).toBe(3);
@@ -75,7 +75,7 @@ describe('run: the life of a job after its submit', () => {
     expect(sim.stats.duplicates()).toEqual([]);
     // Every re-acceptance followed a refunded error: more acceptances than jobs, no double payment.
     expect(sim.stats.accepted.length).toBeGreaterThan(16);
-    expect(ledgerRows(path.join(dir, 'batch.mediabatch.db')).every((row) => row.state === 'done')).toBe(true);
+    expect((await ledgerRows(path.join(dir, 'batch.mediabatch.db'))).every((row) => row.state === 'done')).toBe(true);
   });
 
   it('stops sending at the budget even when the plan did not foresee it (the per-job reservation)', async () => {
@@ -135,7 +135,7 @@ describe('run: the life of a job after its submit', () => {
 
     const result = await cliAgainst(sim, ['run', manifest]);
     expect(result.code, result.stderr).toBe(0);
-    const rows = ledgerRows(path.join(dir, 'dropped.mediabatch.db'));
+    const rows = await ledgerRows(path.join(dir, 'dropped.mediabatch.db'));
     expect(rows.map((r) => [r.id, r.state])).toEqual([
       ['clip-1', 'done'],
       ['clip-2', 'done'],
@@ -151,7 +151,7 @@ describe('run: the life of a job after its submit', () => {
     const jobs = [1, 2, 3].map((i) => ({ id: `clip-${i}`, text: `dropped later ${i}` }));
     await writeFile(manifest, speechManifest(jobs));
     expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
-    const dropped = ledgerRows(path.join(dir, 'dropped.mediabatch.db')).find((r) => r.id === 'clip-3')?.request_id;
+    const dropped = (await ledgerRows(path.join(dir, 'dropped.mediabatch.db'))).find((r) => r.id === 'clip-3')?.request_id;
     expect(dropped).toBeTypeOf('string');
     await writeFile(manifest, speechManifest(jobs.slice(0, 2)));
     // The service cannot answer for that one request right now.
@@ -182,7 +182,7 @@ describe('run: the life of a job after its submit', () => {
 
     const result = await cliAgainst({ ...sim, url: proxy.url } as Simulator, ['run', manifest, '--concurrency', '1']);
     expect(result.code, result.stderr).toBe(1);
-    const rows = ledgerRows(path.join(dir, 'same-id.mediabatch.db'));
+    const rows = await ledgerRows(path.join(dir, 'same-id.mediabatch.db'));
     expect(rows.map((r) => [r.id, r.state, r.request_id])).toEqual([
       ['clip-a', 'done', firstRequestId],
       ['clip-b', 'in_doubt', null],

@@ -100,7 +100,7 @@ describe('prices cached by an estimate are confirmed before a run spends', () =>
     // Two voices: two groups, one call each; nothing re-priced.
     expect(proxy!.priceCalls() - callsBefore).toBe(2);
     expect(run.stderr).not.toMatch(/price changed/);
-    expect(ledgerRows(path.join(workspace.dir, 'prices.mediabatch.db')).every((row) => row.state === 'done')).toBe(true);
+    expect((await ledgerRows(path.join(workspace.dir, 'prices.mediabatch.db'))).every((row) => row.state === 'done')).toBe(true);
   });
 });
 
