@@ -258,6 +258,12 @@ export interface Ledger {
   /** Drops the lock if this handle holds it. */
   releaseRunLock(): Promise<void>;
 
+  /**
+   * Waits until every change asked for so far has its answer. A run calls it once its changes
+   * are done, before it reads its summary; an implementation may let go of what it keeps for
+   * changes (the SQLite ledger's writer thread) until the next one.
+   */
+  flush(): Promise<void>;
   /** Waits for every change asked for so far, releases the run lock if held, then closes. Safe to call twice. */
   close(): Promise<void>;
 }

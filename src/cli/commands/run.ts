@@ -148,6 +148,8 @@ async function run(session: WorkSession, args: RunArgs, numbers: RunNumbers, res
     if (progress === undefined) early.map(describeEvent).forEach((line) => line !== undefined && logLine(line));
     await progress?.stop();
     stopControl.dispose();
+    // Every change is in before the summary reads them; the writer thread goes with its heap.
+    await ledger.flush();
   }
   const summary = await summarize(ledger, session.budgetMicro, manifestIds);
   await writeRunReports(session.paths, summary, true);

@@ -11,6 +11,8 @@ import type { SqliteCore } from './core.js';
  */
 export interface Committer {
   commit<C extends LedgerChange>(change: C): Promise<ChangeAnswer<C>>;
+  /** Waits for every change asked for so far; what it holds for changes may go until the next. */
+  flush(): Promise<void>;
   /** Waits for every change asked for so far, then releases what the committer holds. */
   close(): Promise<void>;
 }
@@ -33,7 +35,7 @@ export function groupCommit(apply: (changes: LedgerChange[]) => Promise<ChangeOu
 } {
   let waiting: Waiting[] = [];
   const inFlight = new Set<Promise<void>>();
-  const flush = (): void => {
+  const commitWaiting = (): void => {
     const batch = waiting;
     waiting = [];
     const settled = apply(batch.map((w) => w.change)).then(
@@ -52,11 +54,11 @@ export function groupCommit(apply: (changes: LedgerChange[]) => Promise<ChangeOu
     new Promise<ChangeAnswer<C>>((resolve, reject) => {
       // setImmediate runs once the I/O callbacks of this turn are done: every answer that
       // arrived together is recorded together, and nobody waits on a timer.
-      if (waiting.length === 0) setImmediate(flush);
+      if (waiting.length === 0) setImmediate(commitWaiting);
       waiting.push({ change, resolve: resolve as (value: unknown) => void, reject });
     });
   const drained = async (): Promise<void> => {
-    // Immediates run in the order they were set: the flush already scheduled goes first.
+    // Immediates run in the order they were set: the commit already scheduled goes first.
     if (waiting.length > 0) await new Promise((done) => setImmediate(done));
     await Promise.all(inFlight);
   };
@@ -66,5 +68,5 @@ export function groupCommit(apply: (changes: LedgerChange[]) => Promise<ChangeOu
 /** Commits on the core's own connection: each batch blocks the event loop while it commits. */
 export function inlineCommitter(core: SqliteCore): Committer {
   const { commit, drained } = groupCommit(async (changes) => commitChanges(core, changes));
-  return { commit, close: drained };
+  return { commit, flush: drained, close: drained };
 }

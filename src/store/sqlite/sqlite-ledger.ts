@@ -96,6 +96,7 @@ function sqliteLedger(core: SqliteCore, committer: Committer): Ledger {
     setMeta: (key, value) => write('setMeta', () => core.setMeta(key, value)),
     acquireRunLock: (holder) => write('acquireRunLock', () => core.acquireRunLock(holder)),
     releaseRunLock: () => (readonly ? Promise.resolve() : now(() => core.releaseRunLock())),
+    flush: () => committer.flush(),
     close: () => (closed ??= close()),
   };
 }

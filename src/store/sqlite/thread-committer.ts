@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { LocalIoError } from '../../errors.js';
 import type { ChangeOutcome, LedgerChange } from './changes.js';
@@ -16,65 +17,76 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/** One writer thread and the batches it has yet to answer. */
+interface Thread {
+  worker: Worker;
+  pending: Map<number, Pending>;
+  /** Asked to close: its exit is expected once it has answered everything. */
+  leaving: boolean;
+}
+
 /**
  * Commits on a thread of its own (writer-thread.ts), with its own connection to the ledger
  * file. SQLite's work and the disk flush of each commit then overlap the requests in flight
  * instead of stopping the event loop that sends and answers them. The thread starts with the
- * first change (a run with nothing to send never starts it) and keeps the process alive only
- * while a change is waiting for its answer.
+ * first change (a run with nothing to send never starts it), keeps the process alive only while
+ * a change is waiting for its answer, and goes once the committer is released (its heap and
+ * connection with it); a later change starts another.
  */
 export function threadCommitter(path: string, workerUrl: URL): Committer {
-  let worker: Worker | undefined;
-  let closing = false;
+  let current: Thread | undefined;
   let stopped: LocalIoError | undefined;
   let seq = 0;
-  const pending = new Map<number, Pending>();
 
-  const fail = (error: LocalIoError): void => {
+  const fail = (thread: Thread, error: LocalIoError): void => {
     stopped ??= error;
-    for (const { reject } of pending.values()) reject(stopped);
-    pending.clear();
+    for (const { reject } of thread.pending.values()) reject(stopped);
+    thread.pending.clear();
   };
-  const start = (): Worker => {
+  const start = (): Thread => {
     // The thread's live heap is a few MB; left alone, V8 grows its young generation to 32 MB.
-    const started = new Worker(workerUrl, { workerData: { path }, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
-    started.on('message', (reply: ThreadReply) => {
-      const waiting = pending.get(reply.seq);
-      pending.delete(reply.seq);
-      if (pending.size === 0) started.unref();
+    const worker = new Worker(workerUrl, { workerData: { path }, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+    const thread: Thread = { worker, pending: new Map(), leaving: false };
+    worker.on('message', (reply: ThreadReply) => {
+      const waiting = thread.pending.get(reply.seq);
+      thread.pending.delete(reply.seq);
+      if (thread.pending.size === 0) worker.unref();
       if ('failure' in reply) waiting?.reject(fromSentError(reply.failure));
       else waiting?.resolve(reply.outcomes.map((o) => (o.ok ? o : { ok: false, error: fromSentError(o.error) })));
     });
-    started.on('error', (error) => fail(stoppedError(path, error.message, error)));
-    started.on('exit', (code) => {
-      if (!closing || pending.size > 0) fail(stoppedError(path, `it exited with code ${code}`));
+    worker.on('error', (error) => fail(thread, stoppedError(path, error.message, error)));
+    worker.on('exit', (code) => {
+      if (!thread.leaving || thread.pending.size > 0) fail(thread, stoppedError(path, `it exited with code ${code}`));
     });
-    return started;
+    return thread;
   };
 
   const { commit, drained } = groupCommit(
     (changes) =>
       new Promise<ChangeOutcome[]>((resolve, reject) => {
         if (stopped !== undefined) return reject(stopped);
-        worker ??= start();
+        const thread = (current ??= start());
         seq += 1;
-        pending.set(seq, { resolve, reject });
-        worker.ref();
-        worker.postMessage({ seq, changes } satisfies ThreadRequest);
+        thread.pending.set(seq, { resolve, reject });
+        thread.worker.ref();
+        thread.worker.postMessage({ seq, changes } satisfies ThreadRequest);
       }),
   );
 
-  let closed: Promise<void> | undefined;
-  const close = async (): Promise<void> => {
+  /** Waits for every change asked for so far, then lets the thread go. */
+  const release = async (): Promise<void> => {
     await drained();
-    closing = true;
-    if (worker === undefined || stopped !== undefined) return;
-    const exited = new Promise((resolve) => worker?.once('exit', resolve));
-    worker.ref();
-    worker.postMessage({ close: true } satisfies ThreadRequest);
+    const thread = current;
+    if (thread === undefined || stopped !== undefined) return;
+    // From here a new change starts a thread of its own; this one only has to close.
+    current = undefined;
+    thread.leaving = true;
+    const exited = once(thread.worker, 'exit');
+    thread.worker.ref();
+    thread.worker.postMessage({ close: true } satisfies ThreadRequest);
     await exited;
   };
-  return { commit, close: () => (closed ??= close()) };
+  return { commit, flush: release, close: release };
 }
 
 function stoppedError(path: string, why: string, cause?: unknown): LocalIoError {

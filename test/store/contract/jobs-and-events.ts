@@ -214,6 +214,23 @@ export function jobsContract(ledgers: Ledgers): void {
       await expect(noted).resolves.toBeUndefined();
     });
 
+    it('flush waits for the changes asked for before it, and changes after it still work', async () => {
+      const ledger = await ledgers.create();
+      await seed(ledger, { a: 1_000_000, b: 1_000_000 });
+      const other = await ledgers.reopen(ledger, { readonly: true });
+      const reserved = ledger.reserveForSubmit('a', null, ['pending']);
+      await ledger.flush();
+      // Read before awaiting the change itself: flush alone must have waited for it.
+      expect((await other.getJob('a'))?.state).toBe('submitting');
+      await expect(reserved).resolves.toBe('reserved');
+      expect(await ledger.reserveForSubmit('b', null, ['pending'])).toBe('reserved');
+      await ledger.markSubmitted('a', 'req-a');
+      await ledger.flush();
+      await ledger.flush();
+      expect(await other.countsByState()).toMatchObject({ submitting: 1, submitted: 1 });
+      expect(await other.spentMicro()).toBe(2_000_000);
+    });
+
     it('many jobs at once keep their own outcomes', async () => {
       const ledger = await ledgers.create();
       const jobs = ids(40);
