@@ -56,6 +56,16 @@ describe.each(['read-write', 'run'] as const)('SQLite ledger file in %s mode', (
     expect(await back.getJob('b')).toMatchObject({ state: 'pending' });
   });
 
+  it('deleted before the first change: the change is refused and the file comes back with what was recorded', async () => {
+    const ledger = await t.open(undefined, { mode });
+    await seed(ledger, { a: 1_000_000 });
+    deleteLedgerFiles(ledger.location);
+    await expect(ledger.reserveForSubmit('a', null, ['pending'])).rejects.toMatchObject({ code: 'E_LEDGER_GONE' });
+    await ledger.close().catch(() => undefined);
+    const back = await t.open('jobs.mediabatch.db', { mode: 'read-only' });
+    expect(await back.getJob('a')).toMatchObject({ state: 'pending', priceMicro: 1_000_000 });
+  });
+
   it('replaced by another file under a run: the records are saved beside it, the other file is untouched', async () => {
     const ledger = await t.open(undefined, { mode });
     await seed(ledger, { a: 1_000_000 });

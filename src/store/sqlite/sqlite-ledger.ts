@@ -34,8 +34,12 @@ const WRITER_THREAD = new URL('./writer-thread.js', import.meta.url);
 export async function openSqliteLedger(path: string, options: SqliteLedgerOptions): Promise<Ledger> {
   const readonly = options.mode === 'read-only';
   const core = openCore(path, { readonly, nowMs: options.nowMs });
+  // A thread opens the file by its path: one deleted or replaced since this connection opened it
+  // must be found (and rescued from this connection) before a thread writes into a stranger.
   const committer =
-    options.mode === 'run' ? threadCommitter(path, options.writerThreadUrl ?? WRITER_THREAD) : inlineCommitter(core);
+    options.mode === 'run'
+      ? threadCommitter(path, options.writerThreadUrl ?? WRITER_THREAD, () => core.assertInPlace())
+      : inlineCommitter(core);
   return sqliteLedger(core, committer);
 }
 

@@ -33,7 +33,7 @@ interface Thread {
  * a change is waiting for its answer, and goes once the committer is released (its heap and
  * connection with it); a later change starts another.
  */
-export function threadCommitter(path: string, workerUrl: URL): Committer {
+export function threadCommitter(path: string, workerUrl: URL, beforeStart: () => void = () => undefined): Committer {
   let current: Thread | undefined;
   let stopped: LocalIoError | undefined;
   let seq = 0;
@@ -65,6 +65,13 @@ export function threadCommitter(path: string, workerUrl: URL): Committer {
     (changes) =>
       new Promise<ChangeOutcome[]>((resolve, reject) => {
         if (stopped !== undefined) return reject(stopped);
+        if (current === undefined) {
+          try {
+            beforeStart();
+          } catch (error) {
+            return reject(error);
+          }
+        }
         const thread = (current ??= start());
         seq += 1;
         thread.pending.set(seq, { resolve, reject });
