@@ -6,7 +6,7 @@ import { createRunContext, DEFAULT_RETRY, simulatorPoll } from '../src/runner/co
 import { Pace } from '../src/runner/pace.js';
 import { runManifest } from '../src/runner/run.js';
 import { startSimulator } from '../src/sim/index.js';
-import { openLedger, threadWriter } from '../src/store/index.js';
+import { openSqliteLedger } from '../src/store/index.js';
 
 const PER_WINDOW = 30;
 const WINDOW_MS = 2000;
@@ -34,19 +34,17 @@ export async function pacedRun(dir: string): Promise<PacedFigures> {
     file,
     ['version: 1', 'defaults:', '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }', 'jobs:', ...jobs, ''].join('\n'),
   );
-  const ledger = openLedger(path.join(dir, 'paced.mediabatch.db'));
+  const ledger = await openSqliteLedger(path.join(dir, 'paced.mediabatch.db'), { mode: 'run' });
   const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
-  const writer = threadWriter(ledger.path);
   const halt = new AbortController();
   try {
     const ctx = createRunContext({
       client,
       ledger,
-      writer,
       pace: new Pace({ 'submit:txt2audio': { perWindow: PER_WINDOW, windowMs: WINDOW_MS } }),
       options: {
         concurrency: 8,
-        budgetUsd: null,
+        budgetMicro: null,
         noWait: true,
         resubmitInDoubt: false,
         outDir: path.join(dir, 'paced.out'),
@@ -73,8 +71,7 @@ export async function pacedRun(dir: string): Promise<PacedFigures> {
     };
   } finally {
     await client.close();
-    await writer.close();
-    ledger.close();
+    await ledger.close();
     await sim.close();
   }
 }

@@ -1,12 +1,16 @@
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
-import { openLedger, type Ledger } from '../store/index.js';
+import { openSqliteLedger, type Ledger, type SqliteLedgerMode } from '../store/index.js';
 
-/** Opens (creating if needed) the ledger beside the manifest, making its folder first. */
-export function openLedgerFor(file: string, options: { readonly?: boolean } = {}): Ledger {
-  if (!options.readonly) mkdirSync(path.dirname(file), { recursive: true });
-  return openLedger(file, options);
+/**
+ * Opens the ledger file: 'read-only' for status; 'read-write' (creating it and its folder if
+ * needed) for validate and estimate; 'run' for a run, whose state changes commit on a thread
+ * of their own.
+ */
+export function openLedgerFor(file: string, mode: SqliteLedgerMode): Promise<Ledger> {
+  if (mode !== 'read-only') mkdirSync(path.dirname(file), { recursive: true });
+  return openSqliteLedger(file, { mode });
 }
 
 const MANIFEST_KEY = 'manifest_path';
@@ -18,19 +22,19 @@ const MANIFEST_KEY = 'manifest_path';
  * jobs that are not its own. Refused while the manifest the ledger was made for still exists;
  * when that file is gone (a folder moved or renamed), the ledger follows its manifest.
  */
-export function claimLedger(ledger: Ledger, manifestPath: string): void {
+export async function claimLedger(ledger: Ledger, manifestPath: string): Promise<void> {
   const current = realPath(manifestPath);
-  const recorded = ledger.getMeta(MANIFEST_KEY);
+  const recorded = await ledger.getMeta(MANIFEST_KEY);
   if (recorded === current) return;
   if (recorded !== undefined && existsSync(recorded) && realPath(recorded) !== current) {
     throw new ConfigError(
-      `the ledger ${ledger.path} belongs to the manifest ${recorded}, not to ${current}: give this manifest a ledger of its own with --db PATH (its results folder and reports take that ledger's name), or run ${recorded}. Nothing was sent.`,
+      `the ledger ${ledger.location} belongs to the manifest ${recorded}, not to ${current}: give this manifest a ledger of its own with --db PATH (its results folder and reports take that ledger's name), or run ${recorded}. Nothing was sent.`,
       'E_LEDGER_OTHER_MANIFEST',
     );
   }
   if (ledger.readonly) return;
-  ledger.setMeta(MANIFEST_KEY, current);
-  if (recorded !== undefined) ledger.recordEvent(null, 'manifest_moved', { from: recorded, to: current });
+  await ledger.setMeta(MANIFEST_KEY, current);
+  if (recorded !== undefined) await ledger.recordEvent(null, 'manifest_moved', { from: recorded, to: current });
 }
 
 function realPath(file: string): string {

@@ -1,18 +1,19 @@
 import type { createLogUpdate } from 'log-update';
 import { escapeControlChars } from '../control-chars.js';
 import type { RunEvent } from '../runner/context.js';
-import { formatUsd } from '../report/money.js';
+import { formatUsd, type MicroUsd } from '../money.js';
 import { logLine } from './output.js';
 
 export interface ProgressSnapshot {
   counts: Record<string, number>;
-  spentUsd: number;
-  budgetUsd: number | null;
+  spentMicro: MicroUsd;
+  budgetMicro: MicroUsd | null;
 }
 
 export interface Progress {
   onEvent(event: RunEvent): void;
-  stop(): void;
+  /** Draws the last figures, read from the ledger once more. */
+  stop(): Promise<void>;
 }
 
 const TERMINAL = ['done', 'failed', 'in_doubt', 'skipped'];
@@ -30,7 +31,9 @@ export async function loadLiveRenderer(tty: boolean): Promise<LiveRenderer | und
 }
 
 export function startProgress(options: {
-  snapshot: () => ProgressSnapshot;
+  /** Read from the ledger at each redraw; `initial` is what it said when the run started. */
+  snapshot: () => Promise<ProgressSnapshot>;
+  initial: ProgressSnapshot;
   total: number;
   /** Redraws in place on a terminal; undefined: plain lines at intervals. */
   live: LiveRenderer | undefined;
@@ -38,14 +41,20 @@ export function startProgress(options: {
   quietEvents?: boolean;
 }): Progress {
   const startedMs = Date.now();
-  const initial = options.snapshot();
-  const endedAtStart = TERMINAL.reduce((n, s) => n + (initial.counts[s] ?? 0), 0);
+  const endedAtStart = TERMINAL.reduce((n, s) => n + (options.initial.counts[s] ?? 0), 0);
   const live = options.live?.(process.stderr);
-  const render = (): string => progressLine(options.snapshot(), options.total, startedMs, endedAtStart);
-  const timer = setInterval(
-    () => (live ? live(render()) : logLine(render())),
-    options.intervalMs ?? (live ? 200 : 10_000),
-  );
+  let latest = options.initial;
+  let reading: Promise<void> | undefined;
+  // One read at a time; a read that fails (the ledger is the run's to report on) keeps the last figures.
+  const refresh = (): Promise<void> =>
+    (reading ??= options
+      .snapshot()
+      .then((snap) => void (latest = snap), () => undefined)
+      .finally(() => (reading = undefined)));
+  const render = (): string => progressLine(latest, options.total, startedMs, endedAtStart);
+  const draw = (): void => (live ? live(render()) : logLine(render()));
+  let stopped = false;
+  const timer = setInterval(() => void refresh().then(() => stopped || draw()), options.intervalMs ?? (live ? 200 : 10_000));
   timer.unref();
   const print = (line: string): void => {
     live?.clear();
@@ -57,8 +66,10 @@ export function startProgress(options: {
       const line = describeEvent(event);
       if (line !== undefined && !options.quietEvents) print(line);
     },
-    stop: () => {
+    stop: async () => {
       clearInterval(timer);
+      stopped = true;
+      await refresh();
       if (live) {
         live(render());
         live.done();
@@ -76,11 +87,11 @@ export function progressLine(snap: ProgressSnapshot, total: number, startedMs: n
   const ratePerS = (ended - endedAtStart) / elapsedS;
   const left = total - ended;
   const eta = ratePerS > 0 && left > 0 ? `, ETA ${formatDuration(left / ratePerS)}` : '';
-  const budget = snap.budgetUsd === null ? '' : ` of ${formatUsd(snap.budgetUsd)}`;
+  const budget = snap.budgetMicro === null ? '' : ` of ${formatUsd(snap.budgetMicro)}`;
   return (
     `${c['done'] ?? 0}/${total} done · ${(c['submitted'] ?? 0) + (c['submitting'] ?? 0)} running · ` +
     `${c['pending'] ?? 0} pending · ${c['failed'] ?? 0} failed · ${c['in_doubt'] ?? 0} in doubt · ` +
-    `${c['skipped'] ?? 0} skipped · spent ${formatUsd(snap.spentUsd)}${budget} · ${ratePerS.toFixed(1)} jobs/s${eta}`
+    `${c['skipped'] ?? 0} skipped · spent ${formatUsd(snap.spentMicro)}${budget} · ${ratePerS.toFixed(1)} jobs/s${eta}`
   );
 }
 

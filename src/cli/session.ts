@@ -3,6 +3,7 @@ import type { Argv } from 'yargs';
 import { planLimits, unlimitedPlan, type PlanLimits } from '../jobs/plans.js';
 import { loadManifest } from '../manifest/load.js';
 import type { Manifest } from '../manifest/types.js';
+import { usdToMicro, type MicroUsd } from '../money.js';
 import { Pace, planPace } from '../runner/pace.js';
 import type { Ledger } from '../store/index.js';
 import { claimLedger, openLedgerFor } from './ledger.js';
@@ -33,36 +34,35 @@ export interface WorkSession {
   ledger: Ledger;
   planName: PlanChoice;
   planLimits: PlanLimits;
-  budgetUsd: number | null;
+  budgetMicro: MicroUsd | null;
   close(): Promise<void>;
 }
 
 /**
  * What estimate and run share: the manifest (exit 2 before anything else), the service, the
- * ledger (locked for a run, so a second run of the same manifest refuses instead of sending
- * the same jobs), the plan and the budget.
+ * ledger, the plan and the budget. For a run (`run: true`) the ledger is opened in 'run' mode
+ * (its state changes commit on a writer thread) and locked, so a second run of the same
+ * manifest refuses instead of sending the same jobs.
  */
 export async function openWorkSession(
   args: SharedArgs & PlanArgs & ManifestFileArgs & { manifest: string; out?: string | undefined },
-  options: { lock: boolean; command: string },
+  options: { command: string; run: boolean },
 ): Promise<WorkSession> {
   const manifest = await loadManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'] });
   const paths = manifestPaths(args.manifest, args.db, args.out);
   const budgetUsd = parseBudget(args.budget) ?? manifest.budgetUsd ?? null;
+  // A cap never grows by rounding: a budget typed with finer steps than a micro-dollar rounds down.
+  const budgetMicro = budgetUsd === null ? null : usdToMicro(budgetUsd, 'down');
   const planName: PlanChoice = args.plan ?? (args.sim ? 'unlimited' : 'premium');
   // Token and base URL first: a configuration error must not leave an empty ledger behind.
   if (!args.sim) {
     resolveBaseUrl(args, process.env);
     readToken(args, process.env);
   }
-  const ledger = openLedgerFor(paths.db);
-  let locked = false;
+  const ledger = await openLedgerFor(paths.db, options.run ? 'run' : 'read-write');
   try {
-    claimLedger(ledger, paths.manifest);
-    if (options.lock) {
-      ledger.acquireRunLock({ pid: process.pid, host: os.hostname(), command: options.command });
-      locked = true;
-    }
+    await claimLedger(ledger, paths.manifest);
+    if (options.run) await ledger.acquireRunLock({ pid: process.pid, host: os.hostname(), command: options.command });
     const service = await openService(args, process.env);
     return {
       manifest,
@@ -71,16 +71,15 @@ export async function openWorkSession(
       ledger,
       planName,
       planLimits: planName === 'unlimited' ? unlimitedPlan() : planLimits(planName),
-      budgetUsd,
+      budgetMicro,
       close: async () => {
         await service.close();
-        if (locked) ledger.releaseRunLock();
-        ledger.close();
+        // Releases the run lock once every change asked for is committed.
+        await ledger.close();
       },
     };
   } catch (error) {
-    if (locked) ledger.releaseRunLock();
-    ledger.close();
+    await ledger.close();
     throw error;
   }
 }

@@ -1,6 +1,7 @@
 import { jobsCsv } from '../report/csv.js';
 import { statusJson, type StatusSummary } from '../report/status.js';
-import type { Ledger } from '../store/index.js';
+import { microToUsd, usdToMicro, type MicroUsd } from '../money.js';
+import { JOB_STATES, type JobState, type Ledger } from '../store/index.js';
 import { writeReportFile } from './output.js';
 import type { ManifestPaths } from './options.js';
 
@@ -14,30 +15,23 @@ const STILL_AT_THE_SERVICE = new Set(['submitting', 'submitted']);
  * manifest dropped after it was sent whose result is still to collect: "every job done" must
  * not hide a paid result.
  */
-export function summarize(ledger: Ledger, budgetUsd: number | null, manifestIds?: ReadonlySet<string>): StatusSummary {
-  const all = ledger.jobOutcomes().map((row) => ({ ...row, inManifest: manifestIds === undefined || manifestIds.has(row.id) }));
+export async function summarize(ledger: Ledger, budgetMicro: MicroUsd | null, manifestIds?: ReadonlySet<string>): Promise<StatusSummary> {
+  const all = (await ledger.jobOutcomes()).map((row) => ({ ...row, inManifest: manifestIds === undefined || manifestIds.has(row.id) }));
   const rows = all.filter((row) => row.inManifest || STILL_AT_THE_SERVICE.has(row.state));
-  const counts: Record<string, number> = {
-    pending: 0,
-    submitting: 0,
-    submitted: 0,
-    done: 0,
-    failed: 0,
-    in_doubt: 0,
-    skipped: 0,
-  };
-  for (const row of rows) counts[row.state] = (counts[row.state] ?? 0) + 1;
+  const counts = Object.fromEntries(JOB_STATES.map((state) => [state, 0])) as Record<JobState, number>;
+  for (const row of rows) counts[row.state] += 1;
   return {
     counts: counts as StatusSummary['counts'],
-    spentUsd: ledger.spentUsd(),
-    budgetUsd,
+    spentMicro: await ledger.spentMicro(),
+    budgetMicro,
     jobs: rows,
   };
 }
 
-export function storedBudget(ledger: Ledger): number | null {
-  const value = ledger.getMeta('budget_usd');
-  return value === undefined || value === null ? null : Number(value);
+/** The budget the last run was given, as it recorded it (decimal dollars, as every version wrote it). */
+export async function storedBudget(ledger: Ledger): Promise<MicroUsd | null> {
+  const value = await ledger.getMeta('budget_usd');
+  return value === undefined ? null : usdToMicro(Number(value), 'down');
 }
 
 /**
@@ -55,7 +49,7 @@ export async function writeRunReports(paths: ManifestPaths, summary: StatusSumma
         type: job.type,
         model: job.model ?? '',
         state: job.state,
-        price_usd: job.priceUsd,
+        price_usd: job.priceMicro === null ? null : microToUsd(job.priceMicro),
         price_source: job.priceSource ?? '',
         request_id: job.requestId ?? '',
         output: job.output ?? '',

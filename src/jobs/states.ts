@@ -12,15 +12,17 @@ export type State = JobState;
 
 const ALLOWED: Readonly<Record<JobState, readonly JobState[]>> = {
   pending: ['submitting', 'skipped'],
-  skipped: ['pending', 'submitting'],
+  // A skipped job is sent by a later run straight from where it is.
+  skipped: ['submitting'],
   // → pending: provably not taken (429, 503, refused connection), the reservation is released.
   // → failed: refused by the service. → in_doubt: may have been taken, nobody can say.
   submitting: ['submitted', 'pending', 'failed', 'in_doubt'],
-  // → submitted: a refreshed status or result URL. → pending: ended in error, retryable and refunded.
+  // → submitted: a note on a paid result still to collect. → pending: ended in error, retryable and refunded.
   submitted: ['done', 'failed', 'submitted', 'pending'],
   // Only --resubmit-in-doubt sends it again; nothing moves it automatically.
   in_doubt: ['submitting'],
-  failed: ['pending'],
+  // A retryable, refunded failure goes back to pending from submitted; what stays failed is final.
+  failed: [],
   done: [],
 };
 

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { escapeControlChars } from '../control-chars.js';
-import { formatCount, formatUsd } from './money.js';
+import { JOB_STATES, type JobState } from '../jobs/states.js';
+import { formatUsd, microToUsd, type MicroUsd } from '../money.js';
+import { formatCount } from './money.js';
 import { paint, renderTable } from './text.js';
 
-export type JobState = 'pending' | 'submitting' | 'submitted' | 'done' | 'failed' | 'in_doubt' | 'skipped';
 
 export interface StatusJob {
   id: string;
@@ -12,7 +13,7 @@ export interface StatusJob {
   priceSource?: string | null;
   state: string;
   requestId: string | null;
-  priceUsd: number | null;
+  priceMicro: MicroUsd | null;
   /** Path of the downloaded result. */
   output: string | null;
   error: string | null;
@@ -30,14 +31,13 @@ export type CollectIssue = 'not_collected' | 'status_unknown';
 /** The run summary and `status`, read from the ledger by the caller. */
 export interface StatusSummary {
   counts: Record<Exclude<JobState, 'submitting'>, number> & { submitting?: number };
-  spentUsd: number;
-  budgetUsd: number | null;
+  spentMicro: MicroUsd;
+  budgetMicro: MicroUsd | null;
   jobs: StatusJob[];
 }
 
-const STATE_ORDER: JobState[] = ['pending', 'submitting', 'submitted', 'done', 'failed', 'in_doubt', 'skipped'];
 
-/** The `run`/`status --json` document of PRODUCT.md (`submitting` is an extra count). */
+/** The `run`/`status --json` document of PRODUCT.md (`submitting` is an extra count); money in dollars, at most 6 decimals. */
 export function statusJson(summary: StatusSummary) {
   const { counts } = summary;
   return {
@@ -50,14 +50,14 @@ export function statusJson(summary: StatusSummary) {
       skipped: counts.skipped,
       submitting: counts.submitting ?? 0,
     },
-    spent: summary.spentUsd,
-    budget: summary.budgetUsd,
+    spent: microToUsd(summary.spentMicro),
+    budget: summary.budgetMicro === null ? null : microToUsd(summary.budgetMicro),
     jobs: summary.jobs.map((job) => ({
       id: job.id,
       type: job.type,
       state: job.state,
       request_id: job.requestId,
-      price: job.priceUsd,
+      price: job.priceMicro === null ? null : microToUsd(job.priceMicro),
       output: job.output,
       error: job.error,
       in_manifest: job.inManifest ?? true,
@@ -95,7 +95,7 @@ export function formatStatusText(summary: StatusSummary, options: { color: boole
 
 function countsTable(summary: StatusSummary, color: boolean): string {
   const counts: Record<string, number | undefined> = summary.counts;
-  const rows = STATE_ORDER.filter((state) => state !== 'submitting' || (counts[state] ?? 0) > 0).map((state) => [
+  const rows = JOB_STATES.filter((state) => state !== 'submitting' || (counts[state] ?? 0) > 0).map((state) => [
     state,
     formatCount(counts[state] ?? 0),
   ]);
@@ -103,10 +103,10 @@ function countsTable(summary: StatusSummary, color: boolean): string {
 }
 
 function moneyLine(summary: StatusSummary, color: boolean): string {
-  if (summary.budgetUsd === null) return `Spent ${formatUsd(summary.spentUsd)} (no budget set)`;
-  const leftUsd = summary.budgetUsd - summary.spentUsd;
-  const line = `Spent ${formatUsd(summary.spentUsd)} of the ${formatUsd(summary.budgetUsd)} budget (${formatUsd(leftUsd)} left)`;
-  return leftUsd < 0 ? paint(color, 'red', line) : line;
+  if (summary.budgetMicro === null) return `Spent ${formatUsd(summary.spentMicro)} (no budget set)`;
+  const leftMicro = summary.budgetMicro - summary.spentMicro;
+  const line = `Spent ${formatUsd(summary.spentMicro)} of the ${formatUsd(summary.budgetMicro)} budget (${formatUsd(leftMicro)} left)`;
+  return leftMicro < 0 ? paint(color, 'red', line) : line;
 }
 
 function inDoubtSection(jobs: readonly StatusJob[], color: boolean): string {
@@ -118,7 +118,7 @@ function inDoubtSection(jobs: readonly StatusJob[], color: boolean): string {
     'more, run again with --resubmit-in-doubt.';
   const table = renderTable({
     headers: ['id', 'type', 'price', 'reason'],
-    rows: jobs.map((job) => [job.id, job.type, job.priceUsd === null ? '-' : formatUsd(job.priceUsd), oneLine(job.error)]),
+    rows: jobs.map((job) => [job.id, job.type, job.priceMicro === null ? '-' : formatUsd(job.priceMicro), oneLine(job.error)]),
     align: ['left', 'left', 'right'],
     color,
   });

@@ -1,7 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import type { ServiceClient } from '../api/types.js';
 import { JOB_KINDS, type JobKind, type JobType, type PollSchedule } from '../jobs/index.js';
-import type { Ledger, LedgerWriter } from '../store/index.js';
+import type { MicroUsd } from '../money.js';
+import type { Ledger } from '../store/index.js';
 import type { Pace } from './pace.js';
 
 export type { PollSchedule };
@@ -14,7 +15,7 @@ export interface RetryPolicy {
 
 export interface RunOptions {
   concurrency: number;
-  budgetUsd: number | null;
+  budgetMicro: MicroUsd | null;
   noWait: boolean;
   resubmitInDoubt: boolean;
   outDir: string;
@@ -47,10 +48,8 @@ export interface InFlight {
 /** Everything the execute step needs, built by the CLI (the composition root) and passed down. */
 export interface RunContext {
   client: ServiceClient;
-  /** For reads; state changes made while requests are in flight go through `writer`. */
+  /** Every change resolves once committed; changes asked for together share a commit. */
   ledger: Ledger;
-  /** Group commit: every state change of one event-loop turn shares a transaction. */
-  writer: LedgerWriter;
   pace: Pace;
   options: RunOptions;
   /** Aborted by the first Ctrl-C or SIGTERM, or by a fatal error: no new work starts. */

@@ -88,7 +88,7 @@ async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): P
 
 /** Moves the checked result to its name (or beside a file that is not ours) and marks the job done. */
 async function placeAndRecord(ctx: RunContext, job: FollowedJob, partPath: string, finalPath: string, result: DownloadResult): Promise<void> {
-  const earlier = ctx.ledger.getJob(job.id);
+  const earlier = await ctx.ledger.getJob(job.id);
   const placedPath = await placeResult(partPath, finalPath, result.sha256, { path: earlier?.resultPath ?? null, sha256: earlier?.resultSha256 ?? null });
   if (placedPath !== finalPath) {
     ctx.emit({
@@ -96,7 +96,7 @@ async function placeAndRecord(ctx: RunContext, job: FollowedJob, partPath: strin
       message: `job "${job.id}": ${finalPath} was not written by mediabatch, so it is kept as it is; the result is saved as ${placedPath}`,
     });
   }
-  await ctx.writer.write('markDone', job.id, { path: placedPath, bytes: result.bytes, sha256: result.sha256 });
+  await ctx.ledger.markDone(job.id, { path: placedPath, bytes: result.bytes, sha256: result.sha256 });
   ctx.emit({ kind: 'done', id: job.id, path: placedPath, bytes: result.bytes });
 }
 
@@ -128,7 +128,7 @@ function urlExtension(url: string): string | undefined {
 
 /** The job stays `submitted` (paid, to be collected) with the reason; every later run tries again. */
 async function leaveForLater(ctx: RunContext, job: FollowedJob, reason: string): Promise<DownloadOutcome> {
-  await ctx.writer.write('noteUncollected', job.id, 'not_collected', reason);
+  await ctx.ledger.noteUncollected(job.id, 'not_collected', reason);
   ctx.emit({ kind: 'warning', message: `job "${job.id}": paid result not collected (${reason}); it stays submitted and the next run tries again` });
   return 'unreachable';
 }

@@ -26,7 +26,7 @@ export async function executePlan(
 ): Promise<ExecuteResult> {
   const result: ExecuteResult = { stoppedBySignal: false };
   const guard = (work: Promise<unknown>): Promise<void> => guardFatal(result, control.halt, work);
-  await Promise.all(plan.skip.map((s) => ctx.writer.write('markSkipped', s.job.id, 'over budget (--partial)')));
+  await Promise.all(plan.skip.map((s) => ctx.ledger.markSkipped(s.job.id, 'over budget (--partial)')));
   for (const skipped of plan.skip) ctx.emit({ kind: 'skipped', id: skipped.job.id, reason: 'over budget (--partial)' });
 
   const followers = new FollowQueue(ctx);
@@ -99,7 +99,7 @@ async function submitWithRequeue(
         ctx.emit({ kind: 'in_doubt', id: planned.job.id, reason: outcome.reason });
         return;
       case 'over-budget':
-        await ctx.writer.write('markSkipped', planned.job.id, 'the budget was reached during the run');
+        await ctx.ledger.markSkipped(planned.job.id, 'the budget was reached during the run');
         ctx.emit({ kind: 'skipped', id: planned.job.id, reason: 'the budget was reached during the run' });
         return;
       case 'stopped':

@@ -47,7 +47,7 @@ export class FollowQueue {
   /**
    * Resolves once no job is being asked about or collected. A fatal error in one worker ends
    * `run` at once and stops new work, but a result another worker already has on disk must
-   * still be recorded before the run closes its ledger writer.
+   * still be recorded before the run closes its ledger.
    */
   async drained(): Promise<void> {
     while (this.#inFlight > 0) {

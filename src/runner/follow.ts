@@ -30,7 +30,7 @@ export async function pollOnce(
   }
   if (Date.now() >= giveUpAtMs) {
     // Seen running: whatever an earlier run noted about it (status unknown) is no longer true.
-    await ctx.writer.write('noteStillRunning', job.id);
+    await ctx.ledger.noteStillRunning(job.id);
     ctx.emit({ kind: 'still_running', id: job.id });
     return 'ended';
   }
@@ -91,7 +91,7 @@ async function askStatus(ctx: RunContext, job: FollowedJob, requestId: string): 
  * is the only handle on a result that may be paid for, and the next run asks again.
  */
 async function leaveUnasked(ctx: RunContext, job: FollowedJob, reason: string): Promise<'unreachable'> {
-  await ctx.writer.write('noteUncollected', job.id, 'status_unknown', reason);
+  await ctx.ledger.noteUncollected(job.id, 'status_unknown', reason);
   ctx.emit({ kind: 'warning', message: `job "${job.id}": status unknown (${reason}); it stays submitted and the next run asks again` });
   return 'unreachable';
 }
@@ -101,7 +101,7 @@ async function recordRemoteError(ctx: RunContext, job: FollowedJob, status: Requ
   const reason = parts.length > 0 ? parts.join(': ') : 'the service ended the job in error';
   const retryable = status.retryable === true;
   const refunded = status.refunded === true;
-  await ctx.writer.write('markFailedRemote', job.id, { reason, retryable, refunded });
+  await ctx.ledger.markFailedRemote(job.id, { reason, retryable, refunded });
   const suffix = retryable && refunded ? ' (retryable and refunded: the next run sends it again)' : '';
   ctx.emit({ kind: 'failed', id: job.id, reason: reason + suffix });
 }

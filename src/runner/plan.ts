@@ -1,10 +1,7 @@
 import type { ResolvedJob } from '../manifest/types.js';
-import { fitCount } from '../pricing/budget.js';
-import { EPSILON_USD, sumUsd } from '../pricing/money.js';
+import { fitCount, sumMicro, type MicroUsd } from '../money.js';
 import type { JobView } from '../store/index.js';
 import { followedFromView, type FollowedJob } from './followed.js';
-
-export { sumUsd };
 
 /** What the plan needs to know of a ledger row: the ledger's own narrow read of it. */
 export type LedgerView = JobView;
@@ -13,18 +10,18 @@ export type SubmitReason = 'new' | 'unskipped' | 'resubmit-in-doubt';
 
 export interface PlannedSubmit {
   job: ResolvedJob;
-  priceUsd: number;
+  priceMicro: MicroUsd;
   reason: SubmitReason;
 }
 
 export interface BudgetCheck {
-  budgetUsd: number | null;
+  budgetMicro: MicroUsd | null;
   /** What the ledger already counts as spent, earlier runs included. */
-  spentUsd: number;
+  spentMicro: MicroUsd;
   /** Price of everything the plan would send. */
-  toSendUsd: number;
+  toSendMicro: MicroUsd;
   /** spent + toSend − budget when positive, else 0. */
-  overByUsd: number;
+  overByMicro: MicroUsd;
   /** How many of the jobs to send fit under the budget, taken in manifest order. */
   fitCount: number;
 }
@@ -48,9 +45,9 @@ export interface RunPlan {
 export interface PlanInput {
   jobs: readonly ResolvedJob[];
   rows: ReadonlyMap<string, LedgerView>;
-  prices: ReadonlyMap<string, number>;
-  spentUsd: number;
-  budgetUsd: number | null;
+  prices: ReadonlyMap<string, MicroUsd>;
+  spentMicro: MicroUsd;
+  budgetMicro: MicroUsd | null;
   partial: boolean;
   resubmitInDoubt: boolean;
 }
@@ -59,7 +56,7 @@ export interface PlanInput {
  * Decides, from the manifest and the ledger alone, what this run does with each job. Pure: it
  * sends nothing and writes nothing, so `estimate`, `run` and the tests share one answer.
  * When the budget does not hold and `partial` is false, `submit` still lists everything and
- * `budget.overByUsd` is positive: the caller refuses to start.
+ * `budget.overByMicro` is positive: the caller refuses to start.
  */
 export function planRun(input: PlanInput): RunPlan {
   const plan: RunPlan = {
@@ -69,14 +66,14 @@ export function planRun(input: PlanInput): RunPlan {
     inDoubt: [],
     done: [],
     failed: [],
-    budget: { budgetUsd: input.budgetUsd, spentUsd: input.spentUsd, toSendUsd: 0, overByUsd: 0, fitCount: 0 },
+    budget: { budgetMicro: input.budgetMicro, spentMicro: input.spentMicro, toSendMicro: 0, overByMicro: 0, fitCount: 0 },
   };
   const candidates: PlannedSubmit[] = [];
   for (const job of input.jobs) {
     const row = input.rows.get(job.id);
     const reason = submitReason(row, input.resubmitInDoubt);
     if (reason !== undefined) {
-      candidates.push({ job, priceUsd: priceOf(input.prices, job.id), reason });
+      candidates.push({ job, priceMicro: priceOf(input.prices, job.id), reason });
       continue;
     }
     if (row === undefined) continue;
@@ -87,7 +84,7 @@ export function planRun(input: PlanInput): RunPlan {
   for (const row of input.rows.values()) {
     if (row.state === 'submitted' && row.requestId !== null) plan.follow.push({ job: followedFromView(row), requestId: row.requestId });
   }
-  plan.budget = checkBudget(candidates, input.spentUsd, input.budgetUsd);
+  plan.budget = checkBudget(candidates, input.spentMicro, input.budgetMicro);
   const cut = input.partial ? plan.budget.fitCount : candidates.length;
   plan.submit = candidates.slice(0, cut);
   plan.skip = candidates.slice(cut);
@@ -101,7 +98,7 @@ function submitReason(row: LedgerView | undefined, resubmitInDoubt: boolean): Su
   return undefined;
 }
 
-function priceOf(prices: ReadonlyMap<string, number>, id: string): number {
+function priceOf(prices: ReadonlyMap<string, MicroUsd>, id: string): MicroUsd {
   const price = prices.get(id);
   // Pricing covers every job before planning; a gap here is a bug, not a user error.
   if (price === undefined) throw new Error(`no price for job ${id}`);
@@ -110,17 +107,17 @@ function priceOf(prices: ReadonlyMap<string, number>, id: string): number {
 
 /**
  * The budget rule of PRODUCT.md: spent + everything still to send must stay under the cap.
- * `fitCount` (what --partial sends) is the same rule the cost report uses: pricing/budget.ts.
+ * `fitCount` (what --partial sends) is the rule of src/money.ts, which the ledger's
+ * reservation before each submit applies too.
  */
 export function checkBudget(
-  candidates: readonly { priceUsd: number }[],
-  spentUsd: number,
-  budgetUsd: number | null,
+  candidates: readonly { priceMicro: MicroUsd }[],
+  spentMicro: MicroUsd,
+  budgetMicro: MicroUsd | null,
 ): BudgetCheck {
-  const prices = candidates.map((c) => c.priceUsd);
-  const toSendUsd = sumUsd(prices);
-  const fitting = fitCount(prices, spentUsd, budgetUsd);
-  if (budgetUsd === null) return { budgetUsd, spentUsd, toSendUsd, overByUsd: 0, fitCount: fitting };
-  const overByUsd = Math.max(0, spentUsd + toSendUsd - budgetUsd);
-  return { budgetUsd, spentUsd, toSendUsd, overByUsd: overByUsd > EPSILON_USD ? overByUsd : 0, fitCount: fitting };
+  const prices = candidates.map((c) => c.priceMicro);
+  const toSendMicro = sumMicro(prices);
+  const fitting = fitCount(prices, spentMicro, budgetMicro);
+  const overByMicro = budgetMicro === null ? 0 : Math.max(0, spentMicro + toSendMicro - budgetMicro);
+  return { budgetMicro, spentMicro, toSendMicro, overByMicro, fitCount: fitting };
 }

@@ -6,6 +6,7 @@ import { checkAgainstCatalogue } from '../manifest/catalogue.js';
 import { ManifestError } from '../manifest/errors.js';
 import type { Manifest } from '../manifest/types.js';
 import { priceJobs, type PricingResult } from '../pricing/price-jobs.js';
+import type { PriceCache } from '../pricing/types.js';
 import type { Ledger } from '../store/index.js';
 import type { RetryPolicy, RunEvent } from './context.js';
 import type { Pace } from './pace.js';
@@ -28,7 +29,7 @@ export interface ServiceDeps {
 
 /** The models catalogue, from the ledger's cache when fresh, else every page of the service. */
 export async function loadCatalogue(deps: Pick<ServiceDeps, 'client' | 'ledger' | 'baseUrl'>): Promise<Model[]> {
-  const cached = deps.ledger.getCatalogue(deps.baseUrl, CATALOGUE_MAX_AGE_MS);
+  const cached = await deps.ledger.getCatalogue(deps.baseUrl, CATALOGUE_MAX_AGE_MS);
   if (Array.isArray(cached)) {
     // The cache is per base URL, not per token (no trace of the token may reach the ledger),
     // so the token is still proven with one call that is never rate limited: a wrong token
@@ -37,7 +38,7 @@ export async function loadCatalogue(deps: Pick<ServiceDeps, 'client' | 'ledger' 
     return cached as Model[];
   }
   const models = await deps.client.listModels({ types: JOB_TYPES });
-  deps.ledger.putCatalogue(deps.baseUrl, models);
+  await deps.ledger.putCatalogue(deps.baseUrl, models);
   return models;
 }
 
@@ -72,13 +73,40 @@ export async function priceManifest(manifest: Manifest, deps: ServiceDeps, optio
         },
       },
     );
-  return priceJobs(manifest.jobs, {
-    quote,
-    cache: {
-      get: (key) => deps.ledger.getPrice(key, PRICE_MAX_AGE_MS),
-      put: (rows) => deps.ledger.putPrices(rows),
-      forget: (keys) => deps.ledger.forgetPrices(keys),
+  const cache = await ledgerPriceCache(deps.ledger);
+  try {
+    return await priceJobs(manifest.jobs, { quote, cache, confirmCached: options.confirmCached });
+  } finally {
+    await cache.saved();
+  }
+}
+
+/**
+ * Pricing's cache over the ledger's: the fresh prices read once up front, and what pricing
+ * puts or forgets applied to that copy at once and to the ledger in the order it was asked.
+ * `saved()` settles when the ledger has all of it (and rejects if it could not be written).
+ */
+async function ledgerPriceCache(ledger: Ledger): Promise<PriceCache & { saved(): Promise<void> }> {
+  const prices = await ledger.getPrices(PRICE_MAX_AGE_MS);
+  let writes = Promise.resolve();
+  let failure: { error: unknown } | undefined;
+  const then = (write: () => Promise<void>): void => {
+    // Caught at once: a failed write must not be an unhandled rejection while pricing goes on.
+    writes = writes.then(write).catch((error: unknown) => void (failure ??= { error }));
+  };
+  return {
+    get: (key) => prices.get(key),
+    put: (rows) => {
+      for (const row of rows) prices.set(row.key, { priceUsd: row.priceUsd, source: row.source, ageMs: 0 });
+      then(() => ledger.putPrices(rows));
     },
-    confirmCached: options.confirmCached,
-  });
+    forget: (keys) => {
+      for (const key of keys) prices.delete(key);
+      then(() => ledger.forgetPrices(keys));
+    },
+    saved: async () => {
+      await writes;
+      if (failure !== undefined) throw failure.error;
+    },
+  };
 }

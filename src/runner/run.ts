@@ -4,10 +4,10 @@ import type { PricingResult } from '../pricing/price-jobs.js';
 import type { JobView, Ledger } from '../store/index.js';
 import type { RunContext } from './context.js';
 import { executePlan, type ExecuteResult } from './execute.js';
-import { planRun, sumUsd, type RunPlan } from './plan.js';
+import { planRun, type RunPlan } from './plan.js';
 import { checkWithService, priceManifest, type ServiceDeps } from './prepare.js';
 import { BudgetError } from './run-errors.js';
-import { formatUsd } from '../report/money.js';
+import { decimalUsd, formatUsd, sumMicro, usdToMicro, type MicroUsd } from '../money.js';
 
 export interface RunInput {
   manifest: Manifest;
@@ -34,41 +34,48 @@ export interface RunOutcome {
 export async function runManifest(input: RunInput): Promise<RunOutcome> {
   const { manifest, ctx } = input;
   const { ledger } = ctx;
-  for (const id of ledger.recoverInterrupted()) {
+  for (const id of await ledger.recoverInterrupted()) {
     ctx.emit({ kind: 'in_doubt', id, reason: 'a previous run stopped while submitting it' });
   }
   const deps: ServiceDeps = { ...ctx, baseUrl: input.baseUrl, retry: ctx.options.retry };
   await checkWithService(manifest, deps);
-  const changedIds = syncLedger(ledger, manifest.jobs, ctx);
+  const changedIds = await syncLedger(ledger, manifest.jobs, ctx);
   const pricing = await priceManifest(manifest, deps, { confirmCached: true });
   for (const change of pricing.changes) {
     ctx.emit({
       kind: 'warning',
-      message: `the service's price changed since it was cached (${change.model}: ${formatUsd(change.cachedUsd)} → ${formatUsd(change.currentUsd)} for one job): its group was priced again before anything was sent`,
+      message: `the service's price changed since it was cached (${change.model}: ${formatUsd(usdToMicro(change.cachedUsd, 'up'))} → ${formatUsd(usdToMicro(change.currentUsd, 'up'))} for one job): its group was priced again before anything was sent`,
     });
   }
-  const views = ledger.jobViews();
-  storePrices(ledger, pricing, views);
-  if (ctx.options.budgetUsd !== null) ledger.setMeta('budget_usd', String(ctx.options.budgetUsd));
+  const prices = pricesMicro(pricing);
+  const views = await ledger.jobViews();
+  await storePrices(ledger, pricing, views);
+  // Kept as exact decimal dollars, the key `status` has always read.
+  if (ctx.options.budgetMicro !== null) await ledger.setMeta('budget_usd', decimalUsd(ctx.options.budgetMicro));
 
   const plan = planRun({
     jobs: manifest.jobs,
     rows: new Map(views.map((view) => [view.id, view])),
-    prices: new Map([...pricing.prices].map(([id, p]) => [id, p.priceUsd])),
-    spentUsd: ledger.spentUsd(),
-    budgetUsd: ctx.options.budgetUsd,
+    prices,
+    spentMicro: await ledger.spentMicro(),
+    budgetMicro: ctx.options.budgetMicro,
     partial: input.partial,
     resubmitInDoubt: ctx.options.resubmitInDoubt,
   });
-  if (plan.budget.overByUsd > 0 && !input.partial) throw new BudgetError(budgetMessage(plan));
-  await checkBalance(ctx, sumUsd(plan.submit.map((s) => s.priceUsd)));
+  if (plan.budget.overByMicro > 0 && !input.partial) throw new BudgetError(budgetMessage(plan));
+  await checkBalance(ctx, sumMicro(plan.submit.map((s) => s.priceMicro)));
   await input.onExecute?.(plan);
   const execute = await executePlan(ctx, plan, { userStop: input.userStop, halt: input.halt });
   return { plan, pricing, execute, changedIds };
 }
 
-function syncLedger(ledger: Ledger, jobs: readonly ResolvedJob[], ctx: RunContext): string[] {
-  const { changed } = ledger.syncJobs(
+/** Every job's price as the ledger and the budget count it: the service's dollars, rounded up to a micro-dollar. */
+export function pricesMicro(pricing: PricingResult): Map<string, MicroUsd> {
+  return new Map([...pricing.prices].map(([id, p]) => [id, usdToMicro(p.priceUsd, 'up')]));
+}
+
+async function syncLedger(ledger: Ledger, jobs: readonly ResolvedJob[], ctx: RunContext): Promise<string[]> {
+  const { changed } = await ledger.syncJobs(
     jobs.map((job) => ({
       id: job.id,
       index: job.index,
@@ -88,31 +95,32 @@ function syncLedger(ledger: Ledger, jobs: readonly ResolvedJob[], ctx: RunContex
 }
 
 /** Prices are stored on rows not yet sent; a row already paid keeps the price it was sent at. */
-function storePrices(ledger: Ledger, pricing: PricingResult, views: readonly JobView[]): void {
+async function storePrices(ledger: Ledger, pricing: PricingResult, views: readonly JobView[]): Promise<void> {
   const unsent = new Set(views.filter((v) => v.state === 'pending' || v.state === 'skipped' || v.state === 'in_doubt').map((v) => v.id));
-  ledger.setPrices(
+  await ledger.setPrices(
     [...pricing.prices]
       .filter(([id]) => unsent.has(id))
-      .map(([id, p]) => ({ id, priceUsd: p.priceUsd, source: p.source, priceKey: p.key })),
+      .map(([id, p]) => ({ id, priceMicro: usdToMicro(p.priceUsd, 'up'), source: p.source, priceKey: p.key })),
   );
 }
 
 export function budgetMessage(plan: RunPlan): string {
-  const { budgetUsd, spentUsd, toSendUsd, overByUsd, fitCount } = plan.budget;
+  const { budgetMicro, spentMicro, toSendMicro, overByMicro, fitCount } = plan.budget;
   return (
-    `the budget of ${formatUsd(budgetUsd ?? 0)} would be exceeded by ${formatUsd(overByUsd)}: ` +
-    `${formatUsd(spentUsd)} already spent + ${formatUsd(toSendUsd)} for ${plan.submit.length + plan.skip.length} job(s) to send. ` +
+    `the budget of ${formatUsd(budgetMicro ?? 0)} would be exceeded by ${formatUsd(overByMicro)}: ` +
+    `${formatUsd(spentMicro)} already spent + ${formatUsd(toSendMicro)} for ${plan.submit.length + plan.skip.length} job(s) to send. ` +
     `${fitCount} of them fit in manifest order. Nothing was sent. Raise --budget, or add --partial to send those that fit.`
   );
 }
 
 /** API.md: generation is refused below about $0.49; refuse up front rather than halfway. */
-async function checkBalance(ctx: RunContext, toSendUsd: number): Promise<void> {
-  if (toSendUsd === 0) return;
+async function checkBalance(ctx: RunContext, toSendMicro: MicroUsd): Promise<void> {
+  if (toSendMicro === 0) return;
   const { balanceUsd } = await ctx.client.balance({ signal: ctx.stop });
-  if (balanceUsd < toSendUsd) {
+  const balanceMicro = usdToMicro(balanceUsd, 'down');
+  if (balanceMicro < toSendMicro) {
     throw new ConfigError(
-      `the account balance ${formatUsd(balanceUsd)} cannot cover this run (${formatUsd(toSendUsd)} to send). Nothing was sent. Top up, or lower the batch with --budget and --partial.`,
+      `the account balance ${formatUsd(balanceMicro)} cannot cover this run (${formatUsd(toSendMicro)} to send). Nothing was sent. Top up, or lower the batch with --budget and --partial.`,
       'E_BALANCE',
     );
   }

@@ -29,7 +29,7 @@ export async function submitJob(ctx: RunContext, job: ResolvedJob, resubmit: boo
     return { kind: 'stopped' };
   }
   const allowFrom = resubmit ? (['in_doubt'] as const) : (['pending', 'skipped'] as const);
-  const reserved = await ctx.writer.write('reserveForSubmit', job.id, ctx.options.budgetUsd, [...allowFrom]);
+  const reserved = await ctx.ledger.reserveForSubmit(job.id, ctx.options.budgetMicro, allowFrom);
   if (reserved === 'over-budget') return { kind: 'over-budget' };
   if (reserved !== 'reserved') throw new Error(`job ${job.id} could not be reserved: ${reserved}`);
 
@@ -41,7 +41,7 @@ export async function submitJob(ctx: RunContext, job: ResolvedJob, resubmit: boo
   }
   // Not awaited here: the worker's next reservation then shares this commit (one disk flush
   // per job instead of two). Whoever follows the job waits for `recorded` first.
-  const recorded = ctx.writer.write('markSubmitted', job.id, requestId).catch((error: unknown) => {
+  const recorded = ctx.ledger.markSubmitted(job.id, requestId).catch((error: unknown) => {
     // The service took the job but the ledger could not say so: the row stays `submitting`
     // (in doubt on the next run). The request id is printed so the paid result can be found.
     ctx.emit({ kind: 'warning', message: `job "${job.id}" was accepted as request ${requestId}, but the ledger could not record it; keep this id` });
@@ -98,12 +98,12 @@ function send(ctx: RunContext, job: ResolvedJob) {
 async function recordFailure(ctx: RunContext, job: ResolvedJob, error: unknown): Promise<SubmitOutcome> {
   const reason = describeError(error);
   if (error instanceof SubmitAbandoned) {
-    await ctx.writer.write('markNotTaken', job.id, reason);
+    await ctx.ledger.markNotTaken(job.id, reason);
     return { kind: 'stopped' };
   }
   switch (submitFailureKind(error)) {
     case 'not-taken': {
-      await ctx.writer.write('markNotTaken', job.id, reason);
+      await ctx.ledger.markNotTaken(job.id, reason);
       const rateLimited = error instanceof RateLimitError ? error : undefined;
       if (rateLimited !== undefined) ctx.pace.rateLimited(`submit:${job.type}`, rateLimited);
       return {
@@ -114,14 +114,14 @@ async function recordFailure(ctx: RunContext, job: ResolvedJob, error: unknown):
       };
     }
     case 'refused':
-      await ctx.writer.write('markRefused', job.id, reason);
+      await ctx.ledger.markRefused(job.id, reason);
       return { kind: 'refused', reason };
     case 'fatal':
       // 401/403 and "not enough balance" answer before the job is taken: nothing was charged.
-      await ctx.writer.write('markNotTaken', job.id, reason);
+      await ctx.ledger.markNotTaken(job.id, reason);
       throw new FatalRunError(error);
     default:
-      await ctx.writer.write('markInDoubt', job.id, reason);
+      await ctx.ledger.markInDoubt(job.id, reason);
       return { kind: 'in-doubt', reason };
   }
 }

@@ -22,7 +22,7 @@ describe('a daily limit reached mid-run', () => {
     expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toMatch(/daily limit is reached; run the same command again to resume: .* after \d{4}-\d\d-\d\dT00:00:00/);
-    expect(byState(ledgerRows(`${dir}/batch.mediabatch.db`))).toEqual({ submitted: 3, pending: 5 });
+    expect(byState(await ledgerRows(`${dir}/batch.mediabatch.db`))).toEqual({ submitted: 3, pending: 5 });
     expect(sim.stats.accepted).toHaveLength(3);
   });
 
@@ -38,7 +38,7 @@ describe('a daily limit reached mid-run', () => {
     const result = await ended;
     expect(result.code, result.stderr).toBe(130);
     expect(result.stderr).toMatch(/paused .* daily limit reached/);
-    const counts = byState(ledgerRows(`${dir}/batch.mediabatch.db`));
+    const counts = byState(await ledgerRows(`${dir}/batch.mediabatch.db`));
     expect(counts.in_doubt).toBeUndefined();
     expect(counts.pending).toBe(4);
     expect(sim.stats.accepted).toHaveLength(2);

@@ -79,7 +79,7 @@ describe('a ledger belongs to its manifest', () => {
 
     const resumed = await cliAgainst(sim, ['run', path.join(moved, 'batch.yaml')]);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(ledgerRows(path.join(moved, 'batch.mediabatch.db')).map((r) => r.state)).toEqual(['done', 'done']);
+    expect((await ledgerRows(path.join(moved, 'batch.mediabatch.db'))).map((r) => r.state)).toEqual(['done', 'done']);
     expect(sim.stats.accepted).toHaveLength(2);
   });
 });

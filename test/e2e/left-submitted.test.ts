@@ -3,9 +3,9 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
-import { openLedger } from '../../src/store/index.js';
 import { runCli } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
+import { openTestLedger } from '../helpers/ledger.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { cliAgainst, FAST, ledgerRows, type StatusJson } from '../reliability/helpers.js';
 import { speechManifest, startProxy, startScripted, type Scripted } from '../security/servers.js';
@@ -36,7 +36,8 @@ describe('run: what the end of a run says about jobs it could not finish', () =>
     await writeFile(manifest, speechManifest([{ id: 'intro', text: 'the intro' }, { id: 'outro', text: 'the outro' }, { id: 'credits', text: 'the credits' }]));
     expect((await cliAgainst(through, ['run', manifest, '--no-wait'])).code).toBe(1);
     const ledger = path.join(workspace.dir, 'show.mediabatch.db');
-    const requestOf = (id: string): string => ledgerRows(ledger).find((row) => row.id === id)?.request_id ?? '?';
+    const requests = new Map((await ledgerRows(ledger)).map((row) => [row.id, row.request_id]));
+    const requestOf = (id: string): string => requests.get(id) ?? '?';
     unknownRequest = requestOf('outro');
 
     const run = await cliAgainst(through, ['run', manifest, '--json']);
@@ -88,20 +89,20 @@ describe('run: what the end of a run says about jobs it could not finish', () =>
         token: sim.token,
         options: { poll: uniformPoll(schedule) },
       });
-    const outcome = () => {
-      const ledger = openLedger(path.join(dir, 'slow.mediabatch.db'), { readonly: true });
+    const outcome = async () => {
+      const ledger = await openTestLedger(path.join(dir, 'slow.mediabatch.db'), { mode: 'read-only' });
       try {
-        return ledger.jobOutcomes().map((job) => [job.state, job.issue, job.error]);
+        return (await ledger.jobOutcomes()).map((job) => [job.state, job.issue, job.error]);
       } finally {
-        ledger.close();
+        await ledger.close();
       }
     };
     await run();
-    expect(outcome()).toEqual([['submitted', 'status_unknown', expect.stringMatching(/^the service does not know request [0-9a-f-]{36} \(404\)$/)]]);
+    expect(await outcome()).toEqual([['submitted', 'status_unknown', expect.stringMatching(/^the service does not know request [0-9a-f-]{36} \(404\)$/)]]);
     lost = false;
     const events = await run();
     expect(events.filter((e) => e.kind === 'still_running')).toHaveLength(1);
-    expect(outcome()).toEqual([['submitted', null, null]]);
+    expect(await outcome()).toEqual([['submitted', null, null]]);
     expect(sim.stats.accepted).toHaveLength(1);
   });
 });

@@ -41,7 +41,7 @@ describe('run: a result never replaces a file mediabatch did not write', () => {
     expect(run.stderr).not.toContain('job "outro"');
     expect(readdirSync(out).sort()).toEqual(['credits.wav', 'credits~2.wav', 'credits~3.wav', 'intro.wav', 'intro~2.wav', 'outro.wav']);
 
-    const rows = ledgerRows(path.join(dir, 'show.mediabatch.db'));
+    const rows = await ledgerRows(path.join(dir, 'show.mediabatch.db'));
     expect(rows.map((r) => [r.id, r.state, r.result_path])).toEqual([
       ['intro', 'done', path.join(out, 'intro~2.wav')],
       ['outro', 'done', path.join(out, 'outro.wav')],

@@ -9,12 +9,11 @@ import { executePlan } from '../../src/runner/execute.js';
 import { planRun } from '../../src/runner/plan.js';
 import { Pace } from '../../src/runner/pace.js';
 import type { Simulator } from '../../src/sim/index.js';
-import { openLedger } from '../../src/store/index.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { cliAgainst, FAST, ledgerRows } from '../reliability/helpers.js';
 import { forward, speechManifest, startProxy, startScripted, type Scripted } from '../security/servers.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { builtThreadWriter } from '../helpers/writer.js';
+import { openTestLedger } from '../helpers/ledger.js';
 
 describe('run: the life of a job after its submit', () => {
   const workspace = useWorkspace();
@@ -48,7 +47,7 @@ describe('run: the life of a job after its submit', () => {
     await writeFile(manifest, speechManifest([1, 2, 3].map((i) => ({ id: `clip-${i}`, text: `expiring url ${i}` }))));
     const result = await cliAgainst({ ...sim, url: proxy.url } as Simulator, ['run', manifest, '--json']);
     expect(result.code).toBe(0);
-    const rows = ledgerRows(path.join(dir, 'expiry.mediabatch.db'));
+    const rows = await ledgerRows(path.join(dir, 'expiry.mediabatch.db'));
     expect(rows.map((r) => r.state)).toEqual(['done', 'done', 'done']);
     for (const row of rows) expect(readFileSync(row.result_path ?? '').subarray(0, 4).toString()).toBe('RIFF');
     expect(handedOut.size).toBe(3);
@@ -76,38 +75,36 @@ describe('run: the life of a job after its submit', () => {
     expect(sim.stats.duplicates()).toEqual([]);
     // Every re-acceptance followed a refunded error: more acceptances than jobs, no double payment.
     expect(sim.stats.accepted.length).toBeGreaterThan(16);
-    expect(ledgerRows(path.join(dir, 'batch.mediabatch.db')).every((row) => row.state === 'done')).toBe(true);
+    expect((await ledgerRows(path.join(dir, 'batch.mediabatch.db'))).every((row) => row.state === 'done')).toBe(true);
   });
 
   it('stops sending at the budget even when the plan did not foresee it (the per-job reservation)', async () => {
     sim = await workspace.startSim({ ...FAST });
     const manifest = await loadManifest(await writeTtsManifest(dir, { jobs: 20 }));
-    const ledger = openLedger(path.join(dir, 'budget.mediabatch.db'));
+    const ledger = await openTestLedger(path.join(dir, 'budget.mediabatch.db'), { mode: 'run' });
     const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
-    const writer = builtThreadWriter(ledger.path);
     const halt = new AbortController();
     try {
-      ledger.syncJobs(manifest.jobs.map((j) => ({ id: j.id, index: j.index, contentHash: j.contentHash, type: j.type, paramsJson: '{}' })));
-      ledger.setPrices(manifest.jobs.map((j) => ({ id: j.id, priceUsd: 1, source: 'quoted', priceKey: 'k' })));
+      await ledger.syncJobs(manifest.jobs.map((j) => ({ id: j.id, index: j.index, contentHash: j.contentHash, type: j.type, paramsJson: '{}' })));
+      await ledger.setPrices(manifest.jobs.map((j) => ({ id: j.id, priceMicro: 1_000_000, source: 'quoted', priceKey: 'k' })));
       // A plan made without a cap sends all 20; the run itself holds a cap of 5.5: only the
       // reservation before each submit can stop it, whatever the concurrency.
       const plan = planRun({
         jobs: manifest.jobs,
-        rows: new Map(ledger.jobViews().map((r) => [r.id, r])),
-        prices: new Map(manifest.jobs.map((j) => [j.id, 1])),
-        spentUsd: 0,
-        budgetUsd: null,
+        rows: new Map((await ledger.jobViews()).map((r) => [r.id, r])),
+        prices: new Map(manifest.jobs.map((j) => [j.id, 1_000_000])),
+        spentMicro: 0,
+        budgetMicro: null,
         partial: false,
         resubmitInDoubt: false,
       });
       const ctx = createRunContext({
         client,
         ledger,
-        writer,
         pace: new Pace({}),
         options: {
           concurrency: 8,
-          budgetUsd: 5.5,
+          budgetMicro: 5_500_000,
           noWait: true,
           resubmitInDoubt: false,
           outDir: path.join(dir, 'out'),
@@ -119,13 +116,12 @@ describe('run: the life of a job after its submit', () => {
         emit: () => undefined,
       });
       await executePlan(ctx, plan, { userStop: halt.signal, halt });
-      expect(ledger.spentUsd()).toBe(5);
-      expect(ledger.countsByState()).toMatchObject({ submitted: 5, skipped: 15 });
+      expect(await ledger.spentMicro()).toBe(5_000_000);
+      expect(await ledger.countsByState()).toMatchObject({ submitted: 5, skipped: 15 });
       expect(sim.stats.accepted).toHaveLength(5);
     } finally {
       await client.close();
-      await writer.close();
-      ledger.close();
+      await ledger.close();
     }
   });
 
@@ -139,7 +135,7 @@ describe('run: the life of a job after its submit', () => {
 
     const result = await cliAgainst(sim, ['run', manifest]);
     expect(result.code, result.stderr).toBe(0);
-    const rows = ledgerRows(path.join(dir, 'dropped.mediabatch.db'));
+    const rows = await ledgerRows(path.join(dir, 'dropped.mediabatch.db'));
     expect(rows.map((r) => [r.id, r.state])).toEqual([
       ['clip-1', 'done'],
       ['clip-2', 'done'],
@@ -155,7 +151,7 @@ describe('run: the life of a job after its submit', () => {
     const jobs = [1, 2, 3].map((i) => ({ id: `clip-${i}`, text: `dropped later ${i}` }));
     await writeFile(manifest, speechManifest(jobs));
     expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
-    const dropped = ledgerRows(path.join(dir, 'dropped.mediabatch.db')).find((r) => r.id === 'clip-3')?.request_id;
+    const dropped = (await ledgerRows(path.join(dir, 'dropped.mediabatch.db'))).find((r) => r.id === 'clip-3')?.request_id;
     expect(dropped).toBeTypeOf('string');
     await writeFile(manifest, speechManifest(jobs.slice(0, 2)));
     // The service cannot answer for that one request right now.
@@ -186,7 +182,7 @@ describe('run: the life of a job after its submit', () => {
 
     const result = await cliAgainst({ ...sim, url: proxy.url } as Simulator, ['run', manifest, '--concurrency', '1']);
     expect(result.code, result.stderr).toBe(1);
-    const rows = ledgerRows(path.join(dir, 'same-id.mediabatch.db'));
+    const rows = await ledgerRows(path.join(dir, 'same-id.mediabatch.db'));
     expect(rows.map((r) => [r.id, r.state, r.request_id])).toEqual([
       ['clip-a', 'done', firstRequestId],
       ['clip-b', 'in_doubt', null],

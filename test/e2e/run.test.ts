@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { usdToMicro } from '../../src/money.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
@@ -53,7 +54,8 @@ describe('mediabatch run against the simulator', () => {
     const estimate = await cli(['estimate', manifest, '--json']);
     expect(estimate.code).toBe(0);
     const report = JSON.parse(estimate.stdout) as { total: number; jobs: { price: number }[] };
-    const budget = report.jobs.slice(0, 4).reduce((s, j) => s + j.price, 0) * 1.000001;
+    // The ledger counts each price in whole micro-dollars, rounded up (the simulator quotes finer).
+    const budget = (report.jobs.slice(0, 4).reduce((s, j) => s + usdToMicro(j.price, 'up'), 0) / 1e6) * 1.000001;
 
     const refused = await cli(['run', manifest, '--budget', String(budget)]);
     expect(refused.code).toBe(3);

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sumMicro, usdToMicro } from '../../src/money.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
 import { useWorkspace } from '../helpers/workspace.js';
@@ -84,7 +85,11 @@ describe('prices cached by an estimate are confirmed before a run spends', () =>
     expect(paid.code, paid.stderr).toBe(0);
     expect(sim.stats.accepted).toHaveLength(12);
     const status = JSON.parse((await runCli(['status', manifest, '--json'])).stdout) as { spent: number };
-    expect(status.spent).toBeCloseTo(total * 10, 6);
+    // Today's prices, as the service quotes them (the cache holds them now), are ten times the first…
+    const today = JSON.parse((await cli(['estimate', manifest, '--json'])).stdout) as { total: number; jobs: { price: number }[] };
+    expect(today.total).toBeCloseTo(total * 10, 6);
+    // …and the ledger spent exactly those, each in whole micro-dollars rounded up: never short.
+    expect(Math.round(status.spent * 1e6)).toBe(sumMicro(today.jobs.map((job) => usdToMicro(job.price, 'up'))));
   });
 
   it('prices that did not change cost one confirming call per price group, and the run goes ahead', async () => {
@@ -95,7 +100,7 @@ describe('prices cached by an estimate are confirmed before a run spends', () =>
     // Two voices: two groups, one call each; nothing re-priced.
     expect(proxy!.priceCalls() - callsBefore).toBe(2);
     expect(run.stderr).not.toMatch(/price changed/);
-    expect(ledgerRows(path.join(workspace.dir, 'prices.mediabatch.db')).every((row) => row.state === 'done')).toBe(true);
+    expect((await ledgerRows(path.join(workspace.dir, 'prices.mediabatch.db'))).every((row) => row.state === 'done')).toBe(true);
   });
 });
 

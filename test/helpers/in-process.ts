@@ -3,8 +3,7 @@ import { loadManifest } from '../../src/manifest/load.js';
 import { createRunContext, DEFAULT_RETRY, simulatorPoll, type RunContext, type RunEvent } from '../../src/runner/context.js';
 import { Pace } from '../../src/runner/pace.js';
 import { runManifest } from '../../src/runner/run.js';
-import { openLedger } from '../../src/store/index.js';
-import { builtThreadWriter } from './writer.js';
+import { openTestLedger } from './ledger.js';
 
 export interface InProcessRun {
   manifest: string;
@@ -18,23 +17,22 @@ export interface InProcessRun {
 
 /**
  * `run` without the CLI, for settings the CLI does not offer (a tiny retry wait, a size limit
- * in bytes): the real client, ledger, writer thread and runner. Returns the events it emitted.
+ * in bytes): the real client, ledger (opened for a run, with its writer thread) and runner.
+ * Returns the events it emitted.
  */
 export async function runInProcess(input: InProcessRun): Promise<RunEvent[]> {
-  const ledger = openLedger(input.ledgerPath);
+  const ledger = await openTestLedger(input.ledgerPath, { mode: 'run' });
   const client = createServiceClient({ baseUrl: input.baseUrl, token: input.token });
-  const writer = builtThreadWriter(ledger.path);
   const halt = new AbortController();
   const events: RunEvent[] = [];
   try {
     const ctx = createRunContext({
       client,
       ledger,
-      writer,
       pace: input.pace ?? new Pace({}),
       options: {
         concurrency: 4,
-        budgetUsd: null,
+        budgetMicro: null,
         noWait: false,
         resubmitInDoubt: false,
         outDir: input.outDir,
@@ -50,8 +48,7 @@ export async function runInProcess(input: InProcessRun): Promise<RunEvent[]> {
     await runManifest({ manifest, ctx, baseUrl: input.baseUrl, partial: false, userStop: halt.signal, halt });
   } finally {
     await client.close();
-    await writer.close();
-    ledger.close();
+    await ledger.close();
   }
   return events;
 }

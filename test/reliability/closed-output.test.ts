@@ -37,7 +37,7 @@ describe('a reader of the output that goes away (`mediabatch run … 2>&1 | head
 
     // Some jobs failed at the service, so a finished run says 1; it must get there by itself.
     expect(await ended).toEqual({ code: 1, signal: null });
-    const rows = ledgerRows(path.join(workspace.dir, 'batch.mediabatch.db'));
+    const rows = await ledgerRows(path.join(workspace.dir, 'batch.mediabatch.db'));
     expect(rows).toHaveLength(jobs);
     const states = new Set(rows.map((row) => row.state));
     expect([...states].sort()).toEqual(['done', 'failed']);

@@ -53,7 +53,7 @@ describe(`a run stopped over and over (seed ${SEED})`, () => {
       const result = await ended;
       // A run that finished before the kill is fine too; any other ending is not.
       if (result.signal !== 'SIGKILL') expect(result.code, result.stderr).toBe(0);
-      for (const row of ledgerRows(db)) if (row.state === 'submitting') caughtSubmitting.add(row.id);
+      for (const row of await ledgerRows(db)) if (row.state === 'submitting') caughtSubmitting.add(row.id);
       if (existsSync(db)) expect(quickCheck(db)).toBe('ok');
     }
 
@@ -89,7 +89,7 @@ describe(`a run stopped over and over (seed ${SEED})`, () => {
       const resent = await cliAgainst(sim, ['run', manifest, '--resubmit-in-doubt', '--json']);
       expect(resent.code, resent.stderr).toBe(0);
       expect(sim.stats.calls.submit).toBe(before + inDoubt.length);
-      expect(byState(ledgerRows(db))).toEqual({ done: JOBS });
+      expect(byState(await ledgerRows(db))).toEqual({ done: JOBS });
     }
   });
 
@@ -113,7 +113,7 @@ describe(`a run stopped over and over (seed ${SEED})`, () => {
       } else if (result.code !== 0) {
         expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 130 });
       }
-      expect(byState(ledgerRows(db))['submitting'] ?? 0).toBe(0);
+      expect(byState(await ledgerRows(db))['submitting'] ?? 0).toBe(0);
     }
 
     const final = await cliAgainst(sim, ['run', manifest, '--json']);

@@ -64,7 +64,7 @@ describe('the results folder runs out of space mid-run', () => {
     expect(full.code, full.stderr).toBe(4);
     expect(full.stderr).toMatch(mounted ? /ENOSPC|no space/i : /results|folder|ENOTDIR/i);
     expect(quickCheck(db)).toBe('ok');
-    const rows = ledgerRows(db);
+    const rows = await ledgerRows(db);
     // Every job the service took is recorded with its request id; none is lost or in doubt.
     expect(rows.filter((r) => r.state === 'in_doubt')).toEqual([]);
     for (const row of rows.filter((r) => r.state === 'submitted' || r.state === 'done')) expect(row.request_id).not.toBeNull();
@@ -78,7 +78,7 @@ describe('the results folder runs out of space mid-run', () => {
     const roomy = path.join(dir, 'roomy');
     const again = await cliAgainst(sim, ['run', manifest, '--out', roomy]);
     expect(again.code, again.stderr).toBe(0);
-    expect(byState(ledgerRows(db))).toEqual({ done: 24 });
+    expect(byState(await ledgerRows(db))).toEqual({ done: 24 });
     expect(sim.stats.duplicates()).toEqual([]);
     expect(sim.stats.accepted).toHaveLength(24);
   });
@@ -104,7 +104,7 @@ describe('the results folder runs out of space mid-run', () => {
       for (const file of readdirSync(ledgerDir)) writeFileSync(path.join(saved, file), readFileSync(path.join(ledgerDir, file)));
       // With room again the run goes on: the unrecorded ones are in doubt, never sent twice.
       const again = await cliAgainst(sim, ['run', manifest, '--db', path.join(saved, 'batch.db'), '--out', path.join(dir, 'out')]);
-      const rows = ledgerRows(path.join(saved, 'batch.db'));
+      const rows = await ledgerRows(path.join(saved, 'batch.db'));
       expect(again.code, again.stderr).toBe(printed.length > 0 ? 1 : 0);
       expect(byState(rows).in_doubt ?? 0).toBe(printed.length);
       expect(byState(rows).done).toBe(200 - printed.length);

@@ -112,7 +112,7 @@ describe('runs against a faulty service', () => {
     // Each job in doubt comes from an ambiguous submit fault; never more of them than faults.
     const ambiguousSubmits = ambiguous.reduce((n, k) => n + (sim.stats.faults[k] ?? 0), 0);
     expect(counts.in_doubt).toBeLessThanOrEqual(ambiguousSubmits);
-    expect(byState(ledgerRows(db))['submitting']).toBeUndefined();
+    expect(byState(await ledgerRows(db))['submitting']).toBeUndefined();
     expect(quickCheck(db)).toBe('ok');
 
     const submits = sim.stats.calls.submit;

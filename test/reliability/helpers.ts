@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { LocalIoError } from '../../src/errors.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { collect, runCli, startCli, type CliResult } from '../helpers/cli.js';
+import { openTestLedger } from '../helpers/ledger.js';
 
 /** Jobs end in tens of milliseconds in the simulator: the tests poll it at that pace, not the service's. */
 export const FAST = { pendingMs: { txt2audio: 20, img2video: 50 }, processingMs: { txt2audio: 40, img2video: 100 } };
@@ -27,26 +29,33 @@ export interface Row {
   request_id: string | null;
   last_error: string | null;
   result_path: string | null;
-  result_bytes: number | null;
 }
 
-/** The ledger's rows as another process sees them (read-only: a run may be writing). */
-export function ledgerRows(file: string): Row[] {
+/** The ledger's jobs as `status` reads them, in manifest order (read-only: a run may be writing). */
+export async function ledgerRows(file: string): Promise<Row[]> {
   if (!existsSync(file)) return [];
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+  let ledger;
   try {
-    db.pragma('busy_timeout = 5000');
-    // A ledger killed before its schema was created has no table yet.
-    const hasJobs = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'").get();
-    if (hasJobs === undefined) return [];
-    return db
-      .prepare<[], Row>('SELECT id, state, request_id, last_error, result_path, result_bytes FROM jobs ORDER BY manifest_index')
-      .all();
+    ledger = await openTestLedger(file, { mode: 'read-only' });
+  } catch (error) {
+    // A ledger killed before its schema was complete records no job yet (jobs come after it).
+    if (error instanceof LocalIoError && (error.code === 'E_NO_LEDGER' || error.code === 'E_LEDGER_OLD')) return [];
+    throw error;
+  }
+  try {
+    return (await ledger.jobOutcomes()).map((job) => ({
+      id: job.id,
+      state: job.state,
+      request_id: job.requestId,
+      last_error: job.error,
+      result_path: job.output,
+    }));
   } finally {
-    db.close();
+    await ledger.close();
   }
 }
 
+/** Raw on purpose: whether the file itself is sound is below what any ledger interface shows. */
 export function quickCheck(file: string): string {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {

@@ -131,7 +131,7 @@ describe('the ledger and the results folder under trouble', () => {
     // Only the submits already on their way when the file went can have been taken after it.
     expect(sim.stats.accepted.length).toBeLessThanOrEqual(acceptedAtDeletion + 2);
     expect(quickCheck(db)).toBe('ok');
-    const rescued = ledgerRows(db);
+    const rescued = await ledgerRows(db);
     expect(rescued).toHaveLength(60);
     // Every request the service took is in the rescued ledger or was printed to keep.
     const known = new Set(rescued.map((row) => row.request_id));
@@ -155,7 +155,8 @@ describe('the ledger and the results folder under trouble', () => {
     const size = statSync(db).size;
     const backup = `${db}.bak`;
     writeFileSync(backup, '');
-    // Keep a copy to restore, then cut the file in the middle of a page.
+    // Keep a copy to restore, then cut the file in the middle of a page. Raw SQLite on purpose:
+    // a file-level backup and a broken file are below anything the ledger interface offers.
     const original = new Database(db, { readonly: true });
     await original.backup(backup);
     original.close();
@@ -181,6 +182,7 @@ describe('the ledger and the results folder under trouble', () => {
   it('a ledger held in a write transaction by another process: a clear message, exit 4, nothing sent', async () => {
     sim = await startSimulator({ ...FAST });
     expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    // Raw SQLite on purpose: another program holding the file's write lock, not a ledger.
     const other = new Database(db);
     try {
       other.prepare('BEGIN IMMEDIATE').run();
@@ -193,7 +195,7 @@ describe('the ledger and the results folder under trouble', () => {
     expect(sim.stats.calls.submit).toBe(12);
     const resumed = await cliAgainst(sim, ['run', manifest]);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(byState(ledgerRows(db))).toEqual({ done: 12 });
+    expect(byState(await ledgerRows(db))).toEqual({ done: 12 });
   });
 
   it('a results folder that cannot be created: a clear message, exit 4, nothing paid for; fixed, the run completes', async () => {

@@ -58,7 +58,7 @@ describe('signals that end a terminal session', () => {
     expect({ code: result.code, signal: result.signal }).toEqual({ code: 130, signal: null });
     expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
     expect(result.stderr).toContain('SIGHUP: stopping');
-    const rows = ledgerRows(path.join(workspace.dir, 'batch.mediabatch.db'));
+    const rows = await ledgerRows(path.join(workspace.dir, 'batch.mediabatch.db'));
     const counts = byState(rows);
     expect(counts['submitting'] ?? 0).toBe(0);
     expect(counts['in_doubt'] ?? 0).toBe(0);
@@ -84,7 +84,7 @@ describe('signals that end a terminal session', () => {
     hanging.release();
     const result = await ended;
     expect(result.code, result.stderr).toBe(130);
-    const rows = ledgerRows(path.join(workspace.dir, 'batch.mediabatch.db'));
+    const rows = await ledgerRows(path.join(workspace.dir, 'batch.mediabatch.db'));
     expect(byState(rows)).toEqual({ submitted: 3, pending: 2 });
     const accepted = new Set(sim.stats.accepted.map((job) => job.requestId));
     expect(accepted.size).toBe(3);
@@ -107,7 +107,7 @@ describe('signals that end a terminal session', () => {
     const result = await ended;
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('SIGINT again: exiting now. 2 requests in flight become "in doubt" on the next run.');
-    expect(byState(ledgerRows(path.join(workspace.dir, 'batch.mediabatch.db')))).toEqual({ submitting: 2 });
+    expect(byState(await ledgerRows(path.join(workspace.dir, 'batch.mediabatch.db')))).toEqual({ submitting: 2 });
 
     const next = await cliAgainst(sim, ['run', manifest, '--json']);
     expect(next.code, next.stderr).toBe(1);

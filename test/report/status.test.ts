@@ -5,13 +5,13 @@ import { formatStatusText, statusJson, submittedLines, type StatusSummary } from
 
 const SUMMARY: StatusSummary = {
   counts: { pending: 1, submitting: 0, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0 },
-  spentUsd: 1.2345,
-  budgetUsd: 5,
+  spentMicro: 1_234_500,
+  budgetMicro: 5_000_000,
   jobs: [
-    { id: 'intro', type: 'txt2audio', state: 'done', requestId: 'r-1', priceUsd: 0.000077, output: '/data/show.out/intro.mp3', error: null },
-    { id: 'waves', type: 'img2video', state: 'in_doubt', requestId: null, priceUsd: 0.4, output: null, error: 'connection reset after the body was sent' },
-    { id: 'dusk', type: 'img2video', state: 'failed', requestId: 'r-3', priceUsd: 0.4, output: null, error: 'WORKER_ERROR: out of memory,\nnot retryable' },
-    { id: 'outro', type: 'txt2audio', state: 'done', requestId: 'r-4', priceUsd: 0.0001, output: '/data/show.out/outro.mp3', error: null },
+    { id: 'intro', type: 'txt2audio', state: 'done', requestId: 'r-1', priceMicro: 77, output: '/data/show.out/intro.mp3', error: null },
+    { id: 'waves', type: 'img2video', state: 'in_doubt', requestId: null, priceMicro: 400_000, output: null, error: 'connection reset after the body was sent' },
+    { id: 'dusk', type: 'img2video', state: 'failed', requestId: 'r-3', priceMicro: 400_000, output: null, error: 'WORKER_ERROR: out of memory,\nnot retryable' },
+    { id: 'outro', type: 'txt2audio', state: 'done', requestId: 'r-4', priceMicro: 100, output: '/data/show.out/outro.mp3', error: null },
   ],
 };
 
@@ -71,12 +71,12 @@ describe('statusJson', () => {
 describe('submitted jobs a run could not collect', () => {
   const left: StatusSummary = {
     counts: { pending: 0, submitting: 0, submitted: 3, done: 0, failed: 0, in_doubt: 0, skipped: 0 },
-    spentUsd: 0.3,
-    budgetUsd: null,
+    spentMicro: 300_000,
+    budgetMicro: null,
     jobs: [
-      { id: 'a', type: 'txt2audio', state: 'submitted', requestId: 'r-a', priceUsd: 0.1, output: null, error: null, issue: null },
-      { id: 'b', type: 'txt2audio', state: 'submitted', requestId: 'r-b', priceUsd: 0.1, output: null, error: 'result refused: over 110 MB', issue: 'not_collected' },
-      { id: 'c', type: 'txt2audio', state: 'submitted', requestId: 'r-c', priceUsd: 0.1, output: null, error: 'the service does not know request r-c (404)', issue: 'status_unknown' },
+      { id: 'a', type: 'txt2audio', state: 'submitted', requestId: 'r-a', priceMicro: 100_000, output: null, error: null, issue: null },
+      { id: 'b', type: 'txt2audio', state: 'submitted', requestId: 'r-b', priceMicro: 100_000, output: null, error: 'result refused: over 110 MB', issue: 'not_collected' },
+      { id: 'c', type: 'txt2audio', state: 'submitted', requestId: 'r-c', priceMicro: 100_000, output: null, error: 'the service does not know request r-c (404)', issue: 'status_unknown' },
     ],
   };
 
@@ -114,7 +114,7 @@ describe('submittedLines', () => {
       type: 'txt2audio',
       state: 'submitted',
       requestId: `r${i}`,
-      priceUsd: 0.1,
+      priceMicro: 100_000,
       output: null,
       error: 'cut short',
       issue: 'not_collected' as const,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResolvedJob } from '../../src/manifest/types.js';
-import { checkBudget, planRun, sumUsd, type LedgerView } from '../../src/runner/plan.js';
+import { sumMicro } from '../../src/money.js';
+import { checkBudget, planRun, type LedgerView } from '../../src/runner/plan.js';
 import type { JobState } from '../../src/store/index.js';
 
 function job(id: string, index: number): ResolvedJob {
@@ -20,10 +21,10 @@ function job(id: string, index: number): ResolvedJob {
 }
 
 const jobs = ['a', 'b', 'c', 'd', 'e'].map(job);
-const prices = new Map(jobs.map((j, i) => [j.id, (i + 1) * 1.0]));
+const prices = new Map(jobs.map((j, i) => [j.id, (i + 1) * 1_000_000]));
 const row = (id: string, state: JobState, requestId: string | null = null): [string, LedgerView] => [
   id,
-  { id, type: 'txt2audio', state, requestId, spentUsd: 0, format: 'mp3' },
+  { id, type: 'txt2audio', state, requestId, spentMicro: 0, format: 'mp3' },
 ];
 
 describe('planRun', () => {
@@ -34,7 +35,7 @@ describe('planRun', () => {
       row('c', 'in_doubt'),
       row('d', 'skipped'),
     ]);
-    const plan = planRun({ jobs, rows, prices, spentUsd: 0, budgetUsd: null, partial: false, resubmitInDoubt: false });
+    const plan = planRun({ jobs, rows, prices, spentMicro: 0, budgetMicro: null, partial: false, resubmitInDoubt: false });
     expect(plan.submit.map((s) => [s.job.id, s.reason])).toEqual([
       ['d', 'unskipped'],
       ['e', 'new'],
@@ -46,7 +47,7 @@ describe('planRun', () => {
 
   it('follows every submitted job of the ledger, those the manifest no longer lists too', () => {
     const rows = new Map([row('a', 'submitted', 'req-a'), row('gone', 'submitted', 'req-gone'), row('old', 'done', 'req-old')]);
-    const plan = planRun({ jobs: [jobs[0]!], rows, prices, spentUsd: 0, budgetUsd: null, partial: false, resubmitInDoubt: false });
+    const plan = planRun({ jobs: [jobs[0]!], rows, prices, spentMicro: 0, budgetMicro: null, partial: false, resubmitInDoubt: false });
     expect(plan.follow.map((f) => [f.job, f.requestId])).toEqual([
       [{ id: 'a', type: 'txt2audio', params: { format: 'mp3' } }, 'req-a'],
       [{ id: 'gone', type: 'txt2audio', params: { format: 'mp3' } }, 'req-gone'],
@@ -56,31 +57,31 @@ describe('planRun', () => {
 
   it('sends in-doubt jobs again only when asked', () => {
     const rows = new Map([row('c', 'in_doubt')]);
-    const plan = planRun({ jobs: [jobs[2]!], rows, prices, spentUsd: 0, budgetUsd: null, partial: false, resubmitInDoubt: true });
+    const plan = planRun({ jobs: [jobs[2]!], rows, prices, spentMicro: 0, budgetMicro: null, partial: false, resubmitInDoubt: true });
     expect(plan.submit.map((s) => s.reason)).toEqual(['resubmit-in-doubt']);
   });
 
   it('counts earlier spend against the budget and, with partial, sends the prefix that fits', () => {
-    const plan = planRun({ jobs, rows: new Map(), prices, spentUsd: 2, budgetUsd: 8, partial: true, resubmitInDoubt: false });
+    const plan = planRun({ jobs, rows: new Map(), prices, spentMicro: 2_000_000, budgetMicro: 8_000_000, partial: true, resubmitInDoubt: false });
     // 2 spent + 1 + 2 + 3 = 8 fits; + 4 would not.
     expect(plan.submit.map((s) => s.job.id)).toEqual(['a', 'b', 'c']);
     expect(plan.skip.map((s) => s.job.id)).toEqual(['d', 'e']);
-    expect(plan.budget.overByUsd).toBeCloseTo(2 + 15 - 8);
+    expect(plan.budget.overByMicro).toBe(2_000_000 + 15_000_000 - 8_000_000);
   });
 
   it('without partial keeps every job and reports how far over the budget it is', () => {
-    const plan = planRun({ jobs, rows: new Map(), prices, spentUsd: 0, budgetUsd: 10, partial: false, resubmitInDoubt: false });
+    const plan = planRun({ jobs, rows: new Map(), prices, spentMicro: 0, budgetMicro: 10_000_000, partial: false, resubmitInDoubt: false });
     expect(plan.submit).toHaveLength(5);
-    expect(plan.budget).toMatchObject({ toSendUsd: 15, overByUsd: 5, fitCount: 4 });
+    expect(plan.budget).toMatchObject({ toSendMicro: 15_000_000, overByMicro: 5_000_000, fitCount: 4 });
   });
 });
 
 describe('money arithmetic', () => {
   it('adds 10,000 tiny prices without drift', () => {
-    expect(sumUsd(Array.from({ length: 10_000 }, () => 0.000077))).toBeCloseTo(0.77, 12);
+    expect(sumMicro(Array.from({ length: 10_000 }, () => 77))).toBe(770_000);
   });
 
   it('a budget exactly met is within budget', () => {
-    expect(checkBudget([{ priceUsd: 0.1 }, { priceUsd: 0.2 }], 0, 0.3)).toMatchObject({ overByUsd: 0, fitCount: 2 });
+    expect(checkBudget([{ priceMicro: 100_000 }, { priceMicro: 200_000 }], 0, 300_000)).toMatchObject({ overByMicro: 0, fitCount: 2 });
   });
 });

@@ -53,7 +53,7 @@ describe('a 429 on status calls', () => {
           options: { retry: { retries: 5, minDelayMs: 10, maxDelayMs: 50 } },
         });
 
-        expect(ledgerRows(path.join(dir, 'paced.mediabatch.db')).map((r) => r.state)).toEqual(['done', 'done', 'done', 'done']);
+        expect((await ledgerRows(path.join(dir, 'paced.mediabatch.db'))).map((r) => r.state)).toEqual(['done', 'done', 'done', 'done']);
         expect(events.filter((e) => e.kind === 'warning')).toEqual([]);
         // The whole status class paused once, for the service's window …
         expect(pauses.map((p) => p.cls)).toEqual(['status']);
@@ -89,7 +89,7 @@ describe('a 429 on status calls', () => {
         token: sim.token,
         options: { poll: uniformPoll(schedule) },
       });
-      const rows = ledgerRows(path.join(dir, 'late.mediabatch.db'));
+      const rows = await ledgerRows(path.join(dir, 'late.mediabatch.db'));
       expect(rows.map((r) => r.state)).toEqual(['submitted']);
       expect(rows[0]?.last_error).toMatch(/^status calls are paused until /);
       const warnings = events.flatMap((e) => (e.kind === 'warning' ? [e.message] : []));

@@ -2,17 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { openLedger, type JobSpec, type Ledger, type OpenLedgerOptions } from '../../src/store/index.js';
+import type { Ledger, SqliteLedgerOptions } from '../../src/store/index.js';
+import { openTestLedger } from '../helpers/ledger.js';
 
 /** A fresh temp folder per test, removed afterwards with every ledger opened in it closed. */
 export function useTempLedgers(): {
   dir: () => string;
-  open: (name?: string, options?: OpenLedgerOptions) => Ledger;
+  open: (name?: string, options?: Partial<SqliteLedgerOptions>) => Promise<Ledger>;
 } {
   const dirs: string[] = [];
   const ledgers: Ledger[] = [];
-  afterEach(() => {
-    for (const ledger of ledgers.splice(0)) ledger.close();
+  afterEach(async () => {
+    for (const ledger of ledgers.splice(0)) await ledger.close().catch(() => undefined);
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
   const dir = (): string => {
@@ -21,21 +22,12 @@ export function useTempLedgers(): {
   };
   return {
     dir,
-    open: (name = 'jobs.mediabatch.db', options = {}) => {
-      const ledger = openLedger(join(dir(), name), options);
+    open: async (name = 'jobs.mediabatch.db', options = {}) => {
+      const ledger = await openTestLedger(join(dir(), name), { mode: 'read-write', ...options });
       ledgers.push(ledger);
       return ledger;
     },
   };
 }
 
-export function spec(id: string, index: number, contentHash = `hash-${id}`): JobSpec {
-  return { id, index, contentHash, type: 'txt2audio', paramsJson: JSON.stringify({ text: id }), textChars: id.length };
-}
-
-/** Syncs the jobs and gives each the price listed. */
-export function seed(ledger: Ledger, prices: Record<string, number>): void {
-  const ids = Object.keys(prices);
-  ledger.syncJobs(ids.map((id, index) => spec(id, index)));
-  ledger.setPrices(ids.map((id) => ({ id, priceUsd: prices[id]!, source: 'quoted', priceKey: `k-${id}` })));
-}
+export { seed, spec } from './contract/fixtures.js';

@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { LocalIoError } from '../../src/errors.js';
-import { openLedger, SCHEMA_VERSION } from '../../src/store/index.js';
+import { SCHEMA_VERSION } from '../../src/store/index.js';
+import { openTestLedger } from '../helpers/ledger.js';
 import { seed, useTempLedgers } from './helpers.js';
 
+/** Raw reads of the file's own settings: what the interface deliberately does not show. */
 function rawPragma(path: string, pragma: string): unknown {
   const db = new Database(path, { readonly: true });
   try {
@@ -15,9 +17,9 @@ function rawPragma(path: string, pragma: string): unknown {
   }
 }
 
-function openError(path: string, readonly = false): LocalIoError {
+async function openError(path: string, readonly = false): Promise<LocalIoError> {
   try {
-    openLedger(path, { readonly }).close();
+    await (await openTestLedger(path, { mode: readonly ? 'read-only' : 'read-write' })).close();
   } catch (error) {
     expect(error).toBeInstanceOf(LocalIoError);
     return error as LocalIoError;
@@ -25,40 +27,40 @@ function openError(path: string, readonly = false): LocalIoError {
   throw new Error(`expected opening ${path} to fail`);
 }
 
-describe('openLedger', () => {
+describe('openSqliteLedger', () => {
   const t = useTempLedgers();
 
-  it('creates the schema on an empty file and keeps the data on re-open', () => {
-    const first = t.open();
-    seed(first, { a: 1 });
-    first.close();
-    expect(rawPragma(first.path, 'user_version')).toBe(SCHEMA_VERSION);
-    expect(rawPragma(first.path, 'journal_mode')).toBe('wal');
+  it('creates the schema on an empty file and keeps the data on re-open', async () => {
+    const first = await t.open();
+    await seed(first, { a: 1_000_000 });
+    await first.close();
+    expect(rawPragma(first.location, 'user_version')).toBe(SCHEMA_VERSION);
+    expect(rawPragma(first.location, 'journal_mode')).toBe('wal');
 
-    const again = t.open();
-    expect(again.getJob('a')?.priceUsd).toBe(1);
-    expect(rawPragma(again.path, 'user_version')).toBe(SCHEMA_VERSION);
+    const again = await t.open();
+    expect((await again.getJob('a'))?.priceMicro).toBe(1_000_000);
+    expect(rawPragma(again.location, 'user_version')).toBe(SCHEMA_VERSION);
   });
 
-  it('refuses a file written by a newer mediabatch', () => {
+  it('refuses a file written by a newer mediabatch', async () => {
     const path = join(t.dir(), 'newer.db');
-    openLedger(path).close();
+    await (await openTestLedger(path, { mode: 'read-write' })).close();
     const db = new Database(path);
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
 
-    const error = openError(path);
+    const error = await openError(path);
     expect(error.code).toBe('E_LEDGER_NEWER');
     expect(error.message).toBe(
       `ledger ${path} was written by a newer mediabatch (schema version ${SCHEMA_VERSION + 1}, this one knows up to ${SCHEMA_VERSION}): upgrade mediabatch to use it`,
     );
   });
 
-  it('refuses a file that is not SQLite, naming it and what moving it aside costs', () => {
+  it('refuses a file that is not SQLite, naming it and what moving it aside costs', async () => {
     const path = join(t.dir(), 'garbage.db');
     writeFileSync(path, 'this is not a database, it is a shopping list\n'.repeat(200));
 
-    const error = openError(path);
+    const error = await openError(path);
     expect(error.code).toBe('E_LEDGER_CORRUPT');
     expect(error.message).toBe(
       `ledger ${path} is not a usable SQLite database (file is not a database): restore it from a backup, or move it aside to start a new ledger, which forgets what was already submitted and paid for`,
@@ -68,42 +70,42 @@ describe('openLedger', () => {
     expect(readFileSync(path, 'utf8').startsWith('this is not a database')).toBe(true);
   });
 
-  it('refuses a truncated ledger', () => {
+  it('refuses a truncated ledger', async () => {
     const path = join(t.dir(), 'truncated.db');
-    const ledger = openLedger(path);
-    seed(ledger, Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`job-${i}`, 0.01])));
-    ledger.close(); // checkpoints the WAL into the main file
+    const ledger = await openTestLedger(path, { mode: 'read-write' });
+    await seed(ledger, Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`job-${i}`, 10_000])));
+    await ledger.close(); // checkpoints the WAL into the main file
     const size = readFileSync(path).length;
     expect(size).toBeGreaterThan(64 * 1024);
     truncateSync(path, Math.floor(size / 2 / 4096) * 4096);
 
-    const error = openError(path);
+    const error = await openError(path);
     expect(error.code).toBe('E_LEDGER_CORRUPT');
     expect(error.message).toBe(
       `ledger ${path} is not a usable SQLite database (database disk image is malformed): restore it from a backup, or move it aside to start a new ledger, which forgets what was already submitted and paid for`,
     );
   });
 
-  it('read-only: a missing file says nothing has been run yet, and nothing is created', () => {
+  it('read-only: a missing file says nothing has been run yet, and nothing is created', async () => {
     const path = join(t.dir(), 'missing.db');
-    const error = openError(path, true);
+    const error = await openError(path, true);
     expect(error.code).toBe('E_NO_LEDGER');
     expect(error.message).toBe(`no ledger at ${path}: nothing has been run for this manifest yet`);
     expect(() => readFileSync(path)).toThrow();
   });
 
-  it('read-only: reads what a writer committed, and cannot write', () => {
-    const writer = t.open();
-    seed(writer, { a: 2 });
-    const reader = t.open(undefined, { readonly: true });
-    expect(reader.listJobs().map((j) => j.id)).toEqual(['a']);
-    expect(reader.spentUsd()).toBe(0);
-    expect(() => reader.setMeta('x', 'y')).toThrow(/readonly/);
+  it('read-only: reads what a writer committed, and cannot write', async () => {
+    const writer = await t.open();
+    await seed(writer, { a: 2_000_000 });
+    const reader = await t.open(undefined, { mode: 'read-only' });
+    expect((await reader.jobOutcomes()).map((j) => j.id)).toEqual(['a']);
+    expect(await reader.spentMicro()).toBe(0);
+    await expect(reader.setMeta('x', 'y')).rejects.toThrow(/read-only/);
   });
 
-  it('a folder that does not exist is a LocalIoError naming the file', () => {
+  it('a folder that does not exist is a LocalIoError naming the file', async () => {
     const path = join(t.dir(), 'no-such-folder', 'x.db');
-    const error = openError(path);
+    const error = await openError(path);
     expect(error.code).toBe('E_LEDGER_OPEN');
     expect(error.message).toBe(
       `ledger ${path} cannot be opened (Cannot open database because the directory does not exist): check that the folder exists and is writable`,

@@ -2,7 +2,9 @@ import type { CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
 import { buildCostReport, type CostReport } from '../../pricing/report.js';
 import { DEFAULT_RETRY } from '../../runner/context.js';
+import { microToUsd } from '../../money.js';
 import { planRun } from '../../runner/plan.js';
+import { pricesMicro } from '../../runner/run.js';
 import { checkWithService, priceManifest } from '../../runner/prepare.js';
 import { costReportJson, formatCostReport } from '../../report/cost-report.js';
 import { jobsCsv } from '../../report/csv.js';
@@ -26,7 +28,7 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
         .option('concurrency', { type: 'string', describe: 'submits in flight at once, for the duration estimate (default 8)' }),
     handler: async (args) => {
       const concurrency = parseConcurrency(args.concurrency);
-      const session = await openWorkSession(args, { lock: false, command: 'estimate' });
+      const session = await openWorkSession(args, { command: 'estimate', run: false });
       try {
         const report = await estimate(session, concurrency);
         await writeReportFile(session.paths.estimateJson, `${JSON.stringify(costReportJson(report), null, 2)}\n`);
@@ -57,12 +59,13 @@ export async function estimate(session: WorkSession, concurrency: number): Promi
   };
   await checkWithService(manifest, deps);
   const pricing = await priceManifest(manifest, deps);
+  const spentMicro = await ledger.spentMicro();
   const plan = planRun({
     jobs: manifest.jobs,
-    rows: new Map(ledger.jobViews().map((view) => [view.id, view])),
-    prices: new Map([...pricing.prices].map(([id, p]) => [id, p.priceUsd])),
-    spentUsd: ledger.spentUsd(),
-    budgetUsd: session.budgetUsd,
+    rows: new Map((await ledger.jobViews()).map((view) => [view.id, view])),
+    prices: pricesMicro(pricing),
+    spentMicro,
+    budgetMicro: session.budgetMicro,
     partial: false,
     resubmitInDoubt: false,
   });
@@ -71,9 +74,10 @@ export async function estimate(session: WorkSession, concurrency: number): Promi
   return buildCostReport({
     jobs: manifest.jobs,
     pricing,
-    spentUsd: ledger.spentUsd(),
+    // The cost report still counts in dollars (pricing/); the ledger's figures enter it here.
+    spentUsd: microToUsd(spentMicro),
     alreadyDoneIds: new Set(manifest.jobs.filter((j) => !toSend.has(j.id)).map((j) => j.id)),
-    budgetUsd: session.budgetUsd,
+    budgetUsd: session.budgetMicro === null ? null : microToUsd(session.budgetMicro),
     balanceUsd,
     plan: session.planLimits,
     planName: session.planName,

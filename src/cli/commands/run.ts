@@ -16,7 +16,6 @@ import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '.
 import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
 import { installStopHandlers, type InFlightWait } from '../signals.js';
 import { summarize, writeRunReports } from '../summary.js';
-import { threadWriter } from '../../store/index.js';
 
 interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs {
   manifest: string;
@@ -72,10 +71,10 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
       };
       const paths = manifestPaths(args.manifest, args.db, args.out);
       if (!existsSync(paths.db)) refuseLostLedger(paths);
-      const session = await openWorkSession(args, { lock: true, command: 'run' });
+      const session = await openWorkSession(args, { command: 'run', run: true });
       try {
         // A ledger that records no job may be a new one made since (estimate makes one for its caches).
-        if (Object.values(session.ledger.countsByState()).every((n) => n === 0)) refuseLostLedger(paths);
+        if (Object.values(await session.ledger.countsByState()).every((n) => n === 0)) refuseLostLedger(paths);
         if (args.wait) await ensureWritableFolder(session.paths.out);
         result.exitCode = await run(session, args, numbers, result);
       } finally {
@@ -99,26 +98,25 @@ async function run(session: WorkSession, args: RunArgs, numbers: RunNumbers, res
   const startDisplay = async (plan: RunPlan): Promise<void> => {
     // The trace of sent requests goes down before the first of them: a ledger lost after this
     // point must not let a later run send (and pay for) everything again.
-    if (plan.submit.length > 0) await writeRunReports(session.paths, summarize(ledger, session.budgetUsd, manifestIds), false);
+    if (plan.submit.length > 0) await writeRunReports(session.paths, await summarize(ledger, session.budgetMicro, manifestIds), false);
     // Jobs the manifest dropped after they were sent are collected too, so they count here.
     const dropped = plan.follow.filter((f) => !manifestIds.has(f.job.id)).length;
+    const snapshot = async () => ({ counts: await ledger.countsByState(), spentMicro: await ledger.spentMicro(), budgetMicro: session.budgetMicro });
     progress = startProgress({
-      snapshot: () => ({ counts: ledger.countsByState(), spentUsd: ledger.spentUsd(), budgetUsd: session.budgetUsd }),
+      snapshot,
+      initial: await snapshot(),
       total: manifest.jobs.length + dropped,
       live,
     });
     for (const event of early.splice(0)) progress.onEvent(event);
   };
-  // Commits on a thread of their own, so the disk's flushes overlap the requests in flight.
-  const writer = threadWriter(ledger.path);
   const ctx = createRunContext({
     client: session.service.client,
     ledger,
-    writer,
     pace: paceFor(session, (what, untilMs, reason) => emit({ kind: 'paused', what, untilMs, reason })),
     options: {
       concurrency: numbers.concurrency,
-      budgetUsd: session.budgetUsd,
+      budgetMicro: session.budgetMicro,
       noWait: !args.wait,
       resubmitInDoubt: args['resubmit-in-doubt'],
       outDir: session.paths.out,
@@ -149,11 +147,12 @@ async function run(session: WorkSession, args: RunArgs, numbers: RunNumbers, res
   } finally {
     // Warnings raised before the first submit (recovered in-doubt jobs, changed jobs) still show.
     if (progress === undefined) early.map(describeEvent).forEach((line) => line !== undefined && logLine(line));
-    progress?.stop();
+    await progress?.stop();
     stopControl.dispose();
-    await writer.close();
+    // Every change is in before the summary reads them; the writer thread goes with its heap.
+    await ledger.flush();
   }
-  const summary = summarize(ledger, session.budgetUsd, manifestIds);
+  const summary = await summarize(ledger, session.budgetMicro, manifestIds);
   await writeRunReports(session.paths, summary, true);
   if (args.json) await writeSummaryDocument(statusJson(summary), outcome, result);
   else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));

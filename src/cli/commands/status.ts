@@ -22,10 +22,10 @@ export function statusCommand(result: CommandResult): CommandModule<object, Stat
       if (!existsSync(paths.db)) {
         throw new UsageError(`no ledger at ${paths.db}: nothing has been run for ${args.manifest} yet (or pass --db PATH)`);
       }
-      const ledger = openLedgerFor(paths.db, { readonly: true });
+      const ledger = await openLedgerFor(paths.db, 'read-only');
       try {
-        claimLedger(ledger, paths.manifest);
-        const summary = summarize(ledger, storedBudget(ledger));
+        await claimLedger(ledger, paths.manifest);
+        const summary = await summarize(ledger, await storedBudget(ledger));
         // validate and estimate keep caches here but record no job: an empty table would say less.
         if (summary.jobs.length === 0) {
           throw new UsageError(`nothing has been run for ${args.manifest} yet: the ledger ${paths.db} records no job (or pass --db PATH)`);
@@ -34,7 +34,7 @@ export function statusCommand(result: CommandResult): CommandModule<object, Stat
         else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
         result.exitCode = 0;
       } finally {
-        ledger.close();
+        await ledger.close();
       }
     },
   };

@@ -35,11 +35,11 @@ export function validateCommand(result: CommandResult): CommandModule<object, Va
         }
         if (!offline) {
           const service = await openService(args, process.env);
-          const ledger = openLedgerFor(manifestPaths(args.manifest, args.db).db);
+          const ledger = await openLedgerFor(manifestPaths(args.manifest, args.db).db, 'read-write');
           try {
             await checkWithService(manifest, { client: service.client, ledger, baseUrl: service.baseUrl });
           } finally {
-            ledger.close();
+            await ledger.close();
             await service.close();
           }
         }

@@ -1,44 +1,8 @@
-import type { JobType } from '../jobs/types.js';
-import type { JobState } from '../jobs/states.js';
+import type { JobType } from '../../jobs/types.js';
+import type { JobState } from '../../jobs/states.js';
+import type { EventRow, JobRow } from '../ledger.js';
 
-/** One job as the ledger holds it. Money in USD; timestamps are ISO 8601 strings. */
-export interface JobRow {
-  id: string;
-  manifestIndex: number;
-  contentHash: string;
-  type: JobType;
-  paramsJson: string;
-  textChars: number | null;
-  priceUsd: number | null;
-  priceSource: string | null;
-  priceKey: string | null;
-  state: JobState;
-  requestId: string | null;
-  attempts: number;
-  /** What the ledger believes is committed for this job (see the spend rule in ledger.ts). */
-  spentUsd: number;
-  lastError: string | null;
-  resultPath: string | null;
-  resultBytes: number | null;
-  resultSha256: string | null;
-  createdAt: string;
-  updatedAt: string;
-  submittedAt: string | null;
-  finishedAt: string | null;
-}
-
-export interface EventRow {
-  id: number;
-  at: string;
-  /** null for run-level events (lock taken over, sync summary …). */
-  jobId: string | null;
-  kind: string;
-  fromState: JobState | null;
-  toState: JobState | null;
-  detail: unknown;
-}
-
-/** The columns exactly as SQLite returns them. */
+/** The columns of `jobs` exactly as SQLite returns them (money in whole micro-dollars). */
 export interface RawJob {
   id: string;
   manifest_index: number;
@@ -46,14 +10,14 @@ export interface RawJob {
   type: JobType;
   params_json: string;
   text_chars: number | null;
-  price_usd: number | null;
+  price_micro: number | null;
   price_source: string | null;
   price_key: string | null;
   state: JobState;
   request_id: string | null;
   attempts: number;
-  spent_usd: number;
-  carried_usd: number;
+  spent_micro: number;
+  carried_micro: number;
   last_error: string | null;
   result_path: string | null;
   result_bytes: number | null;
@@ -82,13 +46,13 @@ export function toJobRow(raw: RawJob): JobRow {
     type: raw.type,
     paramsJson: raw.params_json,
     textChars: raw.text_chars,
-    priceUsd: raw.price_usd,
+    priceMicro: raw.price_micro,
     priceSource: raw.price_source,
     priceKey: raw.price_key,
     state: raw.state,
     requestId: raw.request_id,
     attempts: raw.attempts,
-    spentUsd: raw.spent_usd,
+    spentMicro: raw.spent_micro,
     lastError: raw.last_error,
     resultPath: raw.result_path,
     resultBytes: raw.result_bytes,

@@ -122,6 +122,85 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_by_request_id ON jobs (request_id);
     `,
   },
+  {
+    version: 5,
+    // Money in whole micro-dollars (src/money.ts), so sums and the budget check are exact
+    // integers: the jobs table is rebuilt with INTEGER price_micro, spent_micro and
+    // carried_micro in place of the REAL dollars, and the spend total follows. The dollars
+    // convert as usdToMicro(x, 'up') does: x * 1e6 within float noise (1e-6) of a whole number
+    // is that number, anything else rounds up (a truncation + 1: every amount is >= 0), so a
+    // price or a spend is never counted short. The prices cache keeps its REAL dollars: it
+    // also holds fitted per-character rates, fractions of a micro-dollar.
+    //
+    // While the table is rebuilt, its two lists leave the schema: no CHECK on type (the code's
+    // registry of job kinds checks them, so a new kind needs no migration), and the states are
+    // rows of job_states, which every writable open fills from src/jobs/states.ts, so a new
+    // state needs none either. Old events keep their dollar fields; new ones carry spentMicro.
+    //
+    // The migration runs with foreign keys off (SQLite's procedure for rebuilding a table that
+    // others reference) and is checked with foreign_key_check before it commits.
+    sql: `
+      CREATE TABLE job_states (name TEXT PRIMARY KEY) STRICT;
+      INSERT INTO job_states (name) SELECT DISTINCT state FROM jobs;
+
+      CREATE TABLE jobs_micro (
+        id             TEXT PRIMARY KEY,
+        manifest_index INTEGER NOT NULL,
+        content_hash   TEXT NOT NULL,
+        type           TEXT NOT NULL,
+        params_json    TEXT NOT NULL,
+        text_chars     INTEGER,
+        price_micro    INTEGER CHECK (price_micro IS NULL OR price_micro >= 0),
+        price_source   TEXT,
+        price_key      TEXT,
+        state          TEXT NOT NULL DEFAULT 'pending' REFERENCES job_states (name),
+        request_id     TEXT,
+        attempts       INTEGER NOT NULL DEFAULT 0,
+        -- What the ledger believes is committed for this job; the spent total is SUM(spent_micro).
+        spent_micro    INTEGER NOT NULL DEFAULT 0 CHECK (spent_micro >= 0),
+        -- Of spent_micro, what earlier attempts of an in-doubt job sent again may have cost.
+        carried_micro  INTEGER NOT NULL DEFAULT 0 CHECK (carried_micro >= 0),
+        last_error     TEXT,
+        result_path    TEXT,
+        result_bytes   INTEGER CHECK (result_bytes IS NULL OR result_bytes >= 0),
+        result_sha256  TEXT,
+        created_at     TEXT NOT NULL,
+        updated_at     TEXT NOT NULL,
+        submitted_at   TEXT,
+        finished_at    TEXT
+      ) STRICT;
+      INSERT INTO jobs_micro
+        SELECT id, manifest_index, content_hash, type, params_json, text_chars,
+          ${microUp('price_usd')}, price_source, price_key, state, request_id, attempts,
+          ${microUp('spent_usd')}, ${microUp('carried_usd')},
+          last_error, result_path, result_bytes, result_sha256, created_at, updated_at, submitted_at, finished_at
+        FROM jobs;
+      DROP TABLE jobs;
+      ALTER TABLE jobs_micro RENAME TO jobs;
+      CREATE INDEX jobs_by_state ON jobs (state);
+      CREATE INDEX jobs_by_manifest_index ON jobs (manifest_index);
+      CREATE INDEX jobs_by_request_id ON jobs (request_id);
+
+      DROP TABLE spend_total;
+      CREATE TABLE spend_total (
+        id          INTEGER PRIMARY KEY CHECK (id = 1),
+        spent_micro INTEGER NOT NULL
+      ) STRICT;
+      INSERT INTO spend_total (id, spent_micro) SELECT 1, COALESCE(SUM(spent_micro), 0) FROM jobs;
+      CREATE TRIGGER spend_on_insert AFTER INSERT ON jobs WHEN NEW.spent_micro <> 0
+        BEGIN UPDATE spend_total SET spent_micro = spent_micro + NEW.spent_micro WHERE id = 1; END;
+      CREATE TRIGGER spend_on_update AFTER UPDATE OF spent_micro ON jobs WHEN NEW.spent_micro <> OLD.spent_micro
+        BEGIN UPDATE spend_total SET spent_micro = spent_micro + NEW.spent_micro - OLD.spent_micro WHERE id = 1; END;
+      CREATE TRIGGER spend_on_delete AFTER DELETE ON jobs WHEN OLD.spent_micro <> 0
+        BEGIN UPDATE spend_total SET spent_micro = spent_micro - OLD.spent_micro WHERE id = 1; END;
+    `,
+  },
 ];
+
+/** SQL for usdToMicro(column, 'up') on a REAL dollar column that is NULL or >= 0 (migration 5). */
+function microUp(column: string): string {
+  return `CASE WHEN ABS(${column} * 1e6 - ROUND(${column} * 1e6)) < 1e-6 THEN CAST(ROUND(${column} * 1e6) AS INTEGER)
+            ELSE CAST(${column} * 1e6 AS INTEGER) + 1 END`;
+}
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { LocalIoError } from '../errors.js';
+import { LocalIoError } from '../../errors.js';
 
 /**
  * Keeps watch on the ledger file a connection was opened from. SQLite keeps writing to a file

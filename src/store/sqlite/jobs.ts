@@ -1,90 +1,19 @@
-import type { JobType } from '../jobs/types.js';
-import type { CollectIssue } from './collect-notes.js';
+import type { EventRow, JobOutcome, JobPrice, JobRow, JobSpec, JobView, SyncResult } from '../ledger.js';
 import type { StoreContext } from './context.js';
-import { toEventRow, toJobRow, type EventRow, type JobRow, type RawEvent, type RawJob } from './rows.js';
-import { JOB_STATES, type JobState } from '../jobs/states.js';
+import { toEventRow, toJobRow, type RawEvent, type RawJob } from './rows.js';
+import { JOB_STATES, type JobState } from '../../jobs/states.js';
+import type { MicroUsd } from '../../money.js';
 
-export interface JobSpec {
-  id: string;
-  /** 0-based position in the manifest's `jobs:`. */
-  index: number;
-  contentHash: string;
-  type: JobType;
-  paramsJson: string;
-  textChars?: number | undefined;
-}
-
-export interface ChangedJob {
-  id: string;
-  oldHash: string;
-  newHash: string;
-  state: JobState;
-}
-
-export interface SyncResult {
-  added: number;
-  /** Jobs already sent whose content differs now: they keep their old result. */
-  changed: ChangedJob[];
-}
-
-export interface JobPrice {
-  id: string;
-  priceUsd: number;
-  /** quoted | derived | cached */
-  source: string;
-  priceKey: string;
-}
-
-/** The little of a row that planning needs: read for every job, so kept small. */
-export interface JobView {
-  id: string;
-  type: JobType;
-  state: JobState;
-  requestId: string | null;
-  spentUsd: number;
-  /** The speech `format` it was sent with (null for other kinds): names a result file. */
-  format: string | null;
-}
-
-/** What became of a job, as reports show it: read for every job at the end of a run. */
-export interface JobOutcome {
-  id: string;
-  type: JobType;
-  model: string | null;
-  /** quoted | derived | cached, as pricing found it. */
-  priceSource: string | null;
-  state: JobState;
-  requestId: string | null;
-  priceUsd: number | null;
-  /** Path of the downloaded result. */
-  output: string | null;
-  error: string | null;
-  /** Set on a `submitted` job an earlier look left uncollected; `error` says why. */
-  issue: CollectIssue | null;
-}
-
+/** The jobs table and the event log as the synchronous core reads and writes them. */
 export interface JobRecords {
-  /**
-   * Brings the ledger in line with the manifest, in one transaction: new ids become pending;
-   * a pending or skipped job whose content changed takes the new content (nothing was paid);
-   * any other changed job is left alone and reported.
-   */
   syncJobs(specs: readonly JobSpec[]): SyncResult;
-  /** Records each job's price. Money already reserved (`spent_usd`) is not touched. */
   setPrices(rows: readonly JobPrice[]): void;
   getJob(id: string): JobRow | undefined;
-  /** Every job, in manifest order. */
-  listJobs(): JobRow[];
-  jobsInState(state: JobState): JobRow[];
-  /** Every job's state, request id and spend, in no particular order. */
   jobViews(): JobView[];
-  /** Every job's outcome, in manifest order. */
   jobOutcomes(): JobOutcome[];
   countsByState(): Record<JobState, number>;
-  /** What the ledger counts as spent: SUM(spent_usd) over every job, earlier runs included. */
-  spentUsd(): number;
-  eventsFor(id: string): EventRow[];
-  /** Run-level events (jobId null) and extra notes on a job; never changes a state. */
+  spentMicro(): MicroUsd;
+  eventsFor(id: string | null): EventRow[];
   recordEvent(jobId: string | null, kind: string, detail?: unknown): void;
 }
 
@@ -98,33 +27,32 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
   // A new content makes the old price meaningless; pricing runs again before anything is sent.
   const updateContent = db.prepare(
     `UPDATE jobs SET content_hash = @contentHash, type = @type, params_json = @paramsJson, text_chars = @textChars,
-       price_usd = NULL, price_source = NULL, price_key = NULL, updated_at = @now
+       price_micro = NULL, price_source = NULL, price_key = NULL, updated_at = @now
      WHERE id = @id`,
   );
   const updatePrice = db.prepare(
-    `UPDATE jobs SET price_usd = @priceUsd, price_source = @source, price_key = @priceKey, updated_at = @now
+    `UPDATE jobs SET price_micro = @priceMicro, price_source = @source, price_key = @priceKey, updated_at = @now
      WHERE id = @id`,
   );
-  const selectAll = db.prepare<[], RawJob>('SELECT * FROM jobs ORDER BY manifest_index, id');
-  const selectInState = db.prepare<[string], RawJob>('SELECT * FROM jobs WHERE state = ? ORDER BY manifest_index, id');
   const selectCounts = db.prepare<[], { state: JobState; n: number }>(
     'SELECT state, COUNT(*) AS n FROM jobs GROUP BY state',
   );
   const selectViews = db.prepare<[], JobView>(
-    `SELECT id, type, state, request_id AS requestId, spent_usd AS spentUsd, json_extract(params_json, '$.format') AS format
+    `SELECT id, type, state, request_id AS requestId, spent_micro AS spentMicro, json_extract(params_json, '$.format') AS format
      FROM jobs`,
   );
   // The issue is the kind of the note that set last_error (collect-notes.ts); only the few
   // submitted rows with an error look it up, through the events' index on job_id.
   const selectOutcomes = db.prepare<[], JobOutcome>(
     `SELECT id, type, json_extract(params_json, '$.model') AS model, price_source AS priceSource, state,
-       request_id AS requestId, price_usd AS priceUsd, result_path AS output, last_error AS error,
+       request_id AS requestId, price_micro AS priceMicro, result_path AS output, last_error AS error,
        CASE WHEN state = 'submitted' AND last_error IS NOT NULL THEN
          (SELECT kind FROM events WHERE events.job_id = jobs.id AND kind IN ('not_collected', 'status_unknown') ORDER BY events.id DESC LIMIT 1)
        END AS issue
      FROM jobs ORDER BY manifest_index, id`,
   );
   const selectEvents = db.prepare<[string], RawEvent>('SELECT * FROM events WHERE job_id = ? ORDER BY id');
+  const selectRunEvents = db.prepare<[], RawEvent>('SELECT * FROM events WHERE job_id IS NULL ORDER BY id');
 
   // One read of what sync compares, instead of a lookup per job: resuming a 10,000-job run
   // whose manifest did not change then writes nothing but the sync event.
@@ -160,6 +88,9 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
   const prices = db.transaction((rows: readonly JobPrice[]): void => {
     const now = ctx.nowIso();
     for (const row of rows) {
+      if (!Number.isSafeInteger(row.priceMicro) || row.priceMicro < 0) {
+        throw new Error(`bug in mediabatch: job "${row.id}" was priced at ${row.priceMicro} µUSD, not a whole number of micro-dollars`);
+      }
       if (updatePrice.run({ ...row, now }).changes !== 1) {
         throw new Error(`bug in mediabatch: a price was set for job "${row.id}", which is not in the ledger`);
       }
@@ -173,8 +104,6 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
       const raw = ctx.getRawJob(id);
       return raw === undefined ? undefined : toJobRow(raw);
     },
-    listJobs: () => selectAll.all().map(toJobRow),
-    jobsInState: (state) => selectInState.all(state).map(toJobRow),
     jobViews: () => selectViews.all(),
     jobOutcomes: () => selectOutcomes.all(),
     countsByState: () => {
@@ -182,8 +111,8 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
       for (const { state, n } of selectCounts.all()) counts[state] = n;
       return counts;
     },
-    spentUsd: () => ctx.spentTotalUsd(),
-    eventsFor: (id) => selectEvents.all(id).map(toEventRow),
+    spentMicro: () => ctx.spentTotalMicro(),
+    eventsFor: (id) => (id === null ? selectRunEvents.all() : selectEvents.all(id)).map(toEventRow),
     recordEvent: (jobId, kind, detail) => ctx.insertEvent(jobId, kind, null, null, detail),
   };
 }

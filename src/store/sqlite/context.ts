@@ -1,15 +1,16 @@
 import type Database from 'better-sqlite3';
 import type { RawJob } from './rows.js';
-import type { JobState } from '../jobs/states.js';
+import type { JobState } from '../../jobs/states.js';
+import type { MicroUsd } from '../../money.js';
 
 /** The columns a state change may write; everything else about a job is fixed by syncJobs. */
 export interface JobProgress {
   state: JobState;
   requestId: string | null;
   attempts: number;
-  spentUsd: number;
+  spentMicro: MicroUsd;
   /** Spend of earlier attempts (an in-doubt job sent again) kept under this attempt's. */
-  carriedUsd: number;
+  carriedMicro: MicroUsd;
   lastError: string | null;
   resultPath: string | null;
   resultBytes: number | null;
@@ -29,7 +30,7 @@ export interface StoreContext {
   insertEvent(jobId: string | null, kind: string, from: JobState | null, to: JobState | null, detail: unknown, at?: string): void;
   /** Writes `next` over the row only if it is still in `from`; returns whether it was. */
   writeProgress(id: string, from: JobState, next: JobProgress, now: string): boolean;
-  spentTotalUsd(): number;
+  spentTotalMicro(): MicroUsd;
 }
 
 export function createContext(db: Database.Database, path: string, nowMs: () => number): StoreContext {
@@ -39,14 +40,14 @@ export function createContext(db: Database.Database, path: string, nowMs: () => 
      VALUES (@at, @jobId, @kind, @from, @to, @detail)`,
   );
   const updateProgress = db.prepare(
-    `UPDATE jobs SET state = @state, request_id = @requestId, attempts = @attempts, spent_usd = @spentUsd, carried_usd = @carriedUsd,
+    `UPDATE jobs SET state = @state, request_id = @requestId, attempts = @attempts, spent_micro = @spentMicro, carried_micro = @carriedMicro,
        last_error = @lastError, result_path = @resultPath, result_bytes = @resultBytes,
        result_sha256 = @resultSha256, submitted_at = @submittedAt, finished_at = @finishedAt,
        updated_at = @updatedAt
      WHERE id = @id AND state = @from`,
   );
-  // Kept by triggers (migration 2); reading it is O(1), which the per-submit budget check needs.
-  const spentTotal = db.prepare<[], { total: number }>('SELECT spent_usd AS total FROM spend_total WHERE id = 1');
+  // Kept by triggers (migrations 2 and 5); reading it is O(1), which the per-submit budget check needs.
+  const spentTotal = db.prepare<[], { total: number }>('SELECT spent_micro AS total FROM spend_total WHERE id = 1');
   const nowIso = (): string => new Date(nowMs()).toISOString();
   return {
     db,
@@ -65,9 +66,7 @@ export function createContext(db: Database.Database, path: string, nowMs: () => 
       });
     },
     writeProgress: (id, from, next, now) => updateProgress.run({ ...next, id, from, updatedAt: now }).changes === 1,
-    // The triggers add and subtract floats: 0.1 + 0.2 − 0.1 − 0.2 leaves 2.8e-17, not 0. No price
-    // has ten decimals, so what lies below them is noise (and −0 reads as 0).
-    spentTotalUsd: () => Number((spentTotal.get()?.total ?? 0).toFixed(10)) || 0,
+    spentTotalMicro: () => spentTotal.get()?.total ?? 0,
   };
 }
 
@@ -76,8 +75,8 @@ export function progressOf(raw: RawJob): JobProgress {
     state: raw.state,
     requestId: raw.request_id,
     attempts: raw.attempts,
-    spentUsd: raw.spent_usd,
-    carriedUsd: raw.carried_usd,
+    spentMicro: raw.spent_micro,
+    carriedMicro: raw.carried_micro,
     lastError: raw.last_error,
     resultPath: raw.result_path,
     resultBytes: raw.result_bytes,

@@ -1,22 +1,10 @@
 import type { StoreContext } from './context.js';
-
-export interface CachedPrice {
-  priceUsd: number;
-  source: string;
-  ageMs: number;
-}
-
-export interface PriceEntry {
-  /** The price parameters, canonicalised by pricing/ (never a token). */
-  key: string;
-  priceUsd: number;
-  source: string;
-}
+import type { CachedPrice, PriceEntry } from '../ledger.js';
 
 /** Things worth keeping between runs so that re-estimating costs no calls: prices, models, notes. */
 export interface LedgerCaches {
-  /** The cached price for `key` if it is at most `maxAgeMs` old. */
-  getPrice(key: string, maxAgeMs: number): CachedPrice | undefined;
+  /** Every cached price at most `maxAgeMs` old, by key. */
+  getPrices(maxAgeMs: number): Map<string, CachedPrice>;
   putPrices(rows: readonly PriceEntry[]): void;
   /** Drops cached prices that turned out to be out of date. */
   forgetPrices(keys: readonly string[]): void;
@@ -29,8 +17,8 @@ export interface LedgerCaches {
 
 export function createCaches(ctx: StoreContext): LedgerCaches {
   const { db } = ctx;
-  const selectPrice = db.prepare<[string], { price_usd: number; source: string; created_at: string }>(
-    'SELECT price_usd, source, created_at FROM prices WHERE key = ?',
+  const selectPrices = db.prepare<[], { key: string; price_usd: number; source: string; created_at: string }>(
+    'SELECT key, price_usd, source, created_at FROM prices',
   );
   const upsertPrice = db.prepare(
     `INSERT INTO prices (key, price_usd, source, created_at) VALUES (@key, @priceUsd, @source, @now)
@@ -60,11 +48,13 @@ export function createCaches(ctx: StoreContext): LedgerCaches {
   });
 
   return {
-    getPrice: (key, maxAgeMs) => {
-      const row = selectPrice.get(key);
-      if (row === undefined) return undefined;
-      const age = ageMs(row.created_at);
-      return age <= maxAgeMs ? { priceUsd: row.price_usd, source: row.source, ageMs: age } : undefined;
+    getPrices: (maxAgeMs) => {
+      const fresh = new Map<string, CachedPrice>();
+      for (const row of selectPrices.all()) {
+        const age = ageMs(row.created_at);
+        if (age <= maxAgeMs) fresh.set(row.key, { priceUsd: row.price_usd, source: row.source, ageMs: age });
+      }
+      return fresh;
     },
     putPrices: (rows) => putPrices.immediate(rows),
     forgetPrices: (keys) => forgetPrices.immediate(keys),

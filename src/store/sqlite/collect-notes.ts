@@ -1,15 +1,10 @@
 import { progressOf, type StoreContext } from './context.js';
+import type { CollectIssue } from '../ledger.js';
 
 /**
- * Why a paid job is still `submitted` after a run asked about it:
- * - 'not_collected': the service finished it, but its result could not be saved (a refused
- *   URL, a result over the size limit, bytes that are not the media asked for, a cut download);
- * - 'status_unknown': the service could not say how it is (404 for its request id, unreachable).
- * Neither is a failure of the job: its request id is the only handle on a paid result, so every
- * later run asks again. The reason is the row's last_error; the kind is the note's event.
+ * Notes on a paid job still `submitted` after a run asked about it (see CollectIssue). The
+ * reason is the row's last_error; the kind is the note's event.
  */
-export type CollectIssue = 'not_collected' | 'status_unknown';
-
 export interface CollectNotes {
   /** submitted → submitted, `reason` as last_error and an event of kind `issue`. */
   noteUncollected(id: string, issue: CollectIssue, reason: string): void;

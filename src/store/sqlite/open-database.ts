@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { LocalIoError } from '../errors.js';
+import { LocalIoError } from '../../errors.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 
 type Db = Database.Database;
@@ -73,14 +73,20 @@ function migrate(db: Db, path: string, readonly: boolean): void {
       'E_LEDGER_OLD',
     );
   }
+  // A migration may rebuild a table others reference (SQLite's procedure: foreign keys off, which
+  // cannot change inside a transaction; checked by foreign_key_check before each commit).
+  db.pragma('foreign_keys = OFF');
   for (const migration of MIGRATIONS) {
     // Re-read inside the write lock: another process may have migrated while we waited for it.
     db.transaction(() => {
       if (userVersion(db) >= migration.version) return;
       db.exec(migration.sql);
+      const broken = db.pragma('foreign_key_check') as unknown[];
+      if (broken.length > 0) throw corrupt(path, `migration ${migration.version} found ${broken.length} broken reference(s)`);
       db.pragma(`user_version = ${migration.version}`);
     }).immediate();
   }
+  db.pragma('foreign_keys = ON');
 }
 
 function userVersion(db: Db): number {

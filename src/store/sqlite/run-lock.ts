@@ -1,13 +1,7 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../../errors.js';
 import type { StoreContext } from './context.js';
 import { asLocalIoError } from './open-database.js';
-
-export interface LockHolder {
-  pid: number;
-  host: string;
-  /** The command line shown to whoever finds the ledger locked (never holds a token). */
-  command: string;
-}
+import type { LockHolder } from '../ledger.js';
 
 export interface RunLock {
   /**

@@ -1,0 +1,106 @@
+import type { Ledger } from '../ledger.js';
+import type { LedgerChange, ChangeAnswer } from './changes.js';
+import { openCore, type SqliteCore } from './core.js';
+import { inlineCommitter, type Committer } from './group-commit.js';
+import { threadCommitter } from './thread-committer.js';
+
+/**
+ * How a SQLite ledger is opened; each mode is what one kind of caller needs:
+ * - 'read-only': `status` and reports. Never creates, migrates or writes (a missing file is a
+ *   LocalIoError E_NO_LEDGER); every change is refused as a bug.
+ * - 'read-write': estimate, validate, tests. Creates and migrates the file; changes commit on
+ *   this thread, a turn of the event loop's changes in one transaction.
+ * - 'run': a run. As 'read-write', but the state changes of jobs in flight (reserve, mark,
+ *   note, event) commit on a writer thread of its own, so SQLite's work and each commit's disk
+ *   flush overlap the requests in flight. Set-up writes (sync, prices, caches, meta, the lock,
+ *   recovery) and every read stay on this thread's connection.
+ */
+export type SqliteLedgerMode = 'read-only' | 'read-write' | 'run';
+
+export interface SqliteLedgerOptions {
+  mode: SqliteLedgerMode;
+  /** Epoch milliseconds for this thread's connection; tests pass a clock to age caches. */
+  nowMs?: () => number;
+  /** The writer thread's module ('run' mode); tests that run TypeScript point it at the build. */
+  writerThreadUrl?: URL;
+}
+
+const WRITER_THREAD = new URL('./writer-thread.js', import.meta.url);
+
+/**
+ * Opens the ledger file at `path` (WAL, synchronous=FULL, migrated on open unless read-only).
+ * Every way the file can be unusable ends in a LocalIoError naming it and what to do.
+ */
+export async function openSqliteLedger(path: string, options: SqliteLedgerOptions): Promise<Ledger> {
+  const readonly = options.mode === 'read-only';
+  const core = openCore(path, { readonly, nowMs: options.nowMs });
+  // A thread opens the file by its path: one deleted or replaced since this connection opened it
+  // must be found (and rescued from this connection) before a thread writes into a stranger.
+  const committer =
+    options.mode === 'run'
+      ? threadCommitter(path, options.writerThreadUrl ?? WRITER_THREAD, () => core.assertInPlace())
+      : inlineCommitter(core);
+  return sqliteLedger(core, committer);
+}
+
+function sqliteLedger(core: SqliteCore, committer: Committer): Ledger {
+  const { readonly } = core;
+  /** A read, or a set-up write, on this thread's connection: its answer is already committed. */
+  const now = <T>(fn: () => T): Promise<T> => {
+    try {
+      return Promise.resolve(fn());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+  const refused = (what: string): Promise<never> =>
+    Promise.reject(new Error(`bug in mediabatch: ${what} on the ledger ${core.path}, which was opened read-only`));
+  const write = <T>(what: string, fn: () => T): Promise<T> => (readonly ? refused(what) : now(fn));
+  const change = <C extends LedgerChange>(c: C): Promise<ChangeAnswer<C>> =>
+    readonly ? refused(`${c.kind} for job "${c.jobId ?? '-'}"`) : committer.commit(c);
+
+  let closed: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    try {
+      await committer.close();
+    } finally {
+      core.close();
+    }
+  };
+
+  return {
+    location: core.path,
+    readonly,
+    syncJobs: (specs) => write('syncJobs', () => core.syncJobs(specs)),
+    setPrices: (rows) => write('setPrices', () => core.setPrices(rows)),
+    getJob: (id) => now(() => core.getJob(id)),
+    jobViews: () => now(() => core.jobViews()),
+    jobOutcomes: () => now(() => core.jobOutcomes()),
+    countsByState: () => now(() => core.countsByState()),
+    spentMicro: () => now(() => core.spentMicro()),
+    eventsFor: (jobId) => now(() => core.eventsFor(jobId)),
+    recoverInterrupted: () => write('recoverInterrupted', () => core.recoverInterrupted()),
+    reserveForSubmit: (jobId, budgetMicro, allowFrom) => change({ kind: 'reserve', jobId, budgetMicro, allowFrom }),
+    markSubmitted: (jobId, requestId) => change({ kind: 'submitted', jobId, requestId }),
+    markNotTaken: (jobId, reason) => change({ kind: 'not-taken', jobId, reason }),
+    markRefused: (jobId, reason) => change({ kind: 'refused', jobId, reason }),
+    markInDoubt: (jobId, reason) => change({ kind: 'in-doubt', jobId, reason }),
+    markDone: (jobId, result) => change({ kind: 'done', jobId, result }),
+    markFailedRemote: (jobId, failure) => change({ kind: 'failed-remote', jobId, failure }),
+    markSkipped: (jobId, reason) => change({ kind: 'skipped', jobId, reason }),
+    noteUncollected: (jobId, issue, reason) => change({ kind: 'uncollected', jobId, issue, reason }),
+    noteStillRunning: (jobId) => change({ kind: 'still-running', jobId }),
+    recordEvent: (jobId, event, detail) => change({ kind: 'event', jobId, event, detail }),
+    getPrices: (maxAgeMs) => now(() => core.getPrices(maxAgeMs)),
+    putPrices: (rows) => write('putPrices', () => core.putPrices(rows)),
+    forgetPrices: (keys) => write('forgetPrices', () => core.forgetPrices(keys)),
+    getCatalogue: (baseUrl, maxAgeMs) => now(() => core.getCatalogue(baseUrl, maxAgeMs)),
+    putCatalogue: (baseUrl, json) => write('putCatalogue', () => core.putCatalogue(baseUrl, json)),
+    getMeta: (key) => now(() => core.getMeta(key)),
+    setMeta: (key, value) => write('setMeta', () => core.setMeta(key, value)),
+    acquireRunLock: (holder) => write('acquireRunLock', () => core.acquireRunLock(holder)),
+    releaseRunLock: () => (readonly ? Promise.resolve() : now(() => core.releaseRunLock())),
+    flush: () => committer.flush(),
+    close: () => (closed ??= close()),
+  };
+}

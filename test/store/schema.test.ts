@@ -1,0 +1,90 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../src/store/index.js';
+import { MIGRATIONS } from '../../src/store/sqlite/schema.js';
+import { spec, useTempLedgers } from './helpers.js';
+
+/**
+ * A ledger as mediabatch wrote it before money was counted in micro-dollars (schema version 4),
+ * made with that version's own migrations and rows: raw SQL on purpose, since no code of this
+ * version writes that schema.
+ */
+function writeVersion4(path: string): void {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  for (const migration of MIGRATIONS.filter((m) => m.version <= 4)) db.exec(migration.sql);
+  db.pragma('user_version = 4');
+  const insert = db.prepare(
+    `INSERT INTO jobs (id, manifest_index, content_hash, type, params_json, state, price_usd, spent_usd, carried_usd, request_id, created_at, updated_at)
+     VALUES (?, ?, 'h', 'txt2audio', '{}', ?, ?, ?, ?, ?, '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`,
+  );
+  insert.run('noise', 0, 'done', 0.1 + 0.2, 0.1 + 0.2, 0, 'req-1'); // 0.30000000000000004: noise, 300000
+  insert.run('tiny', 1, 'submitted', 7.7e-7, 7.7e-7, 0, 'req-2'); // below a micro-dollar: rounds up to 1
+  insert.run('resent', 2, 'in_doubt', 0.0077, 0.0154, 0.0077, null);
+  insert.run('unpriced', 3, 'pending', null, 0, 0, null);
+  insert.run('odd', 4, 'skipped', 0.0000015, 0, 0, null); // 1.5 µUSD: up to 2
+  db.prepare("INSERT INTO events (at, job_id, kind, detail_json) VALUES ('2025-01-01T00:00:00.000Z', 'noise', 'done', '{\"spentUsd\":0.3}')").run();
+  db.prepare('INSERT INTO prices (key, price_usd, source, created_at) VALUES (?, 7.7e-7, ?, ?)').run('rate', 'derived', new Date().toISOString());
+  db.close();
+}
+
+describe('SQLite ledger: migration to micro-dollars (schema version 5)', () => {
+  const t = useTempLedgers();
+
+  it('turns dollars into whole micro-dollars, prices and spend rounded up, and keeps the spend total', async () => {
+    const path = join(t.dir(), 'old.mediabatch.db');
+    writeVersion4(path);
+    const ledger = await t.open('old.mediabatch.db');
+    const row = async (id: string) => {
+      const job = await ledger.getJob(id);
+      return [job?.priceMicro, job?.spentMicro, job?.state];
+    };
+    expect(await row('noise')).toEqual([300_000, 300_000, 'done']);
+    expect(await row('tiny')).toEqual([1, 1, 'submitted']);
+    expect(await row('resent')).toEqual([7_700, 15_400, 'in_doubt']);
+    expect(await row('unpriced')).toEqual([null, 0, 'pending']);
+    expect(await row('odd')).toEqual([2, 0, 'skipped']);
+    expect(await ledger.spentMicro()).toBe(300_000 + 1 + 15_400);
+    // What an in-doubt job's earlier attempt may have cost is carried through: released, it stays.
+    expect(await ledger.reserveForSubmit('resent', null, ['in_doubt'])).toBe('reserved');
+    await ledger.markNotTaken('resent', '503');
+    expect((await ledger.getJob('resent'))?.spentMicro).toBe(15_400);
+    // Old events keep their dollars; the cache keeps its fractions of a micro-dollar.
+    expect((await ledger.eventsFor('noise'))[0]?.detail).toEqual({ spentUsd: 0.3 });
+    expect((await ledger.getPrices(60_000)).get('rate')?.priceUsd).toBe(7.7e-7);
+    await ledger.close();
+
+    const raw = new Database(path, { readonly: true });
+    try {
+      expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(raw.pragma('foreign_key_check')).toEqual([]);
+      const columns = raw.prepare<[], { name: string; type: string }>('SELECT name, type FROM pragma_table_info(\'jobs\')').all();
+      expect(columns.filter((c) => /_(usd|micro)$/.test(c.name))).toEqual([
+        { name: 'price_micro', type: 'INTEGER' },
+        { name: 'spent_micro', type: 'INTEGER' },
+        { name: 'carried_micro', type: 'INTEGER' },
+      ]);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('keeps the lists of kinds and states out of the schema: a new kind needs no migration, an unknown state is refused', async () => {
+    const ledger = await t.open();
+    // A kind this version does not know yet: the code's registry checks kinds, not the file.
+    await ledger.syncJobs([{ ...spec('later', 0), type: 'txt2img' as 'txt2audio' }]);
+    expect((await ledger.getJob('later'))?.type).toBe('txt2img');
+    // Raw SQL on purpose: the interface cannot write a state outside src/jobs/states.ts.
+    const raw = new Database(ledger.location);
+    try {
+      raw.pragma('foreign_keys = ON');
+      expect(raw.prepare('SELECT name FROM job_states ORDER BY name').pluck().all()).toEqual(
+        ['done', 'failed', 'in_doubt', 'pending', 'skipped', 'submitted', 'submitting'],
+      );
+      expect(() => raw.prepare("UPDATE jobs SET state = 'lost' WHERE id = 'later'").run()).toThrow(/FOREIGN KEY constraint failed/);
+    } finally {
+      raw.close();
+    }
+  });
+});
