@@ -88,7 +88,7 @@ describe('architecture', () => {
     const wrong = sourceFiles(path.join(ROOT, 'src'))
       .filter((file) => !/[\\/]src[\\/](jobs|sim)[\\/]/.test(file))
       // The ledger's first migration names the two kinds of its day: migrations are history, never edited.
-      .filter((file) => !file.endsWith(path.join('src', 'store', 'schema.ts')))
+      .filter((file) => !file.endsWith(path.join('src', 'store', 'sqlite', 'schema.ts')))
       .flatMap((file) =>
         readFileSync(file, 'utf8')
           .split('\n')

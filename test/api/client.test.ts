@@ -111,6 +111,7 @@ describe('service client requests', () => {
       features: {},
       defaults: {},
       languages: [],
+      loras: [],
       status: undefined,
     });
     expect(ltx?.limits).toEqual({ min_frames: 30, max_frames: 120 });

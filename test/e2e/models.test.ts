@@ -40,7 +40,7 @@ describe('mediabatch models', () => {
     expect(text.stderr).toBe('');
     expect(text.code).toBe(0);
     for (const model of expected) expect(text.stdout).toContain(`${model.slug}  (`);
-    expect(text.stdout).not.toContain('Second_Image_');
+    expect(text.stdout).not.toContain('Second_Edit_');
     expect(text.stdout).toContain('v058_alpha, v058_beta');
     expect(text.stdout).toMatch(/\n60 model\(s\)\.\n?$/);
 
