@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
 import { startSecondServer, type SecondServer } from './second-server.js';
+import { JOB_TYPES } from '../../src/jobs/index.js';
 
 interface ModelJson {
   slug: string;
@@ -58,7 +59,7 @@ describe('mediabatch models', () => {
     const pages = server.requests.filter((r) => r.path === '/api/v1/client/models');
     for (const request of pages) {
       expect(request.authorization).toBe(`Bearer ${server.token}`);
-      expect(request.query['filter[inference_types]']).toBe('txt2audio,img2video');
+      expect(request.query['filter[inference_types]']).toBe(JOB_TYPES.join(','));
     }
 
     const videoOnly = await runCli(['models', '--base-url', server.url, '--type', 'img2video', '--json'], { env });
