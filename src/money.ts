@@ -16,13 +16,14 @@ export const MAX_MICRO_USD: MicroUsd = 1e15;
 
 /**
  * Dollars from outside as µUSD. A price is rounded `up` (what may be charged is never counted
- * short), a budget `down` (a cap never grows); a value within float noise of a whole µUSD is
- * that µUSD either way.
+ * short), a budget `down` (a cap never grows); a value within float noise ($1e-9) of a whole
+ * µUSD is that µUSD either way.
  */
 export function usdToMicro(usd: number, direction: 'up' | 'down'): MicroUsd {
   const micro = usd * MICRO_PER_USD;
   const nearest = Math.round(micro);
-  if (Math.abs(micro - nearest) < 1e-6) return nearest;
+  // Within a thousandth of a micro-dollar ($1e-9) is float noise: no price or budget is that fine.
+  if (Math.abs(micro - nearest) < 1e-3) return nearest;
   return direction === 'up' ? Math.ceil(micro) : Math.floor(micro);
 }
 

@@ -1,6 +1,6 @@
 import { jobsCsv } from '../report/csv.js';
 import { statusJson, type StatusSummary } from '../report/status.js';
-import { microToUsd, usdToMicro, type MicroUsd } from '../money.js';
+import { usdToMicro, type MicroUsd } from '../money.js';
 import { JOB_STATES, type JobState, type Ledger } from '../store/index.js';
 import { writeReportFile } from './output.js';
 import type { ManifestPaths } from './options.js';
@@ -49,7 +49,7 @@ export async function writeRunReports(paths: ManifestPaths, summary: StatusSumma
         type: job.type,
         model: job.model ?? '',
         state: job.state,
-        price_usd: job.priceMicro === null ? null : microToUsd(job.priceMicro),
+        price_usd: job.priceMicro,
         price_source: job.priceSource ?? '',
         request_id: job.requestId ?? '',
         output: job.output ?? '',

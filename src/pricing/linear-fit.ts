@@ -1,4 +1,4 @@
-import { ceilToDecimals, decimalsOf } from './money.js';
+import { ceilToDecimals, decimalsOf } from './quotes.js';
 
 /**
  * Deriving txt2audio prices from a few probes, and why it is safe.

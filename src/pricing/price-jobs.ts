@@ -1,7 +1,8 @@
 import pLimit from 'p-limit';
 import { kindOf, type JobKind, type ResolvedJob } from '../jobs/index.js';
 import { groupKeyOf, priceKeyOf, rateKeys } from './keys.js';
-import { EPSILON_USD, sumUsd } from './money.js';
+import { sumMicro, usdToMicro } from '../money.js';
+import { EPSILON_USD } from './quotes.js';
 import { priceKeyGroup, priceLengthGroup, type GroupContext, type GroupOutcome } from './price-group.js';
 import type { GroupSummary, JobPrice, PriceCache, PriceChange, PriceSource, PricingDeps, PricingResult } from './types.js';
 
@@ -126,9 +127,10 @@ function summarise(group: PriceGroup, outcome: GroupOutcome, prices: Map<string,
     const found = outcome.prices.get(key);
     // Every key of the group is priced above; a gap is a bug in this module, not a user error.
     if (found === undefined) throw new Error(`pricing left job ${job.id} without a price (key ${key})`);
-    prices.set(job.id, { priceUsd: found.priceUsd, source: found.source, key });
+    const priceMicro = usdToMicro(found.priceUsd, 'up');
+    prices.set(job.id, { priceMicro, source: found.source, key });
     jobsBySource[found.source] += 1;
-    groupPrices.push(found.priceUsd);
+    groupPrices.push(priceMicro);
   }
   const pricing = group.kind.pricing;
   return {
@@ -139,7 +141,7 @@ function summarise(group: PriceGroup, outcome: GroupOutcome, prices: Map<string,
     distinctLengths: pricing.by === 'per-length' ? new Set(group.jobs.map(pricing.lengthOf)).size : null,
     method: outcome.method,
     calls: outcome.calls,
-    totalUsd: sumUsd(groupPrices),
+    totalMicro: sumMicro(groupPrices),
     jobsBySource,
     cachedAgeMs: outcome.cachedAgeMs,
   };

@@ -2,23 +2,22 @@ import type { JobType } from '../jobs/types.js';
 import type { PlanLimits } from '../jobs/plans.js';
 import type { ResolvedJob } from '../manifest/types.js';
 import { estimateDuration, type DurationEstimate } from './duration.js';
-import { fitCount } from './budget.js';
-import { cleanUsd, EPSILON_USD, sumUsd } from './money.js';
+import { fitCount, sumMicro, withinBudget, type MicroUsd } from '../money.js';
 import type { GroupSummary, PriceSource, PricingResult } from './types.js';
 
 export interface CostReportJob {
   id: string;
   type: JobType;
   model: string;
-  priceUsd: number;
+  priceMicro: MicroUsd;
   source: PriceSource;
-  /** False for jobs the ledger already paid for: they are not sent again and not in `toSpendUsd`. */
+  /** False for jobs the ledger already paid for: they are not sent again and not in `toSpendMicro`. */
   toSend: boolean;
 }
 
 export interface CostTotals {
   jobs: number;
-  totalUsd: number;
+  totalMicro: MicroUsd;
 }
 
 export interface CostReport {
@@ -28,20 +27,20 @@ export interface CostReport {
   byModel: Record<string, CostTotals>;
   byGroup: GroupSummary[];
   /** The whole manifest, sent or not. */
-  totalUsd: number;
+  totalMicro: MicroUsd;
   jobsToSend: number;
-  toSpendUsd: number;
+  toSpendMicro: MicroUsd;
   /** From the ledger: earlier runs. */
-  spentUsd: number;
-  budgetUsd: number | null;
+  spentMicro: MicroUsd;
+  budgetMicro: MicroUsd | null;
   /** budget − spent − toSpend; negative when over; null without a budget. */
-  leftUsd: number | null;
+  leftMicro: MicroUsd | null;
   withinBudget: boolean;
-  overByUsd: number;
+  overByMicro: MicroUsd;
   /** How many of the jobs to send fit under the budget, taken in manifest order (--partial). */
   fitCount: number;
-  fitUsd: number;
-  balanceUsd: number | null;
+  fitMicro: MicroUsd;
+  balanceMicro: MicroUsd | null;
   /** Null when the balance is unknown. */
   balanceCovers: boolean | null;
   priceCalls: number;
@@ -56,10 +55,10 @@ export interface CostReport {
 export interface CostReportInput {
   jobs: readonly ResolvedJob[];
   pricing: PricingResult;
-  spentUsd: number;
+  spentMicro: MicroUsd;
   alreadyDoneIds?: ReadonlySet<string>;
-  budgetUsd: number | null;
-  balanceUsd?: number | undefined;
+  budgetMicro: MicroUsd | null;
+  balanceMicro?: MicroUsd | undefined;
   plan: PlanLimits;
   planName: string;
   concurrency: number;
@@ -69,23 +68,23 @@ export interface CostReportInput {
 export function buildCostReport(input: CostReportInput): CostReport {
   const jobs = input.jobs.map((job) => reportJob(job, input));
   const sending = jobs.filter((job) => job.toSend);
-  const toSpendUsd = sumUsd(sending.map((job) => job.priceUsd));
-  const budget = budgetFigures(sending, input.spentUsd, toSpendUsd, input.budgetUsd);
+  const toSpendMicro = sumMicro(sending.map((job) => job.priceMicro));
+  const budget = budgetFigures(sending, input.spentMicro, toSpendMicro, input.budgetMicro);
   const duration = estimateDuration(countByType(sending), input.plan, input.planName);
-  const balanceUsd = input.balanceUsd ?? null;
+  const balanceMicro = input.balanceMicro ?? null;
   return {
     jobs,
     byType: totalsBy(jobs, (job) => job.type),
     byModel: totalsBy(jobs, (job) => job.model),
     byGroup: input.pricing.groups,
-    totalUsd: sumUsd(jobs.map((job) => job.priceUsd)),
+    totalMicro: sumMicro(jobs.map((job) => job.priceMicro)),
     jobsToSend: sending.length,
-    toSpendUsd,
-    spentUsd: input.spentUsd,
-    budgetUsd: input.budgetUsd,
+    toSpendMicro,
+    spentMicro: input.spentMicro,
+    budgetMicro: input.budgetMicro,
     ...budget,
-    balanceUsd,
-    balanceCovers: balanceUsd === null ? null : balanceUsd + EPSILON_USD >= toSpendUsd,
+    balanceMicro,
+    balanceCovers: balanceMicro === null ? null : balanceMicro >= toSpendMicro,
     priceCalls: input.pricing.priceCalls,
     cachedPriceAgeMs: oldestCachedAgeMs(input.pricing.groups),
     planName: input.planName,
@@ -108,45 +107,32 @@ function reportJob(job: ResolvedJob, input: CostReportInput): CostReportJob {
     id: job.id,
     type: job.type,
     model: String(job.params['model']),
-    priceUsd: price.priceUsd,
+    priceMicro: price.priceMicro,
     source: price.source,
     toSend: !(input.alreadyDoneIds?.has(job.id) ?? false),
   };
 }
 
-type BudgetFigures = Pick<CostReport, 'leftUsd' | 'withinBudget' | 'overByUsd' | 'fitCount' | 'fitUsd'>;
+type BudgetFigures = Pick<CostReport, 'leftMicro' | 'withinBudget' | 'overByMicro' | 'fitCount' | 'fitMicro'>;
 
-/** The budget caps the ledger's whole spend, earlier runs included; `fitCount` is budget.ts's rule. */
-function budgetFigures(
-  sending: readonly CostReportJob[],
-  spentUsd: number,
-  toSpendUsd: number,
-  budgetUsd: number | null,
-): BudgetFigures {
-  if (budgetUsd === null) {
-    return { leftUsd: null, withinBudget: true, overByUsd: 0, fitCount: sending.length, fitUsd: toSpendUsd };
-  }
-  const fitting = fitCount(sending.map((job) => job.priceUsd), spentUsd, budgetUsd);
-  const leftUsd = cleanUsd(budgetUsd - spentUsd - toSpendUsd);
-  const overByUsd = leftUsd < -EPSILON_USD ? -leftUsd : 0;
-  return {
-    leftUsd,
-    withinBudget: overByUsd === 0,
-    overByUsd,
-    fitCount: fitting,
-    fitUsd: sumUsd(sending.slice(0, fitting).map((job) => job.priceUsd)),
-  };
+/** The budget caps the ledger's whole spend, earlier runs included: money.ts's one rule. */
+function budgetFigures(sending: readonly CostReportJob[], spent: MicroUsd, toSpend: MicroUsd, budget: MicroUsd | null): BudgetFigures {
+  const prices = sending.map((job) => job.priceMicro);
+  const fitting = fitCount(prices, spent, budget);
+  const fitMicro = sumMicro(prices.slice(0, fitting));
+  if (budget === null) return { leftMicro: null, withinBudget: true, overByMicro: 0, fitCount: fitting, fitMicro };
+  const within = withinBudget(spent, toSpend, budget);
+  return { leftMicro: budget - spent - toSpend, withinBudget: within, overByMicro: within ? 0 : spent + toSpend - budget, fitCount: fitting, fitMicro };
 }
 
 function totalsBy(jobs: readonly CostReportJob[], keyOf: (job: CostReportJob) => string): Record<string, CostTotals> {
-  const prices = new Map<string, number[]>();
+  const totals: Record<string, CostTotals> = {};
   for (const job of jobs) {
-    const key = keyOf(job);
-    const list = prices.get(key);
-    if (list === undefined) prices.set(key, [job.priceUsd]);
-    else list.push(job.priceUsd);
+    const entry = (totals[keyOf(job)] ??= { jobs: 0, totalMicro: 0 });
+    entry.jobs += 1;
+    entry.totalMicro += job.priceMicro;
   }
-  return Object.fromEntries([...prices].map(([key, list]) => [key, { jobs: list.length, totalUsd: sumUsd(list) }]));
+  return totals;
 }
 
 function countByType(jobs: readonly CostReportJob[]): Partial<Record<JobType, number>> {

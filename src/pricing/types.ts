@@ -1,13 +1,15 @@
 import type { JobType } from '../jobs/types.js';
 import type { ServiceRequest } from '../api/types.js';
+import type { MicroUsd } from '../money.js';
 
 export type PriceSource = 'quoted' | 'derived' | 'cached';
 
 /** How a price group's prices were found, for the report. */
 export type GroupMethod = 'per-key' | 'linear-derived' | 'per-length-fallback' | 'cached';
 
+/** A job's price: whole micro-dollars, rounded up from the service's quote (what may be charged). */
 export interface JobPrice {
-  priceUsd: number;
+  priceMicro: MicroUsd;
   source: PriceSource;
   key: string;
 }
@@ -64,7 +66,7 @@ export interface GroupSummary {
   method: GroupMethod;
   /** Price calls this group made. */
   calls: number;
-  totalUsd: number;
+  totalMicro: MicroUsd;
   /** Jobs of this group by where their price came from. */
   jobsBySource: Record<PriceSource, number>;
   /** Age of the oldest cached price (or rate) this group's prices rest on; null: none cached. */

@@ -1,7 +1,7 @@
 import type { CostReport, CostTotals } from '../pricing/report.js';
 import type { GroupSummary } from '../pricing/types.js';
-import { formatCount, formatUsd } from './money.js';
-import { paint, renderTable } from './text.js';
+import { formatUsd, microToUsd } from '../money.js';
+import { formatCount, paint, renderTable } from './text.js';
 
 export interface CostTextOptions {
   color: boolean;
@@ -32,7 +32,7 @@ function jobLines(report: CostReport, maxLines: number, color: boolean): string 
   const shown = report.jobs.slice(0, maxLines);
   const table = renderTable({
     headers: ['id', 'type', 'model', 'price', 'source', ''],
-    rows: shown.map((job) => [job.id, job.type, job.model, formatUsd(job.priceUsd), job.source, job.toSend ? '' : 'already sent']),
+    rows: shown.map((job) => [job.id, job.type, job.model, formatUsd(job.priceMicro), job.source, job.toSend ? '' : 'already sent']),
     align: ['left', 'left', 'left', 'right'],
     color,
   });
@@ -43,7 +43,7 @@ function jobLines(report: CostReport, maxLines: number, color: boolean): string 
 function totalsTable(label: string, totals: Record<string, CostTotals>, color: boolean): string {
   return renderTable({
     headers: [label, 'jobs', 'total'],
-    rows: Object.entries(totals).map(([name, t]) => [name, formatCount(t.jobs), formatUsd(t.totalUsd)]),
+    rows: Object.entries(totals).map(([name, t]) => [name, formatCount(t.jobs), formatUsd(t.totalMicro)]),
     align: ['left', 'right', 'right'],
     color,
   });
@@ -58,7 +58,7 @@ function groupsTable(groups: readonly GroupSummary[], color: boolean): string {
       g.distinctLengths === null ? '-' : formatCount(g.distinctLengths),
       g.method,
       formatCount(g.calls),
-      formatUsd(g.totalUsd),
+      formatUsd(g.totalMicro),
     ]),
     align: ['left', 'right', 'right', 'left', 'right', 'right'],
     color,
@@ -72,28 +72,28 @@ function groupLabel(key: string): string {
 
 function moneyLines(report: CostReport, color: boolean): string[] {
   const rows: [string, string][] = [
-    ['Total (whole manifest)', formatUsd(report.totalUsd)],
-    ['Already spent (ledger)', formatUsd(report.spentUsd)],
-    [`To spend (${formatCount(report.jobsToSend)} jobs)`, formatUsd(report.toSpendUsd)],
-    ['Budget', report.budgetUsd === null ? 'none' : formatUsd(report.budgetUsd)],
+    ['Total (whole manifest)', formatUsd(report.totalMicro)],
+    ['Already spent (ledger)', formatUsd(report.spentMicro)],
+    [`To spend (${formatCount(report.jobsToSend)} jobs)`, formatUsd(report.toSpendMicro)],
+    ['Budget', report.budgetMicro === null ? 'none' : formatUsd(report.budgetMicro)],
   ];
-  if (report.leftUsd !== null) rows.push(['Left after the run', formatUsd(report.leftUsd)]);
-  if (report.balanceUsd !== null) rows.push(['Balance', formatUsd(report.balanceUsd)]);
+  if (report.leftMicro !== null) rows.push(['Left after the run', formatUsd(report.leftMicro)]);
+  if (report.balanceMicro !== null) rows.push(['Balance', formatUsd(report.balanceMicro)]);
   const lines = [renderTable({ rows, align: ['left', 'right'], color })];
   if (!report.withinBudget) lines.push(overBudgetLine(report, color));
   if (report.balanceCovers === false) {
     lines.push(
-      paint(color, 'yellow', `  Warning: the balance ${formatUsd(report.balanceUsd ?? 0)} does not cover the ${formatUsd(report.toSpendUsd)} to spend; a run would refuse to start.`),
+      paint(color, 'yellow', `  Warning: the balance ${formatUsd(report.balanceMicro ?? 0)} does not cover the ${formatUsd(report.toSpendMicro)} to spend; a run would refuse to start.`),
     );
   }
   return lines;
 }
 
 function overBudgetLine(report: CostReport, color: boolean): string {
-  const over = `  Over budget by ${formatUsd(report.overByUsd)}.`;
+  const over = `  Over budget by ${formatUsd(report.overByMicro)}.`;
   const fit =
     ` With --partial, the first ${formatCount(report.fitCount)} of ${formatCount(report.jobsToSend)} jobs` +
-    ` to send fit (${formatUsd(report.fitUsd)}); the rest would be skipped.`;
+    ` to send fit (${formatUsd(report.fitMicro)}); the rest would be skipped.`;
   return paint(color, 'red', over + fit);
 }
 
@@ -129,29 +129,29 @@ function titleCase(name: string): string {
 /** The `estimate --json` document: PRODUCT.md's fields, then extra ones scripts may use. */
 export function costReportJson(report: CostReport) {
   return {
-    total: report.totalUsd,
-    spent: report.spentUsd,
-    budget: report.budgetUsd,
+    total: microToUsd(report.totalMicro),
+    spent: microToUsd(report.spentMicro),
+    budget: report.budgetMicro === null ? null : microToUsd(report.budgetMicro),
     withinBudget: report.withinBudget,
     priceCalls: report.priceCalls,
     jobs: report.jobs.map((job) => ({
       id: job.id,
       type: job.type,
       model: job.model,
-      price: job.priceUsd,
+      price: microToUsd(job.priceMicro),
       priceSource: job.source,
       toSend: job.toSend,
     })),
     byModel: renameTotals(report.byModel),
     cached_price_age_s: report.cachedPriceAgeMs === null ? null : Math.round(report.cachedPriceAgeMs / 1000),
     byType: renameTotals(report.byType),
-    toSpend: report.toSpendUsd,
+    toSpend: microToUsd(report.toSpendMicro),
     jobsToSend: report.jobsToSend,
-    left: report.leftUsd,
-    overBy: report.overByUsd,
+    left: report.leftMicro === null ? null : microToUsd(report.leftMicro),
+    overBy: microToUsd(report.overByMicro),
     fitCount: report.fitCount,
-    fitTotal: report.fitUsd,
-    balance: report.balanceUsd,
+    fitTotal: microToUsd(report.fitMicro),
+    balance: report.balanceMicro === null ? null : microToUsd(report.balanceMicro),
     balanceCovers: report.balanceCovers,
     plan: report.planName,
     duration: {
@@ -173,11 +173,11 @@ function groupJson(g: GroupSummary) {
     distinctLengths: g.distinctLengths,
     method: g.method,
     calls: g.calls,
-    total: g.totalUsd,
+    total: microToUsd(g.totalMicro),
     jobsBySource: g.jobsBySource,
   };
 }
 
 function renameTotals(totals: Record<string, CostTotals>): Record<string, { jobs: number; total: number }> {
-  return Object.fromEntries(Object.entries(totals).map(([name, t]) => [name, { jobs: t.jobs, total: t.totalUsd }]));
+  return Object.fromEntries(Object.entries(totals).map(([name, t]) => [name, { jobs: t.jobs, total: microToUsd(t.totalMicro) }]));
 }

@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import { plainNumber } from './money.js';
+import { decimalUsd, type MicroUsd } from '../money.js';
 
 /** One job per row, for both the cost report and the run summary (unknown cells are empty). */
 export interface JobCsvRow {
@@ -7,7 +7,8 @@ export interface JobCsvRow {
   type: string;
   model: string;
   state: string;
-  price_usd: number | null;
+  /** Written in dollars, exactly (`0.000077`), never with an exponent. */
+  price_usd: MicroUsd | null;
   price_source: string;
   request_id: string;
   output: string;
@@ -39,6 +40,6 @@ function neutralise(text: string): string {
 
 /** RFC 4180 CSV with a header; commas, quotes and newlines in cells (error texts) are quoted. */
 export function jobsCsv(rows: readonly JobCsvRow[]): string {
-  // price_usd is the only number and stays one; a null one is an empty cell, as csv-stringify writes null.
-  return stringify([...rows], { header: true, columns: [...JOB_CSV_COLUMNS], cast: { number: plainNumber, string: neutralise } });
+  // price_usd is the only number: micro-dollars written as exact dollars. A null is an empty cell.
+  return stringify([...rows], { header: true, columns: [...JOB_CSV_COLUMNS], cast: { number: decimalUsd, string: neutralise } });
 }

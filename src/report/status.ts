@@ -2,8 +2,7 @@ import path from 'node:path';
 import { escapeControlChars } from '../control-chars.js';
 import { JOB_STATES, type JobState } from '../jobs/states.js';
 import { formatUsd, microToUsd, type MicroUsd } from '../money.js';
-import { formatCount } from './money.js';
-import { paint, renderTable } from './text.js';
+import { formatCount, paint, renderTable } from './text.js';
 
 
 export interface StatusJob {

@@ -46,3 +46,8 @@ function pad(cell: string, width: number, align: 'left' | 'right'): string {
   const fill = ' '.repeat(Math.max(0, width - [...cell].length));
   return align === 'right' ? fill + cell : cell + fill;
 }
+
+/** `1,234` for counts in text reports. */
+export function formatCount(count: number): string {
+  return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}

@@ -69,9 +69,9 @@ export async function runManifest(input: RunInput): Promise<RunOutcome> {
   return { plan, pricing, execute, changedIds };
 }
 
-/** Every job's price as the ledger and the budget count it: the service's dollars, rounded up to a micro-dollar. */
+/** Every job's price as the ledger and the budget count it. */
 export function pricesMicro(pricing: PricingResult): Map<string, MicroUsd> {
-  return new Map([...pricing.prices].map(([id, p]) => [id, usdToMicro(p.priceUsd, 'up')]));
+  return new Map([...pricing.prices].map(([id, p]) => [id, p.priceMicro]));
 }
 
 async function syncLedger(ledger: Ledger, jobs: readonly ResolvedJob[], ctx: RunContext): Promise<string[]> {
@@ -100,7 +100,7 @@ async function storePrices(ledger: Ledger, pricing: PricingResult, views: readon
   await ledger.setPrices(
     [...pricing.prices]
       .filter(([id]) => unsent.has(id))
-      .map(([id, p]) => ({ id, priceMicro: usdToMicro(p.priceUsd, 'up'), source: p.source, priceKey: p.key })),
+      .map(([id, p]) => ({ id, priceMicro: p.priceMicro, source: p.source, priceKey: p.key })),
   );
 }
 

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { microToUsd, sumMicro, usdToMicro } from '../../src/money.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
 import { useWorkspace } from '../helpers/workspace.js';
@@ -68,7 +69,8 @@ describe('mediabatch estimate', () => {
     const jobs = ttsJobs(10_000, (i) => (i % 60) + 1);
     const manifest = await writeManifest(dir, jobs);
     const exact = new Map(jobs.map((j) => [j.id, linearQuote(j.text)]));
-    const exactTotal = [...exact.values()].reduce((s, p) => s + p, 0);
+    // Each price as the tool counts money: whole micro-dollars, rounded up (never short).
+    const counted = new Map([...exact].map(([id, usd]) => [id, usdToMicro(usd, 'up')]));
 
     const first = await cli(['estimate', manifest, '--json']);
     expect(hasStackTrace(first.stderr)).toBe(false);
@@ -82,10 +84,10 @@ describe('mediabatch estimate', () => {
     for (const job of report.jobs) {
       expect(job).toMatchObject({ type: 'txt2audio', model: 'Kokoro' });
       expect(['quoted', 'derived']).toContain(job.priceSource);
-      expect(Math.abs(job.price - exact.get(job.id)!)).toBeLessThan(1e-8);
+      expect(job.price, job.id).toBe(microToUsd(counted.get(job.id)!));
     }
     expect(report.jobs.some((j) => j.priceSource === 'derived')).toBe(true);
-    expect(Math.abs(report.total - exactTotal)).toBeLessThan(1e-6);
+    expect(report.total).toBe(microToUsd(sumMicro(counted.values())));
     expect(report.byModel).toEqual({ Kokoro: { jobs: 10_000, total: report.total } });
 
     // The law above is what the simulator's price endpoint answers, asked directly.
@@ -117,8 +119,9 @@ describe('mediabatch estimate', () => {
 
     // Over budget: exit 3, by how much, and how many jobs fit (in manifest order).
     const budget = 0.1;
+    const budgetMicro = usdToMicro(budget, 'down');
     let fit = 0;
-    for (let sum = 0; fit < jobs.length && sum + exact.get(jobs[fit]!.id)! <= budget; fit += 1) sum += exact.get(jobs[fit]!.id)!;
+    for (let sum = 0; fit < jobs.length && sum + counted.get(jobs[fit]!.id)! <= budgetMicro; fit += 1) sum += counted.get(jobs[fit]!.id)!;
     const over = await cli(['estimate', manifest, '--budget', String(budget)]);
     expect(over.code).toBe(3);
     expect(hasStackTrace(over.stderr)).toBe(false);
@@ -140,10 +143,9 @@ describe('mediabatch estimate', () => {
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as EstimateJson;
     expect(report.jobs.every((j) => j.priceSource === 'quoted')).toBe(true);
-    const exact = new Map(jobs.map((j) => [j.id, minimumQuote(j.text)]));
-    for (const job of report.jobs) expect(job.price).toBe(exact.get(job.id));
-    const exactTotal = [...exact.values()].reduce((s, p) => s + p, 0);
-    expect(report.total).toBeCloseTo(exactTotal, 9);
+    const counted = new Map(jobs.map((j) => [j.id, usdToMicro(minimumQuote(j.text), 'up')]));
+    for (const job of report.jobs) expect(job.price).toBe(microToUsd(counted.get(job.id)!));
+    expect(report.total).toBe(microToUsd(sumMicro(counted.values())));
     expect(report.priceCalls).toBe(sim.stats.calls.price);
     // Still at most one call per distinct length, plus the probes.
     expect(sim.stats.calls.price).toBeLessThanOrEqual(new Set(jobs.map((j) => `${j.voice}|${j.text.length}`)).size + 3 * 4);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceRequest } from '../../src/api/types.js';
+import { usdToMicro } from '../../src/money.js';
 import type { ResolvedJob } from '../../src/jobs/index.js';
 import { groupKeyOf, priceKeyOf, rateKey } from '../../src/pricing/keys.js';
 import { priceJobs } from '../../src/pricing/price-jobs.js';
@@ -35,16 +36,12 @@ describe('priceJobs for txt2audio', () => {
       ['linear-derived', 3, 3333],
       ['linear-derived', 3, 3333],
     ]);
-    let sumQuoted = 0;
-    let sumPriced = 0;
+    // Every derived price is the service's own, counted (as every price is) in whole micro-dollars, rounded up.
     for (const job of jobs) {
       const priced = result.prices.get(job.id);
-      expect(priced).toBeDefined();
-      sumQuoted += truePrice(job, laws.linear);
-      sumPriced += priced?.priceUsd ?? 0;
-      expect(Math.abs((priced?.priceUsd ?? 0) - truePrice(job, laws.linear))).toBeLessThanOrEqual(2e-12);
+      expect(priced, job.id).toBeDefined();
+      expect(priced?.priceMicro, job.id).toBe(usdToMicro(truePrice(job, laws.linear), 'up'));
     }
-    expect(sumPriced).toBeCloseTo(sumQuoted, 8);
     const sources = [...result.prices.values()].map((p) => p.source);
     expect(sources.filter((s) => s === 'quoted')).toHaveLength(9);
     expect(sources.filter((s) => s === 'derived')).toHaveLength(9991);
@@ -66,7 +63,7 @@ describe('priceJobs for txt2audio', () => {
     expect(result.groups.every((g) => g.method === 'per-length-fallback')).toBe(true);
     expect(speech.state.calls).toBe(3000);
     for (const job of jobs) {
-      expect(result.prices.get(job.id)).toMatchObject({ priceUsd: truePrice(job, law), source: 'quoted' });
+      expect(result.prices.get(job.id)).toMatchObject({ priceMicro: usdToMicro(truePrice(job, law), 'up'), source: 'quoted' });
     }
   });
 
@@ -75,11 +72,12 @@ describe('priceJobs for txt2audio', () => {
     const { result } = await price(jobs, laws.roundedUp4);
     expect(result.groups.every((g) => g.method === 'linear-derived')).toBe(true);
     for (const job of jobs) {
-      const derived = result.prices.get(job.id)?.priceUsd ?? NaN;
-      const quoted = truePrice(job, laws.roundedUp4);
-      expect(derived).toBeGreaterThanOrEqual(quoted - 1e-12);
-      expect(derived - quoted).toBeLessThanOrEqual(0.0001 + 1e-12);
-      expect(Number(derived.toFixed(4))).toBe(derived);
+      const derived = result.prices.get(job.id)?.priceMicro ?? NaN;
+      const quoted = usdToMicro(truePrice(job, laws.roundedUp4), 'up');
+      expect(derived).toBeGreaterThanOrEqual(quoted);
+      // One unit of the quotes ($0.0001) at most, and on that grid.
+      expect(derived - quoted).toBeLessThanOrEqual(100);
+      expect(derived % 100).toBe(0);
     }
   });
 
@@ -100,7 +98,7 @@ describe('priceJobs for txt2audio', () => {
     for (const job of jobs) {
       const again = second.result.prices.get(job.id);
       expect(again?.source).toBe('cached');
-      expect(again?.priceUsd).toBe(first.result.prices.get(job.id)?.priceUsd);
+      expect(again?.priceMicro).toBe(first.result.prices.get(job.id)?.priceMicro);
     }
   });
 
@@ -110,7 +108,7 @@ describe('priceJobs for txt2audio', () => {
     const inside = [speechJob('new-a', 100, {}, 0), speechJob('new-b', 200, {}, 1)];
     const again = await price(inside, laws.linear, cache);
     expect(again.speech.state.calls).toBe(0);
-    expect(again.result.prices.get('new-a')).toMatchObject({ source: 'derived', priceUsd: 0.000077 });
+    expect(again.result.prices.get('new-a')).toMatchObject({ source: 'derived', priceMicro: 77 });
     expect(again.result.groups).toMatchObject([{ method: 'linear-derived', calls: 0 }]);
   });
 
@@ -229,8 +227,7 @@ describe('priceJobs with confirmCached (before a run spends)', () => {
     const { result } = await priceWith(more, tenTimes, cache);
     expect(result.changes.map((c) => c.model)).toEqual(['Kokoro', 'Kokoro', 'Kokoro']);
     for (const job of more) {
-      const expected = truePrice(job, tenTimes);
-      expect(Math.abs((result.prices.get(job.id)?.priceUsd ?? 0) - expected), job.id).toBeLessThanOrEqual(1e-11);
+      expect(result.prices.get(job.id)?.priceMicro, job.id).toBe(usdToMicro(truePrice(job, tenTimes), 'up'));
     }
     // The next run finds today's prices in the cache: one confirming call per group, no change.
     const again = await priceWith(more, tenTimes, cache);

@@ -4,12 +4,13 @@ import type { ResolvedJob } from '../../src/manifest/types.js';
 import { formatDuration } from '../../src/pricing/duration.js';
 import { buildCostReport, type CostReportInput } from '../../src/pricing/report.js';
 import type { JobPrice, PricingResult } from '../../src/pricing/types.js';
+import { usdToMicro } from '../../src/money.js';
 import { speechJob, videoJob } from './jobs.js';
 
 /** Prices set by hand: the report is arithmetic over whatever priceJobs found. */
 function pricing(prices: Record<string, number>, priceCalls = 2): PricingResult {
   const map = new Map<string, JobPrice>(
-    Object.entries(prices).map(([id, priceUsd]) => [id, { priceUsd, source: 'quoted', key: `k-${id}` }]),
+    Object.entries(prices).map(([id, priceUsd]) => [id, { priceMicro: usdToMicro(priceUsd, 'up'), source: 'quoted', key: `k-${id}` }]),
   );
   return { prices: map, priceCalls, groups: [], changes: [] };
 }
@@ -18,8 +19,8 @@ function input(jobs: ResolvedJob[], prices: Record<string, number>, over: Partia
   return {
     jobs,
     pricing: pricing(prices),
-    spentUsd: 0,
-    budgetUsd: null,
+    spentMicro: 0,
+    budgetMicro: null,
     plan: planLimits('premium'),
     planName: 'premium',
     concurrency: 8,
@@ -38,37 +39,37 @@ const PRICES = { a: 1, b: 2, c: 5, d: 0.5 };
 describe('buildCostReport', () => {
   it('totals by type and model over the whole manifest', () => {
     const report = buildCostReport(input(JOBS, PRICES));
-    expect(report.totalUsd).toBe(8.5);
-    expect(report.byType).toEqual({ txt2audio: { jobs: 3, totalUsd: 3.5 }, img2video: { jobs: 1, totalUsd: 5 } });
+    expect(report.totalMicro).toBe(8_500_000);
+    expect(report.byType).toEqual({ txt2audio: { jobs: 3, totalMicro: 3_500_000 }, img2video: { jobs: 1, totalMicro: 5_000_000 } });
     expect(report.byModel).toEqual({
-      Kokoro: { jobs: 2, totalUsd: 1.5 },
-      Chatterbox: { jobs: 1, totalUsd: 2 },
-      Ltxv_13B_0_9_8_Distilled_FP8: { jobs: 1, totalUsd: 5 },
+      Kokoro: { jobs: 2, totalMicro: 1_500_000 },
+      Chatterbox: { jobs: 1, totalMicro: 2_000_000 },
+      Ltxv_13B_0_9_8_Distilled_FP8: { jobs: 1, totalMicro: 5_000_000 },
     });
-    expect(report).toMatchObject({ withinBudget: true, leftUsd: null, fitCount: 4, priceCalls: 2 });
+    expect(report).toMatchObject({ withinBudget: true, leftMicro: null, fitCount: 4, priceCalls: 2 });
   });
 
   it('counts earlier spend against the budget and leaves paid jobs out of what is to spend', () => {
     const report = buildCostReport(
-      input(JOBS, PRICES, { spentUsd: 1, alreadyDoneIds: new Set(['a']), budgetUsd: 10, balanceUsd: 7 }),
+      input(JOBS, PRICES, { spentMicro: 1_000_000, alreadyDoneIds: new Set(['a']), budgetMicro: 10_000_000, balanceMicro: 7_000_000 }),
     );
     expect(report).toMatchObject({
-      totalUsd: 8.5,
+      totalMicro: 8_500_000,
       jobsToSend: 3,
-      toSpendUsd: 7.5,
-      spentUsd: 1,
-      leftUsd: 1.5,
+      toSpendMicro: 7_500_000,
+      spentMicro: 1_000_000,
+      leftMicro: 1_500_000,
       withinBudget: true,
-      overByUsd: 0,
-      balanceUsd: 7,
+      overByMicro: 0,
+      balanceMicro: 7_000_000,
       balanceCovers: false,
     });
   });
 
   it('says by how much a budget is exceeded and how many jobs fit, as a prefix in manifest order', () => {
     // b ($2) does not fit after a ($1) with $2.50 left; d ($0.50) would, but the prefix stops at b.
-    const report = buildCostReport(input(JOBS, PRICES, { spentUsd: 0.5, budgetUsd: 3 }));
-    expect(report).toMatchObject({ withinBudget: false, overByUsd: 6, leftUsd: -6, fitCount: 1, fitUsd: 1 });
+    const report = buildCostReport(input(JOBS, PRICES, { spentMicro: 500_000, budgetMicro: 3_000_000 }));
+    expect(report).toMatchObject({ withinBudget: false, overByMicro: 6_000_000, leftMicro: -6_000_000, fitCount: 1, fitMicro: 1_000_000 });
   });
 
   it('estimates days on Basic, where the daily cap binds', () => {
@@ -95,6 +96,6 @@ describe('buildCostReport', () => {
 
   it('has nothing to time when everything is already paid', () => {
     const report = buildCostReport(input(JOBS, PRICES, { alreadyDoneIds: new Set(['a', 'b', 'c', 'd']) }));
-    expect(report).toMatchObject({ toSpendUsd: 0, jobsToSend: 0, durationText: 'nothing to send' });
+    expect(report).toMatchObject({ toSpendMicro: 0, jobsToSend: 0, durationText: 'nothing to send' });
   });
 });

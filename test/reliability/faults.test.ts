@@ -59,7 +59,13 @@ describe('runs against a faulty service', () => {
   it('submit:503=0.3 is retried until taken: every job done, none in doubt, none twice', async () => {
     sim = await workspace.startSim({ ...FAST, latencyMs: 5, faults: `submit:503=${RATE}`, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: JOBS });
-    const result = await cliAgainst(sim, ['run', manifest, '--json']);
+    const first = await cliAgainst(sim, ['run', manifest, '--json']);
+    const firstSummary = JSON.parse(first.stdout) as StatusJson;
+    // A job refused six times in a row (0.3^6 per job; which request draws a fault depends on the
+    // order requests arrive in) is left pending, not in doubt: the next run sends it.
+    expect(firstSummary.counts.in_doubt).toBe(0);
+    expect(first.code, first.stderr).toBe(firstSummary.counts.pending === 0 ? 0 : 1);
+    const result = firstSummary.counts.pending === 0 ? first : await cliAgainst(sim, ['run', manifest, '--json']);
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as StatusJson;
     expect(summary.counts.done).toBe(JOBS);

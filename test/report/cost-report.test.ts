@@ -3,10 +3,9 @@ import { planLimits } from '../../src/jobs/plans.js';
 import { priceJobs } from '../../src/pricing/price-jobs.js';
 import { buildCostReport } from '../../src/pricing/report.js';
 import { costReportJson, formatCostReport } from '../../src/report/cost-report.js';
-import { formatUsd, plainNumber } from '../../src/report/money.js';
 import { laws, memoryCache, quoteWith, speechJob, speechQuoter, videoJob, videoQuoter } from '../pricing/jobs.js';
 
-async function sampleReport(budgetUsd: number | null) {
+async function sampleReport(budgetMicro: number | null) {
   const jobs = [
     ...Array.from({ length: 8 }, (_, i) => speechJob(`line-${i}`, 1000 + i * 500, {}, i)),
     videoJob('waves', {}, 8),
@@ -18,10 +17,10 @@ async function sampleReport(budgetUsd: number | null) {
   return buildCostReport({
     jobs,
     pricing,
-    spentUsd: 0.05,
+    spentMicro: 50_000,
     alreadyDoneIds: new Set(['line-0']),
-    budgetUsd,
-    balanceUsd: 0.2,
+    budgetMicro,
+    balanceMicro: 200_000,
     plan: planLimits('basic'),
     planName: 'basic',
     concurrency: 8,
@@ -30,7 +29,7 @@ async function sampleReport(budgetUsd: number | null) {
 
 describe('formatCostReport', () => {
   it('renders tables, money lines, over-budget advice and pace', async () => {
-    const report = await sampleReport(0.3);
+    const report = await sampleReport(300_000);
     expect(formatCostReport(report, { color: false, maxJobLines: 4 })).toMatchInlineSnapshot(`
       "Cost estimate: 10 jobs, Basic plan
 
@@ -83,34 +82,11 @@ describe('formatCostReport', () => {
 
 describe('costReportJson', () => {
   it("has PRODUCT.md's estimate fields with their names", async () => {
-    const json = costReportJson(await sampleReport(10));
+    const json = costReportJson(await sampleReport(10_000_000));
     expect(Object.keys(json).slice(0, 7)).toEqual(['total', 'spent', 'budget', 'withinBudget', 'priceCalls', 'jobs', 'byModel']);
     expect(json.jobs[0]).toEqual({ id: 'line-0', type: 'txt2audio', model: 'Kokoro', price: 0.016, priceSource: 'quoted', toSend: false });
     expect(json.byModel).toEqual({ Kokoro: { jobs: 8, total: 0.352 }, Ltxv_13B_0_9_8_Distilled_FP8: { jobs: 2, total: 0.079626 } });
     expect(json).toMatchObject({ budget: 10, spent: 0.05, withinBudget: true, priceCalls: 4, fitCount: 9, balanceCovers: false });
     expect(JSON.parse(JSON.stringify(json))).toEqual(json);
-  });
-});
-
-describe('money formatting', () => {
-  it.each([
-    [12.345, '$12.35'],
-    [1234567.891, '$1,234,567.89'],
-    [1, '$1.00'],
-    [0.42, '$0.42'],
-    [0.0423, '$0.0423'],
-    [0.000077, '$0.000077'],
-    [7.7e-7, '$0.00000077'],
-    [0, '$0.00'],
-    [-2.5, '-$2.50'],
-  ])('formatUsd(%s) is %s', (amount, text) => {
-    expect(formatUsd(amount)).toBe(text);
-  });
-
-  it('writes CSV numbers without exponents', () => {
-    expect(plainNumber(7.7e-7)).toBe('0.00000077');
-    expect(plainNumber(1.5e-10)).toBe('0.00000000015');
-    expect(plainNumber(1e21)).toBe('1000000000000000000000');
-    expect(plainNumber(0.25)).toBe('0.25');
   });
 });

@@ -126,14 +126,14 @@ describe('submittedLines', () => {
 });
 
 describe('jobsCsv', () => {
-  it('quotes commas, quotes and newlines, and writes prices without exponents', () => {
+  it('quotes commas, quotes and newlines, and writes micro-dollar prices as exact dollars', () => {
     const csv = jobsCsv([
-      { id: 'a', type: 'txt2audio', model: 'Kokoro', state: 'failed', price_usd: 7.7e-7, price_source: 'derived', request_id: 'r-1', output: '', error: 'bad "voice", try\nagain' },
+      { id: 'a', type: 'txt2audio', model: 'Kokoro', state: 'failed', price_usd: 77, price_source: 'derived', request_id: 'r-1', output: '', error: 'bad "voice", try\nagain' },
       { id: 'b', type: 'img2video', model: 'Ltx', state: '', price_usd: null, price_source: '', request_id: '', output: parse('/x/b.mp4').base, error: '' },
     ]);
     expect(csv).toBe(
       'id,type,model,state,price_usd,price_source,request_id,output,error\n' +
-        'a,txt2audio,Kokoro,failed,0.00000077,derived,r-1,,"bad ""voice"", try\nagain"\n' +
+        'a,txt2audio,Kokoro,failed,0.000077,derived,r-1,,"bad ""voice"", try\nagain"\n' +
         'b,img2video,Ltx,,,,,b.mp4,\n',
     );
   });

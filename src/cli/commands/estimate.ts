@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
 import { buildCostReport, type CostReport } from '../../pricing/report.js';
 import { DEFAULT_RETRY } from '../../runner/context.js';
-import { microToUsd } from '../../money.js';
+import { usdToMicro } from '../../money.js';
 import { planRun } from '../../runner/plan.js';
 import { pricesMicro } from '../../runner/run.js';
 import { checkWithService, priceManifest } from '../../runner/prepare.js';
@@ -74,11 +74,10 @@ export async function estimate(session: WorkSession, concurrency: number): Promi
   return buildCostReport({
     jobs: manifest.jobs,
     pricing,
-    // The cost report still counts in dollars (pricing/); the ledger's figures enter it here.
-    spentUsd: microToUsd(spentMicro),
+    spentMicro,
     alreadyDoneIds: new Set(manifest.jobs.filter((j) => !toSend.has(j.id)).map((j) => j.id)),
-    budgetUsd: session.budgetMicro === null ? null : microToUsd(session.budgetMicro),
-    balanceUsd,
+    budgetMicro: session.budgetMicro,
+    balanceMicro: usdToMicro(balanceUsd, 'down'),
     plan: session.planLimits,
     planName: session.planName,
     concurrency,
@@ -91,7 +90,7 @@ function reportRows(report: CostReport) {
     type: job.type,
     model: job.model,
     state: '',
-    price_usd: job.priceUsd,
+    price_usd: job.priceMicro,
     price_source: job.source,
     request_id: '',
     output: '',

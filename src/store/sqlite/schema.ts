@@ -127,7 +127,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // Money in whole micro-dollars (src/money.ts), so sums and the budget check are exact
     // integers: the jobs table is rebuilt with INTEGER price_micro, spent_micro and
     // carried_micro in place of the REAL dollars, and the spend total follows. The dollars
-    // convert as usdToMicro(x, 'up') does: x * 1e6 within float noise (1e-6) of a whole number
+    // convert as usdToMicro(x, 'up') does: x * 1e6 within float noise (1e-3 µUSD) of a whole number
     // is that number, anything else rounds up (a truncation + 1: every amount is >= 0), so a
     // price or a spend is never counted short. The prices cache keeps its REAL dollars: it
     // also holds fitted per-character rates, fractions of a micro-dollar.
@@ -199,7 +199,7 @@ export const MIGRATIONS: readonly Migration[] = [
 
 /** SQL for usdToMicro(column, 'up') on a REAL dollar column that is NULL or >= 0 (migration 5). */
 function microUp(column: string): string {
-  return `CASE WHEN ABS(${column} * 1e6 - ROUND(${column} * 1e6)) < 1e-6 THEN CAST(ROUND(${column} * 1e6) AS INTEGER)
+  return `CASE WHEN ABS(${column} * 1e6 - ROUND(${column} * 1e6)) < 1e-3 THEN CAST(ROUND(${column} * 1e6) AS INTEGER)
             ELSE CAST(${column} * 1e6 AS INTEGER) + 1 END`;
 }
 

@@ -1,26 +1,14 @@
-/** Float sums of many small prices drift by far less than this; comparisons against a cap allow it. */
+/**
+ * Arithmetic on prices as the service writes them (dollars, a few decimals): how fine its quotes
+ * are, and float noise to ignore when comparing two quotes. Money the tool counts is micro-dollars
+ * (src/money.ts).
+ */
+
+/** Two quotes closer than this are the same price. */
 export const EPSILON_USD = 1e-9;
 
 /** Precision beyond this is float noise, not a price step the service uses. */
 const MAX_DECIMALS = 12;
-
-/** Kahan summation: 10,000 prices of $0.000077 must add up to what a person would compute. */
-export function sumUsd(values: Iterable<number>): number {
-  let sum = 0;
-  let carry = 0;
-  for (const value of values) {
-    const y = value - carry;
-    const t = sum + y;
-    carry = t - sum - y;
-    sum = t;
-  }
-  return cleanUsd(sum);
-}
-
-/** Drops float noise (0.30000000000000004) so totals read and serialise as a person expects. */
-export function cleanUsd(value: number): number {
-  return Number(value.toFixed(10));
-}
 
 /** Decimal places of a number as written in its shortest form, reading `7.7e-7` as 8 places. */
 export function decimalsOf(value: number): number {
