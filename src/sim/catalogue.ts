@@ -28,6 +28,8 @@ export interface SimModel {
   features: Record<string, unknown>;
   defaults: Record<string, unknown>;
   languages: SimLanguage[];
+  /** LoRA models a text-to-image model offers (served as `loras`, only where there are any). */
+  loras?: { name: string; display_name: string }[];
   /** Multiplies the base price, so models differ in price as they do at the service. */
   priceFactor: number;
 }
@@ -104,7 +106,7 @@ const QWEN_BASE: SimModel = {
 const LTXV: SimModel = {
   name: 'LTX-Video 13B 0.9.8 Distilled FP8',
   slug: 'Ltxv_13B_0_9_8_Distilled_FP8',
-  types: ['img2video'],
+  types: ['img2video', 'txt2video'],
   limits: {
     min_width: 64, max_width: 1280, min_height: 64, max_height: 1280,
     min_steps: 1, max_steps: 1, min_frames: 30, max_frames: 120, min_fps: 30, max_fps: 30,
@@ -119,7 +121,7 @@ const LTXV: SimModel = {
 const LTX2: SimModel = {
   name: 'LTX-2.3 22B Distilled INT8',
   slug: 'Ltx2_3_22B_Dist_INT8',
-  types: ['img2video'],
+  types: ['img2video', 'txt2video'],
   limits: {
     min_width: 64, max_width: 1920, min_height: 64, max_height: 1920,
     min_steps: 1, max_steps: 8, min_frames: 49, max_frames: 241, min_fps: 24, max_fps: 24,
@@ -129,6 +131,45 @@ const LTX2: SimModel = {
   defaults: { width: 768, height: 432, steps: 8, frames: 121, fps: 24, guidance: 1 },
   languages: [],
   priceFactor: 0.5,
+};
+
+// Text to image. Sizes must be multiples of `resolution_step`; a model without guidance support
+// takes the field (every request carries it) and ignores it, as diffusion servers commonly do.
+const FLUX_SCHNELL: SimModel = {
+  name: 'FLUX.1 schnell',
+  slug: 'Flux1schnell',
+  types: ['txt2img'],
+  limits: { min_width: 256, max_width: 2048, min_height: 256, max_height: 2048, resolution_step: 16, min_steps: 1, max_steps: 8 },
+  features: { supports_guidance: false, supports_lora: false },
+  defaults: { width: 1024, height: 1024, steps: 4, guidance: 0 },
+  languages: [],
+  priceFactor: 1,
+};
+
+const Z_IMAGE_TURBO: SimModel = {
+  name: 'Z-Image Turbo INT8',
+  slug: 'ZImageTurbo_INT8',
+  types: ['txt2img'],
+  limits: { min_width: 512, max_width: 2048, min_height: 512, max_height: 2048, resolution_step: 64, min_steps: 4, max_steps: 12 },
+  features: { supports_guidance: true, supports_lora: false },
+  defaults: { width: 1024, height: 1024, steps: 8, guidance: 3.5 },
+  languages: [],
+  priceFactor: 0.6,
+};
+
+const FLUX_KLEIN: SimModel = {
+  name: 'FLUX.2 Klein 4B BF16',
+  slug: 'Flux_2_Klein_4B_BF16',
+  types: ['txt2img'],
+  limits: { min_width: 256, max_width: 1536, min_height: 256, max_height: 1536, resolution_step: 16, min_steps: 4, max_steps: 4 },
+  features: { supports_guidance: true, supports_lora: true },
+  defaults: { width: 1024, height: 1024, steps: 4, guidance: 3.5 },
+  languages: [],
+  loras: [
+    { name: 'ink_sketch', display_name: 'Ink sketch' },
+    { name: 'watercolor', display_name: 'Watercolor' },
+  ],
+  priceFactor: 1.4,
 };
 
 const FILLER_TYPES = ['txt2img', 'img2img', 'txt2audio', 'img2txt', 'txt2embedding'] as const;
@@ -155,7 +196,7 @@ function fillerModel(index: number): SimModel {
  * last of them sits past the first page of 25.
  */
 export function buildCatalogue(extraModels: number): SimModel[] {
-  const real = [KOKORO, CHATTERBOX, LTXV, QWEN_CUSTOM, QWEN_BASE, LTX2];
+  const real = [KOKORO, CHATTERBOX, LTXV, QWEN_CUSTOM, FLUX_SCHNELL, QWEN_BASE, Z_IMAGE_TURBO, LTX2, FLUX_KLEIN];
   const filler = Array.from({ length: Math.max(0, extraModels) }, (_, i) => fillerModel(i));
   const total = real.length + filler.length;
   const out: SimModel[] = [];
@@ -181,6 +222,7 @@ export function modelToWire(model: SimModel): Record<string, unknown> {
     inference_types: inferenceTypes,
     info: model.emptyInfo ? [] : { limits: model.limits, features: model.features, defaults: model.defaults },
     languages: model.languages,
+    ...(model.loras === undefined ? {} : { loras: model.loras }),
     tags: [],
     status: 'active',
   };

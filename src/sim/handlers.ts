@@ -4,15 +4,15 @@
  */
 import type { SimJobType as JobType } from './types.js';
 import { buildCatalogue, modelToWire, type SimModel } from './catalogue.js';
-import { audioFingerprint, videoFingerprint } from './fingerprint.js';
+import { audioFingerprint, imageFingerprint, videoFingerprint } from './fingerprint.js';
 import { apiError, json, type Reply } from './http-util.js';
 import { JobBook } from './jobs.js';
 import type { ResolvedOptions } from './options.js';
-import { priceAudio, priceVideo } from './pricing.js';
-import { bucketError, mp4StandIn, wavTone, type ResultSigner } from './results.js';
+import { priceAudio, priceImage, priceVideo } from './pricing.js';
+import { bucketError, mp4StandIn, pngImage, wavTone, type ResultSigner } from './results.js';
 import type { Fields } from './rules.js';
 import type { SimStats } from './stats.js';
-import { validateAudio, validateVideoPrice, validateVideoSubmit, type Validated } from './validate.js';
+import { validateAudio, validateImage, validateTextVideoSubmit, validateVideoPrice, validateVideoSubmit, type Validated } from './validate.js';
 
 /** Generation is refused below this balance (API.md, "Balance"). */
 const MIN_BALANCE_USD = 0.49;
@@ -26,6 +26,22 @@ export interface Wallet {
 
 const round8 = (usd: number): number => Math.round(usd * 1e8) / 1e8;
 
+/**
+ * How each kind's result is stored and served. An image's URL ends in `.image`, not `.png`: the
+ * service's URLs say nothing reliable about an image's type, so clients must read its bytes.
+ */
+const RESULT_FILE: Record<JobType, { ending: 'wav' | 'mp4' | 'image'; contentType: string }> = {
+  txt2audio: { ending: 'wav', contentType: 'audio/wav' },
+  img2video: { ending: 'mp4', contentType: 'video/mp4' },
+  txt2video: { ending: 'mp4', contentType: 'video/mp4' },
+  txt2img: { ending: 'image', contentType: 'image/png' },
+};
+
+/** Unreachable once `invalid` has answered for a failed validation; keeps the types exact. */
+function refused(): Reply {
+  return apiError(422, 'The given data was invalid.');
+}
+
 function invalid(result: Validated<unknown>): Reply | undefined {
   return result.ok ? undefined : apiError(422, result.bag.message(), result.bag.errors);
 }
@@ -36,6 +52,7 @@ export class SimApi {
   // Built once: the bench downloads thousands of results.
   private readonly wav = wavTone();
   private readonly mp4 = mp4StandIn();
+  private readonly png = pngImage();
 
   constructor(
     private readonly options: ResolvedOptions,
@@ -84,23 +101,42 @@ export class SimApi {
   }
 
   price(type: JobType, fields: Fields): Reply {
-    if (type === 'txt2audio') {
-      const result = validateAudio(fields, this.models, true);
-      return invalid(result) ?? json(200, { data: { price: result.ok ? priceAudio(result.value, this.options.pricing) : 0 } });
+    const priced = (result: Validated<unknown>, price: () => number): Reply => invalid(result) ?? json(200, { data: { price: price() } });
+    const mode = this.options.pricing;
+    switch (type) {
+      case 'txt2audio': {
+        const result = validateAudio(fields, this.models, true);
+        return priced(result, () => (result.ok ? priceAudio(result.value, mode) : 0));
+      }
+      case 'txt2img': {
+        const result = validateImage(fields, this.models);
+        return priced(result, () => (result.ok ? priceImage(result.value, mode) : 0));
+      }
+      case 'img2video':
+      case 'txt2video': {
+        const result = validateVideoPrice(fields, this.models, type);
+        return priced(result, () => (result.ok ? priceVideo(result.value, mode) : 0));
+      }
     }
-    const result = validateVideoPrice(fields, this.models);
-    return invalid(result) ?? json(200, { data: { price: result.ok ? priceVideo(result.value, this.options.pricing) : 0 } });
   }
 
   async submit(type: JobType, fields: Fields): Promise<Reply> {
-    if (type === 'txt2audio') {
-      const result = validateAudio(fields, this.models, false);
-      if (!result.ok) return apiError(422, result.bag.message(), result.bag.errors);
-      return this.accept(type, audioFingerprint(result.value), priceAudio(result.value, this.options.pricing));
+    const mode = this.options.pricing;
+    switch (type) {
+      case 'txt2audio': {
+        const result = validateAudio(fields, this.models, false);
+        return invalid(result) ?? (result.ok ? this.accept(type, audioFingerprint(result.value), priceAudio(result.value, mode)) : refused());
+      }
+      case 'txt2img': {
+        const result = validateImage(fields, this.models);
+        return invalid(result) ?? (result.ok ? this.accept(type, imageFingerprint(result.value), priceImage(result.value, mode)) : refused());
+      }
+      case 'img2video':
+      case 'txt2video': {
+        const result = type === 'img2video' ? await validateVideoSubmit(fields, this.models) : validateTextVideoSubmit(fields, this.models);
+        return invalid(result) ?? (result.ok ? this.accept(type, videoFingerprint(result.value, type), priceVideo(result.value, mode)) : refused());
+      }
     }
-    const result = await validateVideoSubmit(fields, this.models);
-    if (!result.ok) return apiError(422, result.bag.message(), result.bag.errors);
-    return this.accept(type, videoFingerprint(result.value), priceVideo(result.value, this.options.pricing));
   }
 
   // Charging happens at acceptance, the moment the request id exists: a lost answer still costs.
@@ -129,7 +165,7 @@ export class SimApi {
       preview: null,
     };
     if (status === 'done') {
-      const file = `${job.requestId}.${job.type === 'txt2audio' ? 'wav' : 'mp4'}`;
+      const file = `${job.requestId}.${RESULT_FILE[job.type].ending}`;
       data['result_url'] = this.signer.url(this.baseUrl(), file, this.options.resultUrlTtlMs, now);
     } else if (status === 'error' && job.error) {
       Object.assign(data, job.error);
@@ -139,7 +175,7 @@ export class SimApi {
 
   /** A result file, as a bucket serves a pre-signed URL: no auth, 403 XML when expired or forged. */
   download(file: string, url: URL): Reply {
-    const match = /^([0-9a-f-]{36})\.(wav|mp4)$/.exec(file);
+    const match = /^([0-9a-f-]{36})\.(wav|mp4|image)$/.exec(file);
     const job = match ? this.jobs.jobs.get(match[1] ?? '') : undefined;
     const xml = 'application/xml';
     if (!job || JobBook.statusAt(job, Date.now()).status !== 'done') {
@@ -150,8 +186,8 @@ export class SimApi {
     if (verdict === 'bad-signature') {
       return { status: 403, body: bucketError('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'), contentType: xml };
     }
-    return match?.[2] === 'wav'
-      ? { status: 200, body: this.wav, contentType: 'audio/wav' }
-      : { status: 200, body: this.mp4, contentType: 'video/mp4' };
+    const bodies = { wav: this.wav, mp4: this.mp4, image: this.png };
+    const ending = (match?.[2] ?? 'mp4') as keyof typeof bodies;
+    return { status: 200, body: bodies[ending], contentType: Object.values(RESULT_FILE).find((r) => r.ending === ending)?.contentType ?? 'video/mp4' };
   }
 }

@@ -21,10 +21,10 @@ export interface SimOptions {
   faults?: string;
   /** Seed of the fault and job-outcome generators. Default 1. */
   seed?: number;
-  /** Time in 'pending'. Default {txt2audio: 50, img2video: 200}. */
-  pendingMs?: Record<JobType, number>;
-  /** Time in 'processing'. Default {txt2audio: 200, img2video: 1000}. */
-  processingMs?: Record<JobType, number>;
+  /** Time in 'pending', per type; types left out keep their default (speech 50, image 100, videos 200). */
+  pendingMs?: Partial<Record<JobType, number>>;
+  /** Time in 'processing', per type; types left out keep their default (speech 200, image 400, videos 1000). */
+  processingMs?: Partial<Record<JobType, number>>;
   /** Share of accepted jobs that end in status 'error'. Default 0. */
   jobErrorRate?: number;
   /** Whether those errors are retryable (and refunded). Default true. */
@@ -41,7 +41,12 @@ export interface SimOptions {
   slowMs?: number;
 }
 
-export type ResolvedOptions = Required<Omit<SimOptions, 'rateLimits' | 'faults'>> & { faults: string; rateRules: RateRules };
+export type ResolvedOptions = Required<Omit<SimOptions, 'rateLimits' | 'faults' | 'pendingMs' | 'processingMs'>> & {
+  faults: string;
+  rateRules: RateRules;
+  pendingMs: Record<JobType, number>;
+  processingMs: Record<JobType, number>;
+};
 
 function rulesFor(options: SimOptions): RateRules {
   const rules: RateRules = {};
@@ -77,8 +82,8 @@ export function resolveOptions(options: SimOptions = {}): ResolvedOptions {
     latencyMs: nonNegative('latencyMs', options.latencyMs ?? 0),
     faults: options.faults ?? '',
     seed: options.seed ?? 1,
-    pendingMs: options.pendingMs ?? { txt2audio: 50, img2video: 200 },
-    processingMs: options.processingMs ?? { txt2audio: 200, img2video: 1000 },
+    pendingMs: { txt2audio: 50, img2video: 200, txt2img: 100, txt2video: 200, ...options.pendingMs },
+    processingMs: { txt2audio: 200, img2video: 1000, txt2img: 400, txt2video: 1000, ...options.processingMs },
     jobErrorRate,
     errorRetryable: options.errorRetryable ?? true,
     resultUrlTtlMs: nonNegative('resultUrlTtlMs', options.resultUrlTtlMs ?? 60_000),

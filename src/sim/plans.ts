@@ -18,6 +18,8 @@ export const PLANS: Record<PlanName, PlanLimits> = {
   basic: {
     'submit:txt2audio': { perMinute: 5, perDay: 300 },
     'submit:img2video': { perMinute: 1, perDay: 15 },
+    'submit:txt2img': { perMinute: 3, perDay: 100 },
+    'submit:txt2video': { perMinute: 1, perDay: 15 },
     price: { perMinute: 50, perDay: 200 },
     status: { perMinute: 50, perDay: 200 },
   },
@@ -26,6 +28,8 @@ export const PLANS: Record<PlanName, PlanLimits> = {
   premium: {
     'submit:txt2audio': { perMinute: 300 },
     'submit:img2video': { perMinute: 300 },
+    'submit:txt2img': { perMinute: 300 },
+    'submit:txt2video': { perMinute: 300 },
     price: { perMinute: 300 },
     status: { perMinute: 300 },
   },

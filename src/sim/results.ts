@@ -3,6 +3,7 @@
  * an HMAC over the path and expiry, 403 with an XML body once expired or tampered with.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
 
 /** A real WAV: 16-bit PCM mono, a 440 Hz tone of `seconds`, so clients can check the header. */
 export function wavTone(sampleRate = 24000, seconds = 0.25): Buffer {
@@ -42,6 +43,42 @@ export function mp4StandIn(): Buffer {
   const ftyp = box('ftyp', Buffer.concat([Buffer.from('isom', 'ascii'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2mp41', 'ascii')]));
   const mdat = box('mdat', Buffer.alloc(2048, 0x5a));
   return Buffer.concat([ftyp, box('free', Buffer.alloc(0)), mdat]);
+}
+
+/**
+ * A real PNG: 8-bit RGB, `size`×`size` pixels of a diagonal gradient, one zlib-compressed IDAT,
+ * correct CRCs, so browsers and decoders open it. What a text-to-image job's result looks like.
+ */
+export function pngImage(size = 64): Buffer {
+  const chunk = (type: string, data: Buffer): Buffer => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, 'ascii');
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+    return Buffer.concat([head, data, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(size, 0);
+  ihdr.writeUInt32BE(size, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8); // 8 bits, RGB, deflate, no filter method, no interlace
+  const rows = Buffer.alloc(size * (1 + size * 3));
+  for (let y = 0; y < size; y++) {
+    const row = y * (1 + size * 3); // each row starts with filter type 0
+    for (let x = 0; x < size; x++) rows.set([(x * 255) / size, (y * 255) / size, 160], row + 1 + x * 3);
+  }
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** CRC-32 as PNG chunks carry it (ISO 3309, the same polynomial as zip). */
+export function crc32(bytes: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let bit = 0; bit < 8; bit++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return (crc ^ 0xffffffff) >>> 0;
 }
 
 export class ResultSigner {

@@ -37,6 +37,18 @@ export interface VideoParams {
   lastImageSha256?: string | undefined;
 }
 
+export interface ImageParams {
+  model: SimModel;
+  prompt: string;
+  negativePrompt?: string | undefined;
+  width: number;
+  height: number;
+  steps: number;
+  guidance: number;
+  seed: number;
+  loras: { name: string; weight: number }[];
+}
+
 export type Validated<T> = { ok: true; value: T } | { ok: false; bag: ErrorBag };
 
 function lookupModel(bag: ErrorBag, fields: Fields, models: ReadonlyMap<string, SimModel>, type: string): SimModel | undefined {
@@ -106,10 +118,10 @@ async function imageDigest(bag: ErrorBag, fields: Fields, field: string, require
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** Validates an img2video price query: model and the numbers that set the price. */
-export function validateVideoPrice(fields: Fields, models: ReadonlyMap<string, SimModel>): Validated<VideoParams> {
+/** Validates a video price query (image or text to video): model and the numbers that set the price. */
+export function validateVideoPrice(fields: Fields, models: ReadonlyMap<string, SimModel>, type: 'img2video' | 'txt2video' = 'img2video'): Validated<VideoParams> {
   const bag = new ErrorBag();
-  const model = lookupModel(bag, fields, models, 'img2video');
+  const model = lookupModel(bag, fields, models, type);
   const [width, height, steps, frames, fps] = ['width', 'height', 'steps', 'frames', 'fps'].map((f) => bounded(bag, fields, model, f));
   if (!bag.empty || !model || width === undefined || height === undefined || steps === undefined || frames === undefined || fps === undefined) {
     return { ok: false, bag };
@@ -138,4 +150,65 @@ export async function validateVideoSubmit(fields: Fields, models: ReadonlyMap<st
     return { ok: false, bag };
   }
   return { ok: true, value: { ...priced.value, prompt, negativePrompt, guidance, seed, firstImageSha256, lastImageSha256 } };
+}
+
+/** Validates a txt2video submit: a video price query plus prompt, guidance and seed (JSON, no images). */
+export function validateTextVideoSubmit(fields: Fields, models: ReadonlyMap<string, SimModel>): Validated<VideoParams> {
+  const priced = validateVideoPrice(fields, models, 'txt2video');
+  const bag = priced.ok ? new ErrorBag() : priced.bag;
+  const model = priced.ok ? priced.value.model : undefined;
+  const prompt = requiredString(bag, fields, 'prompt');
+  const negativePrompt = optionalString(bag, fields, 'negative_prompt');
+  const guidance = requiredNumber(bag, fields, 'guidance', { min: model?.limits['min_guidance'], max: model?.limits['max_guidance'] });
+  const seed = requiredNumber(bag, fields, 'seed', { integer: true, min: -1 });
+  if (!priced.ok || !bag.empty || prompt === undefined || guidance === undefined || seed === undefined) return { ok: false, bag };
+  return { ok: true, value: { ...priced.value, prompt, negativePrompt, guidance, seed } };
+}
+
+/** A size within the model's bounds and a multiple of its `resolution_step`. */
+function sized(bag: ErrorBag, fields: Fields, model: SimModel | undefined, field: 'width' | 'height'): number | undefined {
+  const value = bounded(bag, fields, model, field);
+  const step = model?.limits['resolution_step'];
+  if (value !== undefined && step !== undefined && value % step !== 0) return bag.add(field, `The ${field} field must be a multiple of ${step}.`);
+  return value;
+}
+
+function loraList(bag: ErrorBag, fields: Fields, model: SimModel | undefined): { name: string; weight: number }[] {
+  const raw = fields['loras'];
+  if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) return [];
+  if (!Array.isArray(raw)) return bag.add('loras', 'The loras field must be an array.') ?? [];
+  if (model !== undefined && (model.loras ?? []).length === 0) return bag.add('loras', 'The loras field is prohibited.') ?? [];
+  const offered = new Set((model?.loras ?? []).map((lora) => lora.name));
+  const loras: { name: string; weight: number }[] = [];
+  raw.forEach((item: unknown, i) => {
+    const { name, weight } = (item ?? {}) as { name?: unknown; weight?: unknown };
+    if (typeof name !== 'string' || name === '') bag.add(`loras.${i}.name`, `The loras.${i}.name field is required.`);
+    else if (model !== undefined && !offered.has(name)) bag.add(`loras.${i}.name`, `The selected loras.${i}.name is invalid.`);
+    if (typeof weight !== 'number' || !Number.isFinite(weight)) bag.add(`loras.${i}.weight`, `The loras.${i}.weight field must be a number.`);
+    else if (weight < 0) bag.add(`loras.${i}.weight`, `The loras.${i}.weight field must be at least 0.`);
+    if (typeof name === 'string' && typeof weight === 'number') loras.push({ name, weight });
+  });
+  return loras;
+}
+
+/**
+ * Validates a txt2img submit or price query: both require the same seven fields. A model without
+ * guidance support takes the field and ignores it.
+ */
+export function validateImage(fields: Fields, models: ReadonlyMap<string, SimModel>): Validated<ImageParams> {
+  const bag = new ErrorBag();
+  const model = lookupModel(bag, fields, models, 'txt2img');
+  const prompt = requiredString(bag, fields, 'prompt');
+  const negativePrompt = optionalString(bag, fields, 'negative_prompt');
+  const width = sized(bag, fields, model, 'width');
+  const height = sized(bag, fields, model, 'height');
+  const steps = bounded(bag, fields, model, 'steps');
+  const guidance = requiredNumber(bag, fields, 'guidance', { min: 0 });
+  const seed = requiredNumber(bag, fields, 'seed', { integer: true, min: -1 });
+  const loras = loraList(bag, fields, model);
+  if (!bag.empty || !model || prompt === undefined || width === undefined || height === undefined || steps === undefined
+    || guidance === undefined || seed === undefined) {
+    return { ok: false, bag };
+  }
+  return { ok: true, value: { model, prompt, negativePrompt, width, height, steps, guidance, seed, loras } };
 }

@@ -28,7 +28,7 @@ describe('mediabatch models', () => {
     expect(hasStackTrace(result.stderr)).toBe(false);
     expect(result.stdout).toMatch(/^Kokoro {2}\(txt2audio\)/m);
     expect(result.stdout).toMatch(/en-us \(English \(US\)\): af_sky, af_bella, am_adam/);
-    expect(result.stdout).toMatch(/^Ltxv_13B_0_9_8_Distilled_FP8 {2}\(img2video\)/m);
+    expect(result.stdout).toMatch(/^Ltxv_13B_0_9_8_Distilled_FP8 {2}\(img2video, txt2video\)/m);
   });
 
   it('lists every model of a second implementation of the API, past the first page of 25 and past 50', async () => {

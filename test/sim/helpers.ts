@@ -2,8 +2,8 @@ import { startSimulator, type SimOptions, type Simulator } from '../../src/sim/i
 
 /** Short job lifetimes so tests follow jobs to the end in well under a second. */
 export const FAST: SimOptions = {
-  pendingMs: { txt2audio: 20, img2video: 20 },
-  processingMs: { txt2audio: 60, img2video: 60 },
+  pendingMs: { txt2audio: 20, img2video: 20, txt2img: 20, txt2video: 20 },
+  processingMs: { txt2audio: 60, img2video: 60, txt2img: 60, txt2video: 60 },
 };
 
 export interface Answer {
