@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, test } from 'vitest';
 import type { Model } from '../../src/api/types.js';
@@ -5,6 +6,9 @@ import { checkAgainstCatalogue } from '../../src/manifest/catalogue.js';
 import { ManifestError } from '../../src/manifest/errors.js';
 import { loadManifest } from '../../src/manifest/load.js';
 import { FIXTURES } from './helpers.js';
+
+/** Every example manifest in manifests/. */
+const EXAMPLES = readdirSync('manifests').filter((name) => name.endsWith('.yaml')).map((name) => name.replace(/\.yaml$/, ''));
 
 // The simulator's catalogue as PRODUCT.md describes it, written by hand.
 async function models(): Promise<Model[]> {
@@ -20,7 +24,7 @@ describe('checkAgainstCatalogue', () => {
       test/fixtures/manifests/catalogue/problems.yaml:8:49 job "display-name" (#3) model: expected a model slug of the catalogue, got "Kokoro TTS"; "Kokoro TTS" is the display name; use the slug "Kokoro"
       test/fixtures/manifests/catalogue/problems.yaml:9:41 job "typo" (#4) model: expected a model slug of the catalogue, got "Kokor"; did you mean "Kokoro"?
       test/fixtures/manifests/catalogue/problems.yaml:10:44 job "unknown" (#5) model: expected a model slug of the catalogue, got "Whisper"; models for txt2audio: Kokoro, Chatterbox
-      test/fixtures/manifests/catalogue/problems.yaml:11:47 job "wrong-type" (#6) model: expected a model for txt2audio, got "Ltx2_3_22B_Dist_INT8" (img2video); models for txt2audio: Kokoro, Chatterbox
+      test/fixtures/manifests/catalogue/problems.yaml:11:47 job "wrong-type" (#6) model: expected a model for txt2audio, got "Ltx2_3_22B_Dist_INT8" (img2video, txt2video); models for txt2audio: Kokoro, Chatterbox
       test/fixtures/manifests/catalogue/problems.yaml:12:40 job "lang" (#7) lang: expected a language of Kokoro, got "en-au"; languages of Kokoro: en-us, en-gb
       test/fixtures/manifests/catalogue/problems.yaml:13:55 job "speed" (#8) speed: expected a number between 0.5 and 2 for Kokoro, got 3
       test/fixtures/manifests/catalogue/problems.yaml:14:53 job "long" (#9) text: expected between 1 and 40 characters for Kokoro, got 54 characters; split the text into several jobs
@@ -38,7 +42,7 @@ describe('checkAgainstCatalogue', () => {
     expect(first).toMatchObject({ jobIndex: 0, jobId: 'default-voice-1', field: 'voice', fromDefaults: true, line: 3, col: 38 });
   });
 
-  test.each(['tts', 'video', 'mixed', 'demo'])('the example manifests/%s.yaml passes against the simulator models', async (name) => {
+  test.each(EXAMPLES)('the example manifests/%s.yaml passes against the simulator models', async (name) => {
     const manifest = await loadManifest(`manifests/${name}.yaml`);
     const catalogue = (await models()).map((model) => ({ ...model, limits: { ...model.limits, max_text: undefined } }));
     expect(checkAgainstCatalogue(manifest, catalogue)).toEqual([]);

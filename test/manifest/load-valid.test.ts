@@ -1,8 +1,12 @@
+import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadManifest } from '../../src/manifest/load.js';
 import type { ResolvedJob } from '../../src/manifest/types.js';
 import { FIXTURES } from './helpers.js';
+
+/** Every example manifest in manifests/. */
+const EXAMPLES = readdirSync('manifests').filter((name) => name.endsWith('.yaml')).map((name) => name.replace(/\.yaml$/, ''));
 
 describe('valid manifests', () => {
   test('every field, optional ones included, resolves with defaults merged under each job', async () => {
@@ -46,7 +50,7 @@ describe('valid manifests', () => {
     expect(manifest.jobs.map((job) => job.type)).toEqual(['txt2audio']);
   });
 
-  test.each(['tts', 'video', 'mixed', 'demo'])('the example manifests/%s.yaml is valid', async (name) => {
+  test.each(EXAMPLES)('the example manifests/%s.yaml is valid', async (name) => {
     const manifest = await loadManifest(`manifests/${name}.yaml`);
     expect(manifest.jobs.length).toBeGreaterThan(0);
   });

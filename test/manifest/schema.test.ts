@@ -1,7 +1,11 @@
+import { readdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { describe, expect, test } from 'vitest';
 import { manifestJsonSchema, SCHEMA_FILE } from '../../src/manifest/schema.js';
+
+/** Every example manifest in manifests/. */
+const EXAMPLES = readdirSync('manifests').filter((name) => name.endsWith('.yaml')).map((name) => name.replace(/\.yaml$/, ''));
 
 const REGENERATE = 'MEDIABATCH_WRITE_SCHEMA=1 npx vitest run test/manifest/schema.test.ts';
 
@@ -21,7 +25,7 @@ describe('the committed JSON Schema', () => {
   });
 
   test('every example manifest points its editor at the schema', async () => {
-    for (const name of ['tts', 'video', 'mixed', 'demo']) {
+    for (const name of EXAMPLES) {
       const text = await readFile(`manifests/${name}.yaml`, 'utf8');
       expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=./mediabatch.schema.json');
       expect(parseDocument(text).errors).toEqual([]);
