@@ -7,9 +7,10 @@ import { img2video } from './img2video.js';
 import type { JobKind } from './kind.js';
 import { txt2audio } from './txt2audio.js';
 import { txt2img } from './txt2img.js';
+import { txt2video } from './txt2video.js';
 import { JOB_TYPES, type JobType } from './types.js';
 
-const KINDS = { txt2audio, img2video, txt2img } satisfies Record<JobType, JobKind>;
+const KINDS = { txt2audio, img2video, txt2img, txt2video } satisfies Record<JobType, JobKind>;
 
 /** In the order the type list gives them. */
 export const JOB_KINDS: readonly JobKind[] = JOB_TYPES.map((type) => KINDS[type]);

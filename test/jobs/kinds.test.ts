@@ -143,3 +143,24 @@ describe('result file names', () => {
     expect(video.extension({ params: {} }, { urlExtension: 'wav' })).toBe('mp4');
   });
 });
+
+describe('text to video', () => {
+  const CLIP = { model: 'Ltxv', prompt: 'dawn', negative_prompt: 'blur', width: 768, height: 432, steps: 1, frames: 60, fps: 30, guidance: 0, seed: 42 };
+
+  it('sends its JSON fields and nothing else; is priced by the six fields the price endpoint takes', () => {
+    const clip = job('txt2video', { ...CLIP, id: 'x', text_file: 'y' });
+    expect(kindOf('txt2video').submit(clip)).toEqual({ endpoint: 'txt2video', json: CLIP });
+    const pricing = kindOf('txt2video').pricing;
+    if (pricing.by !== 'per-key') throw new Error('txt2video is priced per key');
+    expect(pricing.request(clip)).toEqual({
+      endpoint: 'txt2video/price-calculation',
+      json: { model: 'Ltxv', width: 768, height: 432, frames: 60, steps: 1, fps: 30 },
+    });
+    expect(groupKeyOf(clip)).toBe(groupKeyOf(job('txt2video', { ...CLIP, prompt: 'dusk', seed: 1 })));
+  });
+
+  it('makes a video', () => {
+    expect(kindOf('txt2video').output.media).toBe('video');
+    expect(kindOf('txt2video').output.extension({ params: {} }, { mime: 'video/mp4', urlExtension: 'bin' })).toBe('mp4');
+  });
+});
