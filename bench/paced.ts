@@ -2,9 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createServiceClient } from '../src/api/client.js';
 import { loadManifest } from '../src/manifest/load.js';
-import { createRunContext, DEFAULT_RETRY, simulatorPoll } from '../src/runner/context.js';
 import { Pace } from '../src/runner/pace.js';
-import { runManifest } from '../src/runner/run.js';
+import { run } from '../src/runner/index.js';
 import { startSimulator } from '../src/sim/index.js';
 import { openSqliteLedger } from '../src/store/index.js';
 
@@ -36,26 +35,22 @@ export async function pacedRun(dir: string): Promise<PacedFigures> {
   );
   const ledger = await openSqliteLedger(path.join(dir, 'paced.mediabatch.db'), { mode: 'run' });
   const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
-  const halt = new AbortController();
   try {
-    const ctx = createRunContext({
-      client,
+    await run({
+      manifest: await loadManifest(file),
       ledger,
-      pace: new Pace({ 'submit:txt2audio': { perWindow: PER_WINDOW, windowMs: WINDOW_MS } }),
-      options: {
-        concurrency: 8,
-        budgetMicro: null,
-        noWait: true,
-        resubmitInDoubt: false,
-        outDir: path.join(dir, 'paced.out'),
-        poll: simulatorPoll(),
-        retry: DEFAULT_RETRY,
-        maxResultBytes: 1e8,
+      service: { client, baseUrl: sim.url },
+      files: {
+        db: path.join(dir, 'paced.mediabatch.db'),
+        out: path.join(dir, 'paced.out'),
+        runJson: path.join(dir, 'paced.run.json'),
+        runCsv: path.join(dir, 'paced.run.csv'),
+        legacyReport: path.join(dir, 'paced.report.json'),
       },
-      stop: halt.signal,
-      emit: () => undefined,
+      // The plan's pace with its window scaled down: the same bucket, seconds instead of minutes.
+      pace: new Pace({ 'submit:txt2audio': { perWindow: PER_WINDOW, windowMs: WINDOW_MS } }),
+      noWait: true,
     });
-    await runManifest({ manifest: await loadManifest(file), ctx, baseUrl: sim.url, partial: false, userStop: halt.signal, halt });
     const times = sim.stats.accepted.map((a) => a.at).sort((a, b) => a - b);
     const spanS = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / 1000;
     const allowedPerSecond = PER_WINDOW / (WINDOW_MS / 1000);

@@ -1,16 +1,15 @@
 import os from 'node:os';
 import type { Argv } from 'yargs';
-import { planLimits, unlimitedPlan, type PlanLimits } from '../jobs/plans.js';
 import { loadManifest } from '../manifest/load.js';
 import type { Manifest } from '../manifest/types.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
-import { Pace, planPace } from '../runner/pace.js';
+import type { PlanChoice } from '../runner/index.js';
 import type { Ledger } from '../store/index.js';
 import { claimLedger, openLedgerFor } from './ledger.js';
 import { manifestPaths, parseBudget, readToken, resolveBaseUrl, type ManifestFileArgs, type ManifestPaths, type SharedArgs } from './options.js';
 import { openService, type ServiceSession } from './service.js';
 
-export type PlanChoice = 'basic' | 'premium' | 'unlimited';
+export type { PlanChoice };
 
 export interface PlanArgs {
   plan?: PlanChoice | undefined;
@@ -33,7 +32,6 @@ export interface WorkSession {
   service: ServiceSession;
   ledger: Ledger;
   planName: PlanChoice;
-  planLimits: PlanLimits;
   budgetMicro: MicroUsd | null;
   close(): Promise<void>;
 }
@@ -70,7 +68,6 @@ export async function openWorkSession(
       service,
       ledger,
       planName,
-      planLimits: planName === 'unlimited' ? unlimitedPlan() : planLimits(planName),
       budgetMicro,
       close: async () => {
         await service.close();
@@ -82,9 +79,4 @@ export async function openWorkSession(
     await ledger.close();
     throw error;
   }
-}
-
-export function paceFor(session: WorkSession, onPause?: (cls: string, untilMs: number, reason: string) => void): Pace {
-  if (session.planName === 'unlimited') return new Pace({}, { onPause });
-  return new Pace(planPace(session.planLimits), { onPause });
 }

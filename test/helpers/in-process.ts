@@ -1,8 +1,8 @@
 import { createServiceClient } from '../../src/api/client.js';
 import { loadManifest } from '../../src/manifest/load.js';
-import { createRunContext, DEFAULT_RETRY, simulatorPoll, type RunContext, type RunEvent } from '../../src/runner/context.js';
-import { Pace } from '../../src/runner/pace.js';
-import { runManifest } from '../../src/runner/run.js';
+import { DEFAULT_RETRY, simulatorPoll, type PollSchedules, type RetryPolicy, type RunEvent } from '../../src/runner/context.js';
+import { run } from '../../src/runner/index.js';
+import type { Pace } from '../../src/runner/pace.js';
 import { openTestLedger } from './ledger.js';
 
 export interface InProcessRun {
@@ -12,40 +12,38 @@ export interface InProcessRun {
   baseUrl: string;
   token: string;
   pace?: Pace;
-  options?: Partial<RunContext['options']>;
+  options?: { poll?: PollSchedules; maxResultBytes?: number; retry?: RetryPolicy };
 }
 
 /**
  * `run` without the CLI, for settings the CLI does not offer (a tiny retry wait, a size limit
- * in bytes): the real client, ledger (opened for a run, with its writer thread) and runner.
- * Returns the events it emitted.
+ * in bytes, a pace of its own): the runner's entry point, with the real client and ledger
+ * (opened for a run, with its writer thread). Returns the events it emitted.
  */
 export async function runInProcess(input: InProcessRun): Promise<RunEvent[]> {
   const ledger = await openTestLedger(input.ledgerPath, { mode: 'run' });
   const client = createServiceClient({ baseUrl: input.baseUrl, token: input.token });
-  const halt = new AbortController();
   const events: RunEvent[] = [];
   try {
-    const ctx = createRunContext({
-      client,
+    await run({
+      manifest: await loadManifest(input.manifest),
       ledger,
-      pace: input.pace ?? new Pace({}),
-      options: {
-        concurrency: 4,
-        budgetMicro: null,
-        noWait: false,
-        resubmitInDoubt: false,
-        outDir: input.outDir,
-        poll: simulatorPoll(),
-        retry: { ...DEFAULT_RETRY, minDelayMs: 10, maxDelayMs: 50 },
-        maxResultBytes: 1e7,
-        ...input.options,
+      service: { client, baseUrl: input.baseUrl },
+      files: {
+        db: input.ledgerPath,
+        out: input.outDir,
+        runJson: `${input.outDir}.run.json`,
+        runCsv: `${input.outDir}.run.csv`,
+        legacyReport: `${input.outDir}.report.json`,
       },
-      stop: halt.signal,
-      emit: (event) => events.push(event),
+      plan: 'unlimited',
+      pace: input.pace,
+      concurrency: 4,
+      poll: { schedules: input.options?.poll ?? simulatorPoll() },
+      retry: input.options?.retry ?? { ...DEFAULT_RETRY, minDelayMs: 10, maxDelayMs: 50 },
+      maxResultBytes: input.options?.maxResultBytes ?? 1e7,
+      onEvent: (event) => events.push(event),
     });
-    const manifest = await loadManifest(input.manifest);
-    await runManifest({ manifest, ctx, baseUrl: input.baseUrl, partial: false, userStop: halt.signal, halt });
   } finally {
     await client.close();
     await ledger.close();

@@ -1,21 +1,19 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
-import { ConfigError, ExitCode } from '../../errors.js';
+import { ExitCode } from '../../errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_UPLOAD_TIMEOUT_MS } from '../../api/client.js';
 import { kindOf } from '../../jobs/index.js';
 import type { Manifest } from '../../manifest/types.js';
-import { createRunContext, DEFAULT_RETRY, pollEvery, servicePoll, simulatorPoll, type InFlight, type RunContext, type RunEvent } from '../../runner/context.js';
-import type { RunPlan } from '../../runner/plan.js';
-import { runManifest, type RunOutcome } from '../../runner/run.js';
+import type { InFlight, RunEvent } from '../../runner/context.js';
+import { DEFAULT_MAX_RESULT_BYTES, refuseLostLedger, run, type RunOutcome } from '../../runner/index.js';
 import { formatStatusText, statusJson, submittedLines, type StatusSummary } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
 import { errorDocument } from '../error-document.js';
-import { manifestPaths, parseConcurrency, parseWholeNumber, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type ManifestPaths, type SharedArgs } from '../options.js';
-import { ensureWritableFolder, logLine, useColor, writeJsonDocument, writeStdout } from '../output.js';
+import { manifestPaths, parseConcurrency, parseWholeNumber, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
+import { logLine, useColor, writeJsonDocument, writeStdout } from '../output.js';
 import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '../progress.js';
-import { openWorkSession, paceFor, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
+import { openWorkSession, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
 import { installStopHandlers, type InFlightWait } from '../signals.js';
-import { summarize, writeRunReports } from '../summary.js';
+import { existsSync } from 'node:fs';
 
 interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs {
   manifest: string;
@@ -36,10 +34,9 @@ interface RunNumbers {
   maxResultMb: number;
 }
 
-/** The service's outputs are at most 100 MB; the default leaves a little slack for container overhead. */
-const DEFAULT_MAX_RESULT_MB = 110;
-const MAX_RESULT_MB_CEILING = 10_240;
 const MIB = 1024 * 1024;
+const DEFAULT_MAX_RESULT_MB = DEFAULT_MAX_RESULT_BYTES / MIB;
+const MAX_RESULT_MB_CEILING = 10_240;
 
 export function runCommand(result: CommandResult): CommandModule<object, RunArgs> {
   return {
@@ -55,7 +52,7 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
         .option('partial', { type: 'boolean', default: false, describe: 'over budget: send what fits in manifest order, skip the rest' })
         .option('poll-ms', {
           type: 'string',
-          describe: "first status poll after MS for every type, backing off to 6×MS (default: the service's pace, 1.5 s audio, 5 s video)",
+          describe: "first status poll after MS for every kind, backing off to 6×MS (default: the service's pace, 1.5 s audio, 5 s video)",
         })
         .option('max-result-mb', {
           type: 'string',
@@ -69,14 +66,12 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
           parseWholeNumber('--max-result-mb', args['max-result-mb'], { min: 1, max: MAX_RESULT_MB_CEILING, unit: 'megabytes' }) ??
           DEFAULT_MAX_RESULT_MB,
       };
+      // Before the ledger is opened (which would create an empty one) as well as after, in run().
       const paths = manifestPaths(args.manifest, args.db, args.out);
       if (!existsSync(paths.db)) refuseLostLedger(paths);
       const session = await openWorkSession(args, { command: 'run', run: true });
       try {
-        // A ledger that records no job may be a new one made since (estimate makes one for its caches).
-        if (Object.values(await session.ledger.countsByState()).every((n) => n === 0)) refuseLostLedger(paths);
-        if (args.wait) await ensureWritableFolder(session.paths.out);
-        result.exitCode = await run(session, args, numbers, result);
+        result.exitCode = await runWithDisplay(session, args, numbers, result);
       } finally {
         await session.close();
       }
@@ -84,76 +79,45 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
   };
 }
 
-async function run(session: WorkSession, args: RunArgs, numbers: RunNumbers, result: CommandResult): Promise<number> {
+/** Calls the runner with the terminal's stop handlers and progress display around it, then renders the end. */
+async function runWithDisplay(session: WorkSession, args: RunArgs, numbers: RunNumbers, result: CommandResult): Promise<number> {
   const { ledger, manifest } = session;
   const inFlight: InFlight = { submits: 0 };
   const stopControl = installStopHandlers(logLine, waitFor(inFlight, manifest));
-  const halt = new AbortController();
-  const stop = AbortSignal.any([stopControl.signal, halt.signal]);
   let progress: Progress | undefined;
   const early: RunEvent[] = [];
-  const emit = (event: RunEvent): void => (progress ? progress.onEvent(event) : void early.push(event));
   const live = await loadLiveRenderer(process.stderr.isTTY === true);
-  const manifestIds = new Set(manifest.jobs.map((j) => j.id));
-  const startDisplay = async (plan: RunPlan): Promise<void> => {
-    // The trace of sent requests goes down before the first of them: a ledger lost after this
-    // point must not let a later run send (and pay for) everything again.
-    if (plan.submit.length > 0) await writeRunReports(session.paths, await summarize(ledger, session.budgetMicro, manifestIds), false);
-    // Jobs the manifest dropped after they were sent are collected too, so they count here.
-    const dropped = plan.follow.filter((f) => !manifestIds.has(f.job.id)).length;
-    const snapshot = async () => ({ counts: await ledger.countsByState(), spentMicro: await ledger.spentMicro(), budgetMicro: session.budgetMicro });
-    progress = startProgress({
-      snapshot,
-      initial: await snapshot(),
-      total: manifest.jobs.length + dropped,
-      live,
-    });
-    for (const event of early.splice(0)) progress.onEvent(event);
-  };
-  const ctx = createRunContext({
-    client: session.service.client,
-    ledger,
-    pace: paceFor(session, (what, untilMs, reason) => emit({ kind: 'paused', what, untilMs, reason })),
-    options: {
-      concurrency: numbers.concurrency,
+  let ran: Awaited<ReturnType<typeof run>>;
+  try {
+    ran = await run({
+      manifest,
+      ledger,
+      service: session.service,
+      files: session.paths,
       budgetMicro: session.budgetMicro,
+      plan: session.planName,
+      concurrency: numbers.concurrency,
       noWait: !args.wait,
       resubmitInDoubt: args['resubmit-in-doubt'],
-      outDir: session.paths.out,
-      poll: pollScheduleFor(numbers.pollMs, args.sim),
-      retry: DEFAULT_RETRY,
-      maxResultBytes: numbers.maxResultMb * MIB,
-    },
-    stop,
-    emit,
-    inFlight,
-  });
-  let outcome: RunOutcome | undefined;
-  try {
-    outcome = await runManifest({
-      manifest,
-      ctx,
-      baseUrl: session.service.baseUrl,
       partial: args.partial,
-      userStop: stopControl.signal,
-      halt,
-      onExecute: startDisplay,
+      poll: numbers.pollMs !== undefined ? { firstMs: numbers.pollMs } : args.sim ? 'simulator' : 'service',
+      maxResultBytes: numbers.maxResultMb * MIB,
+      signal: stopControl.signal,
+      inFlight,
+      onEvent: (event) => (progress ? progress.onEvent(event) : void early.push(event)),
+      onStart: async ({ total }) => {
+        const snapshot = async () => ({ counts: await ledger.countsByState(), spentMicro: await ledger.spentMicro(), budgetMicro: session.budgetMicro });
+        progress = startProgress({ snapshot, initial: await snapshot(), total, live });
+        for (const event of early.splice(0)) progress.onEvent(event);
+      },
     });
-  } catch (error) {
-    // A stop while checking, pricing or asking the balance ends the call in flight with an
-    // abort error. No submit has started (the display starts with the first), so nothing was
-    // sent: an interruption like any other, not a failure.
-    if (!stopControl.signal.aborted || progress !== undefined) throw error;
   } finally {
     // Warnings raised before the first submit (recovered in-doubt jobs, changed jobs) still show.
     if (progress === undefined) early.map(describeEvent).forEach((line) => line !== undefined && logLine(line));
     await progress?.stop();
     stopControl.dispose();
-    // Every change is in before the summary reads them; the writer thread goes with its heap.
-    await ledger.flush();
   }
-  const summary = await summarize(ledger, session.budgetMicro, manifestIds);
-  await writeRunReports(session.paths, summary, true);
+  const { outcome, summary } = ran;
   if (args.json) await writeSummaryDocument(statusJson(summary), outcome, result);
   else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
   if (outcome === undefined) {
@@ -173,56 +137,6 @@ async function writeSummaryDocument(summary: object, outcome: RunOutcome | undef
   result.errorInDocument = fatal !== undefined;
 }
 
-/**
- * The ledger is the only record of what was paid for. When it is gone (or records no job) but
- * an earlier run left results in the folder, or a run report listing requests the service took
- * (all a --no-wait run leaves), a new ledger would send, and charge, every job again.
- */
-function refuseLostLedger(paths: ManifestPaths): void {
-  const traces = [resultsIn(paths.out), requestsIn(paths.runJson), requestsIn(paths.legacyReport)].filter((trace) => trace !== undefined);
-  if (traces.length === 0) return;
-  const what = traces.map((trace) => trace.what).join(' and ');
-  const where = traces.map((trace) => trace.path).join(' and ');
-  throw new ConfigError(
-    `no ledger with jobs at ${paths.db}, but ${what}: without its ledger every job would be sent, and paid for, again. Restore the ledger (or pass --db PATH), or move ${where} aside to start over.`,
-    'E_LEDGER_MISSING',
-  );
-}
-
-interface EarlierRun {
-  what: string;
-  path: string;
-}
-
-function resultsIn(folder: string): EarlierRun | undefined {
-  let entries: string[];
-  try {
-    entries = readdirSync(folder);
-  } catch {
-    return undefined;
-  }
-  return entries.some((name) => !name.startsWith('.')) ? { what: `${folder} holds results of an earlier run`, path: folder } : undefined;
-}
-
-/** States of a job that has left this machine (a request id, or perhaps one nobody heard). */
-const NOT_SENT = new Set(['pending', 'skipped']);
-
-/** A run report (`finished: false` is written before the first submit) that says requests left. */
-function requestsIn(report: string): EarlierRun | undefined {
-  let parsed: { kind?: unknown; finished?: unknown; jobs?: { state?: unknown; request_id?: unknown }[] };
-  try {
-    parsed = JSON.parse(readFileSync(report, 'utf8')) as typeof parsed;
-  } catch {
-    // No report, or not one of ours: nothing to go by.
-    return undefined;
-  }
-  if (parsed.kind !== 'run' || !Array.isArray(parsed.jobs)) return undefined;
-  const sent = parsed.jobs.filter((job) => typeof job?.request_id === 'string' || (typeof job?.state === 'string' && !NOT_SENT.has(job.state))).length;
-  if (sent > 0) return { what: `${report} lists ${sent} requests already sent`, path: report };
-  if (parsed.finished === false) return { what: `${report} says a run started sending requests`, path: report };
-  return undefined;
-}
-
 /** A stop waits for submits in flight; each answers (or fails) within the client's timeout for its kind. */
 function waitFor(inFlight: InFlight, manifest: Manifest): InFlightWait {
   const uploads = manifest.jobs.some((job) => Object.values(kindOf(job.type).files).includes('image'));
@@ -231,11 +145,6 @@ function waitFor(inFlight: InFlight, manifest: Manifest): InFlightWait {
     answerWithinMs: uploads ? DEFAULT_UPLOAD_TIMEOUT_MS : DEFAULT_REQUEST_TIMEOUT_MS,
     bound: uploads ? 'the timeout of video submits, which upload images' : 'the request timeout',
   };
-}
-
-function pollScheduleFor(pollMs: number | undefined, sim: boolean): RunContext['options']['poll'] {
-  if (pollMs !== undefined) return pollEvery(pollMs);
-  return sim ? simulatorPoll() : servicePoll();
 }
 
 function finish(outcome: RunOutcome, summary: StatusSummary, args: RunArgs): number {

@@ -6,7 +6,7 @@ import type { CommandResult } from '../main.js';
 import { claimLedger, openLedgerFor } from '../ledger.js';
 import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
 import { useColor, writeJsonDocument, writeStdout } from '../output.js';
-import { storedBudget, summarize } from '../summary.js';
+import { storedBudget, summarize } from '../../runner/reports.js';
 
 interface StatusArgs extends SharedArgs {
   manifest: string;

@@ -2,8 +2,9 @@ import { jobsCsv } from '../report/csv.js';
 import { statusJson, type StatusSummary } from '../report/status.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
 import { JOB_STATES, type JobState, type Ledger } from '../store/index.js';
-import { writeReportFile } from './output.js';
-import type { ManifestPaths } from './options.js';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { LocalIoError } from '../errors.js';
 
 /** States of a job the manifest no longer lists that still concern the run: paid, not collected. */
 const STILL_AT_THE_SERVICE = new Set(['submitting', 'submitted']);
@@ -34,12 +35,23 @@ export async function storedBudget(ledger: Ledger): Promise<MicroUsd | null> {
   return value === undefined ? null : usdToMicro(Number(value), 'down');
 }
 
+/** Where a run writes: its results folder and its report files (`<name>.run.json` and `.csv`). */
+export interface RunFiles {
+  /** The ledger's path, for messages. */
+  db: string;
+  out: string;
+  runJson: string;
+  runCsv: string;
+  /** `<name>.report.json`, what mediabatch 0.1 wrote: still read as a trace of a run. */
+  legacyReport: string;
+}
+
 /**
  * `<name>.run.json` and `.csv`. Written once before the first submit (`finished: false`): if the
  * ledger is lost later, this file still says requests were sent, and the next run refuses to
  * send them all again. Written again when the run ends.
  */
-export async function writeRunReports(paths: ManifestPaths, summary: StatusSummary, finished: boolean): Promise<void> {
+export async function writeRunReports(paths: RunFiles, summary: StatusSummary, finished: boolean): Promise<void> {
   await writeReportFile(paths.runJson, `${JSON.stringify({ kind: 'run', finished, ...statusJson(summary) }, null, 2)}\n`);
   await writeReportFile(
     paths.runCsv,
@@ -57,4 +69,33 @@ export async function writeRunReports(paths: ManifestPaths, summary: StatusSumma
       })),
     ),
   );
+}
+
+/** A report file; a failure to write it is reported (exit 4), never silent. */
+export async function writeReportFile(file: string, content: string): Promise<void> {
+  try {
+    await writeFile(file, content);
+  } catch (error) {
+    throw new LocalIoError(`cannot write ${file}: ${(error as Error).message}`, 'E_REPORT', error);
+  }
+}
+
+/**
+ * Makes the results folder and proves a file can be written in it, before anything is paid
+ * for: a run that cannot save its results should stop with a message, not after each job.
+ */
+export async function ensureWritableFolder(dir: string): Promise<void> {
+  const probe = path.join(dir, `.mediabatch-probe-${process.pid}`);
+  try {
+    await mkdir(dir, { recursive: true });
+    await writeFile(probe, '');
+    await rm(probe, { force: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new LocalIoError(
+      `cannot write results to ${dir} (${code}): fix the folder's permissions or pass --out DIR. Nothing was sent.`,
+      'E_OUTPUT',
+      error,
+    );
+  }
 }

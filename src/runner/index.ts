@@ -1,0 +1,204 @@
+/**
+ * The runner's two entry points, for the CLI, the benchmarks and the tests alike: `estimate`
+ * prices a manifest and reports; `run` sends, follows and collects it. Each takes what the
+ * composition root owns (the manifest, an open ledger, the service client), options with their
+ * defaults applied here, one AbortSignal, and a sink for events; neither prints or exits.
+ */
+import type { ServiceClient } from '../api/types.js';
+import type { Manifest } from '../manifest/types.js';
+import { usdToMicro, type MicroUsd } from '../money.js';
+import { buildCostReport, type CostReport } from '../pricing/report.js';
+import type { StatusSummary } from '../report/status.js';
+import type { Ledger } from '../store/index.js';
+import { createRunContext, DEFAULT_RETRY, pollEvery, servicePoll, simulatorPoll, type InFlight, type PollSchedules, type RetryPolicy, type RunEvent } from './context.js';
+import { refuseLostLedger } from './lost-ledger.js';
+import type { Pace } from './pace.js';
+import { paceFor, type PlanChoice } from './pace-plan.js';
+import { planRun, type RunPlan } from './plan.js';
+import { checkWithService, priceManifest } from './prepare.js';
+import { ensureWritableFolder, summarize, writeRunReports, type RunFiles } from './reports.js';
+import { pricesMicro, runManifest, type RunOutcome } from './run.js';
+
+export type { PlanChoice, RunEvent, RunFiles, RunOutcome, RunPlan, StatusSummary };
+export { refuseLostLedger };
+
+/** The service, as the composition root reached it: a client and the base URL it speaks to. */
+export interface ServiceAccess {
+  client: ServiceClient;
+  baseUrl: string;
+}
+
+interface Common {
+  manifest: Manifest;
+  ledger: Ledger;
+  service: ServiceAccess;
+  /** Default: the manifest's budget, or none. */
+  budgetMicro?: MicroUsd | null | undefined;
+  /** The pace to keep. Default 'premium'. */
+  plan?: PlanChoice | undefined;
+  /** Stops the work: nothing new starts; requests in flight are answered and recorded. */
+  signal?: AbortSignal | undefined;
+  onEvent?: ((event: RunEvent) => void) | undefined;
+  /** A pace of the caller's own instead of the plan's (benchmarks and tests scale its window down). */
+  pace?: Pace | undefined;
+}
+
+export interface EstimateRequest extends Common {
+  /** Submits in flight at once, for the duration estimate. Default 8. */
+  concurrency?: number | undefined;
+}
+
+export const DEFAULT_CONCURRENCY = 8;
+/** The service's outputs are at most 100 MB; the default leaves a little slack for container overhead. */
+export const DEFAULT_MAX_RESULT_BYTES = 110 * 1024 * 1024;
+
+/** Checks against the catalogue, prices everything (cached prices cost no call) and reports. Sends nothing. */
+export async function estimate(request: EstimateRequest): Promise<CostReport> {
+  const { manifest, ledger, service } = request;
+  const planName = request.plan ?? 'premium';
+  const budgetMicro = budgetOf(request);
+  const deps = {
+    client: service.client,
+    ledger,
+    baseUrl: service.baseUrl,
+    pace: request.pace ?? paceFor(planName).pace,
+    retry: DEFAULT_RETRY,
+    stop: request.signal ?? new AbortController().signal,
+    emit: request.onEvent ?? (() => undefined),
+  };
+  await checkWithService(manifest, deps);
+  const pricing = await priceManifest(manifest, deps);
+  const spentMicro = await ledger.spentMicro();
+  const plan = planRun({
+    jobs: manifest.jobs,
+    rows: new Map((await ledger.jobViews()).map((view) => [view.id, view])),
+    prices: pricesMicro(pricing),
+    spentMicro,
+    budgetMicro,
+    partial: false,
+    resubmitInDoubt: false,
+  });
+  const toSend = new Set(plan.submit.map((s) => s.job.id));
+  const { balanceUsd } = await service.client.balance({ signal: deps.stop });
+  return buildCostReport({
+    jobs: manifest.jobs,
+    pricing,
+    spentMicro,
+    alreadyDoneIds: new Set(manifest.jobs.filter((j) => !toSend.has(j.id)).map((j) => j.id)),
+    budgetMicro,
+    balanceMicro: usdToMicro(balanceUsd, 'down'),
+    plan: paceFor(planName).limits,
+    planName,
+    concurrency: request.concurrency ?? DEFAULT_CONCURRENCY,
+  });
+}
+
+export interface RunRequest extends Common {
+  /** The ledger must be opened for a run (its state changes commit before requests leave) and locked. */
+  files: RunFiles;
+  /** Submits in flight at once. Default 8. */
+  concurrency?: number | undefined;
+  /** Stop after submitting; a later run follows and collects. */
+  noWait?: boolean | undefined;
+  resubmitInDoubt?: boolean | undefined;
+  /** Over budget: send what fits, in manifest order, and skip the rest. */
+  partial?: boolean | undefined;
+  /**
+   * How often running jobs are asked about: the service's own pace (default), the simulator's
+   * (jobs end in milliseconds), a first poll after N ms, or a schedule per kind.
+   */
+  poll?: 'service' | 'simulator' | { firstMs: number } | { schedules: PollSchedules } | undefined;
+  /** Results larger than this are left for a later run. Default 110 MiB. */
+  maxResultBytes?: number | undefined;
+  retry?: RetryPolicy | undefined;
+  /** Counts the submits in flight, for a caller that says what a stop waits for. */
+  inFlight?: InFlight | undefined;
+  /** Called once checks, pricing and the budget passed, after the run's trace is on disk, before the first submit. */
+  onStart?: ((start: { plan: RunPlan; total: number }) => Promise<void> | void) | undefined;
+}
+
+export interface RunResult {
+  /** Undefined when the signal stopped the run before its first submit: nothing was sent. */
+  outcome: RunOutcome | undefined;
+  /** The manifest's jobs (and any dropped job still to collect), from the ledger at the end. */
+  summary: StatusSummary;
+}
+
+/**
+ * Sends, follows and collects a manifest's jobs, every outcome committed to the ledger as it
+ * happens; running it again resumes. Refuses a ledger that records no job while an earlier run's
+ * traces say requests were sent (exit 4), and a results folder it cannot write. Writes
+ * `<name>.run.json`/`.csv` before the first submit (the trace that outlives a lost ledger) and
+ * at the end. Rejects with what ends a run early (a refused budget, token, balance, disk).
+ */
+export async function run(request: RunRequest): Promise<RunResult> {
+  const { manifest, ledger, files } = request;
+  if (Object.values(await ledger.countsByState()).every((n) => n === 0)) refuseLostLedger(files);
+  if (request.noWait !== true) await ensureWritableFolder(files.out);
+  const budgetMicro = budgetOf(request);
+  const emit = request.onEvent ?? (() => undefined);
+  const userStop = request.signal ?? new AbortController().signal;
+  const halt = new AbortController();
+  const manifestIds = new Set(manifest.jobs.map((job) => job.id));
+  const ctx = createRunContext({
+    client: request.service.client,
+    ledger,
+    pace: request.pace ?? paceFor(request.plan ?? 'premium', (what, untilMs, reason) => emit({ kind: 'paused', what, untilMs, reason })).pace,
+    options: {
+      concurrency: request.concurrency ?? DEFAULT_CONCURRENCY,
+      budgetMicro,
+      noWait: request.noWait ?? false,
+      resubmitInDoubt: request.resubmitInDoubt ?? false,
+      outDir: files.out,
+      poll: pollSchedules(request.poll),
+      retry: request.retry ?? DEFAULT_RETRY,
+      maxResultBytes: request.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+    },
+    stop: AbortSignal.any([userStop, halt.signal]),
+    emit,
+    inFlight: request.inFlight,
+  });
+  let started = false;
+  let outcome: RunOutcome | undefined;
+  try {
+    outcome = await runManifest({
+      manifest,
+      ctx,
+      baseUrl: request.service.baseUrl,
+      partial: request.partial ?? false,
+      userStop,
+      halt,
+      onExecute: async (plan) => {
+        // The trace of sent requests goes down before the first of them: a ledger lost after this
+        // point must not let a later run send (and pay for) everything again.
+        if (plan.submit.length > 0) await writeRunReports(files, await summarize(ledger, budgetMicro, manifestIds), false);
+        started = true;
+        // Jobs the manifest dropped after they were sent are collected too, so they count.
+        const dropped = plan.follow.filter((f) => !manifestIds.has(f.job.id)).length;
+        await request.onStart?.({ plan, total: manifest.jobs.length + dropped });
+      },
+    });
+  } catch (error) {
+    // A stop while checking, pricing or asking the balance ends the call in flight with an abort
+    // error. No submit has started, so nothing was sent: an interruption, not a failure.
+    if (!userStop.aborted || started) throw error;
+  } finally {
+    // Every change is in before the summary reads them; a writer thread goes with its heap.
+    await ledger.flush();
+  }
+  const summary = await summarize(ledger, budgetMicro, manifestIds);
+  await writeRunReports(files, summary, true);
+  return { outcome, summary };
+}
+
+function budgetOf(request: Common): MicroUsd | null {
+  if (request.budgetMicro !== undefined) return request.budgetMicro;
+  // A cap never grows by rounding: a budget typed finer than a micro-dollar rounds down.
+  return request.manifest.budgetUsd === undefined ? null : usdToMicro(request.manifest.budgetUsd, 'down');
+}
+
+function pollSchedules(poll: RunRequest['poll']): PollSchedules {
+  if (poll === undefined || poll === 'service') return servicePoll();
+  if (poll === 'simulator') return simulatorPoll();
+  return 'schedules' in poll ? poll.schedules : pollEvery(poll.firstMs);
+}
