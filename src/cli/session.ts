@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { Argv } from 'yargs';
-import { loadManifest } from '../manifest/load.js';
+import { loadManifestIsolated } from '../manifest/load-isolated.js';
 import type { Manifest } from '../manifest/types.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
 import type { PlanChoice } from '../runner/index.js';
@@ -46,7 +46,7 @@ export async function openWorkSession(
   args: SharedArgs & PlanArgs & ManifestFileArgs & { manifest: string; out?: string | undefined },
   options: { command: string; run: boolean },
 ): Promise<WorkSession> {
-  const manifest = await loadManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'] });
+  const manifest = await loadManifestIsolated(args.manifest, { allowOutsideFiles: args['allow-outside-files'] });
   const paths = manifestPaths(args.manifest, args.db, args.out);
   const budgetUsd = parseBudget(args.budget) ?? manifest.budgetUsd ?? null;
   // A cap never grows by rounding: a budget typed with finer steps than a micro-dollar rounds down.

@@ -91,6 +91,11 @@ export function planRun(input: PlanInput): RunPlan {
   return plan;
 }
 
+/** Whether a job in this ledger state may be sent by a run (and so needs a price). */
+export function mayBeSent(row: LedgerView | undefined, resubmitInDoubt: boolean): boolean {
+  return submitReason(row, resubmitInDoubt) !== undefined;
+}
+
 function submitReason(row: LedgerView | undefined, resubmitInDoubt: boolean): SubmitReason | undefined {
   if (row === undefined || row.state === 'pending') return 'new';
   if (row.state === 'skipped') return 'unskipped';

@@ -4,7 +4,7 @@ import type { PricingResult } from '../pricing/price-jobs.js';
 import type { JobView, Ledger } from '../store/index.js';
 import type { RunContext } from './context.js';
 import { executePlan, type ExecuteResult } from './execute.js';
-import { planRun, type RunPlan } from './plan.js';
+import { mayBeSent, planRun, type RunPlan } from './plan.js';
 import { checkWithService, priceManifest, type ServiceDeps } from './prepare.js';
 import { BudgetError } from './run-errors.js';
 import { decimalUsd, formatUsd, sumMicro, usdToMicro, type MicroUsd } from '../money.js';
@@ -40,7 +40,11 @@ export async function runManifest(input: RunInput): Promise<RunOutcome> {
   const deps: ServiceDeps = { ...ctx, baseUrl: input.baseUrl, retry: ctx.options.retry };
   await checkWithService(manifest, deps);
   const changedIds = await syncLedger(ledger, manifest.jobs, ctx);
-  const pricing = await priceManifest(manifest, deps, { confirmCached: true });
+  const views = await ledger.jobViews();
+  const rows = new Map(views.map((view) => [view.id, view]));
+  // Only what this run may send needs a price (and a fresh one): a finished job costs nothing more.
+  const unsent = manifest.jobs.filter((job) => mayBeSent(rows.get(job.id), ctx.options.resubmitInDoubt));
+  const pricing = await priceManifest({ ...manifest, jobs: unsent }, deps, { confirmCached: true });
   for (const change of pricing.changes) {
     ctx.emit({
       kind: 'warning',
@@ -48,14 +52,13 @@ export async function runManifest(input: RunInput): Promise<RunOutcome> {
     });
   }
   const prices = pricesMicro(pricing);
-  const views = await ledger.jobViews();
   await storePrices(ledger, pricing, views);
   // Kept as exact decimal dollars, the key `status` has always read.
   if (ctx.options.budgetMicro !== null) await ledger.setMeta('budget_usd', decimalUsd(ctx.options.budgetMicro));
 
   const plan = planRun({
     jobs: manifest.jobs,
-    rows: new Map(views.map((view) => [view.id, view])),
+    rows,
     prices,
     spentMicro: await ledger.spentMicro(),
     budgetMicro: ctx.options.budgetMicro,

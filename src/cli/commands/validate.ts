@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { ManifestError } from '../../manifest/errors.js';
-import { loadManifest } from '../../manifest/load.js';
+import { loadManifestIsolated } from '../../manifest/load-isolated.js';
 import { checkWithService } from '../../runner/prepare.js';
 import type { CommandResult } from '../main.js';
 import { errorDocument } from '../error-document.js';
@@ -28,7 +28,7 @@ export function validateCommand(result: CommandResult): CommandModule<object, Va
         .option('offline', { type: 'boolean', default: false, describe: 'check only what needs no service' }),
     handler: async (args) => {
       try {
-        const manifest = await loadManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'] });
+        const manifest = await loadManifestIsolated(args.manifest, { allowOutsideFiles: args['allow-outside-files'] });
         const offline = args.offline || !hasCredentials(args);
         if (offline && !args.offline) {
           logLine('no token given: checked offline only (set MEDIABATCH_TOKEN, --token-file or --sim to check models and voices)');
