@@ -1,5 +1,5 @@
 /**
- * The error base class and the exit codes of PRODUCT.md. Every expected failure is a
+ * The error base class and the exit codes (README.md, "Exit codes"). Every expected failure is a
  * MediabatchError subclass carrying a stable `code` and the exit code it maps to; only
  * `cli/` turns one into text and a process exit. Anything else reaching the top is a bug.
  */

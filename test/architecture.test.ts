@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/cli.js';
 
-/** STYLE.md: the folders are the architecture, and imports point one way. */
+/** docs/architecture.md: the folders are the architecture, and imports point one way. */
 const ALLOWED: Record<string, string[]> = {
   cli: ['runner', 'jobs', 'manifest', 'api', 'pricing', 'store', 'report', 'sim', 'errors'],
   runner: ['jobs', 'manifest', 'api', 'pricing', 'store', 'report', 'errors'],

@@ -220,7 +220,7 @@ export class ResultUrlExpiredError extends ApiError {
 export type SubmitFailureKind = 'not-taken' | 'refused' | 'unknown' | 'fatal';
 
 /**
- * What a failed SUBMIT means for money (PRODUCT.md, "Money rules"):
+ * What a failed SUBMIT means for money (docs/states-and-money.md):
  * - 'not-taken': provably not taken (429, 503, not sent at all): safe to send again;
  * - 'fatal': stop the whole run (auth, low balance);
  * - 'refused': the service definitely rejected this job and charged nothing (other 4xx);

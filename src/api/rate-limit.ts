@@ -1,4 +1,4 @@
-/** Reading the service's rate-limit headers (API.md, "Every request"). */
+/** Reading the service's rate-limit headers (docs/service.md, "Rate limits"). */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RateLimitType } from './errors.js';
 import type { RateLimitInfo } from './types.js';

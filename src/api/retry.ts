@@ -1,5 +1,5 @@
 /**
- * The one retry layer (STYLE.md). p-retry runs the attempts; the waiting is done here, so
+ * The one retry layer of the tool. p-retry runs the attempts; the waiting is done here, so
  * a wait can honour the service's Retry-After and end the moment the run is aborted.
  */
 import pRetry from 'p-retry';

@@ -1,6 +1,6 @@
 /**
  * Shapes of the service's 2xx answers. Loose where the service may add fields; strict on the
- * few values the runner relies on (ids, prices, statuses), accepting the variants API.md says
+ * few values the runner relies on (ids, prices, statuses), accepting the variants docs/service.md says
  * have been seen (numbers as strings, `info: []`, inference_types as an object, …).
  */
 import { z } from 'zod';

@@ -6,7 +6,7 @@ import { ConfigError, UsageError } from '../errors.js';
 
 export const DEFAULT_BASE_URL = 'https://api.deapi.ai';
 
-/** The options every command shares (PRODUCT.md, "Commands"). */
+/** The options every command shares (README.md, "Commands"). */
 export interface SharedArgs {
   'base-url'?: string | undefined;
   'token-file'?: string | undefined;

@@ -1,5 +1,5 @@
 /**
- * Job states and the only transitions between them (PRODUCT.md, "The ledger and job states").
+ * Job states and the only transitions between them (docs/states-and-money.md).
  * The table is the single source of truth: the ledger asks it before every state change, so a
  * runner that tries anything else fails loudly instead of corrupting what was paid for.
  */

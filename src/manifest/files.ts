@@ -9,7 +9,7 @@ import type { ImageRef } from './types.js';
  * money): one constant for both, so `text:` cannot carry what `text_file:` may not.
  */
 export const MAX_TEXT_BYTES = 1024 * 1024;
-/** The service's limit per image (API.md). */
+/** The service's limit per image (docs/service.md). */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
 /** What a local file check found: the content, or why it cannot be used (`expected`, `got` detail). */

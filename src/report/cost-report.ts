@@ -126,7 +126,7 @@ function titleCase(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
 }
 
-/** The `estimate --json` document: PRODUCT.md's fields, then extra ones scripts may use. */
+/** The `estimate --json` document: the fields users' scripts rely on first, then extra ones. */
 export function costReportJson(report: CostReport) {
   return {
     total: microToUsd(report.totalMicro),

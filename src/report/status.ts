@@ -36,7 +36,7 @@ export interface StatusSummary {
 }
 
 
-/** The `run`/`status --json` document of PRODUCT.md (`submitting` is an extra count); money in dollars, at most 6 decimals. */
+/** The `run`/`status --json` document (`submitting` is an extra count); money in dollars, at most 6 decimals. */
 export function statusJson(summary: StatusSummary) {
   const { counts } = summary;
   return {

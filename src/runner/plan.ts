@@ -111,7 +111,7 @@ function priceOf(prices: ReadonlyMap<string, MicroUsd>, id: string): MicroUsd {
 }
 
 /**
- * The budget rule of PRODUCT.md: spent + everything still to send must stay under the cap.
+ * The budget rule (src/money.ts): spent + everything still to send must stay under the cap.
  * `fitCount` (what --partial sends) is the rule of src/money.ts, which the ledger's
  * reservation before each submit applies too.
  */

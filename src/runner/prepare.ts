@@ -12,7 +12,7 @@ import type { RetryPolicy, RunEvent } from './context.js';
 import type { Pace } from './pace.js';
 import { describeError } from './run-errors.js';
 
-/** The catalogue changes rarely (API.md: cache it minutes to a day). */
+/** The catalogue changes rarely (docs/service.md: cache it minutes to a day). */
 export const CATALOGUE_MAX_AGE_MS = 60 * 60_000;
 /** Prices may change; a day-old quote is still what a person means by "the estimate". */
 export const PRICE_MAX_AGE_MS = 24 * 60 * 60_000;

@@ -116,7 +116,7 @@ export function budgetMessage(plan: RunPlan): string {
   );
 }
 
-/** API.md: generation is refused below about $0.49; refuse up front rather than halfway. */
+/** Generation is refused below about $0.49 (docs/service.md); refuse up front rather than halfway. */
 async function checkBalance(ctx: RunContext, toSendMicro: MicroUsd): Promise<void> {
   if (toSendMicro === 0) return;
   const { balanceUsd } = await ctx.client.balance({ signal: ctx.stop });

@@ -1,5 +1,5 @@
 /**
- * The model catalogue the simulator serves: the real slugs and limits of API.md, the shape
+ * The model catalogue the simulator serves: the real slugs and limits (docs/service.md), the shape
  * variations the real service shows (`info: []`, `inference_types` as an object), and filler
  * models so the list spans several pages and a client that ignores pagination misses some.
  */

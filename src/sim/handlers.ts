@@ -14,7 +14,7 @@ import type { Fields } from './rules.js';
 import type { SimStats } from './stats.js';
 import { validateAudio, validateImage, validateTextVideoSubmit, validateVideoPrice, validateVideoSubmit, type Validated } from './validate.js';
 
-/** Generation is refused below this balance (API.md, "Balance"). */
+/** Generation is refused below this balance (docs/service.md, "Balance"). */
 const MIN_BALANCE_USD = 0.49;
 const DEFAULT_PAGE_SIZE = 25;
 const MAX_PAGE_SIZE = 50;

@@ -23,7 +23,7 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     price: { perMinute: 50, perDay: 200 },
     status: { perMinute: 50, perDay: 200 },
   },
-  // Premium states 300/min for generation and nothing for price and status calls; API.md says
+  // Premium states 300/min for generation and nothing for price and status calls; the service's docs say
   // to assume those are limited all the same, so they get the generation figure.
   premium: {
     'submit:txt2audio': { perMinute: 300 },

@@ -7,7 +7,7 @@ import type { AudioParams, ImageParams, VideoParams } from './validate.js';
 
 export type PricingMode = 'linear' | 'minimum' | 'rounded';
 
-/** USD per character at speed 1 (API.md: about $0.77 per million characters). */
+/** USD per character at speed 1 (the published rate: about $0.77 per million characters). */
 const USD_PER_CHAR = 0.77e-6;
 /** USD per pixel × frame × step, so 768×432×120×1 costs about $0.04. */
 const USD_PER_VIDEO_UNIT = 1e-9;

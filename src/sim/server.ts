@@ -30,7 +30,7 @@ export interface Simulator {
   setBalance(usd: number): void;
 }
 
-/** The service's limit on a whole request body (API.md: 75 MB). */
+/** The service's limit on a whole request body (docs/service.md: 75 MB). */
 const MAX_BODY_BYTES = 75 * 1024 * 1024;
 const API = '/api/v1/client';
 

@@ -1,5 +1,5 @@
 /**
- * A second, independent implementation of the service's models endpoint (API.md, "Models"),
+ * A second, independent implementation of the service's models endpoint (docs/service.md, "The catalogue"),
  * written from the API description and not from the simulator, so e2e tests can check the CLI
  * against something that did not grow up with it. It also records every request it receives.
  *

@@ -10,7 +10,7 @@ import { FIXTURES } from './helpers.js';
 /** Every example manifest in manifests/. */
 const EXAMPLES = readdirSync('manifests').filter((name) => name.endsWith('.yaml')).map((name) => name.replace(/\.yaml$/, ''));
 
-// The simulator's catalogue as PRODUCT.md describes it, written by hand.
+// The simulator's catalogue as docs/service.md describes it, written by hand.
 async function models(): Promise<Model[]> {
   return JSON.parse(await readFile(`${FIXTURES}/catalogue/models.json`, 'utf8')) as Model[];
 }

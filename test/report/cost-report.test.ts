@@ -81,7 +81,7 @@ describe('formatCostReport', () => {
 });
 
 describe('costReportJson', () => {
-  it("has PRODUCT.md's estimate fields with their names", async () => {
+  it("has the estimate fields scripts rely on, with their names", async () => {
     const json = costReportJson(await sampleReport(10_000_000));
     expect(Object.keys(json).slice(0, 7)).toEqual(['total', 'spent', 'budget', 'withinBudget', 'priceCalls', 'jobs', 'byModel']);
     expect(json.jobs[0]).toEqual({ id: 'line-0', type: 'txt2audio', model: 'Kokoro', price: 0.016, priceSource: 'quoted', toSend: false });

@@ -50,7 +50,7 @@ describe('formatStatusText', () => {
 });
 
 describe('statusJson', () => {
-  it("has PRODUCT.md's run and status fields", () => {
+  it("has the run and status fields scripts rely on", () => {
     const json = statusJson(SUMMARY);
     expect(Object.keys(json)).toEqual(['counts', 'spent', 'budget', 'jobs']);
     expect(json.counts).toEqual({ pending: 1, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0, submitting: 0 });
