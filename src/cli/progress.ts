@@ -1,3 +1,4 @@
+import { SETTLED_STATES } from '../jobs/states.js';
 import type { createLogUpdate } from 'log-update';
 import { escapeControlChars } from '../control-chars.js';
 import type { RunEvent } from '../runner/context.js';
@@ -16,7 +17,6 @@ export interface Progress {
   stop(): Promise<void>;
 }
 
-const TERMINAL = ['done', 'failed', 'in_doubt', 'skipped'];
 
 /**
  * What a person watching the run sees on stderr. On a TTY a live block (log-update redraws it
@@ -41,7 +41,7 @@ export function startProgress(options: {
   quietEvents?: boolean;
 }): Progress {
   const startedMs = Date.now();
-  const endedAtStart = TERMINAL.reduce((n, s) => n + (options.initial.counts[s] ?? 0), 0);
+  const endedAtStart = [...SETTLED_STATES].reduce((n, s) => n + (options.initial.counts[s] ?? 0), 0);
   const live = options.live?.(process.stderr);
   let latest = options.initial;
   let reading: Promise<void> | undefined;
@@ -82,7 +82,7 @@ export function startProgress(options: {
 
 export function progressLine(snap: ProgressSnapshot, total: number, startedMs: number, endedAtStart: number): string {
   const c = snap.counts;
-  const ended = TERMINAL.reduce((n, s) => n + (c[s] ?? 0), 0);
+  const ended = [...SETTLED_STATES].reduce((n, s) => n + (c[s] ?? 0), 0);
   const elapsedS = Math.max(0.001, (Date.now() - startedMs) / 1000);
   const ratePerS = (ended - endedAtStart) / elapsedS;
   const left = total - ended;

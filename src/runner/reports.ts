@@ -1,13 +1,12 @@
 import { jobsCsv } from '../report/csv.js';
 import { statusJson, type StatusSummary } from '../report/status.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
-import { JOB_STATES, type JobState, type Ledger } from '../store/index.js';
+import { JOB_STATES, OUTSTANDING_STATES, type JobState } from '../jobs/states.js';
+import type { Ledger } from '../store/index.js';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LocalIoError } from '../errors.js';
 
-/** States of a job the manifest no longer lists that still concern the run: paid, not collected. */
-const STILL_AT_THE_SERVICE = new Set(['submitting', 'submitted']);
 
 /**
  * The run summary and `status`, from the ledger alone. `submitting` rows are counted apart:
@@ -18,7 +17,7 @@ const STILL_AT_THE_SERVICE = new Set(['submitting', 'submitted']);
  */
 export async function summarize(ledger: Ledger, budgetMicro: MicroUsd | null, manifestIds?: ReadonlySet<string>): Promise<StatusSummary> {
   const all = (await ledger.jobOutcomes()).map((row) => ({ ...row, inManifest: manifestIds === undefined || manifestIds.has(row.id) }));
-  const rows = all.filter((row) => row.inManifest || STILL_AT_THE_SERVICE.has(row.state));
+  const rows = all.filter((row) => row.inManifest || OUTSTANDING_STATES.has(row.state));
   const counts = Object.fromEntries(JOB_STATES.map((state) => [state, 0])) as Record<JobState, number>;
   for (const row of rows) counts[row.state] += 1;
   return {

@@ -1,3 +1,4 @@
+import { PRICEABLE_STATES } from '../jobs/states.js';
 import { ConfigError } from '../errors.js';
 import type { Manifest, ResolvedJob } from '../manifest/types.js';
 import type { PricingResult } from '../pricing/price-jobs.js';
@@ -99,7 +100,7 @@ async function syncLedger(ledger: Ledger, jobs: readonly ResolvedJob[], ctx: Run
 
 /** Prices are stored on rows not yet sent; a row already paid keeps the price it was sent at. */
 async function storePrices(ledger: Ledger, pricing: PricingResult, views: readonly JobView[]): Promise<void> {
-  const unsent = new Set(views.filter((v) => v.state === 'pending' || v.state === 'skipped' || v.state === 'in_doubt').map((v) => v.id));
+  const unsent = new Set(views.filter((v) => PRICEABLE_STATES.has(v.state)).map((v) => v.id));
   await ledger.setPrices(
     [...pricing.prices]
       .filter(([id]) => unsent.has(id))
