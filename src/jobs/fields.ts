@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { FieldSpec } from './kind.js';
+import type { FieldSpec, JobKind } from './kind.js';
 
 /**
  * Field specs the kinds share: a zod schema (which also feeds the JSON Schema) and the words a
@@ -26,6 +26,28 @@ export const IMAGE_FORMATS_TEXT = 'a JPG, PNG, GIF, BMP or WebP image';
 
 export const image = (description: string): FieldSpec =>
   slug(`${description}: ${IMAGE_FORMATS_TEXT}, at most 10 MB, inside the manifest's folder`, `a path to ${IMAGE_FORMATS_TEXT}`);
+
+/** What both video kinds (image to video, text to video) take: the same models, the same limits. */
+export const VIDEO_PARAMS: Readonly<Record<string, FieldSpec>> = {
+  model: model('Ltxv_13B_0_9_8_Distilled_FP8'),
+  width: positiveInt('Video width in pixels'),
+  height: positiveInt('Video height in pixels'),
+  steps: positiveInt('Inference steps'),
+  frames: positiveInt('Number of frames'),
+  fps: positiveInt('Frames per second'),
+  guidance,
+  seed,
+  negative_prompt: negativePrompt,
+};
+
+/** The video kinds' numeric bounds in the catalogue, their poll schedule and their plan limits. */
+export const VIDEO_BOUNDS = ['width', 'height', 'steps', 'frames', 'fps'] as const;
+// The service's clients poll video from about 5 s up to 30 s and give up waiting after 5–15 min.
+export const VIDEO_POLL: JobKind['poll'] = {
+  service: { firstMs: 5000, maxMs: 30_000, factor: 1.5, giveUpMs: 15 * 60_000 },
+  simulator: { firstMs: 300, maxMs: 2000, factor: 1.5, giveUpMs: 120_000 },
+};
+export const VIDEO_PLANS: JobKind['plans'] = { basic: { perMinute: 1, perDay: 15 }, premium: { perMinute: 300 } };
 
 /** Only the fields listed, in that order, each only if set: a request carries no stray property. */
 export function pick(params: Readonly<Record<string, unknown>>, fields: readonly string[]): Record<string, unknown> {

@@ -1,4 +1,4 @@
-import { guidance, image, model, negativePrompt, pick, positiveInt, seed, text } from './fields.js';
+import { image, pick, text, VIDEO_BOUNDS, VIDEO_PARAMS, VIDEO_PLANS, VIDEO_POLL } from './fields.js';
 import type { JobKind, MultipartFile } from './kind.js';
 import { checkBounds, extensionFrom } from './model-checks.js';
 import type { ResolvedJob } from './job.js';
@@ -12,17 +12,7 @@ const IMAGES = ['first_frame_image', 'last_frame_image'] as const;
 export const img2video: JobKind = {
   type: 'img2video',
   title: 'Image to video',
-  params: {
-    model: model('Ltxv_13B_0_9_8_Distilled_FP8'),
-    width: positiveInt('Video width in pixels'),
-    height: positiveInt('Video height in pixels'),
-    steps: positiveInt('Inference steps'),
-    frames: positiveInt('Number of frames'),
-    fps: positiveInt('Frames per second'),
-    guidance,
-    seed,
-    negative_prompt: negativePrompt,
-  },
+  params: VIDEO_PARAMS,
   content: {
     prompt: text('What should happen in the video'),
     first_frame_image: image('First frame'),
@@ -31,7 +21,7 @@ export const img2video: JobKind = {
   required: ['prompt', 'first_frame_image', 'model', 'width', 'height', 'steps', 'frames', 'fps', 'guidance', 'seed'],
   files: { first_frame_image: 'image', last_frame_image: 'image' },
   checkModel: (job, found, models, report) => {
-    checkBounds(job.params, found, ['width', 'height', 'steps', 'frames', 'fps'], report);
+    checkBounds(job.params, found, VIDEO_BOUNDS, report);
     const last = job.images['last_frame_image'];
     if (last !== undefined && found.features['supports_last_frame'] !== true) {
       const able = models.filter((other) => other.features['supports_last_frame'] === true).map((other) => other.slug);
@@ -50,12 +40,8 @@ export const img2video: JobKind = {
     multipart: { fields: Object.fromEntries(Object.entries(pick(job.params, SENT)).map(([k, v]) => [k, String(v)])), files: imageParts(job) },
   }),
   output: { media: 'video', extension: (_job, found) => extensionFrom(found, ['mp4', 'webm', 'mov', 'gif'], 'mp4') },
-  // The service's clients poll video from about 5 s up to 30 s and give up waiting after 5–15 min.
-  poll: {
-    service: { firstMs: 5000, maxMs: 30_000, factor: 1.5, giveUpMs: 15 * 60_000 },
-    simulator: { firstMs: 300, maxMs: 2000, factor: 1.5, giveUpMs: 120_000 },
-  },
-  plans: { basic: { perMinute: 1, perDay: 15 }, premium: { perMinute: 300 } },
+  poll: VIDEO_POLL,
+  plans: VIDEO_PLANS,
 };
 
 function imageParts(job: ResolvedJob): MultipartFile[] {

@@ -1,4 +1,4 @@
-import { guidance, model, negativePrompt, pick, positiveInt, seed, text } from './fields.js';
+import { pick, text, VIDEO_BOUNDS, VIDEO_PARAMS, VIDEO_PLANS, VIDEO_POLL } from './fields.js';
 import type { JobKind } from './kind.js';
 import { checkBounds, extensionFrom } from './model-checks.js';
 
@@ -10,21 +10,11 @@ const PRICED = ['model', 'width', 'height', 'frames', 'steps', 'fps'] as const;
 export const txt2video: JobKind = {
   type: 'txt2video',
   title: 'Text to video',
-  params: {
-    model: model('Ltxv_13B_0_9_8_Distilled_FP8'),
-    width: positiveInt('Video width in pixels'),
-    height: positiveInt('Video height in pixels'),
-    steps: positiveInt('Inference steps'),
-    frames: positiveInt('Number of frames'),
-    fps: positiveInt('Frames per second'),
-    guidance,
-    seed,
-    negative_prompt: negativePrompt,
-  },
+  params: VIDEO_PARAMS,
   content: { prompt: text('What should happen in the video') },
   required: ['prompt', 'model', 'width', 'height', 'guidance', 'steps', 'seed', 'frames', 'fps'],
   files: {},
-  checkModel: (job, found, _models, report) => checkBounds(job.params, found, ['width', 'height', 'steps', 'frames', 'fps'], report),
+  checkModel: (job, found, _models, report) => checkBounds(job.params, found, VIDEO_BOUNDS, report),
   pricing: {
     by: 'per-key',
     keyFields: PRICED,
@@ -32,9 +22,6 @@ export const txt2video: JobKind = {
   },
   submit: (job) => ({ endpoint: 'txt2video', json: pick(job.params, SENT) }),
   output: { media: 'video', extension: (_job, found) => extensionFrom(found, ['mp4', 'webm', 'mov', 'gif'], 'mp4') },
-  poll: {
-    service: { firstMs: 5000, maxMs: 30_000, factor: 1.5, giveUpMs: 15 * 60_000 },
-    simulator: { firstMs: 300, maxMs: 2000, factor: 1.5, giveUpMs: 120_000 },
-  },
-  plans: { basic: { perMinute: 1, perDay: 15 }, premium: { perMinute: 300 } },
+  poll: VIDEO_POLL,
+  plans: VIDEO_PLANS,
 };

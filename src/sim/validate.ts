@@ -129,15 +129,22 @@ export function validateVideoPrice(fields: Fields, models: ReadonlyMap<string, S
   return { ok: true, value: { model, width, height, steps, frames, fps } };
 }
 
+/** What a video submit adds to its price query, image or text to video alike. */
+function videoContent(bag: ErrorBag, fields: Fields, model: SimModel | undefined) {
+  return {
+    prompt: requiredString(bag, fields, 'prompt'),
+    negativePrompt: optionalString(bag, fields, 'negative_prompt'),
+    guidance: requiredNumber(bag, fields, 'guidance', { min: model?.limits['min_guidance'], max: model?.limits['max_guidance'] }),
+    seed: requiredNumber(bag, fields, 'seed', { integer: true, min: -1 }),
+  };
+}
+
 /** Validates an img2video submit, images included (type by magic bytes, size, last frame support). */
 export async function validateVideoSubmit(fields: Fields, models: ReadonlyMap<string, SimModel>): Promise<Validated<VideoParams>> {
   const priced = validateVideoPrice(fields, models);
   const bag = priced.ok ? new ErrorBag() : priced.bag;
   const model = priced.ok ? priced.value.model : undefined;
-  const prompt = requiredString(bag, fields, 'prompt');
-  const negativePrompt = optionalString(bag, fields, 'negative_prompt');
-  const guidance = requiredNumber(bag, fields, 'guidance', { min: model?.limits['min_guidance'], max: model?.limits['max_guidance'] });
-  const seed = requiredNumber(bag, fields, 'seed', { integer: true, min: -1 });
+  const { prompt, negativePrompt, guidance, seed } = videoContent(bag, fields, model);
   const firstImageSha256 = await imageDigest(bag, fields, 'first_frame_image', true);
   let lastImageSha256: string | undefined;
   const lastGiven = fields['last_frame_image'] !== undefined && fields['last_frame_image'] !== null && fields['last_frame_image'] !== '';
@@ -157,10 +164,7 @@ export function validateTextVideoSubmit(fields: Fields, models: ReadonlyMap<stri
   const priced = validateVideoPrice(fields, models, 'txt2video');
   const bag = priced.ok ? new ErrorBag() : priced.bag;
   const model = priced.ok ? priced.value.model : undefined;
-  const prompt = requiredString(bag, fields, 'prompt');
-  const negativePrompt = optionalString(bag, fields, 'negative_prompt');
-  const guidance = requiredNumber(bag, fields, 'guidance', { min: model?.limits['min_guidance'], max: model?.limits['max_guidance'] });
-  const seed = requiredNumber(bag, fields, 'seed', { integer: true, min: -1 });
+  const { prompt, negativePrompt, guidance, seed } = videoContent(bag, fields, model);
   if (!priced.ok || !bag.empty || prompt === undefined || guidance === undefined || seed === undefined) return { ok: false, bag };
   return { ok: true, value: { ...priced.value, prompt, negativePrompt, guidance, seed } };
 }
