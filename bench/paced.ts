@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createServiceClient } from '../src/api/client.js';
-import { loadManifest } from '../src/manifest/load.js';
+import { openManifest } from '../src/manifest/open.js';
 import { Pace } from '../src/runner/pace.js';
 import { run } from '../src/runner/index.js';
 import { startSimulator } from '../src/sim/index.js';
@@ -37,7 +37,7 @@ export async function pacedRun(dir: string): Promise<PacedFigures> {
   const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
   try {
     await run({
-      manifest: await loadManifest(file),
+      manifest: await openManifest(file),
       ledger,
       service: { client, baseUrl: sim.url },
       files: {

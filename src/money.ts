@@ -76,18 +76,30 @@ export function withinBudget(spent: MicroUsd, adding: MicroUsd, budget: MicroUsd
 }
 
 /**
- * How many of `prices` (in manifest order) fit under the budget on top of what is spent. It stops
- * at the first that does not fit, so `--partial` sends a prefix of the manifest: predictable, and
- * easy to say in a report.
+ * What fits under the budget on top of what is spent, taking prices in manifest order: `take`
+ * answers whether the next price fits and counts it if so. It stops at the first that does not
+ * fit (every later `take` answers false), so `--partial` sends a prefix of the manifest:
+ * predictable, and easy to say in a report. Prices stream in, so a million jobs fit in no memory.
  */
-export function fitCount(prices: readonly MicroUsd[], spent: MicroUsd, budget: MicroUsd | null): number {
-  if (budget === null) return prices.length;
+export function budgetFit(spent: MicroUsd, budget: MicroUsd | null): { take(price: MicroUsd): boolean; readonly count: number; readonly micro: MicroUsd } {
   let count = 0;
-  let running = spent;
-  for (const price of prices) {
-    if (!withinBudget(running, price, budget)) break;
-    running += price;
-    count += 1;
-  }
-  return count;
+  let micro = 0;
+  let full = false;
+  return {
+    take(price) {
+      if (full || !withinBudget(spent + micro, price, budget)) {
+        full = true;
+        return false;
+      }
+      count += 1;
+      micro += price;
+      return true;
+    },
+    get count() {
+      return count;
+    },
+    get micro() {
+      return micro;
+    },
+  };
 }

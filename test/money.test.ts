@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decimalUsd, fitCount, formatUsd, microToUsd, sumMicro, usdToMicro, withinBudget } from '../src/money.js';
+import { budgetFit, decimalUsd, formatUsd, microToUsd, sumMicro, usdToMicro, withinBudget } from '../src/money.js';
 
 describe('money in whole micro-dollars', () => {
   it('takes dollars in: prices round up, budgets round down, float noise is ignored', () => {
@@ -35,6 +35,11 @@ describe('money in whole micro-dollars', () => {
     expect(withinBudget(100_000, 200_000, 300_000)).toBe(true);
     expect(withinBudget(100_001, 200_000, 300_000)).toBe(false);
     expect(withinBudget(5e12, 5e12, null)).toBe(true);
+    const fitCount = (prices: number[], spent: number, budget: number | null): number => {
+      const fit = budgetFit(spent, budget);
+      for (const price of prices) fit.take(price);
+      return fit.count;
+    };
     expect(fitCount([1, 2, 3, 4], 2, 8)).toBe(3);
     expect(fitCount([1, 2, 3, 4], 0, null)).toBe(4);
     expect(fitCount([5, 1], 0, 4)).toBe(0);

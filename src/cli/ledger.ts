@@ -1,4 +1,6 @@
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import { openSqliteLedger, type Ledger, type SqliteLedgerMode } from '../store/index.js';
@@ -42,5 +44,32 @@ function realPath(file: string): string {
     return realpathSync(file);
   } catch {
     return path.resolve(file);
+  }
+}
+
+/**
+ * Removes a ledger this command created and recorded nothing in (the manifest turned out
+ * invalid, or the command could not start): an empty ledger left behind would look like a
+ * manifest that was never run, and hide nothing worth keeping.
+ */
+export async function discardLedger(file: string): Promise<void> {
+  for (const suffix of ['', '-wal', '-shm']) await rm(`${file}${suffix}`, { force: true });
+}
+
+/**
+ * A ledger of its own in a temporary folder, for one check, removed after: how a manifest's jobs
+ * are checked (duplicate ids in bounded memory) without touching the manifest's own ledger.
+ */
+export async function withScratchLedger<T>(use: (ledger: Ledger) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'mediabatch-check-'));
+  try {
+    const ledger = await openLedgerFor(path.join(dir, 'scratch.mediabatch.db'), 'scratch');
+    try {
+      return await use(ledger);
+    } finally {
+      await ledger.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }

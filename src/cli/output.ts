@@ -1,3 +1,4 @@
+import { jsonDocumentChunks } from '../report/json-stream.js';
 
 /**
  * A reader that goes away (`… | head -3`, a closed terminal or ssh session) makes the next write
@@ -22,6 +23,22 @@ export function writeStdout(text: string): Promise<void> {
     if (!isOpen(process.stdout)) return resolve();
     process.stdout.write(text.endsWith('\n') ? text : `${text}\n`, () => resolve());
   });
+}
+
+/**
+ * Writes chunks to stdout as they come, waiting for the OS to take each (a million jobs'
+ * document never sits whole in memory). A stdout nobody reads any more takes nothing more.
+ */
+export async function writeStdoutChunks(chunks: AsyncIterable<string>): Promise<void> {
+  for await (const chunk of chunks) {
+    if (!isOpen(process.stdout)) continue;
+    await new Promise<void>((resolve) => process.stdout.write(chunk, () => resolve()));
+  }
+}
+
+/** A --json document with one long list (`jobs`), versioned like writeJsonDocument, streamed. */
+export function writeJsonStream(head: object, listKey: string, items: AsyncIterable<object>): Promise<void> {
+  return writeStdoutChunks(jsonDocumentChunks({ schema_version: 1, ...head }, listKey, items));
 }
 
 export function writeJson(value: unknown): Promise<void> {

@@ -1,11 +1,14 @@
 import os from 'node:os';
 import type { Argv } from 'yargs';
-import { loadManifestIsolated } from '../manifest/load-isolated.js';
+import { existsSync } from 'node:fs';
+import { ManifestError } from '../manifest/errors.js';
+import { openManifest } from '../manifest/open.js';
 import type { Manifest } from '../manifest/types.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
 import type { PlanChoice } from '../runner/index.js';
 import type { Ledger } from '../store/index.js';
-import { claimLedger, openLedgerFor } from './ledger.js';
+import { check } from '../runner/index.js';
+import { claimLedger, discardLedger, openLedgerFor, withScratchLedger } from './ledger.js';
 import { manifestPaths, parseBudget, readToken, resolveBaseUrl, type ManifestFileArgs, type ManifestPaths, type SharedArgs } from './options.js';
 import { openService, type ServiceSession } from './service.js';
 
@@ -33,7 +36,11 @@ export interface WorkSession {
   ledger: Ledger;
   planName: PlanChoice;
   budgetMicro: MicroUsd | null;
-  close(): Promise<void>;
+  /**
+   * Closes the service and the ledger. Given the error that ended the command: a ledger this
+   * session created for a manifest found invalid goes too (nothing was recorded in it).
+   */
+  close(error?: unknown): Promise<void>;
 }
 
 /**
@@ -46,7 +53,7 @@ export async function openWorkSession(
   args: SharedArgs & PlanArgs & ManifestFileArgs & { manifest: string; out?: string | undefined },
   options: { command: string; run: boolean },
 ): Promise<WorkSession> {
-  const manifest = await loadManifestIsolated(args.manifest, { allowOutsideFiles: args['allow-outside-files'] });
+  const manifest = await openManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'] });
   const paths = manifestPaths(args.manifest, args.db, args.out);
   const budgetUsd = parseBudget(args.budget) ?? manifest.budgetUsd ?? null;
   // A cap never grows by rounding: a budget typed with finer steps than a micro-dollar rounds down.
@@ -54,9 +61,17 @@ export async function openWorkSession(
   const planName: PlanChoice = args.plan ?? (args.sim ? 'unlimited' : 'premium');
   // Token and base URL first: a configuration error must not leave an empty ledger behind.
   if (!args.sim) {
-    resolveBaseUrl(args, process.env);
-    readToken(args, process.env);
+    try {
+      resolveBaseUrl(args, process.env);
+      readToken(args, process.env);
+    } catch (error) {
+      // A manifest wrong as written is the first thing to fix (exit 2): it is checked offline
+      // before the missing token or bad base URL is reported.
+      await withScratchLedger((scratch) => check({ manifest, scratch }));
+      throw error;
+    }
   }
+  const created = !existsSync(paths.db);
   const ledger = await openLedgerFor(paths.db, options.run ? 'run' : 'read-write');
   try {
     await claimLedger(ledger, paths.manifest);
@@ -69,10 +84,11 @@ export async function openWorkSession(
       ledger,
       planName,
       budgetMicro,
-      close: async () => {
+      close: async (error?: unknown) => {
         await service.close();
         // Releases the run lock once every change asked for is committed.
         await ledger.close();
+        if (created && error instanceof ManifestError) await discardLedger(paths.db);
       },
     };
   } catch (error) {

@@ -1,7 +1,7 @@
 import { image, pick, text, VIDEO_BOUNDS, VIDEO_PARAMS, VIDEO_PLANS, VIDEO_POLL } from './fields.js';
 import type { JobKind, MultipartFile } from './kind.js';
 import { checkBounds, extensionFrom } from './model-checks.js';
-import type { ResolvedJob } from './job.js';
+import type { SendableJob } from './job.js';
 
 /** The fields its price depends on: no images, guidance or seed. */
 const PRICED = ['model', 'width', 'height', 'steps', 'frames', 'fps'] as const;
@@ -44,7 +44,7 @@ export const img2video: JobKind = {
   plans: VIDEO_PLANS,
 };
 
-function imageParts(job: ResolvedJob): MultipartFile[] {
+function imageParts(job: SendableJob): MultipartFile[] {
   return IMAGES.flatMap((field) => {
     const ref = job.images[field];
     return ref === undefined ? [] : [{ field, path: ref.path, contentType: ref.contentType, filename: ref.path.split(/[\\/]/).pop() ?? 'image' }];

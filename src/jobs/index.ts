@@ -21,4 +21,4 @@ export function kindOf(type: JobType): JobKind {
 
 export { JOB_TYPES, isJobType, type JobType } from './types.js';
 export type { ClassLimit, FieldSpec, JobKind, KindPricing, MultipartFile, PlanName, PollSchedule, ReportProblem, ServiceRequest } from './kind.js';
-export type { FieldPosition, ImageRef, ResolvedJob, SourcePosition } from './job.js';
+export type { FieldPosition, ImageRef, ResolvedJob, SendableJob, SourcePosition } from './job.js';

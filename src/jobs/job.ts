@@ -1,10 +1,14 @@
 import type { ImageMime } from '../media-type.js';
 import type { JobType } from './types.js';
 
-/** Where a value sits in the manifest file, for messages: 1-based line and column. */
+/**
+ * Where a value sits, for messages: 1-based line and column, in the manifest file unless `file`
+ * names another (a source's CSV, TSV or JSONL file).
+ */
 export interface SourcePosition {
   line: number;
   col: number;
+  file?: string | undefined;
 }
 
 /** Where a job's field got its value: on the job itself, or in `defaults.<type>`. */
@@ -32,8 +36,10 @@ export interface ResolvedJob {
   id: string;
   idDerived: boolean;
   type: JobType;
-  /** 0-based position in `jobs:`. */
+  /** Manifest order: its unit's position and its place in the unit (see manifest/units.ts). */
   index: number;
+  /** 0-based place of an inline job in `jobs:` (what messages call job #n); undefined for a source's row. */
+  inlineIndex?: number | undefined;
   /** sha256 hex over the resolved content: type, every parameter, text, image bytes. */
   contentHash: string;
   /** Every field sent with the request but text and images: model, voice, prompt, width … */
@@ -46,7 +52,17 @@ export interface ResolvedJob {
   textFile?: string | undefined;
   /** The images the job sends, by field (`first_frame_image` …). */
   images: Readonly<Record<string, ImageRef>>;
+  /** Free labels for grouping and selecting (`tags:`); never sent. */
+  tags?: readonly string[] | undefined;
+  /** A part of a text split into several jobs: the id of the job it is a part of. */
+  parentId?: string | undefined;
   position: SourcePosition;
   /** Where each field's value sits (a defaults entry for merged values), for catalogue messages. */
   fieldPositions: Record<string, FieldPosition>;
 }
+
+/**
+ * What sending, pricing and naming a job need: its kind's request is made from these alone, so
+ * a job read back from the ledger (runner/ingest.ts: jobFromRow) is sent exactly as resolved.
+ */
+export type SendableJob = Pick<ResolvedJob, 'id' | 'type' | 'params' | 'text' | 'textChars' | 'images'>;

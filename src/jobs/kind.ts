@@ -3,7 +3,7 @@ import type { Model, ServiceRequest } from '../api/types.js';
 
 export type { MultipartFile, ServiceRequest } from '../api/types.js';
 import type { MediaKind } from '../media-type.js';
-import type { ResolvedJob } from './job.js';
+import type { ResolvedJob, SendableJob } from './job.js';
 import type { JobType } from './types.js';
 
 /**
@@ -28,11 +28,16 @@ export interface JobKind {
   files: Readonly<Record<string, 'text' | 'image'>>;
   /** The field whose text a `text` file fills in (`text_file` → `text`). */
   textFrom?: { file: string; field: string };
+  /**
+   * A kind whose text may be cut into parts (`split:` on a job): which field holds the text, and
+   * the most characters a model takes in one job (undefined: the model states no limit).
+   */
+  splittable?: { field: string; maxChars(model: Model): number | undefined };
   /** Problems of a resolved job against its model in the service's catalogue. */
   checkModel(job: ResolvedJob, model: Model, models: readonly Model[], report: ReportProblem): void;
   pricing: KindPricing;
   /** The generation request for one job. */
-  submit(job: ResolvedJob): ServiceRequest;
+  submit(job: SendableJob): ServiceRequest;
   output: KindOutput;
   /** How often a running job of this kind is asked about. */
   poll: { service: PollSchedule; simulator: PollSchedule };
@@ -62,14 +67,14 @@ export type KindPricing =
       by: 'per-key';
       /** The fields the price depends on, in the order the cache key lists them. */
       keyFields: readonly string[];
-      request(job: ResolvedJob): ServiceRequest;
+      request(job: SendableJob): ServiceRequest;
     }
   | {
       by: 'per-length';
       /** Every field the price depends on but the length. */
       keyFields: readonly string[];
-      lengthOf(job: ResolvedJob): number;
-      request(job: ResolvedJob, length: number): ServiceRequest;
+      lengthOf(job: SendableJob): number;
+      request(job: SendableJob, length: number): ServiceRequest;
     };
 
 export interface KindOutput {

@@ -24,12 +24,12 @@ const ALLOWED: Readonly<Record<JobState, readonly JobState[]>> = {
   // → pending: provably not taken (429, 503, refused connection), the reservation is released.
   // → failed: refused by the service. → in_doubt: may have been taken, nobody can say.
   submitting: ['submitted', 'pending', 'failed', 'in_doubt'],
-  // → submitted: a note on a paid result still to collect. → pending: ended in error, retryable and refunded.
-  submitted: ['done', 'failed', 'submitted', 'pending'],
+  // → submitted: a note on a paid result still to collect. → failed: ended in error at the service.
+  submitted: ['done', 'failed', 'submitted'],
   // Only --resubmit-in-doubt sends it again; nothing moves it automatically.
   in_doubt: ['submitting'],
-  // A retryable, refunded failure goes back to pending from submitted; what stays failed is final.
-  failed: [],
+  // Sent again only when the service called the failure retryable and refunded it (the ledger checks).
+  failed: ['submitting'],
   done: [],
 };
 

@@ -29,6 +29,7 @@ export const txt2audio: JobKind = {
   exactlyOne: ['text', 'text_file'],
   files: { text_file: 'text' },
   textFrom: { file: 'text_file', field: 'text' },
+  splittable: { field: 'text', maxChars: (found) => limitOf(found, 'max_text') },
   checkModel: (job, found, _models, report) => checkSpeech(job.params, job.textChars ?? 0, job.textFile !== undefined, found, report),
   pricing: {
     by: 'per-length',
@@ -77,7 +78,7 @@ function checkSpeech(
   const [minText, maxText] = [limitOf(found, 'min_text'), limitOf(found, 'max_text')];
   const textBounds = boundsText(minText, maxText);
   if (textBounds !== undefined && outside(chars, minText, maxText)) {
-    const hint = maxText !== undefined && chars > maxText ? 'split the text into several jobs' : undefined;
+    const hint = maxText !== undefined && chars > maxText ? 'add `split: sentences` to cut it into parts, or split it into several jobs' : undefined;
     report(fromFile ? 'text_file' : 'text', `${textBounds} characters for ${found.slug}`, { text: `${chars} characters` }, hint);
   }
 }

@@ -2,7 +2,7 @@ import type { Model } from '../api/types.js';
 import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
 import { closest, quotedList } from './suggest.js';
 import { kindOf, type ReportProblem } from '../jobs/index.js';
-import type { FieldPosition, Manifest, ResolvedJob } from './types.js';
+import type { FieldPosition, ResolvedJob } from './types.js';
 
 function unknownModelHint(given: string, models: readonly Model[], type: string): string {
   const byName = models.find((model) => model.name === given || model.name.toLowerCase() === given.toLowerCase());
@@ -16,7 +16,7 @@ function unknownModelHint(given: string, models: readonly Model[], type: string)
 /** The model exists and makes this kind; then the kind's own checks (voices, bounds, features). */
 function checkJob(job: ResolvedJob, models: readonly Model[], report: ReportProblem): void {
   const slug = String(job.params['model']);
-  const model = models.find((candidate) => candidate.slug === slug);
+  const model = modelOf(job, models);
   if (model === undefined) {
     report('model', `a model slug of the catalogue`, { value: slug }, unknownModelHint(slug, models, job.type));
     return;
@@ -30,45 +30,26 @@ function checkJob(job: ResolvedJob, models: readonly Model[], report: ReportProb
   kindOf(job.type).checkModel(job, model, models, report);
 }
 
-// A wrong value in defaults would otherwise be reported once per job using it: thousands of lines.
-function collapseDefaults(issues: readonly ManifestIssue[]): ManifestIssue[] {
-  const firsts = new Map<string, { issue: ManifestIssue; more: number }>();
-  const kept: ManifestIssue[] = [];
-  for (const issue of issues) {
-    const key = `${issue.line}:${issue.col}:${issue.field ?? ''}:${issue.message}`;
-    const seen = issue.fromDefaults === true ? firsts.get(key) : undefined;
-    if (seen !== undefined) {
-      seen.more += 1;
-      continue;
-    }
-    const copy = { ...issue };
-    if (issue.fromDefaults === true) firsts.set(key, { issue: copy, more: 0 });
-    kept.push(copy);
-  }
-  for (const { issue, more } of firsts.values()) {
-    if (more === 0) continue;
-    const also = `the same for ${more} more job${more === 1 ? '' : 's'} using this default`;
-    issue.hint = issue.hint === undefined ? also : `${issue.hint}; ${also}`;
-  }
-  return kept;
-}
-
 /**
- * Checks models, types, languages, voices and numeric bounds against the service's catalogue
+ * Checks a job's model, type, language, voice and numeric bounds against the service's catalogue
  * (fetched by the caller). Pure. Positions point at each value, in defaults when it came from there.
  */
-export function checkAgainstCatalogue(manifest: Manifest, models: Model[]): ManifestIssue[] {
+export function catalogueIssues(job: ResolvedJob, models: readonly Model[], manifestFile: string): ManifestIssue[] {
   const issues: ManifestIssue[] = [];
-  const file = manifest.displayPath ?? manifest.path;
-  for (const job of manifest.jobs) {
-    checkJob(job, models, (field, expected, got, hint) => {
-      const at: FieldPosition = job.fieldPositions?.[field] ?? job.position;
-      const words = 'text' in got ? got.text : formatGot(got.value);
-      const issue: ManifestIssue = { file, line: at.line, col: at.col, jobIndex: job.index, jobId: job.id, field, ...expectedGot(expected, words) };
-      if (at.fromDefaults === true) issue.fromDefaults = true;
-      if (hint !== undefined) issue.hint = hint;
-      issues.push(issue);
-    });
-  }
-  return collapseDefaults(issues);
+  checkJob(job, models, (field, expected, got, hint) => {
+    const at: FieldPosition = job.fieldPositions[field] ?? job.position;
+    const words = 'text' in got ? got.text : formatGot(got.value);
+    const issue: ManifestIssue = { file: at.file ?? manifestFile, line: at.line, col: at.col, jobId: job.id, field, ...expectedGot(expected, words) };
+    if (job.inlineIndex !== undefined) issue.jobIndex = job.inlineIndex;
+    if (at.fromDefaults === true) issue.fromDefaults = true;
+    if (hint !== undefined) issue.hint = hint;
+    issues.push(issue);
+  });
+  return issues;
+}
+
+/** The catalogue's record of a job's model, when it has one. */
+export function modelOf(job: Pick<ResolvedJob, 'params'>, models: readonly Model[]): Model | undefined {
+  const slug = String(job.params['model']);
+  return models.find((candidate) => candidate.slug === slug);
 }

@@ -28,10 +28,24 @@ export interface JobDraft {
   complete: boolean;
 }
 
+/** What every row of a manifest shares: the defaults blocks. */
 export interface DraftContext {
-  file: string;
-  invalidPaths: Set<string>;
   defaults: Record<JobType, DefaultsBlock>;
+}
+
+/**
+ * Where one row (an inline job, or a source's row) is, and what the schema made of it: the file
+ * its positions are in, the inline job's index for messages, the fields the schema rejected,
+ * the fields its source entry gives every row, and where its problems go.
+ */
+export interface RowSite {
+  file: string;
+  /** 0-based index of an inline job (messages say job #n); undefined for a source's row. */
+  jobIndex?: number | undefined;
+  /** Fields of the row the schema rejected (already reported): never merged, never "missing". */
+  invalid: ReadonlySet<string>;
+  /** Fields the row's source entry sets for every row: under the row's own, over defaults. */
+  entry?: DefaultsBlock | undefined;
   issues: ManifestIssue[];
 }
 
@@ -54,69 +68,88 @@ export function defaultsBlock(raw: unknown, type: JobType, location: MapLocation
   return { values, written, positions };
 }
 
-function missingIssue(context: DraftContext, draft: JobDraft, field: string): ManifestIssue {
+function missingIssue(site: RowSite, draft: JobDraft, field: string): ManifestIssue {
   const inDefaults = field in paramsOf(draft.type);
   const hint = inDefaults ? `set it on the job or in defaults.${draft.type}` : 'set it on the job';
   const expected = fieldSpecFor(draft.type, field)?.expected ?? 'a value';
-  return { file: context.file, ...draft.start, jobIndex: draft.index, field, ...expectedGot(expected, 'nothing'), hint };
+  return { file: site.file, ...at(draft.start), ...label(site), field, ...expectedGot(expected, 'nothing'), hint };
+}
+
+function label(site: RowSite): { jobIndex?: number } {
+  return site.jobIndex === undefined ? {} : { jobIndex: site.jobIndex };
+}
+
+function at(position: SourcePosition): { line: number; col: number } {
+  return { line: position.line, col: position.col };
 }
 
 /** A kind whose job gives one of two fields (`text` or `text_file`): exactly one of them. */
-function checkExactlyOne(context: DraftContext, draft: JobDraft, raw: Record<string, unknown>): void {
+function checkExactlyOne(site: RowSite, draft: JobDraft, given: (field: string) => boolean): void {
   const pair = kindOf(draft.type).exactlyOne;
   if (pair === undefined) return;
   const [first, second] = pair;
-  const hasFirst = first in raw;
-  if (hasFirst === second in raw) {
+  const hasFirst = given(first);
+  if (hasFirst === given(second)) {
     const field = hasFirst ? second : first;
     const position = hasFirst ? (draft.positions[second] ?? draft.start) : draft.start;
     const got = hasFirst ? 'both' : 'neither';
-    context.issues.push({ file: context.file, line: position.line, col: position.col, jobIndex: draft.index, field, ...expectedGot(`${first} or ${second}`, got) });
+    site.issues.push({ file: position.file ?? site.file, ...at(position), ...label(site), field, ...expectedGot(`${first} or ${second}`, got) });
     draft.complete = false;
   }
 }
 
-// A job's own value wins over the default; a value the schema rejected is left out (already reported).
-function mergeFields(context: DraftContext, draft: JobDraft, raw: Record<string, unknown>, location: MapLocation): void {
-  const block = context.defaults[draft.type];
+// A job's own value wins over its source entry's, which wins over the default; a value the schema
+// rejected is left out (already reported).
+function mergeFields(context: DraftContext, site: RowSite, draft: JobDraft, raw: Record<string, unknown>, location: MapLocation): void {
+  const blocks = [site.entry, context.defaults[draft.type]].filter((b): b is DefaultsBlock => b !== undefined);
   const names = [...Object.keys(contentOf(draft.type)), ...Object.keys(paramsOf(draft.type))];
   for (const name of names) {
-    const own = name in raw;
-    if (!own && !block.written.has(name)) continue;
-    const invalid = own ? context.invalidPaths.has(pathKey(['jobs', draft.index, name])) : !(name in block.values);
-    if (invalid) {
+    if (name in raw) {
+      if (site.invalid.has(name)) {
+        draft.complete = false;
+        continue;
+      }
+      draft.fields[name] = raw[name];
+      draft.positions[name] = location.fields.get(name)?.value ?? draft.start;
+      continue;
+    }
+    const block = blocks.find((candidate) => candidate.written.has(name));
+    if (block === undefined) continue;
+    if (!(name in block.values)) {
       draft.complete = false;
       continue;
     }
-    draft.fields[name] = own ? raw[name] : block.values[name];
-    draft.positions[name] = (own ? location.fields.get(name)?.value : block.positions.get(name)) ?? draft.start;
+    draft.fields[name] = block.values[name];
+    draft.positions[name] = block.positions.get(name) ?? draft.start;
   }
 }
 
-/** Merges defaults under one job and reports missing fields; undefined for a job without a usable type. */
-export function draftJob(context: DraftContext, index: number, raw: unknown, location: MapLocation): JobDraft | undefined {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
-  const record = raw as Record<string, unknown>;
-  if (!isJobType(record['type']) || context.invalidPaths.has(pathKey(['jobs', index, 'type']))) return undefined;
-  const idValid = typeof record['id'] === 'string' && !context.invalidPaths.has(pathKey(['jobs', index, 'id']));
-  const draft: JobDraft = { index, type: record['type'], fields: {}, positions: {}, start: location.start, complete: true };
-  if (typeof record['id'] === 'string') draft.givenId = record['id'];
-  if ('id' in record && !idValid) draft.complete = false;
+/**
+ * Merges the source entry's fields and the defaults under one row and reports missing fields;
+ * undefined for a row without a usable type. `type` is the row's own, or its source's.
+ */
+export function draftJob(context: DraftContext, site: RowSite, index: number, raw: Record<string, unknown>, type: unknown, location: MapLocation): JobDraft | undefined {
+  if (!isJobType(type) || site.invalid.has('type')) return undefined;
+  const idValid = typeof raw['id'] === 'string' && !site.invalid.has('id');
+  const draft: JobDraft = { index, type, fields: {}, positions: {}, start: location.start, complete: true };
+  if (typeof raw['id'] === 'string') draft.givenId = raw['id'];
+  if ('id' in raw && !idValid) draft.complete = false;
   for (const key of ['type', 'id']) {
-    const at = location.fields.get(key)?.value;
-    if (at !== undefined) draft.positions[key] = at;
+    const position = location.fields.get(key)?.value;
+    if (position !== undefined) draft.positions[key] = position;
   }
-  mergeFields(context, draft, record, location);
-  checkExactlyOne(context, draft, record);
+  mergeFields(context, site, draft, raw, location);
+  const given = (field: string): boolean => field in raw || site.entry?.written.has(field) === true;
+  checkExactlyOne(site, draft, given);
   for (const field of kindOf(draft.type).required) {
-    if (draft.fields[field] !== undefined || hasRejected(context, draft, record, field)) continue;
-    context.issues.push(missingIssue(context, draft, field));
+    if (draft.fields[field] !== undefined || hasRejected(context, site, draft, raw, field)) continue;
+    site.issues.push(missingIssue(site, draft, field));
     draft.complete = false;
   }
   return draft;
 }
 
 // A field given but rejected by the schema was reported there; "missing" would be a second, wrong message.
-function hasRejected(context: DraftContext, draft: JobDraft, raw: Record<string, unknown>, field: string): boolean {
-  return field in raw || context.defaults[draft.type].written.has(field);
+function hasRejected(context: DraftContext, site: RowSite, draft: JobDraft, raw: Record<string, unknown>, field: string): boolean {
+  return field in raw || site.entry?.written.has(field) === true || context.defaults[draft.type].written.has(field);
 }

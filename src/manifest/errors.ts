@@ -77,23 +77,30 @@ export function sortIssues(issues: readonly ManifestIssue[]): ManifestIssue[] {
   return [...issues].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.col - b.col));
 }
 
-function summary(issues: readonly ManifestIssue[]): string {
+function summary(issues: readonly ManifestIssue[], total: number): string {
   const files = [...new Set(issues.map((issue) => issue.file))].join(', ');
-  const count = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
-  return `${count} in ${files}; nothing was sent.`;
+  const count = total === 1 ? '1 problem' : `${total.toLocaleString('en-US')} problems`;
+  const shown = total > issues.length ? ` (the first ${issues.length} shown)` : '';
+  return `${count}${shown} in ${files}; nothing was sent.`;
 }
 
-/** Every problem of a manifest at once; the message lists them sorted by position. */
+/**
+ * Every problem of a manifest at once; the message lists them sorted by position. A manifest
+ * with more problems than are worth showing passes the ones kept and the `total`.
+ */
 export class ManifestError extends MediabatchError {
   readonly issues: ManifestIssue[];
+  /** How many problems were found; `issues` may hold only the first of them. */
+  readonly total: number;
 
-  constructor(issues: readonly ManifestIssue[], cause?: unknown) {
+  constructor(issues: readonly ManifestIssue[], cause?: unknown, total = issues.length) {
     const sorted = sortIssues(issues);
-    super([...sorted.map(formatIssue), summary(sorted)].join('\n'), {
+    super([...sorted.map(formatIssue), summary(sorted, total)].join('\n'), {
       code: 'E_MANIFEST',
       exitCode: ExitCode.usage,
       cause,
     });
     this.issues = sorted;
+    this.total = total;
   }
 }

@@ -12,9 +12,36 @@ export type { FieldSpec };
 export const ID_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
 const ID_EXPECTED = 'an id of letters, digits, ".", "_" or "-", at most 128 characters, not "." or ".."';
 
+const TAGS_EXPECTED = 'a list of tags, each non-empty text of at most 64 characters';
+
+/** Fields of every job that are about the job, not sent: its id and its tags. */
 export const COMMON_FIELDS = {
   id: { schema: z.string().regex(ID_PATTERN).describe(`Optional; derived from the content when absent. ${ID_EXPECTED}.`), expected: ID_EXPECTED },
+  tags: {
+    schema: z.array(z.string().min(1).max(64)).describe('Labels for grouping and selecting jobs (reports, --tag); never sent'),
+    expected: TAGS_EXPECTED,
+  },
 } satisfies Record<string, FieldSpec>;
+
+export const SPLIT_MODES = ['sentences', 'paragraphs'] as const;
+export type SplitMode = (typeof SPLIT_MODES)[number];
+
+/** `split:` on a job of a kind whose text may be cut into parts (jobs/<kind>.ts: `splittable`). */
+export const SPLIT_FIELD: FieldSpec = {
+  schema: z.enum(SPLIT_MODES).describe("Cut a text longer than the model's limit into parts at sentence (or paragraph) boundaries"),
+  expected: 'one of "sentences", "paragraphs"',
+};
+
+/** Fields a job of that type may have that are not sent: COMMON_FIELDS, and `split` where the kind allows it. */
+export function directivesOf(type: JobType): Readonly<Record<string, FieldSpec>> {
+  return kindOf(type).splittable === undefined ? COMMON_FIELDS : { ...COMMON_FIELDS, split: SPLIT_FIELD };
+}
+
+/** Every field a job of that type may have, `type` included, in the order messages list them. */
+export function jobFieldNames(type: JobType): string[] {
+  const [id, ...directives] = Object.keys(directivesOf(type));
+  return [id ?? 'id', 'type', ...directives, ...Object.keys(contentOf(type)), ...Object.keys(paramsOf(type))];
+}
 
 /** Fields a job of that type may set itself or take from `defaults.<type>`. */
 export function paramsOf(type: JobType): Readonly<Record<string, FieldSpec>> {
@@ -33,6 +60,7 @@ export const TOP_LEVEL_EXPECTED: Record<string, string> = {
   budget: 'a number of USD, 0 or more',
   defaults: `a mapping with ${listed(JOB_TYPES)}`,
   jobs: 'a list of jobs',
+  sources: 'a list of sources (csv, tsv, jsonl, files or matrix entries)',
 };
 
 /** `a, b and/or c`. */
@@ -42,7 +70,7 @@ export function listed(names: readonly string[]): string {
 
 /** The words for a field of a job or of defaults, whichever table holds it. */
 export function fieldSpecFor(type: JobType | undefined, field: string): FieldSpec | undefined {
-  if (field === 'id') return COMMON_FIELDS.id;
+  if (field === 'id' || field === 'tags') return COMMON_FIELDS[field];
   if (type === undefined) return undefined;
-  return paramsOf(type)[field] ?? contentOf(type)[field];
+  return paramsOf(type)[field] ?? contentOf(type)[field] ?? directivesOf(type)[field];
 }

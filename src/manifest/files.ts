@@ -15,20 +15,46 @@ export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 /** What a local file check found: the content, or why it cannot be used (`expected`, `got` detail). */
 export type FileCheck<T> = { ok: true; value: T } | { ok: false; expected: string; detail: string; hint?: string };
 
-export type ImageInfo = Omit<ImageRef, 'written'>;
+export type ImageInfo = Omit<ImageRef, 'written'> & { stamp: string };
+
+/** A text file's content and its stamp (size and modification time) when it was read. */
+export interface TextInfo {
+  text: string;
+  path: string;
+  stamp: string;
+}
+
+/** Files remembered per cache: enough for every picture a batch shares, never every file of a million rows. */
+const CACHED_FILES = 1000;
 
 /**
- * Per-load caches keyed by absolute path: a picture used by 1,000 jobs is read and hashed once.
- * Created by each loadManifest call, never shared between calls, with the scope files must be in.
+ * Per-read caches keyed by absolute path: a picture used by 1,000 jobs is read and hashed once.
+ * Bounded (the oldest entry goes first), so a source naming a million files keeps a thousand.
+ * Created for each reading of a manifest, with the scope files must be in.
  */
 export interface FileCache {
   scope: FileScope;
-  texts: Map<string, Promise<FileCheck<string>>>;
+  texts: Map<string, Promise<FileCheck<TextInfo>>>;
   images: Map<string, Promise<FileCheck<ImageInfo>>>;
 }
 
 export function newFileCache(scope: FileScope): FileCache {
   return { scope, texts: new Map(), images: new Map() };
+}
+
+function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  let value = cache.get(key);
+  if (value === undefined) {
+    if (cache.size >= CACHED_FILES) cache.delete(cache.keys().next().value as string);
+    value = make();
+    cache.set(key, value);
+  }
+  return value;
+}
+
+/** What a file was when it was read: a later reading compares it to tell whether the file changed. */
+export function stampOf(info: { size: number; mtimeMs: number }): string {
+  return `${info.size}:${info.mtimeMs}`;
 }
 
 // The real path is what is read (and, for an image, sent later): a link checked here cannot be
@@ -44,10 +70,10 @@ export function sizeText(bytes: number, limitBytes: number): string {
   return Number.parseFloat(rounded) * 1024 * 1024 <= limitBytes ? `${bytes} bytes` : rounded;
 }
 
-async function regularFile(path: string): Promise<FileCheck<number>> {
+async function regularFile(path: string): Promise<FileCheck<{ size: number; stamp: string }>> {
   try {
     const info = await stat(path);
-    if (info.isFile()) return { ok: true, value: info.size };
+    if (info.isFile()) return { ok: true, value: { size: info.size, stamp: stampOf(info) } };
     return { ok: false, expected: 'a regular file', detail: info.isDirectory() ? 'a directory' : 'not a regular file' };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -64,11 +90,11 @@ function lineOf(text: string, index: number): number {
   return line;
 }
 
-async function readTextUncached(path: string): Promise<FileCheck<string>> {
-  const size = await regularFile(path);
-  if (!size.ok) return size;
-  if (size.value > MAX_TEXT_BYTES) {
-    return { ok: false, expected: 'a text file of at most 1 MB', detail: sizeText(size.value, MAX_TEXT_BYTES), hint: 'split it into several jobs' };
+async function readTextUncached(path: string): Promise<FileCheck<TextInfo>> {
+  const file = await regularFile(path);
+  if (!file.ok) return file;
+  if (file.value.size > MAX_TEXT_BYTES) {
+    return { ok: false, expected: 'a text file of at most 1 MB', detail: sizeText(file.value.size, MAX_TEXT_BYTES), hint: 'split it into several jobs' };
   }
   const bytes = await readFile(path);
   let text: string;
@@ -81,24 +107,19 @@ async function readTextUncached(path: string): Promise<FileCheck<string>> {
   // Fatal decoding leaves no unpaired surrogate, but a NUL byte is valid UTF-8 and no text to speak.
   const nul = text.indexOf('\u0000');
   if (nul !== -1) return { ok: false, expected: 'text without NUL characters', detail: `a NUL byte on line ${lineOf(text, nul)}`, hint: 'is this a text file?' };
-  return { ok: true, value: text };
+  return { ok: true, value: { text, path, stamp: file.value.stamp } };
 }
 
 /** The text of a UTF-8 file inside the scope (a leading BOM dropped), or why it cannot be spoken. */
-export function readTextFile(cache: FileCache, path: string): Promise<FileCheck<string>> {
-  let pending = cache.texts.get(path);
-  if (pending === undefined) {
-    pending = confined(cache.scope, path, readTextUncached);
-    cache.texts.set(path, pending);
-  }
-  return pending;
+export function readTextFile(cache: FileCache, path: string): Promise<FileCheck<TextInfo>> {
+  return cached(cache.texts, path, () => confined(cache.scope, path, readTextUncached));
 }
 
 async function checkImageUncached(path: string): Promise<FileCheck<ImageInfo>> {
-  const size = await regularFile(path);
-  if (!size.ok) return size;
-  if (size.value > MAX_IMAGE_BYTES) {
-    return { ok: false, expected: 'an image of at most 10 MB', detail: sizeText(size.value, MAX_IMAGE_BYTES), hint: 'scale it down or recompress it' };
+  const file = await regularFile(path);
+  if (!file.ok) return file;
+  if (file.value.size > MAX_IMAGE_BYTES) {
+    return { ok: false, expected: 'an image of at most 10 MB', detail: sizeText(file.value.size, MAX_IMAGE_BYTES), hint: 'scale it down or recompress it' };
   }
   const bytes = await readFile(path);
   const contentType = sniffImageType(bytes);
@@ -107,15 +128,10 @@ async function checkImageUncached(path: string): Promise<FileCheck<ImageInfo>> {
     return { ok: false, expected: 'a JPG, PNG, GIF, BMP or WebP image', detail };
   }
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { ok: true, value: { path, contentType, bytes: bytes.length, sha256 } };
+  return { ok: true, value: { path, contentType, bytes: bytes.length, sha256, stamp: file.value.stamp } };
 }
 
 /** Inside the scope, exists, is a regular file, is ≤ 10 MB and really an allowed image type; with its sha256. */
 export function checkImage(cache: FileCache, path: string): Promise<FileCheck<ImageInfo>> {
-  let pending = cache.images.get(path);
-  if (pending === undefined) {
-    pending = confined(cache.scope, path, checkImageUncached);
-    cache.images.set(path, pending);
-  }
-  return pending;
+  return cached(cache.images, path, () => confined(cache.scope, path, checkImageUncached));
 }

@@ -1,34 +1,38 @@
 import { resolve } from 'node:path';
 import { kindOf, type ImageRef, type ResolvedJob } from '../jobs/index.js';
 import { countChars, contentHash } from './content-hash.js';
-import type { JobDraft } from './draft.js';
+import type { JobDraft, RowSite } from './draft.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
 import { checkImage, type FileCache, type FileCheck, readTextFile } from './files.js';
 
 export interface FinishContext {
-  file: string;
   /** The manifest's folder: relative paths in it are resolved against this. */
   dir: string;
   cache: FileCache;
-  issues: ManifestIssue[];
 }
 
-/** A resolved job without its id yet: ids are settled once every job is known. */
+/** A resolved job without its id yet. */
 export type UnnamedJob = Omit<ResolvedJob, 'id' | 'idDerived'>;
 
-function fileIssue<T>(context: FinishContext, draft: JobDraft, field: string, written: string, check: FileCheck<T>): T | undefined {
+/** A file a job's content was read from, with its stamp: what tells a later reading it changed. */
+export interface ReadFile {
+  path: string;
+  stamp: string;
+}
+
+function fileIssue<T>(site: RowSite, draft: JobDraft, field: string, written: string, check: FileCheck<T>): T | undefined {
   if (check.ok) return check.value;
   const at = draft.positions[field] ?? draft.start;
   const issue: ManifestIssue = {
-    file: context.file,
+    file: at.file ?? site.file,
     line: at.line,
     col: at.col,
-    jobIndex: draft.index,
+    ...(site.jobIndex === undefined ? {} : { jobIndex: site.jobIndex }),
     field,
     ...expectedGot(check.expected, `${JSON.stringify(written)} (${check.detail})`),
   };
   if (check.hint !== undefined) issue.hint = check.hint;
-  context.issues.push(issue);
+  site.issues.push(issue);
   return undefined;
 }
 
@@ -36,26 +40,34 @@ interface ReadFiles {
   /** The text a text file gave (`text_file`), if the kind has one and it could be read. */
   text?: string | undefined;
   images: Record<string, ImageRef>;
+  files: ReadFile[];
   /** A file named by the job could not be used (already reported). */
   failed: boolean;
 }
 
 /** Reads every file the job names, as its kind says what each must be; every problem reported. */
-async function readFiles(context: FinishContext, draft: JobDraft): Promise<ReadFiles> {
-  const read: ReadFiles = { images: {}, failed: false };
+async function readFiles(context: FinishContext, site: RowSite, draft: JobDraft): Promise<ReadFiles> {
+  const read: ReadFiles = { images: {}, files: [], failed: false };
   await Promise.all(
     Object.entries(kindOf(draft.type).files).map(async ([field, sort]) => {
       const written = draft.fields[field];
       if (typeof written !== 'string') return;
       const path = resolve(context.dir, written);
       if (sort === 'text') {
-        read.text = fileIssue(context, draft, field, written, await readTextFile(context.cache, path));
-        read.failed ||= read.text === undefined;
+        const info = fileIssue(site, draft, field, written, await readTextFile(context.cache, path));
+        read.text = info?.text;
+        if (info === undefined) read.failed = true;
+        else read.files.push({ path: info.path, stamp: info.stamp });
         return;
       }
-      const info = fileIssue(context, draft, field, written, await checkImage(context.cache, path));
-      if (info === undefined) read.failed = true;
-      else read.images[field] = { ...info, written };
+      const info = fileIssue(site, draft, field, written, await checkImage(context.cache, path));
+      if (info === undefined) {
+        read.failed = true;
+        return;
+      }
+      const { stamp, ...image } = info;
+      read.images[field] = { ...image, written };
+      read.files.push({ path: info.path, stamp });
     }),
   );
   return read;
@@ -66,9 +78,9 @@ async function readFiles(context: FinishContext, draft: JobDraft): Promise<ReadF
  * The content hash is what derived ids and change detection rest on, so its input keeps one
  * shape for every kind: the parameters (files and text apart), the text, each image's sha256.
  */
-export async function finishJob(context: FinishContext, draft: JobDraft): Promise<UnnamedJob | undefined> {
+export async function finishJob(context: FinishContext, site: RowSite, draft: JobDraft): Promise<{ job: UnnamedJob; files: ReadFile[] } | undefined> {
   const kind = kindOf(draft.type);
-  const files = await readFiles(context, draft);
+  const files = await readFiles(context, site, draft);
   const textField = kind.textFrom?.field;
   const text = files.text ?? (textField === undefined ? undefined : (draft.fields[textField] as string | undefined));
   if (!draft.complete || files.failed || (textField !== undefined && text === undefined)) return undefined;
@@ -79,8 +91,9 @@ export async function finishJob(context: FinishContext, draft: JobDraft): Promis
   const imageHashes = Object.fromEntries(Object.entries(files.images).map(([field, ref]) => [field, ref.sha256]));
   const images = Object.keys(imageHashes).length === 0 ? undefined : imageHashes;
   const textFile = textField === undefined ? undefined : draft.fields[kind.textFrom?.file ?? ''];
-  return {
+  const job: UnnamedJob = {
     index: draft.index,
+    ...(site.jobIndex === undefined ? {} : { inlineIndex: site.jobIndex }),
     type: draft.type,
     contentHash: contentHash({ type: draft.type, params, text, images }),
     params,
@@ -90,6 +103,7 @@ export async function finishJob(context: FinishContext, draft: JobDraft): Promis
     position: draft.start,
     fieldPositions: draft.positions,
   };
+  return { job, files: files.files };
 }
 
 export type { ResolvedJob };

@@ -1,57 +1,50 @@
 import { deriveId } from './content-hash.js';
-import type { JobDraft } from './draft.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
-import type { UnnamedJob } from './finish.js';
 import type { ResolvedJob } from './types.js';
 
-export interface JobEntry {
-  draft: JobDraft | undefined;
-  job: UnnamedJob | undefined;
+/** How ids are compared: they become file names, and some file systems ignore case. */
+export function idKey(id: string): string {
+  return id.toLowerCase();
 }
 
-interface Claimed {
-  index: number;
-  id: string;
-  derived: boolean;
+/** The given id, or `<type>-<hash prefix>` derived from the job's content. */
+export function idOf(givenId: string | undefined, job: Pick<ResolvedJob, 'type' | 'contentHash'>): { id: string; idDerived: boolean } {
+  return givenId === undefined ? { id: deriveId(job.type, job.contentHash), idDerived: true } : { id: givenId, idDerived: false };
 }
 
-function duplicateGot(id: string, derived: boolean, first: Claimed): string {
-  if (derived && first.derived) return `"${id}" (derived; job #${first.index + 1} has identical content)`;
-  if (first.id !== id) return `"${id}" (job #${first.index + 1} has "${first.id}")`;
-  return `"${id}" (also the id of job #${first.index + 1})`;
-}
-
-function duplicateHint(id: string, derived: boolean, first: Claimed): string | undefined {
-  if (derived && first.derived) return 'give these jobs ids of their own if both should run';
-  if (first.id !== id) return 'ids become file names, and some file systems ignore case';
-  return undefined;
+/** Where a job is written, as messages and the ledger name it: `file:line:col`. */
+export function originOf(job: Pick<ResolvedJob, 'position'>, manifestFile: string): string {
+  return `${job.position.file ?? manifestFile}:${job.position.line}:${job.position.col}`;
 }
 
 /**
- * Gives every job its id (the given one, or `<type>-<hash prefix>`) and reports duplicates.
- * Ids are compared ignoring case because they become file names. `labels` holds the id of every
- * job that has one, for the job part of messages.
+ * The problem of a job whose id another job of the manifest already holds (compared ignoring
+ * case). Found while reading (manifest/load.ts) or by the ledger when jobs stream into it.
  */
-export function assignIds(file: string, entries: readonly JobEntry[], issues: ManifestIssue[]): { jobs: ResolvedJob[]; labels: Map<number, string> } {
-  const jobs: ResolvedJob[] = [];
-  const labels = new Map<number, string>();
-  const claimed = new Map<string, Claimed>();
-  for (const { draft, job } of entries) {
-    if (draft === undefined) continue;
-    const derived = draft.givenId === undefined;
-    const id = draft.givenId ?? (job === undefined ? undefined : deriveId(job.type, job.contentHash));
-    if (id === undefined) continue;
-    labels.set(draft.index, id);
-    const first = claimed.get(id.toLowerCase());
-    if (first !== undefined) {
-      const at = draft.positions['id'] ?? draft.start;
-      const hint = duplicateHint(id, derived, first);
-      const body = expectedGot('a unique id', duplicateGot(id, derived, first));
-      issues.push({ file, line: at.line, col: at.col, jobIndex: draft.index, field: 'id', ...body, ...(hint === undefined ? {} : { hint }) });
-      continue;
-    }
-    claimed.set(id.toLowerCase(), { index: draft.index, id, derived });
-    if (job !== undefined) jobs.push({ ...job, id, idDerived: derived } as ResolvedJob);
+export function duplicateIssue(
+  job: Pick<ResolvedJob, 'id' | 'idDerived' | 'position' | 'fieldPositions'> & { inlineIndex?: number | undefined },
+  manifestFile: string,
+  heldBy: { id: string; origin: string | null },
+): ManifestIssue {
+  const at = job.fieldPositions['id'] ?? job.position;
+  const where = heldBy.origin ?? 'an earlier job';
+  let got = `"${job.id}" (also the id of the job at ${where})`;
+  let hint: string | undefined;
+  if (heldBy.id !== job.id) {
+    got = `"${job.id}" (the job at ${where} has "${heldBy.id}")`;
+    hint = 'ids become file names, and some file systems ignore case';
+  } else if (job.idDerived) {
+    got = `"${job.id}" (derived; the job at ${where} has identical content)`;
+    hint = 'give these jobs ids of their own if both should run';
   }
-  return { jobs, labels };
+  return {
+    file: at.file ?? manifestFile,
+    line: at.line,
+    col: at.col,
+    ...(job.inlineIndex === undefined ? {} : { jobIndex: job.inlineIndex }),
+    jobId: job.id,
+    field: 'id',
+    ...expectedGot('a unique id', got),
+    ...(hint === undefined ? {} : { hint }),
+  };
 }

@@ -1,9 +1,18 @@
 import { isJobType, JOB_TYPES, type JobType } from '../jobs/index.js';
 import type * as z from 'zod';
 import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
-import { contentOf, fieldSpecFor, paramsOf, TOP_LEVEL_EXPECTED, TYPES_TEXT } from './fields.js';
+import { contentOf, fieldSpecFor, jobFieldNames, paramsOf, TOP_LEVEL_EXPECTED, TYPES_TEXT } from './fields.js';
 import { closest, quotedList } from './suggest.js';
+import type { SourcePosition } from './types.js';
 import { locatePath, type ManifestSource, type PathSegment } from './yaml-source.js';
+
+/** Where the value (or key) at a path from the manifest's root is written. */
+export type Locator = (path: readonly PathSegment[], target?: 'key' | 'value') => SourcePosition;
+
+/** A locator over the manifest's own YAML. */
+export function yamlLocator(source: ManifestSource): Locator {
+  return (path, target) => locatePath(source, path, target);
+}
 
 /** The schema's verdict in manifest terms: the issues, and which paths hold an unusable value. */
 export interface SchemaCheck {
@@ -34,12 +43,12 @@ function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
   return value;
 }
 
-function describePath(root: unknown, path: readonly PathSegment[]): Where {
+function describePath(root: unknown, path: readonly PathSegment[], inline = true): Where {
   const [first, second, third] = path;
   if (first === 'jobs' && typeof second === 'number') {
     const type = (valueAt(root, ['jobs', second, 'type']) as unknown) ?? undefined;
     const name = typeof third === 'string' ? third : undefined;
-    return { jobIndex: second, type: isJobType(type) ? type : undefined, field: name, name };
+    return { ...(inline ? { jobIndex: second } : {}), type: isJobType(type) ? type : undefined, field: name, name };
   }
   if (first === 'defaults' && isJobType(second) && typeof third === 'string') {
     return { type: second, field: `defaults.${second}.${third}`, name: third };
@@ -55,7 +64,7 @@ function allowedKeys(root: unknown, path: readonly PathSegment[]): { keys: strin
   if (first === 'defaults' && isJobType(second)) return { keys: Object.keys(paramsOf(second)), contentOf: second };
   const type = valueAt(root, [...path, 'type']);
   if (!isJobType(type)) return { keys: [] };
-  return { keys: ['id', 'type', ...Object.keys(contentOf(type)), ...Object.keys(paramsOf(type))] };
+  return { keys: jobFieldNames(type) };
 }
 
 function unknownKeyHint(key: string, allowed: { keys: string[]; contentOf?: JobType }): string | undefined {
@@ -83,19 +92,19 @@ function quotedNumberHint(got: unknown, expected: string): string | undefined {
   return numeric ? 'write the number without quotes' : undefined;
 }
 
-function issueBase(file: string, source: ManifestSource, where: Where, path: readonly PathSegment[], target: 'key' | 'value'): ManifestIssue {
-  const { line, col } = locatePath(source, path, target);
-  const issue: ManifestIssue = { file, line, col, message: '' };
+function issueBase(file: string, locate: Locator, where: Where, path: readonly PathSegment[], target: 'key' | 'value'): ManifestIssue {
+  const position = locate(path, target);
+  const issue: ManifestIssue = { file: position.file ?? file, line: position.line, col: position.col, message: '' };
   if (where.jobIndex !== undefined) issue.jobIndex = where.jobIndex;
   if (where.field !== undefined) issue.field = where.field;
   return issue;
 }
 
-function unknownKeyIssues(file: string, source: ManifestSource, root: unknown, issue: z.core.$ZodIssueUnrecognizedKeys, path: PathSegment[]): ManifestIssue[] {
+function unknownKeyIssues(file: string, locate: Locator, root: unknown, issue: z.core.$ZodIssueUnrecognizedKeys, path: PathSegment[], inline: boolean): ManifestIssue[] {
   const allowed = allowedKeys(root, path);
   return issue.keys.map((key) => {
     const keyPath = [...path, key];
-    const base = issueBase(file, source, describePath(root, keyPath), keyPath, 'key');
+    const base = issueBase(file, locate, describePath(root, keyPath, inline), keyPath, 'key');
     const hint = unknownKeyHint(key, allowed);
     return { ...base, message: 'unknown field', ...(hint === undefined ? {} : { hint }) };
   });
@@ -105,24 +114,39 @@ function rootDisplay(root: unknown): string {
   return root === null || root === undefined ? 'an empty file' : formatGot(root);
 }
 
+/**
+ * How issues are placed: `root` is the value the paths start from (the manifest, or a source's
+ * row as `{ jobs: [row] }`), `locate` finds each path's position, `prefix` is put before zod's
+ * paths (an item checked alone), and `inline` says whether `jobs.N` is job #N of the manifest.
+ */
+export interface IssueSite {
+  file: string;
+  root: unknown;
+  locate: Locator;
+  prefix?: readonly PathSegment[];
+  inline?: boolean;
+}
+
 /** Turns zod's issues into positioned manifest issues; one per path, unknown keys one per key. */
-export function translateSchemaIssues(file: string, source: ManifestSource, root: unknown, zodIssues: readonly z.core.$ZodIssue[]): SchemaCheck {
+export function translateSchemaIssues(site: IssueSite, zodIssues: readonly z.core.$ZodIssue[]): SchemaCheck {
+  const { file, root, locate } = site;
+  const inline = site.inline ?? true;
   const issues: ManifestIssue[] = [];
   const invalidPaths = new Set<string>();
   for (const zodIssue of zodIssues) {
-    const path = zodIssue.path.filter((s): s is PathSegment => typeof s !== 'symbol');
+    const path = [...(site.prefix ?? []), ...zodIssue.path.filter((s): s is PathSegment => typeof s !== 'symbol')];
     if (zodIssue.code === 'unrecognized_keys') {
-      issues.push(...unknownKeyIssues(file, source, root, zodIssue, path));
+      issues.push(...unknownKeyIssues(file, locate, root, zodIssue, path, inline));
       continue;
     }
     const key = pathKey(path);
     if (invalidPaths.has(key)) continue;
     invalidPaths.add(key);
-    const where = describePath(root, path);
+    const where = describePath(root, path, inline);
     const got = valueAt(root, path);
     const expected = expectedFor(zodIssue, where, path, got);
     const hint = quotedNumberHint(got, expected);
-    const base = issueBase(file, source, where, path, 'value');
+    const base = issueBase(file, locate, where, path, 'value');
     const gotText = path.length === 0 ? rootDisplay(root) : formatGot(got);
     issues.push({ ...base, ...expectedGot(expected, gotText), ...(hint === undefined ? {} : { hint }) });
   }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { JOB_KINDS, type FieldSpec, type JobKind } from '../jobs/index.js';
-import { COMMON_FIELDS } from './fields.js';
+import { directivesOf } from './fields.js';
 
 /** Where the committed schema lives; editors find it through the `$schema` comment of a manifest. */
 export const SCHEMA_FILE = 'manifests/mediabatch.schema.json';
@@ -16,7 +16,7 @@ function optionalShape(specs: Readonly<Record<string, FieldSpec>>): Shape {
 function jobSchema(kind: JobKind) {
   return z
     .strictObject({
-      ...optionalShape(COMMON_FIELDS),
+      ...optionalShape(directivesOf(kind.type)),
       type: z.literal(kind.type).describe('What to generate'),
       ...optionalShape(kind.content),
       ...optionalShape(kind.params),
@@ -26,6 +26,26 @@ function jobSchema(kind: JobKind) {
 
 export function defaultsSchema(kind: JobKind) {
   return z.strictObject(optionalShape(kind.params)).describe(`Merged under every ${kind.type} job`);
+}
+
+/** One job, whatever its kind (`type` picks which): what each inline job and each source's row is checked against. */
+export function jobItemSchema() {
+  const jobs = JOB_KINDS.map(jobSchema) as [ReturnType<typeof jobSchema>, ...ReturnType<typeof jobSchema>[]];
+  return z.discriminatedUnion('type', jobs);
+}
+
+/**
+ * The manifest around its jobs: what is checked when it is opened. Each job is then checked on
+ * its own as it is read (jobItemSchema), so a manifest's jobs are never all held as zod output.
+ */
+export function headerSchema() {
+  const defaults: Shape = Object.fromEntries(JOB_KINDS.map((kind) => [kind.type, defaultsSchema(kind).optional()]));
+  return z.strictObject({
+    version: z.literal(1),
+    budget: z.number().min(0).optional(),
+    defaults: z.strictObject(defaults).optional(),
+    jobs: z.array(z.unknown()).min(1),
+  });
 }
 
 /** The whole manifest. Unknown keys are errors at every level, so typos fail loudly. */

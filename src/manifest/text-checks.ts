@@ -2,7 +2,7 @@ import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
 import { MAX_TEXT_BYTES, sizeText } from './files.js';
 import { isJobType, JOB_TYPES } from '../jobs/index.js';
 import { contentOf, paramsOf } from './fields.js';
-import { pathKey, type SchemaCheck } from './schema-issues.js';
+import { pathKey, type Locator, type SchemaCheck } from './schema-issues.js';
 import { locatePath, type ManifestSource, type PathSegment } from './yaml-source.js';
 
 /** Fields whose text is sent to the service as it is written. */
@@ -49,40 +49,43 @@ function oversizeText(field: string, text: string): Unsendable | undefined {
   return { expected: 'a text of at most 1 MB', detail: sizeText(bytes, MAX_TEXT_BYTES), hint };
 }
 
-function check(file: string, source: ManifestSource, schema: SchemaCheck, path: PathSegment[], value: unknown, where: Partial<ManifestIssue>): void {
+function check(file: string, locate: Locator, schema: SchemaCheck, path: PathSegment[], value: unknown, where: Partial<ManifestIssue>): void {
   const key = pathKey(path);
   if (typeof value !== 'string' || schema.invalidPaths.has(key)) return;
   const problem = oversizeText(String(path.at(-1)), value) ?? unsendableText(value);
   if (problem === undefined) return;
   // Marked invalid like a schema failure: the value is neither merged nor reported again as missing.
   schema.invalidPaths.add(key);
-  const { line, col } = locatePath(source, path);
-  schema.issues.push({ file, line, col, ...where, ...expectedGot(problem.expected, `${formatGot(value)} (${problem.detail})`), hint: problem.hint });
+  const position = locate(path);
+  const issue: ManifestIssue = { file: position.file ?? file, line: position.line, col: position.col, ...where, ...expectedGot(problem.expected, `${formatGot(value)} (${problem.detail})`) };
+  schema.issues.push({ ...issue, hint: problem.hint });
 }
 
 /**
- * Reports text fields (on jobs and in defaults) that could not be sent as written, or are too
- * long to be meant, into `schema`.
- * Only fields the job's type has: any other was already reported as an unknown field.
+ * Reports the text fields of one job (at `path` from `root`) that could not be sent as written,
+ * or are too long to be meant, into `schema`. Only fields the job's type has: any other was
+ * already reported as an unknown field.
  */
-export function checkSentTexts(file: string, source: ManifestSource, root: unknown, schema: SchemaCheck): void {
-  const { jobs, defaults } = (root ?? {}) as { jobs?: unknown; defaults?: unknown };
+export function checkJobTexts(file: string, locate: Locator, job: unknown, path: PathSegment[], schema: SchemaCheck, jobIndex?: number): void {
+  if (job === null || typeof job !== 'object') return;
+  const record = job as Record<string, unknown>;
+  const type = record['type'];
+  if (!isJobType(type)) return;
+  for (const field of SENT_TEXT_FIELDS) {
+    if (!(field in contentOf(type)) && !(field in paramsOf(type))) continue;
+    check(file, locate, schema, [...path, field], record[field], { ...(jobIndex === undefined ? {} : { jobIndex }), field });
+  }
+}
+
+/** Reports text fields in defaults that could not be sent as written, or are too long to be meant, into `schema`. */
+export function checkDefaultsTexts(file: string, source: ManifestSource, root: unknown, schema: SchemaCheck): void {
+  const locate: Locator = (path) => locatePath(source, path);
+  const { defaults } = (root ?? {}) as { defaults?: unknown };
   for (const type of JOB_TYPES) {
     const block = (defaults as Record<string, Record<string, unknown> | undefined> | null | undefined)?.[type];
     if (block === null || typeof block !== 'object') continue;
     for (const field of SENT_TEXT_FIELDS) {
-      if (field in paramsOf(type)) check(file, source, schema, ['defaults', type, field], block[field], { field: `defaults.${type}.${field}` });
+      if (field in paramsOf(type)) check(file, locate, schema, ['defaults', type, field], block[field], { field: `defaults.${type}.${field}` });
     }
   }
-  if (!Array.isArray(jobs)) return;
-  jobs.forEach((job: unknown, index) => {
-    if (job === null || typeof job !== 'object') return;
-    const record = job as Record<string, unknown>;
-    const type = record['type'];
-    if (!isJobType(type)) return;
-    for (const field of SENT_TEXT_FIELDS) {
-      if (!(field in contentOf(type)) && !(field in paramsOf(type))) continue;
-      check(file, source, schema, ['jobs', index, field], record[field], { jobIndex: index, field });
-    }
-  });
 }

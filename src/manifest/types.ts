@@ -1,12 +1,47 @@
-import type { ResolvedJob } from '../jobs/index.js';
+import type { JobType, ResolvedJob } from '../jobs/index.js';
+import type { DefaultsBlock } from './draft.js';
+import type { ManifestIssue } from './errors.js';
+import type { FileScope } from './file-scope.js';
+import type { ManifestSource } from './yaml-source.js';
 
 export type { FieldPosition, ImageRef, JobType, ResolvedJob, SourcePosition } from '../jobs/index.js';
 
+/**
+ * A manifest as it was opened: what surrounds its jobs, checked, and the units its jobs come
+ * from. Its jobs are read unit by unit (manifest/read.ts), never all held at once.
+ */
 export interface Manifest {
   /** Absolute path of the manifest file. */
   path: string;
   /** The path as the user gave it (relative if they gave a relative one), for messages. */
   displayPath: string;
   budgetUsd?: number | undefined;
+  /** In manifest order: the inline `jobs:`, then each of `sources:`. */
+  units: ManifestUnit[];
+  /** Problems found when it was opened (top level, defaults, sources): reported with its jobs'. */
+  issues: ManifestIssue[];
+  /** What reading its units needs. */
+  reading: ManifestReading;
+}
+
+/** Where a manifest's jobs come from: its inline `jobs:` list, or one entry of `sources:`. */
+export interface ManifestUnit {
+  /** Stable while the manifest does not change what the unit is: the ledger keys its jobs by it. */
+  key: string;
+  /** 0 for the inline jobs, then 1, 2, … for sources in the order they are written. */
+  position: number;
+  kind: 'jobs' | 'csv' | 'tsv' | 'jsonl' | 'files' | 'matrix';
+  /** How messages name it: `jobs:`, `csv chapters.csv`. */
+  label: string;
+}
+
+export interface ManifestReading {
+  source: ManifestSource;
+  defaults: Record<JobType, DefaultsBlock>;
+  scope: FileScope;
+}
+
+/** A manifest read whole, for small manifests and tests: every job in memory (manifest/load.ts). */
+export interface LoadedManifest extends Omit<Manifest, 'reading' | 'issues'> {
   jobs: ResolvedJob[];
 }

@@ -1,4 +1,4 @@
-import { kindOf, type ResolvedJob } from '../jobs/index.js';
+import { kindOf, type SendableJob } from '../jobs/index.js';
 
 /**
  * Price keys name the parameters a price depends on (each kind lists them: `pricing.keyFields`).
@@ -13,7 +13,7 @@ function join(parts: readonly unknown[]): string {
 }
 
 /** The price group of one job: every priced field, but the length for kinds priced by length. */
-export function groupKeyOf(job: ResolvedJob): string {
+export function groupKeyOf(job: Pick<SendableJob, 'type' | 'params'>): string {
   const { keyFields } = kindOf(job.type).pricing;
   return join([PRICE_KEY_VERSION, job.type, ...keyFields.map((field) => job.params[field])]);
 }
@@ -24,7 +24,7 @@ export function lengthKey(groupKey: string, length: number): string {
 }
 
 /** The full price key of one job: what its cached price is stored under. */
-export function priceKeyOf(job: ResolvedJob): string {
+export function priceKeyOf(job: SendableJob): string {
   const pricing = kindOf(job.type).pricing;
   return pricing.by === 'per-length' ? lengthKey(groupKeyOf(job), pricing.lengthOf(job)) : groupKeyOf(job);
 }

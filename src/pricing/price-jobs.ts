@@ -1,35 +1,27 @@
 import pLimit from 'p-limit';
-import { kindOf, type JobKind, type ResolvedJob } from '../jobs/index.js';
-import { groupKeyOf, priceKeyOf, rateKeys } from './keys.js';
+import { kindOf } from '../jobs/index.js';
+import { lengthKey, rateKeys } from './keys.js';
 import { sumMicro, usdToMicro } from '../money.js';
 import { EPSILON_USD } from './quotes.js';
 import { priceKeyGroup, priceLengthGroup, type GroupContext, type GroupOutcome } from './price-group.js';
-import type { GroupSummary, JobPrice, PriceCache, PriceChange, PriceSource, PricingDeps, PricingResult } from './types.js';
+import type { GroupSummary, PriceCache, PriceChange, PricedKey, PriceGroup, PriceSource, PricingDeps, PricingResult } from './types.js';
 
 export const DEFAULT_PROBES = 3;
 export const DEFAULT_PRICE_CONCURRENCY = 4;
 
-/** Jobs of one kind sharing every priced field (all but the length, for kinds priced by length). */
-interface PriceGroup {
-  key: string;
-  kind: JobKind;
-  jobs: ResolvedJob[];
-}
-
 type Quote = PricingDeps['quote'];
 
 /**
- * Prices every job with a number of calls that depends on the distinct price parameters, not on
- * the number of jobs: jobs sharing a key share one call, groups priced by length with many
- * lengths are probed and derived (see linear-fit.ts), and everything found is put in the cache so
- * the same jobs priced again make no call. Rejects with the first quote failure once every group
+ * Prices every group with a number of calls that depends on the distinct price parameters, not on
+ * the number of jobs: a group priced per key is one call, a group priced by length with many
+ * lengths is probed and derived (see linear-fit.ts), and everything found is put in the cache so
+ * the same groups priced again make no call. Rejects with the first quote failure once every group
  * has settled; the groups that succeeded are cached, so a retry of the estimate resumes cheaply.
  */
-export async function priceJobs(jobs: readonly ResolvedJob[], deps: PricingDeps): Promise<PricingResult> {
+export async function priceGroups(groups: readonly PriceGroup[], deps: PricingDeps): Promise<PricingResult> {
   const limit = pLimit(Math.max(1, Math.floor(deps.concurrency ?? DEFAULT_PRICE_CONCURRENCY)));
   const quote: Quote = (request) => limit(() => deps.quote(request));
   const ctx: GroupContext = { cache: deps.cache, probes: Math.max(2, deps.probes ?? DEFAULT_PROBES) };
-  const groups = groupJobs(jobs);
   const changes: PriceChange[] = [];
   // allSettled, not all: on a failure the other groups still finish and write the cache before
   // this returns, so nothing writes to the ledger after the caller has moved on and closed it.
@@ -45,7 +37,7 @@ export async function priceJobs(jobs: readonly ResolvedJob[], deps: PricingDeps)
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failure !== undefined) throw failure.reason;
   const outcomes = settled.map((s) => (s as PromiseFulfilledResult<GroupOutcome>).value);
-  const prices = new Map<string, JobPrice>();
+  const prices: PricedKey[] = [];
   const summaries = groups.map((group, i) => summarise(group, outcomes[i] as GroupOutcome, prices));
   return { prices, priceCalls: summaries.reduce((n, g) => n + g.calls, 0), groups: summaries, changes };
 }
@@ -70,10 +62,10 @@ async function priceConfirmed(
     const confirmed = { key: target.key, priceUsd: currentUsd, source: 'quoted' as const };
     return { outcome: { ...outcome, calls: outcome.calls + 1, rows: [...outcome.rows, confirmed] } };
   }
-  const keys = [...new Set(group.jobs.map(priceKeyOf))];
-  cache.forget(group.kind.pricing.by === 'per-length' ? [...keys, ...rateKeys(group.key)] : keys);
+  const keys = keysOf(group);
+  cache.forget(kindOf(group.type).pricing.by === 'per-length' ? [...keys, ...rateKeys(group.key)] : keys);
   const fresh = await priceGroup(group, { ...ctx, cache: { ...cache, get: () => undefined } }, quote);
-  const model = String((group.jobs[0] as ResolvedJob).params['model']);
+  const model = String(group.sample.params['model']);
   return {
     outcome: { ...fresh, calls: outcome.calls + 1 + fresh.calls },
     change: { groupKey: group.key, model, key: target.key, cachedUsd: target.cachedUsd, currentUsd },
@@ -82,15 +74,15 @@ async function priceConfirmed(
 
 /** The group's costliest price that came from the cache: where a change shows the most. */
 function confirmationTarget(group: PriceGroup, outcome: GroupOutcome): { key: string; cachedUsd: number; request: Parameters<Quote>[0] } {
-  const pricing = group.kind.pricing;
-  const first = group.jobs[0] as ResolvedJob;
-  if (pricing.by === 'per-key') return { key: group.key, cachedUsd: cachedPrice(outcome, group.key), request: pricing.request(first) };
-  const fromCache = (job: ResolvedJob): boolean => outcome.prices.get(priceKeyOf(job))?.source === 'cached';
+  const pricing = kindOf(group.type).pricing;
+  if (pricing.by === 'per-key') return { key: group.key, cachedUsd: cachedPrice(outcome, group.key), request: pricing.request(group.sample) };
+  const fromCache = (chars: number): boolean => outcome.prices.get(lengthKey(group.key, chars))?.source === 'cached';
   // Lengths derived from a cached rate rest on the cache too; they serve when none was cached itself.
-  const candidates = group.jobs.some(fromCache) ? group.jobs.filter(fromCache) : group.jobs;
-  const longest = candidates.reduce((a, b) => (pricing.lengthOf(b) > pricing.lengthOf(a) ? b : a));
-  const key = priceKeyOf(longest);
-  return { key, cachedUsd: cachedPrice(outcome, key), request: pricing.request(longest, pricing.lengthOf(longest)) };
+  const all = group.lengths.map((l) => l.chars);
+  const candidates = all.some(fromCache) ? all.filter(fromCache) : all;
+  const longest = Math.max(...candidates);
+  const key = lengthKey(group.key, longest);
+  return { key, cachedUsd: cachedPrice(outcome, key), request: pricing.request(group.sample, longest) };
 }
 
 function cachedPrice(outcome: GroupOutcome, key: string): number {
@@ -99,52 +91,49 @@ function cachedPrice(outcome: GroupOutcome, key: string): number {
   return price.priceUsd;
 }
 
-function groupJobs(jobs: readonly ResolvedJob[]): PriceGroup[] {
-  const byKey = new Map<string, PriceGroup>();
-  for (const job of jobs) {
-    const key = groupKeyOf(job);
-    const group = byKey.get(key);
-    // The type is part of the key, so a group only ever holds jobs of one kind.
-    if (group !== undefined) group.jobs.push(job);
-    else byKey.set(key, { key, kind: kindOf(job.type), jobs: [job] });
-  }
-  return [...byKey.values()];
+/** Every price key of a group: the group's own, or one per length. */
+function keysOf(group: PriceGroup): string[] {
+  return kindOf(group.type).pricing.by === 'per-length' ? group.lengths.map((l) => lengthKey(group.key, l.chars)) : [group.key];
 }
 
 function priceGroup(group: PriceGroup, ctx: GroupContext, quote: Quote): Promise<GroupOutcome> {
-  const pricing = group.kind.pricing;
-  const first = group.jobs[0] as ResolvedJob;
-  if (pricing.by === 'per-key') return priceKeyGroup(group.key, () => quote(pricing.request(first)), ctx);
-  return priceLengthGroup(group.key, group.jobs.map(pricing.lengthOf), (length) => quote(pricing.request(first, length)), ctx);
+  const pricing = kindOf(group.type).pricing;
+  if (pricing.by === 'per-key') return priceKeyGroup(group.key, () => quote(pricing.request(group.sample)), ctx);
+  return priceLengthGroup(
+    group.key,
+    group.lengths.map((l) => l.chars),
+    (length) => quote(pricing.request(group.sample, length)),
+    ctx,
+  );
 }
 
-/** Gives each job of the group its price and sums the group up for the report. */
-function summarise(group: PriceGroup, outcome: GroupOutcome, prices: Map<string, JobPrice>): GroupSummary {
+/** Gives each price key of the group its price and sums the group up for the report. */
+function summarise(group: PriceGroup, outcome: GroupOutcome, prices: PricedKey[]): GroupSummary {
   const jobsBySource: Record<PriceSource, number> = { quoted: 0, derived: 0, cached: 0 };
-  const groupPrices: number[] = [];
-  for (const job of group.jobs) {
-    const key = priceKeyOf(job);
+  const totals: number[] = [];
+  const perLength = kindOf(group.type).pricing.by === 'per-length';
+  const entries = perLength ? group.lengths.map((l) => ({ key: lengthKey(group.key, l.chars), jobs: l.jobs })) : [{ key: group.key, jobs: group.jobs }];
+  for (const { key, jobs } of entries) {
     const found = outcome.prices.get(key);
     // Every key of the group is priced above; a gap is a bug in this module, not a user error.
-    if (found === undefined) throw new Error(`pricing left job ${job.id} without a price (key ${key})`);
+    if (found === undefined) throw new Error(`pricing left key ${key} without a price`);
     const priceMicro = usdToMicro(found.priceUsd, 'up');
-    prices.set(job.id, { priceMicro, source: found.source, key });
-    jobsBySource[found.source] += 1;
-    groupPrices.push(priceMicro);
+    prices.push({ priceKey: key, priceMicro, source: found.source });
+    jobsBySource[found.source] += jobs;
+    totals.push(priceMicro * jobs);
   }
-  const pricing = group.kind.pricing;
   return {
     key: group.key,
-    type: group.kind.type,
-    model: String((group.jobs[0] as ResolvedJob).params['model']),
-    jobs: group.jobs.length,
-    distinctLengths: pricing.by === 'per-length' ? new Set(group.jobs.map(pricing.lengthOf)).size : null,
+    type: group.type,
+    model: String(group.sample.params['model']),
+    jobs: group.jobs,
+    distinctLengths: perLength ? group.lengths.length : null,
     method: outcome.method,
     calls: outcome.calls,
-    totalMicro: sumMicro(groupPrices),
+    totalMicro: sumMicro(totals),
     jobsBySource,
     cachedAgeMs: outcome.cachedAgeMs,
   };
 }
 
-export type { GroupMethod, GroupSummary, JobPrice, PriceCache, PriceCacheRow, PriceChange, PriceSource, PricingDeps, PricingResult } from './types.js';
+export type { GroupMethod, GroupSummary, PriceCache, PriceCacheRow, PriceChange, PricedKey, PriceGroup, PriceSource, PricingDeps, PricingResult } from './types.js';

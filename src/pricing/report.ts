@@ -1,19 +1,8 @@
 import type { JobType } from '../jobs/types.js';
 import type { PlanLimits } from '../jobs/plans.js';
-import type { ResolvedJob } from '../manifest/types.js';
 import { estimateDuration, type DurationEstimate } from './duration.js';
-import { fitCount, sumMicro, withinBudget, type MicroUsd } from '../money.js';
+import { sumMicro, withinBudget, type MicroUsd } from '../money.js';
 import type { GroupSummary, PriceSource, PricingResult } from './types.js';
-
-export interface CostReportJob {
-  id: string;
-  type: JobType;
-  model: string;
-  priceMicro: MicroUsd;
-  source: PriceSource;
-  /** False for jobs the ledger already paid for: they are not sent again and not in `toSpendMicro`. */
-  toSend: boolean;
-}
 
 export interface CostTotals {
   jobs: number;
@@ -21,8 +10,8 @@ export interface CostTotals {
 }
 
 export interface CostReport {
-  /** In manifest order. */
-  jobs: CostReportJob[];
+  /** Jobs the manifest lists. */
+  jobs: number;
   byType: Record<string, CostTotals>;
   byModel: Record<string, CostTotals>;
   byGroup: GroupSummary[];
@@ -52,33 +41,47 @@ export interface CostReport {
   durationText: string;
 }
 
+/** The manifest's jobs by kind, model, price group and source, as the ledger sums them. */
+export interface CostLine {
+  type: JobType;
+  model: string | null;
+  groupKey: string | null;
+  toSend: boolean;
+  jobs: number;
+  priceMicro: MicroUsd;
+}
+
 export interface CostReportInput {
-  jobs: readonly ResolvedJob[];
-  pricing: PricingResult;
+  lines: readonly CostLine[];
+  pricing: Pick<PricingResult, 'groups' | 'priceCalls'>;
   spentMicro: MicroUsd;
-  alreadyDoneIds?: ReadonlySet<string>;
   budgetMicro: MicroUsd | null;
+  /**
+   * How many of the jobs to send fit under the budget in manifest order, and what they cost
+   * (money.ts's fitCount over the ledger's prices): asked for only when they do not all fit.
+   */
+  fit: (budgetMicro: MicroUsd) => Promise<{ count: number; micro: MicroUsd }>;
   balanceMicro?: MicroUsd | undefined;
   plan: PlanLimits;
   planName: string;
   concurrency: number;
 }
 
-/** The cost report of `estimate` and of a run's start. Pure arithmetic over prices already found. */
-export function buildCostReport(input: CostReportInput): CostReport {
-  const jobs = input.jobs.map((job) => reportJob(job, input));
-  const sending = jobs.filter((job) => job.toSend);
-  const toSpendMicro = sumMicro(sending.map((job) => job.priceMicro));
-  const budget = budgetFigures(sending, input.spentMicro, toSpendMicro, input.budgetMicro);
+/** The cost report of `estimate` and of a run's start: arithmetic over what the ledger sums up. */
+export async function buildCostReport(input: CostReportInput): Promise<CostReport> {
+  const sending = input.lines.filter((line) => line.toSend);
+  const toSpendMicro = sumMicro(sending.map((line) => line.priceMicro));
+  const jobsToSend = sumMicro(sending.map((line) => line.jobs));
+  const budget = await budgetFigures(input, jobsToSend, toSpendMicro);
   const duration = estimateDuration(countByType(sending), input.plan, input.planName);
   const balanceMicro = input.balanceMicro ?? null;
   return {
-    jobs,
-    byType: totalsBy(jobs, (job) => job.type),
-    byModel: totalsBy(jobs, (job) => job.model),
+    jobs: sumMicro(input.lines.map((line) => line.jobs)),
+    byType: totalsBy(input.lines, (line) => line.type),
+    byModel: totalsBy(input.lines, (line) => line.model ?? '?'),
     byGroup: input.pricing.groups,
-    totalMicro: sumMicro(jobs.map((job) => job.priceMicro)),
-    jobsToSend: sending.length,
+    totalMicro: sumMicro(input.lines.map((line) => line.priceMicro)),
+    jobsToSend,
     toSpendMicro,
     spentMicro: input.spentMicro,
     budgetMicro: input.budgetMicro,
@@ -99,44 +102,29 @@ function oldestCachedAgeMs(groups: readonly GroupSummary[]): number | null {
   return ages.length === 0 ? null : Math.max(...ages);
 }
 
-function reportJob(job: ResolvedJob, input: CostReportInput): CostReportJob {
-  const price = input.pricing.prices.get(job.id);
-  // priceJobs prices every job it is given; a gap means the caller passed other jobs: a bug.
-  if (price === undefined) throw new Error(`the cost report has no price for job ${job.id}`);
-  return {
-    id: job.id,
-    type: job.type,
-    model: String(job.params['model']),
-    priceMicro: price.priceMicro,
-    source: price.source,
-    toSend: !(input.alreadyDoneIds?.has(job.id) ?? false),
-  };
-}
-
 type BudgetFigures = Pick<CostReport, 'leftMicro' | 'withinBudget' | 'overByMicro' | 'fitCount' | 'fitMicro'>;
 
 /** The budget caps the ledger's whole spend, earlier runs included: money.ts's one rule. */
-function budgetFigures(sending: readonly CostReportJob[], spent: MicroUsd, toSpend: MicroUsd, budget: MicroUsd | null): BudgetFigures {
-  const prices = sending.map((job) => job.priceMicro);
-  const fitting = fitCount(prices, spent, budget);
-  const fitMicro = sumMicro(prices.slice(0, fitting));
-  if (budget === null) return { leftMicro: null, withinBudget: true, overByMicro: 0, fitCount: fitting, fitMicro };
-  const within = withinBudget(spent, toSpend, budget);
-  return { leftMicro: budget - spent - toSpend, withinBudget: within, overByMicro: within ? 0 : spent + toSpend - budget, fitCount: fitting, fitMicro };
+async function budgetFigures(input: CostReportInput, jobsToSend: number, toSpend: MicroUsd): Promise<BudgetFigures> {
+  const { spentMicro: spent, budgetMicro: budget } = input;
+  if (budget === null) return { leftMicro: null, withinBudget: true, overByMicro: 0, fitCount: jobsToSend, fitMicro: toSpend };
+  if (withinBudget(spent, toSpend, budget)) return { leftMicro: budget - spent - toSpend, withinBudget: true, overByMicro: 0, fitCount: jobsToSend, fitMicro: toSpend };
+  const fit = await input.fit(budget);
+  return { leftMicro: budget - spent - toSpend, withinBudget: false, overByMicro: spent + toSpend - budget, fitCount: fit.count, fitMicro: fit.micro };
 }
 
-function totalsBy(jobs: readonly CostReportJob[], keyOf: (job: CostReportJob) => string): Record<string, CostTotals> {
+function totalsBy(lines: readonly CostLine[], keyOf: (line: CostLine) => string): Record<string, CostTotals> {
   const totals: Record<string, CostTotals> = {};
-  for (const job of jobs) {
-    const entry = (totals[keyOf(job)] ??= { jobs: 0, totalMicro: 0 });
-    entry.jobs += 1;
-    entry.totalMicro += job.priceMicro;
+  for (const line of lines) {
+    const entry = (totals[keyOf(line)] ??= { jobs: 0, totalMicro: 0 });
+    entry.jobs += line.jobs;
+    entry.totalMicro += line.priceMicro;
   }
   return totals;
 }
 
-function countByType(jobs: readonly CostReportJob[]): Partial<Record<JobType, number>> {
+function countByType(lines: readonly CostLine[]): Partial<Record<JobType, number>> {
   const counts: Partial<Record<JobType, number>> = {};
-  for (const job of jobs) counts[job.type] = (counts[job.type] ?? 0) + 1;
+  for (const line of lines) counts[line.type] = (counts[line.type] ?? 0) + line.jobs;
   return counts;
 }

@@ -1,3 +1,4 @@
+import type { SendableJob } from '../jobs/index.js';
 import type { JobType } from '../jobs/types.js';
 import type { ServiceRequest } from '../api/types.js';
 import type { MicroUsd } from '../money.js';
@@ -7,11 +8,28 @@ export type PriceSource = 'quoted' | 'derived' | 'cached';
 /** How a price group's prices were found, for the report. */
 export type GroupMethod = 'per-key' | 'linear-derived' | 'per-length-fallback' | 'cached';
 
-/** A job's price: whole micro-dollars, rounded up from the service's quote (what may be charged). */
-export interface JobPrice {
+/**
+ * The price of every job with one price key: whole micro-dollars, rounded up from the service's
+ * quote (what may be charged).
+ */
+export interface PricedKey {
+  priceKey: string;
   priceMicro: MicroUsd;
   source: PriceSource;
+}
+
+/**
+ * Jobs sharing every priced field (all but the length, for kinds priced by length): what one
+ * price call, or one probed law, covers. The ledger counts them; pricing never sees the jobs.
+ */
+export interface PriceGroup {
   key: string;
+  type: JobType;
+  /** One job of the group: its priced fields are every job's. */
+  sample: SendableJob;
+  jobs: number;
+  /** For kinds priced by length: each distinct length and how many jobs have it. */
+  lengths: { chars: number; jobs: number }[];
 }
 
 export interface PriceCacheRow {
@@ -74,10 +92,10 @@ export interface GroupSummary {
 }
 
 export interface PricingResult {
-  /** By job id. */
-  prices: Map<string, JobPrice>;
+  /** A price for each price key of the groups. */
+  prices: PricedKey[];
   priceCalls: number;
-  /** In the order the groups first appear in the manifest. */
+  /** In the order they were given. */
   groups: GroupSummary[];
   /** Groups priced again because their cached price had changed (only with `confirmCached`). */
   changes: PriceChange[];

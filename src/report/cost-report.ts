@@ -1,20 +1,34 @@
 import type { CostReport, CostTotals } from '../pricing/report.js';
 import type { GroupSummary } from '../pricing/types.js';
-import { formatUsd, microToUsd } from '../money.js';
+import { formatUsd, microToUsd, type MicroUsd } from '../money.js';
 import { formatCount, paint, renderTable } from './text.js';
+
+/** One job of the cost report, as the per-job lines, JSON and CSV show it. */
+export interface CostJob {
+  id: string;
+  type: string;
+  model: string;
+  priceMicro: MicroUsd;
+  source: string;
+  /** False for jobs the ledger already paid for (or finished): not sent again, not in `toSpendMicro`. */
+  toSend: boolean;
+}
+
+/** Jobs the text report lists one per line before the rest is summarised; the CSV has them all. */
+export const COST_JOB_LINES = 30;
 
 export interface CostTextOptions {
   color: boolean;
-  /** Jobs listed one per line before the rest is summarised; the CSV has them all. Default 30. */
-  maxJobLines?: number;
+  /** The first jobs of the manifest (COST_JOB_LINES of them), to list. */
+  firstJobs: readonly CostJob[];
 }
 
 /** The `estimate` report as aligned text tables, readable without colour. */
 export function formatCostReport(report: CostReport, options: CostTextOptions): string {
   const { color } = options;
   const sections = [
-    paint(color, 'bold', `Cost estimate: ${formatCount(report.jobs.length)} jobs, ${titleCase(report.planName)} plan`),
-    section('Jobs', jobLines(report, options.maxJobLines ?? 30, color)),
+    paint(color, 'bold', `Cost estimate: ${formatCount(report.jobs)} jobs, ${titleCase(report.planName)} plan`),
+    section('Jobs', jobLines(report, options.firstJobs, color)),
     section('By type', totalsTable('type', report.byType, color)),
     section('By model', totalsTable('model', report.byModel, color)),
     section('Price groups', groupsTable(report.byGroup, color)),
@@ -28,15 +42,14 @@ function section(title: string, body: string): string {
   return `${title}\n${body}`;
 }
 
-function jobLines(report: CostReport, maxLines: number, color: boolean): string {
-  const shown = report.jobs.slice(0, maxLines);
+function jobLines(report: CostReport, shown: readonly CostJob[], color: boolean): string {
   const table = renderTable({
     headers: ['id', 'type', 'model', 'price', 'source', ''],
     rows: shown.map((job) => [job.id, job.type, job.model, formatUsd(job.priceMicro), job.source, job.toSend ? '' : 'already sent']),
     align: ['left', 'left', 'left', 'right'],
     color,
   });
-  const rest = report.jobs.length - shown.length;
+  const rest = report.jobs - shown.length;
   return rest > 0 ? `${table}\n  … and ${formatCount(rest)} more (every job is in the CSV report)` : table;
 }
 
@@ -99,7 +112,7 @@ function overBudgetLine(report: CostReport, color: boolean): string {
 
 function paceLines(report: CostReport): string[] {
   const bySource = { quoted: 0, derived: 0, cached: 0 };
-  for (const job of report.jobs) bySource[job.source] += 1;
+  for (const group of report.byGroup) for (const source of ['quoted', 'derived', 'cached'] as const) bySource[source] += group.jobsBySource[source];
   const lines = [
     `  Price calls: ${formatCount(report.priceCalls)} (prices: ${formatCount(bySource.quoted)} quoted, ` +
       `${formatCount(bySource.derived)} derived, ${formatCount(bySource.cached)} cached)`,
@@ -126,7 +139,22 @@ function titleCase(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
 }
 
-/** The `estimate --json` document: the fields users' scripts rely on first, then extra ones. */
+/** One job of the `estimate --json` document. */
+export function costJobJson(job: CostJob) {
+  return {
+    id: job.id,
+    type: job.type,
+    model: job.model,
+    price: microToUsd(job.priceMicro),
+    priceSource: job.source,
+    toSend: job.toSend,
+  };
+}
+
+/**
+ * The `estimate --json` document but its `jobs`, which follow it (one costJobJson each, streamed
+ * from the ledger): the fields users' scripts rely on first, then extra ones.
+ */
 export function costReportJson(report: CostReport) {
   return {
     total: microToUsd(report.totalMicro),
@@ -134,14 +162,6 @@ export function costReportJson(report: CostReport) {
     budget: report.budgetMicro === null ? null : microToUsd(report.budgetMicro),
     withinBudget: report.withinBudget,
     priceCalls: report.priceCalls,
-    jobs: report.jobs.map((job) => ({
-      id: job.id,
-      type: job.type,
-      model: job.model,
-      price: microToUsd(job.priceMicro),
-      priceSource: job.source,
-      toSend: job.toSend,
-    })),
     byModel: renameTotals(report.byModel),
     cached_price_age_s: report.cachedPriceAgeMs === null ? null : Math.round(report.cachedPriceAgeMs / 1000),
     byType: renameTotals(report.byType),

@@ -39,7 +39,22 @@ function neutralise(text: string): string {
 }
 
 /** RFC 4180 CSV with a header; commas, quotes and newlines in cells (error texts) are quoted. */
-export function jobsCsv(rows: readonly JobCsvRow[]): string {
+export function jobsCsv(rows: readonly JobCsvRow[], header = true): string {
   // price_usd is the only number: micro-dollars written as exact dollars. A null is an empty cell.
-  return stringify([...rows], { header: true, columns: [...JOB_CSV_COLUMNS], cast: { number: decimalUsd, string: neutralise } });
+  return stringify([...rows], { header, columns: [...JOB_CSV_COLUMNS], cast: { number: decimalUsd, string: neutralise } });
+}
+
+/** The same CSV, written as the rows are read: a header, then a few hundred rows a chunk. */
+export async function* jobsCsvChunks(rows: AsyncIterable<JobCsvRow>): AsyncGenerator<string> {
+  let batch: JobCsvRow[] = [];
+  let header = true;
+  for await (const row of rows) {
+    batch.push(row);
+    if (batch.length >= 256) {
+      yield jobsCsv(batch, header);
+      batch = [];
+      header = false;
+    }
+  }
+  if (batch.length > 0 || header) yield jobsCsv(batch, header);
 }

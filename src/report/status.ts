@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { escapeControlChars } from '../control-chars.js';
 import { JOB_STATES, type JobState } from '../jobs/states.js';
 import { formatUsd, microToUsd, type MicroUsd } from '../money.js';
@@ -18,6 +17,10 @@ export interface StatusJob {
   error: string | null;
   /** false for a job the manifest no longer lists (kept because its result is still to collect). */
   inManifest?: boolean;
+  /** What the service said of a failure: trying again may work, and nothing was charged. */
+  retryable?: boolean | null;
+  refunded?: boolean | null;
+  tags?: readonly string[];
   /**
    * Why a `submitted` job is not simply running: the service finished it but its result was not
    * collected, or it could not say how the job is (404, unreachable). `error` holds the reason.
@@ -27,17 +30,33 @@ export interface StatusJob {
 
 export type CollectIssue = 'not_collected' | 'status_unknown';
 
-/** The run summary and `status`, read from the ledger by the caller. */
+/** At most this many jobs of a group are listed; the rest are counted (`status --json` lists every job). */
+export const LISTED_JOBS = 50;
+
+/** The first jobs of a group (in manifest order) and how many it has in all. */
+export interface ListedJobs {
+  jobs: StatusJob[];
+  total: number;
+}
+
+/** The run summary and `status`, read from the ledger by the caller (runner/reports.ts). */
 export interface StatusSummary {
   counts: Record<Exclude<JobState, 'submitting'>, number> & { submitting?: number };
   spentMicro: MicroUsd;
   budgetMicro: MicroUsd | null;
-  jobs: StatusJob[];
+  /** The groups that need a person: in doubt, failed, and submitted jobs a look left uncollected. */
+  inDoubt: ListedJobs;
+  failed: ListedJobs;
+  notCollected: ListedJobs;
+  statusUnknown: ListedJobs;
+  /** Jobs here the manifest no longer lists (sent before it changed, collected all the same). */
+  dropped: number;
+  /** Where results are: how many files, and the folder of the first. */
+  results: { files: number; folder: string | null };
 }
 
-
-/** The `run`/`status --json` document (`submitting` is an extra count); money in dollars, at most 6 decimals. */
-export function statusJson(summary: StatusSummary) {
+/** The head of the `run`/`status --json` document; its `jobs` follow, one `statusJobJson` each. */
+export function statusJsonHead(summary: StatusSummary) {
   const { counts } = summary;
   return {
     counts: {
@@ -51,25 +70,22 @@ export function statusJson(summary: StatusSummary) {
     },
     spent: microToUsd(summary.spentMicro),
     budget: summary.budgetMicro === null ? null : microToUsd(summary.budgetMicro),
-    jobs: summary.jobs.map((job) => ({
-      id: job.id,
-      type: job.type,
-      state: job.state,
-      request_id: job.requestId,
-      price: job.priceMicro === null ? null : microToUsd(job.priceMicro),
-      output: job.output,
-      error: job.error,
-      in_manifest: job.inManifest ?? true,
-      collect_issue: job.issue ?? null,
-    })),
   };
 }
 
-/** The submitted jobs by what the last look at them found: running, or left with an issue. */
-export function submittedGroups(jobs: readonly StatusJob[]): Record<CollectIssue | 'running', StatusJob[]> {
-  const groups: Record<CollectIssue | 'running', StatusJob[]> = { running: [], not_collected: [], status_unknown: [] };
-  for (const job of jobs) if (job.state === 'submitted') groups[job.issue ?? 'running'].push(job);
-  return groups;
+/** One job of the `run`/`status --json` document; money in dollars, at most 6 decimals. */
+export function statusJobJson(job: StatusJob) {
+  return {
+    id: job.id,
+    type: job.type,
+    state: job.state,
+    request_id: job.requestId,
+    price: job.priceMicro === null ? null : microToUsd(job.priceMicro),
+    output: job.output,
+    error: job.error,
+    in_manifest: job.inManifest ?? true,
+    collect_issue: job.issue ?? null,
+  };
 }
 
 /**
@@ -79,17 +95,20 @@ export function submittedGroups(jobs: readonly StatusJob[]): Record<CollectIssue
 export function formatStatusText(summary: StatusSummary, options: { color: boolean }): string {
   const { color } = options;
   const parts = [countsTable(summary, color), moneyLine(summary, color)];
-  const inDoubt = summary.jobs.filter((job) => job.state === 'in_doubt');
-  const failed = summary.jobs.filter((job) => job.state === 'failed');
-  const submitted = submittedGroups(summary.jobs);
-  if (inDoubt.length > 0) parts.push(inDoubtSection(inDoubt, color));
-  if (failed.length > 0) parts.push(failedSection(failed, color));
-  if (submitted.not_collected.length > 0) parts.push(notCollectedSection(submitted.not_collected, color));
-  if (submitted.status_unknown.length > 0) parts.push(statusUnknownSection(submitted.status_unknown, color));
+  if (summary.inDoubt.total > 0) parts.push(inDoubtSection(summary.inDoubt, color));
+  if (summary.failed.total > 0) parts.push(failedSection(summary.failed, color));
+  if (summary.notCollected.total > 0) parts.push(notCollectedSection(summary.notCollected, color));
+  if (summary.statusUnknown.total > 0) parts.push(statusUnknownSection(summary.statusUnknown, color));
   const notes = stateNotes(summary);
   if (notes.length > 0) parts.push(notes.join('\n'));
-  parts.push(resultsLine(summary.jobs));
+  parts.push(resultsLine(summary.results));
   return `${parts.join('\n\n')}\n`;
+}
+
+/** `… and 1,234 more` under a table cut short. */
+function moreLine(group: ListedJobs): string {
+  const more = group.total - group.jobs.length;
+  return more > 0 ? `\n  … and ${formatCount(more)} more (mediabatch status --json lists every job)` : '';
 }
 
 function countsTable(summary: StatusSummary, color: boolean): string {
@@ -108,8 +127,8 @@ function moneyLine(summary: StatusSummary, color: boolean): string {
   return leftMicro < 0 ? paint(color, 'red', line) : line;
 }
 
-function inDoubtSection(jobs: readonly StatusJob[], color: boolean): string {
-  const title = paint(color, 'yellow', `In doubt: ${formatCount(jobs.length)} job(s)`);
+function inDoubtSection(group: ListedJobs, color: boolean): string {
+  const title = paint(color, 'yellow', `In doubt: ${formatCount(group.total)} job(s)`);
   // The service offers no way to look a lost request up, so only the person can decide.
   const why =
     'These requests may have reached the service and may have been paid: their price counts as spent.\n' +
@@ -117,21 +136,27 @@ function inDoubtSection(jobs: readonly StatusJob[], color: boolean): string {
     'more, run again with --resubmit-in-doubt.';
   const table = renderTable({
     headers: ['id', 'type', 'price', 'reason'],
-    rows: jobs.map((job) => [job.id, job.type, job.priceMicro === null ? '-' : formatUsd(job.priceMicro), oneLine(job.error)]),
+    rows: group.jobs.map((job) => [job.id, job.type, job.priceMicro === null ? '-' : formatUsd(job.priceMicro), oneLine(job.error)]),
     align: ['left', 'left', 'right'],
     color,
   });
-  return `${title}\n${why}\n${table}`;
+  return `${title}\n${why}\n${table}${moreLine(group)}`;
 }
 
-function failedSection(jobs: readonly StatusJob[], color: boolean): string {
-  const title = paint(color, 'red', `Failed: ${formatCount(jobs.length)} job(s)`);
+function failedSection(group: ListedJobs, color: boolean): string {
+  const title = paint(color, 'red', `Failed: ${formatCount(group.total)} job(s)`);
   const table = renderTable({
     headers: ['id', 'type', 'reason'],
-    rows: jobs.map((job) => [job.id, job.type, oneLine(job.error)]),
+    rows: group.jobs.map((job) => [job.id, job.type, oneLine(failureText(job))]),
     color,
   });
-  return `${title}\n${table}`;
+  return `${title}\n${table}${moreLine(group)}`;
+}
+
+/** A failure's reason, and whether a later run sends it again (the service said so and refunded it). */
+function failureText(job: StatusJob): string | null {
+  if (job.retryable === true && job.refunded === true) return `${job.error ?? 'failed at the service'} (retryable, refunded: a later run sends it again)`;
+  return job.error;
 }
 
 const LISTED_PER_LINE = 3;
@@ -141,39 +166,43 @@ const LISTED_PER_LINE = 3;
  * at the service; done there but the result not collected; status unknown. Never "still
  * running" for a job the service said was done or did not know.
  */
-export function submittedLines(jobs: readonly StatusJob[]): string[] {
-  const groups = submittedGroups(jobs);
+export function submittedLines(summary: StatusSummary): string[] {
   const lines: string[] = [];
-  if (groups.running.length > 0) lines.push(`${formatCount(groups.running.length)} job(s) still running at the service`);
-  if (groups.not_collected.length > 0) {
-    lines.push(`${formatCount(groups.not_collected.length)} job(s) done at the service (paid for) but the result not collected: ${listed(groups.not_collected)}`);
+  const running = runningCount(summary);
+  if (running > 0) lines.push(`${formatCount(running)} job(s) still running at the service`);
+  if (summary.notCollected.total > 0) {
+    lines.push(`${formatCount(summary.notCollected.total)} job(s) done at the service (paid for) but the result not collected: ${listed(summary.notCollected)}`);
   }
-  if (groups.status_unknown.length > 0) {
-    lines.push(`${formatCount(groups.status_unknown.length)} job(s) whose status is unknown: ${listed(groups.status_unknown)}`);
+  if (summary.statusUnknown.total > 0) {
+    lines.push(`${formatCount(summary.statusUnknown.total)} job(s) whose status is unknown: ${listed(summary.statusUnknown)}`);
   }
   return lines;
 }
 
-function listed(jobs: readonly StatusJob[]): string {
-  const shown = jobs.slice(0, LISTED_PER_LINE).map((job) => `${job.id} (request ${job.requestId ?? '-'}): ${oneLine(job.error)}`);
-  const more = jobs.length - shown.length;
+function runningCount(summary: StatusSummary): number {
+  return summary.counts.submitted - summary.notCollected.total - summary.statusUnknown.total;
+}
+
+function listed(group: ListedJobs): string {
+  const shown = group.jobs.slice(0, LISTED_PER_LINE).map((job) => `${job.id} (request ${job.requestId ?? '-'}): ${oneLine(job.error)}`);
+  const more = group.total - shown.length;
   return more > 0 ? `${shown.join('; ')}; and ${formatCount(more)} more (mediabatch status lists them)` : shown.join('; ');
 }
 
-function notCollectedSection(jobs: readonly StatusJob[], color: boolean): string {
-  const title = paint(color, 'yellow', `Paid, result not collected: ${formatCount(jobs.length)} job(s)`);
+function notCollectedSection(group: ListedJobs, color: boolean): string {
+  const title = paint(color, 'yellow', `Paid, result not collected: ${formatCount(group.total)} job(s)`);
   const why =
     'The service finished these jobs, but their results could not be saved. They stay submitted:\n' +
     'every run tries to collect them again (nothing is sent or paid again).';
-  return `${title}\n${why}\n${requestTable(jobs, color)}`;
+  return `${title}\n${why}\n${requestTable(group.jobs, color)}${moreLine(group)}`;
 }
 
-function statusUnknownSection(jobs: readonly StatusJob[], color: boolean): string {
-  const title = paint(color, 'yellow', `Status unknown: ${formatCount(jobs.length)} job(s)`);
+function statusUnknownSection(group: ListedJobs, color: boolean): string {
+  const title = paint(color, 'yellow', `Status unknown: ${formatCount(group.total)} job(s)`);
   const why =
     'These requests were sent, and may be paid for, but the service could not say how they are.\n' +
     'They stay submitted: every run asks again. Their request ids are the only handle on the results.';
-  return `${title}\n${why}\n${requestTable(jobs, color)}`;
+  return `${title}\n${why}\n${requestTable(group.jobs, color)}${moreLine(group)}`;
 }
 
 function requestTable(jobs: readonly StatusJob[], color: boolean): string {
@@ -187,12 +216,10 @@ function requestTable(jobs: readonly StatusJob[], color: boolean): string {
 function stateNotes(summary: StatusSummary): string[] {
   const { counts } = summary;
   const notes: string[] = [];
-  const left = submittedGroups(summary.jobs);
-  const running = counts.submitted - left.not_collected.length - left.status_unknown.length;
+  const running = runningCount(summary);
   if (running > 0) notes.push(`${formatCount(running)} job(s) still running at the service: run again to collect them.`);
-  const dropped = summary.jobs.filter((job) => job.inManifest === false).length;
-  if (dropped > 0) {
-    notes.push(`${formatCount(dropped)} job(s) here are no longer in the manifest: they were sent (and paid for) before it changed, and are collected all the same.`);
+  if (summary.dropped > 0) {
+    notes.push(`${formatCount(summary.dropped)} job(s) here are no longer in the manifest: they were sent (and paid for) before it changed, and are collected all the same.`);
   }
   if ((counts.submitting ?? 0) > 0) {
     notes.push(`${formatCount(counts.submitting ?? 0)} job(s) were caught mid-submit: the next run marks them in doubt.`);
@@ -202,15 +229,10 @@ function stateNotes(summary: StatusSummary): string[] {
   return notes;
 }
 
-/** Where results are: one folder when they share it, else the count of files. */
-function resultsLine(jobs: readonly StatusJob[]): string {
-  const outputs = jobs.map((job) => job.output).filter((output): output is string => output !== null && output !== '');
-  if (outputs.length === 0) return 'No results downloaded yet.';
-  const folders = new Set(outputs.map((output) => path.dirname(output)));
-  const [only] = folders;
-  return folders.size === 1 && only !== undefined
-    ? `Results: ${formatCount(outputs.length)} file(s) in ${only}`
-    : `Results: ${formatCount(outputs.length)} file(s) in ${formatCount(folders.size)} folders (see the CSV report)`;
+/** Where results are. */
+function resultsLine(results: StatusSummary['results']): string {
+  if (results.files === 0 || results.folder === null) return 'No results downloaded yet.';
+  return `Results: ${formatCount(results.files)} file(s) in ${results.folder}`;
 }
 
 /**

@@ -32,6 +32,8 @@ export type RunEvent =
   | { kind: 'in_doubt'; id: string; reason: string }
   | { kind: 'not_taken'; id: string; reason: string }
   | { kind: 'skipped'; id: string; reason: string }
+  /** Jobs left out of this run at once (--partial over the budget), each skipped in the ledger. */
+  | { kind: 'left_out'; count: number; reason: string }
   | { kind: 'still_running'; id: string }
   | { kind: 'retry'; what: string; attempt: number; delayMs: number; reason: string }
   | { kind: 'paused'; what: string; untilMs: number; reason: string }
@@ -43,6 +45,8 @@ export type RunEvent =
  */
 export interface InFlight {
   submits: number;
+  /** Of them, uploads (multipart, with images): these may take their longer timeout to answer. */
+  uploads: number;
 }
 
 /** Everything the execute step needs, built by the CLI (the composition root) and passed down. */
@@ -63,7 +67,7 @@ export function createRunContext(parts: Omit<RunContext, 'inFlight'> & { inFligh
   // Submits, pace waits, polls and downloads in flight each listen to the stop signal: more than
   // Node's warning threshold of ten is the normal case here, not a leak.
   setMaxListeners(0, parts.stop);
-  return { ...parts, inFlight: parts.inFlight ?? { submits: 0 } };
+  return { ...parts, inFlight: parts.inFlight ?? { submits: 0, uploads: 0 } };
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000 };

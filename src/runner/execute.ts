@@ -1,10 +1,12 @@
 import type { RunContext } from './context.js';
 import { FollowQueue } from './follow-queue.js';
-import { followedJob, type FollowedJob } from './followed.js';
-import type { PlannedSubmit, RunPlan } from './plan.js';
+import { jobFromRow } from './ingest.js';
+import type { RunPlan } from './plan.js';
 import { LocalIoError } from '../errors.js';
+import type { JobRow, ReservableState, SendSelection } from '../store/index.js';
 import { FatalRunError } from './run-errors.js';
 import { submitJob } from './submit.js';
+import { jobWindows } from './windows.js';
 
 export interface ExecuteResult {
   /** Set when a fatal error (auth, balance, disk) ended the run early. */
@@ -14,27 +16,30 @@ export interface ExecuteResult {
   stoppedBySignal: boolean;
 }
 
+const LEFT_OUT = 'over budget (--partial)';
+
 /**
  * Carries out a plan: submits with bounded concurrency, follows every submitted job (those of
- * earlier runs too) and downloads results. Every outcome is committed to the ledger as it
- * happens, so this can be stopped at any point and the next run picks up from the ledger.
+ * earlier runs too) and downloads results. Jobs to send and jobs to follow are read from the
+ * ledger a window at a time, so a million jobs cost no more memory than a hundred. Every
+ * outcome is committed to the ledger as it happens, so this can be stopped at any point and the
+ * next run picks up from the ledger.
  */
 export async function executePlan(
   ctx: RunContext,
   plan: RunPlan,
+  send: SendSelection,
   control: { userStop: AbortSignal; halt: AbortController },
 ): Promise<ExecuteResult> {
   const result: ExecuteResult = { stoppedBySignal: false };
   const guard = (work: Promise<unknown>): Promise<void> => guardFatal(result, control.halt, work);
-  await Promise.all(plan.skip.map((s) => ctx.ledger.markSkipped(s.job.id, 'over budget (--partial)')));
-  for (const skipped of plan.skip) ctx.emit({ kind: 'skipped', id: skipped.job.id, reason: 'over budget (--partial)' });
+  if (plan.skip > 0) {
+    const left = await ctx.ledger.skipAfter(plan.send.through?.index ?? Number.MIN_SAFE_INTEGER, send, LEFT_OUT);
+    ctx.emit({ kind: 'left_out', count: left, reason: LEFT_OUT });
+  }
 
-  const followers = new FollowQueue(ctx);
-  const following = ctx.options.noWait ? Promise.resolve() : guard(followers.run(ctx.options.concurrency * 2));
-  const follow = (job: FollowedJob, requestId: string): void => {
-    if (!ctx.options.noWait) followers.add(job, requestId);
-  };
-  for (const earlier of plan.follow) follow(earlier.job, earlier.requestId);
+  const followers = ctx.options.noWait ? undefined : new FollowQueue(ctx);
+  const following = followers === undefined ? Promise.resolve() : guard(followers.run(ctx.options.concurrency * 2));
 
   // Each recording is guarded as soon as it exists: a ledger that fails to record a request id
   // must stop the run now, not surface as an unhandled rejection later.
@@ -43,49 +48,54 @@ export async function executePlan(
     const guarded = guard(recording).finally(() => recordings.delete(guarded));
     recordings.add(guarded);
   };
-  await inOrderBounded(plan.submit, ctx.options.concurrency, ctx.stop, (planned) =>
-    guard(submitWithRequeue(ctx, planned, follow, result, track)),
-  );
+  if (plan.send.jobs > 0) {
+    const rows = jobWindows(ctx.ledger, { scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index });
+    await sharedBounded(rows, ctx.options.concurrency, ctx.stop, (row) => guard(submitWithRequeue(ctx, row, followers, result, track)));
+  }
   // Request ids are committed before anything else is awaited: following starts from them.
   await Promise.all(recordings);
-  followers.close();
+  followers?.close();
   await following;
-  await followers.drained();
+  await followers?.drained();
   result.stoppedBySignal = control.userStop.aborted;
   return result;
 }
 
 /**
- * Submits one planned job. A job the service provably did not take because of a rate limit
- * goes back in line (the pace is paused meanwhile); a daily limit under --no-wait stops
- * submitting instead and says when to come back.
+ * Submits one job read from the ledger. A job the service provably did not take because of a
+ * rate limit goes back in line (the pace is paused meanwhile); a daily limit under --no-wait
+ * stops submitting instead and says when to come back.
  */
 async function submitWithRequeue(
   ctx: RunContext,
-  planned: PlannedSubmit,
-  follow: (job: FollowedJob, requestId: string) => void,
+  row: JobRow,
+  followers: FollowQueue | undefined,
   result: ExecuteResult,
   track: (recording: Promise<unknown>) => void,
 ): Promise<void> {
+  const job = jobFromRow(row);
+  // Sent from the state it was read in; a job that came back as not taken is pending from then on.
+  let from: ReservableState = row.state as ReservableState;
   for (;;) {
     if (ctx.stop.aborted || result.dailyLimitUntilMs !== undefined) return;
-    const outcome = await submitJob(ctx, planned.job, planned.reason === 'resubmit-in-doubt');
+    const outcome = await submitJob(ctx, job, [from]);
+    from = 'pending';
     switch (outcome.kind) {
       case 'submitted':
         track(
           outcome.recorded.then((recorded) => {
             if (recorded !== 'submitted') {
               const reason = `the service answered request id ${outcome.requestId}, already given to job "${recorded.conflictWith}"`;
-              ctx.emit({ kind: 'in_doubt', id: planned.job.id, reason });
+              ctx.emit({ kind: 'in_doubt', id: job.id, reason });
               return;
             }
-            ctx.emit({ kind: 'submitted', id: planned.job.id, requestId: outcome.requestId });
-            follow(followedJob(planned.job), outcome.requestId);
+            ctx.emit({ kind: 'submitted', id: job.id, requestId: outcome.requestId });
+            followers?.notify();
           }),
         );
         return;
       case 'not-taken':
-        ctx.emit({ kind: 'not_taken', id: planned.job.id, reason: outcome.reason });
+        ctx.emit({ kind: 'not_taken', id: job.id, reason: outcome.reason });
         if (outcome.daily && ctx.options.noWait) {
           result.dailyLimitUntilMs = Date.now() + (outcome.retryAfterMs ?? 0);
           return;
@@ -93,14 +103,14 @@ async function submitWithRequeue(
         if (outcome.retryAfterMs === undefined) return;
         continue;
       case 'refused':
-        ctx.emit({ kind: 'failed', id: planned.job.id, reason: outcome.reason });
+        ctx.emit({ kind: 'failed', id: job.id, reason: outcome.reason });
         return;
       case 'in-doubt':
-        ctx.emit({ kind: 'in_doubt', id: planned.job.id, reason: outcome.reason });
+        ctx.emit({ kind: 'in_doubt', id: job.id, reason: outcome.reason });
         return;
       case 'over-budget':
-        await ctx.ledger.markSkipped(planned.job.id, 'the budget was reached during the run');
-        ctx.emit({ kind: 'skipped', id: planned.job.id, reason: 'the budget was reached during the run' });
+        await ctx.ledger.markSkipped(job.id, 'the budget was reached during the run');
+        ctx.emit({ kind: 'skipped', id: job.id, reason: 'the budget was reached during the run' });
         return;
       case 'stopped':
         return;
@@ -110,19 +120,22 @@ async function submitWithRequeue(
 
 /**
  * Runs `work` on the items in order, at most `concurrency` at a time, until `stop` aborts.
- * Each worker takes the next item when it is free, so nothing is queued ahead for 10,000 jobs.
+ * Every worker takes the next item of one shared iterator when it is free, so nothing is queued
+ * ahead for a million jobs.
  */
-async function inOrderBounded<T>(
-  items: readonly T[],
-  concurrency: number,
-  stop: AbortSignal,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
+async function sharedBounded<T>(items: AsyncIterator<T>, concurrency: number, stop: AbortSignal, work: (item: T) => Promise<void>): Promise<void> {
   const worker = async (): Promise<void> => {
-    for (let item = items[next++]; item !== undefined && !stop.aborted; item = items[next++]) await work(item);
+    while (!stop.aborted) {
+      const next = await items.next();
+      if (next.done === true) return;
+      await work(next.value);
+    }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    await items.return?.();
+  }
 }
 
 /** A fatal error in one worker stops the others (through `halt`); the first one is kept to report. */

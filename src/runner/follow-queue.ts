@@ -1,6 +1,10 @@
 import type { RunContext } from './context.js';
-import type { FollowedJob } from './followed.js';
+import { followedFromRow, type FollowedJob } from './followed.js';
 import { pollOnce } from './follow.js';
+
+/** Submitted jobs read from the ledger at a time, and how few may be left before reading more. */
+const LOAD_ROWS = 1000;
+const LOW_WATER = 250;
 
 interface Followed {
   job: FollowedJob;
@@ -11,10 +15,11 @@ interface Followed {
 }
 
 /**
- * Every submitted job waiting for its result, ordered by when it is next due for a status
- * call. A fixed number of workers take the earliest due job, ask once, and put it back with a
- * longer delay while it runs. Ten thousand jobs in flight cost ten thousand small records and
- * one timer, not ten thousand sleeping loops, and never more than `workers` requests at once.
+ * Submitted jobs waiting for their results, ordered by when each is next due for a status call.
+ * They come from the ledger, in the order they became submitted (earlier runs' first), a window
+ * at a time whenever few are left: a million submitted jobs cost a thousand records here. A fixed
+ * number of workers take the earliest due job, ask once, and put it back with a longer delay
+ * while it runs: never more than `workers` requests at once, and one timer.
  */
 export class FollowQueue {
   readonly #ctx: RunContext;
@@ -22,16 +27,46 @@ export class FollowQueue {
   readonly #waiters = new Set<() => void>();
   #inFlight = 0;
   #closed = false;
+  /** The last job read, in the ledger's following order. */
+  #seq = 0;
+  /** The ledger may hold submitted jobs not read yet. */
+  #more = true;
+  #loading: Promise<void> | undefined;
+  /** Notices of new submits while a window was being read. */
+  #noticed = 0;
 
   constructor(ctx: RunContext) {
     this.#ctx = ctx;
   }
 
-  add(job: FollowedJob, requestId: string): void {
+  /** A job was submitted (and its request id committed): the ledger has another to follow. */
+  notify(): void {
+    this.#more = true;
+    this.#noticed += 1;
+    this.#wakeAll();
+  }
+
+  #add(job: FollowedJob, requestId: string): void {
     const schedule = this.#ctx.options.poll[job.type];
     const now = Date.now();
     this.#push({ job, requestId, dueMs: now + schedule.firstMs, delayMs: schedule.firstMs, giveUpAtMs: now + schedule.giveUpMs });
-    this.#wakeAll();
+  }
+
+  /** Reads the next window of submitted jobs when few are left and more may be waiting. */
+  async #load(): Promise<void> {
+    if (!this.#more || this.#heap.length > LOW_WATER) return;
+    this.#loading ??= (async () => {
+      const noticed = this.#noticed;
+      const rows = await this.#ctx.ledger.readFollowing(this.#seq, LOAD_ROWS);
+      for (const row of rows) this.#add(followedFromRow(row), row.requestId);
+      this.#seq = rows.at(-1)?.followSeq ?? this.#seq;
+      // A short window means none is left, unless a submit was recorded meanwhile.
+      if (rows.length < LOAD_ROWS && this.#noticed === noticed) this.#more = false;
+    })().finally(() => {
+      this.#loading = undefined;
+      this.#wakeAll();
+    });
+    await this.#loading;
   }
 
   /** No more jobs will be added: workers end once every job has ended or been left for later. */
@@ -83,10 +118,13 @@ export class FollowQueue {
   async #next(): Promise<Followed | undefined> {
     for (;;) {
       if (this.#ctx.stop.aborted) return undefined;
+      await this.#load();
       const first = this.#heap[0];
       if (first === undefined) {
-        // A job being polled right now may come back; only an empty, closed, idle queue is done.
-        if (this.#closed && this.#inFlight === 0) return undefined;
+        // A job being polled right now may come back; only an empty, closed, idle queue with
+        // nothing left in the ledger is done.
+        if (this.#closed && this.#inFlight === 0 && !this.#more) return undefined;
+        if (this.#more) continue;
         await this.#waitForChange();
         continue;
       }

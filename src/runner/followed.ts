@@ -1,6 +1,5 @@
-import type { ResolvedJob } from '../jobs/index.js';
 import type { JobType } from '../jobs/types.js';
-import type { JobView } from '../store/index.js';
+import type { FollowRow } from '../store/index.js';
 
 /**
  * What following a sent job and saving its result need: its id, its kind, and the parameters
@@ -14,10 +13,6 @@ export interface FollowedJob {
 }
 
 /** From the ledger's row: what was actually sent, even if the manifest changed since. */
-export function followedFromView(view: Pick<JobView, 'id' | 'type' | 'format'>): FollowedJob {
-  return { id: view.id, type: view.type, params: view.format === null ? {} : { format: view.format } };
-}
-
-export function followedJob(job: ResolvedJob): FollowedJob {
-  return { id: job.id, type: job.type, params: job.params };
+export function followedFromRow(row: Pick<FollowRow, 'id' | 'type' | 'paramsJson'>): FollowedJob {
+  return { id: row.id, type: row.type, params: JSON.parse(row.paramsJson) as Record<string, unknown> };
 }

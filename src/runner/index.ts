@@ -8,16 +8,20 @@ import type { ServiceClient } from '../api/types.js';
 import type { Manifest } from '../manifest/types.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
 import { buildCostReport, type CostReport } from '../pricing/report.js';
+import { COST_JOB_LINES, type CostJob } from '../report/cost-report.js';
 import type { StatusSummary } from '../report/status.js';
-import type { Ledger } from '../store/index.js';
+import type { JobRow, Ledger, SendSelection } from '../store/index.js';
+import { fitInOrder } from './budget.js';
 import { createRunContext, DEFAULT_RETRY, pollEvery, servicePoll, simulatorPoll, type InFlight, type PollSchedules, type RetryPolicy, type RunEvent } from './context.js';
+import { ingestManifest } from './ingest.js';
 import { refuseLostLedger } from './lost-ledger.js';
 import type { Pace } from './pace.js';
 import { paceFor, type PlanChoice } from './pace-plan.js';
-import { planRun, type RunPlan } from './plan.js';
-import { checkWithService, priceManifest } from './prepare.js';
+import type { RunPlan } from './plan.js';
+import { loadCatalogue, priceLedger } from './prepare.js';
 import { ensureWritableFolder, summarize, writeRunReports, type RunFiles } from './reports.js';
-import { pricesMicro, runManifest, type RunOutcome } from './run.js';
+import { runManifest, type RunOutcome } from './run.js';
+import { jobWindows } from './windows.js';
 
 export type { PlanChoice, RunEvent, RunFiles, RunOutcome, RunPlan, StatusSummary };
 export { refuseLostLedger };
@@ -52,8 +56,41 @@ export const DEFAULT_CONCURRENCY = 8;
 /** The service's outputs are at most 100 MB; the default leaves a little slack for container overhead. */
 export const DEFAULT_MAX_RESULT_BYTES = 110 * 1024 * 1024;
 
-/** Checks against the catalogue, prices everything (cached prices cost no call) and reports. Sends nothing. */
-export async function estimate(request: EstimateRequest): Promise<CostReport> {
+export interface CheckRequest {
+  manifest: Manifest;
+  /** Where the jobs stream through to be checked: a scratch ledger, thrown away after. */
+  scratch: Ledger;
+  /** The service, to check every job against its catalogue (undefined: offline checks only). */
+  service?: (ServiceAccess & { ledger: Ledger }) | undefined;
+}
+
+/**
+ * Checks every job of a manifest, and with the service its catalogue too, reporting every
+ * problem at once (ManifestError). The jobs stream through a scratch ledger, which is what finds
+ * duplicate ids in bounded memory; `service.ledger` (the manifest's own) only caches the
+ * catalogue. Sends nothing. Returns how many jobs the manifest holds.
+ */
+export async function check(request: CheckRequest): Promise<{ jobs: number }> {
+  const { service } = request;
+  const models = service === undefined ? undefined : await loadCatalogue({ client: service.client, ledger: service.ledger, baseUrl: service.baseUrl });
+  const sync = await ingestManifest({ manifest: request.manifest, ledger: request.scratch, models });
+  return { jobs: sync.listed };
+}
+
+/** What `estimate` found: the report, and every job of it in manifest order (read from the ledger as asked for). */
+export interface EstimateResult {
+  report: CostReport;
+  /** The first jobs, for a person to read. */
+  firstJobs: CostJob[];
+  /** Every job, a window at a time: for the JSON and CSV reports. */
+  jobs(): AsyncIterable<CostJob>;
+}
+
+/**
+ * Checks the manifest against the catalogue, records its jobs in the ledger, prices what may be
+ * sent (cached prices cost no call) and reports. Sends nothing.
+ */
+export async function estimate(request: EstimateRequest): Promise<EstimateResult> {
   const { manifest, ledger, service } = request;
   const planName = request.plan ?? 'premium';
   const budgetMicro = budgetOf(request);
@@ -66,31 +103,40 @@ export async function estimate(request: EstimateRequest): Promise<CostReport> {
     stop: request.signal ?? new AbortController().signal,
     emit: request.onEvent ?? (() => undefined),
   };
-  await checkWithService(manifest, deps);
-  const pricing = await priceManifest(manifest, deps);
+  await ingestManifest({ manifest, ledger, models: await loadCatalogue(deps) });
+  const send: SendSelection = { resubmitInDoubt: false };
+  const pricing = await priceLedger(send, deps);
   const spentMicro = await ledger.spentMicro();
-  const plan = planRun({
-    jobs: manifest.jobs,
-    rows: new Map((await ledger.jobViews()).map((view) => [view.id, view])),
-    prices: pricesMicro(pricing),
-    spentMicro,
-    budgetMicro,
-    partial: false,
-    resubmitInDoubt: false,
-  });
-  const toSend = new Set(plan.submit.map((s) => s.job.id));
   const { balanceUsd } = await service.client.balance({ signal: deps.stop });
-  return buildCostReport({
-    jobs: manifest.jobs,
+  const report = await buildCostReport({
+    lines: await ledger.costRows(send),
     pricing,
     spentMicro,
-    alreadyDoneIds: new Set(manifest.jobs.filter((j) => !toSend.has(j.id)).map((j) => j.id)),
     budgetMicro,
+    fit: (budget) => fitInOrder(ledger, send, spentMicro, budget),
     balanceMicro: usdToMicro(balanceUsd, 'down'),
     plan: paceFor(planName).limits,
     planName,
     concurrency: request.concurrency ?? DEFAULT_CONCURRENCY,
   });
+  const firstJobs = (await ledger.readJobs({ scope: 'manifest', flagSend: send, limit: COST_JOB_LINES })).map(costJobOf);
+  return { report, firstJobs, jobs: () => costJobs(ledger, send) };
+}
+
+async function* costJobs(ledger: Ledger, send: SendSelection): AsyncGenerator<CostJob> {
+  for await (const row of jobWindows(ledger, { scope: 'manifest', flagSend: send })) yield costJobOf(row);
+}
+
+function costJobOf(row: JobRow): CostJob {
+  const model = (JSON.parse(row.paramsJson) as { model?: unknown }).model;
+  return {
+    id: row.id,
+    type: row.type,
+    model: typeof model === 'string' ? model : '',
+    priceMicro: row.priceMicro ?? 0,
+    source: row.priceSource ?? '',
+    toSend: row.toSend === true,
+  };
 }
 
 export interface RunRequest extends Common {
@@ -133,13 +179,12 @@ export interface RunResult {
  */
 export async function run(request: RunRequest): Promise<RunResult> {
   const { manifest, ledger, files } = request;
-  if (Object.values(await ledger.countsByState()).every((n) => n === 0)) refuseLostLedger(files);
+  if (await nothingSent(ledger)) refuseLostLedger(files);
   if (request.noWait !== true) await ensureWritableFolder(files.out);
   const budgetMicro = budgetOf(request);
   const emit = request.onEvent ?? (() => undefined);
   const userStop = request.signal ?? new AbortController().signal;
   const halt = new AbortController();
-  const manifestIds = new Set(manifest.jobs.map((job) => job.id));
   const ctx = createRunContext({
     client: request.service.client,
     ledger,
@@ -171,11 +216,10 @@ export async function run(request: RunRequest): Promise<RunResult> {
       onExecute: async (plan) => {
         // The trace of sent requests goes down before the first of them: a ledger lost after this
         // point must not let a later run send (and pay for) everything again.
-        if (plan.submit.length > 0) await writeRunReports(files, await summarize(ledger, budgetMicro, manifestIds), false);
+        if (plan.send.jobs > 0) await writeRunReports(files, ledger, await summarize(ledger, budgetMicro), false);
         started = true;
         // Jobs the manifest dropped after they were sent are collected too, so they count.
-        const dropped = plan.follow.filter((f) => !manifestIds.has(f.job.id)).length;
-        await request.onStart?.({ plan, total: manifest.jobs.length + dropped });
+        await request.onStart?.({ plan, total: Object.values(plan.counts).reduce((a, b) => a + b, 0) });
       },
     });
   } catch (error) {
@@ -186,9 +230,15 @@ export async function run(request: RunRequest): Promise<RunResult> {
     // Every change is in before the summary reads them; a writer thread goes with its heap.
     await ledger.flush();
   }
-  const summary = await summarize(ledger, budgetMicro, manifestIds);
-  await writeRunReports(files, summary, true);
+  const summary = await summarize(ledger, budgetMicro);
+  await writeRunReports(files, ledger, summary, true);
   return { outcome, summary };
+}
+
+/** The ledger records no job that ever left this machine (a new one, or one only estimate wrote). */
+async function nothingSent(ledger: Ledger): Promise<boolean> {
+  const counts = await ledger.countsByState();
+  return counts.pending + counts.skipped === Object.values(counts).reduce((a, b) => a + b, 0) && (await ledger.spentMicro()) === 0;
 }
 
 function budgetOf(request: Common): MicroUsd | null {

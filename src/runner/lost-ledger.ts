@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import type { RunFiles } from './reports.js';
 
@@ -37,18 +37,62 @@ function resultsIn(folder: string): EarlierRun | undefined {
 /** States of a job that has left this machine (a request id, or perhaps one nobody heard). */
 const NOT_SENT = new Set(['pending', 'skipped']);
 
+/** A report this small is read whole; a larger one (a run of many jobs) by its head, which holds the counts. */
+const WHOLE_REPORT_BYTES = 1024 * 1024;
+const HEAD_BYTES = 64 * 1024;
+
 /** A run report (`finished: false` is written before the first submit) that says requests left. */
 function requestsIn(report: string): EarlierRun | undefined {
-  let parsed: { kind?: unknown; finished?: unknown; jobs?: { state?: unknown; request_id?: unknown }[] };
+  let text: string;
   try {
-    parsed = JSON.parse(readFileSync(report, 'utf8')) as typeof parsed;
+    text = statSync(report).size <= WHOLE_REPORT_BYTES ? readFileSync(report, 'utf8') : readHead(report);
   } catch {
-    // No report, or not one of ours: nothing to go by.
     return undefined;
   }
-  if (parsed.kind !== 'run' || !Array.isArray(parsed.jobs)) return undefined;
-  const sent = parsed.jobs.filter((job) => typeof job?.request_id === 'string' || (typeof job?.state === 'string' && !NOT_SENT.has(job.state))).length;
-  if (sent > 0) return { what: `${report} lists ${sent} requests already sent`, path: report };
-  if (parsed.finished === false) return { what: `${report} says a run started sending requests`, path: report };
+  const found = sentIn(text);
+  if (found === undefined) return undefined;
+  if (found.sent > 0) return { what: `${report} lists ${found.sent} requests already sent`, path: report };
+  if (found.finished === false) return { what: `${report} says a run started sending requests`, path: report };
   return undefined;
+}
+
+function readHead(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(HEAD_BYTES);
+    return buffer.subarray(0, readSync(fd, buffer, 0, HEAD_BYTES, 0)).toString('utf8');
+  } catch {
+    return '';
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * What a run report says was sent: from its job list when it is whole, else from the counts at
+ * its head (mediabatch writes them first). Undefined when it is not a run report of ours.
+ */
+function sentIn(text: string): { sent: number; finished: unknown } | undefined {
+  try {
+    const parsed = JSON.parse(text) as { kind?: unknown; finished?: unknown; jobs?: { state?: unknown; request_id?: unknown }[] };
+    if (parsed.kind !== 'run' || !Array.isArray(parsed.jobs)) return undefined;
+    const sent = parsed.jobs.filter((job) => typeof job?.request_id === 'string' || (typeof job?.state === 'string' && !NOT_SENT.has(job.state))).length;
+    return { sent, finished: parsed.finished };
+  } catch {
+    // Cut short at its head (or not JSON at all): read the head's fields.
+  }
+  if (!/^\{\s*"kind":\s*"run"/.test(text)) return undefined;
+  const finished = /"finished":\s*(true|false)/.exec(text)?.[1];
+  const counts = /"counts":\s*(\{[^{}]*\})/.exec(text)?.[1];
+  if (counts === undefined) return undefined;
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(counts) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const sent = Object.entries(parsed)
+    .filter(([state]) => !NOT_SENT.has(state))
+    .reduce((n, [, count]) => n + (typeof count === 'number' ? count : 0), 0);
+  return { sent, finished: finished === undefined ? undefined : finished === 'true' };
 }

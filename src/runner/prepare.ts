@@ -2,12 +2,9 @@ import { RateLimitError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
 import type { Model, ServiceClient, ServiceRequest } from '../api/types.js';
 import { JOB_TYPES } from '../jobs/index.js';
-import { checkAgainstCatalogue } from '../manifest/catalogue.js';
-import { ManifestError } from '../manifest/errors.js';
-import type { Manifest } from '../manifest/types.js';
-import { priceJobs, type PricingResult } from '../pricing/price-jobs.js';
+import { priceGroups, type PriceGroup, type PricingResult } from '../pricing/price-jobs.js';
 import type { PriceCache } from '../pricing/types.js';
-import type { Ledger } from '../store/index.js';
+import type { Ledger, SendSelection } from '../store/index.js';
 import type { RetryPolicy, RunEvent } from './context.js';
 import type { Pace } from './pace.js';
 import { describeError } from './run-errors.js';
@@ -42,19 +39,14 @@ export async function loadCatalogue(deps: Pick<ServiceDeps, 'client' | 'ledger' 
   return models;
 }
 
-/** Checks models, voices, languages and bounds against the catalogue; every problem at once. */
-export async function checkWithService(manifest: Manifest, deps: Pick<ServiceDeps, 'client' | 'ledger' | 'baseUrl'>): Promise<void> {
-  const models = await loadCatalogue(deps);
-  const issues = checkAgainstCatalogue(manifest, models);
-  if (issues.length > 0) throw new ManifestError(issues);
-}
-
 /**
- * Prices every job of the manifest. Price calls are idempotent, so they are retried freely and
- * paced as their own class; the cache in the ledger makes a second estimate free. A run passes
- * `confirmCached`: the budget must be judged on today's prices, at one call per cached group.
+ * Prices every job `send` selects, as the ledger groups them (one call per price group, or a few
+ * probes per group priced by length, whatever the number of jobs), and records each job's price
+ * in the ledger. Price calls are idempotent, so they are retried freely and paced as their own
+ * class; the cache in the ledger makes a second estimate free. A run passes `confirmCached`: the
+ * budget must be judged on today's prices, at one call per cached group.
  */
-export async function priceManifest(manifest: Manifest, deps: ServiceDeps, options: { confirmCached?: boolean } = {}): Promise<PricingResult> {
+export async function priceLedger(send: SendSelection, deps: ServiceDeps, options: { confirmCached?: boolean } = {}): Promise<PricingResult> {
   const quote = (request: ServiceRequest): Promise<number> =>
     withRetries(
       async () => {
@@ -73,12 +65,22 @@ export async function priceManifest(manifest: Manifest, deps: ServiceDeps, optio
         },
       },
     );
+  const groups: PriceGroup[] = (await deps.ledger.priceGroups(send)).map((row) => ({
+    key: row.groupKey,
+    type: row.type,
+    sample: { id: row.groupKey, type: row.type, params: JSON.parse(row.paramsJson) as Record<string, unknown>, images: {} },
+    jobs: row.jobs,
+    lengths: row.lengths,
+  }));
   const cache = await ledgerPriceCache(deps.ledger);
+  let pricing: PricingResult;
   try {
-    return await priceJobs(manifest.jobs, { quote, cache, confirmCached: options.confirmCached });
+    pricing = await priceGroups(groups, { quote, cache, confirmCached: options.confirmCached });
   } finally {
     await cache.saved();
   }
+  await deps.ledger.applyPrices(pricing.prices, send);
+  return pricing;
 }
 
 /**

@@ -1,14 +1,15 @@
-import { PRICEABLE_STATES } from '../jobs/states.js';
 import { ConfigError } from '../errors.js';
-import type { Manifest, ResolvedJob } from '../manifest/types.js';
+import type { Manifest } from '../manifest/types.js';
+import { decimalUsd, formatUsd, usdToMicro, type MicroUsd } from '../money.js';
 import type { PricingResult } from '../pricing/price-jobs.js';
-import type { JobView, Ledger } from '../store/index.js';
+import type { Ledger, SendSelection } from '../store/index.js';
+import { fitInOrder } from './budget.js';
 import type { RunContext } from './context.js';
 import { executePlan, type ExecuteResult } from './execute.js';
-import { mayBeSent, planRun, type RunPlan } from './plan.js';
-import { checkWithService, priceManifest, type ServiceDeps } from './prepare.js';
+import { ingestManifest, type IngestResult } from './ingest.js';
+import { planRun, type RunPlan } from './plan.js';
+import { loadCatalogue, priceLedger, type ServiceDeps } from './prepare.js';
 import { BudgetError } from './run-errors.js';
-import { decimalUsd, formatUsd, sumMicro, usdToMicro, type MicroUsd } from '../money.js';
 
 export interface RunInput {
   manifest: Manifest;
@@ -25,12 +26,13 @@ export interface RunOutcome {
   plan: RunPlan;
   pricing: PricingResult;
   execute: ExecuteResult;
-  changedIds: string[];
+  ingest: IngestResult;
 }
 
 /**
- * `run` without the terminal: recover, check, price, plan, enforce the budget, then execute.
- * Nothing is sent before the budget and the balance have been checked against the whole plan.
+ * `run` without the terminal: recover, check and record the manifest's jobs, price, plan, enforce
+ * the budget, then execute. Nothing is sent before the budget and the balance have been checked
+ * against the whole plan.
  */
 export async function runManifest(input: RunInput): Promise<RunOutcome> {
   const { manifest, ctx } = input;
@@ -39,80 +41,56 @@ export async function runManifest(input: RunInput): Promise<RunOutcome> {
     ctx.emit({ kind: 'in_doubt', id, reason: 'a previous run stopped while submitting it' });
   }
   const deps: ServiceDeps = { ...ctx, baseUrl: input.baseUrl, retry: ctx.options.retry };
-  await checkWithService(manifest, deps);
-  const changedIds = await syncLedger(ledger, manifest.jobs, ctx);
-  const views = await ledger.jobViews();
-  const rows = new Map(views.map((view) => [view.id, view]));
+  const ingest = await ingestManifest({
+    manifest,
+    ledger,
+    models: await loadCatalogue(deps),
+    onChanged: (change) =>
+      ctx.emit({
+        kind: 'warning',
+        message: `job "${change.id}" changed after it was submitted: it keeps its earlier result (${change.state}). Give it a new id to generate it again.`,
+      }),
+  });
+  const send: SendSelection = { resubmitInDoubt: ctx.options.resubmitInDoubt };
   // Only what this run may send needs a price (and a fresh one): a finished job costs nothing more.
-  const unsent = manifest.jobs.filter((job) => mayBeSent(rows.get(job.id), ctx.options.resubmitInDoubt));
-  const pricing = await priceManifest({ ...manifest, jobs: unsent }, deps, { confirmCached: true });
+  const pricing = await priceLedger(send, deps, { confirmCached: true });
   for (const change of pricing.changes) {
     ctx.emit({
       kind: 'warning',
       message: `the service's price changed since it was cached (${change.model}: ${formatUsd(usdToMicro(change.cachedUsd, 'up'))} → ${formatUsd(usdToMicro(change.currentUsd, 'up'))} for one job): its group was priced again before anything was sent`,
     });
   }
-  const prices = pricesMicro(pricing);
-  await storePrices(ledger, pricing, views);
   // Kept as exact decimal dollars, the key `status` has always read.
   if (ctx.options.budgetMicro !== null) await ledger.setMeta('budget_usd', decimalUsd(ctx.options.budgetMicro));
-
-  const plan = planRun({
-    jobs: manifest.jobs,
-    rows,
-    prices,
-    spentMicro: await ledger.spentMicro(),
-    budgetMicro: ctx.options.budgetMicro,
-    partial: input.partial,
-    resubmitInDoubt: ctx.options.resubmitInDoubt,
-  });
+  const plan = await planFromLedger(ledger, send, ctx.options.budgetMicro, input.partial);
   if (plan.budget.overByMicro > 0 && !input.partial) throw new BudgetError(budgetMessage(plan));
-  await checkBalance(ctx, sumMicro(plan.submit.map((s) => s.priceMicro)));
+  await checkBalance(ctx, plan.send.micro);
   await input.onExecute?.(plan);
-  const execute = await executePlan(ctx, plan, { userStop: input.userStop, halt: input.halt });
-  return { plan, pricing, execute, changedIds };
+  const execute = await executePlan(ctx, plan, send, { userStop: input.userStop, halt: input.halt });
+  return { plan, pricing, execute, ingest };
 }
 
-/** Every job's price as the ledger and the budget count it. */
-export function pricesMicro(pricing: PricingResult): Map<string, MicroUsd> {
-  return new Map([...pricing.prices].map(([id, p]) => [id, p.priceMicro]));
-}
-
-async function syncLedger(ledger: Ledger, jobs: readonly ResolvedJob[], ctx: RunContext): Promise<string[]> {
-  const { changed } = await ledger.syncJobs(
-    jobs.map((job) => ({
-      id: job.id,
-      index: job.index,
-      contentHash: job.contentHash,
-      type: job.type,
-      paramsJson: JSON.stringify(job.params),
-      textChars: job.textChars,
-    })),
-  );
-  for (const change of changed) {
-    ctx.emit({
-      kind: 'warning',
-      message: `job "${change.id}" changed after it was submitted: it keeps its earlier result (${change.state}). Give it a new id to generate it again.`,
-    });
-  }
-  return changed.map((c) => c.id);
-}
-
-/** Prices are stored on rows not yet sent; a row already paid keeps the price it was sent at. */
-async function storePrices(ledger: Ledger, pricing: PricingResult, views: readonly JobView[]): Promise<void> {
-  const unsent = new Set(views.filter((v) => PRICEABLE_STATES.has(v.state)).map((v) => v.id));
-  await ledger.setPrices(
-    [...pricing.prices]
-      .filter(([id]) => unsent.has(id))
-      .map(([id, p]) => ({ id, priceMicro: p.priceMicro, source: p.source, priceKey: p.key })),
-  );
+/** The plan from what the ledger counts: the jobs `send` selects, their prices, the spend. */
+export async function planFromLedger(ledger: Ledger, send: SendSelection, budgetMicro: MicroUsd | null, partial: boolean): Promise<RunPlan> {
+  const lines = (await ledger.costRows(send)).filter((row) => row.toSend);
+  const candidates = { jobs: lines.reduce((n, row) => n + row.jobs, 0), micro: lines.reduce((n, row) => n + row.priceMicro, 0) };
+  const spentMicro = await ledger.spentMicro();
+  const over = budgetMicro !== null && spentMicro + candidates.micro > budgetMicro;
+  return planRun({
+    candidates,
+    counts: await ledger.countsByState('report'),
+    spentMicro,
+    budgetMicro,
+    partial,
+    fit: over ? await fitInOrder(ledger, send, spentMicro, budgetMicro) : undefined,
+  });
 }
 
 export function budgetMessage(plan: RunPlan): string {
   const { budgetMicro, spentMicro, toSendMicro, overByMicro, fitCount } = plan.budget;
   return (
     `the budget of ${formatUsd(budgetMicro ?? 0)} would be exceeded by ${formatUsd(overByMicro)}: ` +
-    `${formatUsd(spentMicro)} already spent + ${formatUsd(toSendMicro)} for ${plan.submit.length + plan.skip.length} job(s) to send. ` +
+    `${formatUsd(spentMicro)} already spent + ${formatUsd(toSendMicro)} for ${plan.send.jobs + plan.skip} job(s) to send. ` +
     `${fitCount} of them fit in manifest order. Nothing was sent. Raise --budget, or add --partial to send those that fit.`
   );
 }

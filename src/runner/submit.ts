@@ -1,7 +1,7 @@
 import { RateLimitError, submitFailureKind } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
-import { kindOf, type ResolvedJob } from '../jobs/index.js';
-import type { SubmittedResult } from '../store/index.js';
+import { kindOf, type SendableJob } from '../jobs/index.js';
+import type { ReservableState, SubmittedResult } from '../store/index.js';
 import type { RunContext } from './context.js';
 import type { PacedClass } from './pace.js';
 import { describeError, FatalRunError, SubmitAbandoned } from './run-errors.js';
@@ -21,17 +21,17 @@ export type SubmitOutcome =
  *    connection), through the one retry layer;
  * 3. the answer (request id or failure) is committed before the next step.
  */
-export async function submitJob(ctx: RunContext, job: ResolvedJob, resubmit: boolean): Promise<SubmitOutcome> {
+export async function submitJob(ctx: RunContext, job: SendableJob, allowFrom: readonly ReservableState[]): Promise<SubmitOutcome> {
   const cls: PacedClass = `submit:${job.type}`;
   try {
     await ctx.pace.take(cls, ctx.stop);
   } catch {
     return { kind: 'stopped' };
   }
-  const allowFrom = resubmit ? (['in_doubt'] as const) : (['pending', 'skipped'] as const);
   const reserved = await ctx.ledger.reserveForSubmit(job.id, ctx.options.budgetMicro, allowFrom);
   if (reserved === 'over-budget') return { kind: 'over-budget' };
-  if (reserved !== 'reserved') throw new Error(`job ${job.id} could not be reserved: ${reserved}`);
+  // Another process changed it (only one run holds the lock, so this is a bug, or a person's edit).
+  if (reserved !== 'reserved') throw new Error(`bug in mediabatch: job ${job.id} could not be reserved from ${allowFrom.join('/')}: ${reserved}`);
 
   let requestId: string;
   try {
@@ -50,7 +50,7 @@ export async function submitJob(ctx: RunContext, job: ResolvedJob, resubmit: boo
   return { kind: 'submitted', requestId, recorded };
 }
 
-async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClass): Promise<string> {
+async function sendWithRetries(ctx: RunContext, job: SendableJob, cls: PacedClass): Promise<string> {
   // Aborting the retry layer is only safe between attempts: an attempt in flight must be
   // allowed to finish, or its answer (and the request id in it) would be thrown away.
   const betweenAttempts = new AbortController();
@@ -60,6 +60,9 @@ async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClas
     if (!inFlight) betweenAttempts.abort(new SubmitAbandoned('the run is stopping'));
   };
   ctx.stop.addEventListener('abort', onStop, { once: true });
+  const request = kindOf(job.type).submit(job);
+  // An upload (images, multipart) may take its longer timeout to answer: a stop says so.
+  const uploads = 'multipart' in request ? 1 : 0;
   return withRetries(
     async (attempt) => {
       if (attempt > 1) {
@@ -68,13 +71,15 @@ async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClas
       }
       inFlight = true;
       ctx.inFlight.submits += 1;
+      ctx.inFlight.uploads += uploads;
       try {
-        const answer = await send(ctx, job);
+        const answer = await ctx.client.submit(request);
         ctx.pace.observe(cls, answer.rateLimit);
         return answer.value.requestId;
       } finally {
         inFlight = false;
         ctx.inFlight.submits -= 1;
+        ctx.inFlight.uploads -= uploads;
       }
     },
     {
@@ -91,11 +96,7 @@ async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClas
   ).finally(() => ctx.stop.removeEventListener('abort', onStop));
 }
 
-function send(ctx: RunContext, job: ResolvedJob) {
-  return ctx.client.submit(kindOf(job.type).submit(job));
-}
-
-async function recordFailure(ctx: RunContext, job: ResolvedJob, error: unknown): Promise<SubmitOutcome> {
+async function recordFailure(ctx: RunContext, job: SendableJob, error: unknown): Promise<SubmitOutcome> {
   const reason = describeError(error);
   if (error instanceof SubmitAbandoned) {
     await ctx.ledger.markNotTaken(job.id, reason);

@@ -9,15 +9,30 @@ import type { JobState } from '../jobs/states.js';
 import type { JobType } from '../jobs/types.js';
 import type { MicroUsd } from '../money.js';
 
-/** One job of the manifest, as syncJobs records it. */
+/**
+ * One job of the manifest as the ledger records it: everything a submit sends (parameters, text,
+ * images) is on the row, so the runner reads its work back in windows instead of holding it.
+ */
 export interface JobSpec {
   id: string;
-  /** 0-based position in the manifest: listings follow it. */
+  /** Manifest order (a unit's position and the row's place in it): listings and sends follow it. */
   index: number;
   contentHash: string;
   type: JobType;
   paramsJson: string;
   textChars?: number | undefined;
+  /** The text a speech job speaks. */
+  text?: string | undefined;
+  /** The images it sends, by field (the manifest's ImageRef: path, written, contentType, bytes, sha256). */
+  filesJson?: string | undefined;
+  tags?: readonly string[] | undefined;
+  /** Where the manifest gives it, for messages: `file:line:col`. */
+  origin: string;
+  /** Its price group (every priced field but the length) and its full price key. */
+  groupKey: string;
+  priceKey: string;
+  /** A part of a text split into several jobs: the id of the job it is a part of. */
+  parentId?: string | undefined;
 }
 
 export interface ChangedJob {
@@ -27,18 +42,155 @@ export interface ChangedJob {
   state: JobState;
 }
 
-export interface SyncResult {
-  added: number;
-  /** Jobs already sent whose content differs now: they keep their old result. */
+/** A job not recorded because another job of the manifest holds its id (ignoring case). */
+export interface IdConflict {
+  id: string;
+  origin: string;
+  heldBy: { id: string; origin: string | null };
+}
+
+export interface PutResult {
+  conflicts: IdConflict[];
+  /** Jobs already sent whose content differs now: they keep their old content and result. */
   changed: ChangedJob[];
 }
 
-export interface JobPrice {
+export interface SyncResult {
+  added: number;
+  /** How many jobs already sent changed content (each was also in a PutResult). */
+  changed: number;
+  /** Jobs the manifest no longer lists (still collected when paid for). */
+  dropped: number;
+  /** Jobs the manifest lists, after this ingest. */
+  listed: number;
+}
+
+/** One unit of a manifest (its inline jobs, or one source) as the last ingest that read it left it. */
+export interface UnitRecord {
+  key: string;
+  position: number;
+  fingerprint: string;
+  jobs: number;
+  readAt: string;
+}
+
+/** A unit as the ingest ends: read again (with its new fingerprint), or kept as it was. */
+export interface UnitState {
+  key: string;
+  position: number;
+  fingerprint: string;
+}
+
+/** A file a unit's rows named and its stamp (size and modification time) when it was read. */
+export interface UnitFile {
+  path: string;
+  stamp: string;
+}
+
+/**
+ * Brings the ledger in line with the manifest, unit by unit, in one transaction: nothing of it
+ * is visible to another reader, or kept, until `commit`; `rollback` (a manifest with problems)
+ * leaves the ledger as it was.
+ *
+ * - `keep(unit)`: a unit unchanged since it was last read; its jobs stay listed as they are.
+ * - `put(unit, specs)`: jobs of a unit being read, in manifest order. A new id becomes pending;
+ *   a pending or skipped job whose content changed takes the new content and loses its price
+ *   (nothing was paid); a job already sent whose content changed keeps its content and is
+ *   reported in `changed`. A job whose id (ignoring case) another job of this manifest holds is
+ *   not recorded: it comes back in `conflicts`.
+ * - `commit(units)`: every job of a unit read again but not seen, and of a unit no longer
+ *   listed, leaves the manifest; the units' fingerprints are stored.
+ */
+export interface LedgerIngest {
+  keep(unitKey: string): Promise<void>;
+  /**
+   * Ids given by rows that have problems (the ingest will be rolled back): they still take part
+   * in the uniqueness check, so a second job with such an id is reported in the same pass.
+   */
+  claim(unitKey: string, claims: readonly { id: string; origin: string }[]): Promise<IdConflict[]>;
+  put(unitKey: string, specs: readonly JobSpec[]): Promise<PutResult>;
+  /** The files a unit's rows named, so the next ingest can tell whether the unit changed. */
+  putUnitFiles(unitKey: string, files: readonly UnitFile[]): Promise<void>;
+  commit(units: readonly UnitState[]): Promise<SyncResult>;
+  rollback(): Promise<void>;
+}
+
+/**
+ * Which jobs a read covers: the manifest's (`manifest`), those plus every job still paid for and
+ * outstanding that the manifest dropped (`report`: what a summary must not hide), or every row.
+ */
+export type JobScope = 'manifest' | 'report' | 'all';
+
+/**
+ * The jobs a run may send (each only if the manifest lists it): pending and skipped ones, failed
+ * ones the service called retryable and refunded, and in-doubt ones only when asked for.
+ */
+export interface SendSelection {
+  resubmitInDoubt: boolean;
+}
+
+/** Where a window of jobs ended: rows are ordered by manifest index, then id. */
+export interface JobCursor {
+  index: number;
   id: string;
+}
+
+export interface JobQuery {
+  scope: JobScope;
+  /** Only jobs in these states. */
+  states?: readonly JobState[] | undefined;
+  /** Only jobs a run with this selection may send. */
+  send?: SendSelection | undefined;
+  /** Only submitted jobs an earlier look left with this collect issue. */
+  issue?: CollectIssue | undefined;
+  /** Say of each row read whether a run with this selection may send it (JobRow.toSend). */
+  flagSend?: SendSelection | undefined;
+  /** Keyset: only rows after this one in manifest order (the last row of the previous window). */
+  after?: JobCursor | undefined;
+  /** Only rows up to this manifest index. */
+  through?: number | undefined;
+  limit: number;
+}
+
+/** A job that was sent and is to be followed, in the order it became submitted. */
+export interface FollowRow {
+  id: string;
+  type: JobType;
+  requestId: string;
+  paramsJson: string;
+  followSeq: number;
+}
+
+/** One price group of the jobs in some states, and how many of them have each text length. */
+export interface PriceGroupRow {
+  groupKey: string;
+  type: JobType;
+  /** The parameters of one of its jobs: every job of the group shares the priced ones. */
+  paramsJson: string;
+  jobs: number;
+  /** For kinds priced by length: the distinct lengths and their job counts. */
+  lengths: { chars: number; jobs: number }[];
+}
+
+/** A price for every job with this price key. */
+export interface KeyPrice {
+  priceKey: string;
   priceMicro: MicroUsd;
   /** quoted | derived | cached */
   source: string;
-  priceKey: string;
+}
+
+/** Jobs and money of the manifest by kind, model, price group and price source, and whether they are to be sent. */
+export interface CostRow {
+  type: JobType;
+  model: string | null;
+  groupKey: string | null;
+  priceSource: string | null;
+  toSend: boolean;
+  jobs: number;
+  priceMicro: MicroUsd;
+  /** Jobs without a price yet. */
+  unpriced: number;
 }
 
 /** One job as the ledger holds it. Timestamps are ISO 8601 strings. */
@@ -49,6 +201,15 @@ export interface JobRow {
   type: JobType;
   paramsJson: string;
   textChars: number | null;
+  text: string | null;
+  filesJson: string | null;
+  tags: string[];
+  /** Where the manifest gave it (`file:line:col`); null for rows from before mediabatch kept it. */
+  origin: string | null;
+  /** Whether the manifest still lists it. */
+  inManifest: boolean;
+  parentId: string | null;
+  groupKey: string | null;
   priceMicro: MicroUsd | null;
   priceSource: string | null;
   priceKey: string | null;
@@ -58,6 +219,13 @@ export interface JobRow {
   /** What the ledger counts as committed for this job (the spend rule on reserveForSubmit). */
   spentMicro: MicroUsd;
   lastError: string | null;
+  /** What the service said of its failure (null when it did not fail at the service). */
+  retryable: boolean | null;
+  refunded: boolean | null;
+  /** Set on a `submitted` job an earlier look left uncollected; `lastError` says why. */
+  issue: CollectIssue | null;
+  /** Whether a run may send it, when the query asked (JobQuery.flagSend); else undefined. */
+  toSend?: boolean | undefined;
   resultPath: string | null;
   resultBytes: number | null;
   resultSha256: string | null;
@@ -65,17 +233,6 @@ export interface JobRow {
   updatedAt: string;
   submittedAt: string | null;
   finishedAt: string | null;
-}
-
-/** The little of a row that planning needs: read for every job, so kept small. */
-export interface JobView {
-  id: string;
-  type: JobType;
-  state: JobState;
-  requestId: string | null;
-  spentMicro: MicroUsd;
-  /** The speech `format` it was sent with (null for other kinds): names a result file. */
-  format: string | null;
 }
 
 /**
@@ -87,23 +244,6 @@ export interface JobView {
  * later run asks again.
  */
 export type CollectIssue = 'not_collected' | 'status_unknown';
-
-/** What became of a job, as reports show it: read for every job at the end of a run. */
-export interface JobOutcome {
-  id: string;
-  type: JobType;
-  model: string | null;
-  /** quoted | derived | cached, as pricing found it. */
-  priceSource: string | null;
-  state: JobState;
-  requestId: string | null;
-  priceMicro: MicroUsd | null;
-  /** Path of the downloaded result. */
-  output: string | null;
-  error: string | null;
-  /** Set on a `submitted` job an earlier look left uncollected; `error` says why. */
-  issue: CollectIssue | null;
-}
 
 export interface EventRow {
   /** Grows with every event appended: the log's order. */
@@ -120,7 +260,8 @@ export interface EventRow {
 export type ReserveResult = 'reserved' | 'over-budget' | 'wrong-state';
 /** 'submitted', or the job that already holds the request id the service answered (→ in_doubt). */
 export type SubmittedResult = 'submitted' | { conflictWith: string };
-export type ReservableState = 'pending' | 'skipped' | 'in_doubt';
+/** 'failed' is reservable only for a failure the service called retryable and refunded. */
+export type ReservableState = 'pending' | 'skipped' | 'in_doubt' | 'failed';
 
 export interface RemoteFailure {
   reason: string;
@@ -178,20 +319,39 @@ export interface Ledger {
   readonly readonly: boolean;
 
   /**
-   * Brings the ledger in line with the manifest, in one transaction: new ids become pending;
-   * a pending or skipped job whose content changed takes the new content and loses its price
-   * (nothing was paid); any other changed job is left alone and reported.
+   * Starts bringing the ledger in line with the manifest (see LedgerIngest). While it is open,
+   * nothing else may change the ledger through this handle.
    */
-  syncJobs(specs: readonly JobSpec[]): Promise<SyncResult>;
-  /** Records each job's price, all or none. Money already reserved (its spend) is not touched. */
-  setPrices(rows: readonly JobPrice[]): Promise<void>;
+  beginIngest(): Promise<LedgerIngest>;
+  /** Every unit the last ingests recorded, with its fingerprint. */
+  units(): Promise<UnitRecord[]>;
+  /** The files a unit's rows named when it was read, in windows by path. */
+  unitFiles(unitKey: string, afterPath: string, limit: number): Promise<UnitFile[]>;
 
   getJob(id: string): Promise<JobRow | undefined>;
-  /** Every job's state, request id and spend, in no particular order. */
-  jobViews(): Promise<JobView[]>;
-  /** Every job's outcome, in manifest order. */
-  jobOutcomes(): Promise<JobOutcome[]>;
-  countsByState(): Promise<Record<JobState, number>>;
+  /** Jobs in manifest order, a window at a time: every listing and every submit reads this way. */
+  readJobs(query: JobQuery): Promise<JobRow[]>;
+  /** How many jobs a query would read, all windows together. */
+  countJobs(query: Omit<JobQuery, 'after' | 'limit'>): Promise<number>;
+  /** Submitted jobs with a request id, in the order they became submitted, after `afterSeq`. */
+  readFollowing(afterSeq: number, limit: number): Promise<FollowRow[]>;
+  /** The jobs `send` selects, by price group, with their text lengths: what pricing quotes. */
+  priceGroups(send: SendSelection): Promise<PriceGroupRow[]>;
+  /**
+   * Every job `send` selects whose price key is listed takes that price (and source), in one
+   * transaction. A job already sent keeps the price it was sent at.
+   */
+  applyPrices(prices: readonly KeyPrice[], send: SendSelection): Promise<void>;
+  /** The manifest's jobs and their prices by kind, model, group and source; `toSend` for those `send` selects. */
+  costRows(send: SendSelection): Promise<CostRow[]>;
+  /**
+   * The jobs `send` selects after manifest index `after` are left out of this run: pending ones
+   * become skipped, the others stay as they are; each gets an event with `reason`. Returns how
+   * many were left out.
+   */
+  skipAfter(after: number, send: SendSelection, reason: string): Promise<number>;
+  /** Jobs by state, over `scope` (default: every row). */
+  countsByState(scope?: JobScope): Promise<Record<JobState, number>>;
   /** What the ledger counts as spent: the sum of every job's spend, earlier runs included. */
   spentMicro(): Promise<MicroUsd>;
   /** A job's events, oldest first (what `mediabatch log --job` shows); null: the run-level events. */
@@ -225,7 +385,11 @@ export interface Ledger {
   markInDoubt(jobId: string, reason: string): Promise<void>;
   /** submitted → done, with where its result is. */
   markDone(jobId: string, result: StoredResult): Promise<void>;
-  /** submitted → failed, or → pending when retryable and refunded (a later run sends it again). */
+  /**
+   * submitted → failed, with the service's reason and whether it called the failure retryable
+   * and refunded it. A retryable, refunded failure may be sent again (reserveForSubmit from
+   * 'failed'); its spend falls back to what earlier attempts may have cost.
+   */
   markFailedRemote(jobId: string, failure: RemoteFailure): Promise<void>;
   /**
    * pending → skipped. A job already skipped, or in_doubt (not resending it is the default

@@ -92,7 +92,7 @@ describe('run: what the end of a run says about jobs it could not finish', () =>
     const outcome = async () => {
       const ledger = await openTestLedger(path.join(dir, 'slow.mediabatch.db'), { mode: 'read-only' });
       try {
-        return (await ledger.jobOutcomes()).map((job) => [job.state, job.issue, job.error]);
+        return (await ledger.readJobs({ scope: 'all', limit: 1000 })).map((job) => [job.state, job.issue, job.lastError]);
       } finally {
         await ledger.close();
       }

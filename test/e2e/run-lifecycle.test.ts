@@ -3,10 +3,11 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src/api/client.js';
-import { loadManifest } from '../../src/manifest/load.js';
+import { openManifest } from '../../src/manifest/open.js';
 import { createRunContext, DEFAULT_RETRY, pollEvery } from '../../src/runner/context.js';
 import { executePlan } from '../../src/runner/execute.js';
-import { planRun } from '../../src/runner/plan.js';
+import { ingestManifest } from '../../src/runner/ingest.js';
+import { planFromLedger } from '../../src/runner/run.js';
 import { Pace } from '../../src/runner/pace.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
@@ -60,10 +61,11 @@ describe('run: the life of a job after its submit', () => {
     sim = await workspace.startSim({ ...FAST, jobErrorRate: 0.5, errorRetryable: true, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: 16 });
     const first = await cliAgainst(sim, ['run', manifest, '--json']);
-    const counts = (JSON.parse(first.stdout) as { counts: Record<'pending' | 'done', number> }).counts;
+    const counts = (JSON.parse(first.stdout) as { counts: Record<'failed' | 'done', number> }).counts;
     expect(first.code).toBe(1);
-    expect(counts.pending).toBeGreaterThan(0); // the errored ones, refunded, wait for the next run
-    expect(counts.done + counts.pending).toBe(16);
+    // The errored ones stay failed (retryable, refunded): the next run sends them again.
+    expect(counts.failed).toBeGreaterThan(0);
+    expect(counts.done + counts.failed).toBe(16);
 
     let runs = 1;
     let last = first;
@@ -80,24 +82,19 @@ describe('run: the life of a job after its submit', () => {
 
   it('stops sending at the budget even when the plan did not foresee it (the per-job reservation)', async () => {
     sim = await workspace.startSim({ ...FAST });
-    const manifest = await loadManifest(await writeTtsManifest(dir, { jobs: 20 }));
+    const manifest = await openManifest(await writeTtsManifest(dir, { jobs: 20 }));
     const ledger = await openTestLedger(path.join(dir, 'budget.mediabatch.db'), { mode: 'run' });
     const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
     const halt = new AbortController();
     try {
-      await ledger.syncJobs(manifest.jobs.map((j) => ({ id: j.id, index: j.index, contentHash: j.contentHash, type: j.type, paramsJson: '{}' })));
-      await ledger.setPrices(manifest.jobs.map((j) => ({ id: j.id, priceMicro: 1_000_000, source: 'quoted', priceKey: 'k' })));
+      await ingestManifest({ manifest, ledger });
+      const send = { resubmitInDoubt: false };
+      const groups = await ledger.priceGroups(send);
+      await ledger.applyPrices(groups.flatMap((g) => g.lengths.map((l) => ({ priceKey: `${g.groupKey}|chars=${l.chars}`, priceMicro: 1_000_000, source: 'quoted' }))), send);
       // A plan made without a cap sends all 20; the run itself holds a cap of 5.5: only the
       // reservation before each submit can stop it, whatever the concurrency.
-      const plan = planRun({
-        jobs: manifest.jobs,
-        rows: new Map((await ledger.jobViews()).map((r) => [r.id, r])),
-        prices: new Map(manifest.jobs.map((j) => [j.id, 1_000_000])),
-        spentMicro: 0,
-        budgetMicro: null,
-        partial: false,
-        resubmitInDoubt: false,
-      });
+      const plan = await planFromLedger(ledger, send, null, false);
+      expect(plan.send.jobs).toBe(20);
       const ctx = createRunContext({
         client,
         ledger,
@@ -115,7 +112,7 @@ describe('run: the life of a job after its submit', () => {
         stop: halt.signal,
         emit: () => undefined,
       });
-      await executePlan(ctx, plan, { userStop: halt.signal, halt });
+      await executePlan(ctx, plan, send, { userStop: halt.signal, halt });
       expect(await ledger.spentMicro()).toBe(5_000_000);
       expect(await ledger.countsByState()).toMatchObject({ submitted: 5, skipped: 15 });
       expect(sim.stats.accepted).toHaveLength(5);

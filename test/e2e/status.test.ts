@@ -102,7 +102,7 @@ describe('mediabatch status', () => {
     sim = await workspace.startSim();
     const manifest = await writeTtsManifest(dir, { jobs: 3, budget: 1 });
     const noLedger = `mediabatch: no ledger at ${path.join(dir, 'batch.mediabatch.db')}: nothing has been run for ${manifest} yet (or pass --db PATH)`;
-    const nothingRun = `mediabatch: nothing has been run for ${manifest} yet: the ledger ${path.join(dir, 'batch.mediabatch.db')} records no job (or pass --db PATH)`;
+    const nothingRun = `mediabatch: nothing has been run for ${manifest} yet: the ledger ${path.join(dir, 'batch.mediabatch.db')} records no job sent (or pass --db PATH)`;
 
     // A command that stops on its configuration leaves no ledger behind.
     const noToken = await runCli(['estimate', manifest, '--base-url', sim.url]);

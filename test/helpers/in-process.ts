@@ -1,5 +1,5 @@
 import { createServiceClient } from '../../src/api/client.js';
-import { loadManifest } from '../../src/manifest/load.js';
+import { openManifest } from '../../src/manifest/open.js';
 import { DEFAULT_RETRY, simulatorPoll, type PollSchedules, type RetryPolicy, type RunEvent } from '../../src/runner/context.js';
 import { run } from '../../src/runner/index.js';
 import type { Pace } from '../../src/runner/pace.js';
@@ -26,7 +26,7 @@ export async function runInProcess(input: InProcessRun): Promise<RunEvent[]> {
   const events: RunEvent[] = [];
   try {
     await run({
-      manifest: await loadManifest(input.manifest),
+      manifest: await openManifest(input.manifest),
       ledger,
       service: { client, baseUrl: input.baseUrl },
       files: {

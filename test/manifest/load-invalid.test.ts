@@ -71,7 +71,7 @@ describe('one kind of mistake per fixture, every message in full', () => {
       test/fixtures/manifests/invalid/unknown-keys.yaml:11:5 defaults.txt2audio.text: unknown field; text belongs on each job, not in defaults
       test/fixtures/manifests/invalid/unknown-keys.yaml:12:3 defaults.video: unknown field; did you mean "img2video"?
       test/fixtures/manifests/invalid/unknown-keys.yaml:17:5 job "typo" (#1) voise: unknown field; did you mean "voice"?
-      test/fixtures/manifests/invalid/unknown-keys.yaml:21:5 job "stranger" (#2) webhook_url: unknown field; allowed here: id, type, text, text_file, model, voice, lang, speed, format, sample_rate
+      test/fixtures/manifests/invalid/unknown-keys.yaml:21:5 job "stranger" (#2) webhook_url: unknown field; allowed here: id, type, tags, split, text, text_file, model, voice, lang, speed, format, sample_rate
       5 problems in test/fixtures/manifests/invalid/unknown-keys.yaml; nothing was sent."
     `);
   });
@@ -130,15 +130,15 @@ describe('one kind of mistake per fixture, every message in full', () => {
       "test/fixtures/manifests/invalid/ids.yaml:5:9 job "has space" (#1) id: expected an id of letters, digits, ".", "_" or "-", at most 128 characters, not "." or "..", got "has space"
       test/fixtures/manifests/invalid/ids.yaml:8:9 job ".." (#2) id: expected an id of letters, digits, ".", "_" or "-", at most 128 characters, not "." or "..", got ".."
       test/fixtures/manifests/invalid/ids.yaml:11:9 job "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…" (#3) id: expected an id of letters, digits, ".", "_" or "-", at most 128 characters, not "." or "..", got "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…
-      test/fixtures/manifests/invalid/ids.yaml:17:9 job "intro" (#5) id: expected a unique id, got "intro" (also the id of job #4)
-      test/fixtures/manifests/invalid/ids.yaml:20:9 job "Intro" (#6) id: expected a unique id, got "Intro" (job #4 has "intro"); ids become file names, and some file systems ignore case
+      test/fixtures/manifests/invalid/ids.yaml:17:9 job "intro" (#5) id: expected a unique id, got "intro" (also the id of the job at test/fixtures/manifests/invalid/ids.yaml:14:5)
+      test/fixtures/manifests/invalid/ids.yaml:20:9 job "Intro" (#6) id: expected a unique id, got "Intro" (the job at test/fixtures/manifests/invalid/ids.yaml:14:5 has "intro"); ids become file names, and some file systems ignore case
       test/fixtures/manifests/invalid/ids.yaml:23:9 job (#7) id: expected an id of letters, digits, ".", "_" or "-", at most 128 characters, not "." or "..", got 42
       6 problems in test/fixtures/manifests/invalid/ids.yaml; nothing was sent."
     `);
   });
   test('two jobs without ids and the same content', async () => {
     expect(await invalid('derived-duplicate')).toMatchInlineSnapshot(`
-      "test/fixtures/manifests/invalid/derived-duplicate.yaml:9:5 job "txt2audio-fc714c14393e415c" (#3) id: expected a unique id, got "txt2audio-fc714c14393e415c" (derived; job #1 has identical content); give these jobs ids of their own if both should run
+      "test/fixtures/manifests/invalid/derived-duplicate.yaml:9:5 job "txt2audio-fc714c14393e415c" (#3) id: expected a unique id, got "txt2audio-fc714c14393e415c" (derived; the job at test/fixtures/manifests/invalid/derived-duplicate.yaml:5:5 has identical content); give these jobs ids of their own if both should run
       1 problem in test/fixtures/manifests/invalid/derived-duplicate.yaml; nothing was sent."
     `);
   });
@@ -171,8 +171,8 @@ describe('one kind of mistake per fixture, every message in full', () => {
       test/fixtures/manifests/invalid/many-problems.yaml:11:13 job "waves" (#2) prompt: expected non-empty text, got ""
       test/fixtures/manifests/invalid/many-problems.yaml:12:24 job "waves" (#2) first_frame_image: expected a JPG, PNG, GIF, BMP or WebP image, got "assets/fake.png" (not an image by its bytes)
       test/fixtures/manifests/invalid/many-problems.yaml:13:13 job "waves" (#2) frames: expected a whole number above 0, got 240.5
-      test/fixtures/manifests/invalid/many-problems.yaml:14:5 job "waves" (#2) colour: unknown field; allowed here: id, type, prompt, first_frame_image, last_frame_image, model, width, height, steps, frames, fps, guidance, seed, negative_prompt
-      test/fixtures/manifests/invalid/many-problems.yaml:15:9 job "waves" (#3) id: expected a unique id, got "waves" (also the id of job #2)
+      test/fixtures/manifests/invalid/many-problems.yaml:14:5 job "waves" (#2) colour: unknown field; allowed here: id, type, tags, prompt, first_frame_image, last_frame_image, model, width, height, steps, frames, fps, guidance, seed, negative_prompt
+      test/fixtures/manifests/invalid/many-problems.yaml:15:9 job "waves" (#3) id: expected a unique id, got "waves" (also the id of the job at test/fixtures/manifests/invalid/many-problems.yaml:9:5)
       13 problems in test/fixtures/manifests/invalid/many-problems.yaml; nothing was sent."
     `);
   });

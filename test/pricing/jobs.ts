@@ -1,6 +1,11 @@
 import type { ServiceRequest } from '../../src/api/types.js';
-import type { ResolvedJob } from '../../src/jobs/index.js';
-import type { PriceCache, PriceCacheRow } from '../../src/pricing/types.js';
+import { planLimits } from '../../src/jobs/plans.js';
+import { budgetFit } from '../../src/money.js';
+import type { CostLine, CostReportInput } from '../../src/pricing/report.js';
+import { kindOf, type ResolvedJob } from '../../src/jobs/index.js';
+import { groupKeyOf, priceKeyOf } from '../../src/pricing/keys.js';
+import { priceGroups } from '../../src/pricing/price-jobs.js';
+import type { PriceCache, PriceCacheRow, PriceGroup, PricingDeps } from '../../src/pricing/types.js';
 
 /** What a speech job's price depends on besides its length. */
 export interface SpeechParams {
@@ -133,4 +138,70 @@ export function videoQuoter() {
     return Number(((query.width * query.height * query.frames * query.steps) / 1e9).toFixed(6));
   };
   return { state, quote };
+}
+
+/**
+ * Prices jobs as a run does: grouped as the ledger groups them (price group, then each distinct
+ * length and how many jobs have it), priced by group, and each job given its key's price back.
+ */
+export async function priceJobs(jobs: readonly ResolvedJob[], deps: PricingDeps) {
+  const groups = new Map<string, PriceGroup>();
+  for (const job of jobs) {
+    const key = groupKeyOf(job);
+    const group = groups.get(key) ?? { key, type: job.type, sample: job, jobs: 0, lengths: [] };
+    groups.set(key, group);
+    group.jobs += 1;
+    if (kindOf(job.type).pricing.by !== 'per-length') continue;
+    const chars = job.textChars ?? 0;
+    const length = group.lengths.find((l) => l.chars === chars);
+    if (length === undefined) group.lengths.push({ chars, jobs: 1 });
+    else length.jobs += 1;
+  }
+  const result = await priceGroups([...groups.values()], deps);
+  const byKey = new Map(result.prices.map((p) => [p.priceKey, p]));
+  const prices = new Map(
+    jobs.map((job) => {
+      const key = priceKeyOf(job);
+      const found = byKey.get(key);
+      if (found === undefined) throw new Error(`no price for ${job.id} (${key})`);
+      return [job.id, { priceMicro: found.priceMicro, source: found.source, key }];
+    }),
+  );
+  return { ...result, prices };
+}
+
+/**
+ * A cost report's input as the ledger would give it for these jobs and prices: one line a job,
+ * `alreadyDoneIds` not to send, and what fits in manifest order found over the same lines.
+ */
+export function costInput(
+  jobs: readonly ResolvedJob[],
+  priceOf: (job: ResolvedJob) => { priceMicro: number; source?: string },
+  over: Partial<Omit<CostReportInput, 'lines' | 'fit'>> & { alreadyDoneIds?: ReadonlySet<string> } = {},
+): CostReportInput {
+  const { alreadyDoneIds, ...rest } = over;
+  const lines: CostLine[] = jobs.map((job) => ({
+    type: job.type,
+    model: String(job.params['model']),
+    groupKey: `g-${job.id}`,
+    toSend: !(alreadyDoneIds?.has(job.id) ?? false),
+    jobs: 1,
+    priceMicro: priceOf(job).priceMicro,
+  }));
+  const spentMicro = rest.spentMicro ?? 0;
+  return {
+    lines,
+    pricing: { priceCalls: 2, groups: [] },
+    spentMicro,
+    budgetMicro: null,
+    fit: async (budget) => {
+      const fit = budgetFit(spentMicro, budget);
+      for (const line of lines.filter((l) => l.toSend)) if (!fit.take(line.priceMicro)) break;
+      return { count: fit.count, micro: fit.micro };
+    },
+    plan: planLimits('premium'),
+    planName: 'premium',
+    concurrency: 8,
+    ...rest,
+  };
 }

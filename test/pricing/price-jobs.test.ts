@@ -3,8 +3,7 @@ import type { ServiceRequest } from '../../src/api/types.js';
 import { usdToMicro } from '../../src/money.js';
 import type { ResolvedJob } from '../../src/jobs/index.js';
 import { groupKeyOf, priceKeyOf, rateKey } from '../../src/pricing/keys.js';
-import { priceJobs } from '../../src/pricing/price-jobs.js';
-import { KOKORO, laws, memoryCache, quoteWith, speechJob, speechQuoter, videoJob, videoQuoter, type SpeechLaw, type SpeechParams } from './jobs.js';
+import { KOKORO, laws, memoryCache, priceJobs, quoteWith, speechJob, speechQuoter, videoJob, videoQuoter, type SpeechLaw, type SpeechParams } from './jobs.js';
 
 const VOICES = ['af_sky', 'af_bella', 'am_adam'];
 

@@ -3,29 +3,16 @@ import { planLimits } from '../../src/jobs/plans.js';
 import type { ResolvedJob } from '../../src/manifest/types.js';
 import { formatDuration } from '../../src/pricing/duration.js';
 import { buildCostReport, type CostReportInput } from '../../src/pricing/report.js';
-import type { JobPrice, PricingResult } from '../../src/pricing/types.js';
 import { usdToMicro } from '../../src/money.js';
-import { speechJob, videoJob } from './jobs.js';
+import { costInput, speechJob, videoJob } from './jobs.js';
 
-/** Prices set by hand: the report is arithmetic over whatever priceJobs found. */
-function pricing(prices: Record<string, number>, priceCalls = 2): PricingResult {
-  const map = new Map<string, JobPrice>(
-    Object.entries(prices).map(([id, priceUsd]) => [id, { priceMicro: usdToMicro(priceUsd, 'up'), source: 'quoted', key: `k-${id}` }]),
-  );
-  return { prices: map, priceCalls, groups: [], changes: [] };
-}
-
-function input(jobs: ResolvedJob[], prices: Record<string, number>, over: Partial<CostReportInput> = {}): CostReportInput {
-  return {
-    jobs,
-    pricing: pricing(prices),
-    spentMicro: 0,
-    budgetMicro: null,
-    plan: planLimits('premium'),
-    planName: 'premium',
-    concurrency: 8,
-    ...over,
-  };
+/** Prices set by hand: the report is arithmetic over whatever the ledger holds. */
+function input(
+  jobs: ResolvedJob[],
+  prices: Record<string, number>,
+  over: Partial<Omit<CostReportInput, 'lines' | 'fit'>> & { alreadyDoneIds?: Set<string> } = {},
+): CostReportInput {
+  return costInput(jobs, (job) => ({ priceMicro: usdToMicro(prices[job.id] ?? 0, 'up') }), over);
 }
 
 const JOBS = [
@@ -36,9 +23,9 @@ const JOBS = [
 ];
 const PRICES = { a: 1, b: 2, c: 5, d: 0.5 };
 
-describe('buildCostReport', () => {
-  it('totals by type and model over the whole manifest', () => {
-    const report = buildCostReport(input(JOBS, PRICES));
+describe('buildCostReport', async () => {
+  it('totals by type and model over the whole manifest', async () => {
+    const report = await buildCostReport(input(JOBS, PRICES));
     expect(report.totalMicro).toBe(8_500_000);
     expect(report.byType).toEqual({ txt2audio: { jobs: 3, totalMicro: 3_500_000 }, img2video: { jobs: 1, totalMicro: 5_000_000 } });
     expect(report.byModel).toEqual({
@@ -49,8 +36,8 @@ describe('buildCostReport', () => {
     expect(report).toMatchObject({ withinBudget: true, leftMicro: null, fitCount: 4, priceCalls: 2 });
   });
 
-  it('counts earlier spend against the budget and leaves paid jobs out of what is to spend', () => {
-    const report = buildCostReport(
+  it('counts earlier spend against the budget and leaves paid jobs out of what is to spend', async () => {
+    const report = await buildCostReport(
       input(JOBS, PRICES, { spentMicro: 1_000_000, alreadyDoneIds: new Set(['a']), budgetMicro: 10_000_000, balanceMicro: 7_000_000 }),
     );
     expect(report).toMatchObject({
@@ -66,36 +53,36 @@ describe('buildCostReport', () => {
     });
   });
 
-  it('says by how much a budget is exceeded and how many jobs fit, as a prefix in manifest order', () => {
+  it('says by how much a budget is exceeded and how many jobs fit, as a prefix in manifest order', async () => {
     // b ($2) does not fit after a ($1) with $2.50 left; d ($0.50) would, but the prefix stops at b.
-    const report = buildCostReport(input(JOBS, PRICES, { spentMicro: 500_000, budgetMicro: 3_000_000 }));
+    const report = await buildCostReport(input(JOBS, PRICES, { spentMicro: 500_000, budgetMicro: 3_000_000 }));
     expect(report).toMatchObject({ withinBudget: false, overByMicro: 6_000_000, leftMicro: -6_000_000, fitCount: 1, fitMicro: 1_000_000 });
   });
 
-  it('estimates days on Basic, where the daily cap binds', () => {
+  it('estimates days on Basic, where the daily cap binds', async () => {
     const jobs = Array.from({ length: 1000 }, (_, i) => speechJob(`t${i}`, 50, {}, i));
     const prices = Object.fromEntries(jobs.map((job) => [job.id, 0.0001]));
-    const basic = buildCostReport(input(jobs, prices, { plan: planLimits('basic'), planName: 'basic' }));
+    const basic = await buildCostReport(input(jobs, prices, { plan: planLimits('basic'), planName: 'basic' }));
     // Status polls (200/day, one per job at least) bind before submits (300/day).
     expect(basic.durationText).toBe('about 4 days 4 minutes (Basic: status polls 200/day)');
     expect(basic.duration.byClass.map((c) => [c.what, formatDuration(c.durationMs), c.limitText])).toEqual([
       ['txt2audio', '3 days 20 minutes', '300/day'],
       ['status', '4 days 4 minutes', '200/day'],
     ]);
-    const premium = buildCostReport(input(jobs, prices));
+    const premium = await buildCostReport(input(jobs, prices));
     expect(premium.durationText).toBe('about 3 minutes (Premium: txt2audio 300/min)');
   });
 
-  it('paces video and speech separately on Basic', () => {
+  it('paces video and speech separately on Basic', async () => {
     const jobs = [...Array.from({ length: 10 }, (_, i) => videoJob(`v${i}`, {}, i)), speechJob('s', 9, {}, 10)];
     const prices = Object.fromEntries(jobs.map((job) => [job.id, 0.1]));
-    const report = buildCostReport(input(jobs, prices, { plan: planLimits('basic'), planName: 'basic' }));
+    const report = await buildCostReport(input(jobs, prices, { plan: planLimits('basic'), planName: 'basic' }));
     expect(report.durationText).toBe('about 10 minutes (Basic: img2video 1/min)');
     expect(report.duration.statusPollsMin).toBe(11);
   });
 
-  it('has nothing to time when everything is already paid', () => {
-    const report = buildCostReport(input(JOBS, PRICES, { alreadyDoneIds: new Set(['a', 'b', 'c', 'd']) }));
+  it('has nothing to time when everything is already paid', async () => {
+    const report = await buildCostReport(input(JOBS, PRICES, { alreadyDoneIds: new Set(['a', 'b', 'c', 'd']) }));
     expect(report).toMatchObject({ toSpendMicro: 0, jobsToSend: 0, durationText: 'nothing to send' });
   });
 });

@@ -43,12 +43,12 @@ export async function ledgerRows(file: string): Promise<Row[]> {
     throw error;
   }
   try {
-    return (await ledger.jobOutcomes()).map((job) => ({
+    return (await ledger.readJobs({ scope: 'all', limit: 100_000 })).map((job) => ({
       id: job.id,
       state: job.state,
       request_id: job.requestId,
-      last_error: job.error,
-      result_path: job.output,
+      last_error: job.lastError,
+      result_path: job.resultPath,
     }));
   } finally {
     await ledger.close();

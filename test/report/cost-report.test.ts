@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { planLimits } from '../../src/jobs/plans.js';
-import { priceJobs } from '../../src/pricing/price-jobs.js';
 import { buildCostReport } from '../../src/pricing/report.js';
-import { costReportJson, formatCostReport } from '../../src/report/cost-report.js';
-import { laws, memoryCache, quoteWith, speechJob, speechQuoter, videoJob, videoQuoter } from '../pricing/jobs.js';
+import { costJobJson, costReportJson, formatCostReport, type CostJob } from '../../src/report/cost-report.js';
+import { costInput, laws, memoryCache, priceJobs, quoteWith, speechJob, speechQuoter, videoJob, videoQuoter } from '../pricing/jobs.js';
 
 async function sampleReport(budgetMicro: number | null) {
   const jobs = [
@@ -14,23 +13,35 @@ async function sampleReport(budgetMicro: number | null) {
   const speech = speechQuoter(laws.roundedUp4);
   const video = videoQuoter();
   const pricing = await priceJobs(jobs, { quote: quoteWith(speech, video), cache: memoryCache() });
-  return buildCostReport({
-    jobs,
+  const price = (id: string) => pricing.prices.get(id) ?? { priceMicro: 0, source: 'quoted' as const };
+  const done = new Set(['line-0']);
+  const report = await buildCostReport({
+    ...costInput(jobs, (job) => price(job.id), {
+      spentMicro: 50_000,
+      alreadyDoneIds: done,
+      budgetMicro,
+      balanceMicro: 200_000,
+      plan: planLimits('basic'),
+      planName: 'basic',
+      concurrency: 8,
+    }),
     pricing,
-    spentMicro: 50_000,
-    alreadyDoneIds: new Set(['line-0']),
-    budgetMicro,
-    balanceMicro: 200_000,
-    plan: planLimits('basic'),
-    planName: 'basic',
-    concurrency: 8,
   });
+  const costJobs: CostJob[] = jobs.map((job) => ({
+    id: job.id,
+    type: job.type,
+    model: String(job.params['model']),
+    priceMicro: price(job.id).priceMicro,
+    source: price(job.id).source,
+    toSend: !done.has(job.id),
+  }));
+  return { report, costJobs };
 }
 
 describe('formatCostReport', () => {
   it('renders tables, money lines, over-budget advice and pace', async () => {
-    const report = await sampleReport(300_000);
-    expect(formatCostReport(report, { color: false, maxJobLines: 4 })).toMatchInlineSnapshot(`
+    const { report, costJobs } = await sampleReport(300_000);
+    expect(formatCostReport(report, { color: false, firstJobs: costJobs.slice(0, 4) })).toMatchInlineSnapshot(`
       "Cost estimate: 10 jobs, Basic plan
 
       Jobs
@@ -74,17 +85,18 @@ describe('formatCostReport', () => {
   });
 
   it('colours only when asked', async () => {
-    const report = await sampleReport(null);
-    expect(formatCostReport(report, { color: false })).not.toContain('\u001b[');
-    expect(formatCostReport(report, { color: true })).toContain('\u001b[1m');
+    const { report, costJobs } = await sampleReport(null);
+    expect(formatCostReport(report, { color: false, firstJobs: costJobs })).not.toContain('\u001b[');
+    expect(formatCostReport(report, { color: true, firstJobs: costJobs })).toContain('\u001b[1m');
   });
 });
 
 describe('costReportJson', () => {
   it("has the estimate fields scripts rely on, with their names", async () => {
-    const json = costReportJson(await sampleReport(10_000_000));
-    expect(Object.keys(json).slice(0, 7)).toEqual(['total', 'spent', 'budget', 'withinBudget', 'priceCalls', 'jobs', 'byModel']);
-    expect(json.jobs[0]).toEqual({ id: 'line-0', type: 'txt2audio', model: 'Kokoro', price: 0.016, priceSource: 'quoted', toSend: false });
+    const { report, costJobs } = await sampleReport(10_000_000);
+    const json = costReportJson(report);
+    expect(Object.keys(json).slice(0, 6)).toEqual(['total', 'spent', 'budget', 'withinBudget', 'priceCalls', 'byModel']);
+    expect(costJobJson(costJobs[0]!)).toEqual({ id: 'line-0', type: 'txt2audio', model: 'Kokoro', price: 0.016, priceSource: 'quoted', toSend: false });
     expect(json.byModel).toEqual({ Kokoro: { jobs: 8, total: 0.352 }, Ltxv_13B_0_9_8_Distilled_FP8: { jobs: 2, total: 0.079626 } });
     expect(json).toMatchObject({ budget: 10, spent: 0.05, withinBudget: true, priceCalls: 4, fitCount: 9, balanceCovers: false });
     expect(JSON.parse(JSON.stringify(json))).toEqual(json);

@@ -1,18 +1,22 @@
 import { parse } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jobsCsv } from '../../src/report/csv.js';
-import { formatStatusText, statusJson, submittedLines, type StatusSummary } from '../../src/report/status.js';
+import { formatStatusText, statusJobJson, statusJsonHead, submittedLines, type ListedJobs, type StatusJob, type StatusSummary } from '../../src/report/status.js';
 
+const none: ListedJobs = { jobs: [], total: 0 };
+const listed = (jobs: StatusJob[]): ListedJobs => ({ jobs, total: jobs.length });
+
+const WAVES: StatusJob = { id: 'waves', type: 'img2video', state: 'in_doubt', requestId: null, priceMicro: 400_000, output: null, error: 'connection reset after the body was sent' };
 const SUMMARY: StatusSummary = {
   counts: { pending: 1, submitting: 0, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0 },
   spentMicro: 1_234_500,
   budgetMicro: 5_000_000,
-  jobs: [
-    { id: 'intro', type: 'txt2audio', state: 'done', requestId: 'r-1', priceMicro: 77, output: '/data/show.out/intro.mp3', error: null },
-    { id: 'waves', type: 'img2video', state: 'in_doubt', requestId: null, priceMicro: 400_000, output: null, error: 'connection reset after the body was sent' },
-    { id: 'dusk', type: 'img2video', state: 'failed', requestId: 'r-3', priceMicro: 400_000, output: null, error: 'WORKER_ERROR: out of memory,\nnot retryable' },
-    { id: 'outro', type: 'txt2audio', state: 'done', requestId: 'r-4', priceMicro: 100, output: '/data/show.out/outro.mp3', error: null },
-  ],
+  inDoubt: listed([WAVES]),
+  failed: listed([{ id: 'dusk', type: 'img2video', state: 'failed', requestId: 'r-3', priceMicro: 400_000, output: null, error: 'WORKER_ERROR: out of memory,\nnot retryable' }]),
+  notCollected: none,
+  statusUnknown: none,
+  dropped: 0,
+  results: { files: 2, folder: '/data/show.out' },
 };
 
 describe('formatStatusText', () => {
@@ -51,10 +55,10 @@ describe('formatStatusText', () => {
 
 describe('statusJson', () => {
   it("has the run and status fields scripts rely on", () => {
-    const json = statusJson(SUMMARY);
-    expect(Object.keys(json)).toEqual(['counts', 'spent', 'budget', 'jobs']);
+    const json = statusJsonHead(SUMMARY);
+    expect(Object.keys(json)).toEqual(['counts', 'spent', 'budget']);
     expect(json.counts).toEqual({ pending: 1, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0, submitting: 0 });
-    expect(json.jobs[1]).toEqual({
+    expect(statusJobJson(WAVES)).toEqual({
       id: 'waves',
       type: 'img2video',
       state: 'in_doubt',
@@ -69,15 +73,18 @@ describe('statusJson', () => {
 });
 
 describe('submitted jobs a run could not collect', () => {
+  const b: StatusJob = { id: 'b', type: 'txt2audio', state: 'submitted', requestId: 'r-b', priceMicro: 100_000, output: null, error: 'result refused: over 110 MB', issue: 'not_collected' };
+  const c: StatusJob = { id: 'c', type: 'txt2audio', state: 'submitted', requestId: 'r-c', priceMicro: 100_000, output: null, error: 'the service does not know request r-c (404)', issue: 'status_unknown' };
   const left: StatusSummary = {
     counts: { pending: 0, submitting: 0, submitted: 3, done: 0, failed: 0, in_doubt: 0, skipped: 0 },
     spentMicro: 300_000,
     budgetMicro: null,
-    jobs: [
-      { id: 'a', type: 'txt2audio', state: 'submitted', requestId: 'r-a', priceMicro: 100_000, output: null, error: null, issue: null },
-      { id: 'b', type: 'txt2audio', state: 'submitted', requestId: 'r-b', priceMicro: 100_000, output: null, error: 'result refused: over 110 MB', issue: 'not_collected' },
-      { id: 'c', type: 'txt2audio', state: 'submitted', requestId: 'r-c', priceMicro: 100_000, output: null, error: 'the service does not know request r-c (404)', issue: 'status_unknown' },
-    ],
+    inDoubt: none,
+    failed: none,
+    notCollected: listed([b]),
+    statusUnknown: listed([c]),
+    dropped: 0,
+    results: { files: 0, folder: null },
   };
 
   it('are listed with their request ids and reasons, apart from jobs still running', () => {
@@ -94,13 +101,12 @@ They stay submitted: every run asks again. Their request ids are the only handle
   c   r-c         the service does not know request r-c (404)
 
 1 job(s) still running at the service: run again to collect them.`);
-    expect(submittedLines(left.jobs)).toEqual([
+    expect(submittedLines(left)).toEqual([
       '1 job(s) still running at the service',
       '1 job(s) done at the service (paid for) but the result not collected: b (request r-b): result refused: over 110 MB',
       '1 job(s) whose status is unknown: c (request r-c): the service does not know request r-c (404)',
     ]);
-    expect(statusJson(left).jobs.map((job) => [job.id, job.state, job.collect_issue])).toEqual([
-      ['a', 'submitted', null],
+    expect([b, c].map(statusJobJson).map((job) => [job.id, job.state, job.collect_issue])).toEqual([
       ['b', 'submitted', 'not_collected'],
       ['c', 'submitted', 'status_unknown'],
     ]);
@@ -119,7 +125,13 @@ describe('submittedLines', () => {
       error: 'cut short',
       issue: 'not_collected' as const,
     }));
-    expect(submittedLines(jobs)).toEqual([
+    const summary: StatusSummary = {
+      ...SUMMARY,
+      counts: { ...SUMMARY.counts, submitted: 5 },
+      notCollected: listed(jobs),
+      statusUnknown: none,
+    };
+    expect(submittedLines(summary)).toEqual([
       '5 job(s) done at the service (paid for) but the result not collected: j1 (request r1): cut short; j2 (request r2): cut short; j3 (request r3): cut short; and 2 more (mediabatch status lists them)',
     ]);
   });

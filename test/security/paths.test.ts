@@ -3,8 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManifestError } from '../../src/manifest/errors.js';
 import { loadManifest } from '../../src/manifest/load.js';
-import type { ResolvedJob } from '../../src/manifest/types.js';
-import { followedJob, type FollowedJob } from '../../src/runner/followed.js';
+import type { FollowedJob } from '../../src/runner/followed.js';
 import { outputPathFor } from '../../src/runner/download.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
 
@@ -79,19 +78,11 @@ describe('ids cannot leave the output folder', () => {
 });
 
 describe('outputPathFor', () => {
-  const job = (id: string, format: 'mp3' | 'wav' = 'mp3'): FollowedJob => followedJob({
+  const job = (id: string, format: 'mp3' | 'wav' = 'mp3'): FollowedJob => ({
     id,
-    idDerived: false,
-    index: 0,
-    contentHash: 'x',
-    position: { line: 1, col: 1 },
-    fieldPositions: {},
     type: 'txt2audio',
     params: { model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format, sample_rate: 24000 },
-    text: 't',
-    textChars: 1,
-    images: {},
-  } satisfies ResolvedJob);
+  });
   const out = path.resolve('/tmp/mb-out');
 
   it('puts a valid id directly in the folder, with a known extension from the URL or the format', () => {

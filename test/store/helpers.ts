@@ -30,4 +30,4 @@ export function useTempLedgers(): {
   };
 }
 
-export { seed, spec } from './contract/fixtures.js';
+export { seed, spec, sync } from './contract/fixtures.js';

@@ -98,7 +98,7 @@ describe('openSqliteLedger', () => {
     const writer = await t.open();
     await seed(writer, { a: 2_000_000 });
     const reader = await t.open(undefined, { mode: 'read-only' });
-    expect((await reader.jobOutcomes()).map((j) => j.id)).toEqual(['a']);
+    expect((await reader.readJobs({ scope: 'all', limit: 10 })).map((j) => j.id)).toEqual(['a']);
     expect(await reader.spentMicro()).toBe(0);
     await expect(reader.setMeta('x', 'y')).rejects.toThrow(/read-only/);
   });

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/store/index.js';
 import { MIGRATIONS } from '../../src/store/sqlite/schema.js';
-import { spec, useTempLedgers } from './helpers.js';
+import { spec, sync, useTempLedgers } from './helpers.js';
 
 /**
  * A ledger as mediabatch wrote it before money was counted in micro-dollars (schema version 4),
@@ -73,7 +73,7 @@ describe('SQLite ledger: migration to micro-dollars (schema version 5)', () => {
   it('keeps the lists of kinds and states out of the schema: a new kind needs no migration, an unknown state is refused', async () => {
     const ledger = await t.open();
     // A kind this version does not know yet: the code's registry checks kinds, not the file.
-    await ledger.syncJobs([{ ...spec('later', 0), type: 'txt2img' as 'txt2audio' }]);
+    await sync(ledger, [{ ...spec('later', 0), type: 'txt2img' as 'txt2audio' }]);
     expect((await ledger.getJob('later'))?.type).toBe('txt2img');
     // Raw SQL on purpose: the interface cannot write a state outside src/jobs/states.ts.
     const raw = new Database(ledger.location);

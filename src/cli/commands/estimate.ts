@@ -1,13 +1,13 @@
 import type { CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
-import type { CostReport } from '../../pricing/report.js';
-import { costReportJson, formatCostReport } from '../../report/cost-report.js';
-import { jobsCsv } from '../../report/csv.js';
+import { costJobJson, costReportJson, formatCostReport, type CostJob } from '../../report/cost-report.js';
+import { jobsCsvChunks, type JobCsvRow } from '../../report/csv.js';
+import { jsonDocumentChunks } from '../../report/json-stream.js';
 import { estimate } from '../../runner/index.js';
-import { writeReportFile } from '../../runner/reports.js';
+import { mapAsync, writeReportStream } from '../../runner/reports.js';
 import type { CommandResult } from '../main.js';
 import { parseConcurrency, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
-import { logLine, useColor, writeJsonDocument, writeStdout } from '../output.js';
+import { logLine, useColor, writeJsonStream, writeStdout } from '../output.js';
 import { openWorkSession, withPlanOptions, type PlanArgs } from '../session.js';
 
 interface EstimateArgs extends SharedArgs, PlanArgs, ManifestFileArgs {
@@ -26,8 +26,9 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
     handler: async (args) => {
       const concurrency = parseConcurrency(args.concurrency);
       const session = await openWorkSession(args, { command: 'estimate', run: false });
+      let failure: unknown;
       try {
-        const report = await estimate({
+        const { report, firstJobs, jobs } = await estimate({
           manifest: session.manifest,
           ledger: session.ledger,
           service: session.service,
@@ -35,29 +36,22 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
           plan: session.planName,
           concurrency,
         });
-        await writeReportFile(session.paths.estimateJson, `${JSON.stringify(costReportJson(report), null, 2)}\n`);
-        await writeReportFile(session.paths.estimateCsv, jobsCsv(reportRows(report)));
-        if (args.json) await writeJsonDocument(costReportJson(report));
-        else await writeStdout(formatCostReport(report, { color: useColor(process.stdout) }));
+        await writeReportStream(session.paths.estimateJson, jsonDocumentChunks(costReportJson(report), 'jobs', mapAsync(jobs(), costJobJson)));
+        await writeReportStream(session.paths.estimateCsv, jobsCsvChunks(mapAsync(jobs(), csvRow)));
+        if (args.json) await writeJsonStream(costReportJson(report), 'jobs', mapAsync(jobs(), costJobJson));
+        else await writeStdout(formatCostReport(report, { color: useColor(process.stdout), firstJobs }));
         logLine(`report written to ${session.paths.estimateJson} and ${session.paths.estimateCsv}`);
         result.exitCode = report.withinBudget ? ExitCode.ok : ExitCode.budget;
+      } catch (error) {
+        failure = error;
+        throw error;
       } finally {
-        await session.close();
+        await session.close(failure);
       }
     },
   };
 }
 
-function reportRows(report: CostReport) {
-  return report.jobs.map((job) => ({
-    id: job.id,
-    type: job.type,
-    model: job.model,
-    state: '',
-    price_usd: job.priceMicro,
-    price_source: job.source,
-    request_id: '',
-    output: '',
-    error: '',
-  }));
+function csvRow(job: CostJob): JobCsvRow {
+  return { id: job.id, type: job.type, model: job.model, state: '', price_usd: job.priceMicro, price_source: job.source, request_id: '', output: '', error: '' };
 }

@@ -1,15 +1,14 @@
 import type { CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_UPLOAD_TIMEOUT_MS } from '../../api/client.js';
-import { kindOf } from '../../jobs/index.js';
-import type { Manifest } from '../../manifest/types.js';
 import type { InFlight, RunEvent } from '../../runner/context.js';
 import { DEFAULT_MAX_RESULT_BYTES, refuseLostLedger, run, type RunOutcome } from '../../runner/index.js';
-import { formatStatusText, statusJson, submittedLines, type StatusSummary } from '../../report/status.js';
+import { formatStatusText, statusJobJson, statusJsonHead, submittedLines, type StatusSummary } from '../../report/status.js';
+import { mapAsync, runJobs } from '../../runner/reports.js';
 import type { CommandResult } from '../main.js';
 import { errorDocument } from '../error-document.js';
 import { manifestPaths, parseConcurrency, parseWholeNumber, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
-import { logLine, useColor, writeJsonDocument, writeStdout } from '../output.js';
+import { logLine, useColor, writeJsonStream, writeStdout } from '../output.js';
 import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '../progress.js';
 import { openWorkSession, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
 import { installStopHandlers, type InFlightWait } from '../signals.js';
@@ -70,10 +69,14 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
       const paths = manifestPaths(args.manifest, args.db, args.out);
       if (!existsSync(paths.db)) refuseLostLedger(paths);
       const session = await openWorkSession(args, { command: 'run', run: true });
+      let failure: unknown;
       try {
         result.exitCode = await runWithDisplay(session, args, numbers, result);
+      } catch (error) {
+        failure = error;
+        throw error;
       } finally {
-        await session.close();
+        await session.close(failure);
       }
     },
   };
@@ -82,8 +85,8 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
 /** Calls the runner with the terminal's stop handlers and progress display around it, then renders the end. */
 async function runWithDisplay(session: WorkSession, args: RunArgs, numbers: RunNumbers, result: CommandResult): Promise<number> {
   const { ledger, manifest } = session;
-  const inFlight: InFlight = { submits: 0 };
-  const stopControl = installStopHandlers(logLine, waitFor(inFlight, manifest));
+  const inFlight: InFlight = { submits: 0, uploads: 0 };
+  const stopControl = installStopHandlers(logLine, waitFor(inFlight));
   let progress: Progress | undefined;
   const early: RunEvent[] = [];
   const live = await loadLiveRenderer(process.stderr.isTTY === true);
@@ -118,7 +121,7 @@ async function runWithDisplay(session: WorkSession, args: RunArgs, numbers: RunN
     stopControl.dispose();
   }
   const { outcome, summary } = ran;
-  if (args.json) await writeSummaryDocument(statusJson(summary), outcome, result);
+  if (args.json) await writeSummaryDocument(session, summary, outcome, result);
   else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
   if (outcome === undefined) {
     logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: mediabatch run ${args.manifest}`);
@@ -131,19 +134,23 @@ async function runWithDisplay(session: WorkSession, args: RunArgs, numbers: RunN
  * The run's --json document. A fatal error (auth, balance, disk) is thrown after it by finish();
  * it goes into this document, so stdout still holds exactly one.
  */
-async function writeSummaryDocument(summary: object, outcome: RunOutcome | undefined, result: CommandResult): Promise<void> {
+async function writeSummaryDocument(session: WorkSession, summary: StatusSummary, outcome: RunOutcome | undefined, result: CommandResult): Promise<void> {
   const fatal = outcome?.execute.fatal;
-  await writeJsonDocument(fatal === undefined ? summary : { ...summary, ...errorDocument(fatal) });
+  const head = statusJsonHead(summary);
+  await writeJsonStream(fatal === undefined ? head : { ...head, ...errorDocument(fatal) }, 'jobs', mapAsync(runJobs(session.ledger), statusJobJson));
   result.errorInDocument = fatal !== undefined;
 }
 
 /** A stop waits for submits in flight; each answers (or fails) within the client's timeout for its kind. */
-function waitFor(inFlight: InFlight, manifest: Manifest): InFlightWait {
-  const uploads = manifest.jobs.some((job) => Object.values(kindOf(job.type).files).includes('image'));
+function waitFor(inFlight: InFlight): InFlightWait {
   return {
     count: () => inFlight.submits,
-    answerWithinMs: uploads ? DEFAULT_UPLOAD_TIMEOUT_MS : DEFAULT_REQUEST_TIMEOUT_MS,
-    bound: uploads ? 'the timeout of video submits, which upload images' : 'the request timeout',
+    get answerWithinMs() {
+      return inFlight.uploads > 0 ? DEFAULT_UPLOAD_TIMEOUT_MS : DEFAULT_REQUEST_TIMEOUT_MS;
+    },
+    get bound() {
+      return inFlight.uploads > 0 ? 'the timeout of video submits, which upload images' : 'the request timeout';
+    },
   };
 }
 
@@ -164,6 +171,6 @@ function finish(outcome: RunOutcome, summary: StatusSummary, args: RunArgs): num
   if ((counts['done'] ?? 0) === total) return ExitCode.ok;
   // Paid for, and still to collect: every later run follows them, from the ledger alone.
   const collect = `run the same command again to collect them: mediabatch run ${args.manifest}`;
-  for (const line of submittedLines(summary.jobs)) logLine(`${line}. ${collect}`);
+  for (const line of submittedLines(summary)) logLine(`${line}. ${collect}`);
   return ExitCode.incomplete;
 }

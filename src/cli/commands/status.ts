@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../../errors.js';
-import { formatStatusText, statusJson } from '../../report/status.js';
+import { formatStatusText, statusJobJson, statusJsonHead } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
 import { claimLedger, openLedgerFor } from '../ledger.js';
 import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
-import { useColor, writeJsonDocument, writeStdout } from '../output.js';
-import { storedBudget, summarize } from '../../runner/reports.js';
+import { useColor, writeJsonStream, writeStdout } from '../output.js';
+import { mapAsync, runJobs, storedBudget, summarize } from '../../runner/reports.js';
 
 interface StatusArgs extends SharedArgs {
   manifest: string;
@@ -26,11 +26,12 @@ export function statusCommand(result: CommandResult): CommandModule<object, Stat
       try {
         await claimLedger(ledger, paths.manifest);
         const summary = await summarize(ledger, await storedBudget(ledger));
-        // validate and estimate keep caches here but record no job: an empty table would say less.
-        if (summary.jobs.length === 0) {
-          throw new UsageError(`nothing has been run for ${args.manifest} yet: the ledger ${paths.db} records no job (or pass --db PATH)`);
+        // estimate records the jobs and validate caches the catalogue, but nothing was sent: a
+        // table of pending jobs would say less than this.
+        if (summary.spentMicro === 0 && summary.counts.pending + summary.counts.skipped === Object.values(summary.counts).reduce((a, b) => a + b, 0)) {
+          throw new UsageError(`nothing has been run for ${args.manifest} yet: the ledger ${paths.db} records no job sent (or pass --db PATH)`);
         }
-        if (args.json) await writeJsonDocument(statusJson(summary));
+        if (args.json) await writeJsonStream(statusJsonHead(summary), 'jobs', mapAsync(runJobs(ledger), statusJobJson));
         else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
         result.exitCode = 0;
       } finally {

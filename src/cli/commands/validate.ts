@@ -1,10 +1,10 @@
 import type { CommandModule } from 'yargs';
 import { ManifestError } from '../../manifest/errors.js';
-import { loadManifestIsolated } from '../../manifest/load-isolated.js';
-import { checkWithService } from '../../runner/prepare.js';
+import { openManifest } from '../../manifest/open.js';
+import { check } from '../../runner/index.js';
 import type { CommandResult } from '../main.js';
 import { errorDocument } from '../error-document.js';
-import { openLedgerFor } from '../ledger.js';
+import { openLedgerFor, withScratchLedger } from '../ledger.js';
 import { manifestPaths, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
 import { logLine, writeJsonDocument, writeStdout } from '../output.js';
 import { openService } from '../service.js';
@@ -28,29 +28,30 @@ export function validateCommand(result: CommandResult): CommandModule<object, Va
         .option('offline', { type: 'boolean', default: false, describe: 'check only what needs no service' }),
     handler: async (args) => {
       try {
-        const manifest = await loadManifestIsolated(args.manifest, { allowOutsideFiles: args['allow-outside-files'] });
+        const manifest = await openManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'] });
         const offline = args.offline || !hasCredentials(args);
         if (offline && !args.offline) {
           logLine('no token given: checked offline only (set MEDIABATCH_TOKEN, --token-file or --sim to check models and voices)');
         }
-        if (!offline) {
+        const { jobs } = await withScratchLedger(async (scratch) => {
+          if (offline) return check({ manifest, scratch });
           const service = await openService(args, process.env);
           const ledger = await openLedgerFor(manifestPaths(args.manifest, args.db).db, 'read-write');
           try {
-            await checkWithService(manifest, { client: service.client, ledger, baseUrl: service.baseUrl });
+            return await check({ manifest, scratch, service: { client: service.client, baseUrl: service.baseUrl, ledger } });
           } finally {
             await ledger.close();
             await service.close();
           }
-        }
+        });
         const checked = offline ? 'offline checks only' : 'checked against the models catalogue';
-        if (args.json) await writeJsonDocument({ valid: true, jobs: manifest.jobs.length, offline, problems: [] });
-        else await writeStdout(`${args.manifest}: ${manifest.jobs.length} job(s), valid (${checked}).`);
+        if (args.json) await writeJsonDocument({ valid: true, jobs, offline, problems: [] });
+        else await writeStdout(`${args.manifest}: ${jobs} job(s), valid (${checked}).`);
         result.exitCode = 0;
       } catch (error) {
         if (!(error instanceof ManifestError) || !args.json) throw error;
         await writeJsonDocument({ valid: false, ...errorDocument(error) });
-        logLine(`${args.manifest}: ${error.issues.length} problem(s)`);
+        logLine(`${args.manifest}: ${error.total} problem(s)`);
         result.exitCode = error.exitCode;
       }
     },

@@ -12,6 +12,10 @@ export interface JobProgress {
   /** Spend of earlier attempts (an in-doubt job sent again) kept under this attempt's. */
   carriedMicro: MicroUsd;
   lastError: string | null;
+  retryable: boolean | null;
+  refunded: boolean | null;
+  /** The order in which jobs became submitted, for following them in windows. */
+  followSeq: number | null;
   resultPath: string | null;
   resultBytes: number | null;
   resultSha256: string | null;
@@ -41,7 +45,7 @@ export function createContext(db: Database.Database, path: string, nowMs: () => 
   );
   const updateProgress = db.prepare(
     `UPDATE jobs SET state = @state, request_id = @requestId, attempts = @attempts, spent_micro = @spentMicro, carried_micro = @carriedMicro,
-       last_error = @lastError, result_path = @resultPath, result_bytes = @resultBytes,
+       last_error = @lastError, retryable = @retryable, refunded = @refunded, follow_seq = @followSeq, result_path = @resultPath, result_bytes = @resultBytes,
        result_sha256 = @resultSha256, submitted_at = @submittedAt, finished_at = @finishedAt,
        updated_at = @updatedAt
      WHERE id = @id AND state = @from`,
@@ -65,7 +69,8 @@ export function createContext(db: Database.Database, path: string, nowMs: () => 
         detail: detail === undefined ? null : JSON.stringify(detail),
       });
     },
-    writeProgress: (id, from, next, now) => updateProgress.run({ ...next, id, from, updatedAt: now }).changes === 1,
+    writeProgress: (id, from, next, now) =>
+      updateProgress.run({ ...next, retryable: flagOf(next.retryable), refunded: flagOf(next.refunded), id, from, updatedAt: now }).changes === 1,
     spentTotalMicro: () => spentTotal.get()?.total ?? 0,
   };
 }
@@ -78,10 +83,17 @@ export function progressOf(raw: RawJob): JobProgress {
     spentMicro: raw.spent_micro,
     carriedMicro: raw.carried_micro,
     lastError: raw.last_error,
+    retryable: raw.retryable === null ? null : raw.retryable === 1,
+    refunded: raw.refunded === null ? null : raw.refunded === 1,
+    followSeq: raw.follow_seq,
     resultPath: raw.result_path,
     resultBytes: raw.result_bytes,
     resultSha256: raw.result_sha256,
     submittedAt: raw.submitted_at,
     finishedAt: raw.finished_at,
   };
+}
+
+function flagOf(value: boolean | null): number | null {
+  return value === null ? null : value ? 1 : 0;
 }

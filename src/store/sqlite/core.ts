@@ -3,6 +3,7 @@ import { createCaches, type LedgerCaches } from './caches.js';
 import { createCollectNotes, type CollectNotes } from './collect-notes.js';
 import { createContext } from './context.js';
 import { watchFile, type FileWatch } from './file-watch.js';
+import { beginIngest, type CoreIngest } from './ingest.js';
 import { createJobRecords, type JobRecords } from './jobs.js';
 import { asLocalIoError, openDatabase } from './open-database.js';
 import { createRunLock, type RunLock } from './run-lock.js';
@@ -13,6 +14,8 @@ export interface OpenCoreOptions {
   readonly: boolean;
   /** Epoch milliseconds; tests pass a clock to age caches without waiting. */
   nowMs?: (() => number) | undefined;
+  /** A throw-away file (openSqliteLedger's 'scratch' mode): no durability asked of it. */
+  scratch?: boolean | undefined;
 }
 
 /**
@@ -28,13 +31,15 @@ export interface SqliteCore extends JobRecords, JobTransitions, CollectNotes, Le
    * what lets a run of thousands of jobs keep synchronous=FULL.
    */
   batch<T>(fn: () => T): T;
+  /** Opens the ingest's transaction on this connection (ingest.ts). */
+  beginIngest(): CoreIngest;
   /** Releases the run lock if held, then closes the file. Safe to call twice. */
   close(): void;
 }
 
 export function openCore(path: string, options: OpenCoreOptions): SqliteCore {
   const { readonly } = options;
-  const db = openDatabase(path, readonly);
+  const db = openDatabase(path, readonly, options.scratch === true);
   const ctx = createContext(db, path, options.nowMs ?? Date.now);
   const lock = createRunLock(ctx);
   // The first write: another process holding the file's write lock is found here. The states
@@ -62,13 +67,14 @@ export function openCore(path: string, options: OpenCoreOptions): SqliteCore {
     ...lock,
     ...watchFile(db, path),
     batch: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+    beginIngest: () => withLedgerErrors(path, beginIngest(ctx)),
     close: () => {
       if (!db.open) return;
       if (!readonly) lock.releaseRunLock();
       db.close();
     },
   };
-  return withLedgerErrors(core);
+  return withLedgerErrors(path, core);
 }
 
 /**
@@ -76,7 +82,7 @@ export function openCore(path: string, options: OpenCoreOptions): SqliteCore {
  * the LocalIoError a person can act on. A failed statement wrote nothing: its transaction was
  * rolled back. Errors of ours (an illegal state change: a bug) pass through unchanged.
  */
-function withLedgerErrors(core: SqliteCore): SqliteCore {
+function withLedgerErrors<T extends object>(path: string, core: T): T {
   const wrapped: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(core)) {
     wrapped[name] =
@@ -86,9 +92,9 @@ function withLedgerErrors(core: SqliteCore): SqliteCore {
             try {
               return (value as (...a: unknown[]) => unknown)(...args);
             } catch (error) {
-              throw asLocalIoError(core.path, error);
+              throw asLocalIoError(path, error);
             }
           };
   }
-  return wrapped as unknown as SqliteCore;
+  return wrapped as T;
 }

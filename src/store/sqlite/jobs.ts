@@ -1,118 +1,187 @@
-import type { EventRow, JobOutcome, JobPrice, JobRow, JobSpec, JobView, SyncResult } from '../ledger.js';
+import type Database from 'better-sqlite3';
+import type {
+  CostRow,
+  EventRow,
+  FollowRow,
+  JobQuery,
+  JobRow,
+  JobScope,
+  KeyPrice,
+  PriceGroupRow,
+  SendSelection,
+  UnitFile,
+  UnitRecord,
+} from '../ledger.js';
 import type { StoreContext } from './context.js';
-import { toEventRow, toJobRow, type RawEvent, type RawJob } from './rows.js';
-import { JOB_STATES, type JobState } from '../../jobs/states.js';
+import { toEventRow, toJobRow, type ListedJob, type RawEvent } from './rows.js';
+import { scopeSql, SEND_SQL, sendParams } from './selection.js';
+import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
+import type { JobType } from '../../jobs/types.js';
 import type { MicroUsd } from '../../money.js';
 
-/** The jobs table and the event log as the synchronous core reads and writes them. */
+/** The jobs table and the event log as the synchronous core reads them, a window at a time. */
 export interface JobRecords {
-  syncJobs(specs: readonly JobSpec[]): SyncResult;
-  setPrices(rows: readonly JobPrice[]): void;
+  units(): UnitRecord[];
+  unitFiles(unitKey: string, afterPath: string, limit: number): UnitFile[];
   getJob(id: string): JobRow | undefined;
-  jobViews(): JobView[];
-  jobOutcomes(): JobOutcome[];
-  countsByState(): Record<JobState, number>;
+  readJobs(query: JobQuery): JobRow[];
+  countJobs(query: Omit<JobQuery, 'after' | 'limit'>): number;
+  readFollowing(afterSeq: number, limit: number): FollowRow[];
+  priceGroups(send: SendSelection): PriceGroupRow[];
+  applyPrices(prices: readonly KeyPrice[], send: SendSelection): void;
+  costRows(send: SendSelection): CostRow[];
+  skipAfter(after: number, send: SendSelection, reason: string): number;
+  countsByState(scope?: JobScope): Record<JobState, number>;
   spentMicro(): MicroUsd;
   eventsFor(id: string | null): EventRow[];
   recordEvent(jobId: string | null, kind: string, detail?: unknown): void;
 }
 
+// The issue is the kind of the note that set last_error (collect-notes.ts); only the few
+// submitted rows with an error look it up, through the events' index on job_id.
+const ISSUE_VALUE_SQL = "SELECT kind FROM events WHERE events.job_id = jobs.id AND kind IN ('not_collected', 'status_unknown') ORDER BY events.id DESC LIMIT 1";
+const ISSUE_SQL = `CASE WHEN state = 'submitted' AND last_error IS NOT NULL THEN (${ISSUE_VALUE_SQL}) END AS issue`;
+
+// The bulk skip below writes what markSkipped writes, one row at a time; it must stay a move the table allows.
+if (!canTransition('pending', 'skipped')) throw new Error('bug in mediabatch: skipAfter moves pending jobs to skipped, which the state table forbids');
+
 export function createJobRecords(ctx: StoreContext): JobRecords {
   const { db } = ctx;
-  const insertJob = db.prepare(
-    `INSERT INTO jobs (id, manifest_index, content_hash, type, params_json, text_chars, state, created_at, updated_at)
-     VALUES (@id, @index, @contentHash, @type, @paramsJson, @textChars, 'pending', @now, @now)`,
+  const statements = new Map<string, Database.Statement>();
+  /** Statements whose text depends on a query's shape, prepared once per shape. */
+  const prepared = (sql: string): Database.Statement => {
+    let statement = statements.get(sql);
+    if (statement === undefined) statements.set(sql, (statement = db.prepare(sql)));
+    return statement;
+  };
+
+  const selectUnits = db.prepare<[], UnitRecord>('SELECT key, position, fingerprint, jobs, read_at AS readAt FROM units ORDER BY position');
+  const selectUnitFiles = db.prepare<[string, string, number], UnitFile>(
+    'SELECT path, stamp FROM unit_files WHERE unit = ? AND path > ? ORDER BY path LIMIT ?',
   );
-  const updateIndex = db.prepare('UPDATE jobs SET manifest_index = @index WHERE id = @id AND manifest_index != @index');
-  // A new content makes the old price meaningless; pricing runs again before anything is sent.
-  const updateContent = db.prepare(
-    `UPDATE jobs SET content_hash = @contentHash, type = @type, params_json = @paramsJson, text_chars = @textChars,
-       price_micro = NULL, price_source = NULL, price_key = NULL, updated_at = @now
-     WHERE id = @id`,
+  const selectFollowing = db.prepare<[number, number], FollowRow>(
+    `SELECT id, type, request_id AS requestId, params_json AS paramsJson, follow_seq AS followSeq FROM jobs
+     WHERE state = 'submitted' AND follow_seq > ? AND request_id IS NOT NULL ORDER BY follow_seq LIMIT ?`,
   );
-  const updatePrice = db.prepare(
-    `UPDATE jobs SET price_micro = @priceMicro, price_source = @source, price_key = @priceKey, updated_at = @now
-     WHERE id = @id`,
+  const selectGroups = db.prepare<{ resubmitInDoubt: number }, { groupKey: string; type: JobType; paramsJson: string; chars: number | null; jobs: number }>(
+    `SELECT group_key AS groupKey, type, MIN(params_json) AS paramsJson, text_chars AS chars, COUNT(*) AS jobs
+     FROM jobs WHERE ${SEND_SQL} GROUP BY group_key, text_chars ORDER BY group_key, text_chars`,
   );
-  const selectCounts = db.prepare<[], { state: JobState; n: number }>(
-    'SELECT state, COUNT(*) AS n FROM jobs GROUP BY state',
+  // Prices arrive by key (thousands at most); the jobs (a million, perhaps) take theirs in one pass.
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS key_prices (key TEXT PRIMARY KEY, price_micro INTEGER NOT NULL, source TEXT NOT NULL)');
+  const clearKeyPrices = db.prepare('DELETE FROM temp.key_prices');
+  const insertKeyPrice = db.prepare('INSERT OR REPLACE INTO temp.key_prices (key, price_micro, source) VALUES (@priceKey, @priceMicro, @source)');
+  const updatePrices = db.prepare(
+    `UPDATE jobs SET price_micro = p.price_micro, price_source = p.source, updated_at = @now
+     FROM temp.key_prices AS p WHERE p.key = jobs.price_key AND ${SEND_SQL}`,
   );
-  const selectViews = db.prepare<[], JobView>(
-    `SELECT id, type, state, request_id AS requestId, spent_micro AS spentMicro, json_extract(params_json, '$.format') AS format
-     FROM jobs`,
+  const selectCosts = db.prepare<{ resubmitInDoubt: number }, Omit<CostRow, 'toSend'> & { toSend: number }>(
+    `SELECT type, json_extract(params_json, '$.model') AS model, group_key AS groupKey, price_source AS priceSource,
+       (${SEND_SQL}) AS toSend, COUNT(*) AS jobs, COALESCE(SUM(price_micro), 0) AS priceMicro, SUM(price_micro IS NULL) AS unpriced
+     FROM jobs WHERE in_manifest = 1 GROUP BY 1, 2, 3, 4, 5`,
   );
-  // The issue is the kind of the note that set last_error (collect-notes.ts); only the few
-  // submitted rows with an error look it up, through the events' index on job_id.
-  const selectOutcomes = db.prepare<[], JobOutcome>(
-    `SELECT id, type, json_extract(params_json, '$.model') AS model, price_source AS priceSource, state,
-       request_id AS requestId, price_micro AS priceMicro, result_path AS output, last_error AS error,
-       CASE WHEN state = 'submitted' AND last_error IS NOT NULL THEN
-         (SELECT kind FROM events WHERE events.job_id = jobs.id AND kind IN ('not_collected', 'status_unknown') ORDER BY events.id DESC LIMIT 1)
-       END AS issue
-     FROM jobs ORDER BY manifest_index, id`,
+  const skipEvents = db.prepare(
+    `INSERT INTO events (at, job_id, kind, from_state, to_state, detail_json)
+     SELECT @now, id, CASE state WHEN 'pending' THEN 'skipped' ELSE 'not_sent' END, state,
+       CASE state WHEN 'pending' THEN 'skipped' ELSE state END, json_object('reason', @reason, 'spentMicro', spent_micro)
+     FROM jobs WHERE ${SEND_SQL} AND manifest_index > @after ORDER BY manifest_index`,
+  );
+  const skipRows = db.prepare(
+    `UPDATE jobs SET state = 'skipped', last_error = @reason, updated_at = @now WHERE ${SEND_SQL} AND manifest_index > @after AND state = 'pending'`,
   );
   const selectEvents = db.prepare<[string], RawEvent>('SELECT * FROM events WHERE job_id = ? ORDER BY id');
   const selectRunEvents = db.prepare<[], RawEvent>('SELECT * FROM events WHERE job_id IS NULL ORDER BY id');
 
-  // One read of what sync compares, instead of a lookup per job: resuming a 10,000-job run
-  // whose manifest did not change then writes nothing but the sync event.
-  const selectKnown = db.prepare<[], Pick<RawJob, 'id' | 'content_hash' | 'state' | 'manifest_index'>>(
-    'SELECT id, content_hash, state, manifest_index FROM jobs',
-  );
-
-  const sync = db.transaction((specs: readonly JobSpec[]): SyncResult => {
-    const now = ctx.nowIso();
-    const result: SyncResult = { added: 0, changed: [] };
-    const known = new Map(selectKnown.all().map((row) => [row.id, row]));
-    for (const spec of specs) {
-      const row = known.get(spec.id);
-      const values = { ...spec, textChars: spec.textChars ?? null, now };
-      if (row === undefined) {
-        insertJob.run(values);
-        result.added += 1;
-        continue;
+  const applyPrices = db.transaction((prices: readonly KeyPrice[], send: SendSelection): void => {
+    clearKeyPrices.run();
+    for (const price of prices) {
+      if (!Number.isSafeInteger(price.priceMicro) || price.priceMicro < 0) {
+        throw new Error(`bug in mediabatch: price key ${price.priceKey} was priced at ${price.priceMicro} µUSD, not a whole number of micro-dollars`);
       }
-      if (row.manifest_index !== spec.index) updateIndex.run(values);
-      if (row.content_hash === spec.contentHash) continue;
-      if (row.state === 'pending' || row.state === 'skipped') {
-        updateContent.run(values);
-        ctx.insertEvent(spec.id, 'content_changed', null, null, { oldHash: row.content_hash, newHash: spec.contentHash });
-      } else {
-        result.changed.push({ id: spec.id, oldHash: row.content_hash, newHash: spec.contentHash, state: row.state });
-      }
+      insertKeyPrice.run(price);
     }
-    ctx.insertEvent(null, 'synced', null, null, { jobs: specs.length, added: result.added, changed: result.changed.length });
-    return result;
+    updatePrices.run({ now: ctx.nowIso(), ...sendParams(send) });
+    clearKeyPrices.run();
   });
-
-  const prices = db.transaction((rows: readonly JobPrice[]): void => {
-    const now = ctx.nowIso();
-    for (const row of rows) {
-      if (!Number.isSafeInteger(row.priceMicro) || row.priceMicro < 0) {
-        throw new Error(`bug in mediabatch: job "${row.id}" was priced at ${row.priceMicro} µUSD, not a whole number of micro-dollars`);
-      }
-      if (updatePrice.run({ ...row, now }).changes !== 1) {
-        throw new Error(`bug in mediabatch: a price was set for job "${row.id}", which is not in the ledger`);
-      }
-    }
+  const skipAfter = db.transaction((after: number, send: SendSelection, reason: string): number => {
+    const values = { after, reason, now: ctx.nowIso(), ...sendParams(send) };
+    const left = skipEvents.run(values).changes;
+    skipRows.run(values);
+    return left;
   });
 
   return {
-    syncJobs: (specs) => sync.immediate(specs),
-    setPrices: (rows) => prices.immediate(rows),
+    units: () => selectUnits.all(),
+    unitFiles: (unitKey, afterPath, limit) => selectUnitFiles.all(unitKey, afterPath, limit),
     getJob: (id) => {
       const raw = ctx.getRawJob(id);
       return raw === undefined ? undefined : toJobRow(raw);
     },
-    jobViews: () => selectViews.all(),
-    jobOutcomes: () => selectOutcomes.all(),
-    countsByState: () => {
+    readJobs: (query) => {
+      const { where, params } = jobFilter(query);
+      // The flag reads the selection's own parameter, so a query may both filter and flag by one selection only.
+      const flag = query.flagSend === undefined ? '' : `, (${SEND_SQL.replaceAll('@resubmitInDoubt', '@flagResubmitInDoubt')}) AS to_send`;
+      const sql = `SELECT *, ${ISSUE_SQL}${flag} FROM jobs WHERE ${where} ORDER BY manifest_index, id LIMIT @limit`;
+      const flagParams = query.flagSend === undefined ? {} : { flagResubmitInDoubt: sendParams(query.flagSend).resubmitInDoubt };
+      return (prepared(sql).all({ ...params, ...flagParams, limit: query.limit }) as ListedJob[]).map(toJobRow);
+    },
+    countJobs: (query) => {
+      const { where, params } = jobFilter(query);
+      return (prepared(`SELECT COUNT(*) AS n FROM jobs WHERE ${where}`).get(params) as { n: number }).n;
+    },
+    readFollowing: (afterSeq, limit) => selectFollowing.all(afterSeq, limit),
+    priceGroups: (send) => groupLengths(selectGroups.all(sendParams(send))),
+    applyPrices: (prices, send) => applyPrices.immediate(prices, send),
+    costRows: (send) => selectCosts.all(sendParams(send)).map((row) => ({ ...row, toSend: row.toSend === 1 })),
+    skipAfter: (after, send, reason) => skipAfter.immediate(after, send, reason),
+    countsByState: (scope = 'all') => {
       const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
-      for (const { state, n } of selectCounts.all()) counts[state] = n;
+      const rows = prepared(`SELECT state, COUNT(*) AS n FROM jobs WHERE ${scopeSql(scope)} GROUP BY state`).all() as { state: JobState; n: number }[];
+      for (const { state, n } of rows) counts[state] = n;
       return counts;
     },
     spentMicro: () => ctx.spentTotalMicro(),
     eventsFor: (id) => (id === null ? selectRunEvents.all() : selectEvents.all(id)).map(toEventRow),
     recordEvent: (jobId, kind, detail) => ctx.insertEvent(jobId, kind, null, null, detail),
   };
+}
+
+/** The conditions of a query, one text per query shape; the values are bound, never written into it. */
+function jobFilter(query: Omit<JobQuery, 'limit'>): { where: string; params: Record<string, unknown> } {
+  const where = [scopeSql(query.scope)];
+  const params: Record<string, unknown> = {};
+  if (query.after !== undefined) {
+    // Dropped jobs may share an index with listed ones: the id breaks the tie.
+    where.push('(manifest_index > @afterIndex OR (manifest_index = @afterIndex AND id > @afterId))');
+    params['afterIndex'] = query.after.index;
+    params['afterId'] = query.after.id;
+  }
+  if (query.through !== undefined) {
+    where.push('manifest_index <= @through');
+    params['through'] = query.through;
+  }
+  if (query.states !== undefined) {
+    where.push('state IN (SELECT value FROM json_each(@states))');
+    params['states'] = JSON.stringify(query.states);
+  }
+  if (query.send !== undefined) {
+    where.push(`(${SEND_SQL})`);
+    Object.assign(params, sendParams(query.send));
+  }
+  if (query.issue !== undefined) {
+    where.push(`state = 'submitted' AND last_error IS NOT NULL AND (${ISSUE_VALUE_SQL}) = @issue`);
+    params['issue'] = query.issue;
+  }
+  return { where: where.join(' AND '), params };
+}
+
+function groupLengths(rows: readonly { groupKey: string; type: JobType; paramsJson: string; chars: number | null; jobs: number }[]): PriceGroupRow[] {
+  const groups = new Map<string, PriceGroupRow>();
+  for (const row of rows) {
+    let group = groups.get(row.groupKey);
+    if (group === undefined) groups.set(row.groupKey, (group = { groupKey: row.groupKey, type: row.type, paramsJson: row.paramsJson, jobs: 0, lengths: [] }));
+    group.jobs += row.jobs;
+    if (row.chars !== null) group.lengths.push({ chars: row.chars, jobs: row.jobs });
+  }
+  return [...groups.values()];
 }

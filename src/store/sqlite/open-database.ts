@@ -13,7 +13,7 @@ const BUSY_TIMEOUT_MS = 5000;
  * Opens (and, unless read-only, creates and migrates) the ledger file. Every way the file can
  * be unusable ends in a LocalIoError naming the file, what is wrong and what to do.
  */
-export function openDatabase(path: string, readonly: boolean): Db {
+export function openDatabase(path: string, readonly: boolean, scratch = false): Db {
   if (readonly && !existsSync(path)) throw noLedger(path);
   // Checked before SQLite opens it: on a read-only ledger SQLite falls back to reading, and in
   // WAL mode leaves -wal and -shm files behind with the ledger's read-only permissions.
@@ -27,7 +27,8 @@ export function openDatabase(path: string, readonly: boolean): Db {
     throw error instanceof Database.SqliteError ? asLocalIoError(path, error) : cannotOpen(path, error);
   }
   try {
-    configure(db, readonly);
+    if (scratch) configureScratch(db);
+    else configure(db, readonly);
     checkIntegrity(db, path);
     migrate(db, path, readonly);
     return db;
@@ -46,6 +47,16 @@ function configure(db: Db, readonly: boolean): void {
   // next checkpoint). A lost `submitting` row would come back as `pending` and be sent, and
   // paid for, a second time; FULL syncs the WAL on every commit, before the request leaves.
   db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+}
+
+/**
+ * A scratch ledger (a file of its own, thrown away after one command: validate's) keeps nothing
+ * worth a disk flush: no WAL, no sync, its rollback journal in memory.
+ */
+function configureScratch(db: Db): void {
+  db.pragma('journal_mode = MEMORY');
+  db.pragma('synchronous = OFF');
   db.pragma('foreign_keys = ON');
 }
 

@@ -1,6 +1,6 @@
 import type { JobType } from '../../jobs/types.js';
 import type { JobState } from '../../jobs/states.js';
-import type { EventRow, JobRow } from '../ledger.js';
+import type { CollectIssue, EventRow, JobRow } from '../ledger.js';
 
 /** The columns of `jobs` exactly as SQLite returns them (money in whole micro-dollars). */
 export interface RawJob {
@@ -26,7 +26,22 @@ export interface RawJob {
   updated_at: string;
   submitted_at: string | null;
   finished_at: string | null;
+  unit: string | null;
+  seen: number;
+  in_manifest: number;
+  origin: string | null;
+  text: string | null;
+  files_json: string | null;
+  tags_json: string | null;
+  group_key: string | null;
+  parent_id: string | null;
+  follow_seq: number | null;
+  retryable: number | null;
+  refunded: number | null;
 }
+
+/** A row as the listings read it: the collect issue of a submitted job looked up beside it. */
+export type ListedJob = RawJob & { issue: CollectIssue | null; to_send?: number };
 
 export interface RawEvent {
   id: number;
@@ -38,14 +53,24 @@ export interface RawEvent {
   detail_json: string | null;
 }
 
-export function toJobRow(raw: RawJob): JobRow {
+const flag = (value: number | null): boolean | null => (value === null ? null : value === 1);
+
+export function toJobRow(raw: RawJob & { issue?: CollectIssue | null; to_send?: number }): JobRow {
   return {
+    ...(raw.to_send === undefined ? {} : { toSend: raw.to_send === 1 }),
     id: raw.id,
     manifestIndex: raw.manifest_index,
     contentHash: raw.content_hash,
     type: raw.type,
     paramsJson: raw.params_json,
     textChars: raw.text_chars,
+    text: raw.text,
+    filesJson: raw.files_json,
+    tags: raw.tags_json === null ? [] : (JSON.parse(raw.tags_json) as string[]),
+    origin: raw.origin,
+    inManifest: raw.in_manifest === 1,
+    parentId: raw.parent_id,
+    groupKey: raw.group_key,
     priceMicro: raw.price_micro,
     priceSource: raw.price_source,
     priceKey: raw.price_key,
@@ -54,6 +79,9 @@ export function toJobRow(raw: RawJob): JobRow {
     attempts: raw.attempts,
     spentMicro: raw.spent_micro,
     lastError: raw.last_error,
+    retryable: flag(raw.retryable),
+    refunded: flag(raw.refunded),
+    issue: raw.issue ?? null,
     resultPath: raw.result_path,
     resultBytes: raw.result_bytes,
     resultSha256: raw.result_sha256,

@@ -195,6 +195,63 @@ export const MIGRATIONS: readonly Migration[] = [
         BEGIN UPDATE spend_total SET spent_micro = spent_micro - OLD.spent_micro WHERE id = 1; END;
     `,
   },
+  {
+    version: 6,
+    // Jobs stream through the ledger (a manifest may hold a million): everything a submit sends
+    // is kept on the row (the text, the images' paths and hashes), so the runner reads its work
+    // back in windows instead of holding every job. A manifest is read in units (its inline
+    // jobs, each source); `units` keeps each unit's fingerprint so an unchanged source is not
+    // read again, and `seen` the ingest that last read a row. `in_manifest` says whether the
+    // manifest still lists the job (a dropped job that was paid for is still collected).
+    // `follow_seq` orders submitted jobs for following, so a run reads them in windows too.
+    // `retryable`/`refunded` keep what the service said of a failure.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN unit TEXT;
+      ALTER TABLE jobs ADD COLUMN seen INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE jobs ADD COLUMN in_manifest INTEGER NOT NULL DEFAULT 1 CHECK (in_manifest IN (0, 1));
+      ALTER TABLE jobs ADD COLUMN origin TEXT;
+      ALTER TABLE jobs ADD COLUMN text TEXT;
+      ALTER TABLE jobs ADD COLUMN files_json TEXT;
+      ALTER TABLE jobs ADD COLUMN tags_json TEXT;
+      ALTER TABLE jobs ADD COLUMN group_key TEXT;
+      ALTER TABLE jobs ADD COLUMN parent_id TEXT;
+      ALTER TABLE jobs ADD COLUMN follow_seq INTEGER;
+      ALTER TABLE jobs ADD COLUMN retryable INTEGER CHECK (retryable IS NULL OR retryable IN (0, 1));
+      ALTER TABLE jobs ADD COLUMN refunded INTEGER CHECK (refunded IS NULL OR refunded IN (0, 1));
+      UPDATE jobs SET follow_seq = rowid WHERE state = 'submitted';
+
+      -- Ids are compared ignoring case (they become file names); they are ASCII, which NOCASE folds.
+      CREATE INDEX jobs_by_id_nocase ON jobs (id COLLATE NOCASE);
+      CREATE INDEX jobs_following ON jobs (follow_seq) WHERE state = 'submitted';
+      -- Every index costs each of a million inserts; counts by state scan the table anyway.
+      DROP INDEX jobs_by_state;
+      -- Only sent jobs have a request id: a partial index costs nothing for the million that wait.
+      DROP INDEX jobs_by_request_id;
+      CREATE INDEX jobs_by_request_id ON jobs (request_id) WHERE request_id IS NOT NULL;
+
+      CREATE TABLE units (
+        key         TEXT PRIMARY KEY,
+        position    INTEGER NOT NULL,
+        fingerprint TEXT NOT NULL,
+        gen         INTEGER NOT NULL,
+        jobs        INTEGER NOT NULL,
+        read_at     TEXT NOT NULL
+      ) STRICT;
+      -- Files a unit's rows name (text files, images), as they were when the unit was read.
+      CREATE TABLE unit_files (
+        unit  TEXT NOT NULL,
+        path  TEXT NOT NULL,
+        stamp TEXT NOT NULL,
+        PRIMARY KEY (unit, path)
+      ) STRICT;
+      CREATE TABLE counters (
+        name  TEXT PRIMARY KEY,
+        value INTEGER NOT NULL
+      ) STRICT;
+      INSERT INTO counters (name, value) VALUES ('ingest', 0);
+      INSERT INTO counters (name, value) SELECT 'follow', COALESCE(MAX(follow_seq), 0) FROM jobs;
+    `,
+  },
 ];
 
 /** SQL for usdToMicro(column, 'up') on a REAL dollar column that is NULL or >= 0 (migration 5). */

@@ -1,4 +1,5 @@
-import type { Ledger } from '../ledger.js';
+import type { Ledger, LedgerIngest } from '../ledger.js';
+import type { CoreIngest } from './ingest.js';
 import type { LedgerChange, ChangeAnswer } from './changes.js';
 import { openCore, type SqliteCore } from './core.js';
 import { inlineCommitter, type Committer } from './group-commit.js';
@@ -10,12 +11,14 @@ import { threadCommitter } from './thread-committer.js';
  *   LocalIoError E_NO_LEDGER); every change is refused as a bug.
  * - 'read-write': estimate, validate, tests. Creates and migrates the file; changes commit on
  *   this thread, a turn of the event loop's changes in one transaction.
+ * - 'scratch': a throw-away file for one command (validate reads a manifest through one to find
+ *   duplicate ids in bounded memory): as 'read-write', with no WAL and no disk flushes.
  * - 'run': a run. As 'read-write', but the state changes of jobs in flight (reserve, mark,
  *   note, event) commit on a writer thread of its own, so SQLite's work and each commit's disk
  *   flush overlap the requests in flight. Set-up writes (sync, prices, caches, meta, the lock,
  *   recovery) and every read stay on this thread's connection.
  */
-export type SqliteLedgerMode = 'read-only' | 'read-write' | 'run';
+export type SqliteLedgerMode = 'read-only' | 'read-write' | 'scratch' | 'run';
 
 export interface SqliteLedgerOptions {
   mode: SqliteLedgerMode;
@@ -33,7 +36,7 @@ const WRITER_THREAD = new URL('./writer-thread.js', import.meta.url);
  */
 export async function openSqliteLedger(path: string, options: SqliteLedgerOptions): Promise<Ledger> {
   const readonly = options.mode === 'read-only';
-  const core = openCore(path, { readonly, nowMs: options.nowMs });
+  const core = openCore(path, { readonly, nowMs: options.nowMs, scratch: options.mode === 'scratch' });
   // A thread opens the file by its path: one deleted or replaced since this connection opened it
   // must be found (and rescued from this connection) before a thread writes into a stranger.
   const committer =
@@ -41,6 +44,25 @@ export async function openSqliteLedger(path: string, options: SqliteLedgerOption
       ? threadCommitter(path, options.writerThreadUrl ?? WRITER_THREAD, () => core.assertInPlace())
       : inlineCommitter(core);
   return sqliteLedger(core, committer);
+}
+
+/** The synchronous session behind the async interface: each call's answer is already applied. */
+function asyncIngest(session: CoreIngest): LedgerIngest {
+  const call = <T>(fn: () => T): Promise<T> => {
+    try {
+      return Promise.resolve(fn());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+  return {
+    keep: (unitKey) => call(() => session.keep(unitKey)),
+    claim: (unitKey, claims) => call(() => session.claim(unitKey, claims)),
+    put: (unitKey, specs) => call(() => session.put(unitKey, specs)),
+    putUnitFiles: (unitKey, files) => call(() => session.putUnitFiles(unitKey, files)),
+    commit: (units) => call(() => session.commit(units)),
+    rollback: () => call(() => session.rollback()),
+  };
 }
 
 function sqliteLedger(core: SqliteCore, committer: Committer): Ledger {
@@ -71,12 +93,18 @@ function sqliteLedger(core: SqliteCore, committer: Committer): Ledger {
   return {
     location: core.path,
     readonly,
-    syncJobs: (specs) => write('syncJobs', () => core.syncJobs(specs)),
-    setPrices: (rows) => write('setPrices', () => core.setPrices(rows)),
+    beginIngest: () => write('beginIngest', () => asyncIngest(core.beginIngest())),
+    units: () => now(() => core.units()),
+    unitFiles: (unitKey, afterPath, limit) => now(() => core.unitFiles(unitKey, afterPath, limit)),
     getJob: (id) => now(() => core.getJob(id)),
-    jobViews: () => now(() => core.jobViews()),
-    jobOutcomes: () => now(() => core.jobOutcomes()),
-    countsByState: () => now(() => core.countsByState()),
+    readJobs: (query) => now(() => core.readJobs(query)),
+    countJobs: (query) => now(() => core.countJobs(query)),
+    readFollowing: (afterSeq, limit) => now(() => core.readFollowing(afterSeq, limit)),
+    priceGroups: (send) => now(() => core.priceGroups(send)),
+    applyPrices: (prices, send) => write('applyPrices', () => core.applyPrices(prices, send)),
+    costRows: (send) => now(() => core.costRows(send)),
+    skipAfter: (after, send, reason) => write('skipAfter', () => core.skipAfter(after, send, reason)),
+    countsByState: (scope) => now(() => core.countsByState(scope)),
     spentMicro: () => now(() => core.spentMicro()),
     eventsFor: (jobId) => now(() => core.eventsFor(jobId)),
     recoverInterrupted: () => write('recoverInterrupted', () => core.recoverInterrupted()),

@@ -68,11 +68,15 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
     return rows.map((row) => row.id);
   });
 
+  const nextFollowSeq = db.prepare<[], { value: number }>("UPDATE counters SET value = value + 1 WHERE name = 'follow' RETURNING value");
+
   const reserve = db.transaction(
     (id: string, budgetMicro: MicroUsd | null, allowFrom: readonly ReservableState[]): ReserveResult => {
       const row = ctx.getRawJob(id);
       if (row === undefined) throw bug(id, 'is not in the ledger (reserve)');
       if (!(allowFrom as readonly JobState[]).includes(row.state)) return 'wrong-state';
+      // A failure is sent again only when the service said trying again may work and charged nothing.
+      if (row.state === 'failed' && !(row.retryable === 1 && row.refunded === 1)) return 'wrong-state';
       const priceMicro = row.price_micro;
       if (priceMicro === null) throw bug(id, 'has no price; prices are set before anything is reserved');
       // What this row already counts (an in-doubt attempt that may have been charged) stays
@@ -87,6 +91,8 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
         attempts: row.attempts + 1,
         requestId: null,
         lastError: null,
+        retryable: null,
+        refunded: null,
         submittedAt: null,
       }));
       return 'reserved';
@@ -105,7 +111,8 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
         move(row, 'in_doubt', 'request_id_conflict', { requestId, heldBy: holder.id }, () => ({ lastError: reason }));
         return { conflictWith: holder.id };
       }
-      move(row, 'submitted', 'submitted', { requestId }, (_, now) => ({ requestId, submittedAt: now }));
+      const followSeq = nextFollowSeq.get()?.value ?? null;
+      move(row, 'submitted', 'submitted', { requestId }, (_, now) => ({ requestId, submittedAt: now, followSeq }));
       return 'submitted';
     }),
     markNotTaken: step('released as not taken', ['submitting'], (row, reason: string) =>
@@ -129,17 +136,11 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
     markFailedRemote: step('failed remotely', ['submitted'], (row, failure: RemoteFailure) => {
       // A refund covers this attempt; what earlier in-doubt attempts may have cost stays counted.
       const spentMicro = failure.refunded ? row.carried_micro : row.spent_micro;
-      if (failure.retryable && failure.refunded) {
-        move(row, 'pending', 'failed_retryable', { ...failure }, () => ({
-          spentMicro,
-          lastError: failure.reason,
-          requestId: null,
-        }));
-        return;
-      }
       move(row, 'failed', 'failed', { ...failure }, (_, now) => ({
         spentMicro,
         lastError: failure.reason,
+        retryable: failure.retryable,
+        refunded: failure.refunded,
         finishedAt: now,
       }));
     }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Ledger, ReserveResult } from '../../../src/store/index.js';
 import type { Ledgers } from '../ledger-contract.js';
-import { expectBug, ids, seed } from './fixtures.js';
+import { expectBug, ids, seed, spec, sync } from './fixtures.js';
 
 /** Reserves every job at once, as concurrent submits do, each through whichever handle `via` picks. */
 async function reserveAll(jobs: readonly string[], budgetMicro: number, via: (i: number) => Ledger): Promise<Map<string, ReserveResult>> {
@@ -84,7 +84,7 @@ export function budgetContract(ledgers: Ledgers): void {
     it('answers wrong-state for a job already on its way, and refuses an unpriced one as a bug', async () => {
       const ledger = await ledgers.create();
       await seed(ledger, { a: 1_000_000 });
-      await ledger.syncJobs([{ id: 'free', index: 1, contentHash: 'h', type: 'img2video', paramsJson: '{}' }]);
+      await sync(ledger, [spec('a', 0), { ...spec('free', 1), type: 'img2video', paramsJson: '{}' }]);
       await ledger.reserveForSubmit('a', null, ['pending']);
       expect(await ledger.reserveForSubmit('a', null, ['pending'])).toBe('wrong-state');
       const error = await expectBug(ledger.reserveForSubmit('free', null, ['pending']), 'free');

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors.js';
 import type { Ledger } from '../../../src/store/index.js';
 import type { Ledgers } from '../ledger-contract.js';
-import { seed, spec } from './fixtures.js';
+import { allJobs, seed } from './fixtures.js';
 
 const HOUR_MS = 3_600_000;
 const HOST = hostname();
@@ -81,11 +81,11 @@ export function storeContract(ledgers: Ledgers): void {
       await writer.reserveForSubmit('a', null, ['pending']);
       const reader = await ledgers.reopen(writer, { readonly: true });
       expect(reader.readonly).toBe(true);
-      expect((await reader.jobOutcomes()).map((j) => j.id)).toEqual(['a']);
+      expect((await allJobs(reader)).map((j) => j.id)).toEqual(['a']);
       expect(await reader.spentMicro()).toBe(2_000_000);
       const refusals = [
         reader.setMeta('x', 'y'),
-        reader.syncJobs([spec('b', 1)]),
+        reader.beginIngest(),
         reader.markSubmitted('a', 'req-a'),
         reader.recoverInterrupted(),
         reader.putPrices([{ key: 'k', priceUsd: 1, source: 'quoted' }]),

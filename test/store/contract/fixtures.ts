@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
 import { MediabatchError } from '../../../src/errors.js';
-import type { JobSpec, JobState, Ledger } from '../../../src/store/index.js';
+import type { JobRow, JobSpec, JobState, Ledger, PutResult, SendSelection, SyncResult } from '../../../src/store/index.js';
 
+/** A job of its own price group and price key (`k-<id>`), so a test prices each job apart. */
 export const spec = (id: string, index: number, contentHash = `hash-${id}`): JobSpec => ({
   id,
   index,
@@ -9,13 +10,37 @@ export const spec = (id: string, index: number, contentHash = `hash-${id}`): Job
   type: 'txt2audio',
   paramsJson: JSON.stringify({ text: id }),
   textChars: id.length,
+  text: id,
+  origin: `m.yaml:${index + 1}:5`,
+  groupKey: `g-${id}`,
+  priceKey: `k-${id}`,
 });
 
-/** Syncs the jobs and gives each the price listed, in micro-dollars. */
+export const SEND: SendSelection = { resubmitInDoubt: false };
+
+/** One ingest of one unit (`jobs`, unless said): the jobs put, then committed. */
+export async function sync(ledger: Ledger, specs: readonly JobSpec[], unit = 'jobs'): Promise<SyncResult & { put: PutResult }> {
+  const ingest = await ledger.beginIngest();
+  const put = await ingest.put(unit, specs);
+  return { ...(await ingest.commit([{ key: unit, position: 0, fingerprint: 'f' }])), put };
+}
+
+/** Records the jobs and gives each the price listed, in micro-dollars. */
 export async function seed(ledger: Ledger, pricesMicro: Record<string, number>): Promise<void> {
   const ids = Object.keys(pricesMicro);
-  await ledger.syncJobs(ids.map((id, index) => spec(id, index)));
-  await ledger.setPrices(ids.map((id) => ({ id, priceMicro: pricesMicro[id]!, source: 'quoted', priceKey: `k-${id}` })));
+  await sync(ledger, ids.map((id, index) => spec(id, index)));
+  await ledger.applyPrices(ids.map((id) => ({ priceKey: `k-${id}`, priceMicro: pricesMicro[id]!, source: 'quoted' })), SEND);
+}
+
+/** Every job of the ledger in manifest order, through the windows a listing reads. */
+export async function allJobs(ledger: Ledger, scope: 'manifest' | 'report' | 'all' = 'all'): Promise<JobRow[]> {
+  const rows: JobRow[] = [];
+  for (let window = await ledger.readJobs({ scope, limit: 3 }); window.length > 0; ) {
+    rows.push(...window);
+    const last = window.at(-1)!;
+    window = await ledger.readJobs({ scope, limit: 3, after: { index: last.manifestIndex, id: last.id } });
+  }
+  return rows;
 }
 
 export const done = { path: '/out/a.mp3', bytes: 1234, sha256: 'ab'.repeat(32) };
@@ -34,8 +59,9 @@ export const reach: Record<JobState, (l: Ledger) => Promise<void>> = {
     await l.markDone('a', done);
   },
   failed: async (l) => {
-    await reach.submitting(l);
-    await l.markRefused('a', '422 text too long');
+    await reach.submitted(l);
+    // Retryable and refunded: the one failure a run may send again.
+    await l.markFailedRemote('a', { reason: 'WORKER_TIMEOUT', retryable: true, refunded: true });
   },
   in_doubt: async (l) => {
     await reach.submitting(l);

@@ -1,20 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import type { Ledgers } from '../ledger-contract.js';
-import { expectBug, ids, seed, spec } from './fixtures.js';
+import type { JobSpec } from '../../../src/store/index.js';
+import { allJobs, expectBug, ids, SEND, seed, spec, sync } from './fixtures.js';
 
 export function jobsContract(ledgers: Ledgers): void {
-  describe('syncJobs and setPrices', () => {
+  describe('ingest: the manifest streamed into the ledger', () => {
     it('adds new jobs as pending in manifest order and follows reordering', async () => {
       const ledger = await ledgers.create();
-      expect(await ledger.syncJobs([spec('b', 0), spec('a', 1)])).toEqual({ added: 2, changed: [] });
-      expect((await ledger.jobOutcomes()).map((j) => [j.id, j.state])).toEqual([
+      expect(await sync(ledger, [spec('b', 0), spec('a', 1)])).toMatchObject({ added: 2, changed: 0, dropped: 0, listed: 2 });
+      expect((await allJobs(ledger)).map((j) => [j.id, j.state])).toEqual([
         ['b', 'pending'],
         ['a', 'pending'],
       ]);
-      expect((await ledger.getJob('a'))?.manifestIndex).toBe(1);
-      expect(await ledger.syncJobs([spec('a', 0), spec('c', 1), spec('b', 2)])).toEqual({ added: 1, changed: [] });
-      expect((await ledger.jobOutcomes()).map((j) => j.id)).toEqual(['a', 'c', 'b']);
-      expect(await ledger.getJob('a')).toMatchObject({ type: 'txt2audio', textChars: 1, spentMicro: 0, attempts: 0, manifestIndex: 0 });
+      expect(await sync(ledger, [spec('a', 0), spec('c', 1), spec('b', 2)])).toMatchObject({ added: 1, listed: 3 });
+      expect((await allJobs(ledger)).map((j) => j.id)).toEqual(['a', 'c', 'b']);
+      expect(await ledger.getJob('a')).toMatchObject({
+        type: 'txt2audio',
+        textChars: 1,
+        text: 'a',
+        origin: 'm.yaml:1:5',
+        inManifest: true,
+        spentMicro: 0,
+        attempts: 0,
+        manifestIndex: 0,
+        groupKey: 'g-a',
+        priceKey: 'k-a',
+      });
     });
 
     it('takes new content for unsent jobs and reports sent ones that changed', async () => {
@@ -24,81 +35,206 @@ export function jobsContract(ledgers: Ledgers): void {
       await ledger.reserveForSubmit('sent', null, ['pending']);
       await ledger.markSubmitted('sent', 'req-1');
 
-      const result = await ledger.syncJobs([spec('pend', 0, 'new-p'), spec('skip', 1, 'new-s'), spec('sent', 2, 'new-x')]);
+      const result = await sync(ledger, [spec('pend', 0, 'new-p'), spec('skip', 1, 'new-s'), { ...spec('sent', 2, 'new-x'), text: 'other' }]);
 
-      expect(result).toEqual({ added: 0, changed: [{ id: 'sent', oldHash: 'hash-sent', newHash: 'new-x', state: 'submitted' }] });
+      expect(result.put.changed).toEqual([{ id: 'sent', oldHash: 'hash-sent', newHash: 'new-x', state: 'submitted' }]);
+      expect(result).toMatchObject({ added: 0, changed: 1 });
       // Nothing was paid for the unsent ones: they take the new content and must be priced again.
       expect(await ledger.getJob('pend')).toMatchObject({ contentHash: 'new-p', priceMicro: null, state: 'pending' });
       expect(await ledger.getJob('skip')).toMatchObject({ contentHash: 'new-s', priceMicro: null, state: 'skipped' });
-      expect(await ledger.getJob('sent')).toMatchObject({ contentHash: 'hash-sent', priceMicro: 1_000_000, state: 'submitted' });
+      // What was sent stays what the ledger holds.
+      expect(await ledger.getJob('sent')).toMatchObject({ contentHash: 'hash-sent', text: 'sent', priceMicro: 1_000_000, state: 'submitted' });
       expect((await ledger.eventsFor('pend')).at(-1)).toMatchObject({ kind: 'content_changed', detail: { newHash: 'new-p' } });
     });
 
-    it('reads every outcome in manifest order, as reports show them', async () => {
+    it('leaves out of the manifest what it no longer lists, and lists it again when it comes back', async () => {
       const ledger = await ledgers.create();
-      await seed(ledger, { sent: 500_000, refused: 250_000, done: 1_000_000, idle: 2_000_000 });
-      for (const id of ['sent', 'refused', 'done']) await ledger.reserveForSubmit(id, null, ['pending']);
-      await ledger.markSubmitted('sent', 'req-s');
-      await ledger.markRefused('refused', 'no such voice');
-      await ledger.markSubmitted('done', 'req-d');
-      await ledger.markDone('done', { path: '/out/done.mp3', bytes: 3, sha256: 'abc' });
-      await ledger.syncJobs([spec('idle', 0), spec('done', 1), spec('refused', 2), spec('sent', 3)]);
-
-      const outcome = { type: 'txt2audio', model: null, priceSource: 'quoted', issue: null };
-      expect(await ledger.jobOutcomes()).toEqual([
-        { ...outcome, id: 'idle', state: 'pending', requestId: null, priceMicro: 2_000_000, output: null, error: null },
-        { ...outcome, id: 'done', state: 'done', requestId: 'req-d', priceMicro: 1_000_000, output: '/out/done.mp3', error: null },
-        { ...outcome, id: 'refused', state: 'failed', requestId: null, priceMicro: 250_000, output: null, error: 'no such voice' },
-        { ...outcome, id: 'sent', state: 'submitted', requestId: 'req-s', priceMicro: 500_000, output: null, error: null },
+      await seed(ledger, { a: 1_000, b: 1_000, c: 1_000 });
+      await ledger.reserveForSubmit('b', null, ['pending']);
+      await ledger.markSubmitted('b', 'req-b');
+      expect(await sync(ledger, [spec('a', 0)])).toMatchObject({ dropped: 2, listed: 1 });
+      expect((await allJobs(ledger, 'manifest')).map((j) => j.id)).toEqual(['a']);
+      // A dropped job still paid for and outstanding is what a report must not hide.
+      expect((await allJobs(ledger, 'report')).map((j) => [j.id, j.inManifest])).toEqual([
+        ['a', true],
+        ['b', false],
       ]);
-      expect(new Map((await ledger.jobViews()).map((v) => [v.id, v]))).toEqual(
-        new Map([
-          ['idle', { id: 'idle', type: 'txt2audio', state: 'pending', requestId: null, spentMicro: 0, format: null }],
-          ['done', { id: 'done', type: 'txt2audio', state: 'done', requestId: 'req-d', spentMicro: 1_000_000, format: null }],
-          ['refused', { id: 'refused', type: 'txt2audio', state: 'failed', requestId: null, spentMicro: 0, format: null }],
-          ['sent', { id: 'sent', type: 'txt2audio', state: 'submitted', requestId: 'req-s', spentMicro: 500_000, format: null }],
-        ]),
+      expect(await ledger.countsByState('manifest')).toMatchObject({ pending: 1, submitted: 0 });
+      expect(await ledger.countsByState('report')).toMatchObject({ pending: 1, submitted: 1 });
+      expect(await sync(ledger, [spec('a', 0), spec('c', 1)])).toMatchObject({ added: 0, dropped: 0, listed: 2 });
+      expect((await ledger.getJob('c'))?.inManifest).toBe(true);
+    });
+
+    it('finds ids held twice across the whole manifest, ignoring case, and across units', async () => {
+      const ledger = await ledgers.create();
+      const ingest = await ledger.beginIngest();
+      const first = await ingest.put('jobs', [spec('intro', 0), spec('Intro', 1), spec('intro', 2)]);
+      expect(first.conflicts).toEqual([
+        { id: 'Intro', origin: 'm.yaml:2:5', heldBy: { id: 'intro', origin: 'm.yaml:1:5' } },
+        { id: 'intro', origin: 'm.yaml:3:5', heldBy: { id: 'intro', origin: 'm.yaml:1:5' } },
+      ]);
+      // A row with problems claims its id too: a later job with it is reported in the same pass.
+      expect(await ingest.claim('source:1', [{ id: 'broken', origin: 'rows.csv:2:1' }])).toEqual([]);
+      const second = await ingest.put('source:1', [{ ...spec('BROKEN', 3), origin: 'rows.csv:3:1' }, { ...spec('INTRO', 4), origin: 'rows.csv:4:1' }]);
+      expect(second.conflicts.map((c) => [c.id, c.heldBy.origin])).toEqual([
+        ['BROKEN', 'rows.csv:2:1'],
+        ['INTRO', 'm.yaml:1:5'],
+      ]);
+      await ingest.rollback();
+      expect(await allJobs(ledger)).toEqual([]);
+    });
+
+    it('keeps a unit unchanged since it was read as it is, and still finds its ids held again', async () => {
+      const ledger = await ledgers.create();
+      const ingest = await ledger.beginIngest();
+      await ingest.put('jobs', [spec('a', 0)]);
+      await ingest.put('source:1', [spec('b', 1), spec('c', 2)]);
+      await ingest.putUnitFiles('source:1', [{ path: '/data/rows.csv', stamp: '10:1' }]);
+      await ingest.commit([
+        { key: 'jobs', position: 0, fingerprint: 'f0' },
+        { key: 'source:1', position: 1, fingerprint: 'f1' },
+      ]);
+      expect(await ledger.units()).toMatchObject([
+        { key: 'jobs', position: 0, fingerprint: 'f0', jobs: 1 },
+        { key: 'source:1', position: 1, fingerprint: 'f1', jobs: 2 },
+      ]);
+      expect(await ledger.unitFiles('source:1', '', 10)).toEqual([{ path: '/data/rows.csv', stamp: '10:1' }]);
+
+      const again = await ledger.beginIngest();
+      await again.keep('source:1');
+      const put = await again.put('jobs', [spec('a', 0), spec('B', 3)]);
+      expect(put.conflicts.map((c) => [c.id, c.heldBy.id])).toEqual([['B', 'b']]);
+      expect(await again.commit([
+        { key: 'jobs', position: 0, fingerprint: 'f0' },
+        { key: 'source:1', position: 1, fingerprint: 'f1' },
+      ])).toMatchObject({ added: 0, dropped: 0, listed: 3 });
+
+      // A unit no longer in the manifest takes its jobs and its files with it.
+      expect(await sync(ledger, [spec('a', 0)])).toMatchObject({ dropped: 2, listed: 1 });
+      expect(await ledger.units()).toMatchObject([{ key: 'jobs' }]);
+      expect(await ledger.unitFiles('source:1', '', 10)).toEqual([]);
+    });
+
+    it('changes nothing until commit, and nothing at all after a rollback', async () => {
+      const ledger = await ledgers.create();
+      await seed(ledger, { a: 1_000 });
+      const other = await ledgers.reopen(ledger, { readonly: true });
+      const ingest = await ledger.beginIngest();
+      await ingest.put('jobs', [spec('a', 0, 'changed'), spec('b', 1)]);
+      expect((await allJobs(other)).map((j) => [j.id, j.contentHash])).toEqual([['a', 'hash-a']]);
+      await ingest.rollback();
+      expect((await allJobs(ledger)).map((j) => [j.id, j.contentHash, j.priceMicro])).toEqual([['a', 'hash-a', 1_000]]);
+      expect(await ledger.units()).toMatchObject([{ key: 'jobs', fingerprint: 'f' }]);
+    });
+
+    it('records 10,000 jobs in one ingest, and again as a no-op', async () => {
+      const ledger = await ledgers.create();
+      const specs = Array.from({ length: 10_000 }, (_, i) => spec(`job-${i}`, i));
+      expect((await sync(ledger, specs)).added).toBe(10_000);
+      expect(await sync(ledger, specs)).toMatchObject({ added: 0, changed: 0, dropped: 0, listed: 10_000 });
+      expect((await ledger.countsByState()).pending).toBe(10_000);
+      expect(await ledger.countJobs({ scope: 'manifest' })).toBe(10_000);
+      const last = await ledger.readJobs({ scope: 'manifest', after: { index: 9_998, id: 'job-9998' }, limit: 5 });
+      expect(last.map((j) => j.id)).toEqual(['job-9999']);
+    });
+  });
+
+  describe('prices and aggregates', () => {
+    const grouped = (id: string, index: number, chars: number, group = 'g'): JobSpec => ({
+      ...spec(id, index),
+      textChars: chars,
+      groupKey: group,
+      priceKey: `${group}|${chars}`,
+      paramsJson: JSON.stringify({ model: group === 'g' ? 'Kokoro' : 'Other' }),
+    });
+
+    it('groups the jobs to send by price group and length, prices them by key, and sums them up', async () => {
+      const ledger = await ledgers.create();
+      await sync(ledger, [grouped('a', 0, 10), grouped('b', 1, 10), grouped('c', 2, 20), grouped('d', 3, 5, 'h')]);
+      expect(await ledger.priceGroups(SEND)).toEqual([
+        { groupKey: 'g', type: 'txt2audio', paramsJson: '{"model":"Kokoro"}', jobs: 3, lengths: [{ chars: 10, jobs: 2 }, { chars: 20, jobs: 1 }] },
+        { groupKey: 'h', type: 'txt2audio', paramsJson: '{"model":"Other"}', jobs: 1, lengths: [{ chars: 5, jobs: 1 }] },
+      ]);
+      await ledger.applyPrices(
+        [
+          { priceKey: 'g|10', priceMicro: 100, source: 'quoted' },
+          { priceKey: 'g|20', priceMicro: 200, source: 'derived' },
+          { priceKey: 'h|5', priceMicro: 7, source: 'cached' },
+        ],
+        SEND,
       );
-    });
-
-    it('reads the model and the speech format a job was sent with', async () => {
-      const ledger = await ledgers.create();
-      await ledger.syncJobs([{ ...spec('a', 0), paramsJson: JSON.stringify({ model: 'Kokoro', format: 'wav' }) }]);
-      expect((await ledger.jobOutcomes())[0]?.model).toBe('Kokoro');
-      expect((await ledger.jobViews())[0]?.format).toBe('wav');
-    });
-
-    it('sets prices and sources, and refuses a price for an unknown job without half-applying', async () => {
-      const ledger = await ledgers.create();
-      await ledger.syncJobs([spec('a', 0), spec('b', 1)]);
-      await ledger.setPrices([{ id: 'a', priceMicro: 500_000, source: 'derived', priceKey: 'k1' }]);
-      expect(await ledger.getJob('a')).toMatchObject({ priceMicro: 500_000, priceSource: 'derived', priceKey: 'k1' });
-      await expect(
-        ledger.setPrices([
-          { id: 'b', priceMicro: 1_000_000, source: 'quoted', priceKey: 'k2' },
-          { id: 'ghost', priceMicro: 1_000_000, source: 'quoted', priceKey: 'k3' },
-        ]),
-      ).rejects.toThrow('bug in mediabatch: a price was set for job "ghost", which is not in the ledger');
-      expect((await ledger.getJob('b'))?.priceMicro).toBeNull();
+      expect((await allJobs(ledger)).map((j) => [j.id, j.priceMicro, j.priceSource])).toEqual([
+        ['a', 100, 'quoted'],
+        ['b', 100, 'quoted'],
+        ['c', 200, 'derived'],
+        ['d', 7, 'cached'],
+      ]);
+      // A job already sent keeps the price it was sent at; it is no longer one to send.
+      await ledger.reserveForSubmit('a', null, ['pending']);
+      await ledger.applyPrices([{ priceKey: 'g|10', priceMicro: 999, source: 'quoted' }], SEND);
+      expect((await ledger.getJob('a'))?.priceMicro).toBe(100);
+      expect((await ledger.getJob('b'))?.priceMicro).toBe(999);
+      const rows = await ledger.costRows(SEND);
+      const line = (toSend: boolean, group: string) => rows.find((r) => r.toSend === toSend && r.groupKey === group);
+      expect(line(false, 'g')).toMatchObject({ model: 'Kokoro', jobs: 1, priceMicro: 100, unpriced: 0 });
+      expect(rows.filter((r) => r.toSend).reduce((n, r) => n + r.priceMicro, 0)).toBe(999 + 200 + 7);
+      expect((await ledger.readJobs({ scope: 'manifest', flagSend: SEND, limit: 10 })).map((j) => [j.id, j.toSend])).toEqual([
+        ['a', false],
+        ['b', true],
+        ['c', true],
+        ['d', true],
+      ]);
     });
 
     it('takes prices only in whole micro-dollars', async () => {
       const ledger = await ledgers.create();
-      await ledger.syncJobs([spec('a', 0)]);
-      await expectBug(ledger.setPrices([{ id: 'a', priceMicro: 0.5, source: 'quoted', priceKey: 'k' }]), 'a');
-      await expectBug(ledger.setPrices([{ id: 'a', priceMicro: -1, source: 'quoted', priceKey: 'k' }]), 'a');
+      await sync(ledger, [spec('a', 0)]);
+      await expect(ledger.applyPrices([{ priceKey: 'k-a', priceMicro: 0.5, source: 'quoted' }], SEND)).rejects.toThrow(/^bug in mediabatch: price key k-a/);
+      await expect(ledger.applyPrices([{ priceKey: 'k-a', priceMicro: -1, source: 'quoted' }], SEND)).rejects.toThrow(/^bug in mediabatch/);
       expect((await ledger.getJob('a'))?.priceMicro).toBeNull();
     });
 
-    it('syncs 10,000 jobs in one go and again as a no-op', async () => {
+    it('selects failed jobs to send again only when the service called them retryable and refunded them', async () => {
       const ledger = await ledgers.create();
-      const specs = Array.from({ length: 10_000 }, (_, i) => spec(`job-${i}`, i));
-      expect((await ledger.syncJobs(specs)).added).toBe(10_000);
-      expect(await ledger.syncJobs(specs)).toEqual({ added: 0, changed: [] });
-      expect((await ledger.countsByState()).pending).toBe(10_000);
-      const outcomes = await ledger.jobOutcomes();
-      expect(outcomes).toHaveLength(10_000);
-      expect(outcomes[9_999]?.id).toBe('job-9999');
+      await seed(ledger, { retry: 1_000, kept: 1_000, doubt: 1_000 });
+      for (const id of ['retry', 'kept', 'doubt']) await ledger.reserveForSubmit(id, null, ['pending']);
+      await ledger.markSubmitted('retry', 'r1');
+      await ledger.markSubmitted('kept', 'r2');
+      await ledger.markInDoubt('doubt', 'reset');
+      await ledger.markFailedRemote('retry', { reason: 'WORKER_TIMEOUT', retryable: true, refunded: true });
+      await ledger.markFailedRemote('kept', { reason: 'bad prompt', retryable: false, refunded: true });
+      expect(await ledger.getJob('retry')).toMatchObject({ state: 'failed', retryable: true, refunded: true, spentMicro: 0 });
+      const sendable = async (send: typeof SEND) => (await ledger.readJobs({ scope: 'manifest', send, limit: 10 })).map((j) => j.id);
+      expect(await sendable(SEND)).toEqual(['retry']);
+      expect(await sendable({ resubmitInDoubt: true })).toEqual(['retry', 'doubt']);
+      expect(await ledger.reserveForSubmit('kept', null, ['failed'])).toBe('wrong-state');
+      expect(await ledger.reserveForSubmit('retry', null, ['failed'])).toBe('reserved');
+      expect(await ledger.getJob('retry')).toMatchObject({ state: 'submitting', retryable: null, refunded: null, attempts: 2 });
+    });
+
+    it('skips the jobs to send after a place in the manifest, in one go, each with its event', async () => {
+      const ledger = await ledgers.create();
+      await seed(ledger, { a: 1, b: 1, c: 1, d: 1 });
+      await ledger.markSkipped('c', 'earlier run');
+      expect(await ledger.skipAfter(1, SEND, 'over budget (--partial)')).toBe(2);
+      expect((await allJobs(ledger)).map((j) => j.state)).toEqual(['pending', 'pending', 'skipped', 'skipped']);
+      expect((await ledger.eventsFor('d')).at(-1)).toMatchObject({ kind: 'skipped', fromState: 'pending', toState: 'skipped', detail: { reason: 'over budget (--partial)' } });
+      expect((await ledger.eventsFor('c')).at(-1)).toMatchObject({ kind: 'not_sent', fromState: 'skipped', toState: 'skipped' });
+    });
+
+    it('reads submitted jobs in the order they became submitted, earlier runs first', async () => {
+      const ledger = await ledgers.create();
+      await seed(ledger, { a: 1, b: 1, c: 1 });
+      for (const id of ['c', 'a', 'b']) {
+        await ledger.reserveForSubmit(id, null, ['pending']);
+        await ledger.markSubmitted(id, `req-${id}`);
+      }
+      const first = await ledger.readFollowing(0, 2);
+      expect(first.map((f) => [f.id, f.requestId])).toEqual([
+        ['c', 'req-c'],
+        ['a', 'req-a'],
+      ]);
+      expect((await ledger.readFollowing(first.at(-1)!.followSeq, 2)).map((f) => f.id)).toEqual(['b']);
     });
   });
 
@@ -112,11 +248,13 @@ export function jobsContract(ledgers: Ledgers): void {
       }
       await ledger.noteUncollected('a', 'not_collected', 'result refused: over the size limit');
       await ledger.noteUncollected('b', 'status_unknown', 'the service does not know request req-b (404)');
-      const issues = async () => (await ledger.jobOutcomes()).map((o) => [o.id, o.state, o.issue, o.error]);
+      const issues = async () => (await allJobs(ledger)).map((o) => [o.id, o.state, o.issue, o.lastError]);
       expect(await issues()).toEqual([
         ['a', 'submitted', 'not_collected', 'result refused: over the size limit'],
         ['b', 'submitted', 'status_unknown', 'the service does not know request req-b (404)'],
       ]);
+      expect((await ledger.readJobs({ scope: 'report', issue: 'status_unknown', limit: 5 })).map((j) => j.id)).toEqual(['b']);
+      expect(await ledger.countJobs({ scope: 'report', issue: 'not_collected' })).toBe(1);
       // Nothing about the money changes: the job was paid for and its result is still to come.
       expect(await ledger.spentMicro()).toBe(750_000);
       expect((await ledger.eventsFor('a')).at(-1)).toMatchObject({
@@ -164,7 +302,7 @@ export function jobsContract(ledgers: Ledgers): void {
 
     it('run-level events are read with a null job id', async () => {
       const ledger = await ledgers.create();
-      await ledger.syncJobs([spec('a', 0)]);
+      await sync(ledger, [spec('a', 0)]);
       await ledger.recordEvent(null, 'manifest_moved', { from: '/a.yaml', to: '/b.yaml' });
       const run = await ledger.eventsFor(null);
       expect(run.map((e) => e.kind)).toEqual(['synced', 'manifest_moved']);

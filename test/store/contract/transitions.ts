@@ -41,12 +41,15 @@ const cases: Case[] = [
     spentMicro: 0,
   },
   {
+    // Refunded and retryable: failed all the same, and sent again by a run (the next case).
     from: 'submitted',
     act: (l) => l.markFailedRemote('a', { reason: 'worker died', retryable: true, refunded: true }),
-    to: 'pending',
-    kind: 'failed_retryable',
+    to: 'failed',
+    kind: 'failed',
     spentMicro: 0,
+    detail: { reason: 'worker died', retryable: true, refunded: true, spentMicro: 0 },
   },
+  { from: 'failed', act: (l) => l.reserveForSubmit('a', 1_000_000, ['failed']), to: 'submitting', kind: 'reserved', spentMicro: PRICE },
   {
     from: 'submitted',
     act: (l) => l.noteUncollected('a', 'not_collected', 'result over the size limit'),

@@ -1,0 +1,55 @@
+import { dirname, resolve } from 'node:path';
+import { JOB_TYPES, type JobType } from '../jobs/index.js';
+import { defaultsBlock, type DefaultsBlock } from './draft.js';
+import { fileScope } from './file-scope.js';
+import { readManifestText } from './manifest-file.js';
+import { headerSchema } from './schema.js';
+import { translateSchemaIssues, yamlLocator, type SchemaCheck } from './schema-issues.js';
+import { checkDefaultsTexts } from './text-checks.js';
+import type { Manifest, ManifestUnit } from './types.js';
+import { defaultsNode, locateMap, parseManifestSource, type ManifestSource } from './yaml-source.js';
+
+export interface LoadOptions {
+  /** Let text_file and image paths point outside the manifest's folder (`--allow-outside-files`). */
+  allowOutsideFiles?: boolean | undefined;
+}
+
+/**
+ * Reads a manifest's YAML and checks what surrounds its jobs (version, budget, defaults, the list
+ * of jobs): the problems found go in `issues`, reported with the jobs' own once they are read
+ * (manifest/read.ts), so a person sees every problem at once. Throws ManifestError only when the
+ * YAML cannot be read at all, UsageError when the file cannot be opened.
+ */
+export async function openManifest(path: string, options: LoadOptions = {}): Promise<Manifest> {
+  const absolute = resolve(path);
+  const source = parseManifestSource(await readManifestText(path, absolute), path);
+  const root = source.root;
+  const parsed = headerSchema().safeParse(root);
+  const check = translateSchemaIssues({ file: path, root, locate: yamlLocator(source) }, parsed.success ? [] : parsed.error.issues);
+  checkDefaultsTexts(path, source, root, check);
+  const budget = (root as { budget?: unknown } | null)?.budget;
+  const scope = await fileScope(dirname(absolute), options.allowOutsideFiles === true);
+  return {
+    path: absolute,
+    displayPath: path,
+    ...(typeof budget === 'number' && !check.invalidPaths.has('budget') ? { budgetUsd: budget } : {}),
+    units: units(root),
+    issues: check.issues,
+    reading: { source, defaults: defaultsBlocks(source, root, check), scope },
+  };
+}
+
+function defaultsBlocks(source: ManifestSource, root: unknown, check: SchemaCheck): Record<JobType, DefaultsBlock> {
+  const rawDefaults = (root as { defaults?: Record<string, unknown> } | null)?.defaults;
+  const block = (type: JobType) => {
+    const location = locateMap(defaultsNode(source, type), { line: 1, col: 1 });
+    return defaultsBlock(rawDefaults?.[type], type, location, check.invalidPaths);
+  };
+  return Object.fromEntries(JOB_TYPES.map((type) => [type, block(type)])) as Record<JobType, DefaultsBlock>;
+}
+
+/** The units jobs come from, in manifest order: the inline jobs first. */
+function units(root: unknown): ManifestUnit[] {
+  const jobs = (root as { jobs?: unknown } | null)?.jobs;
+  return Array.isArray(jobs) ? [{ key: 'jobs', position: 0, kind: 'jobs', label: 'jobs:' }] : [];
+}

@@ -1,0 +1,82 @@
+import type { Model } from '../api/types.js';
+import type { ManifestIssue } from './errors.js';
+import { newFileCache } from './files.js';
+import type { ReadFile } from './finish.js';
+import { resolveRow, type Claimant, type RowContext, type RowInput, type RowOutcome } from './rows.js';
+import { jobItemSchema } from './schema.js';
+import { yamlLocator } from './schema-issues.js';
+import type { Manifest, ManifestUnit, ResolvedJob } from './types.js';
+import { jobNodes, locateMap } from './yaml-source.js';
+
+/** Rows resolved together: their files read concurrently, handed on as one batch. */
+export const BATCH_ROWS = 256;
+/** Distinct files read at once: enough to overlap I/O, few enough never to run out of descriptors. */
+const FILE_CONCURRENCY = 32;
+
+/** Jobs of one unit, in order, with the problems found in their rows and the files they were read from. */
+export interface UnitBatch {
+  jobs: ResolvedJob[];
+  /** Ids given by rows that have problems: still unique across the manifest. */
+  claims: Claimant[];
+  issues: ManifestIssue[];
+  files: ReadFile[];
+}
+
+export interface ReadOptions {
+  /** The service's catalogue: each job is checked against it (undefined: offline). */
+  models?: readonly Model[] | undefined;
+}
+
+/**
+ * A unit's jobs, a batch at a time, in manifest order. Nothing is kept between batches but a few
+ * cached files, so a source of any size reads in bounded memory. Duplicate ids are not looked
+ * for here: that needs every id, which is the ledger's (or load.ts's) to hold.
+ */
+export async function* readUnit(manifest: Manifest, unit: ManifestUnit, options: ReadOptions = {}): AsyncGenerator<UnitBatch> {
+  const { reading } = manifest;
+  const ctx: RowContext = {
+    draft: { defaults: reading.defaults },
+    finish: { dir: reading.scope.folder, cache: newFileCache(reading.scope) },
+    file: manifest.displayPath,
+    models: options.models,
+    schema: jobItemSchema(),
+  };
+  if (unit.kind !== 'jobs') throw new Error(`bug in mediabatch: no reader for a ${unit.kind} unit`);
+  yield* inBatches(ctx, inlineRows(manifest));
+}
+
+/** The manifest's own `jobs:` list, each with the positions of its YAML. */
+function* inlineRows(manifest: Manifest): Generator<RowInput> {
+  const { source } = manifest.reading;
+  const jobs = (source.root as { jobs?: unknown } | null)?.jobs;
+  if (!Array.isArray(jobs)) return;
+  const nodes = jobNodes(source);
+  const locate = yamlLocator(source);
+  const fallback = { line: 1, col: 1 };
+  for (const [index, raw] of jobs.entries()) {
+    const site = { file: manifest.displayPath, root: source.root, locate, prefix: ['jobs', index], jobIndex: index };
+    yield { index, raw, site, location: locateMap(nodes[index], fallback) };
+  }
+}
+
+async function* inBatches(ctx: RowContext, rows: Iterable<RowInput> | AsyncIterable<RowInput>): AsyncGenerator<UnitBatch> {
+  let pending: RowInput[] = [];
+  const flush = async (): Promise<UnitBatch> => {
+    const outcomes: RowOutcome[] = [];
+    for (let start = 0; start < pending.length; start += FILE_CONCURRENCY) {
+      outcomes.push(...(await Promise.all(pending.slice(start, start + FILE_CONCURRENCY).map((row) => resolveRow(ctx, row)))));
+    }
+    pending = [];
+    return {
+      jobs: outcomes.flatMap((o) => (o.job === undefined ? [] : [o.job])),
+      claims: outcomes.flatMap((o) => (o.claim === undefined ? [] : [o.claim])),
+      issues: outcomes.flatMap((o) => o.issues),
+      files: outcomes.flatMap((o) => o.files),
+    };
+  };
+  for await (const row of rows) {
+    pending.push(row);
+    if (pending.length >= BATCH_ROWS) yield await flush();
+  }
+  if (pending.length > 0) yield await flush();
+}

@@ -1,0 +1,141 @@
+import { stat } from 'node:fs/promises';
+import type { Model } from '../api/types.js';
+import type { SendableJob } from '../jobs/index.js';
+import { duplicateIssue, IssueCollector, originOf, readUnit, unitFingerprint, type Manifest, type ManifestUnit, type ResolvedJob } from '../manifest/index.js';
+import { stampOf } from '../manifest/files.js';
+import { groupKeyOf, priceKeyOf } from '../pricing/keys.js';
+import type { ChangedJob, JobRow, JobSpec, Ledger, LedgerIngest, SyncResult, UnitRecord, UnitState } from '../store/index.js';
+
+export interface IngestRequest {
+  manifest: Manifest;
+  ledger: Ledger;
+  /** The service's catalogue: every job is checked against it (undefined: offline checks only). */
+  models?: readonly Model[] | undefined;
+  /** A job already sent whose content changed (it keeps its result). */
+  onChanged?: ((change: ChangedJob) => void) | undefined;
+  /** Rows read so far, now and then, for a progress line. */
+  onProgress?: ((rows: number) => void) | undefined;
+}
+
+export interface IngestResult extends SyncResult {
+  /** Units read again; the others were unchanged since the ledger last read them. */
+  read: string[];
+}
+
+/** Files of a unit checked at once when telling whether they changed. */
+const FILE_WINDOW = 1000;
+
+/**
+ * Streams the manifest's jobs into the ledger, unit by unit, each batch as it is read: nothing
+ * holds every job. A unit unchanged since the ledger last read it (its fingerprint, and the files
+ * its rows named) is not read again. Every problem (duplicate ids across the whole manifest
+ * included, which only the ledger can see) is reported at once; then the ledger is left exactly
+ * as it was (ManifestError, exit 2).
+ */
+export async function ingestManifest(request: IngestRequest): Promise<IngestResult> {
+  const { manifest, ledger } = request;
+  const recorded = new Map((await ledger.units()).map((unit) => [unit.key, unit]));
+  const plan: { unit: ManifestUnit; state: UnitState; keep: boolean }[] = [];
+  for (const unit of manifest.units) {
+    const fingerprint = await unitFingerprint(manifest, unit, request.models);
+    const keep = manifest.issues.length === 0 && (await unchanged(ledger, recorded.get(unit.key), fingerprint));
+    plan.push({ unit, state: { key: unit.key, position: unit.position, fingerprint }, keep });
+  }
+  const issues = new IssueCollector();
+  issues.addAll(manifest.issues);
+  const session = await ledger.beginIngest();
+  try {
+    for (const { unit, keep } of plan) if (keep) await session.keep(unit.key);
+    let rows = 0;
+    for (const { unit, keep } of plan) {
+      if (keep) continue;
+      for await (const batch of readUnit(manifest, unit, { models: request.models })) {
+        issues.addAll(batch.issues);
+        await putBatch(session, manifest, unit, batch, issues, request.onChanged);
+        rows += batch.jobs.length + batch.claims.length;
+        request.onProgress?.(rows);
+      }
+    }
+    const error = issues.error();
+    if (error !== undefined) throw error;
+    const sync = await session.commit(plan.map((p) => p.state));
+    return { ...sync, read: plan.filter((p) => !p.keep).map((p) => p.unit.key) };
+  } catch (error) {
+    await session.rollback();
+    throw error;
+  }
+}
+
+async function putBatch(
+  session: LedgerIngest,
+  manifest: Manifest,
+  unit: ManifestUnit,
+  batch: { jobs: ResolvedJob[]; claims: Parameters<typeof duplicateIssue>[0][]; files: { path: string; stamp: string }[] },
+  issues: IssueCollector,
+  onChanged: IngestRequest['onChanged'],
+): Promise<void> {
+  const file = manifest.displayPath;
+  if (batch.claims.length > 0) {
+    const claims = batch.claims.map((claim) => ({ id: claim.id, origin: originOf(claim, file) }));
+    const byId = new Map(batch.claims.map((claim) => [claim.id, claim]));
+    for (const conflict of await session.claim(unit.key, claims)) {
+      const claim = byId.get(conflict.id);
+      if (claim !== undefined) issues.add(duplicateIssue(claim, file, conflict.heldBy));
+    }
+  }
+  const put = await session.put(unit.key, batch.jobs.map((job) => specOf(job, file)));
+  if (put.conflicts.length > 0) {
+    const byId = new Map(batch.jobs.map((job) => [job.id, job]));
+    for (const conflict of put.conflicts) {
+      const job = byId.get(conflict.id);
+      if (job !== undefined) issues.add(duplicateIssue(job, file, conflict.heldBy));
+    }
+  }
+  for (const change of put.changed) onChanged?.(change);
+  if (batch.files.length > 0) await session.putUnitFiles(unit.key, batch.files);
+}
+
+/** A unit is unchanged when its fingerprint is the one recorded and every file its rows named is as it was. */
+async function unchanged(ledger: Ledger, record: UnitRecord | undefined, fingerprint: string): Promise<boolean> {
+  if (record === undefined || record.fingerprint !== fingerprint) return false;
+  for (let after = ''; ; ) {
+    const files = await ledger.unitFiles(record.key, after, FILE_WINDOW);
+    for (const file of files) {
+      const now = await stat(file.path).then(stampOf, () => undefined);
+      if (now !== file.stamp) return false;
+    }
+    if (files.length < FILE_WINDOW) return true;
+    after = files.at(-1)?.path ?? after;
+  }
+}
+
+/** A resolved job as the ledger records it: everything its submit sends, and its price keys. */
+export function specOf(job: ResolvedJob, manifestFile: string): JobSpec {
+  return {
+    id: job.id,
+    index: job.index,
+    contentHash: job.contentHash,
+    type: job.type,
+    paramsJson: JSON.stringify(job.params),
+    textChars: job.textChars,
+    text: job.text,
+    filesJson: Object.keys(job.images).length === 0 ? undefined : JSON.stringify(job.images),
+    tags: job.tags,
+    origin: originOf(job, manifestFile),
+    groupKey: groupKeyOf(job),
+    priceKey: priceKeyOf(job),
+    parentId: job.parentId,
+  };
+}
+
+/** A job read back from the ledger, to be sent: exactly what was resolved and recorded. */
+export function jobFromRow(row: JobRow): SendableJob {
+  return {
+    id: row.id,
+    type: row.type,
+    params: JSON.parse(row.paramsJson) as Record<string, unknown>,
+    text: row.text ?? undefined,
+    textChars: row.textChars ?? undefined,
+    images: row.filesJson === null ? {} : (JSON.parse(row.filesJson) as SendableJob['images']),
+  };
+}

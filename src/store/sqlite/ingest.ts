@@ -1,0 +1,216 @@
+import type { ChangedJob, IdConflict, JobSpec, PutResult, SyncResult, UnitFile, UnitState } from '../ledger.js';
+import type { StoreContext } from './context.js';
+import type { RawJob } from './rows.js';
+
+/** The ingest session on one connection, synchronous (ledger.ts: LedgerIngest says what each does). */
+export interface CoreIngest {
+  keep(unitKey: string): void;
+  claim(unitKey: string, claims: readonly { id: string; origin: string }[]): IdConflict[];
+  put(unitKey: string, specs: readonly JobSpec[]): PutResult;
+  putUnitFiles(unitKey: string, files: readonly UnitFile[]): void;
+  commit(units: readonly UnitState[]): SyncResult;
+  rollback(): void;
+}
+
+type Known = Pick<RawJob, 'id' | 'content_hash' | 'state' | 'seen' | 'unit' | 'in_manifest' | 'origin' | 'retryable' | 'refunded'>;
+
+/**
+ * Opens the ingest's transaction (IMMEDIATE: the write lock is taken now, so nothing another
+ * process writes can interleave) and returns its session. Everything it writes becomes visible
+ * at `commit`; `rollback`, or a crash, leaves the ledger as it was.
+ */
+export function beginIngest(ctx: StoreContext): CoreIngest {
+  const { db } = ctx;
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    return openSession(ctx);
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+function openSession(ctx: StoreContext): CoreIngest {
+  const { db } = ctx;
+  const gen = (db.prepare("UPDATE counters SET value = value + 1 WHERE name = 'ingest' RETURNING value").get() as { value: number }).value;
+  const lookup = db.prepare<[string], Known>(
+    'SELECT id, content_hash, state, seen, unit, in_manifest, origin, retryable, refunded FROM jobs WHERE id = ? COLLATE NOCASE',
+  );
+  const insert = db.prepare(
+    `INSERT INTO jobs (id, manifest_index, content_hash, type, params_json, text_chars, text, files_json, tags_json, origin,
+       group_key, price_key, parent_id, unit, seen, in_manifest, state, created_at, updated_at)
+     VALUES (@id, @index, @contentHash, @type, @paramsJson, @textChars, @text, @filesJson, @tagsJson, @origin,
+       @groupKey, @priceKey, @parentId, @unit, @gen, 1, 'pending', @now, @now)`,
+  );
+  // The same content: where it is, its tags and unit change; what it sends is filled in where a
+  // ledger from before mediabatch kept it lacks it. Nothing that was paid for is touched.
+  const relist = db.prepare(
+    `UPDATE jobs SET manifest_index = @index, origin = @origin, tags_json = @tagsJson, parent_id = @parentId, unit = @unit,
+       seen = @gen, in_manifest = 1, text = COALESCE(text, @text), files_json = COALESCE(files_json, @filesJson),
+       group_key = COALESCE(group_key, @groupKey), price_key = COALESCE(price_key, @priceKey)
+     WHERE id = @id`,
+  );
+  // New content for a job nothing was paid for: its old price means nothing now.
+  const replace = db.prepare(
+    `UPDATE jobs SET manifest_index = @index, origin = @origin, tags_json = @tagsJson, parent_id = @parentId, unit = @unit,
+       seen = @gen, in_manifest = 1, content_hash = @contentHash, type = @type, params_json = @paramsJson,
+       text_chars = @textChars, text = @text, files_json = @filesJson, group_key = @groupKey, price_key = @priceKey,
+       price_micro = NULL, price_source = NULL, updated_at = @now
+     WHERE id = @id`,
+  );
+  // Ids of rows with problems: kept apart from the jobs, and gone with the transaction.
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS ingest_claims (id TEXT PRIMARY KEY COLLATE NOCASE, origin TEXT NOT NULL)');
+  db.exec('DELETE FROM temp.ingest_claims');
+  const lookupClaim = db.prepare<[string], { id: string; origin: string }>('SELECT id, origin FROM temp.ingest_claims WHERE id = ?');
+  const insertClaim = db.prepare('INSERT INTO temp.ingest_claims (id, origin) VALUES (?, ?)');
+  const deleteUnitFiles = db.prepare('DELETE FROM unit_files WHERE unit = ?');
+  const insertUnitFile = db.prepare('INSERT OR REPLACE INTO unit_files (unit, path, stamp) VALUES (?, ?, ?)');
+
+  const kept = new Set<string>();
+  const started = new Map<string, number>();
+  let added = 0;
+  let changed = 0;
+  let open = true;
+
+  const start = (unitKey: string): void => {
+    if (started.has(unitKey)) return;
+    started.set(unitKey, 0);
+    deleteUnitFiles.run(unitKey);
+  };
+  /** Another job of this manifest holds the id: one recorded in this ingest, or one of a unit kept as it was. */
+  const holder = (rows: readonly Known[]): Known | undefined =>
+    rows.find((row) => row.seen === gen || (row.in_manifest === 1 && row.unit !== null && kept.has(row.unit)));
+
+  /** The conflict a job with this id would have with a job or a claim of this manifest. */
+  const conflictOf = (id: string, origin: string): { rows: Known[]; conflict?: IdConflict } => {
+    const rows = lookup.all(id);
+    const held = holder(rows) ?? lookupClaim.get(id);
+    return held === undefined ? { rows } : { rows, conflict: { id, origin, heldBy: { id: held.id, origin: held.origin } } };
+  };
+
+  const putOne = (unitKey: string, spec: JobSpec, now: string, result: PutResult): void => {
+    const { rows, conflict } = conflictOf(spec.id, spec.origin);
+    if (conflict !== undefined) {
+      result.conflicts.push(conflict);
+      return;
+    }
+    const values = {
+      ...spec,
+      textChars: spec.textChars ?? null,
+      text: spec.text ?? null,
+      filesJson: spec.filesJson ?? null,
+      tagsJson: spec.tags === undefined || spec.tags.length === 0 ? null : JSON.stringify(spec.tags),
+      parentId: spec.parentId ?? null,
+      unit: unitKey,
+      gen,
+      now,
+    };
+    const row = rows.find((candidate) => candidate.id === spec.id);
+    if (row === undefined) {
+      insert.run(values);
+      added += 1;
+      return;
+    }
+    if (row.content_hash === spec.contentHash) {
+      relist.run(values);
+      return;
+    }
+    if (row.state === 'pending' || row.state === 'skipped' || (row.state === 'failed' && row.retryable === 1 && row.refunded === 1)) {
+      replace.run(values);
+      ctx.insertEvent(spec.id, 'content_changed', null, null, { oldHash: row.content_hash, newHash: spec.contentHash }, now);
+      return;
+    }
+    // Sent (or in doubt, or finished): it keeps what was sent and paid for, and is reported.
+    relist.run({ ...values, text: null, filesJson: null, groupKey: null, priceKey: null });
+    changed += 1;
+    result.changed.push({ id: spec.id, oldHash: row.content_hash, newHash: spec.contentHash, state: row.state } satisfies ChangedJob);
+  };
+
+  const assertOpen = (): void => {
+    if (!open) throw new Error('bug in mediabatch: the ledger ingest was used after it ended');
+  };
+
+  return {
+    keep: (unitKey) => {
+      assertOpen();
+      kept.add(unitKey);
+    },
+    claim: (unitKey, claims) => {
+      assertOpen();
+      start(unitKey);
+      const conflicts: IdConflict[] = [];
+      for (const { id, origin } of claims) {
+        const { conflict } = conflictOf(id, origin);
+        if (conflict !== undefined) conflicts.push(conflict);
+        else insertClaim.run(id, origin);
+      }
+      return conflicts;
+    },
+    put: (unitKey, specs) => {
+      assertOpen();
+      start(unitKey);
+      const now = ctx.nowIso();
+      const result: PutResult = { conflicts: [], changed: [] };
+      for (const spec of specs) putOne(unitKey, spec, now, result);
+      started.set(unitKey, (started.get(unitKey) ?? 0) + specs.length - result.conflicts.length);
+      return result;
+    },
+    putUnitFiles: (unitKey, files) => {
+      assertOpen();
+      start(unitKey);
+      for (const file of files) insertUnitFile.run(unitKey, file.path, file.stamp);
+    },
+    commit: (units) => {
+      assertOpen();
+      const result = finish(ctx, gen, kept, started, units, { added, changed });
+      open = false;
+      db.exec('COMMIT');
+      return result;
+    },
+    rollback: () => {
+      if (!open) return;
+      open = false;
+      db.exec('ROLLBACK');
+    },
+  };
+}
+
+/** Drops what the manifest no longer lists, records the units, and says what changed. */
+function finish(
+  ctx: StoreContext,
+  gen: number,
+  kept: ReadonlySet<string>,
+  started: ReadonlyMap<string, number>,
+  units: readonly UnitState[],
+  counts: { added: number; changed: number },
+): SyncResult {
+  const { db } = ctx;
+  const now = ctx.nowIso();
+  const keptJson = JSON.stringify([...kept]);
+  // A job stays listed when this ingest saw it, or its unit was kept as it was.
+  const dropped = db
+    .prepare(
+      `UPDATE jobs SET in_manifest = 0 WHERE in_manifest = 1 AND seen <> ?
+         AND (unit IS NULL OR unit NOT IN (SELECT value FROM json_each(?)))`,
+    )
+    .run(gen, keptJson).changes;
+  const listedKeys = JSON.stringify(units.map((unit) => unit.key));
+  db.prepare('DELETE FROM unit_files WHERE unit NOT IN (SELECT value FROM json_each(?))').run(listedKeys);
+  db.prepare('DELETE FROM units WHERE key NOT IN (SELECT value FROM json_each(?))').run(listedKeys);
+  const upsert = db.prepare(
+    `INSERT INTO units (key, position, fingerprint, gen, jobs, read_at) VALUES (@key, @position, @fingerprint, @gen, @jobs, @now)
+     ON CONFLICT (key) DO UPDATE SET position = excluded.position, fingerprint = excluded.fingerprint, gen = excluded.gen,
+       jobs = excluded.jobs, read_at = excluded.read_at`,
+  );
+  const deleteUnitFiles = db.prepare('DELETE FROM unit_files WHERE unit = ?');
+  for (const unit of units) {
+    if (kept.has(unit.key)) continue;
+    // A unit read again without a row or a file of its own keeps no files from its last reading.
+    if (!started.has(unit.key)) deleteUnitFiles.run(unit.key);
+    upsert.run({ ...unit, gen, jobs: started.get(unit.key) ?? 0, now });
+  }
+  const listed = (db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE in_manifest = 1').get() as { n: number }).n;
+  const result: SyncResult = { added: counts.added, changed: counts.changed, dropped, listed };
+  ctx.insertEvent(null, 'synced', null, null, { ...result, read: [...started.keys()], kept: [...kept] }, now);
+  return result;
+}
