@@ -7,6 +7,7 @@
  */
 import { readCsv } from './csv.js';
 import type { SourceEntry } from './entry-types.js';
+import { readJsonl } from './jsonl.js';
 import type { SourceContext, SourceItem } from './types.js';
 
 /** The rows of one checked entry, streamed in the source's order. */
@@ -15,6 +16,8 @@ export function readSource(entry: SourceEntry, context: SourceContext): AsyncGen
     case 'csv':
     case 'tsv':
       return readCsv(entry, context);
+    case 'jsonl':
+      return readJsonl(entry, context);
     default:
       throw new Error(`no reader for ${entry.kind} sources yet`);
   }
