@@ -7,6 +7,7 @@
  */
 import { readCsv } from './csv.js';
 import type { SourceEntry } from './entry-types.js';
+import { readFiles } from './files.js';
 import { readJsonl } from './jsonl.js';
 import type { SourceContext, SourceItem } from './types.js';
 
@@ -18,6 +19,8 @@ export function readSource(entry: SourceEntry, context: SourceContext): AsyncGen
       return readCsv(entry, context);
     case 'jsonl':
       return readJsonl(entry, context);
+    case 'files':
+      return readFiles(entry, context);
     default:
       throw new Error(`no reader for ${entry.kind} sources yet`);
   }
