@@ -9,6 +9,7 @@ import { readCsv } from './csv.js';
 import type { SourceEntry } from './entry-types.js';
 import { readFiles } from './files.js';
 import { readJsonl } from './jsonl.js';
+import { readMatrix } from './matrix.js';
 import type { SourceContext, SourceItem } from './types.js';
 
 /** The rows of one checked entry, streamed in the source's order. */
@@ -21,8 +22,8 @@ export function readSource(entry: SourceEntry, context: SourceContext): AsyncGen
       return readJsonl(entry, context);
     case 'files':
       return readFiles(entry, context);
-    default:
-      throw new Error(`no reader for ${entry.kind} sources yet`);
+    case 'matrix':
+      return readMatrix(entry, context);
   }
 }
 
