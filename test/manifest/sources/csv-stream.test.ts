@@ -27,7 +27,7 @@ async function writeBigCsv(path: string): Promise<void> {
   for (let start = 0; start < ROWS; start += CHUNK_ROWS) {
     let chunk = '';
     for (let i = start; i < start + CHUNK_ROWS; i++) chunk += `"Line ${i}, spoken once.",af_sky,1.${i % 10}\n`;
-    if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   }
   out.end();
   await finished(out);
