@@ -3,7 +3,7 @@ import { expectedGot, formatGot } from '../errors.js';
 import { closest, editDistance, quotedList } from '../suggest.js';
 import { SOURCE_KINDS, type SourceKind, type TableKind } from './entry-types.js';
 import { jobFieldNames, jobFieldSpec, kindsWithField, TYPE_FIELD } from './job-fields.js';
-import { type IdTemplate, parseIdTemplate } from './template.js';
+import { type IdTemplate, parseIdTemplate, placeholders } from './template.js';
 import type { SourceProblem } from './types.js';
 
 /** Checks shared by every kind of source entry; each reports through `report` and returns what is usable. */
@@ -42,7 +42,7 @@ export function typeOf(raw: Record<string, unknown>, report: Check): JobType | u
   return undefined;
 }
 
-export function templateOf(raw: Record<string, unknown>, report: Check): IdTemplate | undefined {
+export function templateOf(raw: Record<string, unknown>, kind: SourceKind, report: Check): IdTemplate | undefined {
   if (!('id' in raw)) return undefined;
   const value = raw['id'];
   if (!nonEmptyText(value)) {
@@ -50,9 +50,17 @@ export function templateOf(raw: Record<string, unknown>, report: Check): IdTempl
     return undefined;
   }
   const parsed = parseIdTemplate(value);
-  if (parsed.ok) return parsed.value;
-  report({ path: ['id'], field: 'id', ...expectedGot(parsed.expected, parsed.got), ...(parsed.hint === undefined ? {} : { hint: parsed.hint }) });
-  return undefined;
+  if (!parsed.ok) {
+    report({ path: ['id'], field: 'id', ...expectedGot(parsed.expected, parsed.got), ...(parsed.hint === undefined ? {} : { hint: parsed.hint }) });
+    return undefined;
+  }
+  // Without a placeholder every row would get the same id: `id: chapter` most likely meant a column.
+  if (placeholders(parsed.value).length === 0) {
+    const hint = kind === 'files' || kind === 'matrix' ? 'add a placeholder such as {n}' : `to take ids from a column, map it: columns: { id: ${value} }`;
+    report({ path: ['id'], field: 'id', ...expectedGot('an id template with a placeholder (each row needs an id of its own)', formatGot(value)), hint });
+    return undefined;
+  }
+  return parsed.value;
 }
 
 /** A job field written on the entry (or as a column mapping's key): known to the kind, and valid when the kind is known. */

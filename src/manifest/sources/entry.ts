@@ -126,7 +126,7 @@ export function parseSourceEntry(raw: unknown, context: EntryContext): { entry?:
   const kind = sourceKindOf(raw, report);
   if (kind === undefined) return { problems };
   const type = typeOf(raw, report);
-  const idTemplate = templateOf(raw, report);
+  const idTemplate = templateOf(raw, kind, report);
   const common: Common = { type, idTemplate, fields: entryFields(raw, kind, type, report) };
   const entry = kind === 'files' ? filesEntry(raw, common, report) : kind === 'matrix' ? matrixEntry(raw, common, report) : tableEntry(raw, kind, common, report);
   return problems.length > 0 ? { problems } : { entry, problems };

@@ -63,6 +63,16 @@ describe('a source entry is checked once, every problem located in the manifest'
         "book/manifest.yaml:5:14 columns: expected a mapping of field: key, got ["a"]",
       ]
     `);
+    expect(problemsOf('  - csv: a.csv\n    type: txt2audio\n    id: chapter\n')).toMatchInlineSnapshot(`
+      [
+        "book/manifest.yaml:5:9 id: expected an id template with a placeholder (each row needs an id of its own), got "chapter"; to take ids from a column, map it: columns: { id: chapter }",
+      ]
+    `);
+    expect(problemsOf('  - files: "*.txt"\n    type: txt2audio\n    field: text_file\n    id: intro\n')).toMatchInlineSnapshot(`
+      [
+        "book/manifest.yaml:6:9 id: expected an id template with a placeholder (each row needs an id of its own), got "intro"; add a placeholder such as {n}",
+      ]
+    `);
     expect(problemsOf('  - tsv: a.tsv\n    id: "{stem.size}"\n')).toMatchInlineSnapshot(`
       [
         "book/manifest.yaml:4:9 id: expected placeholders {name}, {name.index} or {name.stem}, got {stem.size} in "{stem.size}"",
