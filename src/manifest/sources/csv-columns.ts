@@ -59,7 +59,7 @@ function unmappedColumn(name: string, entry: TableEntry, fields: readonly string
       hint: `map it (columns: { ${near ?? '<field>'}: ${name} }) or remove the column`,
     };
   }
-  if (entry.columns[name] !== undefined) {
+  if (Object.hasOwn(entry.columns, name)) {
     const from = entry.columns[name];
     return { expected: 'each column read once', got: `"${name}" (${name} is read from column "${from}")`, hint: 'remove the column, or map it to another field in columns:' };
   }

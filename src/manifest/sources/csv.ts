@@ -85,52 +85,55 @@ function rowItem({ entry, plan, coerce, context }: Table, cells: readonly string
   const fieldAt = (field: string): SourceLocation => {
     const column = plan.columnOf.get(field);
     if (column !== undefined && (cells[column] ?? '').trim() !== '') return { ...at, col: column + 1 };
-    return field in entry.fields ? manifestAt(context, [field]) : at;
+    return Object.hasOwn(entry.fields, field) ? manifestAt(context, [field]) : at;
   };
   return assembleRow({ ordinal, entry, fields, at, fieldAt, coerce });
 }
 
 /**
- * Rows of a CSV (`csv:`) or TSV (`tsv:`) source, streamed: csv-parse reads the file a chunk at a
- * time and no row is kept once yielded. The header is row 1; a problem is located at
+ * Rows of a CSV (`csv:`) or TSV (`tsv:`) source, streamed in batches (the rows one chunk of the
+ * file held): csv-parse reads the file a chunk at a time and no row is kept once yielded. The header is row 1; a problem is located at
  * `file:line:column`, the line where its row starts and the 1-based number of its cell. Blank
  * rows (every cell empty) are skipped; an empty cell leaves its field to the entry or defaults.
  * A malformed quote ends the reading: everything after it would be guesswork.
  */
-export async function* readCsv(entry: TableEntry, context: SourceContext): AsyncGenerator<SourceItem> {
+export async function* readCsv(entry: TableEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
   const display = sourceDisplayPath(context.manifestFile, entry.file);
   const opened = await openInput(entry, context);
-  if ('problem' in opened) return yield opened.problem;
+  if ('problem' in opened) return yield [opened.problem];
   const delimiterName = entry.kind === 'tsv' ? 'tab' : 'comma';
-  // One generator from here on: every level of `yield*` costs each row another round of promises.
   const lines = new LineCounter();
   let table: Table | undefined;
   let width = 0;
   let ordinal = 0;
   try {
-    for await (const record of opened.records) {
-      const line = lines.next;
-      lines.consume(record);
-      const at = (col: number): SourceLocation => ({ file: display, line, col });
-      if (record.every((cell) => cell.trim() === '')) continue;
-      if (table === undefined) {
-        const planned = planColumns(record.map((name) => name.trim()), entry, display, context, at);
-        if (Array.isArray(planned)) return yield* planned;
-        table = { entry, plan: planned, coerce: cellReader(planned), context };
-        width = record.length;
-      } else if (record.length !== width) {
-        yield problemAt(at(Math.min(record.length, width) + 1), raggedBody(width, record.length, delimiterName), ordinal++);
-      } else {
-        yield rowItem(table, record, ordinal++, at(1));
+    for await (const batch of opened.batches) {
+      const items: SourceItem[] = [];
+      for (const record of batch) {
+        const line = lines.next;
+        lines.consume(record);
+        const at = (col: number): SourceLocation => ({ file: display, line, col });
+        if (record.every((cell) => cell.trim() === '')) continue;
+        if (table === undefined) {
+          const planned = planColumns(record.map((name) => name.trim()), entry, display, context, at);
+          if (Array.isArray(planned)) return yield planned;
+          table = { entry, plan: planned, coerce: cellReader(planned), context };
+          width = record.length;
+        } else if (record.length !== width) {
+          items.push(problemAt(at(Math.min(record.length, width) + 1), raggedBody(width, record.length, delimiterName), ordinal++));
+        } else {
+          items.push(rowItem(table, record, ordinal++, at(1)));
+        }
       }
+      if (items.length > 0) yield items;
     }
   } catch (error) {
     if (!(error instanceof CsvError)) throw error;
     // The parser gave up inside the row after the last one it gave: that row starts on the next line.
     const col = typeof error['column'] === 'number' ? error['column'] + 1 : 1;
-    return yield problemAt({ file: display, line: lines.next, col }, parseErrorBody(error));
+    return yield [problemAt({ file: display, line: lines.next, col }, parseErrorBody(error))];
   }
-  if (table === undefined) yield problemAt({ file: display, line: 1, col: 1 }, expectedGot('a header row naming the columns', 'an empty file'));
+  if (table === undefined) yield [problemAt({ file: display, line: 1, col: 1 }, expectedGot('a header row naming the columns', 'an empty file'))];
 }
 
 function raggedBody(width: number, cells: number, delimiterName: string): ProblemBody {
@@ -138,7 +141,19 @@ function raggedBody(width: number, cells: number, delimiterName: string): Proble
   return { ...expectedGot(`${width} cells (as the header has)`, `${cells}`), hint };
 }
 
-async function openInput(entry: TableEntry, context: SourceContext): Promise<{ records: AsyncIterable<string[]> } | { problem: SourceItem }> {
+/**
+ * The parser's records in the batches it has ready: a stream's async iterator costs a round of
+ * promises per record, which for small rows is as much as the parsing itself.
+ */
+async function* batchesOf(records: Readable): AsyncGenerator<string[][]> {
+  for await (const first of records as AsyncIterable<string[]>) {
+    const batch = [first];
+    for (let next = records.read() as string[] | null; next !== null; next = records.read() as string[] | null) batch.push(next);
+    yield batch;
+  }
+}
+
+async function openInput(entry: TableEntry, context: SourceContext): Promise<{ batches: AsyncIterable<string[][]> } | { problem: SourceItem }> {
   let input: Readable;
   if (context.input !== undefined) input = context.input;
   else {
@@ -155,5 +170,5 @@ async function openInput(entry: TableEntry, context: SourceContext): Promise<{ r
     max_record_size: MAX_RECORD_CHARS,
   });
   // pipeline: an error or an early stop on either side tears both down.
-  return { records: pipeline(input, parser, () => undefined) as AsyncIterable<string[]> };
+  return { batches: batchesOf(pipeline(input, parser, () => undefined)) };
 }

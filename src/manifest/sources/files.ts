@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { glob } from 'tinyglobby';
 import { expectedGot, formatGot } from '../errors.js';
 import type { FilesEntry } from './entry-types.js';
-import { assembleRow, complaintBody, manifestAt, problemAt } from './rows.js';
+import { assembleRow, BATCH_ROWS, complaintBody, manifestAt, problemAt } from './rows.js';
 import { type Filling, type IdTemplate, parseIdTemplate, type Placeholder, stemOf, unknownPlaceholder } from './template.js';
 import type { SourceContext, SourceItem, SourceLocation } from './types.js';
 
@@ -56,21 +56,25 @@ function templateProblem(entry: FilesEntry, context: SourceContext): SourceItem 
  * name without extension, the default template), `{name}`, `{ext}`, `{dir}`, `{n}` and the
  * entry's fields.
  */
-export async function* readFiles(given: FilesEntry, context: SourceContext): AsyncGenerator<SourceItem> {
+export async function* readFiles(given: FilesEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
   const entry: FilesEntry = { ...given, idTemplate: given.idTemplate ?? DEFAULT_TEMPLATE.value };
   const at = manifestAt(context, ['files']);
   const template = templateProblem(entry, context);
-  if (template !== undefined) return yield template;
+  if (template !== undefined) return yield [template];
   const paths = await matchingFiles(entry, context);
   if (paths.length === 0) {
     const hint = "the pattern is relative to the manifest's folder, and * matches no name that starts with a dot";
-    return yield problemAt(at, { field: 'files', ...expectedGot('at least one matching file', `none for ${formatGot(entry.glob)}`), hint });
+    return yield [problemAt(at, { field: 'files', ...expectedGot('at least one matching file', `none for ${formatGot(entry.glob)}`), hint })];
   }
-  const fieldAt = (field: string): SourceLocation => (field in entry.fields ? manifestAt(context, [field]) : at);
-  for (const [ordinal, path] of paths.entries()) {
-    const names = fileFilling(path, ordinal);
-    const fields: Record<string, unknown> = { ...entry.fields, [entry.field]: path };
-    const fill = (p: Placeholder): Filling | undefined => (p.name in names ? { value: names[p.name as keyof typeof names] } : p.name in fields ? { value: fields[p.name] } : undefined);
-    yield assembleRow({ ordinal, entry, fields, at, fieldAt, fill });
+  const fieldAt = (field: string): SourceLocation => (Object.hasOwn(entry.fields, field) ? manifestAt(context, [field]) : at);
+  for (let start = 0; start < paths.length; start += BATCH_ROWS) {
+    yield paths.slice(start, start + BATCH_ROWS).map((path, i) => {
+      const ordinal = start + i;
+      const names = fileFilling(path, ordinal);
+      const fields: Record<string, unknown> = { ...entry.fields, [entry.field]: path };
+      const fill = (p: Placeholder): Filling | undefined =>
+        Object.hasOwn(names, p.name) ? { value: names[p.name as keyof typeof names] } : Object.hasOwn(fields, p.name) ? { value: fields[p.name] } : undefined;
+      return assembleRow({ ordinal, entry, fields, at, fieldAt, fill });
+    });
   }
 }

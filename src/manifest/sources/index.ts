@@ -12,8 +12,12 @@ import { readJsonl } from './jsonl.js';
 import { readMatrix } from './matrix.js';
 import type { SourceContext, SourceItem } from './types.js';
 
-/** The rows of one checked entry, streamed in the source's order. */
-export function readSource(entry: SourceEntry, context: SourceContext): AsyncGenerator<SourceItem> {
+/**
+ * The rows of one checked entry in the source's order, in batches as the source has them ready
+ * (a chunk of a file, a thousand files or combinations): what a caller writing to the ledger in
+ * batches wants, and a promise per batch rather than per row.
+ */
+export function readSourceBatches(entry: SourceEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
   switch (entry.kind) {
     case 'csv':
     case 'tsv':
@@ -25,6 +29,11 @@ export function readSource(entry: SourceEntry, context: SourceContext): AsyncGen
     case 'matrix':
       return readMatrix(entry, context);
   }
+}
+
+/** The rows of one checked entry, one at a time, in the source's order. */
+export async function* readSource(entry: SourceEntry, context: SourceContext): AsyncGenerator<SourceItem> {
+  for await (const batch of readSourceBatches(entry, context)) yield* batch;
 }
 
 export { cellShape, coerceCell, type CellShape } from './coerce.js';

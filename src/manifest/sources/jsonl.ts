@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import { expectedGot, formatGot, printable } from '../errors.js';
 import type { TableEntry } from './entry-types.js';
@@ -41,30 +41,50 @@ function fieldsByKey(entry: TableEntry): Map<string, string[]> {
   return byKey;
 }
 
-function lineItem(entry: TableEntry, byKey: Map<string, string[]>, row: LineRow, context: SourceContext): SourceItem {
-  const fields: Record<string, unknown> = { ...entry.fields };
-  for (const [key, value] of Object.entries(row.object)) {
-    // null means "not given", as an empty cell does: the field takes the entry's value or the default.
-    if (value === null) continue;
+function conflict(entry: TableEntry, row: LineRow, key: string): SourceItem {
+  const from = entry.columns[key];
+  const at = { ...row.at, col: valueColumn(row.line, key) ?? 1 };
+  const hint = `remove ${key}, or map it to another field in columns:`;
+  return problemAt(at, { field: key, ...expectedGot('each key read once', `"${key}" (${key} is read from key "${from}")`), hint }, row.ordinal);
+}
+
+/**
+ * The row's fields: the object itself when nothing is renamed or added (most JSON Lines sources:
+ * no copy a line), else the entry's fields with the line's over them. null means "not given", as
+ * an empty cell does: the field takes the entry's value or the default.
+ */
+function fieldsOfLine(entry: TableEntry, byKey: Map<string, string[]>, row: LineRow): { fields: Record<string, unknown> } | { item: SourceItem } {
+  const plain = byKey.size === 0 && Object.keys(entry.fields).length === 0;
+  const fields: Record<string, unknown> = plain ? row.object : { ...entry.fields };
+  for (const key in row.object) {
+    const value = row.object[key];
     // Assigned, this key would replace the row object's prototype instead of adding a field.
-    if (key === '__proto__') return problemAt(row.at, { field: key, message: 'unknown field' }, row.ordinal);
+    if (key === '__proto__') return { item: problemAt(row.at, { field: key, message: 'unknown field' }, row.ordinal) };
+    if (value === null) {
+      if (plain) delete fields[key];
+      continue;
+    }
+    if (plain) continue;
     const mapped = byKey.get(key);
     if (mapped !== undefined) for (const field of mapped) fields[field] = value;
-    else if (entry.columns[key] !== undefined) {
-      const from = entry.columns[key];
-      const at = { ...row.at, col: valueColumn(row.line, key) ?? 1 };
-      return problemAt(at, { field: key, ...expectedGot('each key read once', `"${key}" (${key} is read from key "${from}")`), hint: `remove ${key}, or map it to another field in columns:` }, row.ordinal);
-    } else fields[key] = value;
+    else if (Object.hasOwn(entry.columns, key)) return { item: conflict(entry, row, key) };
+    else fields[key] = value;
   }
+  return { fields };
+}
+
+function lineItem(entry: TableEntry, byKey: Map<string, string[]>, row: LineRow, context: SourceContext): SourceItem {
+  const read = fieldsOfLine(entry, byKey, row);
+  if ('item' in read) return read.item;
   const fieldAt = (field: string): SourceLocation => {
-    const renamed = entry.columns[field];
-    const key = renamed !== undefined && renamed in row.object ? renamed : field;
-    const own = row.object[key] !== undefined && row.object[key] !== null;
-    if (!own) return field in entry.fields ? manifestAt(context, [field]) : row.at;
+    const renamed = Object.hasOwn(entry.columns, field) ? entry.columns[field] : undefined;
+    const key = renamed !== undefined && Object.hasOwn(row.object, renamed) ? renamed : field;
+    const own = Object.hasOwn(row.object, key) && row.object[key] !== null;
+    if (!own) return Object.hasOwn(entry.fields, field) ? manifestAt(context, [field]) : row.at;
     const col = valueColumn(row.line, key);
     return col === undefined ? row.at : { ...row.at, col };
   };
-  return assembleRow({ ordinal: row.ordinal, entry, fields, at: row.at, fieldAt });
+  return assembleRow({ ordinal: row.ordinal, entry, fields: read.fields, at: row.at, fieldAt });
 }
 
 function parseLine(line: string, at: SourceLocation, ordinal: number): { object: Record<string, unknown> } | { item: SourceItem } {
@@ -80,37 +100,70 @@ function parseLine(line: string, at: SourceLocation, ordinal: number): { object:
 }
 
 /**
- * Rows of a JSON Lines source, streamed a line at a time: each non-blank line one JSON object
+ * Rows of a JSON Lines source, streamed in batches (the lines one chunk of input held): each
+ * non-blank line one JSON object
  * whose keys are fields (`columns: { field: key }` renames). Located `file:line:col`, the column
  * being where the value of the field in question starts when it can be found, else 1. A key no
  * field has is passed on as it is, for validation to report as an unknown field. Reads
  * `context.input` instead of the file when given (stdin).
  */
-export async function* readJsonl(entry: TableEntry, context: SourceContext): AsyncGenerator<SourceItem> {
+export async function* readJsonl(entry: TableEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
   const display = sourceDisplayPath(context.manifestFile, entry.file);
   let input: Readable;
   if (context.input !== undefined) input = context.input;
   else {
     const opened = await openSourceFile(context, entry.kind, entry.file);
-    if ('problem' in opened) return yield opened.problem;
-    input = createReadStream(opened.path, { encoding: 'utf8' });
+    if ('problem' in opened) return yield [opened.problem];
+    input = createReadStream(opened.path);
   }
-  const lines = createInterface({ input, crlfDelay: Infinity });
   const byKey = fieldsByKey(entry);
   let lineNumber = 0;
   let ordinal = 0;
   try {
-    for await (const text of lines) {
-      lineNumber += 1;
-      const line = lineNumber === 1 ? text.replace(/^\uFEFF/, '') : text;
-      if (line.trim() === '') continue;
-      const at = { file: display, line: lineNumber, col: 1 };
-      const parsed = parseLine(line, at, ordinal);
-      yield 'item' in parsed ? parsed.item : lineItem(entry, byKey, { line, object: parsed.object, ordinal, at }, context);
-      ordinal += 1;
+    for await (const batch of linesOf(input)) {
+      const items: SourceItem[] = [];
+      for (const text of batch) {
+        lineNumber += 1;
+        const line = lineNumber === 1 ? text.replace(/^\uFEFF/, '') : text;
+        if (line.trim() === '') continue;
+        const at = { file: display, line: lineNumber, col: 1 };
+        const parsed = parseLine(line, at, ordinal);
+        items.push('item' in parsed ? parsed.item : lineItem(entry, byKey, { line, object: parsed.object, ordinal, at }, context));
+        ordinal += 1;
+      }
+      if (items.length > 0) yield items;
     }
+  } catch (error) {
+    if (!(error instanceof LineTooLong)) throw error;
+    yield [problemAt({ file: display, line: lineNumber + 1, col: 1 }, { ...expectedGot('a line of at most 4 MB', 'more, with no line break'), hint: 'one JSON object a line' }, ordinal)];
   } finally {
-    lines.close();
     input.destroy();
   }
+}
+
+// A job's text is at most 1 MB: a line this long is not one job, and must not be held whole.
+const MAX_LINE_CHARS = 4 * 1024 * 1024;
+
+class LineTooLong extends Error {}
+
+/**
+ * The lines of a stream, a chunk's worth at a time: split on LF, a CR before it dropped (CRLF
+ * files). node:readline would do, but its async iterator costs a round of promises per line.
+ */
+async function* linesOf(input: Readable): AsyncGenerator<string[]> {
+  const decoder = new StringDecoder('utf8');
+  let carry = '';
+  for await (const chunk of input as AsyncIterable<Buffer | string>) {
+    const text = carry + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
+    const lines = text.split('\n');
+    carry = lines.pop() ?? '';
+    if (carry.length > MAX_LINE_CHARS) throw new LineTooLong();
+    if (lines.length > 0) yield lines.map(withoutCr);
+  }
+  const rest = carry + decoder.end();
+  if (rest !== '') yield [withoutCr(rest)];
+}
+
+function withoutCr(line: string): string {
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
 }

@@ -1,5 +1,5 @@
 import type { MatrixEntry } from './entry-types.js';
-import { assembleRow, complaintBody, manifestAt, problemAt } from './rows.js';
+import { assembleRow, BATCH_ROWS, complaintBody, manifestAt, problemAt } from './rows.js';
 import { type Filling, type Placeholder, unknownPlaceholder } from './template.js';
 import type { SourceContext, SourceItem, SourceLocation } from './types.js';
 
@@ -27,19 +27,20 @@ function advance(counters: number[], entry: MatrixEntry): boolean {
 
 /**
  * One row per combination of the matrix's lists, in the order the lists are written (the first
- * list outermost, the last turning fastest), nothing held but the current combination. Located
+ * list outermost, the last turning fastest), handed over a thousand at a time; nothing else is held. Located
  * at the entry's `matrix:` in the manifest, each list's value at its own position. Id template
  * placeholders: `{F}` (the value, made id-safe), `{F.index}` (1-based), `{F.stem}` (a path's file
  * name without extension), `{n}`, and the entry's fields.
  */
-export async function* readMatrix(entry: MatrixEntry, context: SourceContext): AsyncGenerator<SourceItem> {
+export async function* readMatrix(entry: MatrixEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
   const template = templateProblem(entry, context);
-  if (template !== undefined) return yield template;
+  if (template !== undefined) return yield [template];
   if (entry.lists.some((list) => list.values.length === 0)) return;
   const at = manifestAt(context, ['matrix']);
   const counters = entry.lists.map(() => 0);
   const listIndex = new Map(entry.lists.map((list, j) => [list.field, j]));
   let ordinal = 0;
+  let items: SourceItem[] = [];
   do {
     const picked = [...counters];
     const fields: Record<string, unknown> = { ...entry.fields };
@@ -49,15 +50,21 @@ export async function* readMatrix(entry: MatrixEntry, context: SourceContext): A
     const fieldAt = (field: string): SourceLocation => {
       const j = listIndex.get(field);
       if (j !== undefined) return manifestAt(context, ['matrix', field, picked[j] ?? 0]);
-      return field in entry.fields ? manifestAt(context, [field]) : at;
+      return Object.hasOwn(entry.fields, field) ? manifestAt(context, [field]) : at;
     };
+    const n = ordinal + 1;
     const fill = (p: Placeholder): Filling | undefined => {
       const j = listIndex.get(p.name);
       if (j !== undefined) return { value: fields[p.name], index: (picked[j] ?? 0) + 1 };
-      if (p.name === 'n') return { value: ordinal + 1 };
-      return p.name in fields ? { value: fields[p.name] } : undefined;
+      if (p.name === 'n') return { value: n };
+      return Object.hasOwn(fields, p.name) ? { value: fields[p.name] } : undefined;
     };
-    yield assembleRow({ ordinal, entry, fields, at, fieldAt, fill });
+    items.push(assembleRow({ ordinal, entry, fields, at, fieldAt, fill }));
     ordinal += 1;
+    if (items.length === BATCH_ROWS) {
+      yield items;
+      items = [];
+    }
   } while (advance(counters, entry));
+  if (items.length > 0) yield items;
 }

@@ -9,6 +9,9 @@ import { TYPE_FIELD } from './job-fields.js';
 import { type Complaint, type Filling, type Placeholder, renderId } from './template.js';
 import type { SourceContext, SourceItem, SourceLocation, SourceProblem } from './types.js';
 
+/** Rows a reader of an in-memory list (files, matrix) hands over at once, as a file's chunk would. */
+export const BATCH_ROWS = 1000;
+
 /** The pieces of a message a problem carries besides where it is. */
 export type ProblemBody = Pick<ManifestIssue, 'field' | 'message' | 'expected' | 'got' | 'hint'>;
 
@@ -90,7 +93,7 @@ export function assembleRow(input: RowInput): SourceItem {
   fields['type'] = given;
   input.coerce?.(given, fields);
   if (entry.idTemplate !== undefined && fields['id'] === undefined) {
-    const fill = input.fill ?? ((p: Placeholder) => (p.name === 'n' ? { value: ordinal + 1 } : p.name in fields ? { value: fields[p.name] } : undefined));
+    const fill = input.fill ?? ((p: Placeholder) => (p.name === 'n' ? { value: ordinal + 1 } : Object.hasOwn(fields, p.name) ? { value: fields[p.name] } : undefined));
     const id = renderId(entry.idTemplate, fill);
     // A value that makes no id is shown where it is written (a cell, a matrix value).
     if (!id.ok) return problemAt(id.placeholder === undefined ? input.at : input.fieldAt(id.placeholder.name), complaintBody('id', id), ordinal);

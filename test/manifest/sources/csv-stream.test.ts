@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { afterEach, expect, test } from 'vitest';
 import { fileScope } from '../../../src/manifest/file-scope.js';
-import { parseSourceEntry, readSource, type SourceEntry } from '../../../src/manifest/sources/index.js';
+import { parseSourceEntry, readSource, readSourceBatches, type SourceEntry } from '../../../src/manifest/sources/index.js';
 import { firstEntry, folderWith, MANIFEST, removeFolders } from './helpers.js';
 
 afterEach(removeFolders);
@@ -40,16 +40,20 @@ test('a 200,000-row CSV streams through: every row, read a chunk at a time, neve
   const size = (await stat(path)).size;
   const { entry, locate } = entryOf();
   const input = createReadStream(path);
-  const rows = readSource(entry, { manifestFile: MANIFEST, manifestDir: dir, scope: await fileScope(dir, false), locate, input });
+  const batches = readSourceBatches(entry, { manifestFile: MANIFEST, manifestDir: dir, scope: await fileScope(dir, false), locate, input });
   let count = 0;
   let problems = 0;
+  let largestBatch = 0;
   let bytesAtThousand = -1;
   let last: Record<string, unknown> | undefined;
-  for await (const item of rows) {
-    if (item.problem !== undefined) problems += 1;
-    count += 1;
-    if (count === 1000) bytesAtThousand = input.bytesRead;
-    last = item.row?.fields;
+  for await (const batch of batches) {
+    largestBatch = Math.max(largestBatch, batch.length);
+    for (const item of batch) {
+      if (item.problem !== undefined) problems += 1;
+      count += 1;
+      if (count === 1000) bytesAtThousand = input.bytesRead;
+      last = item.row?.fields;
+    }
   }
   expect(problems).toBe(0);
   expect(count).toBe(ROWS);
@@ -57,6 +61,9 @@ test('a 200,000-row CSV streams through: every row, read a chunk at a time, neve
   // A reader that loaded the file (or every row) before yielding would have read all of it by now.
   expect(bytesAtThousand).toBeGreaterThan(0);
   expect(bytesAtThousand).toBeLessThan(size / 10);
+  // A batch is what one chunk of the file held (64 KB: about 2,000 of these rows), never the file.
+  expect(largestBatch).toBeGreaterThan(1);
+  expect(largestBatch).toBeLessThan(10_000);
 });
 
 test('the first row arrives before the input has ended', async () => {

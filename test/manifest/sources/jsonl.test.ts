@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, test } from 'vitest';
-import { fieldsOf, folderWith, readFirst, removeFolders } from './helpers.js';
+import { fileScope } from '../../../src/manifest/file-scope.js';
+import { parseSourceEntry, readSource } from '../../../src/manifest/sources/index.js';
+import { fieldsOf, firstEntry, folderWith, MANIFEST, readFirst, removeFolders } from './helpers.js';
 
 afterEach(removeFolders);
 
@@ -89,4 +91,27 @@ test('a __proto__ key is refused, not assigned', async () => {
   const read = await readFirst(manifest('  - jsonl: p.jsonl\n'), dir);
   expect(read.rows).toEqual([]);
   expect(read.problems).toEqual(['book/p.jsonl:1:1 __proto__: unknown field']);
+});
+
+test('lines are read as they come, and a line with no end in sight is refused rather than held', async () => {
+  const dir = await folderWith({});
+  let produced = 0;
+  const endless = new Readable({
+    read() {
+      this.push(`{"type":"txt2audio","text":"line ${produced}"}\n`);
+      produced += 1;
+    },
+  });
+  const { raw, locate } = firstEntry(manifest('  - jsonl: "-"\n'));
+  const entry = parseSourceEntry(raw, { manifestFile: MANIFEST, locate }).entry;
+  if (entry === undefined) throw new Error('valid entry expected');
+  const rows = readSource(entry, { manifestFile: MANIFEST, manifestDir: dir, scope: await fileScope(dir, false), locate, input: endless });
+  expect((await rows.next()).value?.row?.fields['text']).toBe('line 0');
+  await rows.return(undefined);
+  expect(endless.destroyed).toBe(true);
+
+  const huge = Readable.from(['{"type":"txt2audio","text":"ok"}\n{"text":"', 'x'.repeat(5 * 1024 * 1024)]);
+  const read = await readFirst(manifest('  - jsonl: "-"\n'), dir, { input: huge });
+  expect(read.rows.length).toBe(1);
+  expect(read.problems).toEqual(['book/-:2:1 expected a line of at most 4 MB, got more, with no line break; one JSON object a line']);
 });
