@@ -26,6 +26,8 @@ const LIBRARY_HOME: Record<string, string> = {
   'log-update': 'cli',
   limiter: 'runner',
   'csv-stringify': 'report',
+  'csv-parse': 'manifest',
+  tinyglobby: 'manifest',
 };
 
 interface Import {

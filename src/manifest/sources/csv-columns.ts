@@ -1,0 +1,102 @@
+import { expectedGot, formatGot } from '../errors.js';
+import { closest, quotedList } from '../suggest.js';
+import type { TableEntry } from './entry-types.js';
+import { jobFieldNames } from './job-fields.js';
+import { complaintBody, manifestAt, problemAt } from './rows.js';
+import { unknownPlaceholder } from './template.js';
+import type { SourceContext, SourceItem, SourceLocation } from './types.js';
+
+/**
+ * How a CSV/TSV header maps onto job fields: `columns: { field: column }` first, then every
+ * other column named like a field. A column that maps to nothing is an error, reported once at
+ * the header rather than once a row.
+ */
+export interface ColumnPlan {
+  /** By column index: the fields the column fills (usually one). */
+  fieldsOf: string[][];
+  /** By field: the index of the column that fills it. */
+  columnOf: Map<string, number>;
+}
+
+function headerProblems(header: readonly string[], at: (col: number) => SourceLocation): SourceItem[] {
+  const problems: SourceItem[] = [];
+  const seen = new Map<string, number>();
+  header.forEach((name, i) => {
+    if (name === '') {
+      problems.push(problemAt(at(i + 1), { ...expectedGot('a column name', 'an empty header cell'), hint: 'name the column or delete it' }));
+      return;
+    }
+    const first = seen.get(name);
+    if (first !== undefined) problems.push(problemAt(at(i + 1), { ...expectedGot('each column name once', `"${name}" again (also column ${first + 1})`), hint: 'rename one of them' }));
+    else seen.set(name, i);
+  });
+  return problems;
+}
+
+function mappedColumns(header: readonly string[], entry: TableEntry, display: string, context: SourceContext, plan: ColumnPlan): SourceItem[] {
+  const problems: SourceItem[] = [];
+  for (const [field, column] of Object.entries(entry.columns)) {
+    const index = header.indexOf(column);
+    if (index !== -1) {
+      plan.columnOf.set(field, index);
+      plan.fieldsOf[index]?.push(field);
+      continue;
+    }
+    const near = closest(column, header, 1);
+    const hint = near.length > 0 ? `did you mean ${quotedList(near)}?` : `its columns: ${header.join(', ')}`;
+    problems.push(problemAt(manifestAt(context, ['columns', field]), { field: `columns.${field}`, ...expectedGot(`a column of ${display}`, formatGot(column)), hint }));
+  }
+  return problems;
+}
+
+function unmappedColumn(name: string, entry: TableEntry, fields: readonly string[]): { expected: string; got: string; hint: string } | undefined {
+  if (!fields.includes(name)) {
+    const near = closest(name, fields, 1)[0];
+    const kind = entry.type === undefined ? 'a job' : entry.type;
+    return {
+      expected: `a column named like a field of ${kind} or mapped in columns:`,
+      got: formatGot(name),
+      hint: `map it (columns: { ${near ?? '<field>'}: ${name} }) or remove the column`,
+    };
+  }
+  if (Object.hasOwn(entry.columns, name)) {
+    const from = entry.columns[name];
+    return { expected: 'each column read once', got: `"${name}" (${name} is read from column "${from}")`, hint: 'remove the column, or map it to another field in columns:' };
+  }
+  return undefined;
+}
+
+/** The plan for `header`, or every problem with it (then no row is read). */
+export function planColumns(header: readonly string[], entry: TableEntry, display: string, context: SourceContext, at: (col: number) => SourceLocation): ColumnPlan | SourceItem[] {
+  const problems = headerProblems(header, at);
+  const plan: ColumnPlan = { fieldsOf: header.map(() => []), columnOf: new Map() };
+  problems.push(...mappedColumns(header, entry, display, context, plan));
+  const fields = jobFieldNames(entry.type);
+  const mapped = new Set(Object.values(entry.columns));
+  header.forEach((name, i) => {
+    if (name === '' || mapped.has(name) || (plan.fieldsOf[i]?.length ?? 0) > 0) return;
+    const complaint = unmappedColumn(name, entry, fields);
+    if (complaint !== undefined) problems.push(problemAt(at(i + 1), complaintBody(undefined, complaint)));
+    else {
+      plan.columnOf.set(name, i);
+      plan.fieldsOf[i]?.push(name);
+    }
+  });
+  problems.push(...sourceLevelProblems(entry, context, plan, at));
+  return problems.length > 0 ? problems : plan;
+}
+
+/** No type anywhere, or an id template naming a field no column or entry gives. */
+function sourceLevelProblems(entry: TableEntry, context: SourceContext, plan: ColumnPlan, at: (col: number) => SourceLocation): SourceItem[] {
+  const problems: SourceItem[] = [];
+  if (entry.type === undefined && !plan.columnOf.has('type')) {
+    const hint = 'add a type column, or type: to the source entry';
+    problems.push(problemAt(at(1), { field: 'type', ...expectedGot('a type for every row', 'no type column and no type on the entry'), hint }));
+  }
+  if (entry.idTemplate !== undefined) {
+    const offered = ['n', ...plan.columnOf.keys(), ...Object.keys(entry.fields)];
+    const complaint = unknownPlaceholder(entry.idTemplate, offered, (p) => p.attribute !== 'index' && offered.includes(p.name));
+    if (complaint !== undefined) problems.push(problemAt(manifestAt(context, ['id']), complaintBody('id', complaint)));
+  }
+  return problems;
+}

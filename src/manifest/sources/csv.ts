@@ -1,0 +1,174 @@
+import { CsvError, parse } from 'csv-parse';
+import { createReadStream } from 'node:fs';
+import { pipeline, type Readable } from 'node:stream';
+import type { JobType } from '../../jobs/index.js';
+import { expectedGot } from '../errors.js';
+import { type CellShape, cellShape, coerceCell } from './coerce.js';
+import { type ColumnPlan, planColumns } from './csv-columns.js';
+import type { TableEntry } from './entry-types.js';
+import { jobFieldSpec } from './job-fields.js';
+import { assembleRow, manifestAt, openSourceFile, type ProblemBody, problemAt, sourceDisplayPath } from './rows.js';
+import type { SourceContext, SourceItem, SourceLocation } from './types.js';
+
+// A row this large is a quote left open, not a row: the text limit is 1 MB.
+const MAX_RECORD_CHARS = 4 * 1024 * 1024;
+const LINE_BREAKS = /\r\n|\r|\n/g;
+
+function lineBreaksIn(cells: readonly string[]): number {
+  let count = 0;
+  for (const cell of cells) if (cell.includes('\n') || cell.includes('\r')) count += cell.match(LINE_BREAKS)?.length ?? 0;
+  return count;
+}
+
+function parseErrorBody(error: CsvError): ProblemBody {
+  switch (error.code) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return { ...expectedGot('a closing quote (")', 'the end of the file'), hint: 'a quoted cell starts here and never ends; close it, and double every quote inside it ("")' };
+    case 'CSV_MAX_RECORD_SIZE':
+      return { ...expectedGot('a row of at most 4 MB', 'more (is a quote left open?)') };
+    default:
+      return expectedGot('well-formed CSV', error.message);
+  }
+}
+
+/**
+ * Where each row starts. Empty lines come through as rows of one empty cell (and are skipped
+ * later), so every physical line is seen: a row takes one line plus the line breaks inside its
+ * quoted cells, which are kept exactly as written. (csv-parse's own `info` line count is off for
+ * CRLF files with quoted line breaks, and asking for `info` makes parsing about twice as slow.)
+ */
+class LineCounter {
+  private lines = 0;
+
+  /** The line the next row starts on. */
+  get next(): number {
+    return this.lines + 1;
+  }
+
+  consume(cells: readonly string[]): void {
+    this.lines += 1 + lineBreaksIn(cells);
+  }
+}
+
+/** Coerces a row's cells once its type is known; each field's shape is worked out once per type. */
+function cellReader(plan: ColumnPlan): (type: JobType, fields: Record<string, unknown>) => void {
+  const shapes = new Map<JobType, [string, CellShape][]>();
+  const shapesOf = (type: JobType) => {
+    let list = shapes.get(type);
+    if (list === undefined) {
+      list = [...plan.columnOf.keys()].filter((field) => field !== 'type').map((field) => [field, cellShape(jobFieldSpec(type, field))]);
+      shapes.set(type, list);
+    }
+    return list;
+  };
+  return (type, fields) => {
+    for (const [field, shape] of shapesOf(type)) {
+      const value = fields[field];
+      if (typeof value === 'string' && shape !== 'text') fields[field] = coerceCell(value, shape);
+    }
+  };
+}
+
+interface Table {
+  entry: TableEntry;
+  plan: ColumnPlan;
+  coerce: (type: JobType, fields: Record<string, unknown>) => void;
+  context: SourceContext;
+}
+
+function rowItem({ entry, plan, coerce, context }: Table, cells: readonly string[], ordinal: number, at: SourceLocation): SourceItem {
+  const fields: Record<string, unknown> = { ...entry.fields };
+  cells.forEach((cell, i) => {
+    if (cell.trim() === '') return;
+    for (const field of plan.fieldsOf[i] ?? []) fields[field] = cell;
+  });
+  const fieldAt = (field: string): SourceLocation => {
+    const column = plan.columnOf.get(field);
+    if (column !== undefined && (cells[column] ?? '').trim() !== '') return { ...at, col: column + 1 };
+    return Object.hasOwn(entry.fields, field) ? manifestAt(context, [field]) : at;
+  };
+  return assembleRow({ ordinal, entry, fields, at, fieldAt, coerce });
+}
+
+/**
+ * Rows of a CSV (`csv:`) or TSV (`tsv:`) source, streamed in batches (the rows one chunk of the
+ * file held): csv-parse reads the file a chunk at a time and no row is kept once yielded. The header is row 1; a problem is located at
+ * `file:line:column`, the line where its row starts and the 1-based number of its cell. Blank
+ * rows (every cell empty) are skipped; an empty cell leaves its field to the entry or defaults.
+ * A malformed quote ends the reading: everything after it would be guesswork.
+ */
+export async function* readCsv(entry: TableEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
+  const display = sourceDisplayPath(context.manifestFile, entry.file);
+  const opened = await openInput(entry, context);
+  if ('problem' in opened) return yield [opened.problem];
+  const delimiterName = entry.kind === 'tsv' ? 'tab' : 'comma';
+  const lines = new LineCounter();
+  let table: Table | undefined;
+  let width = 0;
+  let ordinal = 0;
+  try {
+    for await (const batch of opened.batches) {
+      const items: SourceItem[] = [];
+      for (const record of batch) {
+        const line = lines.next;
+        lines.consume(record);
+        const at = (col: number): SourceLocation => ({ file: display, line, col });
+        if (record.every((cell) => cell.trim() === '')) continue;
+        if (table === undefined) {
+          const planned = planColumns(record.map((name) => name.trim()), entry, display, context, at);
+          if (Array.isArray(planned)) return yield planned;
+          table = { entry, plan: planned, coerce: cellReader(planned), context };
+          width = record.length;
+        } else if (record.length !== width) {
+          items.push(problemAt(at(Math.min(record.length, width) + 1), raggedBody(width, record.length, delimiterName), ordinal++));
+        } else {
+          items.push(rowItem(table, record, ordinal++, at(1)));
+        }
+      }
+      if (items.length > 0) yield items;
+    }
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error;
+    // The parser gave up inside the row after the last one it gave: that row starts on the next line.
+    const col = typeof error['column'] === 'number' ? error['column'] + 1 : 1;
+    return yield [problemAt({ file: display, line: lines.next, col }, parseErrorBody(error))];
+  }
+  if (table === undefined) yield [problemAt({ file: display, line: 1, col: 1 }, expectedGot('a header row naming the columns', 'an empty file'))];
+}
+
+function raggedBody(width: number, cells: number, delimiterName: string): ProblemBody {
+  const hint = `a ${delimiterName} inside a cell splits it${delimiterName === 'comma' ? ': quote such cells ("a, b")' : ''}`;
+  return { ...expectedGot(`${width} cells (as the header has)`, `${cells}`), hint };
+}
+
+/**
+ * The parser's records in the batches it has ready: a stream's async iterator costs a round of
+ * promises per record, which for small rows is as much as the parsing itself.
+ */
+async function* batchesOf(records: Readable): AsyncGenerator<string[][]> {
+  for await (const first of records as AsyncIterable<string[]>) {
+    const batch = [first];
+    for (let next = records.read() as string[] | null; next !== null; next = records.read() as string[] | null) batch.push(next);
+    yield batch;
+  }
+}
+
+async function openInput(entry: TableEntry, context: SourceContext): Promise<{ batches: AsyncIterable<string[][]> } | { problem: SourceItem }> {
+  let input: Readable;
+  if (context.input !== undefined) input = context.input;
+  else {
+    const opened = await openSourceFile(context, entry.kind, entry.file);
+    if ('problem' in opened) return opened;
+    input = createReadStream(opened.path);
+  }
+  const parser = parse({
+    delimiter: entry.kind === 'tsv' ? '\t' : ',',
+    bom: true,
+    relax_column_count: true,
+    // A quote inside an unquoted cell (`5" screen`) is text, as spreadsheets write it.
+    relax_quotes: true,
+    max_record_size: MAX_RECORD_CHARS,
+  });
+  // pipeline: an error or an early stop on either side tears both down.
+  return { batches: batchesOf(pipeline(input, parser, () => undefined)) };
+}

@@ -1,0 +1,80 @@
+import { posix } from 'node:path';
+import { glob } from 'tinyglobby';
+import { expectedGot, formatGot } from '../errors.js';
+import type { FilesEntry } from './entry-types.js';
+import { assembleRow, BATCH_ROWS, complaintBody, manifestAt, problemAt } from './rows.js';
+import { type Filling, type IdTemplate, parseIdTemplate, type Placeholder, stemOf, unknownPlaceholder } from './template.js';
+import type { SourceContext, SourceItem, SourceLocation } from './types.js';
+
+/** Without an `id:` on the entry, each file's job is named after the file. */
+const DEFAULT_TEMPLATE = parseIdTemplate('{stem}') as { ok: true; value: IdTemplate };
+
+/** What a files source's id template may use besides the entry's fields. */
+const FILE_NAMES = ['n', 'stem', 'name', 'ext', 'dir'] as const;
+
+function fileFilling(path: string, ordinal: number): Record<(typeof FILE_NAMES)[number], unknown> {
+  const name = posix.basename(path);
+  const dot = name.lastIndexOf('.');
+  const dir = posix.dirname(path);
+  return {
+    n: ordinal + 1,
+    stem: stemOf(path),
+    name,
+    ext: dot > 0 ? name.slice(dot + 1) : '',
+    // The folder inside the manifest's folder, `/` becoming `-` once made id-safe; none for a file at the top.
+    dir: dir === '.' ? '' : dir,
+  };
+}
+
+/** A path a glob gave that is still inside the folder it ran in (belt and braces: the pattern was checked). */
+function inside(path: string): boolean {
+  return !posix.isAbsolute(path) && path !== '..' && !path.startsWith('../');
+}
+
+/**
+ * The files a pattern matches, relative to the manifest's folder, sorted by path (code units, so
+ * `ch-10` sorts before `ch-2`: pad numbers in names). Dot files only when the pattern names them;
+ * symbolic links to folders are not followed, so the walk stays inside the folder; a file that is
+ * a link is judged later by the file scope rule like any file a manifest names.
+ */
+async function matchingFiles(entry: FilesEntry, context: SourceContext): Promise<string[]> {
+  const found = await glob(entry.glob, { cwd: context.manifestDir, onlyFiles: true, dot: false, followSymbolicLinks: false, expandDirectories: false });
+  return found.filter(inside).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function templateProblem(entry: FilesEntry, context: SourceContext): SourceItem | undefined {
+  if (entry.idTemplate === undefined) return undefined;
+  const offered = [...FILE_NAMES, entry.field, ...Object.keys(entry.fields)];
+  const complaint = unknownPlaceholder(entry.idTemplate, offered, (p) => p.attribute !== 'index' && offered.includes(p.name));
+  return complaint === undefined ? undefined : problemAt(manifestAt(context, ['id']), complaintBody('id', complaint));
+}
+
+/**
+ * One row per file matching `files:` (a glob relative to the manifest's folder), the file's path
+ * in `field`. Located at the entry's `files:` value in the manifest. A pattern that matches
+ * nothing is a problem: it is almost always a mistake. Id template placeholders: `{stem}` (file
+ * name without extension, the default template), `{name}`, `{ext}`, `{dir}`, `{n}` and the
+ * entry's fields.
+ */
+export async function* readFiles(given: FilesEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
+  const entry: FilesEntry = { ...given, idTemplate: given.idTemplate ?? DEFAULT_TEMPLATE.value };
+  const at = manifestAt(context, ['files']);
+  const template = templateProblem(entry, context);
+  if (template !== undefined) return yield [template];
+  const paths = await matchingFiles(entry, context);
+  if (paths.length === 0) {
+    const hint = "the pattern is relative to the manifest's folder, and * matches no name that starts with a dot";
+    return yield [problemAt(at, { field: 'files', ...expectedGot('at least one matching file', `none for ${formatGot(entry.glob)}`), hint })];
+  }
+  const fieldAt = (field: string): SourceLocation => (Object.hasOwn(entry.fields, field) ? manifestAt(context, [field]) : at);
+  for (let start = 0; start < paths.length; start += BATCH_ROWS) {
+    yield paths.slice(start, start + BATCH_ROWS).map((path, i) => {
+      const ordinal = start + i;
+      const names = fileFilling(path, ordinal);
+      const fields: Record<string, unknown> = { ...entry.fields, [entry.field]: path };
+      const fill = (p: Placeholder): Filling | undefined =>
+        Object.hasOwn(names, p.name) ? { value: names[p.name as keyof typeof names] } : Object.hasOwn(fields, p.name) ? { value: fields[p.name] } : undefined;
+      return assembleRow({ ordinal, entry, fields, at, fieldAt, fill });
+    });
+  }
+}

@@ -1,0 +1,169 @@
+import { createReadStream } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import type { Readable } from 'node:stream';
+import { expectedGot, formatGot, printable } from '../errors.js';
+import type { TableEntry } from './entry-types.js';
+import { assembleRow, manifestAt, openSourceFile, problemAt, sourceDisplayPath } from './rows.js';
+import type { SourceContext, SourceItem, SourceLocation } from './types.js';
+
+const DETAIL_MAX_CHARS = 60;
+
+/** V8's words for a JSON syntax error, without the line itself (which may be a megabyte long), and where it is. */
+function syntaxDetail(error: unknown): { detail: string; col: number } {
+  const message = error instanceof Error ? error.message : String(error);
+  const positioned = /^(.*?) in JSON at position (\d+)/.exec(message);
+  if (positioned !== null) return { detail: printable(positioned[1] ?? '', DETAIL_MAX_CHARS), col: Number(positioned[2]) + 1 };
+  const token = /^Unexpected token '(.+?)', /.exec(message);
+  return { detail: token === null ? printable(message, DETAIL_MAX_CHARS) : `unexpected ${printable(token[1] ?? '', 8)}`, col: 1 };
+}
+
+/** The 1-based column of the value of `key` in a JSON line, when it can be found simply. */
+function valueColumn(line: string, key: string): number | undefined {
+  const quoted = JSON.stringify(key);
+  for (let from = line.indexOf(quoted); from !== -1; from = line.indexOf(quoted, from + 1)) {
+    const colon = /^\s*:\s*/.exec(line.slice(from + quoted.length, from + quoted.length + 64));
+    if (colon !== null) return from + quoted.length + colon[0].length + 1;
+  }
+  return undefined;
+}
+
+interface LineRow {
+  line: string;
+  object: Record<string, unknown>;
+  ordinal: number;
+  at: SourceLocation;
+}
+
+/** The entry's `columns` read the other way: key → fields it fills. */
+function fieldsByKey(entry: TableEntry): Map<string, string[]> {
+  const byKey = new Map<string, string[]>();
+  for (const [field, key] of Object.entries(entry.columns)) byKey.set(key, [...(byKey.get(key) ?? []), field]);
+  return byKey;
+}
+
+function conflict(entry: TableEntry, row: LineRow, key: string): SourceItem {
+  const from = entry.columns[key];
+  const at = { ...row.at, col: valueColumn(row.line, key) ?? 1 };
+  const hint = `remove ${key}, or map it to another field in columns:`;
+  return problemAt(at, { field: key, ...expectedGot('each key read once', `"${key}" (${key} is read from key "${from}")`), hint }, row.ordinal);
+}
+
+/**
+ * The row's fields: the object itself when nothing is renamed or added (most JSON Lines sources:
+ * no copy a line), else the entry's fields with the line's over them. null means "not given", as
+ * an empty cell does: the field takes the entry's value or the default.
+ */
+function fieldsOfLine(entry: TableEntry, byKey: Map<string, string[]>, row: LineRow): { fields: Record<string, unknown> } | { item: SourceItem } {
+  const plain = byKey.size === 0 && Object.keys(entry.fields).length === 0;
+  const fields: Record<string, unknown> = plain ? row.object : { ...entry.fields };
+  for (const key in row.object) {
+    const value = row.object[key];
+    // Assigned, this key would replace the row object's prototype instead of adding a field.
+    if (key === '__proto__') return { item: problemAt(row.at, { field: key, message: 'unknown field' }, row.ordinal) };
+    if (value === null) {
+      if (plain) delete fields[key];
+      continue;
+    }
+    if (plain) continue;
+    const mapped = byKey.get(key);
+    if (mapped !== undefined) for (const field of mapped) fields[field] = value;
+    else if (Object.hasOwn(entry.columns, key)) return { item: conflict(entry, row, key) };
+    else fields[key] = value;
+  }
+  return { fields };
+}
+
+function lineItem(entry: TableEntry, byKey: Map<string, string[]>, row: LineRow, context: SourceContext): SourceItem {
+  const read = fieldsOfLine(entry, byKey, row);
+  if ('item' in read) return read.item;
+  const fieldAt = (field: string): SourceLocation => {
+    const renamed = Object.hasOwn(entry.columns, field) ? entry.columns[field] : undefined;
+    const key = renamed !== undefined && Object.hasOwn(row.object, renamed) ? renamed : field;
+    const own = Object.hasOwn(row.object, key) && row.object[key] !== null;
+    if (!own) return Object.hasOwn(entry.fields, field) ? manifestAt(context, [field]) : row.at;
+    const col = valueColumn(row.line, key);
+    return col === undefined ? row.at : { ...row.at, col };
+  };
+  return assembleRow({ ordinal: row.ordinal, entry, fields: read.fields, at: row.at, fieldAt });
+}
+
+function parseLine(line: string, at: SourceLocation, ordinal: number): { object: Record<string, unknown> } | { item: SourceItem } {
+  let value: unknown;
+  try {
+    value = JSON.parse(line) as unknown;
+  } catch (error) {
+    const { detail, col } = syntaxDetail(error);
+    return { item: problemAt({ ...at, col }, expectedGot('a JSON object (one job a line)', `not JSON (${detail})`), ordinal) };
+  }
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { object: value as Record<string, unknown> };
+  return { item: problemAt(at, expectedGot('a JSON object (one job a line)', formatGot(value)), ordinal) };
+}
+
+/**
+ * Rows of a JSON Lines source, streamed in batches (the lines one chunk of input held): each
+ * non-blank line one JSON object
+ * whose keys are fields (`columns: { field: key }` renames). Located `file:line:col`, the column
+ * being where the value of the field in question starts when it can be found, else 1. A key no
+ * field has is passed on as it is, for validation to report as an unknown field. Reads
+ * `context.input` instead of the file when given (stdin).
+ */
+export async function* readJsonl(entry: TableEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
+  const display = sourceDisplayPath(context.manifestFile, entry.file);
+  let input: Readable;
+  if (context.input !== undefined) input = context.input;
+  else {
+    const opened = await openSourceFile(context, entry.kind, entry.file);
+    if ('problem' in opened) return yield [opened.problem];
+    input = createReadStream(opened.path);
+  }
+  const byKey = fieldsByKey(entry);
+  let lineNumber = 0;
+  let ordinal = 0;
+  try {
+    for await (const batch of linesOf(input)) {
+      const items: SourceItem[] = [];
+      for (const text of batch) {
+        lineNumber += 1;
+        const line = lineNumber === 1 ? text.replace(/^\uFEFF/, '') : text;
+        if (line.trim() === '') continue;
+        const at = { file: display, line: lineNumber, col: 1 };
+        const parsed = parseLine(line, at, ordinal);
+        items.push('item' in parsed ? parsed.item : lineItem(entry, byKey, { line, object: parsed.object, ordinal, at }, context));
+        ordinal += 1;
+      }
+      if (items.length > 0) yield items;
+    }
+  } catch (error) {
+    if (!(error instanceof LineTooLong)) throw error;
+    yield [problemAt({ file: display, line: lineNumber + 1, col: 1 }, { ...expectedGot('a line of at most 4 MB', 'more, with no line break'), hint: 'one JSON object a line' }, ordinal)];
+  } finally {
+    input.destroy();
+  }
+}
+
+// A job's text is at most 1 MB: a line this long is not one job, and must not be held whole.
+const MAX_LINE_CHARS = 4 * 1024 * 1024;
+
+class LineTooLong extends Error {}
+
+/**
+ * The lines of a stream, a chunk's worth at a time: split on LF, a CR before it dropped (CRLF
+ * files). node:readline would do, but its async iterator costs a round of promises per line.
+ */
+async function* linesOf(input: Readable): AsyncGenerator<string[]> {
+  const decoder = new StringDecoder('utf8');
+  let carry = '';
+  for await (const chunk of input as AsyncIterable<Buffer | string>) {
+    const text = carry + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
+    const lines = text.split('\n');
+    carry = lines.pop() ?? '';
+    if (carry.length > MAX_LINE_CHARS) throw new LineTooLong();
+    if (lines.length > 0) yield lines.map(withoutCr);
+  }
+  const rest = carry + decoder.end();
+  if (rest !== '') yield [withoutCr(rest)];
+}
+
+function withoutCr(line: string): string {
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
+}

@@ -1,0 +1,142 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { discard } from './discard.js';
+import { finished, pipeline } from 'node:stream/promises';
+import { type JoinOutcome, partName, refused } from './outcome.js';
+
+/**
+ * Joins WAV parts exactly: one RIFF/WAVE header, the first part's `fmt ` chunk, one `data` chunk
+ * holding every part's samples in order. Other chunks of the parts (LIST, fact, cue …) describe
+ * one part, not the whole, and are left out. Parts must agree on format tag, channels, sample
+ * rate, bits and block size; each part's samples are copied as a stream, never held whole.
+ */
+
+const MAX_RIFF_BYTES = 0xffff_ffff;
+// A fmt chunk is 16–40 bytes; anything far larger is not a WAV anyone wrote.
+const MAX_FMT_BYTES = 1024;
+
+interface WavFormat {
+  tag: number;
+  channels: number;
+  sampleRate: number;
+  blockAlign: number;
+  bits: number;
+  /** The subformat GUID of WAVE_FORMAT_EXTENSIBLE, hex; '' otherwise. */
+  subformat: string;
+}
+
+interface WavPart {
+  fmt: Buffer;
+  format: WavFormat;
+  dataStart: number;
+  dataBytes: number;
+}
+
+async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buffer, 0, length, position);
+  return buffer.subarray(0, bytesRead);
+}
+
+function formatOf(fmt: Buffer): WavFormat {
+  const tag = fmt.readUInt16LE(0);
+  return {
+    tag,
+    channels: fmt.readUInt16LE(2),
+    sampleRate: fmt.readUInt32LE(4),
+    blockAlign: fmt.readUInt16LE(12),
+    bits: fmt.readUInt16LE(14),
+    subformat: tag === 0xfffe && fmt.length >= 40 ? fmt.subarray(24, 40).toString('hex') : '',
+  };
+}
+
+function describe(format: WavFormat): string {
+  const channels = format.channels === 1 ? 'mono' : format.channels === 2 ? 'stereo' : `${format.channels} channels`;
+  const kind = format.tag === 1 ? 'PCM' : format.tag === 3 ? 'float' : `format 0x${format.tag.toString(16)}`;
+  return `${format.sampleRate} Hz ${channels} ${format.bits}-bit ${kind}`;
+}
+
+/** Walks the chunks of one part for `fmt ` and `data`; a string says why it is not a usable WAV. */
+async function readPart(path: string): Promise<WavPart | string> {
+  const handle = await open(path, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const riff = await readAt(handle, 0, 12);
+    if (riff.length < 12 || riff.toString('latin1', 0, 4) !== 'RIFF' || riff.toString('latin1', 8, 12) !== 'WAVE') return 'is not a RIFF/WAVE file';
+    let fmt: Buffer | undefined;
+    for (let at = 12; at + 8 <= size; ) {
+      const head = await readAt(handle, at, 8);
+      const id = head.toString('latin1', 0, 4);
+      const bytes = head.readUInt32LE(4);
+      if (id === 'fmt ') {
+        if (bytes < 16 || bytes > MAX_FMT_BYTES) return `has a fmt chunk of ${bytes} bytes`;
+        fmt = await readAt(handle, at + 8, bytes);
+      } else if (id === 'data') {
+        if (fmt === undefined) return 'has its data before its fmt chunk';
+        if (at + 8 + bytes > size) return `says its data is ${bytes} bytes but the file ends before that (a stream's header?)`;
+        return { fmt, format: formatOf(fmt), dataStart: at + 8, dataBytes: bytes };
+      }
+      at += 8 + bytes + (bytes % 2);
+    }
+    return fmt === undefined ? 'has no fmt chunk' : 'has no data chunk';
+  } finally {
+    await handle.close();
+  }
+}
+
+function header(fmt: Buffer, dataBytes: number): Buffer {
+  const fmtPad = fmt.length % 2;
+  const out = Buffer.alloc(12 + 8 + fmt.length + fmtPad + 8);
+  out.write('RIFF', 0, 'latin1');
+  out.writeUInt32LE(4 + 8 + fmt.length + fmtPad + 8 + dataBytes + (dataBytes % 2), 4);
+  out.write('WAVE', 8, 'latin1');
+  out.write('fmt ', 12, 'latin1');
+  out.writeUInt32LE(fmt.length, 16);
+  fmt.copy(out, 20);
+  out.write('data', 20 + fmt.length + fmtPad, 'latin1');
+  out.writeUInt32LE(dataBytes, 24 + fmt.length + fmtPad);
+  return out;
+}
+
+async function checkedParts(partPaths: readonly string[]): Promise<WavPart[] | string> {
+  const parts: WavPart[] = [];
+  for (const [index, path] of partPaths.entries()) {
+    const part = await readPart(path);
+    if (typeof part === 'string') return `${partName(index, path)} ${part}`;
+    const first = parts[0]?.format ?? part.format;
+    if (JSON.stringify(part.format) !== JSON.stringify(first)) {
+      return `${partName(index, path)} is ${describe(part.format)}, ${partName(0, partPaths[0] ?? '')} is ${describe(first)}`;
+    }
+    if (part.format.blockAlign === 0 || part.dataBytes % part.format.blockAlign !== 0) return `${partName(index, path)} does not hold whole sample frames`;
+    parts.push(part);
+  }
+  return parts;
+}
+
+/** Writes `outPath` (replacing it) from the parts in order, or says why they do not join. */
+export async function joinWav(partPaths: readonly string[], outPath: string): Promise<JoinOutcome> {
+  if (partPaths.length === 0) throw new RangeError('joinWav needs at least one part');
+  const parts = await checkedParts(partPaths);
+  if (typeof parts === 'string') return refused(parts);
+  const dataBytes = parts.reduce((sum, part) => sum + part.dataBytes, 0);
+  const fmt = parts[0]?.fmt ?? Buffer.alloc(0);
+  const totalBytes = 12 + 8 + fmt.length + (fmt.length % 2) + 8 + dataBytes + (dataBytes % 2);
+  if (totalBytes - 8 > MAX_RIFF_BYTES) return refused(`the joined samples (${dataBytes} bytes) would not fit in the 4 GB a WAV file can hold`);
+  const head = header(fmt, dataBytes);
+  const out = createWriteStream(outPath);
+  try {
+    out.write(head);
+    for (const [index, part] of parts.entries()) {
+      if (part.dataBytes === 0) continue;
+      const source = createReadStream(partPaths[index] ?? '', { start: part.dataStart, end: part.dataStart + part.dataBytes - 1 });
+      await pipeline(source, out, { end: false });
+    }
+    // A chunk of odd size is followed by a pad byte (RIFF's rule), not counted in its size.
+    out.end(dataBytes % 2 === 1 ? Buffer.alloc(1) : undefined);
+    await finished(out);
+  } catch (error) {
+    await discard(out, outPath);
+    throw error;
+  }
+  return { joined: true, bytes: totalBytes };
+}
