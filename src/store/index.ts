@@ -7,6 +7,7 @@ export type {
   JobView,
   JobOutcome,
   EventRow,
+  EventWindow,
   ChangedJob,
   SyncResult,
   ReserveResult,

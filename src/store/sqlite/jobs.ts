@@ -1,4 +1,4 @@
-import type { EventRow, JobOutcome, JobPrice, JobRow, JobSpec, JobView, SyncResult } from '../ledger.js';
+import type { EventRow, EventWindow, JobOutcome, JobPrice, JobRow, JobSpec, JobView, SyncResult } from '../ledger.js';
 import type { StoreContext } from './context.js';
 import { toEventRow, toJobRow, type RawEvent, type RawJob } from './rows.js';
 import { JOB_STATES, type JobState } from '../../jobs/states.js';
@@ -14,6 +14,7 @@ export interface JobRecords {
   countsByState(): Record<JobState, number>;
   spentMicro(): MicroUsd;
   eventsFor(id: string | null): EventRow[];
+  readEvents(window: EventWindow): EventRow[];
   recordEvent(jobId: string | null, kind: string, detail?: unknown): void;
 }
 
@@ -53,6 +54,12 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
   );
   const selectEvents = db.prepare<[string], RawEvent>('SELECT * FROM events WHERE job_id = ? ORDER BY id');
   const selectRunEvents = db.prepare<[], RawEvent>('SELECT * FROM events WHERE job_id IS NULL ORDER BY id');
+  // Both walk an index in id order from `afterId` (events_by_job holds (job_id, rowid)), so a
+  // window costs its own size whatever the log's.
+  const selectWindow = db.prepare<[number, number], RawEvent>('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?');
+  const selectJobWindow = db.prepare<[string, number, number], RawEvent>(
+    'SELECT * FROM events WHERE job_id = ? AND id > ? ORDER BY id LIMIT ?',
+  );
 
   // One read of what sync compares, instead of a lookup per job: resuming a 10,000-job run
   // whose manifest did not change then writes nothing but the sync event.
@@ -113,6 +120,11 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     },
     spentMicro: () => ctx.spentTotalMicro(),
     eventsFor: (id) => (id === null ? selectRunEvents.all() : selectEvents.all(id)).map(toEventRow),
+    readEvents: ({ afterId, limit, jobId }) => {
+      if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`bug in mediabatch: a window of ${limit} events was asked for`);
+      const rows = jobId === undefined ? selectWindow.all(afterId, limit) : selectJobWindow.all(jobId, afterId, limit);
+      return rows.map(toEventRow);
+    },
     recordEvent: (jobId, kind, detail) => ctx.insertEvent(jobId, kind, null, null, detail),
   };
 }
