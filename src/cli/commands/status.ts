@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../../errors.js';
 import { formatStatusText, statusJson } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
-import { claimLedger, openLedgerFor } from '../ledger.js';
+import { openLedgerToRead } from '../ledger.js';
 import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
 import { useColor, writeJsonDocument, writeStdout } from '../output.js';
 import { storedBudget, summarize } from '../../runner/reports.js';
@@ -19,12 +18,8 @@ export function statusCommand(result: CommandResult): CommandModule<object, Stat
     builder: (y) => withSharedOptions(y).positional('manifest', { type: 'string', demandOption: true }),
     handler: async (args) => {
       const paths = manifestPaths(args.manifest, args.db);
-      if (!existsSync(paths.db)) {
-        throw new UsageError(`no ledger at ${paths.db}: nothing has been run for ${args.manifest} yet (or pass --db PATH)`);
-      }
-      const ledger = await openLedgerFor(paths.db, 'read-only');
+      const ledger = await openLedgerToRead(args.manifest, args.db);
       try {
-        await claimLedger(ledger, paths.manifest);
         const summary = await summarize(ledger, await storedBudget(ledger));
         // validate and estimate keep caches here but record no job: an empty table would say less.
         if (summary.jobs.length === 0) {
