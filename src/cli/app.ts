@@ -37,7 +37,7 @@ async function parse(argv: string[], result: CommandResult): Promise<void> {
     .usage('$0 <command> [options]\n\nBatch runner for text-to-speech and image-to-video jobs: validate, price, budget, run, resume.')
     .command(validateCommand(result))
     .command(estimateCommand(result))
-    .command(runCommand(result))
+    .command(runCommand(result, argv))
     .command(statusCommand(result))
     .command(logCommand(result))
     .command(modelsCommand(result))

@@ -27,7 +27,10 @@ type Quote = PricingDeps['quote'];
  */
 export async function priceJobs(jobs: readonly ResolvedJob[], deps: PricingDeps): Promise<PricingResult> {
   const limit = pLimit(Math.max(1, Math.floor(deps.concurrency ?? DEFAULT_PRICE_CONCURRENCY)));
-  const quote: Quote = (request) => limit(() => deps.quote(request));
+  const quote: Quote = (request) => {
+    deps.onCallPlanned?.();
+    return limit(() => deps.quote(request));
+  };
   const ctx: GroupContext = { cache: deps.cache, probes: Math.max(2, deps.probes ?? DEFAULT_PROBES) };
   const groups = groupJobs(jobs);
   const changes: PriceChange[] = [];

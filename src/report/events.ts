@@ -36,7 +36,7 @@ export function eventRecord(event: LedgerEvent): EventRecord {
     event: event.kind,
     from_state: event.fromState,
     to_state: event.toState,
-    detail: snakeDetail(event.detail),
+    detail: snakeCaseKeys(event.detail),
   };
 }
 
@@ -44,8 +44,8 @@ export function eventRecord(event: LedgerEvent): EventRecord {
  * A detail as the ledger stored it (`{ requestId, spentMicro }`) with the keys every other
  * document uses (`{ request_id, spent_usd }`): a `…Micro` amount becomes `…_usd` in exact dollars.
  */
-export function snakeDetail(detail: unknown): unknown {
-  if (Array.isArray(detail)) return detail.map(snakeDetail);
+export function snakeCaseKeys(detail: unknown): unknown {
+  if (Array.isArray(detail)) return detail.map(snakeCaseKeys);
   if (detail === null || typeof detail !== 'object') return detail;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(detail)) {
@@ -53,7 +53,7 @@ export function snakeDetail(detail: unknown): unknown {
     if (micro !== null && (typeof value === 'number' || value === null)) {
       out[`${snakeCase(micro[1] ?? key)}_usd`] = value === null ? null : microToUsd(value);
     } else {
-      out[snakeCase(key)] = snakeDetail(value);
+      out[snakeCase(key)] = snakeCaseKeys(value);
     }
   }
   return out;

@@ -43,8 +43,10 @@ export async function executePlan(
     const guarded = guard(recording).finally(() => recordings.delete(guarded));
     recordings.add(guarded);
   };
+  const { toSend } = ctx.progress;
+  for (const planned of plan.submit) toSend[planned.job.type] = (toSend[planned.job.type] ?? 0) + 1;
   await inOrderBounded(plan.submit, ctx.options.concurrency, ctx.stop, (planned) =>
-    guard(submitWithRequeue(ctx, planned, follow, result, track)),
+    guard(submitWithRequeue(ctx, planned, follow, result, track)).finally(() => (toSend[planned.job.type] = (toSend[planned.job.type] ?? 1) - 1)),
   );
   // Request ids are committed before anything else is awaited: following starts from them.
   await Promise.all(recordings);

@@ -8,7 +8,7 @@ import type { Manifest } from '../manifest/types.js';
 import { priceJobs, type PricingResult } from '../pricing/price-jobs.js';
 import type { PriceCache } from '../pricing/types.js';
 import type { Ledger } from '../store/index.js';
-import type { RetryPolicy, RunEvent } from './context.js';
+import { createRunProgress, type RetryPolicy, type RunEvent, type RunProgress, type PricingProgress } from './context.js';
 import type { Pace } from './pace.js';
 import { describeError } from './run-errors.js';
 
@@ -25,6 +25,8 @@ export interface ServiceDeps {
   retry: RetryPolicy;
   stop: AbortSignal;
   emit: (event: RunEvent) => void;
+  /** Counts the price calls as they go, for a caller that shows progress. */
+  progress?: RunProgress | undefined;
 }
 
 /** The models catalogue, from the ledger's cache when fresh, else every page of the service. */
@@ -55,12 +57,14 @@ export async function checkWithService(manifest: Manifest, deps: Pick<ServiceDep
  * `confirmCached`: the budget must be judged on today's prices, at one call per cached group.
  */
 export async function priceManifest(manifest: Manifest, deps: ServiceDeps, options: { confirmCached?: boolean } = {}): Promise<PricingResult> {
+  const calls = (deps.progress ?? createRunProgress()).pricing;
   const quote = (request: ServiceRequest): Promise<number> =>
     withRetries(
       async () => {
-        await deps.pace.take('price', deps.stop);
-        const answer = await deps.client.price(request, { signal: deps.stop });
+        await counted(calls, 'waitingForPace', deps.pace.take('price', deps.stop));
+        const answer = await counted(calls, 'waitingForAnswer', deps.client.price(request, { signal: deps.stop }));
         deps.pace.observe('price', answer.rateLimit);
+        calls.answered += 1;
         return answer.value.priceUsd;
       },
       {
@@ -75,9 +79,24 @@ export async function priceManifest(manifest: Manifest, deps: ServiceDeps, optio
     );
   const cache = await ledgerPriceCache(deps.ledger);
   try {
-    return await priceJobs(manifest.jobs, { quote, cache, confirmCached: options.confirmCached });
+    return await priceJobs(manifest.jobs, {
+      quote,
+      cache,
+      confirmCached: options.confirmCached,
+      onCallPlanned: () => void (calls.planned += 1),
+    });
   } finally {
     await cache.saved();
+  }
+}
+
+/** Counts `work` under `counter` while it is pending. */
+async function counted<T>(calls: PricingProgress, counter: 'waitingForPace' | 'waitingForAnswer', work: Promise<T>): Promise<T> {
+  calls[counter] += 1;
+  try {
+    return await work;
+  } finally {
+    calls[counter] -= 1;
   }
 }
 

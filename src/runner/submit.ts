@@ -32,6 +32,7 @@ export async function submitJob(ctx: RunContext, job: ResolvedJob, resubmit: boo
   const reserved = await ctx.ledger.reserveForSubmit(job.id, ctx.options.budgetMicro, allowFrom);
   if (reserved === 'over-budget') return { kind: 'over-budget' };
   if (reserved !== 'reserved') throw new Error(`job ${job.id} could not be reserved: ${reserved}`);
+  ctx.emit({ kind: 'submitting', id: job.id });
 
   let requestId: string;
   try {

@@ -3,7 +3,10 @@ import { ExitCode } from '../../errors.js';
 import type { CostReport } from '../../pricing/report.js';
 import { costReportJson, formatCostReport } from '../../report/cost-report.js';
 import { jobsCsv } from '../../report/csv.js';
-import { estimate } from '../../runner/index.js';
+import { createRunProgress, estimate, limitsOf } from '../../runner/index.js';
+import { stamp } from '../clock.js';
+import { describeEvent } from '../event-text.js';
+import { startPricingTicker } from '../pricing-progress.js';
 import { writeReportFile } from '../../runner/reports.js';
 import type { CommandResult } from '../main.js';
 import { parseConcurrency, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
@@ -26,6 +29,8 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
     handler: async (args) => {
       const concurrency = parseConcurrency(args.concurrency);
       const session = await openWorkSession(args, { command: 'estimate', run: false });
+      const progress = createRunProgress();
+      const ticker = startPricingTicker({ progress: progress.pricing, plan: { limits: limitsOf(session.planName), name: session.planName }, print: logLine });
       try {
         const report = await estimate({
           manifest: session.manifest,
@@ -34,7 +39,13 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
           budgetMicro: session.budgetMicro,
           plan: session.planName,
           concurrency,
-        });
+          progress,
+          onEvent: (event) => {
+            ticker.onEvent(event);
+            const line = describeEvent(event);
+            if (line !== undefined) logLine(stamp(line));
+          },
+        }).finally(() => ticker.stop());
         await writeReportFile(session.paths.estimateJson, `${JSON.stringify(costReportJson(report), null, 2)}\n`);
         await writeReportFile(session.paths.estimateCsv, jobsCsv(reportRows(report)));
         if (args.json) await writeJsonDocument(costReportJson(report));
