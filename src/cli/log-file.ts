@@ -100,15 +100,36 @@ export function openLogFile(file: string, warn: (message: string) => void): LogF
 }
 
 function openForAppend(file: string): number {
+  const folder = path.dirname(path.resolve(file));
   try {
-    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    mkdirSync(folder, { recursive: true });
+  } catch (error) {
+    throw refused(file, `cannot make its folder ${folder}`, error);
+  }
+  try {
     return openSync(file, 'a');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unwritable';
-    throw new LocalIoError(
-      `--log-file ${file}: cannot open it for appending (${code}); give a file in a folder you can write (or leave --log-file out). Nothing was sent.`,
-      'E_LOG_FILE',
-      error,
-    );
+    throw refused(file, 'cannot open it for appending', error);
   }
+}
+
+/** What a person reads for the usual causes, beside the system's code. */
+const CAUSES: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'a read-only file system',
+  EEXIST: 'a file stands where a folder should be',
+  ENOTDIR: 'a file stands where a folder should be',
+  EISDIR: 'it is a folder',
+  ENOSPC: 'the disk is full',
+};
+
+function refused(file: string, what: string, error: unknown): LocalIoError {
+  const code = (error as NodeJS.ErrnoException).code ?? 'unwritable';
+  const cause = CAUSES[code] === undefined ? code : `${code}: ${CAUSES[code]}`;
+  return new LocalIoError(
+    `--log-file ${file}: ${what} (${cause}); give a file in a folder you can write (or leave --log-file out). Nothing was sent.`,
+    'E_LOG_FILE',
+    error,
+  );
 }

@@ -46,7 +46,7 @@ export async function executePlan(
   const { toSend } = ctx.progress;
   for (const planned of plan.submit) toSend[planned.job.type] = (toSend[planned.job.type] ?? 0) + 1;
   await inOrderBounded(plan.submit, ctx.options.concurrency, ctx.stop, (planned) =>
-    guard(submitWithRequeue(ctx, planned, follow, result, track)).finally(() => (toSend[planned.job.type] = (toSend[planned.job.type] ?? 1) - 1)),
+    guard(submitWithRequeue(ctx, planned, follow, result, track, control.halt)).finally(() => (toSend[planned.job.type] = (toSend[planned.job.type] ?? 1) - 1)),
   );
   // Request ids are committed before anything else is awaited: following starts from them.
   await Promise.all(recordings);
@@ -68,6 +68,7 @@ async function submitWithRequeue(
   follow: (job: FollowedJob, requestId: string) => void,
   result: ExecuteResult,
   track: (recording: Promise<unknown>) => void,
+  halt: AbortController,
 ): Promise<void> {
   for (;;) {
     if (ctx.stop.aborted || result.dailyLimitUntilMs !== undefined) return;
@@ -90,6 +91,9 @@ async function submitWithRequeue(
         ctx.emit({ kind: 'not_taken', id: planned.job.id, reason: outcome.reason });
         if (outcome.daily && ctx.options.noWait) {
           result.dailyLimitUntilMs = Date.now() + (outcome.retryAfterMs ?? 0);
+          // Submits waiting to be retried (after a 503) would otherwise wait for the reset in the
+          // paused class: with nothing to follow under --no-wait, the whole run stops here.
+          halt.abort(new Error('the daily limit is reached (--no-wait)'));
           return;
         }
         if (outcome.retryAfterMs === undefined) return;
