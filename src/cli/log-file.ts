@@ -1,4 +1,4 @@
-import { close, closeSync, mkdirSync, openSync, write, writeSync } from 'node:fs';
+import { close, closeSync, fstatSync, mkdirSync, openSync, write, writeSync } from 'node:fs';
 import path from 'node:path';
 import { terminalSafeJson } from '../control-chars.js';
 import { LocalIoError } from '../errors.js';
@@ -53,19 +53,25 @@ export function openLogFile(file: string, warn: (message: string) => void): LogF
     pendingBytes = 0;
     writeAll(buffer);
   };
+  // The batch handed to the thread pool, and the file's size before it: at exit, whether it landed.
+  let inFlight: { buffer: Buffer; sizeBefore: number } | undefined;
   const writeAll = (buffer: Buffer): void => {
+    inFlight = { buffer, sizeBefore: sizeOf(fd) };
     write(fd, buffer, 0, buffer.length, null, (error, written) => {
+      inFlight = undefined;
       if (error) return (fail(error), next());
       if (written < buffer.length) return writeAll(buffer.subarray(written));
       next();
     });
   };
-  // At exit nothing asynchronous runs any more: what still waits goes down now. A batch already
-  // handed to the OS's thread pool is left to it (written twice would be worse than once).
+  // At exit nothing asynchronous runs any more: what still waits goes down now, the batch in the
+  // thread pool too when the file did not grow by it (a pool busy with downloads may not have begun it).
   const atExit = (): void => {
     if (closed) return;
     closed = true;
     try {
+      const batch = inFlight;
+      if (!failed && batch !== undefined && !(batch.sizeBefore >= 0 && sizeOf(fd) >= batch.sizeBefore + batch.buffer.length)) writeSync(fd, batch.buffer);
       if (!failed && pending.length > 0) writeSync(fd, pending.join(''));
       closeSync(fd);
     } catch {
@@ -97,6 +103,15 @@ export function openLogFile(file: string, warn: (message: string) => void): LogF
       await new Promise<void>((resolve) => close(fd, () => resolve()));
     },
   };
+}
+
+/** -1 when it cannot be read: the batch is then written again rather than lost. */
+function sizeOf(fd: number): number {
+  try {
+    return fstatSync(fd).size;
+  } catch {
+    return -1;
+  }
 }
 
 function openForAppend(file: string): number {
