@@ -25,84 +25,98 @@ const MAX_PENDING_BYTES = 32 * 1024 * 1024;
  * synchronously. A write that fails is said once on stderr through `warn`, and the run goes on.
  */
 export function openLogFile(file: string, warn: (message: string) => void): LogFile {
-  const fd = openForAppend(file);
-  let pending: string[] = [];
-  let pendingBytes = 0;
-  let writing = false;
-  let failed = false;
-  let dropped = 0;
-  let closed = false;
-  const idle: (() => void)[] = [];
+  return new AppendLog(file, openForAppend(file), warn);
+}
 
-  const settle = (): void => {
-    for (const resolve of idle.splice(0)) resolve();
-  };
-  const fail = (error: NodeJS.ErrnoException): void => {
-    failed = true;
-    pending = [];
-    warn(`--log-file ${file}: cannot write it (${error.code ?? error.message}); the run goes on without its log`);
-  };
-  const next = (): void => {
-    if (failed || pending.length === 0) {
-      writing = false;
-      return settle();
+class AppendLog implements LogFile {
+  #pending: string[] = [];
+  #pendingBytes = 0;
+  /** The batch handed to the thread pool, and the file's size before it: at exit, whether it landed. */
+  #inFlight: { buffer: Buffer; sizeBefore: number } | undefined;
+  #writing = false;
+  #failed = false;
+  #closed = false;
+  #dropped = 0;
+  readonly #idle: (() => void)[] = [];
+  readonly #atExit = (): void => this.#flushSync();
+
+  constructor(
+    readonly path: string,
+    private readonly fd: number,
+    private readonly warn: (message: string) => void,
+  ) {
+    process.on('exit', this.#atExit);
+  }
+
+  write(record: LogRecord): void {
+    if (this.#failed || this.#closed) return;
+    const line = `${terminalSafeJson({ at: new Date().toISOString(), ...record })}\n`;
+    if (this.#pendingBytes + line.length > MAX_PENDING_BYTES) {
+      if (this.#dropped++ === 0) this.warn(`--log-file ${this.path}: the disk is not keeping up; lines are dropped until it does`);
+      return;
     }
-    writing = true;
-    const buffer = Buffer.from(pending.join(''));
-    pending = [];
-    pendingBytes = 0;
-    writeAll(buffer);
-  };
-  // The batch handed to the thread pool, and the file's size before it: at exit, whether it landed.
-  let inFlight: { buffer: Buffer; sizeBefore: number } | undefined;
-  const writeAll = (buffer: Buffer): void => {
-    inFlight = { buffer, sizeBefore: sizeOf(fd) };
-    write(fd, buffer, 0, buffer.length, null, (error, written) => {
-      inFlight = undefined;
-      if (error) return (fail(error), next());
-      if (written < buffer.length) return writeAll(buffer.subarray(written));
-      next();
+    if (this.#dropped > 0) this.#pending.push(`${terminalSafeJson({ at: new Date().toISOString(), event: 'log_lines_dropped', count: this.#dropped })}\n`);
+    this.#dropped = 0;
+    this.#pending.push(line);
+    this.#pendingBytes += line.length;
+    if (!this.#writing) this.#next();
+  }
+
+  async close(): Promise<void> {
+    if (this.#writing) await new Promise<void>((resolve) => this.#idle.push(resolve));
+    if (this.#closed) return;
+    this.#closed = true;
+    process.off('exit', this.#atExit);
+    await new Promise<void>((resolve) => close(this.fd, () => resolve()));
+  }
+
+  /** Writes what waits as one batch; lines that come meanwhile make the next one. */
+  #next(): void {
+    if (this.#failed || this.#pending.length === 0) {
+      this.#writing = false;
+      for (const resolve of this.#idle.splice(0)) resolve();
+      return;
+    }
+    this.#writing = true;
+    const buffer = Buffer.from(this.#pending.join(''));
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#writeAll(buffer);
+  }
+
+  #writeAll(buffer: Buffer): void {
+    this.#inFlight = { buffer, sizeBefore: sizeOf(this.fd) };
+    write(this.fd, buffer, 0, buffer.length, null, (error, written) => {
+      this.#inFlight = undefined;
+      if (error) {
+        this.#failed = true;
+        this.#pending = [];
+        this.warn(`--log-file ${this.path}: cannot write it (${error.code ?? error.message}); the run goes on without its log`);
+      } else if (written < buffer.length) {
+        return this.#writeAll(buffer.subarray(written));
+      }
+      this.#next();
     });
-  };
-  // At exit nothing asynchronous runs any more: what still waits goes down now, the batch in the
-  // thread pool too when the file did not grow by it (a pool busy with downloads may not have begun it).
-  const atExit = (): void => {
-    if (closed) return;
-    closed = true;
+  }
+
+  /**
+   * At exit nothing asynchronous runs any more: what still waits goes down now, and the batch in
+   * the thread pool too when the file did not grow by it (a pool busy with downloads may not
+   * have begun it; written twice is better than lost).
+   */
+  #flushSync(): void {
+    if (this.#closed || this.#failed) return;
+    this.#closed = true;
     try {
-      const batch = inFlight;
-      if (!failed && batch !== undefined && !(batch.sizeBefore >= 0 && sizeOf(fd) >= batch.sizeBefore + batch.buffer.length)) writeSync(fd, batch.buffer);
-      if (!failed && pending.length > 0) writeSync(fd, pending.join(''));
-      closeSync(fd);
+      const batch = this.#inFlight;
+      const landed = batch === undefined || (batch.sizeBefore >= 0 && sizeOf(this.fd) >= batch.sizeBefore + batch.buffer.length);
+      if (!landed) writeSync(this.fd, batch.buffer);
+      if (this.#pending.length > 0) writeSync(this.fd, this.#pending.join(''));
+      closeSync(this.fd);
     } catch {
       // Exiting: there is no one left to tell.
     }
-  };
-  process.on('exit', atExit);
-
-  return {
-    path: file,
-    write: (record) => {
-      if (failed || closed) return;
-      const line = `${terminalSafeJson({ at: new Date().toISOString(), ...record })}\n`;
-      if (pendingBytes + line.length > MAX_PENDING_BYTES) {
-        if (dropped++ === 0) warn(`--log-file ${file}: the disk is not keeping up; lines are dropped until it does`);
-        return;
-      }
-      if (dropped > 0) pending.push(`${terminalSafeJson({ at: new Date().toISOString(), event: 'log_lines_dropped', count: dropped })}\n`);
-      dropped = 0;
-      pending.push(line);
-      pendingBytes += line.length;
-      if (!writing) next();
-    },
-    close: async () => {
-      if (writing) await new Promise<void>((resolve) => idle.push(resolve));
-      if (closed) return;
-      closed = true;
-      process.off('exit', atExit);
-      await new Promise<void>((resolve) => close(fd, () => resolve()));
-    },
-  };
+  }
 }
 
 /** -1 when it cannot be read: the batch is then written again rather than lost. */
