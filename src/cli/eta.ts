@@ -1,6 +1,7 @@
 import type { JobType } from '../jobs/types.js';
-import type { PlanLimits } from '../jobs/plans.js';
+import type { PacedClass, PlanLimits } from '../jobs/plans.js';
 import { estimateDuration } from '../pricing/duration.js';
+import type { RunEvent, RunProgress } from '../runner/context.js';
 
 export interface EtaInput {
   nowMs: number;
@@ -41,4 +42,47 @@ export function etaMs(input: EtaInput): number | undefined {
   const seenMs = rate > 0 ? (input.leftJobs / rate) * 1000 : 0;
   const eta = Math.max(pauseMs + paceMs, seenMs);
   return eta > 0 ? eta : undefined;
+}
+
+export interface Pause {
+  untilMs: number;
+  /** Reads after "paused by". */
+  reason: string;
+}
+
+/** Events after which a job is settled for this run. */
+const SETTLES: ReadonlySet<RunEvent['kind']> = new Set(['done', 'failed', 'in_doubt', 'skipped']);
+
+/**
+ * What a run has shown of its pace since it started: the pauses its events announced and the
+ * jobs it settled. `view` gives the rate, the pause under way and the ETA at a moment.
+ */
+export class TimeLeft {
+  readonly #pauses = new Map<PacedClass, Pause>();
+  #settled = 0;
+
+  constructor(
+    private readonly plan: { limits: PlanLimits; name: string },
+    private readonly run: RunProgress,
+    private readonly startedMs = Date.now(),
+  ) {}
+
+  onEvent(event: RunEvent): void {
+    if (event.kind === 'paused') this.#pauses.set(event.what, { untilMs: event.untilMs, reason: event.reason });
+    if (SETTLES.has(event.kind)) this.#settled += 1;
+  }
+
+  view(nowMs: number, leftJobs: number): { ratePerS: number; pause: Pause | undefined; etaMs: number | undefined } {
+    const elapsedMs = nowMs - this.startedMs;
+    const pause = this.#pauseUnderWay(nowMs);
+    const eta = etaMs({ nowMs, leftJobs, toSend: this.run.toSend, plan: this.plan, pausedUntilMs: pause?.untilMs ?? 0, settledGained: this.#settled, elapsedMs });
+    return { ratePerS: settleRatePerS(this.#settled, elapsedMs), pause, etaMs: eta };
+  }
+
+  /** Of the pauses still under way, the one that ends last. */
+  #pauseUnderWay(nowMs: number): Pause | undefined {
+    let latest: Pause | undefined;
+    for (const pause of this.#pauses.values()) if (pause.untilMs > nowMs && (latest === undefined || pause.untilMs > latest.untilMs)) latest = pause;
+    return latest;
+  }
 }

@@ -1,11 +1,11 @@
 import { SETTLED_STATES } from '../jobs/states.js';
 import type { createLogUpdate } from 'log-update';
-import type { PacedClass, PlanLimits } from '../jobs/plans.js';
+import type { PlanLimits } from '../jobs/plans.js';
 import type { RunEvent, RunProgress } from '../runner/context.js';
 import { formatCount } from '../report/text.js';
 import { formatUsd, type MicroUsd } from '../money.js';
 import { formatDuration, stamp } from './clock.js';
-import { etaMs, settleRatePerS } from './eta.js';
+import { TimeLeft, type Pause } from './eta.js';
 import { describeEvent, pauseText } from './event-text.js';
 import { logLine } from './output.js';
 
@@ -50,16 +50,9 @@ export interface ProgressOptions {
   intervalMs?: number;
 }
 
-interface Pause {
-  untilMs: number;
-  reason: string;
-}
-
 export function startProgress(options: ProgressOptions): Progress {
-  const startedMs = Date.now();
   const live = options.live?.(process.stderr);
-  const pauses = new Map<PacedClass, Pause>();
-  let settledGained = 0;
+  const time = new TimeLeft(options.plan, options.run);
   let latest = options.initial;
   let reading: Promise<void> | undefined;
   // One read at a time; a read that fails (the ledger is the run's to report on) keeps the last figures.
@@ -70,10 +63,8 @@ export function startProgress(options: ProgressOptions): Progress {
       .finally(() => (reading = undefined)));
   const render = (): string => {
     const nowMs = Date.now();
-    const pause = activePause(pauses, nowMs);
     const left = options.total - settledCount(latest.counts);
-    const eta = etaMs({ nowMs, leftJobs: left, toSend: options.run.toSend, plan: options.plan, pausedUntilMs: pause?.untilMs ?? 0, settledGained, elapsedMs: nowMs - startedMs });
-    return progressLine({ snap: latest, total: options.total, nowMs, ratePerS: settleRatePerS(settledGained, nowMs - startedMs), etaMs: eta, pause });
+    return progressLine({ snap: latest, total: options.total, nowMs, ...time.view(nowMs, left) });
   };
   const draw = (): void => (live ? live(render()) : logLine(stamp(render())));
   let stopped = false;
@@ -86,8 +77,7 @@ export function startProgress(options: ProgressOptions): Progress {
   };
   return {
     onEvent: (event) => {
-      if (event.kind === 'paused') pauses.set(event.what, { untilMs: event.untilMs, reason: event.reason });
-      if (SETTLES.has(event.kind)) settledGained += 1;
+      time.onEvent(event);
       const line = describeEvent(event);
       if (line !== undefined) print(line);
     },
@@ -105,18 +95,8 @@ export function startProgress(options: ProgressOptions): Progress {
   };
 }
 
-/** Events after which a job is settled for this run. */
-const SETTLES: ReadonlySet<RunEvent['kind']> = new Set(['done', 'failed', 'in_doubt', 'skipped']);
-
 function settledCount(counts: Record<string, number>): number {
   return [...SETTLED_STATES].reduce((n, s) => n + (counts[s] ?? 0), 0);
-}
-
-/** The pause that ends last among those still under way. */
-function activePause(pauses: ReadonlyMap<PacedClass, Pause>, nowMs: number): Pause | undefined {
-  let latest: Pause | undefined;
-  for (const pause of pauses.values()) if (pause.untilMs > nowMs && (latest === undefined || pause.untilMs > latest.untilMs)) latest = pause;
-  return latest;
 }
 
 export interface ProgressView {

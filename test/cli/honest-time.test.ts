@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { clockTime, formatDuration, stamp, untilText } from '../../src/cli/clock.js';
-import { etaMs, settleRatePerS } from '../../src/cli/eta.js';
+import { etaMs, settleRatePerS, TimeLeft } from '../../src/cli/eta.js';
 import { describeEvent, pauseText } from '../../src/cli/event-text.js';
 import { pricingLine } from '../../src/cli/pricing-progress.js';
 import { formatRate, progressLine } from '../../src/cli/progress.js';
-import { limitsOf } from '../../src/runner/index.js';
+import { createRunProgress, limitsOf } from '../../src/runner/index.js';
 
 const at = (iso: string): number => Date.parse(iso);
 const PARIS = 'Europe/Paris';
@@ -95,6 +95,24 @@ describe('the time left of a run', () => {
     expect(formatRate(-0.3)).toBe('0.0 jobs/s');
     expect(formatRate(0.08)).toBe('4.8 jobs/min');
     expect(formatRate(12)).toBe('12.0 jobs/s');
+  });
+
+  it("learns from the run's events: the pauses they announce, the jobs they settle", () => {
+    const run = { ...createRunProgress(), toSend: { txt2audio: 4 } };
+    const time = new TimeLeft(unlimited, run, now);
+    const until = now + 90 * MINUTE;
+    time.onEvent({ kind: 'paused', what: 'status', untilMs: now + MINUTE, reason: 'a rate limit (HTTP 429)' });
+    time.onEvent({ kind: 'paused', what: 'submit:txt2audio', untilMs: until, reason: 'the daily limit' });
+    for (const id of ['a', 'b']) {
+      time.onEvent({ kind: 'submitting', id });
+      time.onEvent({ kind: 'submitted', id, requestId: `r-${id}` });
+      time.onEvent({ kind: 'done', id, path: `/o/${id}.wav`, bytes: 1 });
+    }
+    time.onEvent({ kind: 'not_taken', id: 'c', reason: '429' });
+    // Two settled in 10 s; the pause that ends last holds the ETA back.
+    expect(time.view(now + 10_000, 4)).toEqual({ ratePerS: 0.2, pause: { untilMs: until, reason: 'the daily limit' }, etaMs: until - now - 10_000 });
+    // Once it is over (no pace under --plan unlimited), the rate seen over the whole run says the rest.
+    expect(time.view(until + 1, 4)).toEqual({ ratePerS: 2 / ((until + 1 - now) / 1000), pause: undefined, etaMs: (4 / (2 / ((until + 1 - now) / 1000))) * 1000 });
   });
 
   it('shows the pause and an ETA at least as long on the progress line', () => {
