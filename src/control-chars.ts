@@ -17,3 +17,12 @@ function visible(char: string): string {
 export function escapeControlChars(text: string): string {
   return text.replace(CONTROL, visible);
 }
+
+/**
+ * The JSON text of `value` with every such character inside its strings written as a `\uXXXX`
+ * escape: parsed, it is the very same data; printed or `tail`ed, it cannot drive a terminal.
+ * (JSON.stringify escapes C0 itself, but leaves DEL, C1, bidi controls and U+2028 as they are.)
+ */
+export function terminalSafeJson(value: unknown): string {
+  return JSON.stringify(value).replace(CONTROL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

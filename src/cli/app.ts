@@ -3,6 +3,7 @@ import { hideBin } from 'yargs/helpers';
 import { ExitCode, isMediabatchError, UsageError } from '../errors.js';
 import { ManifestError } from '../manifest/errors.js';
 import { estimateCommand } from './commands/estimate.js';
+import { logCommand } from './commands/log.js';
 import { modelsCommand } from './commands/models.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
@@ -36,8 +37,9 @@ async function parse(argv: string[], result: CommandResult): Promise<void> {
     .usage('$0 <command> [options]\n\nBatch runner for text-to-speech and image-to-video jobs: validate, price, budget, run, resume.')
     .command(validateCommand(result))
     .command(estimateCommand(result))
-    .command(runCommand(result))
+    .command(runCommand(result, argv))
     .command(statusCommand(result))
+    .command(logCommand(result))
     .command(modelsCommand(result))
     .command(simCommand(result))
     .command(schemaCommand(result))

@@ -2,8 +2,9 @@ import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { openSqliteLedger, type Ledger, type SqliteLedgerMode } from '../store/index.js';
+import { manifestPaths } from './options.js';
 
 /**
  * Opens the ledger file: 'read-only' for status; 'read-write' (creating it and its folder if
@@ -13,6 +14,25 @@ import { openSqliteLedger, type Ledger, type SqliteLedgerMode } from '../store/i
 export function openLedgerFor(file: string, mode: SqliteLedgerMode): Promise<Ledger> {
   if (mode !== 'read-only') mkdirSync(path.dirname(file), { recursive: true });
   return openSqliteLedger(file, { mode });
+}
+
+/**
+ * The ledger of a manifest, for a command that only reads it (`status`, `log`): never created
+ * (none yet is a usage error, exit 2), opened read-only, and refused for another manifest.
+ */
+export async function openLedgerToRead(manifestArg: string, dbArg: string | undefined): Promise<Ledger> {
+  const paths = manifestPaths(manifestArg, dbArg);
+  if (!existsSync(paths.db)) {
+    throw new UsageError(`no ledger at ${paths.db}: nothing has been run for ${manifestArg} yet (or pass --db PATH)`);
+  }
+  const ledger = await openLedgerFor(paths.db, 'read-only');
+  try {
+    await claimLedger(ledger, paths.manifest);
+    return ledger;
+  } catch (error) {
+    await ledger.close();
+    throw error;
+  }
 }
 
 const MANIFEST_KEY = 'manifest_path';

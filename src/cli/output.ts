@@ -14,6 +14,11 @@ function isOpen(stream: NodeJS.WriteStream): boolean {
   return stream.writable && !stream.destroyed;
 }
 
+/** Whether anyone still reads stdout: a command printing a long listing stops when not. */
+export function stdoutOpen(): boolean {
+  return isOpen(process.stdout);
+}
+
 /**
  * Writes to stdout and resolves once the data is handed to the OS, so an exit cannot cut it.
  * A stdout nobody reads any more resolves at once: there is no one left to tell.

@@ -1,9 +1,15 @@
 import { SETTLED_STATES } from '../jobs/states.js';
 import type { createLogUpdate } from 'log-update';
-import { escapeControlChars } from '../control-chars.js';
-import type { RunEvent } from '../runner/context.js';
+import type { PlanLimits } from '../jobs/plans.js';
+import type { RunEvent, RunProgress } from '../runner/context.js';
+import { formatCount } from '../report/text.js';
 import { formatUsd, type MicroUsd } from '../money.js';
+import { formatDuration, stamp } from './clock.js';
+import { TimeLeft, type Pause } from './eta.js';
+import { describeEvent, pauseText } from './event-text.js';
 import { logLine } from './output.js';
+
+export { describeEvent };
 
 export interface ProgressSnapshot {
   counts: Record<string, number>;
@@ -17,11 +23,11 @@ export interface Progress {
   stop(): Promise<void>;
 }
 
-
 /**
  * What a person watching the run sees on stderr. On a TTY a live block (log-update redraws it
  * in place without flicker and keeps the lines printed above it); elsewhere one plain line at
- * intervals, so a log file stays readable. Notable events are printed as lines in both cases.
+ * intervals, with the local time, so a log file stays readable. Notable events are printed as
+ * lines in both cases, with the time.
  */
 export type LiveRenderer = typeof createLogUpdate;
 
@@ -30,19 +36,23 @@ export async function loadLiveRenderer(tty: boolean): Promise<LiveRenderer | und
   return tty ? (await import('log-update')).createLogUpdate : undefined;
 }
 
-export function startProgress(options: {
+export interface ProgressOptions {
   /** Read from the ledger at each redraw; `initial` is what it said when the run started. */
   snapshot: () => Promise<ProgressSnapshot>;
   initial: ProgressSnapshot;
   total: number;
   /** Redraws in place on a terminal; undefined: plain lines at intervals. */
   live: LiveRenderer | undefined;
+  /** The pace the run keeps: the time left is judged by it. */
+  plan: { limits: PlanLimits; name: string };
+  /** Kept current by the runner (the submits still to make). */
+  run: RunProgress;
   intervalMs?: number;
-  quietEvents?: boolean;
-}): Progress {
-  const startedMs = Date.now();
-  const endedAtStart = [...SETTLED_STATES].reduce((n, s) => n + (options.initial.counts[s] ?? 0), 0);
+}
+
+export function startProgress(options: ProgressOptions): Progress {
   const live = options.live?.(process.stderr);
+  const time = new TimeLeft(options.plan, options.run);
   let latest = options.initial;
   let reading: Promise<void> | undefined;
   // One read at a time; a read that fails (the ledger is the run's to report on) keeps the last figures.
@@ -51,20 +61,25 @@ export function startProgress(options: {
       .snapshot()
       .then((snap) => void (latest = snap), () => undefined)
       .finally(() => (reading = undefined)));
-  const render = (): string => progressLine(latest, options.total, startedMs, endedAtStart);
-  const draw = (): void => (live ? live(render()) : logLine(render()));
+  const render = (): string => {
+    const nowMs = Date.now();
+    const left = options.total - settledCount(latest.counts);
+    return progressLine({ snap: latest, total: options.total, nowMs, ...time.view(nowMs, left) });
+  };
+  const draw = (): void => (live ? live(render()) : logLine(stamp(render())));
   let stopped = false;
   const timer = setInterval(() => void refresh().then(() => stopped || draw()), options.intervalMs ?? (live ? 200 : 10_000));
   timer.unref();
   const print = (line: string): void => {
     live?.clear();
-    logLine(line);
+    logLine(stamp(line));
     live?.(render());
   };
   return {
     onEvent: (event) => {
+      time.onEvent(event);
       const line = describeEvent(event);
-      if (line !== undefined && !options.quietEvents) print(line);
+      if (line !== undefined) print(line);
     },
     stop: async () => {
       clearInterval(timer);
@@ -74,54 +89,41 @@ export function startProgress(options: {
         live(render());
         live.done();
       } else {
-        logLine(render());
+        logLine(stamp(render()));
       }
     },
   };
 }
 
-export function progressLine(snap: ProgressSnapshot, total: number, startedMs: number, endedAtStart: number): string {
-  const c = snap.counts;
-  const ended = [...SETTLED_STATES].reduce((n, s) => n + (c[s] ?? 0), 0);
-  const elapsedS = Math.max(0.001, (Date.now() - startedMs) / 1000);
-  const ratePerS = (ended - endedAtStart) / elapsedS;
-  const left = total - ended;
-  const eta = ratePerS > 0 && left > 0 ? `, ETA ${formatDuration(left / ratePerS)}` : '';
-  const budget = snap.budgetMicro === null ? '' : ` of ${formatUsd(snap.budgetMicro)}`;
+function settledCount(counts: Record<string, number>): number {
+  return [...SETTLED_STATES].reduce((n, s) => n + (counts[s] ?? 0), 0);
+}
+
+export interface ProgressView {
+  snap: ProgressSnapshot;
+  total: number;
+  nowMs: number;
+  ratePerS: number;
+  etaMs: number | undefined;
+  pause: Pause | undefined;
+  timeZone?: string;
+}
+
+/** `1,204/5,000 done · … · 0.4 jobs/s · paused by the daily limit until 01:00 (in 3h42m) · ETA 1d02h` */
+export function progressLine(view: ProgressView): string {
+  const c = view.snap.counts;
+  const budget = view.snap.budgetMicro === null ? '' : ` of ${formatUsd(view.snap.budgetMicro)}`;
+  const paused = view.pause === undefined ? '' : ` · ${pauseText(view.pause, view.nowMs, view.timeZone)}`;
+  const eta = view.etaMs === undefined ? '' : ` · ETA ${formatDuration(view.etaMs / 1000)}`;
   return (
-    `${c['done'] ?? 0}/${total} done · ${(c['submitted'] ?? 0) + (c['submitting'] ?? 0)} running · ` +
-    `${c['pending'] ?? 0} pending · ${c['failed'] ?? 0} failed · ${c['in_doubt'] ?? 0} in doubt · ` +
-    `${c['skipped'] ?? 0} skipped · spent ${formatUsd(snap.spentMicro)}${budget} · ${ratePerS.toFixed(1)} jobs/s${eta}`
+    `${formatCount(c['done'] ?? 0)}/${formatCount(view.total)} done · ${formatCount((c['submitted'] ?? 0) + (c['submitting'] ?? 0))} running · ` +
+    `${formatCount(c['pending'] ?? 0)} pending · ${formatCount(c['failed'] ?? 0)} failed · ${formatCount(c['in_doubt'] ?? 0)} in doubt · ` +
+    `${formatCount(c['skipped'] ?? 0)} skipped · spent ${formatUsd(view.snap.spentMicro)}${budget} · ${formatRate(view.ratePerS)}${paused}${eta}`
   );
 }
 
-/** A reason may be the service's text, or a ledger's from an older mediabatch: escaped for the terminal. */
-export function describeEvent(event: RunEvent): string | undefined {
-  const line = eventLine(event);
-  return line === undefined ? undefined : escapeControlChars(line);
-}
-
-function eventLine(event: RunEvent): string | undefined {
-  switch (event.kind) {
-    case 'failed':
-      return `failed   ${event.id}: ${event.reason}`;
-    case 'in_doubt':
-      return `in doubt ${event.id}: ${event.reason} (not sent again automatically)`;
-    case 'skipped':
-      return `skipped  ${event.id}: ${event.reason}`;
-    case 'warning':
-      return `warning: ${event.message}`;
-    case 'paused':
-      return `paused   ${event.what} until ${new Date(event.untilMs).toISOString()}: ${event.reason}`;
-    case 'still_running':
-      return `waiting  ${event.id} is still running; the next run collects it`;
-    default:
-      return undefined;
-  }
-}
-
-export function formatDuration(seconds: number): string {
-  if (seconds < 60) return `${Math.ceil(seconds)}s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(Math.ceil(seconds % 60)).padStart(2, '0')}s`;
-  return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
+/** Jobs a second, or a minute when fewer than one a second (Basic's pace reads `4.8 jobs/min`). */
+export function formatRate(perS: number): string {
+  const rate = Math.max(0, perS);
+  return rate >= 1 || rate === 0 ? `${rate.toFixed(1)} jobs/s` : `${(rate * 60).toFixed(1)} jobs/min`;
 }

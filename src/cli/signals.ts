@@ -64,12 +64,21 @@ const REMINDER_MS = 10_000;
 
 const requests = (n: number): string => (n === 1 ? '1 request' : `${n} requests`);
 
-export function installStopHandlers(log: (line: string) => void, inFlight?: InFlightWait): StopControl {
+/**
+ * `onStop` hears of each stop signal first (a log file records it); on the second one the
+ * process exits right after it returns.
+ */
+export function installStopHandlers(
+  log: (line: string) => void,
+  inFlight?: InFlightWait,
+  onStop?: (name: NodeJS.Signals, forced: boolean) => void,
+): StopControl {
   const restore = suspendExitNow();
   const controller = new AbortController();
   let reminder: NodeJS.Timeout | undefined;
   const onSignal = (name: NodeJS.Signals): void => {
     const waiting = inFlight?.count() ?? 0;
+    onStop?.(name, controller.signal.aborted);
     if (controller.signal.aborted) {
       const caught = waiting > 0 ? `${requests(waiting)} in flight become` : 'Jobs caught mid-submit become';
       log(`${name} again: exiting now. ${caught} "in doubt" on the next run.`);

@@ -28,12 +28,20 @@ export interface DurationEstimate {
  * How long the pace alone lets the run take: submits of each type are paced separately and
  * status polls share one pace, so the run takes the longest of them. Generation time is not
  * counted (the service does not state it), so this is a lower bound on a loaded service.
+ * `statusPolls` defaults to one a job to send; a run under way adds one for each job already
+ * sent and not yet finished (the time left on its progress line).
  */
-export function estimateDuration(jobsToSend: Partial<Record<JobType, number>>, plan: PlanLimits, planName: string): DurationEstimate {
+export function estimateDuration(
+  jobsToSend: Partial<Record<JobType, number>>,
+  plan: PlanLimits,
+  planName: string,
+  statusPolls?: number,
+): DurationEstimate {
   const totalJobs = Object.values(jobsToSend).reduce((sum, n) => sum + n, 0);
+  const polls = statusPolls ?? totalJobs;
   const byClass: ClassDuration[] = [
     ...JOB_KINDS.map((kind) => classDuration(kind.type, jobsToSend[kind.type] ?? 0, plan[`submit:${kind.type}`])),
-    classDuration('status', totalJobs, plan.status),
+    classDuration('status', polls, plan.status),
   ].filter((c) => c.requests > 0);
   const slowest = byClass.reduce<ClassDuration | undefined>(
     (max, c) => (max === undefined || c.durationMs > max.durationMs ? c : max),
@@ -42,7 +50,7 @@ export function estimateDuration(jobsToSend: Partial<Record<JobType, number>>, p
   if (slowest === undefined) return { durationMs: 0, text: 'nothing to send', byClass, statusPollsMin: 0 };
   if (planName === 'unlimited') {
     // No client-side pace (--plan unlimited): the service and the network set the speed.
-    return { durationMs: 0, text: 'not paced (--plan unlimited): as fast as the service answers', byClass, statusPollsMin: totalJobs };
+    return { durationMs: 0, text: 'not paced (--plan unlimited): as fast as the service answers', byClass, statusPollsMin: polls };
   }
   const what = slowest.what === 'status' ? 'status polls' : slowest.what;
   return {
@@ -50,7 +58,7 @@ export function estimateDuration(jobsToSend: Partial<Record<JobType, number>>, p
     // "about under a minute" reads wrong: a bound needs no "about".
     text: `${slowest.durationMs < MINUTE_MS ? '' : 'about '}${formatDuration(slowest.durationMs)} (${titleCase(planName)}: ${what} ${slowest.limitText})`,
     byClass,
-    statusPollsMin: totalJobs,
+    statusPollsMin: polls,
   };
 }
 

@@ -20,7 +20,10 @@ type Quote = PricingDeps['quote'];
  */
 export async function priceGroups(groups: readonly PriceGroup[], deps: PricingDeps): Promise<PricingResult> {
   const limit = pLimit(Math.max(1, Math.floor(deps.concurrency ?? DEFAULT_PRICE_CONCURRENCY)));
-  const quote: Quote = (request) => limit(() => deps.quote(request));
+  const quote: Quote = (request) => {
+    deps.onCallPlanned?.();
+    return limit(() => deps.quote(request));
+  };
   const ctx: GroupContext = { cache: deps.cache, probes: Math.max(2, deps.probes ?? DEFAULT_PROBES) };
   const changes: PriceChange[] = [];
   // allSettled, not all: on a failure the other groups still finish and write the cache before

@@ -57,6 +57,8 @@ export interface PricingDeps {
   probes?: number;
   /** Price calls in flight at once; default 4. */
   concurrency?: number;
+  /** Told of each call as soon as pricing decides to make it (before it waits its turn): progress. */
+  onCallPlanned?: () => void;
   /**
    * Before money is spent: check every group priced from the cache with one fresh call, and
    * price the group again, without the cache, when the service's price moved.

@@ -34,7 +34,7 @@ const FORMULA_START = /^[=+\-@\t\r]/;
  * A text cell a spreadsheet would run as a formula (`=HYPERLINK(…)`, `=cmd|…` in an error reason
  * the service wrote) gets a leading `'`, which makes it plain text when opened.
  */
-function neutralise(text: string): string {
+export function neutralise(text: string): string {
   return FORMULA_START.test(text) ? `'${text}` : text;
 }
 

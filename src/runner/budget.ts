@@ -10,11 +10,13 @@ import { jobWindows } from './windows.js';
  */
 export async function fitInOrder(ledger: Ledger, send: SendSelection, spentMicro: MicroUsd, budgetMicro: MicroUsd): Promise<BudgetFitResult> {
   const fit = budgetFit(spentMicro, budgetMicro);
+  const byType: BudgetFitResult['byType'] = {};
   let through: BudgetFitResult['through'];
   for await (const row of jobWindows(ledger, { scope: 'manifest', send })) {
     if (row.priceMicro === null) throw new Error(`bug in mediabatch: job "${row.id}" is to be sent but has no price`);
     if (!fit.take(row.priceMicro)) break;
     through = { index: row.manifestIndex, id: row.id };
+    byType[row.type] = (byType[row.type] ?? 0) + 1;
   }
-  return { count: fit.count, micro: fit.micro, through };
+  return { count: fit.count, micro: fit.micro, byType, through };
 }

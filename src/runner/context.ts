@@ -3,7 +3,7 @@ import type { ServiceClient } from '../api/types.js';
 import { JOB_KINDS, type JobKind, type JobType, type PollSchedule } from '../jobs/index.js';
 import type { MicroUsd } from '../money.js';
 import type { Ledger } from '../store/index.js';
-import type { Pace } from './pace.js';
+import type { PacedClass, Pace } from './pace.js';
 
 export type { PollSchedule };
 
@@ -25,7 +25,13 @@ export interface RunOptions {
   maxResultBytes: number;
 }
 
+/**
+ * What a run tells its caller as it happens; the CLI renders them (terminal, --log-file). Every
+ * job event but `still_running` is a change of the job's state in the ledger.
+ */
 export type RunEvent =
+  /** Reserved (`submitting`, committed) and about to be sent. */
+  | { kind: 'submitting'; id: string }
   | { kind: 'submitted'; id: string; requestId: string }
   | { kind: 'done'; id: string; path: string; bytes: number }
   | { kind: 'failed'; id: string; reason: string }
@@ -36,7 +42,8 @@ export type RunEvent =
   | { kind: 'left_out'; count: number; reason: string }
   | { kind: 'still_running'; id: string }
   | { kind: 'retry'; what: string; attempt: number; delayMs: number; reason: string }
-  | { kind: 'paused'; what: string; untilMs: number; reason: string }
+  /** A whole class of requests waits until `untilMs`; `reason` reads after "paused by". */
+  | { kind: 'paused'; what: PacedClass; untilMs: number; reason: string }
   | { kind: 'warning'; message: string };
 
 /**
@@ -47,6 +54,31 @@ export interface InFlight {
   submits: number;
   /** Of them, uploads (multipart, with images): these may take their longer timeout to answer. */
   uploads: number;
+}
+
+/** Price calls of an estimate or a run, as they go: what a caller shows while pricing takes long. */
+export interface PricingProgress {
+  /** Calls pricing has decided to make so far (a group that falls back to quoting every length adds more). */
+  planned: number;
+  answered: number;
+  /** Held by the price pace (or a 429 pause) before they are sent. */
+  waitingForPace: number;
+  /** Sent, the service's answer still to come. */
+  waitingForAnswer: number;
+}
+
+/**
+ * What is left of a run, kept current by the runner for a caller that shows it (read, never
+ * written, outside the runner), so the time left can be judged by the plan's pace.
+ */
+export interface RunProgress {
+  pricing: PricingProgress;
+  /** Planned submits not yet through (taken, refused, in doubt, skipped or given up), by kind. */
+  toSend: Partial<Record<JobType, number>>;
+}
+
+export function createRunProgress(): RunProgress {
+  return { pricing: { planned: 0, answered: 0, waitingForPace: 0, waitingForAnswer: 0 }, toSend: {} };
 }
 
 /** Everything the execute step needs, built by the CLI (the composition root) and passed down. */
@@ -60,14 +92,17 @@ export interface RunContext {
   stop: AbortSignal;
   emit: (event: RunEvent) => void;
   inFlight: InFlight;
+  progress: RunProgress;
 }
 
 /** Builds a context from what the composition root owns (a fresh in-flight count unless given). */
-export function createRunContext(parts: Omit<RunContext, 'inFlight'> & { inFlight?: InFlight }): RunContext {
+export function createRunContext(
+  parts: Omit<RunContext, 'inFlight' | 'progress'> & { inFlight?: InFlight | undefined; progress?: RunProgress | undefined },
+): RunContext {
   // Submits, pace waits, polls and downloads in flight each listen to the stop signal: more than
   // Node's warning threshold of ten is the normal case here, not a leak.
   setMaxListeners(0, parts.stop);
-  return { ...parts, inFlight: parts.inFlight ?? { submits: 0, uploads: 0 } };
+  return { ...parts, inFlight: parts.inFlight ?? { submits: 0, uploads: 0 }, progress: parts.progress ?? createRunProgress() };
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000 };

@@ -48,9 +48,13 @@ export async function executePlan(
     const guarded = guard(recording).finally(() => recordings.delete(guarded));
     recordings.add(guarded);
   };
+  const { toSend } = ctx.progress;
+  Object.assign(toSend, plan.send.byType);
   if (plan.send.jobs > 0) {
     const rows = jobWindows(ctx.ledger, { scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index });
-    await sharedBounded(rows, ctx.options.concurrency, ctx.stop, (row) => guard(submitWithRequeue(ctx, row, followers, result, track)));
+    await sharedBounded(rows, ctx.options.concurrency, ctx.stop, (row) =>
+      guard(submitWithRequeue(ctx, row, followers, result, track, control.halt)).finally(() => (toSend[row.type] = (toSend[row.type] ?? 1) - 1)),
+    );
   }
   // Request ids are committed before anything else is awaited: following starts from them.
   await Promise.all(recordings);
@@ -72,6 +76,7 @@ async function submitWithRequeue(
   followers: FollowQueue | undefined,
   result: ExecuteResult,
   track: (recording: Promise<unknown>) => void,
+  halt: AbortController,
 ): Promise<void> {
   const job = jobFromRow(row);
   // Sent from the state it was read in; a job that came back as not taken is pending from then on.
@@ -98,6 +103,9 @@ async function submitWithRequeue(
         ctx.emit({ kind: 'not_taken', id: job.id, reason: outcome.reason });
         if (outcome.daily && ctx.options.noWait) {
           result.dailyLimitUntilMs = Date.now() + (outcome.retryAfterMs ?? 0);
+          // Submits waiting to be retried (after a 503) would otherwise wait for the reset in the
+          // paused class: with nothing to follow under --no-wait, the whole run stops here.
+          halt.abort(new Error('the daily limit is reached (--no-wait)'));
           return;
         }
         if (outcome.retryAfterMs === undefined) return;

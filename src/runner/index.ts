@@ -12,18 +12,32 @@ import { COST_JOB_LINES, type CostJob } from '../report/cost-report.js';
 import type { StatusSummary } from '../report/status.js';
 import type { JobRow, Ledger, SendSelection } from '../store/index.js';
 import { fitInOrder } from './budget.js';
-import { createRunContext, DEFAULT_RETRY, pollEvery, servicePoll, simulatorPoll, type InFlight, type PollSchedules, type RetryPolicy, type RunEvent } from './context.js';
+import {
+  createRunContext,
+  createRunProgress,
+  DEFAULT_RETRY,
+  pollEvery,
+  servicePoll,
+  simulatorPoll,
+  type InFlight,
+  type PollSchedules,
+  type PricingProgress,
+  type RetryPolicy,
+  type RunEvent,
+  type RunProgress,
+} from './context.js';
 import { ingestManifest } from './ingest.js';
 import { refuseLostLedger } from './lost-ledger.js';
-import type { Pace } from './pace.js';
-import { paceFor, type PlanChoice } from './pace-plan.js';
+import type { Pace, PacedClass } from './pace.js';
+import { limitsOf, paceFor, type PlanChoice } from './pace-plan.js';
 import type { RunPlan } from './plan.js';
 import { loadCatalogue, priceLedger } from './prepare.js';
 import { ensureWritableFolder, summarize, writeRunReports, type RunFiles } from './reports.js';
 import { runManifest, type RunOutcome } from './run.js';
 import { jobWindows } from './windows.js';
 
-export type { PlanChoice, RunEvent, RunFiles, RunOutcome, RunPlan, StatusSummary };
+export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPlan, RunProgress, StatusSummary };
+export { createRunProgress, limitsOf };
 export { refuseLostLedger };
 
 /** The service, as the composition root reached it: a client and the base URL it speaks to. */
@@ -45,6 +59,8 @@ interface Common {
   onEvent?: ((event: RunEvent) => void) | undefined;
   /** A pace of the caller's own instead of the plan's (benchmarks and tests scale its window down). */
   pace?: Pace | undefined;
+  /** Kept current with the price calls (and a run's submits still to send), for a caller that shows progress. */
+  progress?: RunProgress | undefined;
 }
 
 export interface EstimateRequest extends Common {
@@ -94,14 +110,16 @@ export async function estimate(request: EstimateRequest): Promise<EstimateResult
   const { manifest, ledger, service } = request;
   const planName = request.plan ?? 'premium';
   const budgetMicro = budgetOf(request);
+  const emit = request.onEvent ?? (() => undefined);
   const deps = {
     client: service.client,
     ledger,
     baseUrl: service.baseUrl,
-    pace: request.pace ?? paceFor(planName).pace,
+    pace: request.pace ?? paceFor(planName, pausedEvents(emit)).pace,
     retry: DEFAULT_RETRY,
     stop: request.signal ?? new AbortController().signal,
-    emit: request.onEvent ?? (() => undefined),
+    emit,
+    progress: request.progress,
   };
   await ingestManifest({ manifest, ledger, models: await loadCatalogue(deps) });
   const send: SendSelection = { resubmitInDoubt: false };
@@ -188,7 +206,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const ctx = createRunContext({
     client: request.service.client,
     ledger,
-    pace: request.pace ?? paceFor(request.plan ?? 'premium', (what, untilMs, reason) => emit({ kind: 'paused', what, untilMs, reason })).pace,
+    pace: request.pace ?? paceFor(request.plan ?? 'premium', pausedEvents(emit)).pace,
     options: {
       concurrency: request.concurrency ?? DEFAULT_CONCURRENCY,
       budgetMicro,
@@ -202,6 +220,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
     stop: AbortSignal.any([userStop, halt.signal]),
     emit,
     inFlight: request.inFlight,
+    progress: request.progress,
   });
   let started = false;
   let outcome: RunOutcome | undefined;
@@ -239,6 +258,11 @@ export async function run(request: RunRequest): Promise<RunResult> {
 async function nothingSent(ledger: Ledger): Promise<boolean> {
   const counts = await ledger.countsByState();
   return counts.pending + counts.skipped === Object.values(counts).reduce((a, b) => a + b, 0) && (await ledger.spentMicro()) === 0;
+}
+
+/** A pause of a whole class of requests, told as an event. */
+function pausedEvents(emit: (event: RunEvent) => void): (what: PacedClass, untilMs: number, reason: string) => void {
+  return (what, untilMs, reason) => emit({ kind: 'paused', what, untilMs, reason });
 }
 
 function budgetOf(request: Common): MicroUsd | null {

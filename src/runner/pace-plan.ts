@@ -4,9 +4,14 @@ import { Pace, planPace, type PacedClass } from './pace.js';
 /** The account plan to pace for; `unlimited` keeps no client-side pace (429s are still obeyed). */
 export type PlanChoice = 'basic' | 'premium' | 'unlimited';
 
-/** The pace of a plan and the limits it keeps (the cost report times a batch by them). */
+/** The limits a plan keeps (the cost report and the progress line time a batch by them). */
+export function limitsOf(plan: PlanChoice): PlanLimits {
+  return plan === 'unlimited' ? unlimitedPlan() : planLimits(plan);
+}
+
+/** The pace of a plan and the limits it keeps. */
 export function paceFor(plan: PlanChoice, onPause?: (cls: PacedClass, untilMs: number, reason: string) => void): { pace: Pace; limits: PlanLimits } {
-  if (plan === 'unlimited') return { pace: new Pace({}, { onPause }), limits: unlimitedPlan() };
-  const limits = planLimits(plan);
+  const limits = limitsOf(plan);
+  if (plan === 'unlimited') return { pace: new Pace({}, { onPause }), limits };
   return { pace: new Pace(planPace(limits), { onPause }), limits };
 }

@@ -83,7 +83,8 @@ export class Pace {
    * service gave none; a daily limit's Retry-After runs to the 00:00 UTC reset.
    */
   rateLimited(cls: PacedClass, answer: { retryAfterMs?: number | undefined; limitType?: string | undefined }): void {
-    const reason = answer.limitType === 'daily' ? 'daily limit reached' : 'rate limited (429)';
+    // Each reason reads after "paused by", as the terminal and the log show it.
+    const reason = answer.limitType === 'daily' ? 'the daily limit' : 'a rate limit (HTTP 429)';
     this.pause(cls, Date.now() + (answer.retryAfterMs ?? 60_000), reason);
   }
 
@@ -93,7 +94,7 @@ export class Pace {
       // The window's end is not announced; one spacing (or a second) lets it roll over
       // without a storm of 429s, and a 429 that still comes carries the exact Retry-After.
       const state = this.#state(cls);
-      this.pause(cls, Date.now() + Math.max(1000, state.spacingMs), 'X-RateLimit-Remaining is 0');
+      this.pause(cls, Date.now() + Math.max(1000, state.spacingMs), 'the rate-limit window (X-RateLimit-Remaining: 0)');
     }
   }
 

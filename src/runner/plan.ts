@@ -1,4 +1,5 @@
 import type { JobState } from '../jobs/states.js';
+import type { JobType } from '../jobs/types.js';
 import type { MicroUsd } from '../money.js';
 import type { JobCursor } from '../store/index.js';
 
@@ -14,17 +15,21 @@ export interface BudgetCheck {
   fitCount: number;
 }
 
+/** Jobs by kind. */
+export type ByType = Partial<Record<JobType, number>>;
+
 /** What fits under the budget in manifest order (runner/budget.ts): asked for only when not everything does. */
 export interface BudgetFitResult {
   count: number;
   micro: MicroUsd;
+  byType: ByType;
   /** The last job that fits; undefined when none does. */
   through: JobCursor | undefined;
 }
 
 export interface RunPlan {
   /** Jobs this run sends, in manifest order, and what they cost; cut to the budget when `partial`. */
-  send: { jobs: number; micro: MicroUsd; through?: JobCursor | undefined; all: boolean };
+  send: { jobs: number; micro: MicroUsd; byType: ByType; through?: JobCursor | undefined; all: boolean };
   /** Jobs left out by --partial because of the budget. */
   skip: number;
   /** Jobs by state over the manifest and every outstanding job it dropped (what the run covers). */
@@ -34,7 +39,7 @@ export interface RunPlan {
 
 export interface PlanInput {
   /** The jobs the run may send, as the ledger counts them. */
-  candidates: { jobs: number; micro: MicroUsd };
+  candidates: { jobs: number; micro: MicroUsd; byType: ByType };
   counts: Record<JobState, number>;
   spentMicro: MicroUsd;
   budgetMicro: MicroUsd | null;
@@ -55,11 +60,11 @@ export function planRun(input: PlanInput): RunPlan {
   const fitCount = overByMicro > 0 ? (input.fit?.count ?? 0) : candidates.jobs;
   const budget: BudgetCheck = { budgetMicro, spentMicro, toSendMicro: candidates.micro, overByMicro, fitCount };
   if (overByMicro === 0 || !input.partial) {
-    return { send: { jobs: candidates.jobs, micro: candidates.micro, all: true }, skip: 0, counts: input.counts, budget };
+    return { send: { jobs: candidates.jobs, micro: candidates.micro, byType: candidates.byType, all: true }, skip: 0, counts: input.counts, budget };
   }
-  const fit = input.fit ?? { count: 0, micro: 0, through: undefined };
+  const fit = input.fit ?? { count: 0, micro: 0, byType: {}, through: undefined };
   return {
-    send: { jobs: fit.count, micro: fit.micro, through: fit.through, all: false },
+    send: { jobs: fit.count, micro: fit.micro, byType: fit.byType, through: fit.through, all: false },
     skip: candidates.jobs - fit.count,
     counts: input.counts,
     budget,

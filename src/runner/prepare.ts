@@ -5,7 +5,7 @@ import { JOB_TYPES } from '../jobs/index.js';
 import { priceGroups, type PriceGroup, type PricingResult } from '../pricing/price-jobs.js';
 import type { PriceCache } from '../pricing/types.js';
 import type { Ledger, SendSelection } from '../store/index.js';
-import type { RetryPolicy, RunEvent } from './context.js';
+import { createRunProgress, type RetryPolicy, type RunEvent, type RunProgress, type PricingProgress } from './context.js';
 import type { Pace } from './pace.js';
 import { describeError } from './run-errors.js';
 
@@ -22,6 +22,8 @@ export interface ServiceDeps {
   retry: RetryPolicy;
   stop: AbortSignal;
   emit: (event: RunEvent) => void;
+  /** Counts the price calls as they go, for a caller that shows progress. */
+  progress?: RunProgress | undefined;
 }
 
 /** The models catalogue, from the ledger's cache when fresh, else every page of the service. */
@@ -47,12 +49,14 @@ export async function loadCatalogue(deps: Pick<ServiceDeps, 'client' | 'ledger' 
  * budget must be judged on today's prices, at one call per cached group.
  */
 export async function priceLedger(send: SendSelection, deps: ServiceDeps, options: { confirmCached?: boolean } = {}): Promise<PricingResult> {
+  const calls = (deps.progress ?? createRunProgress()).pricing;
   const quote = (request: ServiceRequest): Promise<number> =>
     withRetries(
       async () => {
-        await deps.pace.take('price', deps.stop);
-        const answer = await deps.client.price(request, { signal: deps.stop });
+        await counted(calls, 'waitingForPace', deps.pace.take('price', deps.stop));
+        const answer = await counted(calls, 'waitingForAnswer', deps.client.price(request, { signal: deps.stop }));
         deps.pace.observe('price', answer.rateLimit);
+        calls.answered += 1;
         return answer.value.priceUsd;
       },
       {
@@ -75,12 +79,27 @@ export async function priceLedger(send: SendSelection, deps: ServiceDeps, option
   const cache = await ledgerPriceCache(deps.ledger);
   let pricing: PricingResult;
   try {
-    pricing = await priceGroups(groups, { quote, cache, confirmCached: options.confirmCached });
+    pricing = await priceGroups(groups, {
+      quote,
+      cache,
+      confirmCached: options.confirmCached,
+      onCallPlanned: () => void (calls.planned += 1),
+    });
   } finally {
     await cache.saved();
   }
   await deps.ledger.applyPrices(pricing.prices, send);
   return pricing;
+}
+
+/** Counts `work` under `counter` while it is pending. */
+async function counted<T>(calls: PricingProgress, counter: 'waitingForPace' | 'waitingForAnswer', work: Promise<T>): Promise<T> {
+  calls[counter] += 1;
+  try {
+    return await work;
+  } finally {
+    calls[counter] -= 1;
+  }
 }
 
 /**

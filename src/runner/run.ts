@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.js';
+import type { JobType } from '../jobs/types.js';
 import type { Manifest } from '../manifest/types.js';
 import { decimalUsd, formatUsd, usdToMicro, type MicroUsd } from '../money.js';
 import type { PricingResult } from '../pricing/price-jobs.js';
@@ -73,7 +74,9 @@ export async function runManifest(input: RunInput): Promise<RunOutcome> {
 /** The plan from what the ledger counts: the jobs `send` selects, their prices, the spend. */
 export async function planFromLedger(ledger: Ledger, send: SendSelection, budgetMicro: MicroUsd | null, partial: boolean): Promise<RunPlan> {
   const lines = (await ledger.costRows(send)).filter((row) => row.toSend);
-  const candidates = { jobs: lines.reduce((n, row) => n + row.jobs, 0), micro: lines.reduce((n, row) => n + row.priceMicro, 0) };
+  const byType: Partial<Record<JobType, number>> = {};
+  for (const line of lines) byType[line.type] = (byType[line.type] ?? 0) + line.jobs;
+  const candidates = { jobs: lines.reduce((n, row) => n + row.jobs, 0), micro: lines.reduce((n, row) => n + row.priceMicro, 0), byType };
   const spentMicro = await ledger.spentMicro();
   const over = budgetMicro !== null && spentMicro + candidates.micro > budgetMicro;
   return planRun({

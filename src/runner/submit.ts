@@ -32,6 +32,7 @@ export async function submitJob(ctx: RunContext, job: SendableJob, allowFrom: re
   if (reserved === 'over-budget') return { kind: 'over-budget' };
   // Another process changed it (only one run holds the lock, so this is a bug, or a person's edit).
   if (reserved !== 'reserved') throw new Error(`bug in mediabatch: job ${job.id} could not be reserved from ${allowFrom.join('/')}: ${reserved}`);
+  ctx.emit({ kind: 'submitting', id: job.id });
 
   let requestId: string;
   try {

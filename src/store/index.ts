@@ -7,6 +7,7 @@ export type {
   JobQuery,
   JobScope,
   EventRow,
+  EventWindow,
   ChangedJob,
   CostRow,
   FollowRow,

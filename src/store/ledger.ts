@@ -257,6 +257,16 @@ export interface EventRow {
   detail: unknown;
 }
 
+/** A window of the event log, oldest first: a log of millions of events is read a window at a time. */
+export interface EventWindow {
+  /** Only events whose id is larger: 0 for the first window, then the last id of the one before. */
+  afterId: number;
+  /** At most this many events (a whole number ≥ 1). */
+  limit: number;
+  /** Only this job's events; absent: every event, the run-level ones included. */
+  jobId?: string | undefined;
+}
+
 export type ReserveResult = 'reserved' | 'over-budget' | 'wrong-state';
 /** 'submitted', or the job that already holds the request id the service answered (→ in_doubt). */
 export type SubmittedResult = 'submitted' | { conflictWith: string };
@@ -356,6 +366,8 @@ export interface Ledger {
   spentMicro(): Promise<MicroUsd>;
   /** A job's events, oldest first (what `mediabatch log --job` shows); null: the run-level events. */
   eventsFor(jobId: string | null): Promise<EventRow[]>;
+  /** The next window of the event log after `afterId`, oldest first (`mediabatch log`); empty at the end. */
+  readEvents(window: EventWindow): Promise<EventRow[]>;
 
   /** Every `submitting` job (a crash between our commit and the service's answer) → `in_doubt`. */
   recoverInterrupted(): Promise<string[]>;

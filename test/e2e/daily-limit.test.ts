@@ -1,6 +1,8 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
-import { hasStackTrace } from '../helpers/cli.js';
+import { hasStackTrace, runCli } from '../helpers/cli.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { byState, cliAgainst, collect, delay, FAST, ledgerRows, startAgainst } from '../reliability/helpers.js';
 import { useWorkspace } from '../helpers/workspace.js';
@@ -21,7 +23,10 @@ describe('a daily limit reached mid-run', () => {
     const result = await cliAgainst(sim, ['run', manifest, '--no-wait']);
     expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toMatch(/daily limit is reached; run the same command again to resume: .* after \d{4}-\d\d-\d\dT00:00:00/);
+    // When, in local time (the reset is 00:00 UTC), how long, and the very command that was given.
+    expect(result.stderr).toMatch(
+      /the daily limit is reached; run the same command again after (\d{4}-\d\d-\d\d )?\d\d:\d\d(:\d\d)? \(in [^)]+\) to resume: mediabatch run \S+ --no-wait --base-url /,
+    );
     expect(byState(await ledgerRows(`${dir}/batch.mediabatch.db`))).toEqual({ submitted: 3, pending: 5 });
     expect(sim.stats.accepted).toHaveLength(3);
   });
@@ -37,10 +42,37 @@ describe('a daily limit reached mid-run', () => {
     child.kill('SIGTERM');
     const result = await ended;
     expect(result.code, result.stderr).toBe(130);
-    expect(result.stderr).toMatch(/paused .* daily limit reached/);
+    expect(result.stderr).toMatch(/paused +txt2audio submits by the daily limit until (\d{4}-\d\d-\d\d )?\d\d:\d\d(:\d\d)? \(in \d+h\d\dm\)/);
     const counts = byState(await ledgerRows(`${dir}/batch.mediabatch.db`));
     expect(counts.in_doubt).toBeUndefined();
     expect(counts.pending).toBe(4);
+    expect(sim.stats.accepted).toHaveLength(2);
+  });
+
+  it('the command to paste repeats every option given, quoted for the shell; the time is local', async () => {
+    sim = await workspace.startSim({ ...FAST, rateLimits: { 'submit:txt2audio': { perWindow: 1000, perDay: 2 } } });
+    const manifest = await writeTtsManifest(dir, { jobs: 4 });
+    const tokenFile = path.join(dir, 'token.txt');
+    writeFileSync(tokenFile, `${sim.token}\n`);
+    const out = path.join(dir, 'my results');
+    const db = path.join(dir, 'ledgers', 'b.db');
+    const log = path.join(dir, 'run log.jsonl');
+    const options = [
+      ['--no-wait', '--budget', '2', '--plan', 'unlimited', '--out', out, '--db', db, '--concurrency', '2', '--partial', '--poll-ms', '50'],
+      ['--max-result-mb', '20', '--allow-outside-files', '--base-url', sim.url, '--token-file', tokenFile, '--log-file', log, '--json'],
+    ].flat();
+    // India has no summer time: the reset at 00:00 UTC is always 05:30 there.
+    const result = await runCli(['run', manifest, ...options, '--resubmit-in-doubt'], { env: { TZ: 'Asia/Kolkata' } });
+    expect(result.code, result.stderr).toBe(1);
+    const hint =
+      `mediabatch run ${manifest} --no-wait --budget 2 --plan unlimited --out '${out}' --db ${db} --concurrency 2 --partial --poll-ms 50 ` +
+      `--max-result-mb 20 --allow-outside-files --base-url ${sim.url} --token-file ${tokenFile} --log-file '${log}' --json ` +
+      '(without --resubmit-in-doubt: add it again only once you have checked that no result came for the jobs in doubt)';
+    const line = result.stderr.split('\n').find((l) => l.startsWith('the daily limit is reached'));
+    expect(line).toMatch(/^the daily limit is reached; run the same command again after (\d{4}-\d\d-\d\d )?05:30(:0[01])? \(in [^)]+\) to resume: /);
+    expect(line?.slice(line.indexOf(': mediabatch run ') + 2)).toBe(hint);
+    expect(result.stderr).not.toContain(sim.token);
+    expect(readFileSync(log, 'utf8')).not.toContain(sim.token);
     expect(sim.stats.accepted).toHaveLength(2);
   });
 });

@@ -22,7 +22,8 @@ describe('npm run demo', () => {
       expect(result.stdout).toMatch(/Price calls: [1-9]\d* \(/);
       expect(result.stdout).toMatch(/Already spent \(ledger\) +\$0\.00/);
       // Progress (stderr), the final summary and the downloaded files.
-      expect(result.stderr).toMatch(/^10\/10 done · /m);
+      // Off a terminal, each progress line carries the local time.
+      expect(result.stderr).toMatch(/^\[\d\d:\d\d:\d\d\] 10\/10 done · /m);
       expect(result.stdout).toMatch(/done +10\n/);
       expect(result.stdout).toContain('Downloaded 10 file(s):');
       expect(result.stdout).toContain(path.join('manifests', 'demo.out', 'welcome.wav'));

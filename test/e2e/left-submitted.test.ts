@@ -7,7 +7,7 @@ import { runCli } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { openTestLedger } from '../helpers/ledger.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { cliAgainst, FAST, ledgerRows, type StatusJson } from '../reliability/helpers.js';
+import { cliAgainst, FAST, ledgerRows, type StatusJson, simArgs } from '../reliability/helpers.js';
 import { speechManifest, startProxy, startScripted, type Scripted } from '../security/servers.js';
 
 type StatusDoc = StatusJson & { jobs: (StatusJson['jobs'][number] & { collect_issue: string | null })[] };
@@ -42,7 +42,8 @@ describe('run: what the end of a run says about jobs it could not finish', () =>
 
     const run = await cliAgainst(through, ['run', manifest, '--json']);
     expect(run.code, run.stderr).toBe(1);
-    const again = `run the same command again to collect them: mediabatch run ${manifest}`;
+    // The command to paste is the one given, every option included.
+    const again = `run the same command again to collect them: mediabatch run ${manifest} --json ${simArgs(through).join(' ')}`;
     expect(run.stderr).toContain(
       `1 job(s) done at the service (paid for) but the result not collected: credits (request ${requestOf('credits')}): the result is not audio: its bytes are an HTML page, Content-Type text/html. ${again}`,
     );

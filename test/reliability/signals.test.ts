@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
@@ -29,6 +30,14 @@ async function until(condition: () => boolean, what: string, timeoutMs = 30_000)
   }
 }
 
+/** The lines of a run's --log-file. */
+function logLines(file: string): Record<string, unknown>[] {
+  return readFileSync(file, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
 /** The stderr a child has written so far, kept up to date. */
 function stderrOf(child: ChildProcess): () => string {
   let text = '';
@@ -47,7 +56,8 @@ describe('signals that end a terminal session', () => {
     // Slow answers: the hang-up lands while accepted submits still wait for theirs.
     const sim = await workspace.startSim({ ...FAST, latencyMs: 400 });
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 12 });
-    const child = startAgainst(sim, ['run', manifest, '--concurrency', '4']);
+    const log = path.join(workspace.dir, 'run.jsonl');
+    const child = startAgainst(sim, ['run', manifest, '--concurrency', '4', '--log-file', log]);
     const ended = collect(child);
     const until = Date.now() + 30_000;
     while (sim.stats.accepted.length < 2 && Date.now() < until) await delay(5);
@@ -65,6 +75,12 @@ describe('signals that end a terminal session', () => {
     // Every job the service took is in the ledger with its request id.
     const recorded = new Set(rows.map((row) => row.request_id));
     for (const accepted of sim.stats.accepted) expect(recorded.has(accepted.requestId)).toBe(true);
+    // The log holds the hang-up and the end, every line written before the exit.
+    const lines = logLines(log);
+    expect(lines.filter((line) => line['event'] === 'signal')).toEqual([expect.objectContaining({ signal: 'SIGHUP', forced: false })]);
+    expect(lines.at(-1)).toMatchObject({ event: 'run_end', exit_code: 130 });
+    expect(lines.filter((line) => line['event'] === 'submitted')).toHaveLength(sim.stats.accepted.length);
+    expect(result.stderr).toContain(`run the same command again to resume: mediabatch run ${manifest} --concurrency 4 --log-file ${log} --base-url ${sim.url}`);
   });
 
   it('a stop while submits hang says what it waits for and how long; their answers are then recorded', async () => {
@@ -96,7 +112,8 @@ describe('signals that end a terminal session', () => {
     const hanging = await hangingSubmits(sim);
     servers.push(hanging.server);
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 2 });
-    const args = ['run', manifest, '--concurrency', '2', '--base-url', hanging.server.url, '--plan', 'unlimited', '--poll-ms', '50'];
+    const log = path.join(workspace.dir, 'run.jsonl');
+    const args = ['run', manifest, '--concurrency', '2', '--base-url', hanging.server.url, '--plan', 'unlimited', '--poll-ms', '50', '--log-file', log];
     const child = startCli(args, { env: { MEDIABATCH_TOKEN: sim.token } });
     const stderr = stderrOf(child);
     const ended = collect(child);
@@ -108,6 +125,15 @@ describe('signals that end a terminal session', () => {
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('SIGINT again: exiting now. 2 requests in flight become "in doubt" on the next run.');
     expect(byState(await ledgerRows(path.join(workspace.dir, 'batch.mediabatch.db')))).toEqual({ submitting: 2 });
+    // A forced exit has no end to log, but what was waiting is written as the process exits.
+    expect(logLines(log).map((line) => [line['event'], line['job_id'] ?? line['signal']])).toEqual([
+      ['run_start', undefined],
+      ['run_plan', undefined],
+      ['submitting', 'line-00000'],
+      ['submitting', 'line-00001'],
+      ['signal', 'SIGINT'],
+      ['signal', 'SIGINT'],
+    ]);
 
     const next = await cliAgainst(sim, ['run', manifest, '--json']);
     expect(next.code, next.stderr).toBe(1);

@@ -3,8 +3,11 @@ import { ExitCode } from '../../errors.js';
 import { costJobJson, costReportJson, formatCostReport, type CostJob } from '../../report/cost-report.js';
 import { jobsCsvChunks, type JobCsvRow } from '../../report/csv.js';
 import { jsonDocumentChunks } from '../../report/json-stream.js';
-import { estimate } from '../../runner/index.js';
+import { createRunProgress, estimate, limitsOf } from '../../runner/index.js';
 import { mapAsync, writeReportStream } from '../../runner/reports.js';
+import { stamp } from '../clock.js';
+import { describeEvent } from '../event-text.js';
+import { startPricingTicker } from '../pricing-progress.js';
 import type { CommandResult } from '../main.js';
 import { parseConcurrency, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
 import { logLine, useColor, writeJsonStream, writeStdout } from '../output.js';
@@ -27,6 +30,8 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
       const concurrency = parseConcurrency(args.concurrency);
       const session = await openWorkSession(args, { command: 'estimate', run: false });
       let failure: unknown;
+      const progress = createRunProgress();
+      const ticker = startPricingTicker({ progress: progress.pricing, plan: { limits: limitsOf(session.planName), name: session.planName }, print: logLine });
       try {
         const { report, firstJobs, jobs } = await estimate({
           manifest: session.manifest,
@@ -35,7 +40,13 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
           budgetMicro: session.budgetMicro,
           plan: session.planName,
           concurrency,
-        });
+          progress,
+          onEvent: (event) => {
+            ticker.onEvent(event);
+            const line = describeEvent(event);
+            if (line !== undefined) logLine(stamp(line));
+          },
+        }).finally(() => ticker.stop());
         await writeReportStream(session.paths.estimateJson, jsonDocumentChunks(costReportJson(report), 'jobs', mapAsync(jobs(), costJobJson)));
         await writeReportStream(session.paths.estimateCsv, jobsCsvChunks(mapAsync(jobs(), csvRow)));
         if (args.json) await writeJsonStream(costReportJson(report), 'jobs', mapAsync(jobs(), costJobJson));

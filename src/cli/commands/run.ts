@@ -2,20 +2,26 @@ import type { CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_UPLOAD_TIMEOUT_MS } from '../../api/client.js';
 import type { InFlight, RunEvent } from '../../runner/context.js';
-import { DEFAULT_MAX_RESULT_BYTES, refuseLostLedger, run, type RunOutcome } from '../../runner/index.js';
+import { createRunProgress, DEFAULT_MAX_RESULT_BYTES, limitsOf, refuseLostLedger, run, type RunOutcome } from '../../runner/index.js';
 import { formatStatusText, statusJobJson, statusJsonHead, submittedLines, type StatusSummary } from '../../report/status.js';
 import { mapAsync, runJobs } from '../../runner/reports.js';
 import type { CommandResult } from '../main.js';
 import { errorDocument } from '../error-document.js';
 import { manifestPaths, parseConcurrency, parseWholeNumber, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
 import { logLine, useColor, writeJsonStream, writeStdout } from '../output.js';
+import { stamp, untilText } from '../clock.js';
+import type { LogFile } from '../log-file.js';
+import { startPricingTicker } from '../pricing-progress.js';
 import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '../progress.js';
+import { resumeCommand } from '../resume-hint.js';
+import { runEventRecord, runPlanRecord, withRunLog, type RunLogEnd } from '../run-log.js';
 import { openWorkSession, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
 import { installStopHandlers, type InFlightWait } from '../signals.js';
 import { existsSync } from 'node:fs';
 
 interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs {
   manifest: string;
+  'log-file'?: string | undefined;
   /** As typed, like poll-ms: parsed in the handler. */
   concurrency?: string | undefined;
   wait: boolean;
@@ -37,7 +43,8 @@ const MIB = 1024 * 1024;
 const DEFAULT_MAX_RESULT_MB = DEFAULT_MAX_RESULT_BYTES / MIB;
 const MAX_RESULT_MB_CEILING = 10_240;
 
-export function runCommand(result: CommandResult): CommandModule<object, RunArgs> {
+/** `argv`: the command line as typed, which the resume hint repeats. */
+export function runCommand(result: CommandResult, argv: readonly string[]): CommandModule<object, RunArgs> {
   return {
     command: 'run <manifest>',
     describe: 'estimate, enforce the budget, submit, follow and download; run it again to resume',
@@ -56,7 +63,8 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
         .option('max-result-mb', {
           type: 'string',
           describe: `refuse (and collect on a later run) results larger than this many megabytes (default ${DEFAULT_MAX_RESULT_MB})`,
-        }),
+        })
+        .option('log-file', { type: 'string', describe: 'append every event to this file as JSON Lines (env MEDIABATCH_LOG_FILE)' }),
     handler: async (args) => {
       const numbers: RunNumbers = {
         concurrency: parseConcurrency(args.concurrency),
@@ -65,30 +73,46 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
           parseWholeNumber('--max-result-mb', args['max-result-mb'], { min: 1, max: MAX_RESULT_MB_CEILING, unit: 'megabytes' }) ??
           DEFAULT_MAX_RESULT_MB,
       };
-      // Before the ledger is opened (which would create an empty one) as well as after, in run().
       const paths = manifestPaths(args.manifest, args.db, args.out);
-      if (!existsSync(paths.db)) refuseLostLedger(paths);
-      const session = await openWorkSession(args, { command: 'run', run: true });
-      let failure: unknown;
-      try {
-        result.exitCode = await runWithDisplay(session, args, numbers, result);
-      } catch (error) {
-        failure = error;
-        throw error;
-      } finally {
-        await session.close(failure);
-      }
+      // The log opens first: a log file that cannot be written stops the run before anything is sent.
+      result.exitCode = await withRunLog(args, paths.manifest, async (log, end) => {
+        // Before the ledger is opened (which would create an empty one) as well as after, in run().
+        if (!existsSync(paths.db)) refuseLostLedger(paths);
+        const session = await openWorkSession(args, { command: 'run', run: true });
+        let failure: unknown;
+        try {
+          return await runWithDisplay(session, { args, numbers, argv, log, end }, result);
+        } catch (error) {
+          failure = error;
+          throw error;
+        } finally {
+          await session.close(failure);
+        }
+      });
     },
   };
 }
 
+/** What a run's display needs beside the session: the parsed options, the command line, the log. */
+interface RunDisplay {
+  args: RunArgs;
+  numbers: RunNumbers;
+  argv: readonly string[];
+  log: LogFile | undefined;
+  /** Where the summary goes for the log's last line. */
+  end: RunLogEnd;
+}
+
 /** Calls the runner with the terminal's stop handlers and progress display around it, then renders the end. */
-async function runWithDisplay(session: WorkSession, args: RunArgs, numbers: RunNumbers, result: CommandResult): Promise<number> {
+async function runWithDisplay(session: WorkSession, display: RunDisplay, result: CommandResult): Promise<number> {
   const { ledger, manifest } = session;
+  const { args, numbers, log } = display;
   const inFlight: InFlight = { submits: 0, uploads: 0 };
-  const stopControl = installStopHandlers(logLine, waitFor(inFlight));
+  const stopControl = installStopHandlers(logLine, waitFor(inFlight), (signal, forced) => log?.write({ event: 'signal', signal, forced }));
+  const plan = { limits: limitsOf(session.planName), name: session.planName };
+  const runProgress = createRunProgress();
+  const ticker = startPricingTicker({ progress: runProgress.pricing, plan, print: logLine });
   let progress: Progress | undefined;
-  const early: RunEvent[] = [];
   const live = await loadLiveRenderer(process.stderr.isTTY === true);
   let ran: Awaited<ReturnType<typeof run>>;
   try {
@@ -107,27 +131,48 @@ async function runWithDisplay(session: WorkSession, args: RunArgs, numbers: RunN
       maxResultBytes: numbers.maxResultMb * MIB,
       signal: stopControl.signal,
       inFlight,
-      onEvent: (event) => (progress ? progress.onEvent(event) : void early.push(event)),
-      onStart: async ({ total }) => {
+      progress: runProgress,
+      onEvent: (event) => {
+        log?.write(runEventRecord(event));
+        ticker.onEvent(event);
+        // Before the first submit there is no live display: warnings (changed jobs, recovered
+        // in-doubt ones) and pauses are printed as they come.
+        if (progress) progress.onEvent(event);
+        else printEvent(event);
+      },
+      onStart: async ({ plan: runPlan, total }) => {
+        ticker.stop();
+        log?.write(runPlanRecord(runPlan, total, session.planName));
         const snapshot = async () => ({ counts: await ledger.countsByState(), spentMicro: await ledger.spentMicro(), budgetMicro: session.budgetMicro });
-        progress = startProgress({ snapshot, initial: await snapshot(), total, live });
-        for (const event of early.splice(0)) progress.onEvent(event);
+        progress = startProgress({ snapshot, initial: await snapshot(), total, live, plan, run: runProgress });
       },
     });
   } finally {
-    // Warnings raised before the first submit (recovered in-doubt jobs, changed jobs) still show.
-    if (progress === undefined) early.map(describeEvent).forEach((line) => line !== undefined && logLine(line));
+    ticker.stop();
     await progress?.stop();
     stopControl.dispose();
   }
   const { outcome, summary } = ran;
+  display.end.summary = summary;
   if (args.json) await writeSummaryDocument(session, summary, outcome, result);
   else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
+  const hint = resumeHint(display.argv);
   if (outcome === undefined) {
-    logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: mediabatch run ${args.manifest}`);
+    logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: ${hint}`);
     return ExitCode.interrupted;
   }
-  return finish(outcome, summary, args);
+  return finish(outcome, summary, hint);
+}
+
+function printEvent(event: RunEvent): void {
+  const line = describeEvent(event);
+  if (line !== undefined) logLine(stamp(line));
+}
+
+/** The command to paste, and why --resubmit-in-doubt is not in it when it was given. */
+function resumeHint(argv: readonly string[]): string {
+  const { text, leftOut } = resumeCommand(argv);
+  return leftOut ? `${text} (without --resubmit-in-doubt: add it again only once you have checked that no result came for the jobs in doubt)` : text;
 }
 
 /**
@@ -154,23 +199,23 @@ function waitFor(inFlight: InFlight): InFlightWait {
   };
 }
 
-function finish(outcome: RunOutcome, summary: StatusSummary, args: RunArgs): number {
+function finish(outcome: RunOutcome, summary: StatusSummary, hint: string): number {
   const counts: Record<string, number> = summary.counts;
   const { execute } = outcome;
   if (execute.fatal !== undefined) throw execute.fatal;
-  const again = `run the same command again to resume: mediabatch run ${args.manifest}`;
   if (execute.stoppedBySignal) {
-    logLine(`stopped. Every request sent was recorded; ${again}`);
+    logLine(`stopped. Every request sent was recorded; run the same command again to resume: ${hint}`);
     return ExitCode.interrupted;
   }
   if (execute.dailyLimitUntilMs !== undefined) {
-    logLine(`the daily limit is reached; ${again} after ${new Date(execute.dailyLimitUntilMs).toISOString()}`);
+    const after = untilText(execute.dailyLimitUntilMs, Date.now());
+    logLine(`the daily limit is reached; run the same command again after ${after} to resume: ${hint}`);
     return ExitCode.incomplete;
   }
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   if ((counts['done'] ?? 0) === total) return ExitCode.ok;
   // Paid for, and still to collect: every later run follows them, from the ledger alone.
-  const collect = `run the same command again to collect them: mediabatch run ${args.manifest}`;
+  const collect = `run the same command again to collect them: ${hint}`;
   for (const line of submittedLines(summary)) logLine(`${line}. ${collect}`);
   return ExitCode.incomplete;
 }

@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../../errors.js';
 import { formatStatusText, statusJobJson, statusJsonHead } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
-import { claimLedger, openLedgerFor } from '../ledger.js';
+import { openLedgerToRead } from '../ledger.js';
 import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
 import { useColor, writeJsonStream, writeStdout } from '../output.js';
 import { mapAsync, runJobs, storedBudget, summarize } from '../../runner/reports.js';
@@ -19,12 +18,8 @@ export function statusCommand(result: CommandResult): CommandModule<object, Stat
     builder: (y) => withSharedOptions(y).positional('manifest', { type: 'string', demandOption: true }),
     handler: async (args) => {
       const paths = manifestPaths(args.manifest, args.db);
-      if (!existsSync(paths.db)) {
-        throw new UsageError(`no ledger at ${paths.db}: nothing has been run for ${args.manifest} yet (or pass --db PATH)`);
-      }
-      const ledger = await openLedgerFor(paths.db, 'read-only');
+      const ledger = await openLedgerToRead(args.manifest, args.db);
       try {
-        await claimLedger(ledger, paths.manifest);
         const summary = await summarize(ledger, await storedBudget(ledger));
         // estimate records the jobs and validate caches the catalogue, but nothing was sent: a
         // table of pending jobs would say less than this.

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type {
   CostRow,
   EventRow,
+  EventWindow,
   FollowRow,
   JobQuery,
   JobRow,
@@ -34,6 +35,7 @@ export interface JobRecords {
   countsByState(scope?: JobScope): Record<JobState, number>;
   spentMicro(): MicroUsd;
   eventsFor(id: string | null): EventRow[];
+  readEvents(window: EventWindow): EventRow[];
   recordEvent(jobId: string | null, kind: string, detail?: unknown): void;
 }
 
@@ -91,6 +93,12 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
   );
   const selectEvents = db.prepare<[string], RawEvent>('SELECT * FROM events WHERE job_id = ? ORDER BY id');
   const selectRunEvents = db.prepare<[], RawEvent>('SELECT * FROM events WHERE job_id IS NULL ORDER BY id');
+  // Both walk an index in id order from `afterId` (events_by_job holds (job_id, rowid)), so a
+  // window costs its own size whatever the log's.
+  const selectWindow = db.prepare<[number, number], RawEvent>('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?');
+  const selectJobWindow = db.prepare<[string, number, number], RawEvent>(
+    'SELECT * FROM events WHERE job_id = ? AND id > ? ORDER BY id LIMIT ?',
+  );
 
   const applyPrices = db.transaction((prices: readonly KeyPrice[], send: SendSelection): void => {
     clearKeyPrices.run();
@@ -142,6 +150,11 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     },
     spentMicro: () => ctx.spentTotalMicro(),
     eventsFor: (id) => (id === null ? selectRunEvents.all() : selectEvents.all(id)).map(toEventRow),
+    readEvents: ({ afterId, limit, jobId }) => {
+      if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`bug in mediabatch: a window of ${limit} events was asked for`);
+      const rows = jobId === undefined ? selectWindow.all(afterId, limit) : selectJobWindow.all(jobId, afterId, limit);
+      return rows.map(toEventRow);
+    },
     recordEvent: (jobId, kind, detail) => ctx.insertEvent(jobId, kind, null, null, detail),
   };
 }

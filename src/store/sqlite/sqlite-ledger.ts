@@ -107,6 +107,7 @@ function sqliteLedger(core: SqliteCore, committer: Committer): Ledger {
     countsByState: (scope) => now(() => core.countsByState(scope)),
     spentMicro: () => now(() => core.spentMicro()),
     eventsFor: (jobId) => now(() => core.eventsFor(jobId)),
+    readEvents: (window) => now(() => core.readEvents(window)),
     recoverInterrupted: () => write('recoverInterrupted', () => core.recoverInterrupted()),
     reserveForSubmit: (jobId, budgetMicro, allowFrom) => change({ kind: 'reserve', jobId, budgetMicro, allowFrom }),
     markSubmitted: (jobId, requestId) => change({ kind: 'submitted', jobId, requestId }),

@@ -310,6 +310,61 @@ export function jobsContract(ledgers: Ledgers): void {
       expect(run.at(-1)?.detail).toEqual({ from: '/a.yaml', to: '/b.yaml' });
     });
 
+    it('reads the whole log in windows, oldest first, each window after the last id of the one before', async () => {
+      const ledger = await ledgers.create();
+      await seed(ledger, { a: 250_000, b: 250_000 });
+      await ledger.reserveForSubmit('a', null, ['pending']);
+      await ledger.markSubmitted('a', 'req-a');
+      await ledger.recordEvent(null, 'note', { n: 1 });
+      await ledger.reserveForSubmit('b', null, ['pending']);
+      await ledger.markRefused('b', 'no such voice');
+      const everything = [...(await ledger.eventsFor(null)), ...(await ledger.eventsFor('a')), ...(await ledger.eventsFor('b'))].sort(
+        (x, y) => x.id - y.id,
+      );
+      expect(everything.length).toBeGreaterThanOrEqual(6);
+
+      const windows: number[][] = [];
+      for (let afterId = 0; ; ) {
+        const window = await ledger.readEvents({ afterId, limit: 2 });
+        if (window.length === 0) break;
+        expect(window.length).toBeLessThanOrEqual(2);
+        windows.push(window.map((e) => e.id));
+        afterId = window.at(-1)!.id;
+      }
+      expect(windows.flat()).toEqual(everything.map((e) => e.id));
+      expect(await ledger.readEvents({ afterId: 0, limit: 1_000 })).toEqual(everything);
+      // The window starts after the id given, not at it.
+      const third = everything[2]!;
+      expect((await ledger.readEvents({ afterId: third.id, limit: 1 }))[0]).toEqual(everything[3]);
+      expect(await ledger.readEvents({ afterId: everything.at(-1)!.id, limit: 10 })).toEqual([]);
+    });
+
+    it("reads one job's events in windows, and nothing for a job it does not hold", async () => {
+      const ledger = await ledgers.create();
+      await seed(ledger, { a: 250_000, b: 250_000 });
+      for (const id of ['a', 'b']) await ledger.reserveForSubmit(id, null, ['pending']);
+      for (const id of ['b', 'a']) await ledger.markSubmitted(id, `req-${id}`);
+      await ledger.markDone('a', { path: '/o/a', bytes: 1, sha256: '00' });
+      const ofA = await ledger.eventsFor('a');
+      expect(ofA.map((e) => e.kind)).toEqual(['reserved', 'submitted', 'done']);
+
+      const first = await ledger.readEvents({ afterId: 0, limit: 2, jobId: 'a' });
+      expect(first).toEqual(ofA.slice(0, 2));
+      const rest = await ledger.readEvents({ afterId: first.at(-1)!.id, limit: 2, jobId: 'a' });
+      expect(rest).toEqual(ofA.slice(2));
+      expect(rest.every((e) => e.jobId === 'a')).toBe(true);
+      expect(await ledger.readEvents({ afterId: 0, limit: 10, jobId: 'ghost' })).toEqual([]);
+    });
+
+    it('a read-only handle reads the log in windows too', async () => {
+      const ledger = await ledgers.create();
+      await seed(ledger, { a: 250_000 });
+      await ledger.recordEvent('a', 'note', { text: 'x' });
+      const reader = await ledgers.reopen(ledger, { readonly: true });
+      const window = await reader.readEvents({ afterId: 0, limit: 100, jobId: 'a' });
+      expect(window.map((e) => [e.kind, e.detail])).toEqual([['note', { text: 'x' }]]);
+    });
+
     it('answers each change once it is stored: another handle sees it when the answer comes', async () => {
       const ledger = await ledgers.create();
       await seed(ledger, { a: 1_000_000, b: 2_000_000, c: 3_000_000 });

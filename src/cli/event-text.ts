@@ -1,0 +1,42 @@
+import { escapeControlChars } from '../control-chars.js';
+import type { PacedClass } from '../jobs/plans.js';
+import type { RunEvent } from '../runner/context.js';
+import { untilText } from './clock.js';
+
+/** `submit:txt2audio` → `txt2audio submits`, `status` → `status calls`. */
+export function describeClass(cls: PacedClass): string {
+  return cls.startsWith('submit:') ? `${cls.slice('submit:'.length)} submits` : `${cls} calls`;
+}
+
+/** `paused by the daily limit until 01:00 (in 3h42m)`: local time, and how long from now. */
+export function pauseText(pause: { untilMs: number; reason: string }, nowMs: number, timeZone?: string): string {
+  return `paused by ${pause.reason} until ${untilText(pause.untilMs, nowMs, timeZone)}`;
+}
+
+/**
+ * The line a person sees for an event, or undefined for the routine ones. A reason may be the
+ * service's text, or a ledger's from an older mediabatch: escaped for the terminal.
+ */
+export function describeEvent(event: RunEvent, nowMs = Date.now(), timeZone?: string): string | undefined {
+  const line = eventLine(event, nowMs, timeZone);
+  return line === undefined ? undefined : escapeControlChars(line);
+}
+
+function eventLine(event: RunEvent, nowMs: number, timeZone: string | undefined): string | undefined {
+  switch (event.kind) {
+    case 'failed':
+      return `failed   ${event.id}: ${event.reason}`;
+    case 'in_doubt':
+      return `in doubt ${event.id}: ${event.reason} (not sent again automatically)`;
+    case 'skipped':
+      return `skipped  ${event.id}: ${event.reason}`;
+    case 'warning':
+      return `warning: ${event.message}`;
+    case 'paused':
+      return `paused   ${describeClass(event.what)} by ${event.reason} until ${untilText(event.untilMs, nowMs, timeZone)}`;
+    case 'still_running':
+      return `waiting  ${event.id} is still running; the next run collects it`;
+    default:
+      return undefined;
+  }
+}
