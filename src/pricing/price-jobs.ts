@@ -133,12 +133,17 @@ function summarise(group: PriceGroup, outcome: GroupOutcome, prices: Map<string,
     groupPrices.push(priceMicro);
   }
   const pricing = group.kind.pricing;
+  const first = group.jobs[0] as ResolvedJob;
+  const lengths = pricing.by === 'per-length' ? group.jobs.map(pricing.lengthOf) : null;
   return {
     key: group.key,
     type: group.kind.type,
-    model: String((group.jobs[0] as ResolvedJob).params['model']),
+    model: String(first.params['model']),
+    // Every job of the group has these values: they are what the group is.
+    params: Object.fromEntries(pricing.keyFields.map((field) => [field, first.params[field] ?? null])),
     jobs: group.jobs.length,
-    distinctLengths: pricing.by === 'per-length' ? new Set(group.jobs.map(pricing.lengthOf)).size : null,
+    characters: lengths === null ? null : lengths.reduce((sum, n) => sum + n, 0),
+    distinctLengths: lengths === null ? null : new Set(lengths).size,
     method: outcome.method,
     calls: outcome.calls,
     totalMicro: sumMicro(groupPrices),

@@ -1,6 +1,6 @@
 import type { CostReport, CostTotals } from '../pricing/report.js';
 import type { GroupSummary } from '../pricing/types.js';
-import { formatUsd, microToUsd } from '../money.js';
+import { formatUsd } from '../money.js';
 import { formatCount, paint, renderTable } from './text.js';
 
 export interface CostTextOptions {
@@ -124,60 +124,4 @@ function formatAge(ageMs: number): string {
 
 function titleCase(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
-}
-
-/** The `estimate --json` document: the fields users' scripts rely on first, then extra ones. */
-export function costReportJson(report: CostReport) {
-  return {
-    total: microToUsd(report.totalMicro),
-    spent: microToUsd(report.spentMicro),
-    budget: report.budgetMicro === null ? null : microToUsd(report.budgetMicro),
-    withinBudget: report.withinBudget,
-    priceCalls: report.priceCalls,
-    jobs: report.jobs.map((job) => ({
-      id: job.id,
-      type: job.type,
-      model: job.model,
-      price: microToUsd(job.priceMicro),
-      priceSource: job.source,
-      toSend: job.toSend,
-    })),
-    byModel: renameTotals(report.byModel),
-    cached_price_age_s: report.cachedPriceAgeMs === null ? null : Math.round(report.cachedPriceAgeMs / 1000),
-    byType: renameTotals(report.byType),
-    toSpend: microToUsd(report.toSpendMicro),
-    jobsToSend: report.jobsToSend,
-    left: report.leftMicro === null ? null : microToUsd(report.leftMicro),
-    overBy: microToUsd(report.overByMicro),
-    fitCount: report.fitCount,
-    fitTotal: microToUsd(report.fitMicro),
-    balance: report.balanceMicro === null ? null : microToUsd(report.balanceMicro),
-    balanceCovers: report.balanceCovers,
-    plan: report.planName,
-    duration: {
-      ms: Math.round(report.duration.durationMs),
-      text: report.durationText,
-      statusPollsMin: report.duration.statusPollsMin,
-      byClass: report.duration.byClass.map((c) => ({ what: c.what, requests: c.requests, ms: Math.round(c.durationMs), limit: c.limitText })),
-    },
-    groups: report.byGroup.map(groupJson),
-  };
-}
-
-function groupJson(g: GroupSummary) {
-  return {
-    key: g.key,
-    type: g.type,
-    model: g.model,
-    jobs: g.jobs,
-    distinctLengths: g.distinctLengths,
-    method: g.method,
-    calls: g.calls,
-    total: microToUsd(g.totalMicro),
-    jobsBySource: g.jobsBySource,
-  };
-}
-
-function renameTotals(totals: Record<string, CostTotals>): Record<string, { jobs: number; total: number }> {
-  return Object.fromEntries(Object.entries(totals).map(([name, t]) => [name, { jobs: t.jobs, total: microToUsd(t.totalMicro) }]));
 }

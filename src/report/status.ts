@@ -1,9 +1,8 @@
 import path from 'node:path';
 import { escapeControlChars } from '../control-chars.js';
 import { JOB_STATES, type JobState } from '../jobs/states.js';
-import { formatUsd, microToUsd, type MicroUsd } from '../money.js';
+import { formatUsd, type MicroUsd } from '../money.js';
 import { formatCount, paint, renderTable } from './text.js';
-
 
 export interface StatusJob {
   id: string;
@@ -23,6 +22,8 @@ export interface StatusJob {
    * collected, or it could not say how the job is (404, unreachable). `error` holds the reason.
    */
   issue?: CollectIssue | null;
+  /** The job's tags from the manifest; none until the ledger records them. */
+  tags?: readonly string[] | undefined;
 }
 
 export type CollectIssue = 'not_collected' | 'status_unknown';
@@ -33,36 +34,6 @@ export interface StatusSummary {
   spentMicro: MicroUsd;
   budgetMicro: MicroUsd | null;
   jobs: StatusJob[];
-}
-
-
-/** The `run`/`status --json` document (`submitting` is an extra count); money in dollars, at most 6 decimals. */
-export function statusJson(summary: StatusSummary) {
-  const { counts } = summary;
-  return {
-    counts: {
-      pending: counts.pending,
-      submitted: counts.submitted,
-      done: counts.done,
-      failed: counts.failed,
-      in_doubt: counts.in_doubt,
-      skipped: counts.skipped,
-      submitting: counts.submitting ?? 0,
-    },
-    spent: microToUsd(summary.spentMicro),
-    budget: summary.budgetMicro === null ? null : microToUsd(summary.budgetMicro),
-    jobs: summary.jobs.map((job) => ({
-      id: job.id,
-      type: job.type,
-      state: job.state,
-      request_id: job.requestId,
-      price: job.priceMicro === null ? null : microToUsd(job.priceMicro),
-      output: job.output,
-      error: job.error,
-      in_manifest: job.inManifest ?? true,
-      collect_issue: job.issue ?? null,
-    })),
-  };
 }
 
 /** The submitted jobs by what the last look at them found: running, or left with an issue. */

@@ -8,6 +8,7 @@ import type { ServiceClient } from '../api/types.js';
 import type { Manifest } from '../manifest/types.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
 import { buildCostReport, type CostReport } from '../pricing/report.js';
+import { errorJson } from '../report/error-json.js';
 import type { StatusSummary } from '../report/status.js';
 import type { Ledger } from '../store/index.js';
 import { createRunContext, DEFAULT_RETRY, pollEvery, servicePoll, simulatorPoll, type InFlight, type PollSchedules, type RetryPolicy, type RunEvent } from './context.js';
@@ -171,7 +172,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
       onExecute: async (plan) => {
         // The trace of sent requests goes down before the first of them: a ledger lost after this
         // point must not let a later run send (and pay for) everything again.
-        if (plan.submit.length > 0) await writeRunReports(files, await summarize(ledger, budgetMicro, manifestIds), false);
+        if (plan.submit.length > 0) await writeRunReports(files, await summarize(ledger, budgetMicro, manifestIds), { finished: false });
         started = true;
         // Jobs the manifest dropped after they were sent are collected too, so they count.
         const dropped = plan.follow.filter((f) => !manifestIds.has(f.job.id)).length;
@@ -187,7 +188,8 @@ export async function run(request: RunRequest): Promise<RunResult> {
     await ledger.flush();
   }
   const summary = await summarize(ledger, budgetMicro, manifestIds);
-  await writeRunReports(files, summary, true);
+  const fatal = outcome?.execute.fatal;
+  await writeRunReports(files, summary, { finished: true, error: fatal === undefined ? undefined : errorJson(fatal) });
   return { outcome, summary };
 }
 

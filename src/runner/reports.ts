@@ -1,11 +1,17 @@
-import { jobsCsv } from '../report/csv.js';
-import { statusJson, type StatusSummary } from '../report/status.js';
-import { usdToMicro, type MicroUsd } from '../money.js';
-import { JOB_STATES, OUTSTANDING_STATES, type JobState } from '../jobs/states.js';
-import type { Ledger } from '../store/index.js';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { LocalIoError } from '../errors.js';
+import { JOB_STATES, OUTSTANDING_STATES, type JobState } from '../jobs/states.js';
+import { usdToMicro, type MicroUsd } from '../money.js';
+import type { CostReport } from '../pricing/report.js';
+import { estimateCsvChunks, groupsCsvChunks, runCsvChunks } from '../report/csv.js';
+import { estimateJsonChunks } from '../report/estimate-document.js';
+import { estimateMarkdown } from '../report/markdown.js';
+import { statusJsonChunks, type RunDocumentExtras } from '../report/status-document.js';
+import type { StatusSummary } from '../report/status.js';
+import type { Ledger } from '../store/index.js';
 
 
 /**
@@ -48,33 +54,42 @@ export interface RunFiles {
 /**
  * `<name>.run.json` and `.csv`. Written once before the first submit (`finished: false`): if the
  * ledger is lost later, this file still says requests were sent, and the next run refuses to
- * send them all again. Written again when the run ends.
+ * send them all again. Written again when the run ends, with what ended it early if anything did.
+ * The jobs are streamed from the summary's rows (the seam where the ledger's windows plug in).
  */
-export async function writeRunReports(paths: RunFiles, summary: StatusSummary, finished: boolean): Promise<void> {
-  await writeReportFile(paths.runJson, `${JSON.stringify({ kind: 'run', finished, ...statusJson(summary) }, null, 2)}\n`);
-  await writeReportFile(
-    paths.runCsv,
-    jobsCsv(
-      summary.jobs.map((job) => ({
-        id: job.id,
-        type: job.type,
-        model: job.model ?? '',
-        state: job.state,
-        price_usd: job.priceMicro,
-        price_source: job.priceSource ?? '',
-        request_id: job.requestId ?? '',
-        output: job.output ?? '',
-        error: job.error ?? '',
-      })),
-    ),
-  );
+export async function writeRunReports(paths: RunFiles, summary: StatusSummary, run: RunDocumentExtras): Promise<void> {
+  await writeReportFile(paths.runJson, statusJsonChunks(summary, run));
+  await writeReportFile(paths.runCsv, runCsvChunks(summary.jobs));
 }
 
-/** A report file; a failure to write it is reported (exit 4), never silent. */
-export async function writeReportFile(file: string, content: string): Promise<void> {
+/** What `estimate` writes beside the manifest; no file `run` writes has any of these names. */
+export interface EstimateFiles {
+  estimateJson: string;
+  estimateCsv: string;
+  estimateGroupsCsv: string;
+  estimateMd: string;
+}
+
+/** `<name>.estimate.json`, `.csv`, `.groups.csv` and `.md`. */
+export async function writeEstimateReports(paths: EstimateFiles, report: CostReport, title: string): Promise<void> {
+  await writeReportFile(paths.estimateJson, estimateJsonChunks(report));
+  await writeReportFile(paths.estimateCsv, estimateCsvChunks(report.jobs));
+  await writeReportFile(paths.estimateGroupsCsv, groupsCsvChunks(report.byGroup));
+  await writeReportFile(paths.estimateMd, estimateMarkdown(report, title));
+}
+
+/**
+ * A report file, streamed from its chunks into a file beside it and renamed over it once whole:
+ * a crash mid-way leaves the previous copy, never half a document (run.json is the trace a lost
+ * ledger is found by). A failure to write it is reported (exit 4), never silent.
+ */
+export async function writeReportFile(file: string, content: string | AsyncIterable<string>): Promise<void> {
+  const partial = `${file}.${process.pid}.part`;
   try {
-    await writeFile(file, content);
+    await pipeline(typeof content === 'string' ? [content] : content, createWriteStream(partial));
+    await rename(partial, file);
   } catch (error) {
+    await rm(partial, { force: true });
     throw new LocalIoError(`cannot write ${file}: ${(error as Error).message}`, 'E_REPORT', error);
   }
 }

@@ -1,7 +1,22 @@
 import { parse } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jobsCsv } from '../../src/report/csv.js';
-import { formatStatusText, statusJson, submittedLines, type StatusSummary } from '../../src/report/status.js';
+import { runCsvChunks } from '../../src/report/csv.js';
+import { statusMarkdown } from '../../src/report/markdown.js';
+import { statusJsonChunks } from '../../src/report/status-document.js';
+import { formatStatusText, submittedLines, type StatusJob, type StatusSummary } from '../../src/report/status.js';
+import { textOf } from '../helpers/chunks.js';
+
+interface StatusJsonJob {
+  id: string;
+  state: string;
+  collect_issue: string | null;
+}
+
+async function statusJson(summary: StatusSummary, run?: { finished: boolean }) {
+  return JSON.parse(await textOf(statusJsonChunks(summary, run))) as Record<string, unknown> & { counts: unknown; jobs: StatusJsonJob[] };
+}
+
+const jobsCsv = (rows: StatusJob[]) => textOf(runCsvChunks(rows));
 
 const SUMMARY: StatusSummary = {
   counts: { pending: 1, submitting: 0, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0 },
@@ -49,10 +64,10 @@ describe('formatStatusText', () => {
   });
 });
 
-describe('statusJson', () => {
-  it("has the run and status fields scripts rely on", () => {
-    const json = statusJson(SUMMARY);
-    expect(Object.keys(json)).toEqual(['counts', 'spent', 'budget', 'jobs']);
+describe('the status and run documents', () => {
+  it("has the run and status fields scripts rely on", async () => {
+    const json = await statusJson(SUMMARY);
+    expect(Object.keys(json)).toEqual(['schema_version', 'counts', 'spent', 'budget', 'jobs']);
     expect(json.counts).toEqual({ pending: 1, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0, submitting: 0 });
     expect(json.jobs[1]).toEqual({
       id: 'waves',
@@ -62,9 +77,64 @@ describe('statusJson', () => {
       price: 0.4,
       output: null,
       error: 'connection reset after the body was sent',
+      tags: [],
+      model: null,
+      price_source: null,
       in_manifest: true,
       collect_issue: null,
     });
+  });
+
+  it('the run document adds which run wrote it after the jobs', async () => {
+    const json = await statusJson(SUMMARY, { finished: false });
+    expect(Object.keys(json)).toEqual(['schema_version', 'counts', 'spent', 'budget', 'jobs', 'kind', 'finished']);
+    expect(json).toMatchObject({ kind: 'run', finished: false });
+  });
+
+  it('carries the tags a job has', async () => {
+    const tagged: StatusSummary = { ...SUMMARY, jobs: [{ ...SUMMARY.jobs[0]!, tags: ['book', 'en'] }] };
+    expect((await statusJson(tagged)).jobs[0]).toMatchObject({ id: 'intro', tags: ['book', 'en'] });
+    expect((await jobsCsv(tagged.jobs)).split('\n')[1]).toMatch(/,book;en$/);
+  });
+});
+
+describe('statusMarkdown', () => {
+  it('counts, money and the jobs that need a person', () => {
+    expect(statusMarkdown(SUMMARY, 'show.yaml')).toMatchInlineSnapshot(`
+      "# Status: show.yaml
+
+      ## Jobs by state
+
+      | state | jobs |
+      | --- | ---: |
+      | pending | 1 |
+      | submitted | 2 |
+      | done | 3 |
+      | failed | 1 |
+      | in_doubt | 1 |
+      | skipped | 0 |
+
+      ## Money
+
+      |  | amount |
+      | --- | ---: |
+      | Spent | $1.2345 |
+      | Budget | $5.00 |
+      | Left | $3.7655 |
+
+      ## In doubt (may have been paid; sent again only with --resubmit-in-doubt): 1
+
+      | id | type | price | request id | reason |
+      | --- | --- | ---: | --- | --- |
+      | waves | img2video | $0.40 |  | connection reset after the body was sent |
+
+      ## Failed: 1
+
+      | id | type | price | request id | reason |
+      | --- | --- | ---: | --- | --- |
+      | dusk | img2video | $0.40 | r-3 | WORKER_ERROR: out of memory, not retryable |
+      "
+    `);
   });
 });
 
@@ -80,7 +150,7 @@ describe('submitted jobs a run could not collect', () => {
     ],
   };
 
-  it('are listed with their request ids and reasons, apart from jobs still running', () => {
+  it('are listed with their request ids and reasons, apart from jobs still running', async () => {
     expect(formatStatusText(left, { color: false })).toContain(`Paid, result not collected: 1 job(s)
 The service finished these jobs, but their results could not be saved. They stay submitted:
 every run tries to collect them again (nothing is sent or paid again).
@@ -99,7 +169,7 @@ They stay submitted: every run asks again. Their request ids are the only handle
       '1 job(s) done at the service (paid for) but the result not collected: b (request r-b): result refused: over 110 MB',
       '1 job(s) whose status is unknown: c (request r-c): the service does not know request r-c (404)',
     ]);
-    expect(statusJson(left).jobs.map((job) => [job.id, job.state, job.collect_issue])).toEqual([
+    expect((await statusJson(left)).jobs.map((job) => [job.id, job.state, job.collect_issue])).toEqual([
       ['a', 'submitted', null],
       ['b', 'submitted', 'not_collected'],
       ['c', 'submitted', 'status_unknown'],
@@ -125,20 +195,28 @@ describe('submittedLines', () => {
   });
 });
 
-describe('jobsCsv', () => {
-  it('quotes commas, quotes and newlines, and writes micro-dollar prices as exact dollars', () => {
-    const csv = jobsCsv([
-      { id: 'a', type: 'txt2audio', model: 'Kokoro', state: 'failed', price_usd: 77, price_source: 'derived', request_id: 'r-1', output: '', error: 'bad "voice", try\nagain' },
-      { id: 'b', type: 'img2video', model: 'Ltx', state: '', price_usd: null, price_source: '', request_id: '', output: parse('/x/b.mp4').base, error: '' },
+describe('the run CSV', () => {
+  it('quotes commas, quotes and newlines, and writes micro-dollar prices as exact dollars', async () => {
+    const csv = await jobsCsv([
+      { id: 'a', type: 'txt2audio', model: 'Kokoro', state: 'failed', priceMicro: 77, priceSource: 'derived', requestId: 'r-1', output: null, error: 'bad "voice", try\nagain' },
+      { id: 'b', type: 'img2video', model: 'Ltx', state: 'pending', priceMicro: null, priceSource: null, requestId: null, output: parse('/x/b.mp4').base, error: null },
     ]);
     expect(csv).toBe(
-      'id,type,model,state,price_usd,price_source,request_id,output,error\n' +
-        'a,txt2audio,Kokoro,failed,0.000077,derived,r-1,,"bad ""voice"", try\nagain"\n' +
-        'b,img2video,Ltx,,,,,b.mp4,\n',
+      'id,type,model,state,price_usd,price_source,request_id,output,error,tags\n' +
+        'a,txt2audio,Kokoro,failed,0.000077,derived,r-1,,"bad ""voice"", try\nagain",\n' +
+        'b,img2video,Ltx,pending,,,,b.mp4,,\n',
     );
   });
 
-  it('writes the header even with no rows', () => {
-    expect(jobsCsv([])).toBe('id,type,model,state,price_usd,price_source,request_id,output,error\n');
+  it('writes the header even with no rows', async () => {
+    expect(await jobsCsv([])).toBe('id,type,model,state,price_usd,price_source,request_id,output,error,tags\n');
+  });
+
+  it('streams many rows in batches with one header', async () => {
+    const rows = Array.from({ length: 2_500 }, (_, i) => ({ ...SUMMARY.jobs[0]!, id: `job-${i}` }));
+    const lines = (await jobsCsv(rows)).trimEnd().split('\n');
+    expect(lines).toHaveLength(2_501);
+    expect(lines.filter((line) => line.startsWith('id,'))).toHaveLength(1);
+    expect(lines.at(-1)).toMatch(/^job-2499,/);
   });
 });

@@ -1,16 +1,21 @@
+import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
 import type { CostReport } from '../../pricing/report.js';
-import { costReportJson, formatCostReport } from '../../report/cost-report.js';
-import { jobsCsv } from '../../report/csv.js';
+import { formatCostReport } from '../../report/cost-report.js';
+import { estimateCsvChunks } from '../../report/csv.js';
+import { estimateJsonChunks } from '../../report/estimate-document.js';
+import { estimateMarkdown } from '../../report/markdown.js';
 import { estimate } from '../../runner/index.js';
-import { writeReportFile } from '../../runner/reports.js';
+import { writeEstimateReports } from '../../runner/reports.js';
+import { envHint, envOptions } from '../env-options.js';
+import { resolveFormat, withFormatOption, type FormatArgs, type OutputFormat } from '../format.js';
 import type { CommandResult } from '../main.js';
 import { parseConcurrency, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
-import { logLine, useColor, writeJsonDocument, writeStdout } from '../output.js';
+import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
 import { openWorkSession, withPlanOptions, type PlanArgs } from '../session.js';
 
-interface EstimateArgs extends SharedArgs, PlanArgs, ManifestFileArgs {
+interface EstimateArgs extends SharedArgs, PlanArgs, ManifestFileArgs, FormatArgs {
   manifest: string;
   concurrency?: string | undefined;
 }
@@ -20,11 +25,16 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
     command: 'estimate <manifest>',
     describe: 'price every job and print the cost report; exit 3 if over budget; submits nothing',
     builder: (y) =>
-      withManifestFileOptions(withPlanOptions(withSharedOptions(y)))
+      withFormatOption(withManifestFileOptions(withPlanOptions(withSharedOptions(y))), ['table', 'json', 'csv', 'md'], 'one job a row')
         .positional('manifest', { type: 'string', demandOption: true })
-        .option('concurrency', { type: 'string', describe: 'submits in flight at once, for the duration estimate (default 8)' }),
+        .option('concurrency', {
+          type: 'string',
+          describe: `submits in flight at once, for the duration estimate (${envHint('concurrency')}; default 8)`,
+        })
+        .middleware(envOptions(['concurrency'], process.env)),
     handler: async (args) => {
-      const concurrency = parseConcurrency(args.concurrency);
+      const format = resolveFormat(args);
+      const concurrency = parseConcurrency(args);
       const session = await openWorkSession(args, { command: 'estimate', run: false });
       try {
         const report = await estimate({
@@ -35,11 +45,11 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
           plan: session.planName,
           concurrency,
         });
-        await writeReportFile(session.paths.estimateJson, `${JSON.stringify(costReportJson(report), null, 2)}\n`);
-        await writeReportFile(session.paths.estimateCsv, jobsCsv(reportRows(report)));
-        if (args.json) await writeJsonDocument(costReportJson(report));
-        else await writeStdout(formatCostReport(report, { color: useColor(process.stdout) }));
-        logLine(`report written to ${session.paths.estimateJson} and ${session.paths.estimateCsv}`);
+        const title = path.basename(session.paths.manifest);
+        await writeEstimateReports(session.paths, report, title);
+        await print(report, format, title);
+        const { estimateJson, estimateCsv, estimateGroupsCsv, estimateMd } = session.paths;
+        logLine(`reports written: ${estimateJson}, ${estimateCsv}, ${estimateGroupsCsv} and ${estimateMd}`);
         result.exitCode = report.withinBudget ? ExitCode.ok : ExitCode.budget;
       } finally {
         await session.close();
@@ -48,16 +58,15 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
   };
 }
 
-function reportRows(report: CostReport) {
-  return report.jobs.map((job) => ({
-    id: job.id,
-    type: job.type,
-    model: job.model,
-    state: '',
-    price_usd: job.priceMicro,
-    price_source: job.source,
-    request_id: '',
-    output: '',
-    error: '',
-  }));
+function print(report: CostReport, format: OutputFormat, title: string): Promise<void> {
+  switch (format) {
+    case 'json':
+      return writeStdoutChunks(estimateJsonChunks(report));
+    case 'csv':
+      return writeStdoutChunks(estimateCsvChunks(report.jobs));
+    case 'md':
+      return writeStdout(estimateMarkdown(report, title));
+    case 'table':
+      return writeStdout(formatCostReport(report, { color: useColor(process.stdout) }));
+  }
 }

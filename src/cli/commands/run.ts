@@ -5,11 +5,13 @@ import { kindOf } from '../../jobs/index.js';
 import type { Manifest } from '../../manifest/types.js';
 import type { InFlight, RunEvent } from '../../runner/context.js';
 import { DEFAULT_MAX_RESULT_BYTES, refuseLostLedger, run, type RunOutcome } from '../../runner/index.js';
-import { formatStatusText, statusJson, submittedLines, type StatusSummary } from '../../report/status.js';
+import { errorJson } from '../../report/error-json.js';
+import { statusJsonChunks } from '../../report/status-document.js';
+import { formatStatusText, submittedLines, type StatusSummary } from '../../report/status.js';
 import type { CommandResult } from '../main.js';
-import { errorDocument } from '../error-document.js';
+import { envHint, envOptions, optionLabel } from '../env-options.js';
 import { manifestPaths, parseConcurrency, parseWholeNumber, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
-import { logLine, useColor, writeJsonDocument, writeStdout } from '../output.js';
+import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
 import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '../progress.js';
 import { openWorkSession, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
 import { installStopHandlers, type InFlightWait } from '../signals.js';
@@ -45,25 +47,26 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
     builder: (y) =>
       withManifestFileOptions(withPlanOptions(withSharedOptions(y)))
         .positional('manifest', { type: 'string', demandOption: true })
-        .option('concurrency', { type: 'string', describe: 'submits in flight at once (default 8)' })
+        .option('concurrency', { type: 'string', describe: `submits in flight at once (${envHint('concurrency')}; default 8)` })
         .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })
-        .option('out', { type: 'string', describe: 'results folder (default: <manifest>.out/ beside the manifest)' })
+        .option('out', { type: 'string', describe: `results folder (${envHint('out')}; default: <manifest>.out/ beside the manifest)` })
         .option('resubmit-in-doubt', { type: 'boolean', default: false, describe: 'send in-doubt jobs again (they may be paid twice)' })
         .option('partial', { type: 'boolean', default: false, describe: 'over budget: send what fits in manifest order, skip the rest' })
         .option('poll-ms', {
           type: 'string',
-          describe: "first status poll after MS for every kind, backing off to 6×MS (default: the service's pace, 1.5 s audio, 5 s video)",
+          describe: `first status poll after MS for every kind, backing off to 6×MS (${envHint('poll-ms')}; default: the service's pace, 1.5 s audio, 5 s video)`,
         })
         .option('max-result-mb', {
           type: 'string',
-          describe: `refuse (and collect on a later run) results larger than this many megabytes (default ${DEFAULT_MAX_RESULT_MB})`,
-        }),
+          describe: `refuse (and collect on a later run) results larger than this many megabytes (${envHint('max-result-mb')}; default ${DEFAULT_MAX_RESULT_MB})`,
+        })
+        .middleware(envOptions(['concurrency', 'out', 'poll-ms', 'max-result-mb'], process.env)),
     handler: async (args) => {
       const numbers: RunNumbers = {
-        concurrency: parseConcurrency(args.concurrency),
-        pollMs: parseWholeNumber('--poll-ms', args['poll-ms'], { min: 10, max: 600_000, unit: 'milliseconds' }),
+        concurrency: parseConcurrency(args),
+        pollMs: parseWholeNumber(optionLabel(args, 'poll-ms'), args['poll-ms'], { min: 10, max: 600_000, unit: 'milliseconds' }),
         maxResultMb:
-          parseWholeNumber('--max-result-mb', args['max-result-mb'], { min: 1, max: MAX_RESULT_MB_CEILING, unit: 'megabytes' }) ??
+          parseWholeNumber(optionLabel(args, 'max-result-mb'), args['max-result-mb'], { min: 1, max: MAX_RESULT_MB_CEILING, unit: 'megabytes' }) ??
           DEFAULT_MAX_RESULT_MB,
       };
       // Before the ledger is opened (which would create an empty one) as well as after, in run().
@@ -118,7 +121,7 @@ async function runWithDisplay(session: WorkSession, args: RunArgs, numbers: RunN
     stopControl.dispose();
   }
   const { outcome, summary } = ran;
-  if (args.json) await writeSummaryDocument(statusJson(summary), outcome, result);
+  if (args.json) await writeSummaryDocument(summary, outcome, result);
   else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
   if (outcome === undefined) {
     logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: mediabatch run ${args.manifest}`);
@@ -131,9 +134,9 @@ async function runWithDisplay(session: WorkSession, args: RunArgs, numbers: RunN
  * The run's --json document. A fatal error (auth, balance, disk) is thrown after it by finish();
  * it goes into this document, so stdout still holds exactly one.
  */
-async function writeSummaryDocument(summary: object, outcome: RunOutcome | undefined, result: CommandResult): Promise<void> {
+async function writeSummaryDocument(summary: StatusSummary, outcome: RunOutcome | undefined, result: CommandResult): Promise<void> {
   const fatal = outcome?.execute.fatal;
-  await writeJsonDocument(fatal === undefined ? summary : { ...summary, ...errorDocument(fatal) });
+  await writeStdoutChunks(statusJsonChunks(summary, { finished: true, error: fatal === undefined ? undefined : errorJson(fatal) }));
   result.errorInDocument = fatal !== undefined;
 }
 

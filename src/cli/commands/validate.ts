@@ -49,7 +49,8 @@ export function validateCommand(result: CommandResult): CommandModule<object, Va
         result.exitCode = 0;
       } catch (error) {
         if (!(error instanceof ManifestError) || !args.json) throw error;
-        await writeJsonDocument({ valid: false, ...errorDocument(error) });
+        const { error: failure, problems } = errorDocument(error);
+        await writeJsonDocument({ valid: false, error: failure, problems: problems ?? [] });
         logLine(`${args.manifest}: ${error.issues.length} problem(s)`);
         result.exitCode = error.exitCode;
       }
