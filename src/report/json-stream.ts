@@ -25,8 +25,8 @@ const CHUNK_CHARS = 64 * 1024;
 
 /** The document as text chunks; their concatenation parses to the same value as the object would. */
 export async function* jsonListDocument<T>(document: ListDocument<T>): AsyncGenerator<string> {
-  let buffer = `{\n${fields(document.head)}`;
-  buffer += `${buffer.endsWith('{\n') ? '' : ',\n'}  ${JSON.stringify(document.listKey)}: [`;
+  const head = fields(document.head);
+  let buffer = `{\n${head}${head === '' ? '' : ',\n'}  ${JSON.stringify(document.listKey)}: [`;
   let first = true;
   for await (const row of document.rows) {
     buffer += `${first ? '\n' : ',\n'}    ${JSON.stringify(document.toJson(row))}`;
