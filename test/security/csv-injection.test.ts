@@ -56,7 +56,7 @@ describe('CSV reports neutralise formulas from the service', () => {
     expect(run.code, run.stderr).toBe(1);
 
     const [header, ...rows] = cells(readFileSync(path.join(dir, 'batch.run.csv'), 'utf8'));
-    expect(header).toEqual(['id', 'type', 'model', 'state', 'price_usd', 'price_source', 'request_id', 'output', 'error', 'tags']);
+    expect(header).toEqual(['id', 'type', 'model', 'state', 'price_usd', 'price_source', 'request_id', 'output', 'error']);
     expect(rows).toHaveLength(FORMULAS.length);
     const errors = rows.map((row) => row[8] ?? '');
     expect(errors.sort()).toEqual(FORMULAS.map((formula) => `'${formula}: failed`).sort());
