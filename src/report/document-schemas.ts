@@ -188,6 +188,20 @@ export const modelsDocumentSchema = z
   })
   .describe('mediabatch models');
 
+/** The simulator's GET /__sim/stats (for tests and trials against `mediabatch sim`). */
+export const simStatsDocumentSchema = z
+  .strictObject({
+    schema_version: version,
+    accepted: z.array(z.strictObject({ request_id: z.string(), type: jobType, fingerprint: z.string(), at: count('Epoch ms of acceptance') })),
+    calls: z.record(z.string(), count('Calls')).describe('Calls by kind: models, balance, price, status, submit, download'),
+    rate_limited: z.record(z.string(), count('429s')).describe('429s answered, by endpoint class'),
+    faults: z.record(z.string(), count('Faults')).describe('Faults injected, by kind'),
+    duplicates: z.array(z.strictObject({ fingerprint: z.string(), request_ids: z.array(z.string()) })).describe('Jobs accepted more than once'),
+    jobs_by_status: z.record(z.string(), count('Jobs')),
+    balance: z.number().describe("The simulated account's balance in USD, at the simulated service's precision (its prices have up to 8 decimals)"),
+  })
+  .describe('mediabatch sim: GET /__sim/stats');
+
 export type EstimateDocument = z.infer<typeof estimateDocumentSchema>;
 export type EstimateJobJson = z.infer<typeof estimateJobSchema>;
 export type StatusDocument = z.infer<typeof statusDocumentSchema>;
@@ -207,6 +221,7 @@ export const DOCUMENT_SCHEMAS = {
   validate: validateDocumentSchema,
   models: modelsDocumentSchema,
   error: errorDocumentSchema,
+  'sim-stats': simStatsDocumentSchema,
 } as const;
 
 export type DocumentName = keyof typeof DOCUMENT_SCHEMAS;
