@@ -80,12 +80,15 @@ describe('finance output', () => {
     expect(result.stdout).toContain('| Budget | $1.25 |');
   });
 
-  it('a bad MEDIABATCH_ value is refused with the words of the bad flag, naming the variable', async () => {
+  it('a bad MEDIABATCH_ value is refused with the words of the bad flag, naming the variable; --format json gets the error document', async () => {
     const fromEnv = await runCli(['estimate', manifest, '--sim'], { env: { MEDIABATCH_PLAN: 'gold' } });
-    const fromFlag = await runCli(['estimate', manifest, '--sim', '--plan', 'gold']);
+    const fromFlag = await runCli(['estimate', manifest, '--sim', '--plan', 'gold', '--format', 'json']);
     expect([fromEnv.code, fromFlag.code]).toEqual([2, 2]);
     expect(fromEnv.stderr).toBe('mediabatch: MEDIABATCH_PLAN: expected one of "basic", "premium", "unlimited", got "gold"\n');
-    expect(fromFlag.stderr).toBe('mediabatch: --plan: expected one of "basic", "premium", "unlimited", got "gold"\n');
+    const message = '--plan: expected one of "basic", "premium", "unlimited", got "gold"';
+    expect(fromFlag.stderr).toBe(`mediabatch: ${message}\n`);
+    // --format json, like --json, puts a failure on stdout as the error document.
+    expect(expectDocument('error', fromFlag.stdout)).toEqual({ schema_version: 1, error: { code: 'E_USAGE', message, exit_code: 2 } });
   });
 
   it('run writes its own two files with model and price source; run and status documents follow their schemas', async () => {
