@@ -11,18 +11,15 @@ export interface RunDocumentExtras {
 
 /**
  * `status --json`, and with `run` extras `run --json` and `<name>.run.json`, as text chunks: the
- * contract's fields first (schema_version, counts, spent, budget), then one job a line. `rows`
- * default to the summary's jobs; a caller holding them elsewhere (the ledger) passes its own.
+ * contract's fields first (schema_version, counts, spent, budget), then the run's (kind,
+ * finished, error), then one job a line. Everything but the jobs is in the first few hundred
+ * bytes, so a reader of a million-job run.json (is this a trace of sent requests?) need not
+ * parse the rest. `rows` default to the summary's jobs; a caller holding them elsewhere (the
+ * ledger) passes its own.
  */
 export function statusJsonChunks(summary: StatusSummary, run?: RunDocumentExtras, rows: Rows<StatusJob> = summary.jobs): AsyncGenerator<string> {
-  const { schema_version, counts, spent, budget } = statusFields(summary);
-  return jsonListDocument({
-    head: { schema_version, counts, spent, budget },
-    listKey: 'jobs',
-    rows,
-    toJson: statusJobJson,
-    tail: run === undefined ? undefined : { kind: 'run', finished: run.finished, error: run.error },
-  });
+  const runFields = run === undefined ? {} : { kind: 'run', finished: run.finished, error: run.error };
+  return jsonListDocument({ head: { ...statusFields(summary), ...runFields }, listKey: 'jobs', rows, toJson: statusJobJson });
 }
 
 /** Every field but the jobs. `submitting` is counted apart: jobs a crash caught mid-submit. */

@@ -85,9 +85,9 @@ describe('the status and run documents', () => {
     });
   });
 
-  it('the run document adds which run wrote it after the jobs', async () => {
+  it('the run document says which run wrote it before the jobs', async () => {
     const json = await statusJson(SUMMARY, { finished: false });
-    expect(Object.keys(json)).toEqual(['schema_version', 'counts', 'spent', 'budget', 'jobs', 'kind', 'finished']);
+    expect(Object.keys(json)).toEqual(['schema_version', 'counts', 'spent', 'budget', 'kind', 'finished', 'jobs']);
     expect(json).toMatchObject({ kind: 'run', finished: false });
   });
 
