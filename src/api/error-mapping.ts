@@ -14,6 +14,7 @@ import {
   RateLimitError,
   ServerError,
   TimeoutError,
+  UnreachableError,
   ValidationError,
   type TimeoutPhase,
 } from './errors.js';
@@ -115,6 +116,24 @@ export function errorFromResponse(
   return new ClientError(details);
 }
 
+/**
+ * A TLS handshake the certificate check failed: the connection never carried a byte of HTTP.
+ * (Errors of a TLS connection already up, such as a bad record, are not here: a request may
+ * have gone out on it.)
+ */
+const TLS_HANDSHAKE_CODES = [
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REVOKED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+];
+
 // Failures that happen before a connection exists: no byte of the request can have been sent.
 const NOT_SENT_CODES = new Set([
   'ENOTFOUND',
@@ -124,6 +143,7 @@ const NOT_SENT_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
+  ...TLS_HANDSHAKE_CODES,
 ]);
 
 const TIMEOUT_PHASES: Record<string, TimeoutPhase> = {
@@ -146,6 +166,11 @@ function describe(error: unknown): string {
 }
 
 export interface TransportContext extends Endpoint {
+  /**
+   * The service's origin, for calls to the service: a connection that never opened is then an
+   * UnreachableError naming its host. Downloads leave it out (a storage host is not configured).
+   */
+  origin?: string | undefined;
   /** True once the request was handed to undici: from then on it may have been sent. */
   dispatched: boolean;
   timeoutMs?: number | undefined;
@@ -159,9 +184,12 @@ export interface TransportContext extends Endpoint {
  */
 export function errorFromTransport(error: unknown, context: TransportContext): ApiError {
   if (error instanceof ApiError) return error;
-  const { dispatched, timeoutMs, connectTimeoutMs, aborted, ...endpoint } = context;
+  const { dispatched, timeoutMs, connectTimeoutMs, aborted, origin, ...endpoint } = context;
   const code = errorCode(error);
   const requestSent = dispatched && !(code !== undefined && NOT_SENT_CODES.has(code));
+  if (origin !== undefined && dispatched && !aborted && !requestSent) {
+    return new UnreachableError({ ...endpoint, networkCode: code, host: hostOf(origin), reason: unreachableReason(code, connectTimeoutMs), cause: error });
+  }
   const phase = code === undefined ? undefined : TIMEOUT_PHASES[code];
   if (phase !== undefined) {
     const limitMs = phase === 'connect' ? connectTimeoutMs : timeoutMs;
@@ -170,4 +198,16 @@ export function errorFromTransport(error: unknown, context: TransportContext): A
   const networkCode = aborted ? 'ABORT_ERR' : code;
   const detail = aborted ? 'aborted' : describe(error);
   return new NetworkError({ ...endpoint, requestSent, networkCode, detail, cause: error });
+}
+
+/** `https://api.deapi.ai` → `api.deapi.ai:443`: the port is what a firewall or a proxy is about. */
+function hostOf(origin: string): string {
+  const url = new URL(origin);
+  return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+}
+
+function unreachableReason(code: string | undefined, connectTimeoutMs: number | undefined): string {
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return `no connection${connectTimeoutMs === undefined ? '' : ` within ${connectTimeoutMs} ms`}`;
+  if (code !== undefined && TLS_HANDSHAKE_CODES.includes(code)) return `TLS: ${code}`;
+  return code ?? 'connection failed';
 }

@@ -49,7 +49,7 @@ export class ApiError extends MediabatchError {
   }
 }
 
-function where(details: ApiErrorDetails): string {
+function where(details: Pick<ApiErrorDetails, 'method' | 'path'>): string {
   return `${details.method} ${details.path}`;
 }
 
@@ -154,14 +154,36 @@ export class NetworkError extends ApiError {
     details: ApiErrorDetails & { networkCode: string | undefined; detail: string },
     message?: string,
     code = 'E_API_NETWORK',
+    exitCode: ExitCodeValue = ExitCode.incomplete,
   ) {
     const sent = details.requestSent ? 'the request may have reached the service' : 'the request was not sent';
     super(
       message ??
         `${where(details)}: network error ${details.networkCode ?? ''} (${details.detail}); ${sent}; check the connection and --base-url`,
-      { ...details, code },
+      { ...details, code, exitCode },
     );
     this.networkCode = details.networkCode;
+  }
+}
+
+/**
+ * The service could not be reached at all: refused, no such host, no route, a TLS handshake that
+ * failed, or no connection in time. Nothing was sent. Retried like any connection that never
+ * opened; once the retries are used up, it is the machine or the configuration that is wrong,
+ * not a job: exit 4, naming the host and what to check.
+ */
+export class UnreachableError extends NetworkError {
+  /** `api.deapi.ai:443`. */
+  readonly host: string;
+
+  constructor(details: Omit<ApiErrorDetails, 'requestSent'> & { networkCode: string | undefined; host: string; reason: string }) {
+    super(
+      { ...details, requestSent: false, detail: details.reason },
+      `${where(details)}: cannot reach ${details.host} (${details.reason}): check --base-url / MEDIABATCH_BASE_URL and your network; the request was not sent`,
+      'E_CONNECT',
+      ExitCode.auth,
+    );
+    this.host = details.host;
   }
 }
 

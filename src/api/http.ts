@@ -79,7 +79,7 @@ function buildHeaders(context: HttpContext, call: ApiCall): Record<string, strin
 export async function callApi(context: HttpContext, call: ApiCall): Promise<ApiAnswer> {
   const path = `${context.basePath}${call.path}`;
   const endpoint: Endpoint = { method: call.method, path };
-  const transport = { ...endpoint, timeoutMs: call.timeoutMs, connectTimeoutMs: context.connectTimeoutMs };
+  const transport = { ...endpoint, origin: context.origin, timeoutMs: call.timeoutMs, connectTimeoutMs: context.connectTimeoutMs };
   if (call.signal?.aborted) {
     throw errorFromTransport(call.signal.reason, { ...transport, dispatched: false, aborted: true });
   }

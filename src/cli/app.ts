@@ -43,6 +43,8 @@ async function parse(argv: string[], result: CommandResult): Promise<void> {
     .command(modelsCommand(result))
     .command(simCommand(result))
     .command(schemaCommand(result))
+    // yargs answers `--get-yargs-completions` itself: the script calls it back with the words typed so far.
+    .completion('completion', 'print the shell completion script (bash or zsh: mediabatch completion >> ~/.bashrc)')
     .demandCommand(1, 'give a command; see mediabatch --help')
     .strict()
     .recommendCommands()

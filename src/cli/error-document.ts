@@ -1,28 +1,41 @@
 import { isMediabatchError } from '../errors.js';
 import { ManifestError, type ManifestIssue } from '../manifest/errors.js';
+import { SCHEMA_VERSION, type ErrorDocument, type ProblemJson } from '../report/document-schemas.js';
+import { errorJson } from '../report/error-json.js';
+
+export type { ErrorDocument };
 
 /** The exit code of an unexpected internal error: a bug, reported with its stack on stderr. */
 export const INTERNAL_ERROR_EXIT = 70;
 
-export interface ErrorDocument {
-  schema_version: 1;
-  error: { code: string; message: string; exit_code: number };
-  /** An invalid manifest's problems, each with its place, for scripts. */
-  problems?: ManifestIssue[];
-}
-
 /**
  * A failure as `--json` prints it: the stable code, the message a person reads on stderr (never
- * a stack) and the exit code, so a script gets one document on stdout whatever happened.
+ * a stack) and the exit code, so a script gets one document on stdout whatever happened. An
+ * invalid manifest adds its problems, each with its place.
  */
 export function errorDocument(error: unknown): ErrorDocument {
   if (error instanceof ManifestError) {
-    return { schema_version: 1, error: { code: error.code, message: error.message, exit_code: error.exitCode }, problems: error.issues };
+    return { schema_version: SCHEMA_VERSION, error: errorJson(error), problems: error.issues.map(problemJson) };
   }
-  if (isMediabatchError(error)) {
-    return { schema_version: 1, error: { code: error.code, message: error.message, exit_code: error.exitCode } };
-  }
+  if (isMediabatchError(error)) return { schema_version: SCHEMA_VERSION, error: errorJson(error) };
   const detail = error instanceof Error ? error.message : String(error);
   const message = `this is a bug in mediabatch (an unexpected internal error: ${detail}); the ledger keeps what was done`;
-  return { schema_version: 1, error: { code: 'E_INTERNAL', message, exit_code: INTERNAL_ERROR_EXIT } };
+  return { schema_version: SCHEMA_VERSION, error: { code: 'E_INTERNAL', message, exit_code: INTERNAL_ERROR_EXIT } };
+}
+
+/** One manifest problem with snake_case keys; an absent part is left out of the JSON. */
+export function problemJson(issue: ManifestIssue): ProblemJson {
+  return {
+    file: issue.file,
+    line: issue.line,
+    col: issue.col,
+    job_index: issue.jobIndex,
+    job_id: issue.jobId,
+    field: issue.field,
+    from_defaults: issue.fromDefaults,
+    message: issue.message,
+    expected: issue.expected,
+    got: issue.got,
+    hint: issue.hint,
+  };
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import { parseBaseUrl } from '../api/base-url.js';
 import { ConfigError, UsageError } from '../errors.js';
+import { envHint, envOptions, optionLabel } from './env-options.js';
 
 export const DEFAULT_BASE_URL = 'https://api.deapi.ai';
 
@@ -25,13 +26,14 @@ export function withSharedOptions<T>(argv: Argv<T>): Argv<T & SharedArgs> {
       type: 'string',
       describe: 'read the API token from this file (else env MEDIABATCH_TOKEN)',
     })
-    .option('db', { type: 'string', describe: 'ledger file (default: <manifest>.mediabatch.db beside the manifest)' })
+    .option('db', { type: 'string', describe: `ledger file (${envHint('db')}; default: <manifest>.mediabatch.db beside the manifest)` })
     .option('json', { type: 'boolean', default: false, describe: 'one JSON document on stdout' })
     .option('sim', {
       type: 'boolean',
       default: false,
       describe: 'start the built-in simulator on a loopback port and use it (no token, no network)',
-    }) as Argv<T & SharedArgs>;
+    })
+    .middleware(envOptions(['db'], process.env)) as Argv<T & SharedArgs>;
 }
 
 /** For the commands that read a manifest's files: validate, estimate, run. */
@@ -92,6 +94,8 @@ export interface ManifestPaths {
   /** Written by `estimate` only. */
   estimateJson: string;
   estimateCsv: string;
+  estimateGroupsCsv: string;
+  estimateMd: string;
   /**
    * Written by `run` only: before its first submit (the trace of sent requests that outlives a
    * lost ledger) and again at its end. `estimate` never touches these.
@@ -118,6 +122,8 @@ export function manifestPaths(manifestArg: string, dbArg?: string, outArg?: stri
     out: path.resolve(outArg ?? path.join(dir, `${name}.out`)),
     estimateJson: path.join(dir, `${name}.estimate.json`),
     estimateCsv: path.join(dir, `${name}.estimate.csv`),
+    estimateGroupsCsv: path.join(dir, `${name}.estimate.groups.csv`),
+    estimateMd: path.join(dir, `${name}.estimate.md`),
     runJson: path.join(dir, `${name}.run.json`),
     runCsv: path.join(dir, `${name}.run.csv`),
     legacyReport: path.join(dir, `${name}.report.json`),
@@ -135,7 +141,7 @@ function ledgerStem(db: string): string {
  * and "abc" into NaN, and loses what was typed, which a message must quote.
  */
 
-/** The text a flag was given, once; undefined when absent (repeated flags come as arrays). */
+/** The text a flag (or its variable) was given, once; undefined when absent (repeated flags come as arrays). */
 function flagText(flag: string, value: unknown): string | undefined {
   if (value === undefined) return undefined;
   if (Array.isArray(value)) {
@@ -180,13 +186,25 @@ export function parseUsd(flag: string, value: unknown): number | undefined {
   return parseDecimal(flag, value, { min: 0, expected: 'a number of USD ≥ 0 (such as 25 or 12.50)' });
 }
 
-export function parseBudget(value: unknown): number | undefined {
-  return parseUsd('--budget', value);
+/** `--budget` or MEDIABATCH_BUDGET (the label names which); undefined when neither is given. */
+export function parseBudget(value: unknown, label = '--budget'): number | undefined {
+  return parseUsd(label, value);
 }
 
 export const DEFAULT_CONCURRENCY = 8;
 
-/** `--concurrency` of run and estimate: submits in flight at once. */
-export function parseConcurrency(value: unknown): number {
-  return parseWholeNumber('--concurrency', value, { min: 1, max: 64 }) ?? DEFAULT_CONCURRENCY;
+/** `--concurrency` of run and estimate (or MEDIABATCH_CONCURRENCY): submits in flight at once. */
+export function parseConcurrency(args: { concurrency?: string | undefined }): number {
+  return parseWholeNumber(optionLabel(args, 'concurrency'), args.concurrency, { min: 1, max: 64 }) ?? DEFAULT_CONCURRENCY;
+}
+
+export const PLAN_CHOICES = ['basic', 'premium', 'unlimited'] as const;
+
+/** `--plan` or MEDIABATCH_PLAN, read as typed so that both are refused with the same words. */
+export function parsePlan(label: string, value: unknown): (typeof PLAN_CHOICES)[number] | undefined {
+  const text = flagText(label, value);
+  if (text === undefined) return undefined;
+  const plan = PLAN_CHOICES.find((choice) => choice === text.trim());
+  if (plan === undefined) throw new UsageError(`${label}: expected one of ${PLAN_CHOICES.map((c) => `"${c}"`).join(', ')}, got ${given(text)}`);
+  return plan;
 }

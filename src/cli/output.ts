@@ -1,4 +1,3 @@
-import { jsonDocumentChunks } from '../report/json-stream.js';
 
 /**
  * A reader that goes away (`… | head -3`, a closed terminal or ssh session) makes the next write
@@ -31,19 +30,27 @@ export function writeStdout(text: string): Promise<void> {
 }
 
 /**
- * Writes chunks to stdout as they come, waiting for the OS to take each (a million jobs'
- * document never sits whole in memory). A stdout nobody reads any more takes nothing more.
+ * Writes a document's text chunks to stdout as fast as the reader takes them (a million-job
+ * document is never one string), and resolves once the last is handed to the OS. A stdout that
+ * nobody reads any more ends the writing: there is no one left to tell.
  */
 export async function writeStdoutChunks(chunks: AsyncIterable<string>): Promise<void> {
+  const out = process.stdout;
   for await (const chunk of chunks) {
-    if (!isOpen(process.stdout)) continue;
-    await new Promise<void>((resolve) => process.stdout.write(chunk, () => resolve()));
+    if (!isOpen(out)) return;
+    if (!out.write(chunk)) await drainedOrGone(out);
   }
+  await new Promise<void>((resolve) => (isOpen(out) ? out.write('', () => resolve()) : resolve()));
 }
 
-/** A --json document with one long list (`jobs`), versioned like writeJsonDocument, streamed. */
-export function writeJsonStream(head: object, listKey: string, items: AsyncIterable<object>): Promise<void> {
-  return writeStdoutChunks(jsonDocumentChunks({ schema_version: 1, ...head }, listKey, items));
+function drainedOrGone(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      for (const event of ['drain', 'close', 'error'] as const) stream.off(event, done);
+      resolve();
+    };
+    for (const event of ['drain', 'close', 'error'] as const) stream.once(event, done);
+  });
 }
 
 export function writeJson(value: unknown): Promise<void> {
@@ -56,18 +63,22 @@ export function writeJsonDocument(document: object): Promise<void> {
 }
 
 /**
- * Whether the command line asks for --json, read from the raw arguments (the last of --json,
- * --json=true|false, --json true|false, --no-json wins): a usage error has no parsed ones.
+ * Whether the command line asks for --json (or --format json), read from the raw arguments (the
+ * last of --json, --json=true|false, --json true|false, --no-json wins): a usage error has no
+ * parsed ones.
  */
 export function asksForJson(argv: readonly string[]): boolean {
   let json = false;
+  let format: string | undefined;
   for (const [i, arg] of argv.entries()) {
     if (arg === '--') break;
     if (arg === '--json') json = argv[i + 1] !== 'false';
     else if (arg === '--json=true') json = true;
     else if (arg === '--json=false' || arg === '--no-json') json = false;
+    else if (arg === '--format') format = argv[i + 1];
+    else if (arg.startsWith('--format=')) format = arg.slice('--format='.length);
   }
-  return json;
+  return json || format === 'json';
 }
 
 export function logLine(line: string): void {

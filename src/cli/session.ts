@@ -9,24 +9,30 @@ import type { PlanChoice } from '../runner/index.js';
 import type { Ledger } from '../store/index.js';
 import { check } from '../runner/index.js';
 import { claimLedger, discardLedger, openLedgerFor, withScratchLedger } from './ledger.js';
-import { manifestPaths, parseBudget, readToken, resolveBaseUrl, type ManifestFileArgs, type ManifestPaths, type SharedArgs } from './options.js';
+import { envHint, envOptions, optionLabel } from './env-options.js';
+import { manifestPaths, parseBudget, parsePlan, PLAN_CHOICES, readToken, resolveBaseUrl, type ManifestFileArgs, type ManifestPaths, type SharedArgs } from './options.js';
 import { openService, type ServiceSession } from './service.js';
 
 export type { PlanChoice };
 
 export interface PlanArgs {
-  plan?: PlanChoice | undefined;
-  /** As typed: parsed by parseBudget. */
+  /** As typed (flag or MEDIABATCH_PLAN): parsed by parsePlan. */
+  plan?: string | undefined;
+  /** As typed (flag or MEDIABATCH_BUDGET): parsed by parseBudget. */
   budget?: string | undefined;
 }
 
 export function withPlanOptions<T>(argv: Argv<T>): Argv<T & PlanArgs> {
   return argv
-    .option('budget', { type: 'string', describe: 'cap on the whole spend for this manifest, in USD (overrides the manifest)' })
+    .option('budget', {
+      type: 'string',
+      describe: `cap on the whole spend for this manifest, in USD (${envHint('budget')}; overrides the manifest)`,
+    })
     .option('plan', {
-      choices: ['basic', 'premium', 'unlimited'] as const,
-      describe: 'pace requests for this account plan (default premium; unlimited under --sim)',
-    }) as Argv<T & PlanArgs>;
+      type: 'string',
+      describe: `pace requests for this account plan: ${PLAN_CHOICES.join(', ')} (${envHint('plan')}; default premium, unlimited under --sim)`,
+    })
+    .middleware(envOptions(['budget', 'plan'], process.env)) as Argv<T & PlanArgs>;
 }
 
 export interface WorkSession {
@@ -53,12 +59,15 @@ export async function openWorkSession(
   args: SharedArgs & PlanArgs & ManifestFileArgs & { manifest: string; out?: string | undefined },
   options: { command: string; run: boolean },
 ): Promise<WorkSession> {
+  // The command line (and MEDIABATCH_* variables, filled in by the middleware) is checked first.
+  const givenBudgetUsd = parseBudget(args.budget, optionLabel(args, 'budget'));
+  const planName: PlanChoice = parsePlan(optionLabel(args, 'plan'), args.plan) ?? (args.sim ? 'unlimited' : 'premium');
   const manifest = await openManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'] });
   const paths = manifestPaths(args.manifest, args.db, args.out);
-  const budgetUsd = parseBudget(args.budget) ?? manifest.budgetUsd ?? null;
+  // Flag, else MEDIABATCH_BUDGET, else the manifest's.
+  const budgetUsd = givenBudgetUsd ?? manifest.budgetUsd ?? null;
   // A cap never grows by rounding: a budget typed with finer steps than a micro-dollar rounds down.
   const budgetMicro = budgetUsd === null ? null : usdToMicro(budgetUsd, 'down');
-  const planName: PlanChoice = args.plan ?? (args.sim ? 'unlimited' : 'premium');
   // Token and base URL first: a configuration error must not leave an empty ledger behind.
   if (!args.sim) {
     try {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { JOB_KINDS, type FieldSpec, type JobKind } from '../jobs/index.js';
 import { directivesOf } from './fields.js';
+import { withStrictJobs } from './json-schema.js';
 
 /** Where the committed schema lives; editors find it through the `$schema` comment of a manifest. */
 export const SCHEMA_FILE = 'manifests/mediabatch.schema.json';
@@ -62,8 +63,12 @@ export function manifestSchema() {
     .describe('A mediabatch manifest');
 }
 
-/** JSON Schema of the manifest, for editor completion; equal to the committed SCHEMA_FILE. */
+/**
+ * JSON Schema of the manifest, for editor completion; equal to the committed SCHEMA_FILE. Its jobs
+ * are made as strict as the validator (json-schema.ts): the zod schema above stays loose about
+ * what defaults may supply, because load.ts reports that with messages of its own.
+ */
 export function manifestJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(manifestSchema(), { target: 'draft-7' }) as Record<string, unknown>;
-  return { ...schema, title: 'mediabatch manifest' };
+  return { ...withStrictJobs(schema), title: 'mediabatch manifest' };
 }

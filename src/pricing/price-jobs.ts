@@ -125,11 +125,15 @@ function summarise(group: PriceGroup, outcome: GroupOutcome, prices: PricedKey[]
     jobsBySource[found.source] += jobs;
     totals.push(priceMicro * jobs);
   }
+  const pricing = kindOf(group.type).pricing;
   return {
     key: group.key,
     type: group.type,
     model: String(group.sample.params['model']),
+    // Every job of the group has these values: they are what the group is.
+    params: Object.fromEntries(pricing.keyFields.map((field) => [field, group.sample.params[field] ?? null])),
     jobs: group.jobs,
+    characters: perLength ? group.lengths.reduce((sum, l) => sum + l.chars * l.jobs, 0) : null,
     distinctLengths: perLength ? group.lengths.length : null,
     method: outcome.method,
     calls: outcome.calls,

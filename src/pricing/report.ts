@@ -4,6 +4,17 @@ import { estimateDuration, type DurationEstimate } from './duration.js';
 import { sumMicro, withinBudget, type MicroUsd } from '../money.js';
 import type { GroupSummary, PriceSource, PricingResult } from './types.js';
 
+/** One job of the cost report, as the per-job lines, JSON and CSV show it (read from the ledger a window at a time). */
+export interface CostReportJob {
+  id: string;
+  type: JobType;
+  model: string;
+  priceMicro: MicroUsd;
+  source: PriceSource;
+  /** False for jobs the ledger already paid for (or finished): not sent again, not in `toSpendMicro`. */
+  toSend: boolean;
+}
+
 export interface CostTotals {
   jobs: number;
   totalMicro: MicroUsd;

@@ -80,7 +80,11 @@ export interface GroupSummary {
   key: string;
   type: JobType;
   model: string;
+  /** The priced fields and the values every job of the group shares (voice, size, …). */
+  params: Readonly<Record<string, unknown>>;
   jobs: number;
+  /** Characters of all the group's texts (kinds priced by length); null where a group is one key. */
+  characters: number | null;
   /** Distinct text lengths (kinds priced by length); null where a group is one key. */
   distinctLengths: number | null;
   method: GroupMethod;

@@ -1,18 +1,7 @@
-import type { CostReport, CostTotals } from '../pricing/report.js';
+import type { CostReport, CostReportJob, CostTotals } from '../pricing/report.js';
 import type { GroupSummary } from '../pricing/types.js';
-import { formatUsd, microToUsd, type MicroUsd } from '../money.js';
+import { formatUsd } from '../money.js';
 import { formatCount, paint, renderTable } from './text.js';
-
-/** One job of the cost report, as the per-job lines, JSON and CSV show it. */
-export interface CostJob {
-  id: string;
-  type: string;
-  model: string;
-  priceMicro: MicroUsd;
-  source: string;
-  /** False for jobs the ledger already paid for (or finished): not sent again, not in `toSpendMicro`. */
-  toSend: boolean;
-}
 
 /** Jobs the text report lists one per line before the rest is summarised; the CSV has them all. */
 export const COST_JOB_LINES = 30;
@@ -20,7 +9,7 @@ export const COST_JOB_LINES = 30;
 export interface CostTextOptions {
   color: boolean;
   /** The first jobs of the manifest (COST_JOB_LINES of them), to list. */
-  firstJobs: readonly CostJob[];
+  firstJobs: readonly CostReportJob[];
 }
 
 /** The `estimate` report as aligned text tables, readable without colour. */
@@ -42,7 +31,7 @@ function section(title: string, body: string): string {
   return `${title}\n${body}`;
 }
 
-function jobLines(report: CostReport, shown: readonly CostJob[], color: boolean): string {
+function jobLines(report: CostReport, shown: readonly CostReportJob[], color: boolean): string {
   const table = renderTable({
     headers: ['id', 'type', 'model', 'price', 'source', ''],
     rows: shown.map((job) => [job.id, job.type, job.model, formatUsd(job.priceMicro), job.source, job.toSend ? '' : 'already sent']),
@@ -137,67 +126,4 @@ function formatAge(ageMs: number): string {
 
 function titleCase(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
-}
-
-/** One job of the `estimate --json` document. */
-export function costJobJson(job: CostJob) {
-  return {
-    id: job.id,
-    type: job.type,
-    model: job.model,
-    price: microToUsd(job.priceMicro),
-    priceSource: job.source,
-    toSend: job.toSend,
-  };
-}
-
-/**
- * The `estimate --json` document but its `jobs`, which follow it (one costJobJson each, streamed
- * from the ledger): the fields users' scripts rely on first, then extra ones.
- */
-export function costReportJson(report: CostReport) {
-  return {
-    total: microToUsd(report.totalMicro),
-    spent: microToUsd(report.spentMicro),
-    budget: report.budgetMicro === null ? null : microToUsd(report.budgetMicro),
-    withinBudget: report.withinBudget,
-    priceCalls: report.priceCalls,
-    byModel: renameTotals(report.byModel),
-    cached_price_age_s: report.cachedPriceAgeMs === null ? null : Math.round(report.cachedPriceAgeMs / 1000),
-    byType: renameTotals(report.byType),
-    toSpend: microToUsd(report.toSpendMicro),
-    jobsToSend: report.jobsToSend,
-    left: report.leftMicro === null ? null : microToUsd(report.leftMicro),
-    overBy: microToUsd(report.overByMicro),
-    fitCount: report.fitCount,
-    fitTotal: microToUsd(report.fitMicro),
-    balance: report.balanceMicro === null ? null : microToUsd(report.balanceMicro),
-    balanceCovers: report.balanceCovers,
-    plan: report.planName,
-    duration: {
-      ms: Math.round(report.duration.durationMs),
-      text: report.durationText,
-      statusPollsMin: report.duration.statusPollsMin,
-      byClass: report.duration.byClass.map((c) => ({ what: c.what, requests: c.requests, ms: Math.round(c.durationMs), limit: c.limitText })),
-    },
-    groups: report.byGroup.map(groupJson),
-  };
-}
-
-function groupJson(g: GroupSummary) {
-  return {
-    key: g.key,
-    type: g.type,
-    model: g.model,
-    jobs: g.jobs,
-    distinctLengths: g.distinctLengths,
-    method: g.method,
-    calls: g.calls,
-    total: microToUsd(g.totalMicro),
-    jobsBySource: g.jobsBySource,
-  };
-}
-
-function renameTotals(totals: Record<string, CostTotals>): Record<string, { jobs: number; total: number }> {
-  return Object.fromEntries(Object.entries(totals).map(([name, t]) => [name, { jobs: t.jobs, total: microToUsd(t.totalMicro) }]));
 }

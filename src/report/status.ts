@@ -1,6 +1,6 @@
 import { escapeControlChars } from '../control-chars.js';
 import { JOB_STATES, type JobState } from '../jobs/states.js';
-import { formatUsd, microToUsd, type MicroUsd } from '../money.js';
+import { formatUsd, type MicroUsd } from '../money.js';
 import { formatCount, paint, renderTable } from './text.js';
 
 
@@ -53,39 +53,6 @@ export interface StatusSummary {
   dropped: number;
   /** Where results are: how many files, and the folder of the first. */
   results: { files: number; folder: string | null };
-}
-
-/** The head of the `run`/`status --json` document; its `jobs` follow, one `statusJobJson` each. */
-export function statusJsonHead(summary: StatusSummary) {
-  const { counts } = summary;
-  return {
-    counts: {
-      pending: counts.pending,
-      submitted: counts.submitted,
-      done: counts.done,
-      failed: counts.failed,
-      in_doubt: counts.in_doubt,
-      skipped: counts.skipped,
-      submitting: counts.submitting ?? 0,
-    },
-    spent: microToUsd(summary.spentMicro),
-    budget: summary.budgetMicro === null ? null : microToUsd(summary.budgetMicro),
-  };
-}
-
-/** One job of the `run`/`status --json` document; money in dollars, at most 6 decimals. */
-export function statusJobJson(job: StatusJob) {
-  return {
-    id: job.id,
-    type: job.type,
-    state: job.state,
-    request_id: job.requestId,
-    price: job.priceMicro === null ? null : microToUsd(job.priceMicro),
-    output: job.output,
-    error: job.error,
-    in_manifest: job.inManifest ?? true,
-    collect_issue: job.issue ?? null,
-  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { AuthError, NotFoundError, RateLimitError } from '../api/errors.js';
+import { AuthError, NotFoundError, RateLimitError, UnreachableError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
 import type { RequestStatus } from '../api/types.js';
 import type { RunContext } from './context.js';
@@ -55,6 +55,11 @@ export async function pollStatus(
       if (ctx.stop.aborted) return 'stopped';
       if (error instanceof AuthError) throw new FatalRunError(error);
       if (error instanceof NotFoundError) return leaveUnasked(ctx, job, `the service does not know request ${requestId} (404)`);
+      if (error instanceof UnreachableError) {
+        // The job stays submitted (the next run asks again); the run ends, saying why (exit 4).
+        await leaveUnasked(ctx, job, `could not read it: ${describeError(error)}`);
+        throw new FatalRunError(error);
+      }
       if (!(error instanceof RateLimitError)) return leaveUnasked(ctx, job, `could not read it: ${describeError(error)}`);
       // The retry layer leaves waits longer than its own to the pace, which holds every worker.
       ctx.pace.rateLimited('status', error);

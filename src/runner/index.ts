@@ -7,10 +7,11 @@
 import type { ServiceClient } from '../api/types.js';
 import type { Manifest } from '../manifest/types.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
-import { buildCostReport, type CostReport } from '../pricing/report.js';
-import { COST_JOB_LINES, type CostJob } from '../report/cost-report.js';
+import { buildCostReport, type CostReport, type CostReportJob } from '../pricing/report.js';
+import { COST_JOB_LINES } from '../report/cost-report.js';
+import { errorJson } from '../report/error-json.js';
 import type { StatusSummary } from '../report/status.js';
-import type { JobRow, Ledger, SendSelection } from '../store/index.js';
+import type { Ledger, SendSelection } from '../store/index.js';
 import { fitInOrder } from './budget.js';
 import {
   createRunContext,
@@ -32,9 +33,8 @@ import type { Pace, PacedClass } from './pace.js';
 import { limitsOf, paceFor, type PlanChoice } from './pace-plan.js';
 import type { RunPlan } from './plan.js';
 import { loadCatalogue, priceLedger } from './prepare.js';
-import { ensureWritableFolder, summarize, writeRunReports, type RunFiles } from './reports.js';
+import { costJobOf, ensureWritableFolder, estimateJobs, summarize, writeRunReports, type RunFiles } from './reports.js';
 import { runManifest, type RunOutcome } from './run.js';
-import { jobWindows } from './windows.js';
 
 export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPlan, RunProgress, StatusSummary };
 export { createRunProgress, limitsOf };
@@ -97,9 +97,9 @@ export async function check(request: CheckRequest): Promise<{ jobs: number }> {
 export interface EstimateResult {
   report: CostReport;
   /** The first jobs, for a person to read. */
-  firstJobs: CostJob[];
+  firstJobs: CostReportJob[];
   /** Every job, a window at a time: for the JSON and CSV reports. */
-  jobs(): AsyncIterable<CostJob>;
+  jobs(): AsyncIterable<CostReportJob>;
 }
 
 /**
@@ -138,24 +138,9 @@ export async function estimate(request: EstimateRequest): Promise<EstimateResult
     concurrency: request.concurrency ?? DEFAULT_CONCURRENCY,
   });
   const firstJobs = (await ledger.readJobs({ scope: 'manifest', flagSend: send, limit: COST_JOB_LINES })).map(costJobOf);
-  return { report, firstJobs, jobs: () => costJobs(ledger, send) };
+  return { report, firstJobs, jobs: () => estimateJobs(ledger, send) };
 }
 
-async function* costJobs(ledger: Ledger, send: SendSelection): AsyncGenerator<CostJob> {
-  for await (const row of jobWindows(ledger, { scope: 'manifest', flagSend: send })) yield costJobOf(row);
-}
-
-function costJobOf(row: JobRow): CostJob {
-  const model = (JSON.parse(row.paramsJson) as { model?: unknown }).model;
-  return {
-    id: row.id,
-    type: row.type,
-    model: typeof model === 'string' ? model : '',
-    priceMicro: row.priceMicro ?? 0,
-    source: row.priceSource ?? '',
-    toSend: row.toSend === true,
-  };
-}
 
 export interface RunRequest extends Common {
   /** The ledger must be opened for a run (its state changes commit before requests leave) and locked. */
@@ -235,7 +220,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
       onExecute: async (plan) => {
         // The trace of sent requests goes down before the first of them: a ledger lost after this
         // point must not let a later run send (and pay for) everything again.
-        if (plan.send.jobs > 0) await writeRunReports(files, ledger, await summarize(ledger, budgetMicro), false);
+        if (plan.send.jobs > 0) await writeRunReports(files, ledger, await summarize(ledger, budgetMicro), { finished: false });
         started = true;
         // Jobs the manifest dropped after they were sent are collected too, so they count.
         await request.onStart?.({ plan, total: Object.values(plan.counts).reduce((a, b) => a + b, 0) });
@@ -250,7 +235,8 @@ export async function run(request: RunRequest): Promise<RunResult> {
     await ledger.flush();
   }
   const summary = await summarize(ledger, budgetMicro);
-  await writeRunReports(files, ledger, summary, true);
+  const fatal = outcome?.execute.fatal;
+  await writeRunReports(files, ledger, summary, { finished: true, error: fatal === undefined ? undefined : errorJson(fatal) });
   return { outcome, summary };
 }
 

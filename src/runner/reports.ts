@@ -1,31 +1,38 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { LocalIoError } from '../errors.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
-import { jobsCsvChunks, type JobCsvRow } from '../report/csv.js';
-import { jsonDocumentChunks } from '../report/json-stream.js';
-import { LISTED_JOBS, statusJobJson, statusJsonHead, type ListedJobs, type StatusJob, type StatusSummary } from '../report/status.js';
-import type { JobQuery, JobRow, Ledger } from '../store/index.js';
+import type { CostReport, CostReportJob } from '../pricing/report.js';
+import type { PriceSource } from '../pricing/types.js';
+import { estimateCsvChunks, groupsCsvChunks, runCsvChunks } from '../report/csv.js';
+import { estimateJsonChunks } from '../report/estimate-document.js';
+import { estimateMarkdown } from '../report/markdown.js';
+import { statusJsonChunks, type RunDocumentExtras } from '../report/status-document.js';
+import { LISTED_JOBS, type ListedJobs, type StatusJob, type StatusSummary } from '../report/status.js';
+import type { JobQuery, JobRow, Ledger, SendSelection } from '../store/index.js';
 import { jobWindows } from './windows.js';
+
+
+/** At most this many jobs of each group a summary lists; the rest are counted. */
+const LISTED = LISTED_JOBS;
 
 /**
  * The run summary and `status`, from the ledger alone, over the manifest's jobs and every job it
  * dropped after it was sent whose result is still to collect ("every job done" must not hide a
  * paid result). `submitting` rows are counted apart: while no run holds the ledger they are the
  * jobs a crash caught mid-submit, which the next run marks in doubt. Groups that need a person
- * are listed up to LISTED_JOBS and counted in full; `status --json` and the run's reports list
- * every job (runJobs).
+ * are listed up to LISTED_JOBS and counted in full; the documents and the CSV list every job
+ * (runJobs).
  */
 export async function summarize(ledger: Ledger, budgetMicro: MicroUsd | null): Promise<StatusSummary> {
   const counts = await ledger.countsByState('report');
   const reported = Object.values(counts).reduce((a, b) => a + b, 0);
   const listed = async (query: Omit<JobQuery, 'scope' | 'limit'>): Promise<ListedJobs> => {
     const full = { scope: 'report' as const, ...query };
-    const jobs = (await ledger.readJobs({ ...full, limit: LISTED_JOBS })).map(statusJobOf);
-    return { jobs, total: jobs.length < LISTED_JOBS ? jobs.length : await ledger.countJobs(full) };
+    const jobs = (await ledger.readJobs({ ...full, limit: LISTED })).map(statusJobOf);
+    return { jobs, total: jobs.length < LISTED ? jobs.length : await ledger.countJobs(full) };
   };
   const [firstResult] = await ledger.readJobs({ scope: 'report', states: ['done'], limit: 1 });
   return {
@@ -43,11 +50,10 @@ export async function summarize(ledger: Ledger, budgetMicro: MicroUsd | null): P
 
 /** A ledger row as reports show it. */
 export function statusJobOf(row: JobRow): StatusJob {
-  const model = (JSON.parse(row.paramsJson) as { model?: unknown }).model;
   return {
     id: row.id,
     type: row.type,
-    model: typeof model === 'string' ? model : null,
+    model: modelOf(row),
     priceSource: row.priceSource,
     state: row.state,
     requestId: row.requestId,
@@ -62,9 +68,30 @@ export function statusJobOf(row: JobRow): StatusJob {
   };
 }
 
-/** Every job a summary covers, in manifest order, a window at a time. */
+/** Every job a summary covers, in manifest order, a window at a time (a fresh pass each call). */
 export async function* runJobs(ledger: Ledger): AsyncGenerator<StatusJob> {
   for await (const row of jobWindows(ledger, { scope: 'report' })) yield statusJobOf(row);
+}
+
+/** The manifest's jobs as the cost report lists them, `toSend` for those `send` selects (a fresh pass each call). */
+export async function* estimateJobs(ledger: Ledger, send: SendSelection): AsyncGenerator<CostReportJob> {
+  for await (const row of jobWindows(ledger, { scope: 'manifest', flagSend: send })) yield costJobOf(row);
+}
+
+export function costJobOf(row: JobRow): CostReportJob {
+  return {
+    id: row.id,
+    type: row.type,
+    model: modelOf(row) ?? '',
+    priceMicro: row.priceMicro ?? 0,
+    source: (row.priceSource ?? 'quoted') as PriceSource,
+    toSend: row.toSend === true,
+  };
+}
+
+function modelOf(row: JobRow): string | null {
+  const model = (JSON.parse(row.paramsJson) as { model?: unknown }).model;
+  return typeof model === 'string' ? model : null;
 }
 
 /** The budget the last run was given, as it recorded it (decimal dollars, as every version wrote it). */
@@ -87,54 +114,44 @@ export interface RunFiles {
 /**
  * `<name>.run.json` and `.csv`, every job streamed from the ledger. Written once before the
  * first submit (`finished: false`): if the ledger is lost later, this file still says requests
- * were sent, and the next run refuses to send them all again. Written again when the run ends.
+ * were sent, and the next run refuses to send them all again. Written again when the run ends,
+ * with what ended it early if anything did.
  */
-export async function writeRunReports(paths: RunFiles, ledger: Ledger, summary: StatusSummary, finished: boolean): Promise<void> {
-  const head = { kind: 'run', finished, ...statusJsonHead(summary) };
-  await writeReportStream(paths.runJson, jsonDocumentChunks(head, 'jobs', mapAsync(runJobs(ledger), statusJobJson)));
-  await writeReportStream(paths.runCsv, jobsCsvChunks(mapAsync(runJobs(ledger), csvRowOf)));
+export async function writeRunReports(paths: RunFiles, ledger: Ledger, summary: StatusSummary, run: RunDocumentExtras): Promise<void> {
+  await writeReportFile(paths.runJson, statusJsonChunks(summary, runJobs(ledger), run));
+  await writeReportFile(paths.runCsv, runCsvChunks(runJobs(ledger)));
 }
 
-/** A job as the run's CSV writes it (unknown cells are empty). */
-export function csvRowOf(job: StatusJob): JobCsvRow {
-  return {
-    id: job.id,
-    type: job.type,
-    model: job.model ?? '',
-    state: job.state,
-    price_usd: job.priceMicro,
-    price_source: job.priceSource ?? '',
-    request_id: job.requestId ?? '',
-    output: job.output ?? '',
-    error: job.error ?? '',
-  };
+/** What `estimate` writes beside the manifest; no file `run` writes has any of these names. */
+export interface EstimateFiles {
+  estimateJson: string;
+  estimateCsv: string;
+  estimateGroupsCsv: string;
+  estimateMd: string;
 }
 
-export async function* mapAsync<T, U>(items: AsyncIterable<T>, map: (item: T) => U): AsyncGenerator<U> {
-  for await (const item of items) yield map(item);
+/** `<name>.estimate.json`, `.csv`, `.groups.csv` and `.md`; `jobs` gives a fresh pass over the jobs each call. */
+export async function writeEstimateReports(paths: EstimateFiles, report: CostReport, jobs: () => AsyncIterable<CostReportJob>, title: string): Promise<void> {
+  await writeReportFile(paths.estimateJson, estimateJsonChunks(report, jobs()));
+  await writeReportFile(paths.estimateCsv, estimateCsvChunks(jobs()));
+  await writeReportFile(paths.estimateGroupsCsv, groupsCsvChunks(report.byGroup));
+  await writeReportFile(paths.estimateMd, estimateMarkdown(report, title));
 }
 
-/** A report file; a failure to write it is reported (exit 4), never silent. */
-export async function writeReportFile(file: string, content: string): Promise<void> {
+/**
+ * A report file, streamed from its chunks into a file beside it and renamed over it once whole:
+ * a crash mid-way leaves the previous copy, never half a document (run.json is the trace a lost
+ * ledger is found by). A failure to write it is reported (exit 4), never silent.
+ */
+export async function writeReportFile(file: string, content: string | AsyncIterable<string>): Promise<void> {
+  const partial = `${file}.${process.pid}.part`;
   try {
-    await writeFile(file, content);
+    await pipeline(typeof content === 'string' ? [content] : content, createWriteStream(partial));
+    await rename(partial, file);
   } catch (error) {
+    await rm(partial, { force: true });
     throw new LocalIoError(`cannot write ${file}: ${(error as Error).message}`, 'E_REPORT', error);
   }
-}
-
-/** A report file written as its chunks come (a million jobs' worth never sits in memory). */
-export async function writeReportStream(file: string, chunks: AsyncIterable<string>): Promise<void> {
-  try {
-    await pipeline(Readable.from(chunks), createWriteStream(file));
-  } catch (error) {
-    if (error instanceof LocalIoError || !isFileError(error)) throw error;
-    throw new LocalIoError(`cannot write ${file}: ${(error as Error).message}`, 'E_REPORT', error);
-  }
-}
-
-function isFileError(error: unknown): boolean {
-  return typeof (error as NodeJS.ErrnoException).code === 'string' && (error as NodeJS.ErrnoException).syscall !== undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { RateLimitError, submitFailureKind } from '../api/errors.js';
+import { RateLimitError, submitFailureKind, UnreachableError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
 import { kindOf, type SendableJob } from '../jobs/index.js';
 import type { ReservableState, SubmittedResult } from '../store/index.js';
@@ -106,6 +106,9 @@ async function recordFailure(ctx: RunContext, job: SendableJob, error: unknown):
   switch (submitFailureKind(error)) {
     case 'not-taken': {
       await ctx.ledger.markNotTaken(job.id, reason);
+      // Still unreachable after the retries: every other job would fail the same way. The run
+      // stops (exit 4, naming the host); what was sent keeps its state, the rest stays pending.
+      if (error instanceof UnreachableError) throw new FatalRunError(error);
       const rateLimited = error instanceof RateLimitError ? error : undefined;
       if (rateLimited !== undefined) ctx.pace.rateLimited(`submit:${job.type}`, rateLimited);
       return {

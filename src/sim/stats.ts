@@ -39,15 +39,19 @@ export function createStats(jobs: JobBook): SimStats {
   };
 }
 
-/** The stats as a JSON document, for GET /__sim/stats. */
+/**
+ * The stats as a JSON document, for GET /__sim/stats: versioned and snake_case like every
+ * document mediabatch writes (docs/schemas/sim-stats.schema.json).
+ */
 export function statsToJson(stats: SimStats, balanceUsd: number): Record<string, unknown> {
   return {
-    accepted: stats.accepted,
+    schema_version: 1,
+    accepted: stats.accepted.map((job) => ({ request_id: job.requestId, type: job.type, fingerprint: job.fingerprint, at: job.at })),
     calls: stats.calls,
-    rateLimited: stats.rateLimited,
+    rate_limited: stats.rateLimited,
     faults: stats.faults,
-    duplicates: stats.duplicates(),
-    jobsByStatus: stats.jobsByStatus(),
+    duplicates: stats.duplicates().map((dup) => ({ fingerprint: dup.fingerprint, request_ids: dup.requestIds })),
+    jobs_by_status: stats.jobsByStatus(),
     balance: balanceUsd,
   };
 }

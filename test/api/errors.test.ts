@@ -11,6 +11,7 @@ import {
   ResultUrlExpiredError,
   ServerError,
   TimeoutError,
+  UnreachableError,
   ValidationError,
   submitFailureKind,
 } from '../../src/api/errors.js';
@@ -136,14 +137,29 @@ describe('errors from real answers', () => {
 });
 
 describe('transport failures', () => {
-  it('a refused connection is a NetworkError that was provably not sent', async () => {
+  it('a refused connection is a NetworkError that was provably not sent: the service is unreachable (exit 4)', async () => {
     const port = await closedPort();
     const client = createServiceClient({ baseUrl: `http://127.0.0.1:${port}`, token: TOKEN });
     track(() => client.close());
     const error = await rejectionOf(client.submit(TTS_REQUEST));
     expect(error).toBeInstanceOf(NetworkError);
-    expect(error).toMatchObject({ requestSent: false, networkCode: 'ECONNREFUSED', path: SUBMIT });
+    expect(error).toBeInstanceOf(UnreachableError);
+    expect(error).toMatchObject({ requestSent: false, networkCode: 'ECONNREFUSED', path: SUBMIT, host: `127.0.0.1:${port}`, code: 'E_CONNECT', exitCode: 4 });
+    // Still retried as a submit the service provably did not take.
     expect(submitFailureKind(error)).toBe('not-taken');
+  });
+
+  it('a connection that never opened names the default port of the scheme', () => {
+    const error = errorFromTransport(new undiciErrors.ConnectTimeoutError(), {
+      method: 'GET',
+      path: '/api/v1/client/balance',
+      origin: 'https://api.example.com',
+      dispatched: true,
+      connectTimeoutMs: 10_000,
+    });
+    expect(error.message).toBe(
+      'GET /api/v1/client/balance: cannot reach api.example.com:443 (no connection within 10000 ms): check --base-url / MEDIABATCH_BASE_URL and your network; the request was not sent',
+    );
   });
 
   it('a DNS failure is a NetworkError that was provably not sent', async () => {

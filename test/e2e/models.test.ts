@@ -7,7 +7,7 @@ import { JOB_TYPES } from '../../src/jobs/index.js';
 
 interface ModelJson {
   slug: string;
-  inferenceTypes: string[];
+  inference_types: string[];
   languages: { slug: string; voices: { slug: string }[] }[];
 }
 
@@ -51,7 +51,7 @@ describe('mediabatch models', () => {
     expect(doc.models.map((m) => m.slug).sort()).toEqual(expected.map((m) => m.slug).sort());
     // inference_types served as an object and info served as [] both come through.
     const objectTyped = expected.find((m) => m.typesAsObject)!;
-    expect(doc.models.find((m) => m.slug === objectTyped.slug)?.inferenceTypes).toEqual(objectTyped.types);
+    expect(doc.models.find((m) => m.slug === objectTyped.slug)?.inference_types).toEqual(objectTyped.types);
     const last = doc.models.find((m) => m.slug === 'Second_Tts_058')!;
     expect(last.languages[0]?.voices.map((v) => v.slug)).toEqual(['v058_alpha', 'v058_beta']);
 
@@ -66,7 +66,7 @@ describe('mediabatch models', () => {
     expect(videoOnly.code).toBe(0);
     const videos = (JSON.parse(videoOnly.stdout) as { models: ModelJson[] }).models;
     expect(videos).toHaveLength(30);
-    expect(videos.every((m) => m.inferenceTypes.includes('img2video'))).toBe(true);
+    expect(videos.every((m) => m.inference_types.includes('img2video'))).toBe(true);
   });
 
   it('a wrong token gives one line, exit 4, no stack trace, and never shows the token', async () => {

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { planLimits } from '../../src/jobs/plans.js';
-import { buildCostReport } from '../../src/pricing/report.js';
-import { costJobJson, costReportJson, formatCostReport, type CostJob } from '../../src/report/cost-report.js';
+import { buildCostReport, type CostReport, type CostReportJob } from '../../src/pricing/report.js';
+import { formatCostReport } from '../../src/report/cost-report.js';
+import { estimateCsvChunks, groupsCsvChunks } from '../../src/report/csv.js';
+import { estimateJsonChunks } from '../../src/report/estimate-document.js';
+import { estimateMarkdown } from '../../src/report/markdown.js';
+import { textOf } from '../helpers/chunks.js';
 import { costInput, laws, memoryCache, priceJobs, quoteWith, speechJob, speechQuoter, videoJob, videoQuoter } from '../pricing/jobs.js';
 
 async function sampleReport(budgetMicro: number | null) {
@@ -27,7 +31,8 @@ async function sampleReport(budgetMicro: number | null) {
     }),
     pricing,
   });
-  const costJobs: CostJob[] = jobs.map((job) => ({
+  // The jobs as the ledger lists them, in manifest order.
+  const rows: CostReportJob[] = jobs.map((job) => ({
     id: job.id,
     type: job.type,
     model: String(job.params['model']),
@@ -35,13 +40,13 @@ async function sampleReport(budgetMicro: number | null) {
     source: price(job.id).source,
     toSend: !done.has(job.id),
   }));
-  return { report, costJobs };
+  return Object.assign(report, { rows }) as CostReport & { rows: CostReportJob[] };
 }
 
 describe('formatCostReport', () => {
   it('renders tables, money lines, over-budget advice and pace', async () => {
-    const { report, costJobs } = await sampleReport(300_000);
-    expect(formatCostReport(report, { color: false, firstJobs: costJobs.slice(0, 4) })).toMatchInlineSnapshot(`
+    const report = await sampleReport(300_000);
+    expect(formatCostReport(report, { color: false, firstJobs: report.rows.slice(0, 4) })).toMatchInlineSnapshot(`
       "Cost estimate: 10 jobs, Basic plan
 
       Jobs
@@ -85,20 +90,99 @@ describe('formatCostReport', () => {
   });
 
   it('colours only when asked', async () => {
-    const { report, costJobs } = await sampleReport(null);
-    expect(formatCostReport(report, { color: false, firstJobs: costJobs })).not.toContain('\u001b[');
-    expect(formatCostReport(report, { color: true, firstJobs: costJobs })).toContain('\u001b[1m');
+    const report = await sampleReport(null);
+    expect(formatCostReport(report, { color: false, firstJobs: report.rows })).not.toContain('\u001b[');
+    expect(formatCostReport(report, { color: true, firstJobs: report.rows })).toContain('\u001b[1m');
   });
 });
 
-describe('costReportJson', () => {
-  it("has the estimate fields scripts rely on, with their names", async () => {
-    const { report, costJobs } = await sampleReport(10_000_000);
-    const json = costReportJson(report);
-    expect(Object.keys(json).slice(0, 6)).toEqual(['total', 'spent', 'budget', 'withinBudget', 'priceCalls', 'byModel']);
-    expect(costJobJson(costJobs[0]!)).toEqual({ id: 'line-0', type: 'txt2audio', model: 'Kokoro', price: 0.016, priceSource: 'quoted', toSend: false });
-    expect(json.byModel).toEqual({ Kokoro: { jobs: 8, total: 0.352 }, Ltxv_13B_0_9_8_Distilled_FP8: { jobs: 2, total: 0.079626 } });
-    expect(json).toMatchObject({ budget: 10, spent: 0.05, withinBudget: true, priceCalls: 4, fitCount: 9, balanceCovers: false });
-    expect(JSON.parse(JSON.stringify(json))).toEqual(json);
+describe('the estimate document', () => {
+  it("has the contract's fields first, in its order, snake_case, with the 0.1 names as aliases", async () => {
+    const report = await sampleReport(10_000_000);
+    const text = await textOf(estimateJsonChunks(report, report.rows));
+    const json = JSON.parse(text) as Record<string, unknown> & { jobs: Record<string, unknown>[]; by_model: unknown };
+    expect(Object.keys(json).slice(0, 8)).toEqual(['schema_version', 'total', 'spent', 'budget', 'within_budget', 'price_calls', 'jobs', 'by_model']);
+    expect(json.jobs[0]).toEqual({ id: 'line-0', type: 'txt2audio', model: 'Kokoro', price: 0.016, price_source: 'quoted', to_send: false, priceSource: 'quoted' });
+    expect(json.by_model).toEqual({ Kokoro: { jobs: 8, total: 0.352 }, Ltxv_13B_0_9_8_Distilled_FP8: { jobs: 2, total: 0.079626 } });
+    expect(json).toMatchObject({ schema_version: 1, budget: 10, spent: 0.05, within_budget: true, price_calls: 4, fit_count: 9, balance_covers: false });
+    expect(json).toMatchObject({ withinBudget: json['within_budget'], priceCalls: json['price_calls'], byModel: json.by_model });
+    // One job a line between the head and the totals.
+    expect(text.split('\n').filter((line) => line.startsWith('    {"id":'))).toHaveLength(10);
+  });
+
+  it('is the same document whether the rows come as an array or as an async iterable', async () => {
+    const report = await sampleReport(null);
+    async function* fromLedger() {
+      for (const job of report.rows) yield job;
+    }
+    expect(await textOf(estimateJsonChunks(report, fromLedger()))).toBe(await textOf(estimateJsonChunks(report, report.rows)));
+    const empty = JSON.parse(await textOf(estimateJsonChunks(report, []))) as { jobs: unknown[]; total: number };
+    expect(empty.jobs).toEqual([]);
+  });
+});
+
+describe('the estimate CSV files and markdown', () => {
+  it('one job a row, and one price group a row with voice, characters, price source and total', async () => {
+    const report = await sampleReport(300_000);
+    const jobs = (await textOf(estimateCsvChunks(report.rows))).split('\n');
+    expect(jobs.slice(0, 3)).toEqual([
+      'id,type,model,price_usd,price_source,to_send',
+      'line-0,txt2audio,Kokoro,0.016,quoted,no',
+      'line-1,txt2audio,Kokoro,0.024,derived,yes',
+    ]);
+    expect(await textOf(groupsCsvChunks(report.byGroup))).toBe(
+      'type,model,voice,parameters,characters,jobs,price_source,jobs_quoted,jobs_derived,jobs_cached,price_calls,total_usd\n' +
+        'txt2audio,Kokoro,af_sky,lang=en-us speed=1 format=mp3 sample_rate=24000,22000,8,quoted+derived,3,5,0,3,0.352\n' +
+        'img2video,Ltxv_13B_0_9_8_Distilled_FP8,,width=768 height=432 steps=1 frames=120 fps=30,,2,quoted,2,0,0,1,0.079626\n',
+    );
+  });
+
+  it('markdown for a ticket: money exact to the micro-dollar, breakdowns, budget and balance', async () => {
+    expect(estimateMarkdown(await sampleReport(300_000), 'show.yaml')).toMatchInlineSnapshot(`
+      "# Cost estimate: show.yaml
+
+      10 jobs, basic plan. **Over budget.**
+
+      ## Money
+
+      |  | amount |
+      | --- | ---: |
+      | Total (whole manifest) | $0.431626 |
+      | Already spent (ledger) | $0.05 |
+      | To spend (9 jobs) | $0.415626 |
+      | Budget | $0.30 |
+      | Left after the run | -$0.165626 |
+      | Over budget by | $0.165626 |
+      | Fits with --partial (5 jobs) | $0.20 |
+      | Balance | $0.20 |
+      | Balance covers what is to spend | no |
+
+      ## By type
+
+      | type | jobs | total |
+      | --- | ---: | ---: |
+      | txt2audio | 8 | $0.352 |
+      | img2video | 2 | $0.079626 |
+
+      ## By model
+
+      | model | jobs | total |
+      | --- | ---: | ---: |
+      | Kokoro | 8 | $0.352 |
+      | Ltxv_13B_0_9_8_Distilled_FP8 | 2 | $0.079626 |
+
+      ## By price group
+
+      | type | model | voice | parameters | characters | jobs | price source | calls | total |
+      | --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: |
+      | txt2audio | Kokoro | af_sky | lang=en-us speed=1 format=mp3 sample_rate=24000 | 22,000 | 8 | quoted+derived | 3 | $0.352 |
+      | img2video | Ltxv_13B_0_9_8_Distilled_FP8 |  | width=768 height=432 steps=1 frames=120 fps=30 |  | 2 | quoted | 1 | $0.079626 |
+
+      ## Pace
+
+      - Price calls: 4 (prices: 5 quoted, 5 derived, 0 cached)
+      - Duration at the basic plan's pace: about 2 minutes (Basic: img2video 1/min)
+      "
+    `);
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseFaultSpec } from '../../src/sim/index.js';
+import { expectDocument } from '../helpers/documents.js';
 import { call, FAST, startSimulator, submitAudio, type Simulator } from './helpers.js';
 
 describe('parseFaultSpec', () => {
@@ -137,7 +138,8 @@ describe('simulator: injected faults', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(75);
     await submitAudio(sim);
     const stats = await call(sim, '/__sim/stats');
-    expect(stats.body).toMatchObject({ calls: { balance: 1, submit: 1 }, duplicates: [], jobsByStatus: { error: 0 } });
+    expect(stats.body).toMatchObject({ schema_version: 1, calls: { balance: 1, submit: 1 }, duplicates: [], jobs_by_status: { error: 0 } });
+    expectDocument('sim-stats', JSON.stringify(stats.body));
     expect(stats.body.accepted).toHaveLength(1);
     expect((await call(sim, '/__sim/stats', { token: 'wrong' })).status).toBe(401);
   });

@@ -1,19 +1,24 @@
+import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
-import { costJobJson, costReportJson, formatCostReport, type CostJob } from '../../report/cost-report.js';
-import { jobsCsvChunks, type JobCsvRow } from '../../report/csv.js';
-import { jsonDocumentChunks } from '../../report/json-stream.js';
+import type { CostReport, CostReportJob } from '../../pricing/report.js';
+import { formatCostReport } from '../../report/cost-report.js';
+import { estimateCsvChunks } from '../../report/csv.js';
+import { estimateJsonChunks } from '../../report/estimate-document.js';
+import { estimateMarkdown } from '../../report/markdown.js';
 import { createRunProgress, estimate, limitsOf } from '../../runner/index.js';
-import { mapAsync, writeReportStream } from '../../runner/reports.js';
+import { writeEstimateReports } from '../../runner/reports.js';
 import { stamp } from '../clock.js';
+import { envHint, envOptions } from '../env-options.js';
 import { describeEvent } from '../event-text.js';
-import { startPricingTicker } from '../pricing-progress.js';
+import { resolveFormat, withFormatOption, type FormatArgs, type OutputFormat } from '../format.js';
 import type { CommandResult } from '../main.js';
 import { parseConcurrency, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
-import { logLine, useColor, writeJsonStream, writeStdout } from '../output.js';
+import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
+import { startPricingTicker } from '../pricing-progress.js';
 import { openWorkSession, withPlanOptions, type PlanArgs } from '../session.js';
 
-interface EstimateArgs extends SharedArgs, PlanArgs, ManifestFileArgs {
+interface EstimateArgs extends SharedArgs, PlanArgs, ManifestFileArgs, FormatArgs {
   manifest: string;
   concurrency?: string | undefined;
 }
@@ -23,11 +28,16 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
     command: 'estimate <manifest>',
     describe: 'price every job and print the cost report; exit 3 if over budget; submits nothing',
     builder: (y) =>
-      withManifestFileOptions(withPlanOptions(withSharedOptions(y)))
+      withFormatOption(withManifestFileOptions(withPlanOptions(withSharedOptions(y))), ['table', 'json', 'csv', 'md'], 'one job a row')
         .positional('manifest', { type: 'string', demandOption: true })
-        .option('concurrency', { type: 'string', describe: 'submits in flight at once, for the duration estimate (default 8)' }),
+        .option('concurrency', {
+          type: 'string',
+          describe: `submits in flight at once, for the duration estimate (${envHint('concurrency')}; default 8)`,
+        })
+        .middleware(envOptions(['concurrency'], process.env)),
     handler: async (args) => {
-      const concurrency = parseConcurrency(args.concurrency);
+      const format = resolveFormat(args);
+      const concurrency = parseConcurrency(args);
       const session = await openWorkSession(args, { command: 'estimate', run: false });
       let failure: unknown;
       const progress = createRunProgress();
@@ -47,11 +57,11 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
             if (line !== undefined) logLine(stamp(line));
           },
         }).finally(() => ticker.stop());
-        await writeReportStream(session.paths.estimateJson, jsonDocumentChunks(costReportJson(report), 'jobs', mapAsync(jobs(), costJobJson)));
-        await writeReportStream(session.paths.estimateCsv, jobsCsvChunks(mapAsync(jobs(), csvRow)));
-        if (args.json) await writeJsonStream(costReportJson(report), 'jobs', mapAsync(jobs(), costJobJson));
-        else await writeStdout(formatCostReport(report, { color: useColor(process.stdout), firstJobs }));
-        logLine(`report written to ${session.paths.estimateJson} and ${session.paths.estimateCsv}`);
+        const title = path.basename(session.paths.manifest);
+        await writeEstimateReports(session.paths, report, jobs, title);
+        await print(report, { firstJobs, jobs }, format, title);
+        const { estimateJson, estimateCsv, estimateGroupsCsv, estimateMd } = session.paths;
+        logLine(`reports written: ${estimateJson}, ${estimateCsv}, ${estimateGroupsCsv} and ${estimateMd}`);
         result.exitCode = report.withinBudget ? ExitCode.ok : ExitCode.budget;
       } catch (error) {
         failure = error;
@@ -63,6 +73,21 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
   };
 }
 
-function csvRow(job: CostJob): JobCsvRow {
-  return { id: job.id, type: job.type, model: job.model, state: '', price_usd: job.priceMicro, price_source: job.source, request_id: '', output: '', error: '' };
+/** The JSON and the CSV list every job, read from the ledger a window at a time (a fresh pass each). */
+function print(
+  report: CostReport,
+  rows: { firstJobs: readonly CostReportJob[]; jobs: () => AsyncIterable<CostReportJob> },
+  format: OutputFormat,
+  title: string,
+): Promise<void> {
+  switch (format) {
+    case 'json':
+      return writeStdoutChunks(estimateJsonChunks(report, rows.jobs()));
+    case 'csv':
+      return writeStdoutChunks(estimateCsvChunks(rows.jobs()));
+    case 'md':
+      return writeStdout(estimateMarkdown(report, title));
+    case 'table':
+      return writeStdout(formatCostReport(report, { color: useColor(process.stdout), firstJobs: rows.firstJobs }));
+  }
 }

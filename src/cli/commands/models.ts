@@ -1,6 +1,7 @@
 import { JOB_TYPES, type JobType } from '../../jobs/index.js';
 import type { CommandModule } from 'yargs';
 import type { Model } from '../../api/types.js';
+import type { ModelsDocument } from '../../report/document-schemas.js';
 import { escapeControlChars } from '../../control-chars.js';
 import type { CommandResult } from '../main.js';
 import { withSharedOptions, type SharedArgs } from '../options.js';
@@ -24,13 +25,29 @@ export function modelsCommand(result: CommandResult): CommandModule<object, Mode
         const models = (await service.client.listModels({ types })).filter((m) =>
           m.inferenceTypes.some((t) => types.includes(t as JobType)),
         );
-        if (args.json) await writeJsonDocument({ models });
+        if (args.json) await writeJsonDocument({ models: models.map(modelJson) });
         else await writeStdout(formatModels(models));
         result.exitCode = 0;
       } finally {
         await service.close();
       }
     },
+  };
+}
+
+/** A model in the `models --json` document: the client's names back in snake_case. */
+function modelJson(model: Model): ModelsDocument['models'][number] {
+  const limits = Object.fromEntries(Object.entries(model.limits).filter((entry): entry is [string, number] => entry[1] !== undefined));
+  return {
+    slug: model.slug,
+    name: model.name,
+    inference_types: model.inferenceTypes,
+    limits,
+    features: model.features,
+    defaults: model.defaults,
+    languages: model.languages.map((lang) => ({ slug: lang.slug, name: lang.name, voices: lang.voices.map((voice) => ({ ...voice })) })),
+    loras: model.loras,
+    status: model.status,
   };
 }
 

@@ -3,12 +3,14 @@ import { ExitCode } from '../../errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_UPLOAD_TIMEOUT_MS } from '../../api/client.js';
 import type { InFlight, RunEvent } from '../../runner/context.js';
 import { createRunProgress, DEFAULT_MAX_RESULT_BYTES, limitsOf, refuseLostLedger, run, type RunOutcome } from '../../runner/index.js';
-import { formatStatusText, statusJobJson, statusJsonHead, submittedLines, type StatusSummary } from '../../report/status.js';
-import { mapAsync, runJobs } from '../../runner/reports.js';
+import { errorJson } from '../../report/error-json.js';
+import { statusJsonChunks } from '../../report/status-document.js';
+import { formatStatusText, submittedLines, type StatusSummary } from '../../report/status.js';
+import { runJobs } from '../../runner/reports.js';
 import type { CommandResult } from '../main.js';
-import { errorDocument } from '../error-document.js';
+import { envHint, envOptions, optionLabel } from '../env-options.js';
 import { manifestPaths, parseConcurrency, parseWholeNumber, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
-import { logLine, useColor, writeJsonStream, writeStdout } from '../output.js';
+import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
 import { stamp, untilText } from '../clock.js';
 import type { LogFile } from '../log-file.js';
 import { startPricingTicker } from '../pricing-progress.js';
@@ -51,26 +53,27 @@ export function runCommand(result: CommandResult, argv: readonly string[]): Comm
     builder: (y) =>
       withManifestFileOptions(withPlanOptions(withSharedOptions(y)))
         .positional('manifest', { type: 'string', demandOption: true })
-        .option('concurrency', { type: 'string', describe: 'submits in flight at once (default 8)' })
+        .option('concurrency', { type: 'string', describe: `submits in flight at once (${envHint('concurrency')}; default 8)` })
         .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })
-        .option('out', { type: 'string', describe: 'results folder (default: <manifest>.out/ beside the manifest)' })
+        .option('out', { type: 'string', describe: `results folder (${envHint('out')}; default: <manifest>.out/ beside the manifest)` })
         .option('resubmit-in-doubt', { type: 'boolean', default: false, describe: 'send in-doubt jobs again (they may be paid twice)' })
         .option('partial', { type: 'boolean', default: false, describe: 'over budget: send what fits in manifest order, skip the rest' })
         .option('poll-ms', {
           type: 'string',
-          describe: "first status poll after MS for every kind, backing off to 6×MS (default: the service's pace, 1.5 s audio, 5 s video)",
+          describe: `first status poll after MS for every kind, backing off to 6×MS (${envHint('poll-ms')}; default: the service's pace, 1.5 s audio, 5 s video)`,
         })
         .option('max-result-mb', {
           type: 'string',
-          describe: `refuse (and collect on a later run) results larger than this many megabytes (default ${DEFAULT_MAX_RESULT_MB})`,
+          describe: `refuse (and collect on a later run) results larger than this many megabytes (${envHint('max-result-mb')}; default ${DEFAULT_MAX_RESULT_MB})`,
         })
-        .option('log-file', { type: 'string', describe: 'append every event to this file as JSON Lines (env MEDIABATCH_LOG_FILE)' }),
+        .option('log-file', { type: 'string', describe: 'append every event to this file as JSON Lines (env MEDIABATCH_LOG_FILE)' })
+        .middleware(envOptions(['concurrency', 'out', 'poll-ms', 'max-result-mb'], process.env)),
     handler: async (args) => {
       const numbers: RunNumbers = {
-        concurrency: parseConcurrency(args.concurrency),
-        pollMs: parseWholeNumber('--poll-ms', args['poll-ms'], { min: 10, max: 600_000, unit: 'milliseconds' }),
+        concurrency: parseConcurrency(args),
+        pollMs: parseWholeNumber(optionLabel(args, 'poll-ms'), args['poll-ms'], { min: 10, max: 600_000, unit: 'milliseconds' }),
         maxResultMb:
-          parseWholeNumber('--max-result-mb', args['max-result-mb'], { min: 1, max: MAX_RESULT_MB_CEILING, unit: 'megabytes' }) ??
+          parseWholeNumber(optionLabel(args, 'max-result-mb'), args['max-result-mb'], { min: 1, max: MAX_RESULT_MB_CEILING, unit: 'megabytes' }) ??
           DEFAULT_MAX_RESULT_MB,
       };
       const paths = manifestPaths(args.manifest, args.db, args.out);
@@ -181,8 +184,7 @@ function resumeHint(argv: readonly string[]): string {
  */
 async function writeSummaryDocument(session: WorkSession, summary: StatusSummary, outcome: RunOutcome | undefined, result: CommandResult): Promise<void> {
   const fatal = outcome?.execute.fatal;
-  const head = statusJsonHead(summary);
-  await writeJsonStream(fatal === undefined ? head : { ...head, ...errorDocument(fatal) }, 'jobs', mapAsync(runJobs(session.ledger), statusJobJson));
+  await writeStdoutChunks(statusJsonChunks(summary, runJobs(session.ledger), { finished: true, error: fatal === undefined ? undefined : errorJson(fatal) }));
   result.errorInDocument = fatal !== undefined;
 }
 

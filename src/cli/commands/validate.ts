@@ -50,7 +50,8 @@ export function validateCommand(result: CommandResult): CommandModule<object, Va
         result.exitCode = 0;
       } catch (error) {
         if (!(error instanceof ManifestError) || !args.json) throw error;
-        await writeJsonDocument({ valid: false, ...errorDocument(error) });
+        const { error: failure, problems } = errorDocument(error);
+        await writeJsonDocument({ valid: false, error: failure, problems: problems ?? [] });
         logLine(`${args.manifest}: ${error.total} problem(s)`);
         result.exitCode = error.exitCode;
       }

@@ -1,0 +1,90 @@
+import { microToUsd } from '../money.js';
+import type { CostReport, CostReportJob, CostTotals } from '../pricing/report.js';
+import type { GroupSummary } from '../pricing/types.js';
+import { SCHEMA_VERSION, type EstimateDocument, type EstimateJobJson } from './document-schemas.js';
+import { jsonListDocument, type Rows } from './json-stream.js';
+
+type Fields = Omit<EstimateDocument, 'jobs'>;
+
+/**
+ * `estimate --json` and `<name>.estimate.json` as text chunks: the contract's fields first, in
+ * its order (schema_version, total, spent, budget, within_budget, price_calls), then one job a
+ * line, then the totals. `rows` are the report's jobs (read from the ledger in windows).
+ */
+export function estimateJsonChunks(report: CostReport, rows: Rows<CostReportJob>): AsyncGenerator<string> {
+  const { schema_version, total, spent, budget, within_budget, price_calls, ...tail } = estimateFields(report);
+  return jsonListDocument({
+    head: { schema_version, total, spent, budget, within_budget, price_calls },
+    listKey: 'jobs',
+    rows,
+    toJson: estimateJobJson,
+    tail,
+  });
+}
+
+export function estimateJobJson(job: CostReportJob): EstimateJobJson {
+  return {
+    id: job.id,
+    type: job.type,
+    model: job.model,
+    price: microToUsd(job.priceMicro),
+    price_source: job.source,
+    to_send: job.toSend,
+    priceSource: job.source,
+  };
+}
+
+/** Every field but the jobs; the 0.1 camelCase aliases last. */
+export function estimateFields(report: CostReport): Fields {
+  const byModel = totalsJson(report.byModel);
+  return {
+    schema_version: SCHEMA_VERSION,
+    total: microToUsd(report.totalMicro),
+    spent: microToUsd(report.spentMicro),
+    budget: report.budgetMicro === null ? null : microToUsd(report.budgetMicro),
+    within_budget: report.withinBudget,
+    price_calls: report.priceCalls,
+    by_model: byModel,
+    by_type: totalsJson(report.byType),
+    groups: report.byGroup.map(groupJson),
+    to_spend: microToUsd(report.toSpendMicro),
+    jobs_to_send: report.jobsToSend,
+    left: report.leftMicro === null ? null : microToUsd(report.leftMicro),
+    over_by: microToUsd(report.overByMicro),
+    fit_count: report.fitCount,
+    fit_total: microToUsd(report.fitMicro),
+    balance: report.balanceMicro === null ? null : microToUsd(report.balanceMicro),
+    balance_covers: report.balanceCovers,
+    plan: report.planName,
+    cached_price_age_s: report.cachedPriceAgeMs === null ? null : Math.round(report.cachedPriceAgeMs / 1000),
+    duration: {
+      ms: Math.round(report.duration.durationMs),
+      text: report.durationText,
+      status_polls_min: report.duration.statusPollsMin,
+      by_class: report.duration.byClass.map((c) => ({ what: c.what, requests: c.requests, ms: Math.round(c.durationMs), limit: c.limitText })),
+    },
+    withinBudget: report.withinBudget,
+    priceCalls: report.priceCalls,
+    byModel,
+  };
+}
+
+function groupJson(g: GroupSummary): EstimateDocument['groups'][number] {
+  return {
+    key: g.key,
+    type: g.type,
+    model: g.model,
+    params: { ...g.params },
+    jobs: g.jobs,
+    characters: g.characters,
+    distinct_lengths: g.distinctLengths,
+    method: g.method,
+    calls: g.calls,
+    total: microToUsd(g.totalMicro),
+    jobs_by_source: { ...g.jobsBySource },
+  };
+}
+
+function totalsJson(totals: Record<string, CostTotals>): Record<string, { jobs: number; total: number }> {
+  return Object.fromEntries(Object.entries(totals).map(([name, t]) => [name, { jobs: t.jobs, total: microToUsd(t.totalMicro) }]));
+}

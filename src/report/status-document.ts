@@ -1,0 +1,59 @@
+import { microToUsd } from '../money.js';
+import { SCHEMA_VERSION, type ErrorJson, type StatusDocument, type StatusJobJson } from './document-schemas.js';
+import { jsonListDocument, type Rows } from './json-stream.js';
+import type { StatusJob, StatusSummary } from './status.js';
+
+/** What a run adds to the status document: which run wrote it, and what ended it early. */
+export interface RunDocumentExtras {
+  finished: boolean;
+  error?: ErrorJson | undefined;
+}
+
+/**
+ * `status --json`, and with `run` extras `run --json` and `<name>.run.json`, as text chunks: the
+ * contract's fields first (schema_version, counts, spent, budget), then the run's (kind,
+ * finished, error), then one job a line. Everything but the jobs is in the first few hundred
+ * bytes, so a reader of a million-job run.json (is this a trace of sent requests?) need not
+ * parse the rest. `rows` are every job the summary covers (read from the ledger in windows).
+ */
+export function statusJsonChunks(summary: StatusSummary, rows: Rows<StatusJob>, run?: RunDocumentExtras): AsyncGenerator<string> {
+  const runFields = run === undefined ? {} : { kind: 'run', finished: run.finished, error: run.error };
+  return jsonListDocument({ head: { ...statusFields(summary), ...runFields }, listKey: 'jobs', rows, toJson: statusJobJson });
+}
+
+/** Every field but the jobs. `submitting` is counted apart: jobs a crash caught mid-submit. */
+export function statusFields(summary: StatusSummary): Omit<StatusDocument, 'jobs'> {
+  const { counts } = summary;
+  return {
+    schema_version: SCHEMA_VERSION,
+    counts: {
+      pending: counts.pending,
+      submitted: counts.submitted,
+      done: counts.done,
+      failed: counts.failed,
+      in_doubt: counts.in_doubt,
+      skipped: counts.skipped,
+      submitting: counts.submitting ?? 0,
+    },
+    spent: microToUsd(summary.spentMicro),
+    budget: summary.budgetMicro === null ? null : microToUsd(summary.budgetMicro),
+  };
+}
+
+/** One job of the document. Type, state and price source come from the ledger, which holds only known values. */
+export function statusJobJson(job: StatusJob): StatusJobJson {
+  return {
+    id: job.id,
+    type: job.type as StatusJobJson['type'],
+    state: job.state as StatusJobJson['state'],
+    request_id: job.requestId,
+    price: job.priceMicro === null ? null : microToUsd(job.priceMicro),
+    output: job.output,
+    error: job.error,
+    tags: [...(job.tags ?? [])],
+    model: job.model ?? null,
+    price_source: (job.priceSource ?? null) as StatusJobJson['price_source'],
+    in_manifest: job.inManifest ?? true,
+    collect_issue: job.issue ?? null,
+  };
+}

@@ -1,0 +1,6 @@
+/** The whole text of a document written as chunks (report/json-stream.ts, report/csv.ts). */
+export async function textOf(chunks: AsyncIterable<string>): Promise<string> {
+  let text = '';
+  for await (const chunk of chunks) text += chunk;
+  return text;
+}
