@@ -6,6 +6,8 @@ export type {
   JobRow,
   JobView,
   JobOutcome,
+  JobCursor,
+  JobWindow,
   EventRow,
   ChangedJob,
   SyncResult,
@@ -19,6 +21,7 @@ export type {
   PriceEntry,
   LockHolder,
 } from './ledger.js';
+export { eachJob, JOB_WINDOW_ROWS } from './each-job.js';
 export { openSqliteLedger, type SqliteLedgerMode, type SqliteLedgerOptions } from './sqlite/sqlite-ledger.js';
 export { SCHEMA_VERSION } from './sqlite/schema.js';
 export { JOB_STATES, isJobState, canTransition, type JobState, type State } from '../jobs/states.js';

@@ -105,6 +105,22 @@ export interface JobOutcome {
   issue: CollectIssue | null;
 }
 
+/** Where a windowed read resumes: after this job in manifest order (a row read before will do). */
+export interface JobCursor {
+  manifestIndex: number;
+  id: string;
+}
+
+/**
+ * A window of jobs in manifest order (`manifestIndex`, then `id`: a job the manifest dropped keeps
+ * its old index, so two rows may share one). Without `after`, from the first job.
+ */
+export interface JobWindow {
+  after?: JobCursor | undefined;
+  /** At most this many rows; a shorter answer is the end. */
+  limit: number;
+}
+
 export interface EventRow {
   /** Grows with every event appended: the log's order. */
   id: number;
@@ -191,6 +207,12 @@ export interface Ledger {
   jobViews(): Promise<JobView[]>;
   /** Every job's outcome, in manifest order. */
   jobOutcomes(): Promise<JobOutcome[]>;
+  /**
+   * Whole rows, one window at a time, in manifest order: what reads every job without holding
+   * them all (the review page; `readAllJobs` in store/index.ts walks the windows). Rows added or
+   * changed between windows are seen or not, but none is read twice or skipped if it stays put.
+   */
+  readJobs(window: JobWindow): Promise<JobRow[]>;
   countsByState(): Promise<Record<JobState, number>>;
   /** What the ledger counts as spent: the sum of every job's spend, earlier runs included. */
   spentMicro(): Promise<MicroUsd>;

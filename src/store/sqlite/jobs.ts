@@ -1,4 +1,4 @@
-import type { EventRow, JobOutcome, JobPrice, JobRow, JobSpec, JobView, SyncResult } from '../ledger.js';
+import type { EventRow, JobOutcome, JobPrice, JobRow, JobSpec, JobView, JobWindow, SyncResult } from '../ledger.js';
 import type { StoreContext } from './context.js';
 import { toEventRow, toJobRow, type RawEvent, type RawJob } from './rows.js';
 import { JOB_STATES, type JobState } from '../../jobs/states.js';
@@ -11,6 +11,7 @@ export interface JobRecords {
   getJob(id: string): JobRow | undefined;
   jobViews(): JobView[];
   jobOutcomes(): JobOutcome[];
+  readJobs(window: JobWindow): JobRow[];
   countsByState(): Record<JobState, number>;
   spentMicro(): MicroUsd;
   eventsFor(id: string | null): EventRow[];
@@ -50,6 +51,13 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
          (SELECT kind FROM events WHERE events.job_id = jobs.id AND kind IN ('not_collected', 'status_unknown') ORDER BY events.id DESC LIMIT 1)
        END AS issue
      FROM jobs ORDER BY manifest_index, id`,
+  );
+  // Keyset windows: each starts in the manifest_index index where the last one ended, so the
+  // millionth row costs what the first does (an OFFSET would count its way past every earlier one).
+  const selectFirstWindow = db.prepare<[{ limit: number }], RawJob>('SELECT * FROM jobs ORDER BY manifest_index, id LIMIT @limit');
+  const selectWindowAfter = db.prepare<[{ index: number; id: string; limit: number }], RawJob>(
+    `SELECT * FROM jobs WHERE manifest_index > @index OR (manifest_index = @index AND id > @id)
+     ORDER BY manifest_index, id LIMIT @limit`,
   );
   const selectEvents = db.prepare<[string], RawEvent>('SELECT * FROM events WHERE job_id = ? ORDER BY id');
   const selectRunEvents = db.prepare<[], RawEvent>('SELECT * FROM events WHERE job_id IS NULL ORDER BY id');
@@ -106,6 +114,11 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     },
     jobViews: () => selectViews.all(),
     jobOutcomes: () => selectOutcomes.all(),
+    readJobs: ({ after, limit }) => {
+      if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`bug in mediabatch: a window of ${limit} jobs was asked for`);
+      const raws = after === undefined ? selectFirstWindow.all({ limit }) : selectWindowAfter.all({ index: after.manifestIndex, id: after.id, limit });
+      return raws.map(toJobRow);
+    },
     countsByState: () => {
       const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
       for (const { state, n } of selectCounts.all()) counts[state] = n;

@@ -76,6 +76,7 @@ function sqliteLedger(core: SqliteCore, committer: Committer): Ledger {
     getJob: (id) => now(() => core.getJob(id)),
     jobViews: () => now(() => core.jobViews()),
     jobOutcomes: () => now(() => core.jobOutcomes()),
+    readJobs: (window) => now(() => core.readJobs(window)),
     countsByState: () => now(() => core.countsByState()),
     spentMicro: () => now(() => core.spentMicro()),
     eventsFor: (jobId) => now(() => core.eventsFor(jobId)),
