@@ -4,6 +4,7 @@ import { ExitCode, isMediabatchError, UsageError } from '../errors.js';
 import { ManifestError } from '../manifest/errors.js';
 import { estimateCommand } from './commands/estimate.js';
 import { modelsCommand } from './commands/models.js';
+import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
 import { simCommand } from './commands/sim.js';
@@ -38,6 +39,7 @@ async function parse(argv: string[], result: CommandResult): Promise<void> {
     .command(estimateCommand(result))
     .command(runCommand(result))
     .command(statusCommand(result))
+    .command(reportCommand(result))
     .command(modelsCommand(result))
     .command(simCommand(result))
     .command(schemaCommand(result))

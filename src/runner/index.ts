@@ -17,10 +17,11 @@ import { paceFor, type PlanChoice } from './pace-plan.js';
 import { planRun, type RunPlan } from './plan.js';
 import { checkWithService, priceManifest } from './prepare.js';
 import { ensureWritableFolder, summarize, writeRunReports, type RunFiles } from './reports.js';
+import { writeReviewPage } from './review-page.js';
 import { pricesMicro, runManifest, type RunOutcome } from './run.js';
 
 export type { PlanChoice, RunEvent, RunFiles, RunOutcome, RunPlan, StatusSummary };
-export { refuseLostLedger };
+export { refuseLostLedger, writeReviewPage };
 
 /** The service, as the composition root reached it: a client and the base URL it speaks to. */
 export interface ServiceAccess {
@@ -188,6 +189,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   }
   const summary = await summarize(ledger, budgetMicro, manifestIds);
   await writeRunReports(files, summary, true);
+  if (files.reportHtml !== undefined) await writeReviewPage(ledger, files.reportHtml, { manifest: manifest.path, budgetMicro });
   return { outcome, summary };
 }
 
