@@ -26,7 +26,7 @@ export async function writeReviewPage(ledger: Ledger, file: string, request: Rev
   const pages = renderReviewPage(reviewJobs(ledger), {
     title: path.basename(request.manifest),
     generatedAt: (request.generatedAt ?? new Date()).toISOString(),
-    ledger: ledger.location,
+    ledger: beside(ledger.location, path.dirname(file)),
     spentMicro,
     budgetMicro: request.budgetMicro,
     pageDir: path.dirname(file),
@@ -40,6 +40,12 @@ export async function writeReviewPage(ledger: Ledger, file: string, request: Rev
     if (!isFileError(error)) throw error;
     throw new LocalIoError(`cannot write ${file}: ${(error as Error).message}`, 'E_REPORT', error);
   }
+}
+
+/** A path as seen from the page's folder when it is inside it (`promo.mediabatch.db`), else whole. */
+function beside(file: string, dir: string): string {
+  const relative = path.relative(dir, file);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
 }
 
 async function* reviewJobs(ledger: Ledger): AsyncGenerator<ReviewJob> {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { decimalUsd } from '../../src/money.js';
-import { formatMicroUsd, parseView, selectRows, splitTag, viewHash, type PageMeta, type RowTuple } from '../../src/report/review-page/browser-app.js';
+import { formatMicroUsd, parseView, selectRows, splitTag, viewHash, type PageMeta, type RowTuple } from '../../src/report/review-page/browser-view.js';
 import { ROOT } from '../helpers/cli.js';
 
 describe("the review page's browser script", () => {
@@ -10,7 +10,7 @@ describe("the review page's browser script", () => {
     const configFile = path.join(ROOT, 'tsconfig.browser.json');
     const read = ts.readConfigFile(configFile, (file) => ts.sys.readFile(file));
     const config = ts.parseJsonConfigFileContent(read.config, ts.sys, ROOT, undefined, configFile);
-    expect(config.fileNames).toEqual([path.join(ROOT, 'src/report/review-page/browser-app.js')]);
+    expect(config.fileNames).toEqual(['browser-view.js', 'browser-page.js'].map((name) => path.join(ROOT, 'src/report/review-page', name)));
     const program = ts.createProgram(config.fileNames, config.options);
     const host = { getCanonicalFileName: (f: string) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' };
     expect(ts.formatDiagnostics(ts.getPreEmitDiagnostics(program), host)).toBe('');

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { PageMeta, RowTuple } from '../../src/report/review-page/browser-app.js';
+import type { PageMeta, RowTuple } from '../../src/report/review-page/browser-view.js';
 import { escapeHtml, jsonForScript } from '../../src/report/review-page/escape.js';
 import { renderReviewPage, resultHref, type ReviewJob, type ReviewPageFacts } from '../../src/report/review-page/render.js';
 
@@ -90,7 +90,10 @@ describe('the review page renderer', () => {
     expect(csp).toContain(`script-src ${hash(script)}`);
     expect(csp).toContain(`style-src ${hash(style)}`);
     expect(csp).toContain("default-src 'none'");
-    expect(script).toContain('function startReviewPage');
+    // The two browser modules as one script: the view's functions, then the page that uses them.
+    expect(script.indexOf('export function selectRows')).toBeGreaterThan(0);
+    expect(script.indexOf('export function startReviewPage')).toBeGreaterThan(script.indexOf('export function selectRows'));
+    expect(script).not.toMatch(/^import /m);
     expect(script).not.toContain('sourceMappingURL');
   });
 

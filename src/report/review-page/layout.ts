@@ -1,5 +1,6 @@
 import { decimalUsd, formatUsd, type MicroUsd } from '../../money.js';
 import { formatCount } from '../text.js';
+import { ATTENTION } from './browser-view.js';
 import { escapeHtml } from './escape.js';
 import type { Tally } from './tally.js';
 
@@ -31,7 +32,7 @@ export function pageStart(facts: PageFacts, csp: string, css: string): string {
 <body>
 <header>
 <h1>${title}</h1>
-<p>Review page written ${escapeHtml(facts.generatedAt)} from the ledger ${escapeHtml(facts.ledger)}. Results play from the files beside this page.</p>
+<p>Written <time datetime="${escapeHtml(facts.generatedAt)}">${escapeHtml(facts.generatedAt)}</time> from the ledger ${escapeHtml(facts.ledger)}. Results play from the files beside this page.</p>
 </header>
 <main>
 <noscript><p>This page needs JavaScript to list the jobs; the totals are below.</p></noscript>
@@ -65,7 +66,7 @@ export function stateButtons(counts: ReadonlyMap<string, number>, total: number)
   return [
     '<div class="states"><h2>Jobs</h2>',
     button('', 'every job', total),
-    button('failed,in_doubt', 'failed or in doubt', failed + inDoubt, failed + inDoubt > 0),
+    button(ATTENTION, 'failed or in doubt', failed + inDoubt, failed + inDoubt > 0),
     button('failed', 'failed', failed, failed > 0),
     button('in_doubt', 'in doubt', inDoubt, inDoubt > 0),
     ...others.map(([state, n]) => button(state, state.replace('_', ' '), n)),

@@ -5,7 +5,7 @@ import { JOB_TYPES, kindOf, type JobType } from '../../jobs/index.js';
 import { JOB_STATES, type JobState } from '../../jobs/states.js';
 import type { MicroUsd } from '../../money.js';
 import { describeGroupKey, groupOfPriceKey } from '../../pricing/keys.js';
-import type { PageMeta, RowTuple } from './browser-app.js';
+import type { PageMeta, RowTuple } from './browser-view.js';
 import { reviewPageScript } from './browser-script.js';
 import { jsonForScript } from './escape.js';
 import { moneyPanel, pageStart, stateButtons, tallyTable, type PageFacts } from './layout.js';

@@ -49,10 +49,10 @@ table { border-collapse: collapse; width: 100%; }
 .jobs td.id { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; overflow-wrap: anywhere; min-width: 110px; max-width: 200px; }
 .jobs td.price { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .jobs small { color: var(--muted); }
-.jobs td.text { max-width: 420px; cursor: pointer; }
+.jobs td.text { min-width: 220px; max-width: 420px; cursor: pointer; }
 .clamp { display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 4; overflow: hidden; white-space: pre-wrap; word-break: break-word; }
 td.text.open .clamp { -webkit-line-clamp: unset; }
-.jobs td.error { color: var(--failed); max-width: 280px; word-break: break-word; }
+.jobs td.error { color: var(--failed); min-width: 200px; max-width: 300px; overflow-wrap: break-word; }
 .jobs td.request { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 11px; color: var(--muted); word-break: break-all; max-width: 160px; }
 .state { display: inline-block; border-radius: 10px; padding: 1px 8px; font-size: 12px; border: 1px solid currentColor; white-space: nowrap; }
 .state.done { color: var(--done); } .state.failed { color: var(--failed); font-weight: 600; } .state.in_doubt { color: var(--doubt); font-weight: 600; }
