@@ -47,10 +47,10 @@ export function pageStart(facts: PageFacts, csp: string, css: string): string {
 <select id="page-size" aria-label="Rows a page"></select>
 </div>
 <div class="pager-row"><span id="shown">Reading the jobs…</span><div class="pager"></div></div>
-<table class="jobs">
+<div class="table-scroll"><table class="jobs">
 <thead><tr><th>id</th><th>state</th><th>kind · model</th><th>price</th><th>text or prompt</th><th>tags</th><th>result</th><th>error</th><th>request id</th></tr></thead>
 <tbody id="job-rows"></tbody>
-</table>
+</table></div>
 <div class="pager"></div>
 </section>
 `;

@@ -33,6 +33,7 @@ meter { width: 100%; height: 14px; }
 .states button.attention { border-color: var(--failed); color: var(--failed); font-weight: 600; }
 .states button.active { outline: 2px solid var(--accent); }
 table { border-collapse: collapse; width: 100%; }
+.table-scroll { overflow-x: auto; }
 .totals td, .totals th { padding: 3px 8px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
 .totals td:first-child, .totals th:first-child { text-align: left; white-space: normal; overflow-wrap: anywhere; width: 100%; }
 .toolbar { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; position: sticky; top: 0; background: var(--bg); padding: 8px 0; z-index: 1; }
@@ -49,18 +50,18 @@ table { border-collapse: collapse; width: 100%; }
 .jobs td.id { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; overflow-wrap: anywhere; min-width: 110px; max-width: 200px; }
 .jobs td.price { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .jobs small { color: var(--muted); }
-.jobs td.text { min-width: 220px; max-width: 420px; cursor: pointer; }
+.jobs td.text { min-width: 180px; max-width: 420px; cursor: pointer; }
 .clamp { display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 4; overflow: hidden; white-space: pre-wrap; word-break: break-word; }
 td.text.open .clamp { -webkit-line-clamp: unset; }
-.jobs td.error { color: var(--failed); min-width: 200px; max-width: 300px; overflow-wrap: break-word; }
+.jobs td.error { color: var(--failed); min-width: 180px; max-width: 300px; overflow-wrap: break-word; }
 .jobs td.request { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 11px; color: var(--muted); word-break: break-all; max-width: 160px; }
 .state { display: inline-block; border-radius: 10px; padding: 1px 8px; font-size: 12px; border: 1px solid currentColor; white-space: nowrap; }
 .state.done { color: var(--done); } .state.failed { color: var(--failed); font-weight: 600; } .state.in_doubt { color: var(--doubt); font-weight: 600; }
 .state.submitted, .state.submitting { color: var(--running); } .state.pending, .state.skipped { color: var(--idle); }
 .tag { font: inherit; font-size: 12px; border: 1px solid var(--line); background: var(--panel); color: var(--fg); border-radius: 10px; padding: 0 8px; margin: 0 4px 4px 0; cursor: pointer; }
 .player { display: flex; flex-direction: column; gap: 2px; }
-.player audio { width: 240px; height: 32px; }
-.player video { width: 240px; max-height: 160px; background: #000; }
+.player audio { width: 220px; height: 32px; }
+.player video { width: 220px; max-height: 160px; background: #000; }
 .player img { width: 120px; height: 120px; object-fit: contain; background: var(--panel); border-radius: 4px; display: block; }
 .player .file { font-size: 11px; color: var(--accent); word-break: break-all; }
 .player.missing::after { content: "file not found beside this page"; font-size: 11px; color: var(--failed); }
