@@ -20,13 +20,16 @@ export function openFile(file: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { detached: true, stdio: 'ignore', windowsVerbatimArguments: process.platform === 'win32' });
     let timer: NodeJS.Timeout | undefined;
+    let settled = false;
+    // Only the first word counts; the listeners stay, so a late event is never an unhandled one.
     const done = (reason: string | undefined): void => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      child.removeAllListeners();
       child.unref();
       resolve(reason);
     };
-    child.once('error', (error: NodeJS.ErrnoException) => done(`${command}: ${error.code === 'ENOENT' ? 'not found' : error.message}`));
+    child.on('error', (error: NodeJS.ErrnoException) => done(`${command}: ${error.code === 'ENOENT' ? 'not found' : error.message}`));
     child.once('spawn', () => {
       timer = setTimeout(() => done(undefined), OPENER_FAILS_WITHIN_MS);
     });
