@@ -4,7 +4,8 @@
  *
  * Every figure comes from a real run: the built CLI as a child process (as users run it)
  * against the simulator in this process over loopback, with no latency and no rate limit
- * unless said otherwise.
+ * unless said otherwise. The review page is measured in headless Chromium (bench/review-page.ts):
+ * BENCH_REVIEW_JOBS synthetic jobs, 100,000 unless said otherwise.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -16,10 +17,12 @@ import { bareUndiciSubmits } from './bare-undici.js';
 import { benchManifest, writeLargeManifest } from './manifest-bench.js';
 import { benchText, VOICES } from './jobs.js';
 import { pacedRun } from './paced.js';
+import { formatReviewPageFigures, reviewPageBench } from './review-page.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = path.join(ROOT, 'dist/src/cli/main.js');
 const JOBS = Number(process.env['BENCH_JOBS'] ?? 10_000);
+const REVIEW_JOBS = Number(process.env['BENCH_REVIEW_JOBS'] ?? 100_000);
 const CONCURRENCY = 8;
 
 interface Measured {
@@ -80,6 +83,11 @@ async function main(): Promise<void> {
   const results: Record<string, unknown> = {};
   const rows: [string, string][] = [];
   try {
+    // (f) first: it needs headless Chromium, and a machine without it should say so before the long runs.
+    const review = await reviewPageBench(REVIEW_JOBS);
+    results['reviewPage'] = review;
+    rows.push(...formatReviewPageFigures(review));
+
     const manifest = await writeManifest(dir, JOBS);
     const sim = await startSimulator({ plan: 'unlimited', pendingMs: { txt2audio: 0, img2video: 0 }, processingMs: { txt2audio: 0, img2video: 0 } });
     const common = ['--base-url', sim.url, '--plan', 'unlimited', '--concurrency', String(CONCURRENCY)];

@@ -30,6 +30,12 @@ const LIBRARY_HOME: Record<string, string> = {
   tinyglobby: 'manifest',
 };
 
+/**
+ * Libraries only tests and benchmarks use (devDependencies): the program never loads them.
+ * playwright-core drives the browser tests' Chromium (test/helpers/browser.ts, bench/chromium.ts).
+ */
+const TEST_ONLY = ['playwright-core', 'vitest', 'typescript'];
+
 interface Import {
   file: string;
   from: string;
@@ -98,6 +104,11 @@ describe('architecture', () => {
           .filter(({ line }) => kinds.test(line))
           .map(({ at, line }) => `${at}: ${line.trim()}`),
       );
+    expect(wrong).toEqual([]);
+  });
+
+  it('test-only libraries stay out of src', () => {
+    const wrong = imports.filter((i) => TEST_ONLY.includes(i.target)).map((i) => `${i.file} imports ${i.target}`);
     expect(wrong).toEqual([]);
   });
 

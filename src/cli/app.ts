@@ -5,6 +5,7 @@ import { ManifestError } from '../manifest/errors.js';
 import { estimateCommand } from './commands/estimate.js';
 import { logCommand } from './commands/log.js';
 import { modelsCommand } from './commands/models.js';
+import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
 import { simCommand } from './commands/sim.js';
@@ -40,6 +41,7 @@ async function parse(argv: string[], result: CommandResult): Promise<void> {
     .command(runCommand(result, argv))
     .command(statusCommand(result))
     .command(logCommand(result))
+    .command(reportCommand(result))
     .command(modelsCommand(result))
     .command(simCommand(result))
     .command(schemaCommand(result))

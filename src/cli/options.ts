@@ -104,6 +104,8 @@ export interface ManifestPaths {
   runCsv: string;
   /** `<name>.report.json`, what mediabatch 0.1 wrote for both: still read as a trace of a run. */
   legacyReport: string;
+  /** The review page: written by `report`, and by `run` when it ends. */
+  reportHtml: string;
 }
 
 /**
@@ -127,6 +129,7 @@ export function manifestPaths(manifestArg: string, dbArg?: string, outArg?: stri
     runJson: path.join(dir, `${name}.run.json`),
     runCsv: path.join(dir, `${name}.run.csv`),
     legacyReport: path.join(dir, `${name}.report.json`),
+    reportHtml: path.join(dir, `${name}.report.html`),
   };
 }
 

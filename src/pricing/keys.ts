@@ -23,6 +23,16 @@ export function lengthKey(groupKey: string, length: number): string {
   return `${groupKey}|chars=${length}`;
 }
 
+/** The price group a stored price key belongs to: the key itself, less the length of a length-priced job. */
+export function groupOfPriceKey(priceKey: string): string {
+  return priceKey.replace(/\|chars=\d+$/, '');
+}
+
+/** `v1|txt2audio|Kokoro|af_sky|…` as a person reads it: `txt2audio Kokoro af_sky …` (the version is noise). */
+export function describeGroupKey(groupKey: string): string {
+  return groupKey.split('|').slice(1).map(decodeURIComponent).join(' ');
+}
+
 /** The full price key of one job: what its cached price is stored under. */
 export function priceKeyOf(job: SendableJob): string {
   const pricing = kindOf(job.type).pricing;

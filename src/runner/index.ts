@@ -34,11 +34,12 @@ import { limitsOf, paceFor, type PlanChoice } from './pace-plan.js';
 import type { RunPlan } from './plan.js';
 import { loadCatalogue, priceLedger } from './prepare.js';
 import { costJobOf, ensureWritableFolder, estimateJobs, summarize, writeRunReports, type RunFiles } from './reports.js';
+import { writeReviewPage } from './review-page.js';
 import { runManifest, type RunOutcome } from './run.js';
 
 export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPlan, RunProgress, StatusSummary };
 export { createRunProgress, limitsOf };
-export { refuseLostLedger };
+export { refuseLostLedger, writeReviewPage };
 
 /** The service, as the composition root reached it: a client and the base URL it speaks to. */
 export interface ServiceAccess {
@@ -237,6 +238,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const summary = await summarize(ledger, budgetMicro);
   const fatal = outcome?.execute.fatal;
   await writeRunReports(files, ledger, summary, { finished: true, error: fatal === undefined ? undefined : errorJson(fatal) });
+  if (files.reportHtml !== undefined) await writeReviewPage(ledger, files.reportHtml, { manifest: manifest.path, budgetMicro });
   return { outcome, summary };
 }
 

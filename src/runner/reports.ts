@@ -109,6 +109,8 @@ export interface RunFiles {
   runCsv: string;
   /** `<name>.report.json`, what mediabatch 0.1 wrote: still read as a trace of a run. */
   legacyReport: string;
+  /** `<name>.report.html`, the review page written when the run ends; none when omitted. */
+  reportHtml?: string | undefined;
 }
 
 /**

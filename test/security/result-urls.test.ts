@@ -136,6 +136,7 @@ describe('result URLs the runner refuses', () => {
       'batch.mediabatch.db',
       'batch.out/job-cdn.wav',
       'batch.out/job-good.wav',
+      'batch.report.html',
       'batch.run.csv',
       'batch.run.json',
       'batch.yaml',

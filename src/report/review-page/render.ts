@@ -1,0 +1,167 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { JOB_TYPES, kindOf, type JobType } from '../../jobs/index.js';
+import { JOB_STATES, type JobState } from '../../jobs/states.js';
+import type { MicroUsd } from '../../money.js';
+import { describeGroupKey, groupOfPriceKey } from '../../pricing/keys.js';
+import type { PageMeta, RowTuple } from './browser-view.js';
+import { reviewPageScript } from './browser-script.js';
+import { jsonForScript } from './escape.js';
+import { moneyPanel, pageStart, stateButtons, tallyTable, type PageFacts } from './layout.js';
+import { REVIEW_PAGE_CSS } from './styles.js';
+import { addToTally, emptyTally, NamedTallies } from './tally.js';
+
+/** One job as the review page shows it. */
+export interface ReviewJob {
+  id: string;
+  type: JobType;
+  state: JobState;
+  priceMicro: MicroUsd | null;
+  /** What the ledger counts as spent on it. */
+  spentMicro: MicroUsd;
+  priceSource: string | null;
+  /** The stored price key: names its price group. */
+  priceKey: string | null;
+  model: string | null;
+  requestId: string | null;
+  /** A speech job's text, when the ledger has it. */
+  text?: string | null | undefined;
+  /** A prompt, for kinds that take one. */
+  prompt?: string | null | undefined;
+  tags?: readonly string[] | null | undefined;
+  error: string | null;
+  /** Absolute path of the downloaded result. */
+  output: string | null;
+}
+
+export type ReviewPageFacts = PageFacts & {
+  /** The folder the page is written to: results are linked relative to it. */
+  pageDir: string;
+};
+
+/** Distinct models or price groups listed one by one; the rest are summed together. */
+const MAX_NAMES = 2000;
+/** Rows joined into one chunk of output: fewer, larger writes. */
+const ROWS_PER_CHUNK = 500;
+
+/**
+ * The review page of `jobs`, as chunks of one self-contained HTML file: styles, script and data
+ * inline, nothing fetched (a Content-Security-Policy forbids it), results linked relative to
+ * `facts.pageDir`. The jobs are read once, as they come: a million of them pass through while
+ * this holds one chunk of rows and the totals.
+ */
+export async function* renderReviewPage(jobs: AsyncIterable<ReviewJob> | Iterable<ReviewJob>, facts: ReviewPageFacts): AsyncGenerator<string> {
+  const script = reviewPageScript();
+  if (/<\/script/i.test(script)) throw new Error('bug in mediabatch: the review page script contains "</script"');
+  yield pageStart(facts, contentSecurityPolicy(script, REVIEW_PAGE_CSS), REVIEW_PAGE_CSS);
+  yield '<script type="application/json" id="review-rows">[';
+  const totals = newTotals();
+  let chunk: string[] = [];
+  let first = true;
+  for await (const job of jobs) {
+    chunk.push(jsonForScript(toTuple(job, totals, facts.pageDir)));
+    if (chunk.length === ROWS_PER_CHUNK) {
+      yield (first ? '' : ',') + chunk.join(',');
+      first = false;
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) yield (first ? '' : ',') + chunk.join(',');
+  yield ']</script>\n';
+  const meta: PageMeta = {
+    format: 1,
+    states: [...JOB_STATES],
+    kinds: JOB_TYPES.map((name) => ({ name, media: kindOf(name).output.media })),
+    models: totals.models.names,
+    sources: totals.sources,
+    groups: totals.groups.names.map(groupLabel),
+  };
+  yield `<script type="application/json" id="review-meta">${jsonForScript(meta)}</script>\n`;
+  yield summary(facts, totals);
+  yield `</main>\n<script type="module">${script}</script>\n</body>\n</html>\n`;
+}
+
+function newTotals() {
+  return {
+    all: emptyTally(),
+    byState: new Map<string, number>(JOB_STATES.map((state) => [state, 0])),
+    kinds: new NamedTallies(JOB_TYPES.length, 'other kinds'),
+    models: new NamedTallies(MAX_NAMES, 'other models'),
+    groups: new NamedTallies(MAX_NAMES, 'other price groups'),
+    sources: [] as string[],
+  };
+}
+
+type Totals = ReturnType<typeof newTotals>;
+
+function toTuple(job: ReviewJob, totals: Totals, pageDir: string): RowTuple {
+  addToTally(totals.all, job);
+  totals.byState.set(job.state, (totals.byState.get(job.state) ?? 0) + 1);
+  totals.kinds.add(job.type, job);
+  const model = job.model === null ? -1 : totals.models.add(job.model, job);
+  const group = job.priceKey === null ? -1 : totals.groups.add(groupOfPriceKey(job.priceKey), job);
+  let source = job.priceSource === null ? -1 : totals.sources.indexOf(job.priceSource);
+  if (job.priceSource !== null && source === -1) source = totals.sources.push(job.priceSource) - 1;
+  return [
+    job.id,
+    JOB_TYPES.indexOf(job.type),
+    JOB_STATES.indexOf(job.state),
+    job.priceMicro,
+    job.spentMicro,
+    model,
+    source,
+    group,
+    job.requestId,
+    job.text ?? job.prompt ?? null,
+    [...(job.tags ?? [])],
+    job.error,
+    job.output === null ? null : resultHref(job.output, pageDir),
+  ];
+}
+
+/**
+ * A result's address relative to the page, each path segment URL-encoded (`#`, `?`, `%` and `:`
+ * in a name stay part of the name, and no path can become a `javascript:` URL). A result on
+ * another drive than the page gets a `file:` URL.
+ */
+export function resultHref(output: string, pageDir: string): string {
+  const relative = path.relative(pageDir, output);
+  if (path.isAbsolute(relative)) return pathToFileURL(output).href;
+  return relative.split(path.sep).map(encodeURIComponent).join('/');
+}
+
+function summary(facts: PageFacts, totals: Totals): string {
+  return [
+    '<section id="summary" aria-label="Totals">',
+    moneyPanel(facts, totals.all.pricedMicro, totals.all.jobs),
+    stateButtons(totals.byState, totals.all.jobs),
+    '<div class="breakdowns">',
+    tallyTable('By kind', 'kind', totals.kinds.names, totals.kinds.tallies),
+    tallyTable('By model', 'model', totals.models.names, totals.models.tallies),
+    tallyTable('By price group', 'price group', totals.groups.names, totals.groups.tallies, groupLabel),
+    '</div>',
+    '</section>\n',
+  ].join('\n');
+}
+
+function groupLabel(groupKey: string): string {
+  return groupKey.includes('|') ? describeGroupKey(groupKey) : groupKey;
+}
+
+/**
+ * Nothing may load from anywhere but the page's own folder: the one inline script and style
+ * run by their hashes (an injected `<script>` would not), and media come from files or `self`.
+ */
+function contentSecurityPolicy(script: string, css: string): string {
+  const hash = (text: string): string => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+  return [
+    "default-src 'none'",
+    `script-src ${hash(script)}`,
+    `style-src ${hash(css)}`,
+    "img-src 'self' file: data:",
+    "media-src 'self' file:",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}

@@ -1,0 +1,90 @@
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { LocalIoError } from '../errors.js';
+import type { MicroUsd } from '../money.js';
+import { renderReviewPage, type ReviewJob } from '../report/review-page/render.js';
+import type { JobRow, Ledger } from '../store/index.js';
+import { jobWindows } from './windows.js';
+
+export interface ReviewPageRequest {
+  /** The manifest's path: the page is titled with its name. */
+  manifest: string;
+  budgetMicro: MicroUsd | null;
+  /** Default: now. */
+  generatedAt?: Date | undefined;
+}
+
+/**
+ * Writes `<name>.report.html` from the ledger alone, streaming its jobs a window at a time. The
+ * page goes to a file beside it first and is renamed into place: whoever opens it never sees
+ * half a page. A failure to write is a LocalIoError (exit 4), never silent.
+ */
+export async function writeReviewPage(ledger: Ledger, file: string, request: ReviewPageRequest): Promise<void> {
+  const spentMicro = await ledger.spentMicro();
+  const pages = renderReviewPage(reviewJobs(ledger), {
+    title: path.basename(request.manifest),
+    generatedAt: (request.generatedAt ?? new Date()).toISOString(),
+    ledger: beside(ledger.location, path.dirname(file)),
+    spentMicro,
+    budgetMicro: request.budgetMicro,
+    pageDir: path.dirname(file),
+  });
+  const partial = `${file}.${process.pid}.partial`;
+  try {
+    await pipeline(Readable.from(pages), createWriteStream(partial));
+    await rename(partial, file);
+  } catch (error) {
+    await rm(partial, { force: true });
+    if (!isFileError(error)) throw error;
+    throw new LocalIoError(`cannot write ${file}: ${(error as Error).message}`, 'E_REPORT', error);
+  }
+}
+
+/** A path as seen from the page's folder when it is inside it (`promo.mediabatch.db`), else whole. */
+function beside(file: string, dir: string): string {
+  const relative = path.relative(dir, file);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
+}
+
+/** Every job a summary covers (the manifest's, and outstanding ones it dropped), a window at a time. */
+async function* reviewJobs(ledger: Ledger): AsyncGenerator<ReviewJob> {
+  for await (const row of jobWindows(ledger, { scope: 'report' })) yield reviewJob(row);
+}
+
+/** What the page shows of a ledger row; the model and a prompt come from the request's parameters. */
+export function reviewJob(row: JobRow): ReviewJob {
+  const params = parseParams(row.paramsJson);
+  return {
+    id: row.id,
+    type: row.type,
+    state: row.state,
+    priceMicro: row.priceMicro,
+    spentMicro: row.spentMicro,
+    priceSource: row.priceSource,
+    priceKey: row.priceKey,
+    model: typeof params['model'] === 'string' ? params['model'] : null,
+    requestId: row.requestId,
+    text: row.text,
+    prompt: typeof params['prompt'] === 'string' ? params['prompt'] : null,
+    tags: row.tags,
+    error: row.lastError,
+    output: row.resultPath,
+  };
+}
+
+function parseParams(json: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(json);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A write that failed on the file system (full disk, no permission), not a bug of ours. */
+function isFileError(error: unknown): boolean {
+  return typeof (error as NodeJS.ErrnoException | null)?.code === 'string' && (error as NodeJS.ErrnoException).syscall !== undefined;
+}
