@@ -115,6 +115,12 @@ function eventLine(event: RunEvent): string | undefined {
       return `paused   ${event.what} until ${new Date(event.untilMs).toISOString()}: ${event.reason}`;
     case 'still_running':
       return `waiting  ${event.id} is still running; the next run collects it`;
+    case 'webhooks_listening':
+      return `webhooks listening on ${event.address} for POSTs to ${event.path}; jobs not heard from are polled`;
+    case 'webhook_rejected':
+      return `webhook refused (${event.status}): ${event.reason}`;
+    case 'webhooks_summary':
+      return `webhooks ${event.applied} applied, ${event.duplicates} seen before, ${event.ignored} changing nothing, ${event.rejected} refused`;
     default:
       return undefined;
   }

@@ -30,11 +30,13 @@ export async function executePlan(
   for (const skipped of plan.skip) ctx.emit({ kind: 'skipped', id: skipped.job.id, reason: 'over budget (--partial)' });
 
   const followers = new FollowQueue(ctx);
+  // With webhooks, a job a delivery settles leaves the queue; its collection is waited for below.
+  ctx.webhooks?.attach({ forget: (id) => followers.forget(id), fatal: (error) => void guard(Promise.reject(error)).catch(() => undefined) });
   const following = ctx.options.noWait ? Promise.resolve() : guard(followers.run(ctx.options.concurrency * 2));
-  const follow = (job: FollowedJob, requestId: string): void => {
-    if (!ctx.options.noWait) followers.add(job, requestId);
+  const follow = (job: FollowedJob, requestId: string, firstMs?: number): void => {
+    if (!ctx.options.noWait) followers.add(job, requestId, firstMs);
   };
-  for (const earlier of plan.follow) follow(earlier.job, earlier.requestId);
+  for (const earlier of plan.follow) follow(earlier.job, earlier.requestId, ctx.webhooks?.earlierFirstPollMs(earlier.job.type));
 
   // Each recording is guarded as soon as it exists: a ledger that fails to record a request id
   // must stop the run now, not surface as an unhandled rejection later.
@@ -51,6 +53,7 @@ export async function executePlan(
   followers.close();
   await following;
   await followers.drained();
+  if (ctx.webhooks !== undefined) await guard(ctx.webhooks.drained());
   result.stoppedBySignal = control.userStop.aborted;
   return result;
 }

@@ -8,6 +8,8 @@ interface Followed {
   dueMs: number;
   delayMs: number;
   giveUpAtMs: number;
+  /** Settled by a webhook delivery: dropped when it comes up, without a call. */
+  forgotten?: boolean;
 }
 
 /**
@@ -20,6 +22,8 @@ export class FollowQueue {
   readonly #ctx: RunContext;
   readonly #heap: Followed[] = [];
   readonly #waiters = new Set<() => void>();
+  /** The jobs followed (in the heap or being asked about), by id, for forget(). */
+  readonly #queued = new Map<string, Followed>();
   #inFlight = 0;
   #closed = false;
 
@@ -27,10 +31,21 @@ export class FollowQueue {
     this.#ctx = ctx;
   }
 
-  add(job: FollowedJob, requestId: string): void {
+  /** Follows a job, first asked about after `firstMs` (default: its kind's schedule). */
+  add(job: FollowedJob, requestId: string, firstMs?: number): void {
     const schedule = this.#ctx.options.poll[job.type];
     const now = Date.now();
-    this.#push({ job, requestId, dueMs: now + schedule.firstMs, delayMs: schedule.firstMs, giveUpAtMs: now + schedule.giveUpMs });
+    const delayMs = firstMs ?? schedule.firstMs;
+    this.#push({ job, requestId, dueMs: now + delayMs, delayMs: schedule.firstMs, giveUpAtMs: now + schedule.giveUpMs });
+    this.#wakeAll();
+  }
+
+  /** A job settled another way (a webhook delivery): it leaves the queue without a status call. */
+  forget(jobId: string): void {
+    const item = this.#queued.get(jobId);
+    if (item === undefined) return;
+    item.forgotten = true;
+    this.#queued.delete(jobId);
     this.#wakeAll();
   }
 
@@ -67,11 +82,14 @@ export class FollowQueue {
       if (item === undefined) return;
       this.#inFlight += 1;
       try {
-        if ((await pollOnce(this.#ctx, item.job, item.requestId, item.giveUpAtMs)) === 'again') {
+        // Forgotten while it was being asked about: a delivery has it, so it does not come back.
+        if ((await pollOnce(this.#ctx, item.job, item.requestId, item.giveUpAtMs)) === 'again' && item.forgotten !== true) {
           const schedule = this.#ctx.options.poll[item.job.type];
           item.delayMs = Math.min(item.delayMs * schedule.factor, schedule.maxMs);
           item.dueMs = Date.now() + item.delayMs;
           this.#push(item);
+        } else if (this.#queued.get(item.job.id) === item) {
+          this.#queued.delete(item.job.id);
         }
       } finally {
         this.#inFlight -= 1;
@@ -84,6 +102,10 @@ export class FollowQueue {
     for (;;) {
       if (this.#ctx.stop.aborted) return undefined;
       const first = this.#heap[0];
+      if (first?.forgotten === true) {
+        this.#pop();
+        continue;
+      }
       if (first === undefined) {
         // A job being polled right now may come back; only an empty, closed, idle queue is done.
         if (this.#closed && this.#inFlight === 0) return undefined;
@@ -117,6 +139,7 @@ export class FollowQueue {
 
   // A binary min-heap on dueMs: a handful of lines, not worth a dependency.
   #push(item: Followed): void {
+    this.#queued.set(item.job.id, item);
     const heap = this.#heap;
     heap.push(item);
     let i = heap.length - 1;

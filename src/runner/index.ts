@@ -18,8 +18,9 @@ import { planRun, type RunPlan } from './plan.js';
 import { checkWithService, priceManifest } from './prepare.js';
 import { ensureWritableFolder, summarize, writeRunReports, type RunFiles } from './reports.js';
 import { pricesMicro, runManifest, type RunOutcome } from './run.js';
+import { DEFAULT_SILENCE_MS, openRunWebhooks, webhookSchedules, type WebhookSettings } from './webhooks.js';
 
-export type { PlanChoice, RunEvent, RunFiles, RunOutcome, RunPlan, StatusSummary };
+export type { PlanChoice, RunEvent, RunFiles, RunOutcome, RunPlan, StatusSummary, WebhookSettings };
 export { refuseLostLedger };
 
 /** The service, as the composition root reached it: a client and the base URL it speaks to. */
@@ -113,6 +114,12 @@ export interface RunRequest extends Common {
   retry?: RetryPolicy | undefined;
   /** Counts the submits in flight, for a caller that says what a stop waits for. */
   inFlight?: InFlight | undefined;
+  /**
+   * Follow jobs by the service's signed webhooks: each submit carries the URL and this run's
+   * secret, a receiver listens on `listen` before anything is sent (not under noWait: the next
+   * run collects), and polling asks only about jobs not heard from.
+   */
+  webhooks?: WebhookSettings | undefined;
   /** Called once checks, pricing and the budget passed, after the run's trace is on disk, before the first submit. */
   onStart?: ((start: { plan: RunPlan; total: number }) => Promise<void> | void) | undefined;
 }
@@ -140,6 +147,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const userStop = request.signal ?? new AbortController().signal;
   const halt = new AbortController();
   const manifestIds = new Set(manifest.jobs.map((job) => job.id));
+  const basePoll = pollSchedules(request.poll);
   const ctx = createRunContext({
     client: request.service.client,
     ledger,
@@ -150,7 +158,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
       noWait: request.noWait ?? false,
       resubmitInDoubt: request.resubmitInDoubt ?? false,
       outDir: files.out,
-      poll: pollSchedules(request.poll),
+      poll: request.webhooks === undefined ? basePoll : webhookSchedules(basePoll, request.webhooks.silenceMs ?? DEFAULT_SILENCE_MS),
       retry: request.retry ?? DEFAULT_RETRY,
       maxResultBytes: request.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
     },
@@ -158,6 +166,8 @@ export async function run(request: RunRequest): Promise<RunResult> {
     emit,
     inFlight: request.inFlight,
   });
+  // Listening before anything is sent: a delivery may come as soon as the first job is taken.
+  if (request.webhooks !== undefined) ctx.webhooks = await openRunWebhooks(ctx, request.webhooks, basePoll, request.noWait !== true);
   let started = false;
   let outcome: RunOutcome | undefined;
   try {
@@ -183,6 +193,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
     // error. No submit has started, so nothing was sent: an interruption, not a failure.
     if (!userStop.aborted || started) throw error;
   } finally {
+    await ctx.webhooks?.close();
     // Every change is in before the summary reads them; a writer thread goes with its heap.
     await ledger.flush();
   }

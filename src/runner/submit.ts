@@ -47,6 +47,8 @@ export async function submitJob(ctx: RunContext, job: ResolvedJob, resubmit: boo
     ctx.emit({ kind: 'warning', message: `job "${job.id}" was accepted as request ${requestId}, but the ledger could not record it; keep this id` });
     throw error;
   });
+  // Which run's secret signs this job's deliveries, in the same commit as its request id.
+  ctx.webhooks?.sent(job.id);
   return { kind: 'submitted', requestId, recorded };
 }
 
@@ -92,7 +94,8 @@ async function sendWithRetries(ctx: RunContext, job: ResolvedJob, cls: PacedClas
 }
 
 function send(ctx: RunContext, job: ResolvedJob) {
-  return ctx.client.submit(kindOf(job.type).submit(job));
+  const request = kindOf(job.type).submit(job);
+  return ctx.client.submit(ctx.webhooks?.withFields(request) ?? request);
 }
 
 async function recordFailure(ctx: RunContext, job: ResolvedJob, error: unknown): Promise<SubmitOutcome> {

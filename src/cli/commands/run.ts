@@ -14,8 +14,10 @@ import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '.
 import { openWorkSession, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
 import { installStopHandlers, type InFlightWait } from '../signals.js';
 import { existsSync } from 'node:fs';
+import { webhookSettings, withWebhookOptions, type WebhookArgs } from '../webhook-options.js';
+import type { WebhookSettings } from '../../runner/index.js';
 
-interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs {
+interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs, WebhookArgs {
   manifest: string;
   /** As typed, like poll-ms: parsed in the handler. */
   concurrency?: string | undefined;
@@ -32,6 +34,7 @@ interface RunNumbers {
   concurrency: number;
   pollMs: number | undefined;
   maxResultMb: number;
+  webhooks: WebhookSettings | undefined;
 }
 
 const MIB = 1024 * 1024;
@@ -43,7 +46,7 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
     command: 'run <manifest>',
     describe: 'estimate, enforce the budget, submit, follow and download; run it again to resume',
     builder: (y) =>
-      withManifestFileOptions(withPlanOptions(withSharedOptions(y)))
+      withWebhookOptions(withManifestFileOptions(withPlanOptions(withSharedOptions(y))))
         .positional('manifest', { type: 'string', demandOption: true })
         .option('concurrency', { type: 'string', describe: 'submits in flight at once (default 8)' })
         .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })
@@ -65,6 +68,7 @@ export function runCommand(result: CommandResult): CommandModule<object, RunArgs
         maxResultMb:
           parseWholeNumber('--max-result-mb', args['max-result-mb'], { min: 1, max: MAX_RESULT_MB_CEILING, unit: 'megabytes' }) ??
           DEFAULT_MAX_RESULT_MB,
+        webhooks: webhookSettings(args, process.env),
       };
       // Before the ledger is opened (which would create an empty one) as well as after, in run().
       const paths = manifestPaths(args.manifest, args.db, args.out);
@@ -102,9 +106,15 @@ async function runWithDisplay(session: WorkSession, args: RunArgs, numbers: RunN
       partial: args.partial,
       poll: numbers.pollMs !== undefined ? { firstMs: numbers.pollMs } : args.sim ? 'simulator' : 'service',
       maxResultBytes: numbers.maxResultMb * MIB,
+      webhooks: numbers.webhooks,
       signal: stopControl.signal,
       inFlight,
-      onEvent: (event) => (progress ? progress.onEvent(event) : void early.push(event)),
+      onEvent: (event) => {
+        // Under --sim the simulator in this process delivers to the receiver, wherever it bound.
+        if (event.kind === 'webhooks_listening') session.service.simulator?.setWebhookTarget(`http://${event.address}`);
+        if (progress) progress.onEvent(event);
+        else early.push(event);
+      },
       onStart: async ({ total }) => {
         const snapshot = async () => ({ counts: await ledger.countsByState(), spentMicro: await ledger.spentMicro(), budgetMicro: session.budgetMicro });
         progress = startProgress({ snapshot, initial: await snapshot(), total, live });
@@ -124,7 +134,7 @@ async function runWithDisplay(session: WorkSession, args: RunArgs, numbers: RunN
     logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: mediabatch run ${args.manifest}`);
     return ExitCode.interrupted;
   }
-  return finish(outcome, summary, args);
+  return finish(outcome, summary, args, numbers.webhooks !== undefined);
 }
 
 /**
@@ -147,7 +157,7 @@ function waitFor(inFlight: InFlight, manifest: Manifest): InFlightWait {
   };
 }
 
-function finish(outcome: RunOutcome, summary: StatusSummary, args: RunArgs): number {
+function finish(outcome: RunOutcome, summary: StatusSummary, args: RunArgs, webhooks: boolean): number {
   const counts: Record<string, number> = summary.counts;
   const { execute } = outcome;
   if (execute.fatal !== undefined) throw execute.fatal;
@@ -165,5 +175,8 @@ function finish(outcome: RunOutcome, summary: StatusSummary, args: RunArgs): num
   // Paid for, and still to collect: every later run follows them, from the ledger alone.
   const collect = `run the same command again to collect them: mediabatch run ${args.manifest}`;
   for (const line of submittedLines(summary.jobs)) logLine(`${line}. ${collect}`);
+  if (webhooks && (counts['submitted'] ?? 0) > 0) {
+    logLine('while no run listens, the service retries their webhook deliveries for about a day; the next run with --webhook-url listens again and takes them (and asks about the rest)');
+  }
   return ExitCode.incomplete;
 }

@@ -1,0 +1,177 @@
+/**
+ * Following jobs by the service's signed webhooks, as one seam the rest of the runner calls in
+ * a few places: submit adds the fields to each request and notes the run (submit.ts), the poller
+ * asks whether a job is still its to ask about (follow.ts), execute hands over its queue so a
+ * settled job leaves it and waits for deliveries being collected (execute.ts), and run() opens
+ * and closes it (index.ts). Polling stays the safety net: a job not heard from within
+ * `silenceMs` is asked about, jobs of earlier runs are asked about as before.
+ */
+import type { ServiceRequest } from '../api/types.js';
+import type { JobType } from '../jobs/types.js';
+import { startReceiver, type Receiver, type Rejection, type WebhookSecret } from '../webhooks/receiver.js';
+import { newWebhookSecret } from '../webhooks/signature.js';
+import type { PollSchedules, RunContext } from './context.js';
+import { settleDelivery, type Tally } from './webhook-settle.js';
+
+export interface WebhookSettings {
+  /** The public HTTPS URL the service posts to: the user's reverse proxy or tunnel to `listen`. */
+  url: string;
+  listen: { host: string; port: number };
+  /** A job not heard from for this long is asked about by a status call. Default 120 000. */
+  silenceMs?: number | undefined;
+}
+
+export const DEFAULT_SILENCE_MS = 120_000;
+/** Rejections reported and written to the ledger one by one; past this many a run only counts them. */
+const LOGGED_REJECTIONS = 100;
+
+/** What execute gives the seam once its poller exists. */
+export interface FollowHooks {
+  /** The job was settled by a delivery: the poller drops it without a call. */
+  forget(jobId: string): void;
+  /** An error that ends the run (disk, auth) in a delivery's collection. */
+  fatal(error: unknown): void;
+}
+
+export interface RunWebhooks {
+  /** Adds `webhook_url` and this run's secret to a generation request, whatever its kind. */
+  withFields(request: ServiceRequest): ServiceRequest;
+  /** Notes that this run sent the job; asked in the turn markSubmitted is, it shares its commit. */
+  sent(jobId: string): void;
+  /** Whether the job is still `submitted` and no delivery is collecting it. */
+  outstanding(jobId: string): Promise<boolean>;
+  /** As outstanding(), and if so holds the job until the returned release is called. */
+  claim(jobId: string): Promise<(() => void) | undefined>;
+  attach(hooks: FollowHooks): void;
+  /** When a job of an earlier run is first asked about: its kind's usual first poll. */
+  earlierFirstPollMs(type: JobType): number;
+  /** Resolves once every delivery being collected is; rejects with an error that ended one. */
+  drained(): Promise<void>;
+  /** Stops listening, waits for what deliveries started, records the run's counts. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates this run's secret (kept in the ledger only), and unless `listen` is false starts the
+ * receiver, before anything is sent. `base` is the poll schedule without webhooks; the caller
+ * polls by `webhookSchedules(base, silenceMs)` instead.
+ */
+export async function openRunWebhooks(ctx: RunContext, settings: WebhookSettings, base: PollSchedules, listen: boolean): Promise<RunWebhooks> {
+  // Earlier runs' secrets sign the deliveries the service retries for the jobs they sent.
+  const secrets: WebhookSecret[] = (await ctx.ledger.webhookRuns()).map((r) => ({ run: r.id, secret: r.secret }));
+  const tally: Tally = { applied: 0, duplicates: 0, ignored: 0, rejected: 0 };
+  const collecting = new Set<string>();
+  const tasks = new Set<Promise<void>>();
+  let hooks: FollowHooks | undefined;
+  let failure: unknown;
+  let lastSentMs = 0;
+
+  const outstanding = async (jobId: string): Promise<boolean> => !collecting.has(jobId) && (await ctx.ledger.getJob(jobId))?.state === 'submitted';
+  const hold = (jobId: string): (() => void) | undefined => {
+    if (collecting.has(jobId)) return undefined;
+    collecting.add(jobId);
+    return () => collecting.delete(jobId);
+  };
+  // Collections run after their delivery was answered, a bounded number at a time.
+  const limit = ctx.options.concurrency * 2;
+  const waiting: (() => void)[] = [];
+  let running = 0;
+  const track = (work: () => Promise<void>): void => {
+    const task = (async () => {
+      // A slot freed goes straight to the next in line, so the bound holds.
+      if (running < limit) running += 1;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      try {
+        await work();
+      } finally {
+        const next = waiting.shift();
+        if (next === undefined) running -= 1;
+        else next();
+      }
+    })().catch((error: unknown) => {
+      failure ??= error;
+      hooks?.fatal(error);
+    });
+    tasks.add(task);
+    void task.finally(() => tasks.delete(task));
+  };
+  const rejected = (rejection: Rejection): void => {
+    tally.rejected += 1;
+    // A flood of forgeries must not flood the terminal or the ledger: past the first ones, counted.
+    if (tally.rejected > LOGGED_REJECTIONS) return;
+    ctx.emit({ kind: 'webhook_rejected', ...rejection });
+    void ctx.ledger.recordEvent(null, 'webhook_rejected', rejection).catch(() => undefined);
+  };
+
+  const path = new URL(settings.url).pathname;
+  const receiver: Receiver | undefined = listen
+    ? await startReceiver({
+        host: settings.listen.host,
+        port: settings.listen.port,
+        path,
+        secrets: () => secrets,
+        onRejected: rejected,
+        settle: (delivery) =>
+          settleDelivery({ ctx, delivery, tally, hold, forget: (id) => hooks?.forget(id), track, base, recentlySent: () => Date.now() - lastSentMs < 2000 }),
+      })
+    : undefined;
+  // The secret is stored once the address is ours: a run that cannot listen leaves nothing behind.
+  const secret = newWebhookSecret();
+  let run: number;
+  try {
+    run = await ctx.ledger.addWebhookRun(secret);
+  } catch (error) {
+    await receiver?.close();
+    throw error;
+  }
+  secrets.push({ run, secret });
+  if (receiver !== undefined) ctx.emit({ kind: 'webhooks_listening', address: receiver.address, path });
+
+  const drained = async (): Promise<void> => {
+    while (tasks.size > 0) await Promise.all(tasks);
+    if (failure !== undefined) throw failure;
+  };
+  return {
+    withFields: (request) => withRequestFields(request, { webhook_url: settings.url, webhook_secret: secret }),
+    sent: (jobId) => {
+      lastSentMs = Date.now();
+      // Its failure is the failure of the markSubmitted it commits with, which is reported.
+      void ctx.ledger.noteWebhookRun(jobId, run).catch(() => undefined);
+    },
+    outstanding,
+    claim: async (jobId) => {
+      const release = hold(jobId);
+      if (release === undefined) return undefined;
+      if ((await ctx.ledger.getJob(jobId))?.state === 'submitted') return release;
+      release();
+      return undefined;
+    },
+    attach: (given) => {
+      hooks = given;
+    },
+    earlierFirstPollMs: (type) => base[type].firstMs,
+    drained,
+    close: async () => {
+      await receiver?.close();
+      await drained().catch(() => undefined);
+      if (receiver === undefined) return;
+      await ctx.ledger.recordEvent(null, 'webhooks', { ...tally }).catch(() => undefined);
+      ctx.emit({ kind: 'webhooks_summary', ...tally });
+    },
+  };
+}
+
+/** Each kind's schedule, with webhooks: first asked after `silenceMs`, then every `silenceMs`. */
+export function webhookSchedules(base: PollSchedules, silenceMs: number): PollSchedules {
+  const schedules = { ...base };
+  for (const type of Object.keys(base) as JobType[]) {
+    schedules[type] = { firstMs: silenceMs, maxMs: silenceMs, factor: 1, giveUpMs: base[type].giveUpMs + silenceMs };
+  }
+  return schedules;
+}
+
+/** The same fields on every kind's request: JSON members, or multipart text fields. */
+export function withRequestFields(request: ServiceRequest, fields: Record<string, string>): ServiceRequest {
+  if ('json' in request) return { ...request, json: { ...request.json, ...fields } };
+  return { ...request, multipart: { ...request.multipart, fields: { ...request.multipart.fields, ...fields } } };
+}
