@@ -47,7 +47,9 @@ export interface SimOptions {
   webhookTarget?: string | undefined;
   /** Wait before the first retry of a delivery; each next one doubles. Default 500. */
   webhookRetryMs?: number;
-  /** Attempts per delivery, the first included. Default 8 (about a minute at the default wait). */
+  /** The longest wait between two attempts. Default 30000. */
+  webhookRetryMaxMs?: number;
+  /** Attempts per delivery, the first included. Default 8 (about a minute at the default waits). */
   webhookAttempts?: number;
 }
 
@@ -104,6 +106,7 @@ export function resolveOptions(options: SimOptions = {}): ResolvedOptions {
     slowMs: nonNegative('slowMs', options.slowMs ?? 3000),
     webhookTarget: options.webhookTarget,
     webhookRetryMs: nonNegative('webhookRetryMs', options.webhookRetryMs ?? 500),
+    webhookRetryMaxMs: nonNegative('webhookRetryMaxMs', options.webhookRetryMaxMs ?? 30_000),
     webhookAttempts: Math.max(1, Math.floor(nonNegative('webhookAttempts', options.webhookAttempts ?? 8))),
   };
 }

@@ -76,7 +76,7 @@ class SimServer {
     this.limiter = new RateLimiter(options.rateRules, options.rateWindowMs);
     // Their own stream again: deliveries' faults do not shift which answers fail.
     this.webhooks = new WebhookSender(
-      { target: options.webhookTarget, retryMs: options.webhookRetryMs, attempts: options.webhookAttempts, timeoutMs: 10_000 },
+      { target: options.webhookTarget, retryMs: options.webhookRetryMs, retryMaxMs: options.webhookRetryMaxMs, attempts: options.webhookAttempts, timeoutMs: 10_000 },
       () => this.faults,
       mulberry32(options.seed ^ 0x9e3779b9),
       this.stats.webhooks,

@@ -18,8 +18,9 @@ import type { WebhookStats } from './stats.js';
 export interface WebhookSenderOptions {
   /** e.g. http://127.0.0.1:8787; undefined: nobody listens (attempts fail and are retried). */
   target: string | undefined;
-  /** The first retry's wait; each next one doubles. */
+  /** The first retry's wait; each next one doubles, up to `retryMaxMs`. */
   retryMs: number;
+  retryMaxMs: number;
   /** Attempts per delivery, the first included. */
   attempts: number;
   timeoutMs: number;
@@ -114,7 +115,8 @@ export class WebhookSender {
       this.stats.gaveUp += 1;
       return;
     }
-    this.at(Date.now() + this.options.retryMs * 2 ** (n - 1), () => void this.attempt(path, secret, event, n + 1, fault));
+    const waitMs = Math.min(this.options.retryMs * 2 ** (n - 1), this.options.retryMaxMs);
+    this.at(Date.now() + waitMs, () => void this.attempt(path, secret, event, n + 1, fault));
   }
 
   private sign(secret: string | undefined, event: { event: Event; deliveryId: string; body: Buffer }, timestamp: number): Attempt {

@@ -1,0 +1,61 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { openTestLedger } from '../helpers/ledger.js';
+import { writeTtsManifest } from '../helpers/manifests.js';
+import { useWorkspace } from '../helpers/workspace.js';
+import { HOOK_URL } from './helpers.js';
+
+/** Every file a run left in `dir` but the ledger itself, where the secret belongs. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    if (statSync(file).isDirectory()) return filesUnder(file);
+    return /\.mediabatch\.db(-wal|-shm)?$/.test(name) ? [] : [file];
+  });
+}
+
+describe('the webhook secret', () => {
+  const workspace = useWorkspace();
+
+  it('is kept in the ledger only: never in output, --json, status, reports, results or the event log', async () => {
+    const manifest = await writeTtsManifest(workspace.dir, { jobs: 4 });
+    const ran = await runCli(['run', manifest, '--sim', '--webhook-url', HOOK_URL, '--listen', '127.0.0.1:0', '--json']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(hasStackTrace(ran.stderr)).toBe(false);
+    expect(ran.stderr).toMatch(/^webhooks listening on 127\.0\.0\.1:\d+ for POSTs to \/mediabatch\/deapi; jobs not heard from are polled$/m);
+    expect(ran.stderr).toMatch(/^webhooks [1-9]\d* applied, 0 seen before, \d+ changing nothing, 0 refused$/m);
+    const outputs = [ran.stdout, ran.stderr];
+    for (const args of [['status', manifest]]) {
+      const status = await runCli(args);
+      expect(status.code, status.stderr).toBe(0);
+      outputs.push(status.stdout, status.stderr);
+    }
+
+    const ledger = await openTestLedger(path.join(workspace.dir, 'batch.mediabatch.db'), { mode: 'read-only' });
+    let secret: string;
+    let events: string;
+    try {
+      const runs = await ledger.webhookRuns();
+      expect(runs).toHaveLength(1);
+      secret = runs[0]!.secret;
+      const jobs = await ledger.jobOutcomes();
+      expect(jobs.map((job) => job.state)).toEqual(['done', 'done', 'done', 'done']);
+      events = JSON.stringify([await ledger.eventsFor(null), ...(await Promise.all(jobs.map((job) => ledger.eventsFor(job.id))))]);
+    } finally {
+      await ledger.close();
+    }
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(events).toContain('webhook_processing');
+    expect(events).not.toContain(secret);
+    for (const text of outputs) expect(text).not.toContain(secret);
+    const files = filesUnder(workspace.dir);
+    expect(files.some((file) => file.endsWith('batch.run.json'))).toBe(true);
+    for (const file of files) {
+      const bytes = readFileSync(file);
+      expect(bytes.includes(secret), `secret found in ${file}`).toBe(false);
+      expect(bytes.includes(Buffer.from(secret, 'utf16le')), `secret (UTF-16) found in ${file}`).toBe(false);
+    }
+  });
+});
