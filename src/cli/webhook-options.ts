@@ -43,7 +43,7 @@ export function parseWebhookUrl(from: string, text: string): string {
   } catch {
     throw new UsageError(`${from}: ${expected}; got ${JSON.stringify(text)}, which is not a URL`);
   }
-  if (url.protocol !== 'https:') throw new UsageError(`${from}: ${expected}; got a ${url.protocol.replace(/:$/, '')} URL (the service sends webhooks over HTTPS only)`);
+  if (url.protocol !== 'https:') throw new UsageError(`${from}: ${expected}; got a URL of scheme ${url.protocol.replace(/:$/, '')} (the service posts webhooks over HTTPS only)`);
   if (url.href.length > MAX_URL_CHARS) throw new UsageError(`${from}: ${expected}; got ${url.href.length} characters`);
   if (url.hash !== '') throw new UsageError(`${from}: ${expected}; got a URL with a #fragment, which never reaches a server`);
   return url.href;
