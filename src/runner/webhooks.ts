@@ -132,7 +132,7 @@ export async function openRunWebhooks(ctx: RunContext, settings: WebhookSettings
     if (failure !== undefined) throw failure;
   };
   return {
-    withFields: (request) => withRequestFields(request, { webhook_url: settings.url, webhook_secret: secret }),
+    withFields: (request) => withRequestFields(request, { webhook_url: settings.url, webhook_secret: secret }, secret),
     sent: (jobId) => {
       lastSentMs = Date.now();
       // Its failure is the failure of the markSubmitted it commits with, which is reported.
@@ -170,8 +170,12 @@ export function webhookSchedules(base: PollSchedules, silenceMs: number): PollSc
   return schedules;
 }
 
-/** The same fields on every kind's request: JSON members, or multipart text fields. */
-export function withRequestFields(request: ServiceRequest, fields: Record<string, string>): ServiceRequest {
-  if ('json' in request) return { ...request, json: { ...request.json, ...fields } };
-  return { ...request, multipart: { ...request.multipart, fields: { ...request.multipart.fields, ...fields } } };
+/**
+ * The same fields on every kind's request: JSON members, or multipart text fields. `secret` is
+ * one of their values that no error text may repeat (a service may echo a request it refuses).
+ */
+export function withRequestFields(request: ServiceRequest, fields: Record<string, string>, secret: string): ServiceRequest {
+  const redact = [...(request.redact ?? []), secret];
+  if ('json' in request) return { ...request, json: { ...request.json, ...fields }, redact };
+  return { ...request, multipart: { ...request.multipart, fields: { ...request.multipart.fields, ...fields } }, redact };
 }

@@ -1,5 +1,4 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasStackTrace } from '../helpers/cli.js';
@@ -7,19 +6,10 @@ import { openTestLedger } from '../helpers/ledger.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { cliAgainst, collect, ledgerRows, startAgainst, type StatusJson } from '../reliability/helpers.js';
-import { HOOK_URL, until } from './helpers.js';
+import { freePort, HOOK_URL, until } from './helpers.js';
 
 const JOBS = 40;
 const KILLS = 1;
-
-/** A port nobody listens on right now, for the receiver of every run and the simulator's deliveries. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('a webhook run killed while deliveries arrive', () => {
   const workspace = useWorkspace();

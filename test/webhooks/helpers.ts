@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { createServiceClient } from '../../src/api/client.js';
 import { loadManifest } from '../../src/manifest/load.js';
@@ -120,4 +121,13 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs =
     if (Date.now() > endMs) throw new Error('the condition never held');
     await delay(20);
   }
+}
+
+/** A port nobody listens on right now: for a receiver in a child process that a simulator here delivers to. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

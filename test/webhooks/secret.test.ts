@@ -2,10 +2,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { startProxy, type Received } from '../security/servers.js';
 import { openTestLedger } from '../helpers/ledger.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { HOOK_URL } from './helpers.js';
+import { freePort, HOOK_URL } from './helpers.js';
 
 /** Every file a run left in `dir` but the ledger itself, where the secret belongs. */
 function filesUnder(dir: string): string[] {
@@ -20,18 +21,39 @@ describe('the webhook secret', () => {
   const workspace = useWorkspace();
 
   it('is kept in the ledger only: never in output, --json, status, reports, results or the event log', async () => {
-    const manifest = await writeTtsManifest(workspace.dir, { jobs: 4 });
-    const ran = await runCli(['run', manifest, '--sim', '--webhook-url', HOOK_URL, '--listen', '127.0.0.1:0', '--json']);
-    expect(ran.code, ran.stderr).toBe(0);
-    expect(hasStackTrace(ran.stderr)).toBe(false);
-    expect(ran.stderr).toMatch(/^webhooks listening on 127\.0\.0\.1:\d+ for POSTs to \/mediabatch\/deapi; jobs not heard from are polled$/m);
-    expect(ran.stderr).toMatch(/^webhooks [1-9]\d* applied, 0 seen before, \d+ changing nothing, 0 refused$/m);
-    const outputs = [ran.stdout, ran.stderr];
-    for (const args of [['status', manifest]]) {
-      const status = await runCli(args);
-      expect(status.code, status.stderr).toBe(0);
-      outputs.push(status.stdout, status.stderr);
+    const port = await freePort();
+    const sim = await workspace.startSim({ pendingMs: { txt2audio: 10 }, processingMs: { txt2audio: 30 }, webhookTarget: `http://127.0.0.1:${port}` });
+    // A service that echoes what it was sent in its errors: a refusal, and a failure that leaves a job in doubt.
+    const echo = (req: Received): string => `you sent ${req.body}`;
+    const proxy = await startProxy(sim.url, {
+      submit: (text, req) => {
+        if (text.startsWith('Line 1:')) return { status: 422, body: JSON.stringify({ message: echo(req), errors: { webhook_secret: [echo(req)] } }) };
+        if (text.startsWith('Line 2:')) return { status: 500, body: JSON.stringify({ message: echo(req) }) };
+        return undefined;
+      },
+    });
+    try {
+      await check(proxy.url, port, sim.token);
+    } finally {
+      await proxy.close();
     }
+  });
+
+  async function check(baseUrl: string, port: number, token: string): Promise<void> {
+    const manifest = await writeTtsManifest(workspace.dir, { jobs: 4 });
+    const env = { env: { MEDIABATCH_TOKEN: token } };
+    const hooks = ['--webhook-url', HOOK_URL, '--listen', `127.0.0.1:${port}`];
+    const ran = await runCli(['run', manifest, '--base-url', baseUrl, '--plan', 'unlimited', '--poll-ms', '50', ...hooks, '--json'], env);
+    expect(ran.code, ran.stderr).toBe(1);
+    expect(hasStackTrace(ran.stderr)).toBe(false);
+    expect(ran.stderr).toMatch(new RegExp(`^webhooks listening on 127\\.0\\.0\\.1:${port} for POSTs to /mediabatch/deapi; jobs not heard from are polled$`, 'm'));
+    expect(ran.stderr).toMatch(/^webhooks [1-9]\d* applied, 0 seen before, \d+ changing nothing, 0 refused$/m);
+    expect(ran.stderr).toContain('[redacted]');
+    expect(ran.stderr).toMatch(/^failed   line-00001: .*\[redacted\]/m);
+    const outputs = [ran.stdout, ran.stderr];
+    const status = await runCli(['status', manifest], env);
+    expect(status.code, status.stderr).toBe(0);
+    outputs.push(status.stdout, status.stderr);
 
     const ledger = await openTestLedger(path.join(workspace.dir, 'batch.mediabatch.db'), { mode: 'read-only' });
     let secret: string;
@@ -41,7 +63,7 @@ describe('the webhook secret', () => {
       expect(runs).toHaveLength(1);
       secret = runs[0]!.secret;
       const jobs = await ledger.jobOutcomes();
-      expect(jobs.map((job) => job.state)).toEqual(['done', 'done', 'done', 'done']);
+      expect(jobs.map((job) => job.state)).toEqual(['done', 'failed', 'in_doubt', 'done']);
       events = JSON.stringify([await ledger.eventsFor(null), ...(await Promise.all(jobs.map((job) => ledger.eventsFor(job.id))))]);
     } finally {
       await ledger.close();
@@ -57,5 +79,5 @@ describe('the webhook secret', () => {
       expect(bytes.includes(secret), `secret found in ${file}`).toBe(false);
       expect(bytes.includes(Buffer.from(secret, 'utf16le')), `secret (UTF-16) found in ${file}`).toBe(false);
     }
-  });
+  }
 });
