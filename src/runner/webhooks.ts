@@ -124,7 +124,8 @@ export async function openRunWebhooks(ctx: RunContext, settings: WebhookSettings
     await receiver?.close();
     throw error;
   }
-  secrets.push({ run, secret });
+  // Most deliveries are this run's: its secret is tried first.
+  secrets.unshift({ run, secret });
   if (receiver !== undefined) ctx.emit({ kind: 'webhooks_listening', address: receiver.address, path });
 
   const drained = async (): Promise<void> => {
