@@ -11,6 +11,7 @@ import type { JobType } from '../jobs/types.js';
 import { startReceiver, type Receiver, type Rejection, type WebhookSecret } from '../webhooks/receiver.js';
 import { newWebhookSecret } from '../webhooks/signature.js';
 import type { PollSchedules, RunContext } from './context.js';
+import { Collections } from './webhook-collections.js';
 import { settleDelivery, type Tally } from './webhook-settle.js';
 
 export interface WebhookSettings {
@@ -60,49 +61,9 @@ export async function openRunWebhooks(ctx: RunContext, settings: WebhookSettings
   // Earlier runs' secrets sign the deliveries the service retries for the jobs they sent.
   const secrets: WebhookSecret[] = (await ctx.ledger.webhookRuns()).map((r) => ({ run: r.id, secret: r.secret }));
   const tally: Tally = { applied: 0, duplicates: 0, ignored: 0, rejected: 0 };
-  const collecting = new Set<string>();
-  const tasks = new Set<Promise<void>>();
   let hooks: FollowHooks | undefined;
-  let failure: unknown;
   let lastSentMs = 0;
-
-  const outstanding = async (jobId: string): Promise<boolean> => !collecting.has(jobId) && (await ctx.ledger.getJob(jobId))?.state === 'submitted';
-  const hold = (jobId: string): (() => void) | undefined => {
-    if (collecting.has(jobId)) return undefined;
-    collecting.add(jobId);
-    return () => collecting.delete(jobId);
-  };
-  // Collections run after their delivery was answered, a bounded number at a time.
-  const limit = ctx.options.concurrency * 2;
-  const waiting: (() => void)[] = [];
-  let running = 0;
-  const track = (work: () => Promise<void>): void => {
-    const task = (async () => {
-      // A slot freed goes straight to the next in line, so the bound holds.
-      if (running < limit) running += 1;
-      else await new Promise<void>((resolve) => waiting.push(resolve));
-      try {
-        await work();
-      } finally {
-        const next = waiting.shift();
-        if (next === undefined) running -= 1;
-        else next();
-      }
-    })().catch((error: unknown) => {
-      failure ??= error;
-      hooks?.fatal(error);
-    });
-    tasks.add(task);
-    void task.finally(() => tasks.delete(task));
-  };
-  const rejected = (rejection: Rejection): void => {
-    tally.rejected += 1;
-    // A flood of forgeries must not flood the terminal or the ledger: past the first ones, counted.
-    if (tally.rejected > LOGGED_REJECTIONS) return;
-    ctx.emit({ kind: 'webhook_rejected', ...rejection });
-    void ctx.ledger.recordEvent(null, 'webhook_rejected', rejection).catch(() => undefined);
-  };
-
+  const collections = new Collections(ctx.options.concurrency * 2, (error) => hooks?.fatal(error));
   const path = new URL(settings.url).pathname;
   const receiver: Receiver | undefined = listen
     ? await startReceiver({
@@ -110,28 +71,26 @@ export async function openRunWebhooks(ctx: RunContext, settings: WebhookSettings
         port: settings.listen.port,
         path,
         secrets: () => secrets,
-        onRejected: rejected,
+        onRejected: (rejection) => reportRejection(ctx, tally, rejection),
         settle: (delivery) =>
-          settleDelivery({ ctx, delivery, tally, hold, forget: (id) => hooks?.forget(id), track, base, recentlySent: () => Date.now() - lastSentMs < 2000 }),
+          settleDelivery({
+            ctx,
+            delivery,
+            tally,
+            base,
+            hold: (id) => collections.hold(id),
+            forget: (id) => hooks?.forget(id),
+            track: (work) => collections.run(work),
+            recentlySent: () => Date.now() - lastSentMs < 2000,
+          }),
       })
     : undefined;
-  // The secret is stored once the address is ours: a run that cannot listen leaves nothing behind.
-  const secret = newWebhookSecret();
-  let run: number;
-  try {
-    run = await ctx.ledger.addWebhookRun(secret);
-  } catch (error) {
-    await receiver?.close();
-    throw error;
-  }
+  const { run, secret } = await addRun(ctx, receiver);
   // Most deliveries are this run's: its secret is tried first.
   secrets.unshift({ run, secret });
   if (receiver !== undefined) ctx.emit({ kind: 'webhooks_listening', address: receiver.address, path });
 
-  const drained = async (): Promise<void> => {
-    while (tasks.size > 0) await Promise.all(tasks);
-    if (failure !== undefined) throw failure;
-  };
+  const outstanding = async (jobId: string): Promise<boolean> => !collections.isHeld(jobId) && (await ctx.ledger.getJob(jobId))?.state === 'submitted';
   return {
     withFields: (request) => withRequestFields(request, { webhook_url: settings.url, webhook_secret: secret }, secret),
     sent: (jobId) => {
@@ -141,7 +100,7 @@ export async function openRunWebhooks(ctx: RunContext, settings: WebhookSettings
     },
     outstanding,
     claim: async (jobId) => {
-      const release = hold(jobId);
+      const release = collections.hold(jobId);
       if (release === undefined) return undefined;
       if ((await ctx.ledger.getJob(jobId))?.state === 'submitted') return release;
       release();
@@ -151,15 +110,34 @@ export async function openRunWebhooks(ctx: RunContext, settings: WebhookSettings
       hooks = given;
     },
     earlierFirstPollMs: (type) => base[type].firstMs,
-    drained,
+    drained: () => collections.drained(),
     close: async () => {
       await receiver?.close();
-      await drained().catch(() => undefined);
+      await collections.drained().catch(() => undefined);
       if (receiver === undefined) return;
       await ctx.ledger.recordEvent(null, 'webhooks', { ...tally }).catch(() => undefined);
       ctx.emit({ kind: 'webhooks_summary', ...tally });
     },
   };
+}
+
+/** The run's secret, stored once the address is ours: a run that cannot listen leaves nothing behind. */
+async function addRun(ctx: RunContext, receiver: Receiver | undefined): Promise<{ run: number; secret: string }> {
+  const secret = newWebhookSecret();
+  try {
+    return { run: await ctx.ledger.addWebhookRun(secret), secret };
+  } catch (error) {
+    await receiver?.close();
+    throw error;
+  }
+}
+
+/** Counted always; said and logged up to a bound, so a flood of forgeries floods neither the terminal nor the ledger. */
+function reportRejection(ctx: RunContext, tally: Tally, rejection: Rejection): void {
+  tally.rejected += 1;
+  if (tally.rejected > LOGGED_REJECTIONS) return;
+  ctx.emit({ kind: 'webhook_rejected', ...rejection });
+  void ctx.ledger.recordEvent(null, 'webhook_rejected', rejection).catch(() => undefined);
 }
 
 /** Each kind's schedule, with webhooks: first asked after `silenceMs`, then every `silenceMs`. */
