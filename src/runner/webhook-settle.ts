@@ -20,7 +20,7 @@ export interface SettleInput {
   tally: Tally;
   /** Takes the job for collection; undefined when the poller or another delivery has it. */
   hold(jobId: string): (() => void) | undefined;
-  /** Drops the job from the poller's queue. */
+  /** Drops the job from the poller's queue (once a delivery has settled it). */
   forget(jobId: string): void;
   /** Runs a collection after the answer has gone, bounded, its failure reported. */
   track(work: () => Promise<void>): void;
@@ -66,7 +66,6 @@ async function apply(input: SettleInput, job: DeliveryJob): Promise<'applied' | 
   const release = input.hold(job.id);
   // The poller is collecting it right now, from the same answer the service gives.
   if (release === undefined) return 'applied';
-  input.forget(job.id);
   const followed = followedFromView(job);
   const giveUpAtMs = Date.now() + input.base[job.type].giveUpMs;
   input.track(async () => {
@@ -75,6 +74,9 @@ async function apply(input: SettleInput, job: DeliveryJob): Promise<'applied' | 
     } finally {
       release();
     }
+    // Settled, it leaves the poller's queue. Still submitted (a download that failed, a status
+    // that said it runs), it stays there, and is asked about when its silence runs out.
+    if ((await ctx.ledger.getJob(job.id))?.state !== 'submitted') input.forget(job.id);
   });
   return 'applied';
 }

@@ -34,6 +34,8 @@ describe('a delivery that needs the status endpoint asks it once, through the po
     try {
       const address = await hooked.address;
       await until(async () => (await hooked.ledger.countsByState()).submitted === 2);
+      // Told of a failure the service has really recorded: its status call must find it ended.
+      await until(() => sim.stats.jobsByStatus().error === 2);
       const secret = (await hooked.ledger.webhookRuns()).at(-1)?.secret ?? '';
       const [first] = await hooked.ledger.jobOutcomes();
       // As the service documents a failure: a code and a message, nothing about a refund.
