@@ -11,7 +11,7 @@ import { openSqliteLedger } from '../src/store/index.js';
 
 /** One Basic-plan day of speech submits. */
 const JOBS = 300;
-/** Basic's minute, scaled down; the per-minute counts stay, but for speech submits (see below). */
+/** Basic's minute, scaled down; the counts per window and per day stay. */
 const WINDOW_MS = 60;
 
 export interface WebhookFigures {
@@ -24,10 +24,10 @@ export interface WebhookFigures {
 
 /**
  * Status calls needed to follow one Basic-plan day of speech jobs (300), by polling and by
- * webhooks, against the simulator. The polling run is allowed as many status calls as it asks
- * for, to count them; the webhook run keeps Basic's 200 a day. Speech submits may go 25 a
- * window instead of 5 (the runner's pace waits a whole second whenever a window is spent, so
- * 60 scaled windows would take a minute); that changes when jobs are sent, not how they are followed.
+ * webhooks, against the simulator enforcing Basic with its minute scaled down. The polling run
+ * is allowed as many status calls as it asks for, to count them; the webhook run keeps Basic's
+ * 200 a day. The runner sends 4 speech submits a window, not 5: a window it fills makes its pace
+ * wait a whole second (X-RateLimit-Remaining 0); that changes when jobs are sent, not how they are followed.
  */
 export async function webhookStatusCalls(dir: string): Promise<WebhookFigures> {
   const polling = await followRun(path.join(dir, 'polling'), false);
@@ -39,7 +39,7 @@ async function followRun(dir: string, hooked: boolean): Promise<{ statusCalls: n
   const sim = await startSimulator({
     plan: 'basic',
     rateWindowMs: WINDOW_MS,
-    rateLimits: { 'submit:txt2audio': { perWindow: 25, perDay: JOBS }, ...(hooked ? {} : { status: { perWindow: 50 } }) },
+    ...(hooked ? {} : { rateLimits: { status: { perWindow: 50 } } }),
   });
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, 'basic.yaml');
@@ -53,7 +53,7 @@ async function followRun(dir: string, hooked: boolean): Promise<{ statusCalls: n
       ledger,
       service: { client, baseUrl: sim.url },
       files: { db: path.join(dir, 'basic.mediabatch.db'), out: path.join(dir, 'out'), runJson: path.join(dir, 'basic.run.json'), runCsv: path.join(dir, 'basic.run.csv'), legacyReport: path.join(dir, 'basic.report.json') },
-      pace: new Pace({ ...planPace(planLimits('basic'), WINDOW_MS), 'submit:txt2audio': { perWindow: 20, windowMs: WINDOW_MS } }),
+      pace: new Pace({ ...planPace(planLimits('basic'), WINDOW_MS), 'submit:txt2audio': { perWindow: 4, windowMs: WINDOW_MS } }),
       poll: { schedules: simulatorPoll() },
       webhooks: hooked ? { url: 'https://hooks.example.test/bench', listen: { host: '127.0.0.1', port: 0 }, silenceMs: 30_000 } : undefined,
       onEvent: (event) => {
