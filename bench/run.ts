@@ -18,6 +18,7 @@ import { benchManifest, writeLargeManifest } from './manifest-bench.js';
 import { benchText, VOICES } from './jobs.js';
 import { pacedRun } from './paced.js';
 import { formatReviewPageFigures, reviewPageBench } from './review-page.js';
+import { webhookStatusCalls } from './webhooks.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = path.join(ROOT, 'dist/src/cli/main.js');
@@ -152,6 +153,11 @@ async function main(): Promise<void> {
     const paced = await pacedRun(dir);
     results['paced'] = paced;
     rows.push(['paced run', `${(paced.achievedFraction * 100).toFixed(1)}% of the allowed rate, ${paced.rateLimited} × 429 in ${paced.requests} submits`]);
+
+    // (f) one Basic-plan day of speech jobs followed by polling, then by webhooks.
+    const hooks = await webhookStatusCalls(path.join(dir, 'webhooks'));
+    results['webhooks'] = hooks;
+    rows.push([`status calls, ${hooks.jobs} Basic jobs`, `polling ${hooks.polling.statusCalls} (Basic allows ${hooks.statusPerDay}/day), webhooks ${hooks.webhooks.statusCalls}`]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -77,9 +77,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   }
 
   /** The body of a request as the wire carries it, and how long its answer may take. */
-  async function bodyOf(request: ServiceRequest): Promise<Pick<ApiCall, 'json' | 'form' | 'timeoutMs'>> {
-    if ('json' in request) return { json: request.json, timeoutMs: requestTimeoutMs };
-    return { form: await multipartForm(request.multipart), timeoutMs: uploadTimeoutMs };
+  async function bodyOf(request: ServiceRequest): Promise<Pick<ApiCall, 'json' | 'form' | 'timeoutMs' | 'redact'>> {
+    if ('json' in request) return { json: request.json, timeoutMs: requestTimeoutMs, redact: request.redact };
+    return { form: await multipartForm(request.multipart), timeoutMs: uploadTimeoutMs, redact: request.redact };
   }
 
   async function submit(request: ServiceRequest, call: CallOptions = {}) {

@@ -41,13 +41,15 @@ function shorten(text: string): string {
 }
 
 /**
- * Blanks out `secret` (the API token). A proxy or a hostile server may echo request headers in
- * its error text; whatever it says ends up in messages, logs and the ledger, so the token must be
- * gone from it before anything is shortened (a cut could keep part of it).
+ * Blanks out `secret` (the API token, and a webhook secret the request carried). A proxy or a
+ * hostile server may echo the request in its error text; whatever it says ends up in messages,
+ * logs and the ledger, so the secrets must be gone from it before anything is shortened (a cut
+ * could keep part of one).
  */
-function redactor(secret: string | undefined): (text: string) => string {
-  if (secret === undefined || secret === '') return (text) => text;
-  return (text) => text.split(secret).join('[redacted]');
+function redactor(secret: string | readonly string[] | undefined): (text: string) => string {
+  const secrets = (typeof secret === 'string' ? [secret] : (secret ?? [])).filter((s) => s !== '');
+  if (secrets.length === 0) return (text) => text;
+  return (text) => secrets.reduce((redacted, s) => redacted.split(s).join('[redacted]'), text);
 }
 
 /** Field errors are kept whole (not shortened), so their control characters are escaped here. */
@@ -69,7 +71,7 @@ function toFieldErrors(raw: unknown, clean: (text: string) => string): Record<st
  * Reads a Laravel-style error body `{message, errors}`; anything else becomes a text snippet.
  * `secret`, when given, never survives into what is returned.
  */
-export function parseErrorBody(text: string, secret?: string): ErrorBody {
+export function parseErrorBody(text: string, secret?: string | readonly string[]): ErrorBody {
   const redact = redactor(secret);
   let parsed: unknown;
   try {
@@ -94,8 +96,8 @@ export function errorFromResponse(
   status: number,
   headers: IncomingHttpHeaders,
   bodyText: string,
-  /** The API token: removed from whatever the server said (it may echo request headers). */
-  secret?: string,
+  /** The API token and any secret the request carried: removed from whatever the server said (it may echo the request). */
+  secret?: string | readonly string[],
 ): ApiError {
   const body = parseErrorBody(bodyText, secret);
   const details = {

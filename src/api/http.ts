@@ -33,6 +33,8 @@ export interface ApiCall {
   form?: FormData | undefined;
   timeoutMs: number;
   signal?: AbortSignal | undefined;
+  /** Values the request carries that no error text may repeat (the token always is). */
+  redact?: readonly string[] | undefined;
 }
 
 export interface ApiAnswer {
@@ -107,7 +109,7 @@ export async function callApi(context: HttpContext, call: ApiCall): Promise<ApiA
     throw errorFromTransport(error, { ...transport, dispatched: true, aborted: call.signal?.aborted });
   }
   const { statusCode: status, headers } = response;
-  if (status >= 400) throw errorFromResponse(endpoint, status, headers, text, context.token);
+  if (status >= 400) throw errorFromResponse(endpoint, status, headers, text, [context.token, ...(call.redact ?? [])]);
   const rateLimit = parseRateLimit(headers);
   if (status < 200 || status >= 300) {
     throw new ResponseShapeError({ ...endpoint, status, requestSent: true, rateLimit, issues: `HTTP ${status} instead of 2xx` });

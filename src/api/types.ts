@@ -62,9 +62,13 @@ export interface RequestStatus {
  * `txt2img/price-calculation`): a JSON body, or multipart fields with file parts, which the
  * client reads from disk and attaches. Job kinds describe their requests in this shape.
  */
-export type ServiceRequest =
+export type ServiceRequest = (
   | { endpoint: string; json: Record<string, unknown> }
-  | { endpoint: string; multipart: { fields: Record<string, string>; files: MultipartFile[] } };
+  | { endpoint: string; multipart: { fields: Record<string, string>; files: MultipartFile[] } }
+) & {
+  /** Values it carries that no error text may repeat (a webhook secret), blanked as the token is. */
+  redact?: readonly string[] | undefined;
+};
 
 export interface MultipartFile {
   field: string;

@@ -36,6 +36,14 @@ function eventLine(event: RunEvent, nowMs: number, timeZone: string | undefined)
       return `paused   ${describeClass(event.what)} by ${event.reason} until ${untilText(event.untilMs, nowMs, timeZone)}`;
     case 'still_running':
       return `waiting  ${event.id} is still running; the next run collects it`;
+    case 'left_out':
+      return `skipped  ${event.count.toLocaleString('en-US')} job(s): ${event.reason}`;
+    case 'webhooks_listening':
+      return `webhooks listening on ${event.address} for POSTs to ${event.path}; jobs not heard from are polled`;
+    case 'webhook_rejected':
+      return `webhook refused (${event.status}): ${event.reason}`;
+    case 'webhooks_summary':
+      return `webhooks ${event.applied} applied, ${event.duplicates} seen before, ${event.ignored} changing nothing, ${event.rejected} refused`;
     default:
       return undefined;
   }

@@ -22,6 +22,13 @@ export interface DurationEstimate {
   byClass: ClassDuration[];
   /** Every job needs at least one status poll to learn its result URL. */
   statusPollsMin: number;
+  /** Status calls the plan allows a day; undefined when it states no daily cap. */
+  statusPerDay: number | undefined;
+  /**
+   * The same run followed by the service's webhooks (run --webhook-url): a job whose deliveries
+   * arrive needs no status call, so only the submits pace it. Jobs not heard from are still polled.
+   */
+  withWebhooks: { durationMs: number; text: string; statusCallsMin: number };
 }
 
 /**
@@ -39,26 +46,30 @@ export function estimateDuration(
 ): DurationEstimate {
   const totalJobs = Object.values(jobsToSend).reduce((sum, n) => sum + n, 0);
   const polls = statusPolls ?? totalJobs;
-  const byClass: ClassDuration[] = [
-    ...JOB_KINDS.map((kind) => classDuration(kind.type, jobsToSend[kind.type] ?? 0, plan[`submit:${kind.type}`])),
-    classDuration('status', polls, plan.status),
-  ].filter((c) => c.requests > 0);
-  const slowest = byClass.reduce<ClassDuration | undefined>(
-    (max, c) => (max === undefined || c.durationMs > max.durationMs ? c : max),
-    undefined,
-  );
-  if (slowest === undefined) return { durationMs: 0, text: 'nothing to send', byClass, statusPollsMin: 0 };
-  if (planName === 'unlimited') {
-    // No client-side pace (--plan unlimited): the service and the network set the speed.
-    return { durationMs: 0, text: 'not paced (--plan unlimited): as fast as the service answers', byClass, statusPollsMin: polls };
-  }
+  const submits = JOB_KINDS.map((kind) => classDuration(kind.type, jobsToSend[kind.type] ?? 0, plan[`submit:${kind.type}`])).filter((c) => c.requests > 0);
+  const byClass = [...submits, classDuration('status', polls, plan.status)].filter((c) => c.requests > 0);
+  const polling = slowestOf(byClass, planName);
+  const hooked = slowestOf(submits, planName);
+  return {
+    ...polling,
+    byClass,
+    statusPollsMin: polls,
+    statusPerDay: plan.status.perDay,
+    withWebhooks: { ...hooked, statusCallsMin: 0 },
+  };
+}
+
+/** The run takes as long as its slowest class; its text names the limit that sets it. */
+function slowestOf(classes: readonly ClassDuration[], planName: string): { durationMs: number; text: string } {
+  const slowest = classes.reduce<ClassDuration | undefined>((max, c) => (max === undefined || c.durationMs > max.durationMs ? c : max), undefined);
+  if (slowest === undefined) return { durationMs: 0, text: 'nothing to send' };
+  // No client-side pace (--plan unlimited): the service and the network set the speed.
+  if (planName === 'unlimited') return { durationMs: 0, text: 'not paced (--plan unlimited): as fast as the service answers' };
   const what = slowest.what === 'status' ? 'status polls' : slowest.what;
   return {
     durationMs: slowest.durationMs,
     // "about under a minute" reads wrong: a bound needs no "about".
     text: `${slowest.durationMs < MINUTE_MS ? '' : 'about '}${formatDuration(slowest.durationMs)} (${titleCase(planName)}: ${what} ${slowest.limitText})`,
-    byClass,
-    statusPollsMin: polls,
   };
 }
 

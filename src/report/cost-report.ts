@@ -106,6 +106,7 @@ function paceLines(report: CostReport): string[] {
     `  Price calls: ${formatCount(report.priceCalls)} (prices: ${formatCount(bySource.quoted)} quoted, ` +
       `${formatCount(bySource.derived)} derived, ${formatCount(bySource.cached)} cached)`,
     `  Duration: ${report.durationText}, at least ${formatCount(report.duration.statusPollsMin)} status polls`,
+    ...webhookLines(report),
   ];
   if (report.cachedPriceAgeMs !== null) {
     // The estimate is free because of the cache; the run pays, so it checks first.
@@ -115,6 +116,17 @@ function paceLines(report: CostReport): string[] {
     lines.push('  Daily caps reset at 00:00 UTC; the run pauses until then, or exits with --no-wait and resumes later.');
   }
   return lines;
+}
+
+/** Status calls by polling against the plan's daily cap, and what following by webhooks saves. */
+function webhookLines(report: CostReport): string[] {
+  const { statusPollsMin, statusPerDay, withWebhooks } = report.duration;
+  if (statusPollsMin === 0) return [];
+  const cap = statusPerDay === undefined ? '' : ` (${titleCase(report.planName)} allows ${formatCount(statusPerDay)}/day)`;
+  return [
+    `  Status calls: at least ${formatCount(statusPollsMin)} polling${cap}; with --webhook-url only for jobs not heard from`,
+    `  Duration with --webhook-url: ${withWebhooks.text}`,
+  ];
 }
 
 function formatAge(ageMs: number): string {

@@ -55,6 +55,14 @@ const durationSchema = z.strictObject({
   ms: count('How long the plan\'s pace lets the run take, in milliseconds (generation time not counted)'),
   text: z.string(),
   status_polls_min: count('At least one status call per job'),
+  status_per_day: z.number().int().nonnegative().nullable().describe("The plan's daily cap on status calls; null when it states none"),
+  with_webhooks: z
+    .strictObject({
+      ms: count('Milliseconds the run takes when jobs are followed by webhooks (no status calls)'),
+      text: z.string(),
+      status_calls_min: count('Status calls webhooks leave at least: none for a job heard from'),
+    })
+    .describe('The same run followed by --webhook-url'),
   by_class: z.array(
     z.strictObject({ what: z.string(), requests: count('Requests'), ms: count('Milliseconds'), limit: z.string() }),
   ),
@@ -196,6 +204,16 @@ export const simStatsDocumentSchema = z
     calls: z.record(z.string(), count('Calls')).describe('Calls by kind: models, balance, price, status, submit, download'),
     rate_limited: z.record(z.string(), count('429s')).describe('429s answered, by endpoint class'),
     faults: z.record(z.string(), count('Faults')).describe('Faults injected, by kind'),
+    webhooks: z
+      .strictObject({
+        events: count('Events delivered or still being tried'),
+        attempts: count('POSTs made: first attempts, retries, duplicates, replays and forgeries'),
+        delivered: count('Attempts answered 2xx'),
+        gave_up: count('Events whose every attempt failed'),
+        answers: z.record(z.string(), count('Answers')).describe('Answers by HTTP status; `none` for no answer'),
+        faults: z.record(z.string(), count('Faults')).describe('Webhook faults injected, by kind'),
+      })
+      .describe('Webhook deliveries the simulator made'),
     duplicates: z.array(z.strictObject({ fingerprint: z.string(), request_ids: z.array(z.string()) })).describe('Jobs accepted more than once'),
     jobs_by_status: z.record(z.string(), count('Jobs')),
     balance: z.number().describe("The simulated account's balance in USD, at the simulated service's precision (its prices have up to 8 decimals)"),

@@ -61,6 +61,12 @@ export function estimateFields(report: CostReport): Fields {
       ms: Math.round(report.duration.durationMs),
       text: report.durationText,
       status_polls_min: report.duration.statusPollsMin,
+      status_per_day: report.duration.statusPerDay ?? null,
+      with_webhooks: {
+        ms: Math.round(report.duration.withWebhooks.durationMs),
+        text: report.duration.withWebhooks.text,
+        status_calls_min: report.duration.withWebhooks.statusCallsMin,
+      },
       by_class: report.duration.byClass.map((c) => ({ what: c.what, requests: c.requests, ms: Math.round(c.durationMs), limit: c.limitText })),
     },
     withinBudget: report.withinBudget,

@@ -4,6 +4,7 @@ import { JOB_KINDS, type JobKind, type JobType, type PollSchedule } from '../job
 import type { MicroUsd } from '../money.js';
 import type { Ledger } from '../store/index.js';
 import type { PacedClass, Pace } from './pace.js';
+import type { RunWebhooks } from './webhooks.js';
 
 export type { PollSchedule };
 
@@ -44,7 +45,12 @@ export type RunEvent =
   | { kind: 'retry'; what: string; attempt: number; delayMs: number; reason: string }
   /** A whole class of requests waits until `untilMs`; `reason` reads after "paused by". */
   | { kind: 'paused'; what: PacedClass; untilMs: number; reason: string }
-  | { kind: 'warning'; message: string };
+  | { kind: 'warning'; message: string }
+  /** The webhook receiver listens (before the first submit); `address` is host:port as bound. */
+  | { kind: 'webhooks_listening'; address: string; path: string }
+  /** A request to the receiver refused, and why (never with its body, secret or signature). */
+  | { kind: 'webhook_rejected'; status: number; reason: string }
+  | { kind: 'webhooks_summary'; applied: number; duplicates: number; ignored: number; rejected: number };
 
 /**
  * Submits whose request may have left and whose answer has not come. A stop waits for them (so
@@ -93,6 +99,8 @@ export interface RunContext {
   emit: (event: RunEvent) => void;
   inFlight: InFlight;
   progress: RunProgress;
+  /** Set when jobs are followed by the service's webhooks (runner/webhooks.ts). */
+  webhooks?: RunWebhooks | undefined;
 }
 
 /** Builds a context from what the composition root owns (a fresh in-flight count unless given). */

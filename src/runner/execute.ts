@@ -39,6 +39,8 @@ export async function executePlan(
   }
 
   const followers = ctx.options.noWait ? undefined : new FollowQueue(ctx);
+  // With webhooks, a job a delivery settles leaves the queue; its collection is waited for below.
+  if (followers !== undefined) ctx.webhooks?.attach({ forget: (id) => followers.forget(id), fatal: (error) => void guard(Promise.reject(error)).catch(() => undefined) });
   const following = followers === undefined ? Promise.resolve() : guard(followers.run(ctx.options.concurrency * 2));
 
   // Each recording is guarded as soon as it exists: a ledger that fails to record a request id
@@ -61,6 +63,7 @@ export async function executePlan(
   followers?.close();
   await following;
   await followers?.drained();
+  if (ctx.webhooks !== undefined) await guard(ctx.webhooks.drained());
   result.stoppedBySignal = control.userStop.aborted;
   return result;
 }

@@ -12,6 +12,8 @@ interface Followed {
   dueMs: number;
   delayMs: number;
   giveUpAtMs: number;
+  /** Settled by a webhook delivery: dropped when it comes up, without a call. */
+  forgotten?: boolean;
 }
 
 /**
@@ -25,6 +27,10 @@ export class FollowQueue {
   readonly #ctx: RunContext;
   readonly #heap: Followed[] = [];
   readonly #waiters = new Set<() => void>();
+  /** The jobs followed (in the heap or being asked about), by id, for forget(): a window's worth. */
+  readonly #queued = new Map<string, Followed>();
+  /** Jobs submitted before this run started are earlier runs': asked about at their kind's own first poll. */
+  readonly #startedIso = new Date().toISOString();
   #inFlight = 0;
   #closed = false;
   /** The last job read, in the ledger's following order. */
@@ -46,10 +52,21 @@ export class FollowQueue {
     this.#wakeAll();
   }
 
-  #add(job: FollowedJob, requestId: string): void {
+  /** A job settled another way (a webhook delivery): it leaves the queue without a status call. */
+  forget(jobId: string): void {
+    const item = this.#queued.get(jobId);
+    if (item === undefined) return;
+    item.forgotten = true;
+    this.#queued.delete(jobId);
+    this.#wakeAll();
+  }
+
+  /** Follows a job, first asked about after `firstMs` (default: its kind's schedule). */
+  #add(job: FollowedJob, requestId: string, firstMs?: number): void {
     const schedule = this.#ctx.options.poll[job.type];
     const now = Date.now();
-    this.#push({ job, requestId, dueMs: now + schedule.firstMs, delayMs: schedule.firstMs, giveUpAtMs: now + schedule.giveUpMs });
+    const delayMs = firstMs ?? schedule.firstMs;
+    this.#push({ job, requestId, dueMs: now + delayMs, delayMs: schedule.firstMs, giveUpAtMs: now + schedule.giveUpMs });
   }
 
   /** Reads the next window of submitted jobs when few are left and more may be waiting. */
@@ -58,7 +75,10 @@ export class FollowQueue {
     this.#loading ??= (async () => {
       const noticed = this.#noticed;
       const rows = await this.#ctx.ledger.readFollowing(this.#seq, LOAD_ROWS);
-      for (const row of rows) this.#add(followedFromRow(row), row.requestId);
+      for (const row of rows) {
+        const earlier = row.submittedAt !== null && row.submittedAt < this.#startedIso;
+        this.#add(followedFromRow(row), row.requestId, earlier ? this.#ctx.webhooks?.earlierFirstPollMs(row.type) : undefined);
+      }
       this.#seq = rows.at(-1)?.followSeq ?? this.#seq;
       // A short window means none is left, unless a submit was recorded meanwhile.
       if (rows.length < LOAD_ROWS && this.#noticed === noticed) this.#more = false;
@@ -102,11 +122,14 @@ export class FollowQueue {
       if (item === undefined) return;
       this.#inFlight += 1;
       try {
-        if ((await pollOnce(this.#ctx, item.job, item.requestId, item.giveUpAtMs)) === 'again') {
+        // Forgotten while it was being asked about: a delivery has it, so it does not come back.
+        if ((await pollOnce(this.#ctx, item.job, item.requestId, item.giveUpAtMs)) === 'again' && item.forgotten !== true) {
           const schedule = this.#ctx.options.poll[item.job.type];
           item.delayMs = Math.min(item.delayMs * schedule.factor, schedule.maxMs);
           item.dueMs = Date.now() + item.delayMs;
           this.#push(item);
+        } else if (this.#queued.get(item.job.id) === item) {
+          this.#queued.delete(item.job.id);
         }
       } finally {
         this.#inFlight -= 1;
@@ -120,6 +143,10 @@ export class FollowQueue {
       if (this.#ctx.stop.aborted) return undefined;
       await this.#load();
       const first = this.#heap[0];
+      if (first?.forgotten === true) {
+        this.#pop();
+        continue;
+      }
       if (first === undefined) {
         // A job being polled right now may come back; only an empty, closed, idle queue with
         // nothing left in the ledger is done.
@@ -155,6 +182,7 @@ export class FollowQueue {
 
   // A binary min-heap on dueMs: a handful of lines, not worth a dependency.
   #push(item: Followed): void {
+    this.#queued.set(item.job.id, item);
     const heap = this.#heap;
     heap.push(item);
     let i = heap.length - 1;

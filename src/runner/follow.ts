@@ -18,8 +18,30 @@ export async function pollOnce(
   requestId: string,
   giveUpAtMs: number,
 ): Promise<'again' | 'ended'> {
+  // A delivery may have settled it, or be collecting it, since it was queued: no call for it.
+  if (ctx.webhooks !== undefined && !(await ctx.webhooks.outstanding(job.id))) return 'ended';
   const status = await pollStatus(ctx, job, requestId, giveUpAtMs);
   if (status === 'stopped' || status === 'unreachable') return 'ended';
+  const release = ctx.webhooks === undefined ? () => undefined : await ctx.webhooks.claim(job.id);
+  if (release === undefined) return 'ended';
+  try {
+    return await settleStatus(ctx, job, requestId, status, giveUpAtMs);
+  } finally {
+    release();
+  }
+}
+
+/**
+ * What a job's status means for it, however it came: by a status call or by a webhook
+ * delivery (runner/webhook-settle.ts). One code path, so polling and webhooks cannot drift apart.
+ */
+export async function settleStatus(
+  ctx: RunContext,
+  job: FollowedJob,
+  requestId: string,
+  status: RequestStatus,
+  giveUpAtMs: number,
+): Promise<'again' | 'ended'> {
   if (status.status === 'done') {
     await downloadResult(ctx, job, requestId, status.resultUrl, giveUpAtMs);
     return 'ended';

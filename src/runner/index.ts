@@ -36,8 +36,9 @@ import { loadCatalogue, priceLedger } from './prepare.js';
 import { costJobOf, ensureWritableFolder, estimateJobs, summarize, writeRunReports, type RunFiles } from './reports.js';
 import { writeReviewPage } from './review-page.js';
 import { runManifest, type RunOutcome } from './run.js';
+import { DEFAULT_SILENCE_MS, openRunWebhooks, webhookSchedules, type WebhookSettings } from './webhooks.js';
 
-export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPlan, RunProgress, StatusSummary };
+export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPlan, RunProgress, StatusSummary, WebhookSettings };
 export { createRunProgress, limitsOf };
 export { refuseLostLedger, writeReviewPage };
 
@@ -163,6 +164,12 @@ export interface RunRequest extends Common {
   retry?: RetryPolicy | undefined;
   /** Counts the submits in flight, for a caller that says what a stop waits for. */
   inFlight?: InFlight | undefined;
+  /**
+   * Follow jobs by the service's signed webhooks: each submit carries the URL and this run's
+   * secret, a receiver listens on `listen` before anything is sent (not under noWait: the next
+   * run collects), and polling asks only about jobs not heard from.
+   */
+  webhooks?: WebhookSettings | undefined;
   /** Called once checks, pricing and the budget passed, after the run's trace is on disk, before the first submit. */
   onStart?: ((start: { plan: RunPlan; total: number }) => Promise<void> | void) | undefined;
 }
@@ -189,6 +196,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const emit = request.onEvent ?? (() => undefined);
   const userStop = request.signal ?? new AbortController().signal;
   const halt = new AbortController();
+  const basePoll = pollSchedules(request.poll);
   const ctx = createRunContext({
     client: request.service.client,
     ledger,
@@ -199,7 +207,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
       noWait: request.noWait ?? false,
       resubmitInDoubt: request.resubmitInDoubt ?? false,
       outDir: files.out,
-      poll: pollSchedules(request.poll),
+      poll: request.webhooks === undefined ? basePoll : webhookSchedules(basePoll, request.webhooks.silenceMs ?? DEFAULT_SILENCE_MS),
       retry: request.retry ?? DEFAULT_RETRY,
       maxResultBytes: request.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
     },
@@ -208,6 +216,8 @@ export async function run(request: RunRequest): Promise<RunResult> {
     inFlight: request.inFlight,
     progress: request.progress,
   });
+  // Listening before anything is sent: a delivery may come as soon as the first job is taken.
+  if (request.webhooks !== undefined) ctx.webhooks = await openRunWebhooks(ctx, request.webhooks, basePoll, request.noWait !== true);
   let started = false;
   let outcome: RunOutcome | undefined;
   try {
@@ -232,6 +242,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
     // error. No submit has started, so nothing was sent: an interruption, not a failure.
     if (!userStop.aborted || started) throw error;
   } finally {
+    await ctx.webhooks?.close();
     // Every change is in before the summary reads them; a writer thread goes with its heap.
     await ledger.flush();
   }

@@ -48,6 +48,8 @@ export async function submitJob(ctx: RunContext, job: SendableJob, allowFrom: re
     ctx.emit({ kind: 'warning', message: `job "${job.id}" was accepted as request ${requestId}, but the ledger could not record it; keep this id` });
     throw error;
   });
+  // Which run's secret signs this job's deliveries, in the same commit as its request id.
+  ctx.webhooks?.sent(job.id);
   return { kind: 'submitted', requestId, recorded };
 }
 
@@ -61,7 +63,8 @@ async function sendWithRetries(ctx: RunContext, job: SendableJob, cls: PacedClas
     if (!inFlight) betweenAttempts.abort(new SubmitAbandoned('the run is stopping'));
   };
   ctx.stop.addEventListener('abort', onStop, { once: true });
-  const request = kindOf(job.type).submit(job);
+  const kindRequest = kindOf(job.type).submit(job);
+  const request = ctx.webhooks?.withFields(kindRequest) ?? kindRequest;
   // An upload (images, multipart) may take its longer timeout to answer: a stop says so.
   const uploads = 'multipart' in request ? 1 : 0;
   return withRetries(

@@ -6,12 +6,13 @@ import type { SimJobType as JobType } from './types.js';
 import { buildCatalogue, modelToWire, type SimModel } from './catalogue.js';
 import { audioFingerprint, imageFingerprint, videoFingerprint } from './fingerprint.js';
 import { apiError, json, type Reply } from './http-util.js';
-import { JobBook } from './jobs.js';
+import { JobBook, type SimJob } from './jobs.js';
 import type { ResolvedOptions } from './options.js';
 import { priceAudio, priceImage, priceVideo } from './pricing.js';
 import { bucketError, mp4StandIn, pngImage, wavTone, type ResultSigner } from './results.js';
 import type { Fields } from './rules.js';
 import type { SimStats } from './stats.js';
+import { webhookFields, type WebhookRequest, type WebhookSender } from './webhooks.js';
 import { validateAudio, validateImage, validateTextVideoSubmit, validateVideoPrice, validateVideoSubmit, type Validated } from './validate.js';
 
 /** Generation is refused below this balance (docs/service.md, "Balance"). */
@@ -61,6 +62,7 @@ export class SimApi {
     private readonly stats: SimStats,
     private readonly signer: ResultSigner,
     private readonly baseUrl: () => string,
+    private readonly webhooks: WebhookSender,
   ) {
     this.catalogue = buildCatalogue(options.extraModels);
     this.models = new Map(this.catalogue.map((m) => [m.slug, m]));
@@ -122,31 +124,41 @@ export class SimApi {
 
   async submit(type: JobType, fields: Fields): Promise<Reply> {
     const mode = this.options.pricing;
+    // Every kind's request may carry a webhook; checked first, as one rule of every form request.
+    const hook = webhookFields(fields);
+    if (!hook.ok) return apiError(422, Object.values(hook.errors).flat()[0] ?? 'The given data was invalid.', hook.errors);
+    const accept = (fingerprint: string, priceUsd: number): Reply => this.accept(type, fingerprint, priceUsd, hook.value);
     switch (type) {
       case 'txt2audio': {
         const result = validateAudio(fields, this.models, false);
-        return invalid(result) ?? (result.ok ? this.accept(type, audioFingerprint(result.value), priceAudio(result.value, mode)) : refused());
+        return invalid(result) ?? (result.ok ? accept(audioFingerprint(result.value), priceAudio(result.value, mode)) : refused());
       }
       case 'txt2img': {
         const result = validateImage(fields, this.models);
-        return invalid(result) ?? (result.ok ? this.accept(type, imageFingerprint(result.value), priceImage(result.value, mode)) : refused());
+        return invalid(result) ?? (result.ok ? accept(imageFingerprint(result.value), priceImage(result.value, mode)) : refused());
       }
       case 'img2video':
       case 'txt2video': {
         const result = type === 'img2video' ? await validateVideoSubmit(fields, this.models) : validateTextVideoSubmit(fields, this.models);
-        return invalid(result) ?? (result.ok ? this.accept(type, videoFingerprint(result.value, type), priceVideo(result.value, mode)) : refused());
+        return invalid(result) ?? (result.ok ? accept(videoFingerprint(result.value, type), priceVideo(result.value, mode)) : refused());
       }
     }
   }
 
+  /** A fresh pre-signed URL for a finished job's result. */
+  resultUrl(job: SimJob, now: number): string {
+    return this.signer.url(this.baseUrl(), `${job.requestId}.${RESULT_FILE[job.type].ending}`, this.options.resultUrlTtlMs, now);
+  }
+
   // Charging happens at acceptance, the moment the request id exists: a lost answer still costs.
-  private accept(type: JobType, fingerprint: string, priceUsd: number): Reply {
+  private accept(type: JobType, fingerprint: string, priceUsd: number, webhook: WebhookRequest | undefined): Reply {
     if (this.wallet.balanceUsd < MIN_BALANCE_USD || this.wallet.balanceUsd < priceUsd) {
       return apiError(422, 'Not enough balance.', { balance: ['Not enough balance.'] });
     }
     this.wallet.balanceUsd = round8(this.wallet.balanceUsd - priceUsd);
     const job = this.jobs.accept(type, fingerprint, priceUsd);
     this.stats.accepted.push({ requestId: job.requestId, type, fingerprint, at: job.acceptedAt });
+    if (webhook !== undefined) this.webhooks.schedule(job, webhook);
     return json(200, { data: { request_id: job.requestId } });
   }
 
@@ -165,8 +177,7 @@ export class SimApi {
       preview: null,
     };
     if (status === 'done') {
-      const file = `${job.requestId}.${RESULT_FILE[job.type].ending}`;
-      data['result_url'] = this.signer.url(this.baseUrl(), file, this.options.resultUrlTtlMs, now);
+      data['result_url'] = this.resultUrl(job, now);
     } else if (status === 'error' && job.error) {
       Object.assign(data, job.error);
     }

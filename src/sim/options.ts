@@ -39,10 +39,23 @@ export interface SimOptions {
   extraModels?: number;
   /** Delay of the 'slow' fault. Default 3000. */
   slowMs?: number;
+  /**
+   * Where webhook deliveries go, e.g. http://127.0.0.1:8787: the webhook URL's path on this
+   * origin (the simulator cannot reach the public address a real URL names). Default none:
+   * every delivery attempt fails and is retried, as when no receiver listens.
+   */
+  webhookTarget?: string | undefined;
+  /** Wait before the first retry of a delivery; each next one doubles. Default 500. */
+  webhookRetryMs?: number;
+  /** The longest wait between two attempts. Default 30000. */
+  webhookRetryMaxMs?: number;
+  /** Attempts per delivery, the first included. Default 8 (about a minute at the default waits). */
+  webhookAttempts?: number;
 }
 
-export type ResolvedOptions = Required<Omit<SimOptions, 'rateLimits' | 'faults' | 'pendingMs' | 'processingMs'>> & {
+export type ResolvedOptions = Required<Omit<SimOptions, 'rateLimits' | 'faults' | 'pendingMs' | 'processingMs' | 'webhookTarget'>> & {
   faults: string;
+  webhookTarget: string | undefined;
   rateRules: RateRules;
   pendingMs: Record<JobType, number>;
   processingMs: Record<JobType, number>;
@@ -91,5 +104,9 @@ export function resolveOptions(options: SimOptions = {}): ResolvedOptions {
     pricing: options.pricing ?? 'linear',
     extraModels: nonNegative('extraModels', options.extraModels ?? 30),
     slowMs: nonNegative('slowMs', options.slowMs ?? 3000),
+    webhookTarget: options.webhookTarget,
+    webhookRetryMs: nonNegative('webhookRetryMs', options.webhookRetryMs ?? 500),
+    webhookRetryMaxMs: nonNegative('webhookRetryMaxMs', options.webhookRetryMaxMs ?? 30_000),
+    webhookAttempts: Math.max(1, Math.floor(nonNegative('webhookAttempts', options.webhookAttempts ?? 8))),
   };
 }

@@ -3,7 +3,7 @@
  * the endpoint handlers. Everything it keeps lives in the instance startSimulator returns.
  */
 import { SIM_JOB_TYPES } from './types.js';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseFaultSpec, pickFault, type FaultKind, type FaultScope, type FaultSpec } from './faults.js';
@@ -15,6 +15,7 @@ import { mulberry32, type Random } from './prng.js';
 import { RateLimiter, type LimitedClass } from './rate-limit.js';
 import { ResultSigner } from './results.js';
 import { createStats, statsToJson, type CallKind, type SimStats } from './stats.js';
+import { WebhookSender } from './webhooks.js';
 
 export interface Simulator {
   /** e.g. http://127.0.0.1:43121 — the base URL to give a client. */
@@ -28,6 +29,8 @@ export interface Simulator {
   /** Replaces the fault spec; the fault generator carries on where it was. */
   setFaults(spec: string): void;
   setBalance(usd: number): void;
+  /** Where webhook deliveries go from now on (e.g. http://127.0.0.1:8787); undefined: nowhere, retried. */
+  setWebhookTarget(target: string | undefined): void;
 }
 
 /** The service's limit on a whole request body (docs/service.md: 75 MB). */
@@ -57,6 +60,7 @@ class SimServer {
   private readonly limiter: RateLimiter;
   private readonly jobs: JobBook;
   private readonly api: SimApi;
+  readonly webhooks: WebhookSender;
   private readonly timers = new Set<NodeJS.Timeout>();
   baseUrl = '';
 
@@ -70,7 +74,16 @@ class SimServer {
     });
     this.stats = createStats(this.jobs);
     this.limiter = new RateLimiter(options.rateRules, options.rateWindowMs);
-    this.api = new SimApi(options, this.wallet, this.jobs, this.stats, new ResultSigner(randomBytes(32)), () => this.baseUrl);
+    // Their own stream again: deliveries' faults do not shift which answers fail.
+    this.webhooks = new WebhookSender(
+      { target: options.webhookTarget, retryMs: options.webhookRetryMs, retryMaxMs: options.webhookRetryMaxMs, attempts: options.webhookAttempts, timeoutMs: 10_000 },
+      () => this.faults,
+      mulberry32(options.seed ^ 0x9e3779b9),
+      this.stats.webhooks,
+      (job, now) => this.api.resultUrl(job, now),
+      (job) => this.anotherJob(job),
+    );
+    this.api = new SimApi(options, this.wallet, this.jobs, this.stats, new ResultSigner(randomBytes(32)), () => this.baseUrl, this.webhooks);
   }
 
   private route(method: string, path: string): Route | 'method' | undefined {
@@ -174,7 +187,14 @@ class SimServer {
     return answer(apiError(500, 'Server Error'));
   }
 
+  /** A request id of another accepted job (or one nobody has), for a forged delivery. */
+  private anotherJob(job: { requestId: string }): string {
+    for (const id of this.jobs.jobs.keys()) if (id !== job.requestId) return id;
+    return randomUUID();
+  }
+
   close(): void {
+    this.webhooks.close();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.jobs.close();
@@ -220,6 +240,9 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
     },
     setBalance: (usd) => {
       sim.wallet.balanceUsd = usd;
+    },
+    setWebhookTarget: (target) => {
+      sim.webhooks.options.target = target;
     },
   };
 }

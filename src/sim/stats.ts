@@ -14,6 +14,22 @@ export interface AcceptedJob {
   at: number;
 }
 
+/** The webhook deliveries the simulator made (sim/webhooks.ts). */
+export interface WebhookStats {
+  /** Events delivered or still being tried (one per job start, one per job end). */
+  events: number;
+  /** POSTs made: first attempts, retries, duplicates, replays and forgeries. */
+  attempts: number;
+  /** Attempts answered 2xx (duplicates and replays not counted). */
+  delivered: number;
+  /** Events whose every attempt failed. */
+  gaveUp: number;
+  /** Answers by HTTP status; `none` for no answer (nobody listening, reset, timeout). */
+  answers: Record<string, number>;
+  /** Webhook faults injected, by kind. */
+  faults: Record<string, number>;
+}
+
 export type CallKind = 'models' | 'balance' | 'price' | 'status' | 'submit' | 'download';
 
 export interface SimStats {
@@ -23,6 +39,7 @@ export interface SimStats {
   rateLimited: Record<string, number>;
   /** Faults injected, by kind. */
   faults: Record<string, number>;
+  webhooks: WebhookStats;
   /** Fingerprints accepted more than once, except resubmits of jobs that failed retryably and were refunded. */
   duplicates(): { fingerprint: string; requestIds: string[] }[];
   jobsByStatus(): Record<JobStatus, number>;
@@ -34,6 +51,7 @@ export function createStats(jobs: JobBook): SimStats {
     calls: { models: 0, balance: 0, price: 0, status: 0, submit: 0, download: 0 },
     rateLimited: {},
     faults: {},
+    webhooks: { events: 0, attempts: 0, delivered: 0, gaveUp: 0, answers: {}, faults: {} },
     duplicates: () => jobs.duplicates(),
     jobsByStatus: () => jobs.countByStatus(),
   };
@@ -50,6 +68,7 @@ export function statsToJson(stats: SimStats, balanceUsd: number): Record<string,
     calls: stats.calls,
     rate_limited: stats.rateLimited,
     faults: stats.faults,
+    webhooks: { events: stats.webhooks.events, attempts: stats.webhooks.attempts, delivered: stats.webhooks.delivered, gave_up: stats.webhooks.gaveUp, answers: stats.webhooks.answers, faults: stats.webhooks.faults },
     duplicates: stats.duplicates().map((dup) => ({ fingerprint: dup.fingerprint, request_ids: dup.requestIds })),
     jobs_by_status: stats.jobsByStatus(),
     balance: balanceUsd,

@@ -30,6 +30,9 @@ export type {
   CachedPrice,
   PriceEntry,
   LockHolder,
+  WebhookRun,
+  DeliveryJob,
+  DeliveryRecord,
 } from './ledger.js';
 export { openSqliteLedger, type SqliteLedgerMode, type SqliteLedgerOptions } from './sqlite/sqlite-ledger.js';
 export { SCHEMA_VERSION } from './sqlite/schema.js';

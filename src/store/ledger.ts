@@ -159,6 +159,7 @@ export interface FollowRow {
   requestId: string;
   paramsJson: string;
   followSeq: number;
+  submittedAt: string | null;
 }
 
 /** One price group of the jobs in some states, and how many of them have each text length. */
@@ -302,6 +303,33 @@ export interface PriceEntry {
   source: string;
 }
 
+/** A run that sent jobs with webhooks, and the secret their deliveries are signed with. */
+export interface WebhookRun {
+  id: number;
+  /** Never shown: not in output, reports, logs or events. */
+  secret: string;
+}
+
+/** A job as a webhook delivery finds it, by the request id the service names. */
+export interface DeliveryJob {
+  id: string;
+  type: JobType;
+  state: JobState;
+  /** The parameters it was sent with (a speech job's `format` names its result file). */
+  paramsJson: string;
+  /** The run that sent it with webhooks (its secret signs the job's deliveries); null: sent without. */
+  webhookRun: number | null;
+}
+
+/** A verified webhook delivery, recorded so that its id is applied at most once. */
+export interface DeliveryRecord {
+  deliveryId: string;
+  /** `job.processing`, `job.completed`, `job.failed`, as the service names it. */
+  event: string;
+  /** The job it names; null when no job of this ledger holds its request id. */
+  jobId: string | null;
+}
+
 export interface LockHolder {
   pid: number;
   host: string;
@@ -425,6 +453,23 @@ export interface Ledger {
   putCatalogue(baseUrl: string, json: unknown): Promise<void>;
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
+
+  /**
+   * Stores a new run's webhook secret (32–255 characters) and answers the run's number. The
+   * secrets are kept for as long as the ledger: the service retries deliveries for a day.
+   */
+  addWebhookRun(secret: string): Promise<number>;
+  /** Every run's webhook secret, oldest first. */
+  webhookRuns(): Promise<WebhookRun[]>;
+  /** The job holding `requestId`, with the run that sent it; undefined when no job does. */
+  jobForDelivery(requestId: string): Promise<DeliveryJob | undefined>;
+  /**
+   * Notes that run `runId` sent job `jobId` (a later send by another run replaces the note).
+   * Asked in the same turn as markSubmitted, it commits with it.
+   */
+  noteWebhookRun(jobId: string, runId: number): Promise<void>;
+  /** Records a delivery by its id: true the first time, false (and nothing written) for an id seen before. */
+  recordDelivery(delivery: DeliveryRecord): Promise<boolean>;
 
   /**
    * Makes this process the only one running jobs from this ledger. A lock whose holder is

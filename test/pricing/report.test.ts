@@ -69,8 +69,12 @@ describe('buildCostReport', async () => {
       ['txt2audio', '3 days 20 minutes', '300/day'],
       ['status', '4 days 4 minutes', '200/day'],
     ]);
+    // Followed by webhooks, the submits alone pace it: a job whose deliveries arrive needs no status call.
+    expect(basic.duration.withWebhooks).toEqual({ durationMs: expect.any(Number), text: 'about 3 days 20 minutes (Basic: txt2audio 300/day)', statusCallsMin: 0 });
+    expect(basic.duration).toMatchObject({ statusPollsMin: 1000, statusPerDay: 200 });
     const premium = await buildCostReport(input(jobs, prices));
     expect(premium.durationText).toBe('about 3 minutes (Premium: txt2audio 300/min)');
+    expect(premium.duration.statusPerDay).toBeUndefined();
   });
 
   it('paces video and speech separately on Basic', async () => {

@@ -85,6 +85,8 @@ describe('formatCostReport', () => {
       Pace
         Price calls: 4 (prices: 5 quoted, 5 derived, 0 cached)
         Duration: about 2 minutes (Basic: img2video 1/min), at least 9 status polls
+        Status calls: at least 9 polling (Basic allows 200/day); with --webhook-url only for jobs not heard from
+        Duration with --webhook-url: about 2 minutes (Basic: img2video 1/min)
       "
     `);
   });

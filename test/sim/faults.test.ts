@@ -9,12 +9,23 @@ describe('parseFaultSpec', () => {
     expect(spec.submit).toEqual([{ kind: '503', probability: 0.1 }, { kind: '500-after', probability: 0.2 }]);
     expect(spec.price).toEqual([{ kind: '503', probability: 0.1 }]);
     expect(spec.status).toEqual([{ kind: '503', probability: 0.1 }, { kind: 'slow', probability: 0.05 }]);
-    expect(parseFaultSpec('')).toEqual({ submit: [], price: [], status: [] });
+    expect(parseFaultSpec('')).toEqual({ submit: [], price: [], status: [], webhook: [] });
+  });
+
+  it('keeps webhook faults to webhook deliveries, and answer faults to the answers', () => {
+    const spec = parseFaultSpec('503=0.1,duplicate=0.2,webhook:forged=0.05');
+    expect(spec.webhook).toEqual([{ kind: 'duplicate', probability: 0.2 }, { kind: 'forged', probability: 0.05 }]);
+    expect(spec.submit).toEqual([{ kind: '503', probability: 0.1 }]);
+    expect(() => parseFaultSpec('status:stale=0.1')).toThrow('fault "status:stale=0.1": stale is a fault of webhook deliveries: write it as webhook:stale');
+    expect(() => parseFaultSpec('webhook:503=0.1')).toThrow('fault "webhook:503=0.1": 503 is a fault of the answers (submit, price, status), not of webhook deliveries');
+    expect(() => parseFaultSpec('replay=0.6,webhook:oversized=0.6')).toThrow('probabilities for webhook add up to 1.2, more than 1');
   });
 
   it('says what is wrong with a bad spec', () => {
-    expect(() => parseFaultSpec('504=0.1')).toThrow('fault "504=0.1": unknown kind "504", expected one of 503, 500-before, 500-after, reset-before, reset-after, slow, html502');
-    expect(() => parseFaultSpec('models:503=0.1')).toThrow('unknown scope "models", expected one of submit, price, status');
+    expect(() => parseFaultSpec('504=0.1')).toThrow(
+      'fault "504=0.1": unknown kind "504", expected one of 503, 500-before, 500-after, reset-before, reset-after, slow, html502 (answers) or duplicate, reorder, bad-signature, stale, replay, oversized, forged (webhook deliveries)',
+    );
+    expect(() => parseFaultSpec('models:503=0.1')).toThrow('unknown scope "models", expected one of submit, price, status, webhook');
     expect(() => parseFaultSpec('503=1.5')).toThrow('fault "503=1.5": probability must be a number between 0 and 1, got "1.5"');
     expect(() => parseFaultSpec('503')).toThrow('expected kind=probability');
     expect(() => parseFaultSpec('503=0.1,,slow=0.1')).toThrow('empty entry');

@@ -14,6 +14,7 @@ import { budgetContract } from './contract/budget.js';
 import { storeContract } from './contract/caches-and-lock.js';
 import { jobsContract } from './contract/jobs-and-events.js';
 import { transitionsContract } from './contract/transitions.js';
+import { webhooksContract } from './contract/webhooks.js';
 
 export interface LedgerFactory {
   /** A new, empty ledger, open for writing as a run opens it; `nowMs` is its clock when given. */
@@ -51,5 +52,6 @@ export function ledgerContract(name: string, factory: LedgerFactory): void {
     budgetContract(ledgers);
     jobsContract(ledgers);
     storeContract(ledgers);
+    webhooksContract(ledgers);
   });
 }

@@ -20,8 +20,10 @@ import { runEventRecord, runPlanRecord, withRunLog, type RunLogEnd } from '../ru
 import { openWorkSession, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
 import { installStopHandlers, type InFlightWait } from '../signals.js';
 import { existsSync } from 'node:fs';
+import { webhookSettings, withWebhookOptions, type WebhookArgs } from '../webhook-options.js';
+import type { WebhookSettings } from '../../runner/index.js';
 
-interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs {
+interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs, WebhookArgs {
   manifest: string;
   'log-file'?: string | undefined;
   /** As typed, like poll-ms: parsed in the handler. */
@@ -39,6 +41,7 @@ interface RunNumbers {
   concurrency: number;
   pollMs: number | undefined;
   maxResultMb: number;
+  webhooks: WebhookSettings | undefined;
 }
 
 const MIB = 1024 * 1024;
@@ -51,7 +54,7 @@ export function runCommand(result: CommandResult, argv: readonly string[]): Comm
     command: 'run <manifest>',
     describe: 'estimate, enforce the budget, submit, follow and download; run it again to resume',
     builder: (y) =>
-      withManifestFileOptions(withPlanOptions(withSharedOptions(y)))
+      withWebhookOptions(withManifestFileOptions(withPlanOptions(withSharedOptions(y))))
         .positional('manifest', { type: 'string', demandOption: true })
         .option('concurrency', { type: 'string', describe: `submits in flight at once (${envHint('concurrency')}; default 8)` })
         .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })
@@ -75,6 +78,7 @@ export function runCommand(result: CommandResult, argv: readonly string[]): Comm
         maxResultMb:
           parseWholeNumber(optionLabel(args, 'max-result-mb'), args['max-result-mb'], { min: 1, max: MAX_RESULT_MB_CEILING, unit: 'megabytes' }) ??
           DEFAULT_MAX_RESULT_MB,
+        webhooks: webhookSettings(args, process.env),
       };
       const paths = manifestPaths(args.manifest, args.db, args.out);
       // The log opens first: a log file that cannot be written stops the run before anything is sent.
@@ -132,12 +136,15 @@ async function runWithDisplay(session: WorkSession, display: RunDisplay, result:
       partial: args.partial,
       poll: numbers.pollMs !== undefined ? { firstMs: numbers.pollMs } : args.sim ? 'simulator' : 'service',
       maxResultBytes: numbers.maxResultMb * MIB,
+      webhooks: numbers.webhooks,
       signal: stopControl.signal,
       inFlight,
       progress: runProgress,
       onEvent: (event) => {
         log?.write(runEventRecord(event));
         ticker.onEvent(event);
+        // Under --sim the simulator in this process delivers to the receiver, wherever it bound.
+        if (event.kind === 'webhooks_listening') session.service.simulator?.setWebhookTarget(`http://${event.address}`);
         // Before the first submit there is no live display: warnings (changed jobs, recovered
         // in-doubt ones) and pauses are printed as they come.
         if (progress) progress.onEvent(event);
@@ -164,7 +171,7 @@ async function runWithDisplay(session: WorkSession, display: RunDisplay, result:
     logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: ${hint}`);
     return ExitCode.interrupted;
   }
-  return finish(outcome, summary, hint);
+  return finish(outcome, summary, hint, numbers.webhooks !== undefined);
 }
 
 function printEvent(event: RunEvent): void {
@@ -201,7 +208,7 @@ function waitFor(inFlight: InFlight): InFlightWait {
   };
 }
 
-function finish(outcome: RunOutcome, summary: StatusSummary, hint: string): number {
+function finish(outcome: RunOutcome, summary: StatusSummary, hint: string, webhooks: boolean): number {
   const counts: Record<string, number> = summary.counts;
   const { execute } = outcome;
   if (execute.fatal !== undefined) throw execute.fatal;
@@ -219,5 +226,8 @@ function finish(outcome: RunOutcome, summary: StatusSummary, hint: string): numb
   // Paid for, and still to collect: every later run follows them, from the ledger alone.
   const collect = `run the same command again to collect them: ${hint}`;
   for (const line of submittedLines(summary)) logLine(`${line}. ${collect}`);
+  if (webhooks && (counts['submitted'] ?? 0) > 0) {
+    logLine('while no run listens, the service retries their webhook deliveries for about a day; the next run with --webhook-url listens again and takes them (and asks about the rest)');
+  }
   return ExitCode.incomplete;
 }

@@ -5,6 +5,7 @@ import type { CommandResult } from '../main.js';
 import { parseDecimal, parseUsd, parseWholeNumber } from '../options.js';
 import { logLine, writeStdout } from '../output.js';
 import { nextStopSignal } from '../signals.js';
+import { DEFAULT_LISTEN, parseListen } from '../webhook-options.js';
 
 /** The numeric options as typed: each is parsed by one function of options.ts, which quotes it back. */
 interface SimArgs {
@@ -16,6 +17,8 @@ interface SimArgs {
   'job-error-rate'?: string | undefined;
   balance?: string | undefined;
   pricing: 'linear' | 'minimum' | 'rounded';
+  /** '' when given alone: the receiver's default address. */
+  webhooks?: string | undefined;
 }
 
 export function simCommand(result: CommandResult): CommandModule<object, SimArgs> {
@@ -31,11 +34,16 @@ export function simCommand(result: CommandResult): CommandModule<object, SimArgs
         .option('seed', { type: 'string', describe: 'seed for faults and job outcomes (default 1)' })
         .option('job-error-rate', { type: 'string', describe: 'share of accepted jobs that end in error, 0 to 1 (default 0)' })
         .option('balance', { type: 'string', describe: 'starting balance in USD (default 1000)' })
-        .option('pricing', { choices: ['linear', 'minimum', 'rounded'] as const, default: 'linear' as const, describe: 'price law' }),
+        .option('pricing', { choices: ['linear', 'minimum', 'rounded'] as const, default: 'linear' as const, describe: 'price law' })
+        .option('webhooks', {
+          type: 'string',
+          describe: `deliver webhooks of jobs sent with webhook_url to a receiver at HOST:PORT (alone: ${DEFAULT_LISTEN}, where run --webhook-url listens by default)`,
+        }),
     handler: async (args) => {
       const options = await simOptions(args);
       const sim = await listen(options);
       await writeStdout(`listening on ${sim.url}\ntoken ${sim.token}`);
+      if (options.webhookTarget !== undefined) logLine(`webhooks of jobs sent with webhook_url go to ${options.webhookTarget}`);
       logLine(`simulator (${args.plan} plan); stop with Ctrl-C. Try: MEDIABATCH_TOKEN=${sim.token} mediabatch models --base-url ${sim.url}`);
       await nextStopSignal();
       await sim.close();
@@ -55,6 +63,7 @@ async function simOptions(args: SimArgs): Promise<SimOptions & { port: number }>
     jobErrorRate: parseDecimal('--job-error-rate', args['job-error-rate'], { min: 0, max: 1, expected: 'a share from 0 to 1 (such as 0.1)' }) ?? 0,
     balanceUsd: parseUsd('--balance', args.balance) ?? 1000,
     pricing: args.pricing,
+    webhookTarget: args.webhooks === undefined ? undefined : webhookTarget(args.webhooks),
   };
   if (args.faults !== undefined) {
     const { parseFaultSpec } = await import('../../sim/index.js');
@@ -65,6 +74,12 @@ async function simOptions(args: SimArgs): Promise<SimOptions & { port: number }>
     }
   }
   return options;
+}
+
+/** `http://HOST:PORT` of the receiver the simulator delivers to. */
+function webhookTarget(text: string): string {
+  const { host, port } = parseListen('--webhooks', text === '' ? DEFAULT_LISTEN : text);
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /**

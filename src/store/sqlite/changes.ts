@@ -1,6 +1,6 @@
 import { LocalIoError } from '../../errors.js';
 import type { MicroUsd } from '../../money.js';
-import type { CollectIssue, RemoteFailure, ReservableState, ReserveResult, StoredResult, SubmittedResult } from '../ledger.js';
+import type { CollectIssue, DeliveryRecord, RemoteFailure, ReservableState, ReserveResult, StoredResult, SubmittedResult } from '../ledger.js';
 import type { SqliteCore } from './core.js';
 
 /**
@@ -18,7 +18,9 @@ export type LedgerChange =
   | { kind: 'skipped'; jobId: string; reason: string }
   | { kind: 'uncollected'; jobId: string; issue: CollectIssue; reason: string }
   | { kind: 'still-running'; jobId: string }
-  | { kind: 'event'; jobId: string | null; event: string; detail: unknown };
+  | { kind: 'event'; jobId: string | null; event: string; detail: unknown }
+  | { kind: 'webhook-run'; jobId: string; runId: number }
+  | { kind: 'delivery'; jobId: string | null; delivery: DeliveryRecord };
 
 /** What each change answers. */
 export interface ChangeAnswers {
@@ -33,6 +35,8 @@ export interface ChangeAnswers {
   uncollected: void;
   'still-running': void;
   event: void;
+  'webhook-run': void;
+  delivery: boolean;
 }
 
 export type ChangeAnswer<C extends LedgerChange> = ChangeAnswers[C['kind']];
@@ -65,6 +69,10 @@ export function applyChange(core: SqliteCore, change: LedgerChange): ChangeAnswe
       return core.noteStillRunning(change.jobId);
     case 'event':
       return core.recordEvent(change.jobId, change.event, change.detail);
+    case 'webhook-run':
+      return core.noteWebhookRun(change.jobId, change.runId);
+    case 'delivery':
+      return core.recordDelivery(change.delivery);
   }
 }
 

@@ -8,6 +8,7 @@ import { createJobRecords, type JobRecords } from './jobs.js';
 import { asLocalIoError, openDatabase } from './open-database.js';
 import { createRunLock, type RunLock } from './run-lock.js';
 import { createTransitions, type JobTransitions } from './transitions.js';
+import { createWebhookRecords, type WebhookRecords } from './webhooks.js';
 
 export interface OpenCoreOptions {
   /** Never creates, migrates or writes; a missing file is an error. */
@@ -22,7 +23,7 @@ export interface OpenCoreOptions {
  * The SQLite ledger on one connection, synchronous: each method is its own transaction. The
  * async Ledger (sqlite-ledger.ts) runs on one, and so does its writer thread.
  */
-export interface SqliteCore extends JobRecords, JobTransitions, CollectNotes, LedgerCaches, RunLock, FileWatch {
+export interface SqliteCore extends JobRecords, JobTransitions, CollectNotes, LedgerCaches, WebhookRecords, RunLock, FileWatch {
   readonly path: string;
   readonly readonly: boolean;
   /**
@@ -64,6 +65,7 @@ export function openCore(path: string, options: OpenCoreOptions): SqliteCore {
     ...createTransitions(ctx),
     ...createCollectNotes(ctx),
     ...createCaches(ctx),
+    ...createWebhookRecords(ctx),
     ...lock,
     ...watchFile(db, path),
     batch: <T>(fn: () => T): T => db.transaction(fn).immediate(),

@@ -62,7 +62,7 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     'SELECT path, stamp FROM unit_files WHERE unit = ? AND path > ? ORDER BY path LIMIT ?',
   );
   const selectFollowing = db.prepare<[number, number], FollowRow>(
-    `SELECT id, type, request_id AS requestId, params_json AS paramsJson, follow_seq AS followSeq FROM jobs
+    `SELECT id, type, request_id AS requestId, params_json AS paramsJson, follow_seq AS followSeq, submitted_at AS submittedAt FROM jobs
      WHERE state = 'submitted' AND follow_seq > ? AND request_id IS NOT NULL ORDER BY follow_seq LIMIT ?`,
   );
   const selectGroups = db.prepare<{ resubmitInDoubt: number }, { groupKey: string; type: JobType; paramsJson: string; chars: number | null; jobs: number }>(

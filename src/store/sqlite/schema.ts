@@ -252,6 +252,31 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO counters (name, value) SELECT 'follow', COALESCE(MAX(follow_seq), 0) FROM jobs;
     `,
   },
+  {
+    version: 7,
+    // Jobs followed by the service's signed webhooks. Each run that sends webhooks has a secret
+    // of its own (webhook_runs); a job notes the run that sent it (webhook_jobs), because a
+    // delivery the service retries a day later is signed with that run's secret, not the
+    // current one. Each delivery id is applied at most once (webhook_deliveries). Tables of
+    // their own rather than columns on jobs: the secrets are read by nothing that lists jobs.
+    sql: `
+      CREATE TABLE webhook_runs (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        secret     TEXT NOT NULL CHECK (length(secret) BETWEEN 32 AND 255),
+        created_at TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE webhook_jobs (
+        job_id TEXT PRIMARY KEY REFERENCES jobs (id),
+        run_id INTEGER NOT NULL REFERENCES webhook_runs (id)
+      ) STRICT;
+      CREATE TABLE webhook_deliveries (
+        delivery_id TEXT PRIMARY KEY,
+        received_at TEXT NOT NULL,
+        event       TEXT NOT NULL,
+        job_id      TEXT REFERENCES jobs (id)
+      ) STRICT;
+    `,
+  },
 ];
 
 /** SQL for usdToMicro(column, 'up') on a REAL dollar column that is NULL or >= 0 (migration 5). */

@@ -1,0 +1,125 @@
+import type { RequestStatus } from '../api/types.js';
+import type { DeliveryJob } from '../store/index.js';
+import type { SignedDelivery, Verdict } from '../webhooks/receiver.js';
+import type { PollSchedules, RunContext } from './context.js';
+import { pollStatus, settleStatus } from './follow.js';
+import { followedFromRow, type FollowedJob } from './followed.js';
+import { sleep } from './pace.js';
+
+/** What a run's receiver did with the deliveries it verified, and how many it refused. */
+export interface Tally {
+  applied: number;
+  duplicates: number;
+  ignored: number;
+  rejected: number;
+}
+
+export interface SettleInput {
+  ctx: RunContext;
+  delivery: SignedDelivery;
+  tally: Tally;
+  /** Takes the job for collection; undefined when the poller or another delivery has it. */
+  hold(jobId: string): (() => void) | undefined;
+  /** Drops the job from the poller's queue (once a delivery has settled it). */
+  forget(jobId: string): void;
+  /** Runs a collection after the answer has gone, bounded, its failure reported. */
+  track(work: () => Promise<void>): void;
+  base: PollSchedules;
+  /** A request id was answered a moment ago: its row may be a commit away. */
+  recentlySent(): boolean;
+}
+
+/** How long a delivery waits for the request id it names to be committed (the service can be quick). */
+const RECORDING_WAIT_MS = 3000;
+
+/**
+ * Settles one verified delivery, and answers before any download: the delivery id is recorded
+ * (a second time changes nothing), a failure or a result is handed to the same code the poller
+ * runs after its status call, and only a job still `submitted` moves, so a late
+ * `job.processing` or a second `job.completed` never takes a job backwards or downloads twice.
+ */
+export async function settleDelivery(input: SettleInput): Promise<Verdict> {
+  const { ctx, delivery, tally } = input;
+  // Refused, the delivery comes again: to the next run, which collects it.
+  if (ctx.stop.aborted) return { ok: false, status: 503, reason: 'the run is stopping' };
+  const job = await findJob(input);
+  if (job !== undefined && job.webhookRun !== delivery.signedBy) {
+    return { ok: false, status: 401, reason: 'signed with the secret of another run than the one that sent the job' };
+  }
+  const first = await ctx.ledger.recordDelivery({ deliveryId: delivery.deliveryId, event: delivery.event, jobId: job?.id ?? null });
+  if (!first) return counted(tally, 'duplicate');
+  // A job this ledger does not know (another manifest's, one whose answer never came) or one
+  // already settled: recorded, and nothing changes.
+  if (job === undefined || job.state !== 'submitted') return counted(tally, 'ignored');
+  const outcome = await apply(input, job);
+  return counted(tally, outcome);
+}
+
+async function apply(input: SettleInput, job: DeliveryJob): Promise<'applied' | 'ignored'> {
+  const { ctx, delivery } = input;
+  if (delivery.event === 'job.processing') {
+    await ctx.ledger.recordEvent(job.id, 'webhook_processing', { deliveryId: delivery.deliveryId });
+    return 'applied';
+  }
+  const status = statusOf(delivery);
+  if (status === 'not-a-result') return 'ignored';
+  const release = input.hold(job.id);
+  // The poller is collecting it right now, from the same answer the service gives.
+  if (release === undefined) return 'applied';
+  const followed = followedFromRow(job);
+  const giveUpAtMs = Date.now() + input.base[job.type].giveUpMs;
+  input.track(async () => {
+    try {
+      await collect(ctx, followed, delivery.jobRequestId, status, giveUpAtMs);
+    } finally {
+      release();
+    }
+    // Settled, it leaves the poller's queue. Still submitted (a download that failed, a status
+    // that said it runs), it stays there, and is asked about when its silence runs out.
+    if ((await ctx.ledger.getJob(job.id))?.state !== 'submitted') input.forget(job.id);
+  });
+  return 'applied';
+}
+
+/**
+ * A delivery as the status the poller would have read. A failure without `retryable` and
+ * `refunded` (the service's documented payload has neither) is asked about once: whether the
+ * job is sent again, and whether its price stays spent, rests on them.
+ */
+function statusOf(delivery: SignedDelivery): RequestStatus | 'ask' | 'not-a-result' {
+  if (delivery.event === 'job.completed') return { status: 'done', rawStatus: 'done', resultUrl: delivery.resultUrl };
+  if (delivery.event !== 'job.failed') return 'not-a-result';
+  const failure = delivery.failure ?? {};
+  if (failure.retryable === undefined || failure.refunded === undefined) return 'ask';
+  return { status: 'error', rawStatus: 'error', ...failure };
+}
+
+async function collect(ctx: RunContext, job: FollowedJob, requestId: string, status: RequestStatus | 'ask', giveUpAtMs: number): Promise<void> {
+  const known = status === 'ask' ? await pollStatus(ctx, job, requestId, giveUpAtMs) : status;
+  if (known === 'stopped' || known === 'unreachable') return;
+  await settleStatus(ctx, job, requestId, known, giveUpAtMs);
+}
+
+/**
+ * The job whose request id the delivery names. The service may deliver before the answer to
+ * the submit has been committed here: while submits are in flight, or one was answered a
+ * moment ago, it looks again for a little while.
+ */
+async function findJob(input: SettleInput): Promise<DeliveryJob | undefined> {
+  const { ctx, delivery } = input;
+  const startedMs = Date.now();
+  for (;;) {
+    const job = await ctx.ledger.jobForDelivery(delivery.jobRequestId);
+    if (job !== undefined) return job;
+    const recording = ctx.inFlight.submits > 0 || input.recentlySent();
+    if (!recording || Date.now() - startedMs > RECORDING_WAIT_MS) return undefined;
+    await sleep(25);
+  }
+}
+
+function counted(tally: Tally, outcome: 'applied' | 'duplicate' | 'ignored'): Verdict {
+  if (outcome === 'applied') tally.applied += 1;
+  else if (outcome === 'duplicate') tally.duplicates += 1;
+  else tally.ignored += 1;
+  return { ok: true, outcome };
+}
