@@ -60,10 +60,10 @@ export function expectedGot(expected: string, got: string): Pick<ManifestIssue, 
 /** `file:line:col job "id" (#N) field (from defaults): message; hint` */
 export function formatIssue(issue: ManifestIssue): string {
   const parts = [`${issue.file}:${issue.line}:${issue.col}`];
-  if (issue.jobIndex !== undefined) {
-    const label = issue.jobId === undefined ? '' : `"${printable(issue.jobId, JOB_LABEL_MAX_CHARS)}" `;
-    parts.push(`job ${label}(#${issue.jobIndex + 1})`);
-  }
+  const label = issue.jobId === undefined ? undefined : `"${printable(issue.jobId, JOB_LABEL_MAX_CHARS)}"`;
+  // An inline job is also job #n of `jobs:`; a source's row is found by its file and line.
+  if (issue.jobIndex !== undefined) parts.push(`job ${label === undefined ? '' : `${label} `}(#${issue.jobIndex + 1})`);
+  else if (label !== undefined) parts.push(`job ${label}`);
   if (issue.field !== undefined) {
     parts.push(`${printable(issue.field, FIELD_MAX_CHARS)}${issue.fromDefaults === true ? ' (from defaults)' : ''}:`);
   }

@@ -6,8 +6,10 @@ import { readManifestText } from './manifest-file.js';
 import { headerSchema } from './schema.js';
 import { translateSchemaIssues, yamlLocator, type SchemaCheck } from './schema-issues.js';
 import { checkDefaultsTexts } from './text-checks.js';
+import type { ManifestIssue } from './errors.js';
+import { parseSourceEntry } from './sources/index.js';
 import type { Manifest, ManifestUnit } from './types.js';
-import { defaultsNode, locateMap, parseManifestSource, type ManifestSource } from './yaml-source.js';
+import { defaultsNode, locateMap, locatePath, parseManifestSource, type ManifestSource } from './yaml-source.js';
 
 export interface LoadOptions {
   /** Let text_file and image paths point outside the manifest's folder (`--allow-outside-files`). */
@@ -28,13 +30,14 @@ export async function openManifest(path: string, options: LoadOptions = {}): Pro
   const check = translateSchemaIssues({ file: path, root, locate: yamlLocator(source) }, parsed.success ? [] : parsed.error.issues);
   checkDefaultsTexts(path, source, root, check);
   const budget = (root as { budget?: unknown } | null)?.budget;
+  const { units: sourceUnits, problems: sourceProblems } = sourceEntries(path, source, root);
   const scope = await fileScope(dirname(absolute), options.allowOutsideFiles === true);
   return {
     path: absolute,
     displayPath: path,
     ...(typeof budget === 'number' && !check.invalidPaths.has('budget') ? { budgetUsd: budget } : {}),
-    units: units(root),
-    issues: check.issues,
+    units: [...inlineUnit(root), ...sourceUnits],
+    issues: [...check.issues, ...sourceProblems],
     reading: { source, defaults: defaultsBlocks(source, root, check), scope },
   };
 }
@@ -48,8 +51,26 @@ function defaultsBlocks(source: ManifestSource, root: unknown, check: SchemaChec
   return Object.fromEntries(JOB_TYPES.map((type) => [type, block(type)])) as Record<JobType, DefaultsBlock>;
 }
 
-/** The units jobs come from, in manifest order: the inline jobs first. */
-function units(root: unknown): ManifestUnit[] {
+/** The inline jobs come first: position 0. */
+function inlineUnit(root: unknown): ManifestUnit[] {
   const jobs = (root as { jobs?: unknown } | null)?.jobs;
   return Array.isArray(jobs) ? [{ key: 'jobs', position: 0, kind: 'jobs', label: 'jobs:' }] : [];
+}
+
+/** Each entry of `sources:` checked once: a unit for each good one, the problems of the others. */
+function sourceEntries(file: string, source: ManifestSource, root: unknown): { units: ManifestUnit[]; problems: ManifestIssue[] } {
+  const raw = (root as { sources?: unknown } | null)?.sources;
+  const units: ManifestUnit[] = [];
+  const problems: ManifestIssue[] = [];
+  if (!Array.isArray(raw)) return { units, problems };
+  raw.forEach((item: unknown, index) => {
+    const locate = (path: readonly (string | number)[], target?: 'key' | 'value') => locatePath(source, ['sources', index, ...path], target);
+    const parsed = parseSourceEntry(item, { manifestFile: file, locate });
+    problems.push(...parsed.problems);
+    if (parsed.entry === undefined) return;
+    const { entry } = parsed;
+    const what = entry.kind === 'files' ? entry.glob : entry.kind === 'matrix' ? entry.lists.map((l) => l.field).join(' × ') : entry.file;
+    units.push({ key: `source:${index + 1}`, position: index + 1, kind: entry.kind, label: `sources[${index + 1}] ${entry.kind} ${what}`, source: { entry, index } });
+  });
+  return { units, problems };
 }

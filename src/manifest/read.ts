@@ -6,7 +6,9 @@ import { resolveRow, type Claimant, type RowContext, type RowInput, type RowOutc
 import { jobItemSchema } from './schema.js';
 import { yamlLocator } from './schema-issues.js';
 import type { Manifest, ManifestUnit, ResolvedJob } from './types.js';
-import { jobNodes, locateMap } from './yaml-source.js';
+import { readSourceBatches, type SourceContext, type SourceRow } from './sources/index.js';
+import type { SourcePosition } from './types.js';
+import { jobNodes, locateMap, locatePath } from './yaml-source.js';
 
 /** Rows resolved together: their files read concurrently, handed on as one batch. */
 export const BATCH_ROWS = 256;
@@ -41,8 +43,51 @@ export async function* readUnit(manifest: Manifest, unit: ManifestUnit, options:
     models: options.models,
     schema: jobItemSchema(),
   };
-  if (unit.kind !== 'jobs') throw new Error(`bug in mediabatch: no reader for a ${unit.kind} unit`);
-  yield* inBatches(ctx, inlineRows(manifest));
+  if (unit.source === undefined) {
+    yield* inBatches(ctx, inlineRows(manifest));
+    return;
+  }
+  const { entry, index } = unit.source;
+  const context: SourceContext = {
+    manifestFile: manifest.displayPath,
+    manifestDir: reading.scope.folder,
+    scope: reading.scope,
+    locate: (path, target) => locatePath(reading.source, ['sources', index, ...path], target),
+    input: reading.input,
+  };
+  for await (const items of readSourceBatches(entry, context)) {
+    const problems = items.flatMap((item) => (item.problem === undefined ? [] : [item.problem]));
+    const rows = items.flatMap((item) => (item.row === undefined ? [] : [sourceRow(unit, item.row)]));
+    for await (const batch of inBatches(ctx, rows)) yield batch;
+    if (problems.length > 0) yield { jobs: [], claims: [], issues: problems.map(({ ordinal: _ordinal, ...issue }) => issue), files: [] };
+  }
+}
+
+/** Rows of a unit take their manifest order from the unit's place and their own (2^32 rows a unit). */
+const UNIT_SPAN = 2 ** 32;
+
+/**
+ * A source's row as the same checks as an inline job see it: its fields under `jobs.0` of a root
+ * of its own, each located at its cell, line or manifest key (`row.fieldAt`), its file named.
+ */
+function sourceRow(unit: ManifestUnit, row: SourceRow): RowInput {
+  const where = (field: string | undefined): SourcePosition => {
+    const at = field === undefined ? row.at : row.fieldAt(field);
+    return { file: at.file, line: at.line, col: at.col };
+  };
+  const fields = new Map(Object.keys(row.fields).map((field) => [field, { key: where(field), value: where(field) }]));
+  return {
+    index: unit.position * UNIT_SPAN + row.ordinal,
+    raw: row.fields,
+    site: {
+      file: row.at.file,
+      root: { jobs: [row.fields] },
+      locate: (path) => where(path.length >= 3 ? String(path[2]) : undefined),
+      prefix: ['jobs', 0],
+      inline: false,
+    },
+    location: { start: where(undefined), fields },
+  };
 }
 
 /** The manifest's own `jobs:` list, each with the positions of its YAML. */

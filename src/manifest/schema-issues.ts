@@ -80,7 +80,7 @@ function expectedFor(issue: z.core.$ZodIssue, where: Where, path: readonly PathS
   if (path.length === 0) return 'a mapping with version and jobs';
   if (where.jobIndex !== undefined && where.name === undefined) return 'a mapping with type and the fields of a job';
   if (where.name === 'type') return `one of ${TYPES_TEXT}`;
-  if (where.name === 'jobs' && issue.code === 'too_small') return 'at least one job';
+  if (where.name === 'jobs' && (issue.code === 'too_small' || issue.code === 'custom')) return 'at least one job';
   if (path.length === 2 && path[0] === 'defaults') return `a mapping of ${JOB_TYPES.join(' or ')} fields`;
   const spec = fieldSpecFor(where.type, where.name ?? '');
   if (spec !== undefined) return spec.expected;

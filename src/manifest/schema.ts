@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { JOB_KINDS, type FieldSpec, type JobKind } from '../jobs/index.js';
 import { directivesOf } from './fields.js';
 import { withStrictJobs } from './json-schema.js';
+import { sourceEntrySchema } from './sources/entry-schema.js';
 
 /** Where the committed schema lives; editors find it through the `$schema` comment of a manifest. */
 export const SCHEMA_FILE = 'manifests/mediabatch.schema.json';
@@ -41,12 +42,16 @@ export function jobItemSchema() {
  */
 export function headerSchema() {
   const defaults: Shape = Object.fromEntries(JOB_KINDS.map((kind) => [kind.type, defaultsSchema(kind).optional()]));
-  return z.strictObject({
-    version: z.literal(1),
-    budget: z.number().min(0).optional(),
-    defaults: z.strictObject(defaults).optional(),
-    jobs: z.array(z.unknown()).min(1),
-  });
+  return z
+    .strictObject({
+      version: z.literal(1),
+      budget: z.number().min(0).optional(),
+      defaults: z.strictObject(defaults).optional(),
+      jobs: z.array(z.unknown()).optional(),
+      // Each entry is checked on its own (manifest/sources/entry.ts), with messages of its own.
+      sources: z.array(z.unknown()).optional(),
+    })
+    .refine((root) => (root.jobs?.length ?? 0) + (root.sources?.length ?? 0) > 0, { path: ['jobs'], message: 'no jobs' });
 }
 
 /** The whole manifest. Unknown keys are errors at every level, so typos fail loudly. */
@@ -58,9 +63,10 @@ export function manifestSchema() {
       version: z.literal(1).describe('Manifest format version; always 1'),
       budget: z.number().min(0).optional().describe('Cap on total spend in USD; --budget overrides'),
       defaults: z.strictObject(defaults).optional(),
-      jobs: z.array(z.discriminatedUnion('type', jobs)).min(1).describe('The jobs, in order'),
+      jobs: z.array(z.discriminatedUnion('type', jobs)).optional().describe('The jobs, in order'),
+      sources: z.array(sourceEntrySchema()).optional().describe('Jobs from spreadsheets, JSON Lines files, folders and matrices, after the inline jobs'),
     })
-    .describe('A mediabatch manifest');
+    .describe('A mediabatch manifest: jobs, sources, or both');
 }
 
 /**
@@ -70,5 +76,9 @@ export function manifestSchema() {
  */
 export function manifestJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(manifestSchema(), { target: 'draft-7' }) as Record<string, unknown>;
-  return { ...withStrictJobs(schema), title: 'mediabatch manifest' };
+  // At least one job: without sources, `jobs` must list one (the header's refine, which zod does
+  // not put in a JSON Schema). An `if`, so an editor reports the one mistake, not three.
+  const someJobs = { if: { not: { required: ['sources'] } }, then: { required: ['jobs'], properties: { jobs: { minItems: 1 } } } };
+  const strict = withStrictJobs(schema);
+  return { ...strict, allOf: [someJobs, ...((strict['allOf'] as unknown[] | undefined) ?? [])], title: 'mediabatch manifest' };
 }

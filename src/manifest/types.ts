@@ -1,5 +1,6 @@
 import type { JobType, ResolvedJob } from '../jobs/index.js';
 import type { DefaultsBlock } from './draft.js';
+import type { SourceEntry } from './sources/index.js';
 import type { ManifestIssue } from './errors.js';
 import type { FileScope } from './file-scope.js';
 import type { ManifestSource } from './yaml-source.js';
@@ -33,12 +34,16 @@ export interface ManifestUnit {
   kind: 'jobs' | 'csv' | 'tsv' | 'jsonl' | 'files' | 'matrix';
   /** How messages name it: `jobs:`, `csv chapters.csv`. */
   label: string;
+  /** A source's checked entry, and its place in `sources:` (0-based). */
+  source?: { entry: SourceEntry; index: number } | undefined;
 }
 
 export interface ManifestReading {
   source: ManifestSource;
   defaults: Record<JobType, DefaultsBlock>;
   scope: FileScope;
+  /** Where a JSON Lines source named `-` reads from instead of a file (stdin). */
+  input?: import('node:stream').Readable | undefined;
 }
 
 /** A manifest read whole, for small manifests and tests: every job in memory (manifest/load.ts). */

@@ -50,27 +50,30 @@ const FILE_START: SourcePosition = { line: 1, col: 1 };
 // The schema is three levels deep (jobs → item → field, defaults → type → field): zod never reports
 // a deeper path, and a shallow walk cannot overflow the stack on a value nested 5,000 levels deep.
 const INDEX_DEPTH = 3;
+// A source entry's columns and matrix values sit two levels deeper (sources → entry → matrix → field → value).
+const SOURCES_DEPTH = 5;
 
 function nodeStart(lineCounter: LineCounter, node: unknown): SourcePosition | undefined {
   const range = (node as Node | null | undefined)?.range;
   return range ? lineCounter.linePos(range[0]) : undefined;
 }
 
-function indexNode(lineCounter: LineCounter, node: unknown, depth: number): NodeIndex | undefined {
+function indexNode(lineCounter: LineCounter, node: unknown, depth: number, maxDepth = INDEX_DEPTH): NodeIndex | undefined {
   if (node === null || node === undefined) return undefined;
   const start = nodeStart(lineCounter, node);
   if (isMap(node)) {
-    if (depth >= INDEX_DEPTH) return { kind: 'map', start };
+    if (depth >= maxDepth) return { kind: 'map', start };
     const pairs: PairIndex[] = [];
     for (const pair of node.items) {
       if (!isPair(pair) || !isScalar(pair.key) || typeof pair.key.value === 'symbol') continue;
-      pairs.push({ key: pair.key.value, keyStart: nodeStart(lineCounter, pair.key), value: indexNode(lineCounter, pair.value, depth + 1) });
+      const limit = depth === 0 && pair.key.value === 'sources' ? SOURCES_DEPTH : maxDepth;
+      pairs.push({ key: pair.key.value, keyStart: nodeStart(lineCounter, pair.key), value: indexNode(lineCounter, pair.value, depth + 1, limit) });
     }
     return { kind: 'map', start, pairs };
   }
   if (isSeq(node)) {
-    if (depth >= INDEX_DEPTH) return { kind: 'seq', start };
-    return { kind: 'seq', start, items: node.items.map((item) => indexNode(lineCounter, item, depth + 1)) };
+    if (depth >= maxDepth) return { kind: 'seq', start };
+    return { kind: 'seq', start, items: node.items.map((item) => indexNode(lineCounter, item, depth + 1, maxDepth)) };
   }
   return { kind: 'other', start };
 }

@@ -128,6 +128,6 @@ describe('finance output', () => {
     expect(script.stdout).toContain('complete -o bashdefault -o default -F _mediabatch_yargs_completions mediabatch');
     expect(script.stdout).toContain('mediabatch --get-yargs-completions');
     const words = await runCli(['--get-yargs-completions', 'mediabatch', '']);
-    expect(words.stdout.trim().split('\n')).toEqual(['validate', 'estimate', 'run', 'status', 'log', 'models', 'sim', 'schema', 'completion']);
+    expect(words.stdout.trim().split('\n')).toEqual(['validate', 'estimate', 'run', 'status', 'log', 'report', 'models', 'sim', 'schema', 'completion']);
   });
 });

@@ -18,10 +18,11 @@ describe('the committed JSON Schema', () => {
     expect(committed, `${SCHEMA_FILE} is out of date; regenerate it with: ${REGENERATE}`).toBe(generated);
   });
 
-  test('rejects unknown keys and requires version and jobs', () => {
-    const schema = manifestJsonSchema() as { additionalProperties?: unknown; required?: unknown };
+  test('rejects unknown keys and requires version and jobs, inline or from sources', () => {
+    const schema = manifestJsonSchema() as { additionalProperties?: unknown; required?: unknown; allOf?: unknown[] };
     expect(schema.additionalProperties).toBe(false);
-    expect(schema.required).toEqual(['version', 'jobs']);
+    expect(schema.required).toEqual(['version']);
+    expect(schema.allOf?.[0]).toEqual({ if: { not: { required: ['sources'] } }, then: { required: ['jobs'], properties: { jobs: { minItems: 1 } } } });
   });
 
   test('every example manifest points its editor at the schema', async () => {

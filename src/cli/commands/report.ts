@@ -32,7 +32,7 @@ export function reportCommand(result: CommandResult): CommandModule<object, Repo
       let jobs: number;
       try {
         await claimLedger(ledger, paths.manifest);
-        jobs = Object.values(await ledger.countsByState()).reduce((sum, n) => sum + n, 0);
+        jobs = Object.values(await ledger.countsByState('report')).reduce((sum, n) => sum + n, 0);
         if (jobs === 0) {
           throw new UsageError(`nothing has been run for ${args.manifest} yet: the ledger ${paths.db} records no job (or pass --db PATH)`);
         }

@@ -153,7 +153,7 @@ async function runWithDisplay(session: WorkSession, display: RunDisplay, result:
       onStart: async ({ plan: runPlan, total }) => {
         ticker.stop();
         log?.write(runPlanRecord(runPlan, total, session.planName));
-        const snapshot = async () => ({ counts: await ledger.countsByState(), spentMicro: await ledger.spentMicro(), budgetMicro: session.budgetMicro });
+        const snapshot = async () => ({ counts: await ledger.countsByState('report'), spentMicro: await ledger.spentMicro(), budgetMicro: session.budgetMicro });
         progress = startProgress({ snapshot, initial: await snapshot(), total, live, plan, run: runProgress });
       },
     });

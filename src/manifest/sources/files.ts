@@ -37,7 +37,7 @@ function inside(path: string): boolean {
  * symbolic links to folders are not followed, so the walk stays inside the folder; a file that is
  * a link is judged later by the file scope rule like any file a manifest names.
  */
-async function matchingFiles(entry: FilesEntry, context: SourceContext): Promise<string[]> {
+export async function matchingFiles(entry: FilesEntry, context: Pick<SourceContext, 'manifestDir'>): Promise<string[]> {
   const found = await glob(entry.glob, { cwd: context.manifestDir, onlyFiles: true, dot: false, followSymbolicLinks: false, expandDirectories: false });
   return found.filter(inside).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
