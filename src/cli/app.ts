@@ -2,6 +2,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { ExitCode, isMediabatchError, UsageError } from '../errors.js';
 import { ManifestError } from '../manifest/errors.js';
+import { STDIN_MANIFEST } from '../manifest/open.js';
 import { estimateCommand } from './commands/estimate.js';
 import { logCommand } from './commands/log.js';
 import { modelsCommand } from './commands/models.js';
@@ -45,6 +46,7 @@ async function parse(argv: string[], result: CommandResult): Promise<void> {
     .command(modelsCommand(result))
     .command(simCommand(result))
     .command(schemaCommand(result))
+    .middleware(stdinManifestArgument(argv))
     // yargs answers `--get-yargs-completions` itself: the script calls it back with the words typed so far.
     .completion('completion', 'print the shell completion script (bash or zsh: mediabatch completion >> ~/.bashrc)')
     .demandCommand(1, 'give a command; see mediabatch --help')
@@ -57,6 +59,18 @@ async function parse(argv: string[], result: CommandResult): Promise<void> {
     .help()
     .version()
     .parseAsync();
+}
+
+/**
+ * yargs reads a lone `-` as an empty string (yargs-parser #381): put back the manifest `-` that
+ * means "jobs as JSON Lines on stdin" when the raw arguments (before `--`) hold one.
+ */
+function stdinManifestArgument(argv: readonly string[]): (args: Record<string, unknown>) => void {
+  const end = argv.indexOf('--');
+  const givesDash = (end === -1 ? argv : argv.slice(0, end)).includes(STDIN_MANIFEST);
+  return (args) => {
+    if (givesDash && args.manifest === '') args.manifest = STDIN_MANIFEST;
+  };
 }
 
 /**

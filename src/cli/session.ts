@@ -2,7 +2,8 @@ import os from 'node:os';
 import type { Argv } from 'yargs';
 import { existsSync } from 'node:fs';
 import { ManifestError } from '../manifest/errors.js';
-import { openManifest } from '../manifest/open.js';
+import { openManifest, STDIN_MANIFEST } from '../manifest/open.js';
+import { UsageError } from '../errors.js';
 import type { Manifest } from '../manifest/types.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
 import type { PlanChoice } from '../runner/index.js';
@@ -62,7 +63,8 @@ export async function openWorkSession(
   // The command line (and MEDIABATCH_* variables, filled in by the middleware) is checked first.
   const givenBudgetUsd = parseBudget(args.budget, optionLabel(args, 'budget'));
   const planName: PlanChoice = parsePlan(optionLabel(args, 'plan'), args.plan) ?? (args.sim ? 'unlimited' : 'premium');
-  const manifest = await openManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'] });
+  requireNamesForStdin(args, options.run);
+  const manifest = await openManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'], input: args.manifest === STDIN_MANIFEST ? process.stdin : undefined });
   const paths = manifestPaths(args.manifest, args.db, args.out);
   // Flag, else MEDIABATCH_BUDGET, else the manifest's.
   const budgetUsd = givenBudgetUsd ?? manifest.budgetUsd ?? null;
@@ -104,4 +106,15 @@ export async function openWorkSession(
     await ledger.close();
     throw error;
   }
+}
+
+/**
+ * Jobs read from stdin (the manifest `-`) have no file to name the ledger, the results folder and
+ * the reports after: the ledger must be given (`--db`), and for a run the results folder (`--out`).
+ */
+export function requireNamesForStdin(args: { manifest: string; db?: string | undefined; out?: string | undefined }, run: boolean): void {
+  if (args.manifest !== STDIN_MANIFEST) return;
+  const missing = [args.db === undefined ? '--db PATH' : undefined, run && args.out === undefined ? '--out DIR' : undefined].filter((flag) => flag !== undefined);
+  if (missing.length === 0) return;
+  throw new UsageError(`reading jobs from stdin (the manifest -) needs ${missing.join(' and ')}: there is no manifest file to name ${run ? 'them' : 'it'} after`);
 }

@@ -1,4 +1,5 @@
 import { dirname, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import { JOB_TYPES, type JobType } from '../jobs/index.js';
 import { defaultsBlock, type DefaultsBlock } from './draft.js';
 import { fileScope } from './file-scope.js';
@@ -14,7 +15,14 @@ import { defaultsNode, locateMap, locatePath, parseManifestSource, type Manifest
 export interface LoadOptions {
   /** Let text_file and image paths point outside the manifest's folder (`--allow-outside-files`). */
   allowOutsideFiles?: boolean | undefined;
+  /** For the manifest `-`: the stream its JSON Lines come from (stdin). */
+  input?: Readable | undefined;
 }
+
+/** The manifest `-`: jobs as JSON Lines on stdin, one job object a line, `type` on each. */
+export const STDIN_MANIFEST = '-';
+/** How messages name stdin: `<stdin>:12`. */
+const STDIN_NAME = '<stdin>';
 
 /**
  * Reads a manifest's YAML and checks what surrounds its jobs (version, budget, defaults, the list
@@ -23,6 +31,7 @@ export interface LoadOptions {
  * YAML cannot be read at all, UsageError when the file cannot be opened.
  */
 export async function openManifest(path: string, options: LoadOptions = {}): Promise<Manifest> {
+  if (path === STDIN_MANIFEST) return stdinManifest(options);
   const absolute = resolve(path);
   const source = parseManifestSource(await readManifestText(path, absolute), path);
   const root = source.root;
@@ -73,4 +82,24 @@ function sourceEntries(file: string, source: ManifestSource, root: unknown): { u
     units.push({ key: `source:${index + 1}`, position: index + 1, kind: entry.kind, label: `sources[${index + 1}] ${entry.kind} ${what}`, source: { entry, index } });
   });
   return { units, problems };
+}
+
+/**
+ * A manifest with one source, JSON Lines read from `options.input`: no YAML, no defaults (each
+ * line is a whole job), files named by a line relative to the current folder. Its unit is never
+ * kept from an earlier reading: a stream cannot be fingerprinted before it is read.
+ */
+async function stdinManifest(options: LoadOptions): Promise<Manifest> {
+  if (options.input === undefined) throw new Error('bug in mediabatch: the manifest - needs a stream to read');
+  const entry = { kind: 'jsonl' as const, file: STDIN_NAME, columns: {}, fields: {} };
+  const root = { version: 1, sources: [{ jsonl: STDIN_NAME }] };
+  const source: ManifestSource = { root, index: undefined };
+  const scope = await fileScope(process.cwd(), options.allowOutsideFiles === true);
+  return {
+    path: resolve(STDIN_MANIFEST),
+    displayPath: STDIN_NAME,
+    units: [{ key: 'source:1', position: 1, kind: 'jsonl', label: `JSON Lines from ${STDIN_NAME}`, source: { entry, index: 0 } }],
+    issues: [],
+    reading: { source, defaults: defaultsBlocks(source, root, { issues: [], invalidPaths: new Set() }), scope, input: options.input },
+  };
 }

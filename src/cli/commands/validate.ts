@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { ManifestError } from '../../manifest/errors.js';
-import { openManifest } from '../../manifest/open.js';
+import { openManifest, STDIN_MANIFEST } from '../../manifest/open.js';
 import { check } from '../../runner/index.js';
 import type { CommandResult } from '../main.js';
 import { errorDocument } from '../error-document.js';
@@ -28,7 +28,8 @@ export function validateCommand(result: CommandResult): CommandModule<object, Va
         .option('offline', { type: 'boolean', default: false, describe: 'check only what needs no service' }),
     handler: async (args) => {
       try {
-        const manifest = await openManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'] });
+        const stdin = args.manifest === STDIN_MANIFEST;
+        const manifest = await openManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'], input: stdin ? process.stdin : undefined });
         const offline = args.offline || !hasCredentials(args);
         if (offline && !args.offline) {
           logLine('no token given: checked offline only (set MEDIABATCH_TOKEN, --token-file or --sim to check models and voices)');
@@ -36,17 +37,18 @@ export function validateCommand(result: CommandResult): CommandModule<object, Va
         const { jobs } = await withScratchLedger(async (scratch) => {
           if (offline) return check({ manifest, scratch });
           const service = await openService(args, process.env);
-          const ledger = await openLedgerFor(manifestPaths(args.manifest, args.db).db, 'read-write');
+          // Jobs from stdin have no ledger of their own unless --db names one: the scratch keeps the catalogue.
+          const ledger = stdin && args.db === undefined ? undefined : await openLedgerFor(manifestPaths(args.manifest, args.db).db, 'read-write');
           try {
-            return await check({ manifest, scratch, service: { client: service.client, baseUrl: service.baseUrl, ledger } });
+            return await check({ manifest, scratch, service: { client: service.client, baseUrl: service.baseUrl, ledger: ledger ?? scratch } });
           } finally {
-            await ledger.close();
+            await ledger?.close();
             await service.close();
           }
         });
         const checked = offline ? 'offline checks only' : 'checked against the models catalogue';
         if (args.json) await writeJsonDocument({ valid: true, jobs, offline, problems: [] });
-        else await writeStdout(`${args.manifest}: ${jobs} job(s), valid (${checked}).`);
+        else await writeStdout(`${manifest.displayPath}: ${jobs} job(s), valid (${checked}).`);
         result.exitCode = 0;
       } catch (error) {
         if (!(error instanceof ManifestError) || !args.json) throw error;
