@@ -32,6 +32,8 @@ function eventLine(event: RunEvent, nowMs: number, timeZone: string | undefined)
       return `skipped  ${event.id}: ${event.reason}`;
     case 'warning':
       return `warning: ${event.message}`;
+    case 'joined':
+      return `joined   ${event.id}: ${event.parts} parts into ${event.path}`;
     case 'paused':
       return `paused   ${describeClass(event.what)} by ${event.reason} until ${untilText(event.untilMs, nowMs, timeZone)}`;
     case 'still_running':

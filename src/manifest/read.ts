@@ -113,7 +113,7 @@ async function* inBatches(ctx: RowContext, rows: Iterable<RowInput> | AsyncItera
     }
     pending = [];
     return {
-      jobs: outcomes.flatMap((o) => (o.job === undefined ? [] : [o.job])),
+      jobs: outcomes.flatMap((o) => o.jobs),
       claims: outcomes.flatMap((o) => (o.claim === undefined ? [] : [o.claim])),
       issues: outcomes.flatMap((o) => o.issues),
       files: outcomes.flatMap((o) => o.files),

@@ -6,6 +6,7 @@ import { finishJob, type FinishContext, type ReadFile } from './finish.js';
 import { idOf } from './ids.js';
 import { jobItemSchema } from './schema.js';
 import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
+import { partsOf, splitModeOf } from './parts.js';
 import { checkJobTexts } from './text-checks.js';
 import type { ResolvedJob } from './types.js';
 import type { MapLocation } from './yaml-source.js';
@@ -45,7 +46,8 @@ export type Claimant = Pick<ResolvedJob, 'id' | 'idDerived' | 'inlineIndex' | 'p
  * reported in the same pass.
  */
 export interface RowOutcome {
-  job?: ResolvedJob | undefined;
+  /** The row's job; the parts of its text when it is split (`split:`); none when it has problems. */
+  jobs: ResolvedJob[];
   claim?: Claimant | undefined;
   files: ReadFile[];
   issues: ManifestIssue[];
@@ -61,7 +63,7 @@ export async function resolveRow(ctx: RowContext, input: RowInput): Promise<RowO
   if (input.raw === null || typeof input.raw !== 'object' || Array.isArray(input.raw)) {
     // Not a mapping: the schema says what was expected; there is nothing to resolve.
     const parsed = ctx.schema.safeParse(input.raw);
-    return { files: [], issues: translateSchemaIssues(site, parsed.success ? [] : parsed.error.issues).issues };
+    return { jobs: [], files: [], issues: translateSchemaIssues(site, parsed.success ? [] : parsed.error.issues).issues };
   }
   const raw = input.raw as Record<string, unknown>;
   const type = raw['type'] ?? input.entry?.values['type'];
@@ -76,7 +78,7 @@ export async function resolveRow(ctx: RowContext, input: RowInput): Promise<RowO
   if (finished === undefined || draft === undefined) {
     const usable = draft?.givenId !== undefined && !rowSite.invalid.has('id');
     const claim = usable ? { id: draft.givenId as string, idDerived: false, inlineIndex: site.jobIndex, position: draft.start, fieldPositions: draft.positions } : undefined;
-    return { files: [], issues: label(raw['id']), ...(claim === undefined ? {} : { claim }) };
+    return { jobs: [], files: [], issues: label(raw['id']), ...(claim === undefined ? {} : { claim }) };
   }
   const tags = raw['tags'] ?? input.entry?.values['tags'];
   const job: ResolvedJob = {
@@ -85,8 +87,15 @@ export async function resolveRow(ctx: RowContext, input: RowInput): Promise<RowO
     ...(Array.isArray(tags) && !rowSite.invalid.has('tags') ? { tags: tags as string[] } : {}),
   };
   const issues = label(job.id);
-  if (ctx.models !== undefined) issues.push(...catalogueIssues(job, ctx.models, ctx.file));
-  return issues.length === 0 ? { job, files: finished.files, issues } : { claim: job, files: finished.files, issues };
+  const split = rowSite.invalid.has('split') ? undefined : splitModeOf(raw['split'] ?? input.entry?.values['split']);
+  const parts = partsOf(job, split, ctx.models, ctx.file);
+  issues.push(...parts.issues);
+  // The parts differ from each other only in their text, each within the limit: the first speaks for all.
+  const checked = parts.jobs[0];
+  if (ctx.models !== undefined && checked !== undefined) issues.push(...catalogueIssues({ ...checked, id: job.id }, ctx.models, ctx.file));
+  if (issues.length > 0) return { jobs: [], claim: job, files: finished.files, issues };
+  // A split job's own id names its joined result and playlist: no other job may hold it.
+  return { jobs: parts.jobs, files: finished.files, issues, ...(parts.jobs[0] === job ? {} : { claim: job }) };
 }
 
 /** `jobs.3.voice` under prefix `jobs.3` → `voice`: the row's own fields the schema rejected. */

@@ -1,5 +1,4 @@
-import * as z from 'zod';
-import type { FieldSpec } from '../jobs/index.js';
+import type { SplitMode } from './fields.js';
 import { countChars } from './content-hash.js';
 import { printable } from './errors.js';
 
@@ -13,14 +12,6 @@ import { printable } from './errors.js';
  * parts with the whitespace between them gives back the text, less any whitespace before the first
  * part or after the last. A text within the limit is one part, the text exactly as it was.
  */
-export const SPLIT_MODES = ['sentences', 'paragraphs'] as const;
-export type SplitMode = (typeof SPLIT_MODES)[number];
-
-export const SPLIT_FIELD: FieldSpec = {
-  schema: z.enum(SPLIT_MODES).describe("Cut a text longer than the model's limit into parts at sentence (or paragraph) boundaries"),
-  expected: 'one of "sentences", "paragraphs"',
-};
-
 export interface TextPart {
   text: string;
   /** UTF-16 offsets into the original text: `text.slice(start, end) === part.text`. */

@@ -4,6 +4,7 @@ import { JOB_KINDS, type JobKind, type JobType, type PollSchedule } from '../job
 import type { MicroUsd } from '../money.js';
 import type { Ledger } from '../store/index.js';
 import type { PacedClass, Pace } from './pace.js';
+import { SplitJoins } from './join-splits.js';
 import type { RunWebhooks } from './webhooks.js';
 
 export type { PollSchedule };
@@ -35,6 +36,8 @@ export type RunEvent =
   | { kind: 'submitting'; id: string }
   | { kind: 'submitted'; id: string; requestId: string }
   | { kind: 'done'; id: string; path: string; bytes: number }
+  /** Every part of a split job done, and joined into `path` (the playlist is written beside it). */
+  | { kind: 'joined'; id: string; path: string; parts: number; bytes: number }
   | { kind: 'failed'; id: string; reason: string }
   | { kind: 'in_doubt'; id: string; reason: string }
   | { kind: 'not_taken'; id: string; reason: string }
@@ -101,16 +104,21 @@ export interface RunContext {
   progress: RunProgress;
   /** Set when jobs are followed by the service's webhooks (runner/webhooks.ts). */
   webhooks?: RunWebhooks | undefined;
+  /** Joins the parts of split jobs as they finish. */
+  joins: SplitJoins;
 }
 
 /** Builds a context from what the composition root owns (a fresh in-flight count unless given). */
 export function createRunContext(
-  parts: Omit<RunContext, 'inFlight' | 'progress'> & { inFlight?: InFlight | undefined; progress?: RunProgress | undefined },
+  parts: Omit<RunContext, 'inFlight' | 'progress' | 'joins'> & { inFlight?: InFlight | undefined; progress?: RunProgress | undefined },
 ): RunContext {
   // Submits, pace waits, polls and downloads in flight each listen to the stop signal: more than
   // Node's warning threshold of ten is the normal case here, not a leak.
   setMaxListeners(0, parts.stop);
-  return { ...parts, inFlight: parts.inFlight ?? { submits: 0, uploads: 0 }, progress: parts.progress ?? createRunProgress() };
+  const { inFlight = { submits: 0, uploads: 0 }, progress = createRunProgress(), ...rest } = parts;
+  const ctx: Omit<RunContext, 'joins'> & { joins?: SplitJoins } = { ...rest, inFlight, progress };
+  ctx.joins = new SplitJoins(ctx as RunContext);
+  return ctx as RunContext;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000 };

@@ -98,6 +98,7 @@ async function placeAndRecord(ctx: RunContext, job: FollowedJob, partPath: strin
   }
   await ctx.ledger.markDone(job.id, { path: placedPath, bytes: result.bytes, sha256: result.sha256 });
   ctx.emit({ kind: 'done', id: job.id, path: placedPath, bytes: result.bytes });
+  if (earlier?.parentId != null) await ctx.joins.partDone(earlier.parentId);
 }
 
 /** `<out>/<id>.<ext>`, the extension as the job's kind reads it from the bytes (`mime`), the URL or its parameters. */

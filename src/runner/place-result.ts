@@ -65,7 +65,7 @@ async function claim(partPath: string, candidate: string): Promise<boolean> {
 }
 
 /** The sha256 of a file; undefined when it cannot be read as one (a folder, gone meanwhile). */
-async function sha256Of(file: string): Promise<string | undefined> {
+export async function sha256Of(file: string): Promise<string | undefined> {
   const hash = createHash('sha256');
   try {
     for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);

@@ -68,6 +68,8 @@ export async function runManifest(input: RunInput): Promise<RunOutcome> {
   await checkBalance(ctx, plan.send.micro);
   await input.onExecute?.(plan);
   const execute = await executePlan(ctx, plan, send, { userStop: input.userStop, halt: input.halt });
+  // Parts collected by earlier runs, or by one that stopped before joining them.
+  await ctx.joins.sweep();
   return { plan, pricing, execute, ingest };
 }
 

@@ -373,6 +373,10 @@ export interface Ledger {
   countJobs(query: Omit<JobQuery, 'after' | 'limit'>): Promise<number>;
   /** Submitted jobs with a request id, in the order they became submitted, after `afterSeq`. */
   readFollowing(afterSeq: number, limit: number): Promise<FollowRow[]>;
+  /** The parts of a split job the manifest lists (`parent_id`), in order. */
+  readParts(parentId: string): Promise<JobRow[]>;
+  /** Split jobs whose listed parts are all done, by id after `afterId`: the joins a run writes. */
+  splitsDone(afterId: string, limit: number): Promise<string[]>;
   /** The jobs `send` selects, by price group, with their text lengths: what pricing quotes. */
   priceGroups(send: SendSelection): Promise<PriceGroupRow[]>;
   /**

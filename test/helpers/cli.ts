@@ -19,6 +19,8 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   cwd?: string;
   timeoutMs?: number;
+  /** Written to the CLI's stdin, which is then closed (none: stdin is not open). */
+  input?: string | Buffer;
 }
 
 /** A clean environment: no token or base URL leaks in from the developer's shell. */
@@ -34,11 +36,13 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.P
 }
 
 export function startCli(args: string[], options: CliOptions = {}): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [CLI, ...args], {
     cwd: options.cwd ?? ROOT,
     env: cliEnv(options.env),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (options.input !== undefined) child.stdin?.end(options.input);
+  return child;
 }
 
 export function collect(child: ChildProcess, timeoutMs = 60_000): Promise<CliResult> {

@@ -40,7 +40,7 @@ export { cellShape, coerceCell, type CellShape } from './coerce.js';
 export { MAX_MATRIX_COMBINATIONS, parseSourceEntry, type EntryContext } from './entry.js';
 export { sourceEntrySchema } from './entry-schema.js';
 export { SOURCE_KINDS, TABLE_KINDS, type FilesEntry, type MatrixEntry, type SourceEntry, type SourceKind, type TableEntry, type TableKind } from './entry-types.js';
-export { jobFieldNames, jobFieldSpec, TAGS_FIELD } from './job-fields.js';
+export { jobFieldNames, jobFieldSpec } from './job-fields.js';
 export { sourceDisplayPath } from './rows.js';
 export { idSafe, parseIdTemplate, renderId, stemOf, type IdTemplate } from './template.js';
 export type { LocateInEntry, SourceContext, SourceItem, SourceLocation, SourceProblem, SourceRow } from './types.js';

@@ -1,7 +1,8 @@
+import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { discard } from './discard.js';
-import { finished, pipeline } from 'node:stream/promises';
+import { finished } from 'node:stream/promises';
 import { type JoinOutcome, partName, refused } from './outcome.js';
 
 /**
@@ -129,7 +130,8 @@ export async function joinWav(partPaths: readonly string[], outPath: string): Pr
     for (const [index, part] of parts.entries()) {
       if (part.dataBytes === 0) continue;
       const source = createReadStream(partPaths[index] ?? '', { start: part.dataStart, end: part.dataStart + part.dataBytes - 1 });
-      await pipeline(source, out, { end: false });
+      // Not pipeline(…, { end: false }): it leaves its listeners on `out`, one set per part.
+      for await (const chunk of source) if (!out.write(chunk as Buffer)) await once(out, 'drain');
     }
     // A chunk of odd size is followed by a pad byte (RIFF's rule), not counted in its size.
     out.end(dataBytes % 2 === 1 ? Buffer.alloc(1) : undefined);

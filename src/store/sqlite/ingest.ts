@@ -42,6 +42,11 @@ function openSession(ctx: StoreContext): CoreIngest {
      VALUES (@id, @index, @contentHash, @type, @paramsJson, @textChars, @text, @filesJson, @tagsJson, @origin,
        @groupKey, @priceKey, @parentId, @unit, @gen, 1, 'pending', @now, @now)`,
   );
+  // A split job's id is held by its parts: it names their joined result and their playlist.
+  const lookupParent = db.prepare<[string], Known & { parent_id: string }>(
+    `SELECT id, parent_id, content_hash, state, seen, unit, in_manifest, origin, retryable, refunded
+       FROM jobs WHERE parent_id = ? COLLATE NOCASE AND in_manifest = 1`,
+  );
   // The same content: where it is, its tags and unit change; what it sends is filled in where a
   // ledger from before mediabatch kept it lacks it. Nothing that was paid for is touched.
   const relist = db.prepare(
@@ -78,13 +83,14 @@ function openSession(ctx: StoreContext): CoreIngest {
     deleteUnitFiles.run(unitKey);
   };
   /** Another job of this manifest holds the id: one recorded in this ingest, or one of a unit kept as it was. */
-  const holder = (rows: readonly Known[]): Known | undefined =>
+  const holder = <Row extends Known>(rows: readonly Row[]): Row | undefined =>
     rows.find((row) => row.seen === gen || (row.in_manifest === 1 && row.unit !== null && kept.has(row.unit)));
 
   /** The conflict a job with this id would have with a job or a claim of this manifest. */
   const conflictOf = (id: string, origin: string): { rows: Known[]; conflict?: IdConflict } => {
     const rows = lookup.all(id);
-    const held = holder(rows) ?? lookupClaim.get(id);
+    const part = holder(lookupParent.all(id));
+    const held = holder(rows) ?? lookupClaim.get(id) ?? (part === undefined ? undefined : { id: part.parent_id, origin: part.origin });
     return held === undefined ? { rows } : { rows, conflict: { id, origin, heldBy: { id: held.id, origin: held.origin } } };
   };
 

@@ -14,7 +14,7 @@ import type {
   UnitRecord,
 } from '../ledger.js';
 import type { StoreContext } from './context.js';
-import { toEventRow, toJobRow, type ListedJob, type RawEvent } from './rows.js';
+import { toEventRow, toJobRow, type ListedJob, type RawEvent, type RawJob } from './rows.js';
 import { scopeSql, SEND_SQL, sendParams } from './selection.js';
 import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
 import type { JobType } from '../../jobs/types.js';
@@ -28,6 +28,8 @@ export interface JobRecords {
   readJobs(query: JobQuery): JobRow[];
   countJobs(query: Omit<JobQuery, 'after' | 'limit'>): number;
   readFollowing(afterSeq: number, limit: number): FollowRow[];
+  readParts(parentId: string): JobRow[];
+  splitsDone(afterId: string, limit: number): string[];
   priceGroups(send: SendSelection): PriceGroupRow[];
   applyPrices(prices: readonly KeyPrice[], send: SendSelection): void;
   costRows(send: SendSelection): CostRow[];
@@ -64,6 +66,12 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
   const selectFollowing = db.prepare<[number, number], FollowRow>(
     `SELECT id, type, request_id AS requestId, params_json AS paramsJson, follow_seq AS followSeq, submitted_at AS submittedAt FROM jobs
      WHERE state = 'submitted' AND follow_seq > ? AND request_id IS NOT NULL ORDER BY follow_seq LIMIT ?`,
+  );
+  // Ids compare ignoring case (schema.ts), and so do parents: both walk the index jobs_by_parent.
+  const selectParts = db.prepare<[string], RawJob>('SELECT * FROM jobs WHERE parent_id = ? COLLATE NOCASE AND in_manifest = 1 ORDER BY id');
+  const selectSplitsDone = db.prepare<[string, number], { parentId: string }>(
+    `SELECT MIN(parent_id) AS parentId FROM jobs WHERE parent_id > ? COLLATE NOCASE AND in_manifest = 1
+     GROUP BY parent_id COLLATE NOCASE HAVING SUM(state <> 'done') = 0 ORDER BY parent_id COLLATE NOCASE LIMIT ?`,
   );
   const selectGroups = db.prepare<{ resubmitInDoubt: number }, { groupKey: string; type: JobType; paramsJson: string; chars: number | null; jobs: number }>(
     `SELECT group_key AS groupKey, type, MIN(params_json) AS paramsJson, text_chars AS chars, COUNT(*) AS jobs
@@ -138,6 +146,8 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
       return (prepared(`SELECT COUNT(*) AS n FROM jobs WHERE ${where}`).get(params) as { n: number }).n;
     },
     readFollowing: (afterSeq, limit) => selectFollowing.all(afterSeq, limit),
+    readParts: (parentId) => selectParts.all(parentId).map(toJobRow),
+    splitsDone: (afterId, limit) => selectSplitsDone.all(afterId, limit).map((row) => row.parentId),
     priceGroups: (send) => groupLengths(selectGroups.all(sendParams(send))),
     applyPrices: (prices, send) => applyPrices.immediate(prices, send),
     costRows: (send) => selectCosts.all(sendParams(send)).map((row) => ({ ...row, toSend: row.toSend === 1 })),

@@ -228,6 +228,8 @@ export const MIGRATIONS: readonly Migration[] = [
       -- Only sent jobs have a request id: a partial index costs nothing for the million that wait.
       DROP INDEX jobs_by_request_id;
       CREATE INDEX jobs_by_request_id ON jobs (request_id) WHERE request_id IS NOT NULL;
+      -- The parts of split texts, by the job they are parts of (joins, and that job's id held).
+      CREATE INDEX jobs_by_parent ON jobs (parent_id COLLATE NOCASE, id) WHERE parent_id IS NOT NULL;
 
       CREATE TABLE units (
         key         TEXT PRIMARY KEY,

@@ -100,6 +100,8 @@ function sqliteLedger(core: SqliteCore, committer: Committer): Ledger {
     readJobs: (query) => now(() => core.readJobs(query)),
     countJobs: (query) => now(() => core.countJobs(query)),
     readFollowing: (afterSeq, limit) => now(() => core.readFollowing(afterSeq, limit)),
+    readParts: (parentId) => now(() => core.readParts(parentId)),
+    splitsDone: (afterId, limit) => now(() => core.splitsDone(afterId, limit)),
     priceGroups: (send) => now(() => core.priceGroups(send)),
     applyPrices: (prices, send) => write('applyPrices', () => core.applyPrices(prices, send)),
     costRows: (send) => now(() => core.costRows(send)),

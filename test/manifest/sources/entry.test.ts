@@ -54,7 +54,7 @@ describe('a source entry is checked once, every problem located in the manifest'
         "book/manifest.yaml:7:12 speed: expected a number above 0, got "fast"",
         "book/manifest.yaml:3:10 csv: expected a path to a CSV file, got """,
         "book/manifest.yaml:8:22 columns.text: expected a column name, got 3",
-        "book/manifest.yaml:8:25 columns.colour: unknown field; allowed here: id, type, tags, text, text_file, model, voice, lang, speed, format, sample_rate, split",
+        "book/manifest.yaml:8:25 columns.colour: unknown field; allowed here: id, type, tags, split, text, text_file, model, voice, lang, speed, format, sample_rate",
       ]
     `);
     expect(problemsOf('  - jsonl: a.jsonl\n    type: txt2vid\n    columns: [a]\n')).toMatchInlineSnapshot(`
