@@ -108,6 +108,7 @@ describe('run: the life of a job after its submit', () => {
           poll: pollEvery(20),
           retry: DEFAULT_RETRY,
           maxResultBytes: 1e7,
+          retryFailed: 0,
         },
         stop: halt.signal,
         emit: () => undefined,
