@@ -15,6 +15,8 @@ interface StatusJob {
   price: number;
   output: string | null;
   request_id: string | null;
+  retryable: boolean | null;
+  refunded: boolean | null;
 }
 
 /** Speech jobs with the ids and tags given, beside each other in one manifest. */
@@ -150,6 +152,9 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     for (const id of failed) expect(table.stdout).toMatch(new RegExp(`\\n  ${id} +txt2audio +failed +\\S`));
 
     const json = JSON.parse((await runCli(['status', manifest, '--json'])).stdout) as { jobs: StatusJob[] };
+    // Failed stays failed, with what the service said of it.
+    expect(json.jobs.filter((job) => job.state === 'failed').map((job) => [job.id, job.retryable, job.refunded])).toEqual(failed.map((id) => [id, true, true]));
+    expect(json.jobs.filter((job) => job.state === 'done').every((job) => job.retryable === null && job.refunded === null)).toBe(true);
     const lines = await runCli(['status', manifest, '--state', 'failed,pending', '--format', 'jsonl']);
     expect(lines.code).toBe(0);
     expect(lines.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual(json.jobs.filter((job) => job.state === 'failed' || job.state === 'pending'));
