@@ -48,14 +48,14 @@ export async function executePlan(
   const sender = submitter(ctx, { result, followers, guard, halt: control.halt });
   Object.assign(ctx.progress.toSend, plan.send.byType);
   if (plan.send.jobs > 0) {
-    await sender.send(jobWindows(ctx.ledger, { scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index }), false);
+    await sender.send(jobWindows(ctx.ledger, { scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index }), true);
   }
   if (followers !== undefined) {
     const idle = async (): Promise<void> => {
       await followers.idle();
       if (ctx.webhooks !== undefined) await guard(ctx.webhooks.drained());
     };
-    await retryFailed(ctx, { send, failedAfter, result, idle, submit: (rows) => sender.send(rows, true) });
+    await retryFailed(ctx, { send, failedAfter, result, idle, submit: (rows) => sender.send(rows, false) });
   }
   followers?.close();
   await following;
@@ -74,10 +74,10 @@ interface SubmitterParts {
 
 /**
  * Submits rows read from the ledger with bounded concurrency; `send` resolves once every request
- * id of them is committed, since following starts from those. `counted`: the rows were not in
- * the plan's count of submits still to send (a retry pass), so each is added as it is taken.
+ * id of them is committed, since following starts from those. `planned`: the plan's count of
+ * submits still to send holds the rows already; a retry pass's are added as they are taken.
  */
-function submitter(ctx: RunContext, parts: SubmitterParts): { send(rows: AsyncIterator<JobRow>, counted: boolean): Promise<void> } {
+function submitter(ctx: RunContext, parts: SubmitterParts): { send(rows: AsyncIterator<JobRow>, planned: boolean): Promise<void> } {
   const { result, followers, guard, halt } = parts;
   const { toSend } = ctx.progress;
   // Each recording is guarded as soon as it exists: a ledger that fails to record a request id
@@ -88,9 +88,9 @@ function submitter(ctx: RunContext, parts: SubmitterParts): { send(rows: AsyncIt
     recordings.add(guarded);
   };
   return {
-    send: async (rows, counted) => {
+    send: async (rows, planned) => {
       await sharedBounded(rows, ctx.options.concurrency, ctx.stop, (row) => {
-        if (counted) toSend[row.type] = (toSend[row.type] ?? 0) + 1;
+        if (!planned) toSend[row.type] = (toSend[row.type] ?? 0) + 1;
         return guard(submitWithRequeue(ctx, row, followers, result, track, halt)).finally(() => (toSend[row.type] = (toSend[row.type] ?? 1) - 1));
       });
       await Promise.all(recordings);
