@@ -9,7 +9,7 @@ import type { MiddlewareFunction } from 'yargs';
  * profile must never pay for a job twice or send files the command line did not allow.
  * `MEDIABATCH_BASE_URL` is read by resolveBaseUrl (options.ts), with the same precedence.
  */
-export const ENV_OPTIONS = ['db', 'budget', 'plan', 'concurrency', 'out', 'poll-ms', 'max-result-mb'] as const;
+export const ENV_OPTIONS = ['db', 'budget', 'plan', 'concurrency', 'out', 'poll-ms', 'max-result-mb', 'retries'] as const;
 
 export type EnvOption = (typeof ENV_OPTIONS)[number];
 

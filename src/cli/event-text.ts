@@ -38,6 +38,8 @@ function eventLine(event: RunEvent, nowMs: number, timeZone: string | undefined)
       return `paused   ${describeClass(event.what)} by ${event.reason} until ${untilText(event.untilMs, nowMs, timeZone)}`;
     case 'still_running':
       return `waiting  ${event.id} is still running; the next run collects it`;
+    case 'retry_pass':
+      return `retrying ${event.jobs.toLocaleString('en-US')} job(s) that failed at the service (retryable, refunded): pass ${event.pass} of ${event.passes} (--retries)`;
     case 'left_out':
       return `skipped  ${event.count.toLocaleString('en-US')} job(s): ${event.reason}`;
     case 'webhooks_listening':

@@ -6,38 +6,48 @@
  * must never bring back what the user overrode, such as the manifest's larger budget.
  */
 
-/** The one option left out: sending in-doubt jobs again may pay for them twice; a person decides each time. */
-const NOT_REPEATED = 'resubmit-in-doubt';
+/**
+ * The options left out, each with whether it takes a value. Sending in-doubt jobs again may pay
+ * for them twice: a person decides each time. A redo already under way goes on without --redo
+ * (its jobs are to send or on their way), and one that finished would be generated, and paid
+ * for, once more.
+ */
+export const NOT_REPEATED: Readonly<Record<string, 'switch' | 'value'>> = { 'resubmit-in-doubt': 'switch', redo: 'value' };
 
 export interface ResumeCommand {
   /** `mediabatch run book.yaml --budget 2 --out 'my results'` */
   text: string;
-  /** Whether --resubmit-in-doubt was given and left out. */
-  leftOut: boolean;
+  /** The options of NOT_REPEATED (those asked to be left out) that were given and left out. */
+  leftOut: string[];
 }
 
-/** `argv`: the arguments after the program's name, the command `run` among them. */
-export function resumeCommand(argv: readonly string[]): ResumeCommand {
+/**
+ * `argv`: the arguments after the program's name, the command `run` among them. `leaveOut`:
+ * which of NOT_REPEATED to leave out (a run that sent nothing may repeat --redo).
+ */
+export function resumeCommand(argv: readonly string[], leaveOut: readonly string[] = Object.keys(NOT_REPEATED)): ResumeCommand {
   const commandAt = argv.indexOf('run');
   const args = argv.filter((_, i) => i !== commandAt);
   const kept: string[] = [];
-  let leftOut = false;
+  const leftOut = new Set<string>();
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i] ?? '';
     if (arg === '--') {
       kept.push(...args.slice(i));
       break;
     }
-    if (flagName(arg) !== NOT_REPEATED) {
+    const name = flagName(arg);
+    if (name === undefined || !leaveOut.includes(name) || NOT_REPEATED[name] === undefined) {
       kept.push(arg);
       continue;
     }
-    leftOut = true;
-    // A boolean flag takes a following `true` or `false` as its value.
+    leftOut.add(name);
     const next = args[i + 1];
-    if (!arg.includes('=') && (next === 'true' || next === 'false')) i += 1;
+    // A switch takes a following `true` or `false` as its value; an option its next argument.
+    if (arg.includes('=') || next === undefined) continue;
+    if (NOT_REPEATED[name] === 'value' || next === 'true' || next === 'false') i += 1;
   }
-  return { text: ['mediabatch', 'run', ...kept].map(shellQuote).join(' '), leftOut };
+  return { text: ['mediabatch', 'run', ...kept].map(shellQuote).join(' '), leftOut: [...leftOut] };
 }
 
 /** `--no-resubmitInDoubt=true` → `resubmit-in-doubt`; undefined for what is not a long option. */

@@ -30,7 +30,9 @@ const ALLOWED: Readonly<Record<JobState, readonly JobState[]>> = {
   in_doubt: ['submitting'],
   // Sent again only when the service called the failure retryable and refunded it (the ledger checks).
   failed: ['submitting'],
-  done: [],
+  // Only `run --redo` sends a finished job again, on purpose: the ledger reserves from `done` only
+  // when the caller names it among the states it sends from, and the earlier result is kept.
+  done: ['submitting'],
 };
 
 export function isJobState(value: string): value is JobState {

@@ -121,6 +121,8 @@ export const statusJobSchema = z.strictObject({
   price_source: nullable(priceSource, 'null before it was priced'),
   in_manifest: z.boolean().describe('False for a job the manifest no longer lists, kept because it was sent'),
   collect_issue: nullable(z.enum(['not_collected', 'status_unknown']), 'Why a submitted job is not simply running'),
+  retryable: nullable(z.boolean(), 'Whether the service called its failure retryable; null unless it failed at the service'),
+  refunded: nullable(z.boolean(), 'Whether the service refunded its failure; a failure both retryable and refunded is sent again (run --retries, and any later run)'),
 });
 
 const errorSchema = z.strictObject({

@@ -55,5 +55,7 @@ export function statusJobJson(job: StatusJob): StatusJobJson {
     price_source: (job.priceSource ?? null) as StatusJobJson['price_source'],
     in_manifest: job.inManifest ?? true,
     collect_issue: job.issue ?? null,
+    retryable: job.retryable ?? null,
+    refunded: job.refunded ?? null,
   };
 }

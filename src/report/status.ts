@@ -126,6 +126,22 @@ function failureText(job: StatusJob): string | null {
   return job.error;
 }
 
+/**
+ * `status --state S,…` as a table: the jobs in those states, the first LISTED_JOBS of them, with
+ * what a person looks for in each (a failure's reason, a result's file, a request id).
+ */
+export function formatStateListing(states: readonly string[], group: ListedJobs, options: { color: boolean }): string {
+  const title = `Jobs ${states.join(', ')}: ${formatCount(group.total)}`;
+  if (group.total === 0) return `${title}\n`;
+  const table = renderTable({
+    headers: ['id', 'type', 'state', 'reason, result or request'],
+    rows: group.jobs.map((job) => [job.id, job.type, job.state, oneLine(job.state === 'done' ? job.output : (failureText(job) ?? job.requestId))]),
+    color: options.color,
+  });
+  const more = group.total - group.jobs.length;
+  return `${title}\n${table}${more > 0 ? `\n  … and ${formatCount(more)} more (--format ids, csv or jsonl lists every one)` : ''}\n`;
+}
+
 const LISTED_PER_LINE = 3;
 
 /**

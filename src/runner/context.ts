@@ -25,6 +25,11 @@ export interface RunOptions {
   retry: RetryPolicy;
   /** Results larger than this are left for a later run (the service's outputs are at most 100 MB). */
   maxResultBytes: number;
+  /**
+   * How many more times a job that failed at the service during this run, retryable and
+   * refunded, is sent again within it (`run --retries`): one pass over them each time.
+   */
+  retryFailed: number;
 }
 
 /**
@@ -44,6 +49,8 @@ export type RunEvent =
   | { kind: 'skipped'; id: string; reason: string }
   /** Jobs left out of this run at once (--partial over the budget), each skipped in the ledger. */
   | { kind: 'left_out'; count: number; reason: string }
+  /** Retry pass `pass` of `passes` (--retries) sends again `jobs` jobs that failed at the service, retryable and refunded. */
+  | { kind: 'retry_pass'; pass: number; passes: number; jobs: number }
   | { kind: 'still_running'; id: string }
   | { kind: 'retry'; what: string; attempt: number; delayMs: number; reason: string }
   /** A whole class of requests waits until `untilMs`; `reason` reads after "paused by". */

@@ -19,7 +19,8 @@ export type DownloadOutcome = 'done' | 'stopped' | 'unreachable';
 
 /**
  * Streams a finished job's result to `<out>/<id>~part`, checks its bytes, then moves it into
- * place as `<id>.<ext>` (never over a file mediabatch did not write) and records size and sha256.
+ * place as `<id>.<ext>` (never over a file already there: a person's, or the job's earlier result
+ * when it is generated again) and records size and sha256.
  * The move comes last so a result's name always holds a complete file; the extension comes from
  * the bytes, as the kind says (an image may be PNG, JPEG or WebP whatever its URL says). An
  * expired URL (403) is refreshed through the status endpoint.
@@ -88,9 +89,11 @@ async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): P
 
 /** Moves the checked result to its name (or beside a file that is not ours) and marks the job done. */
 async function placeAndRecord(ctx: RunContext, job: FollowedJob, partPath: string, finalPath: string, result: DownloadResult): Promise<void> {
-  const earlier = await ctx.ledger.getJob(job.id);
-  const placedPath = await placeResult(partPath, finalPath, result.sha256, { path: earlier?.resultPath ?? null, sha256: earlier?.resultSha256 ?? null });
-  if (placedPath !== finalPath) {
+  // Only a job generated again (run --redo) is being collected while it holds a result.
+  const row = await ctx.ledger.getJob(job.id);
+  const earlier = row?.resultPath ?? null;
+  const placedPath = await placeResult(partPath, finalPath, result.sha256, { generatedAgain: earlier !== null });
+  if (earlier === null && placedPath !== finalPath) {
     ctx.emit({
       kind: 'warning',
       message: `job "${job.id}": ${finalPath} was not written by mediabatch, so it is kept as it is; the result is saved as ${placedPath}`,
@@ -98,7 +101,8 @@ async function placeAndRecord(ctx: RunContext, job: FollowedJob, partPath: strin
   }
   await ctx.ledger.markDone(job.id, { path: placedPath, bytes: result.bytes, sha256: result.sha256 });
   ctx.emit({ kind: 'done', id: job.id, path: placedPath, bytes: result.bytes });
-  if (earlier?.parentId != null) await ctx.joins.partDone(earlier.parentId);
+  // The last part of a split job to finish joins them.
+  if (row?.parentId != null) await ctx.joins.partDone(row.parentId);
 }
 
 /** `<out>/<id>.<ext>`, the extension as the job's kind reads it from the bytes (`mime`), the URL or its parameters. */

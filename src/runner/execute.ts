@@ -37,12 +37,49 @@ export async function executePlan(
     const left = await ctx.ledger.skipAfter(plan.send.through?.index ?? Number.MIN_SAFE_INTEGER, send, LEFT_OUT);
     ctx.emit({ kind: 'left_out', count: left, reason: LEFT_OUT });
   }
+  // A failure the event log records after this happened in this run: what --retries sends again.
+  const failedAfter = await ctx.ledger.lastEventId();
 
   const followers = ctx.options.noWait ? undefined : new FollowQueue(ctx);
   // With webhooks, a job a delivery settles leaves the queue; its collection is waited for below.
   if (followers !== undefined) ctx.webhooks?.attach({ forget: (id) => followers.forget(id), fatal: (error) => void guard(Promise.reject(error)).catch(() => undefined) });
   const following = followers === undefined ? Promise.resolve() : guard(followers.run(ctx.options.concurrency * 2));
 
+  const sender = submitter(ctx, { result, followers, guard, halt: control.halt });
+  Object.assign(ctx.progress.toSend, plan.send.byType);
+  if (plan.send.jobs > 0) {
+    await sender.send(jobWindows(ctx.ledger, { scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index }), true);
+  }
+  if (followers !== undefined) {
+    const idle = async (): Promise<void> => {
+      await followers.idle();
+      if (ctx.webhooks !== undefined) await guard(ctx.webhooks.drained());
+    };
+    await retryFailed(ctx, { send, failedAfter, result, idle, submit: (rows) => sender.send(rows, false) });
+  }
+  followers?.close();
+  await following;
+  await followers?.drained();
+  if (ctx.webhooks !== undefined) await guard(ctx.webhooks.drained());
+  result.stoppedBySignal = control.userStop.aborted;
+  return result;
+}
+
+interface SubmitterParts {
+  result: ExecuteResult;
+  followers: FollowQueue | undefined;
+  guard: (work: Promise<unknown>) => Promise<void>;
+  halt: AbortController;
+}
+
+/**
+ * Submits rows read from the ledger with bounded concurrency; `send` resolves once every request
+ * id of them is committed, since following starts from those. `planned`: the plan's count of
+ * submits still to send holds the rows already; a retry pass's are added as they are taken.
+ */
+function submitter(ctx: RunContext, parts: SubmitterParts): { send(rows: AsyncIterator<JobRow>, planned: boolean): Promise<void> } {
+  const { result, followers, guard, halt } = parts;
+  const { toSend } = ctx.progress;
   // Each recording is guarded as soon as it exists: a ledger that fails to record a request id
   // must stop the run now, not surface as an unhandled rejection later.
   const recordings = new Set<Promise<void>>();
@@ -50,22 +87,41 @@ export async function executePlan(
     const guarded = guard(recording).finally(() => recordings.delete(guarded));
     recordings.add(guarded);
   };
-  const { toSend } = ctx.progress;
-  Object.assign(toSend, plan.send.byType);
-  if (plan.send.jobs > 0) {
-    const rows = jobWindows(ctx.ledger, { scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index });
-    await sharedBounded(rows, ctx.options.concurrency, ctx.stop, (row) =>
-      guard(submitWithRequeue(ctx, row, followers, result, track, control.halt)).finally(() => (toSend[row.type] = (toSend[row.type] ?? 1) - 1)),
-    );
+  return {
+    send: async (rows, planned) => {
+      await sharedBounded(rows, ctx.options.concurrency, ctx.stop, (row) => {
+        if (!planned) toSend[row.type] = (toSend[row.type] ?? 0) + 1;
+        return guard(submitWithRequeue(ctx, row, followers, result, track, halt)).finally(() => (toSend[row.type] = (toSend[row.type] ?? 1) - 1));
+      });
+      await Promise.all(recordings);
+    },
+  };
+}
+
+/**
+ * `run --retries N`: once everything sent so far has settled, the jobs that failed at the
+ * service during this run, retryable and refunded, are sent again, each once a pass, at most N
+ * passes. Each pass reads them from the ledger in windows (those that failed after the pass
+ * before began), so nothing is held but the window being sent.
+ */
+async function retryFailed(
+  ctx: RunContext,
+  pass: { send: SendSelection; failedAfter: number; result: ExecuteResult; idle: () => Promise<void>; submit: (rows: AsyncIterator<JobRow>) => Promise<void> },
+): Promise<void> {
+  const passes = ctx.options.retryFailed;
+  let failedAfter = pass.failedAfter;
+  for (let n = 1; n <= passes; n += 1) {
+    await pass.idle();
+    if (ctx.stop.aborted || pass.result.fatal !== undefined || pass.result.dailyLimitUntilMs !== undefined) return;
+    const startedAfter = await ctx.ledger.lastEventId();
+    const query = { scope: 'manifest' as const, send: pass.send, failedAfter };
+    const jobs = await ctx.ledger.countJobs(query);
+    if (jobs === 0) return;
+    ctx.emit({ kind: 'retry_pass', pass: n, passes, jobs });
+    await ctx.ledger.recordEvent(null, 'retry_pass', { pass: n, passes, jobs });
+    await pass.submit(jobWindows(ctx.ledger, query));
+    failedAfter = startedAfter;
   }
-  // Request ids are committed before anything else is awaited: following starts from them.
-  await Promise.all(recordings);
-  followers?.close();
-  await following;
-  await followers?.drained();
-  if (ctx.webhooks !== undefined) await guard(ctx.webhooks.drained());
-  result.stoppedBySignal = control.userStop.aborted;
-  return result;
 }
 
 /**

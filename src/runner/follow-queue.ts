@@ -95,6 +95,15 @@ export class FollowQueue {
     this.#wakeAll();
   }
 
+  /**
+   * Resolves once no job is left to follow: none queued, none being asked about, none in the
+   * ledger not read yet (or once the run stops). The queue stays open: jobs submitted later
+   * (a retry pass) are followed as before.
+   */
+  async idle(): Promise<void> {
+    while (!this.#ctx.stop.aborted && (this.#queued.size > 0 || this.#inFlight > 0 || this.#more)) await this.#waitForChange();
+  }
+
   async run(workers: number): Promise<void> {
     await Promise.all(Array.from({ length: workers }, () => this.#work()));
   }

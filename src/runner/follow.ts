@@ -129,6 +129,6 @@ async function recordRemoteError(ctx: RunContext, job: FollowedJob, status: Requ
   const retryable = status.retryable === true;
   const refunded = status.refunded === true;
   await ctx.ledger.markFailedRemote(job.id, { reason, retryable, refunded });
-  const suffix = retryable && refunded ? ' (retryable and refunded: the next run sends it again)' : '';
+  const suffix = retryable && refunded ? ' (retryable and refunded: sent again while --retries allows, else by the next run)' : '';
   ctx.emit({ kind: 'failed', id: job.id, reason: reason + suffix });
 }

@@ -36,9 +36,10 @@ import { loadCatalogue, priceLedger } from './prepare.js';
 import { costJobOf, ensureWritableFolder, estimateJobs, summarize, writeRunReports, type RunFiles } from './reports.js';
 import { writeReviewPage } from './review-page.js';
 import { runManifest, type RunOutcome } from './run.js';
+import { checkSelection, pickedCounts, picks, type Selection } from './selection.js';
 import { DEFAULT_SILENCE_MS, openRunWebhooks, webhookSchedules, type WebhookSettings } from './webhooks.js';
 
-export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPlan, RunProgress, StatusSummary, WebhookSettings };
+export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPlan, RunProgress, Selection, StatusSummary, WebhookSettings };
 export { createRunProgress, limitsOf };
 export { refuseLostLedger, writeReviewPage };
 
@@ -63,6 +64,11 @@ interface Common {
   pace?: Pace | undefined;
   /** Kept current with the price calls (and a run's submits still to send), for a caller that shows progress. */
   progress?: RunProgress | undefined;
+  /**
+   * --only, --tag and --redo: which jobs to send (or, for an estimate, to count as to send).
+   * A pattern or tag that matches no job, or a redo of a job that is not done, is refused (UsageError).
+   */
+  select?: Selection | undefined;
 }
 
 export interface EstimateRequest extends Common {
@@ -71,6 +77,8 @@ export interface EstimateRequest extends Common {
 }
 
 export const DEFAULT_CONCURRENCY = 8;
+/** Retry passes for jobs that failed at the service, retryable and refunded (run --retries): an unattended run heals by itself. */
+export const DEFAULT_RETRY_FAILED = 2;
 /** The service's outputs are at most 100 MB; the default leaves a little slack for container overhead. */
 export const DEFAULT_MAX_RESULT_BYTES = 110 * 1024 * 1024;
 
@@ -124,7 +132,8 @@ export async function estimate(request: EstimateRequest): Promise<EstimateResult
     progress: request.progress,
   };
   await ingestManifest({ manifest, ledger, models: await loadCatalogue(deps) });
-  const send: SendSelection = { resubmitInDoubt: false };
+  const send: SendSelection = { resubmitInDoubt: false, ...request.select };
+  await checkSelection(ledger, send);
   const pricing = await priceLedger(send, deps);
   const spentMicro = await ledger.spentMicro();
   const { balanceUsd } = await service.client.balance({ signal: deps.stop });
@@ -154,6 +163,8 @@ export interface RunRequest extends Common {
   resubmitInDoubt?: boolean | undefined;
   /** Over budget: send what fits, in manifest order, and skip the rest. */
   partial?: boolean | undefined;
+  /** Retry passes within the run for jobs that failed at the service, retryable and refunded. Default 2. */
+  retryFailed?: number | undefined;
   /**
    * How often running jobs are asked about: the service's own pace (default), the simulator's
    * (jobs end in milliseconds), a first poll after N ms, or a schedule per kind.
@@ -179,6 +190,8 @@ export interface RunResult {
   outcome: RunOutcome | undefined;
   /** The manifest's jobs (and any dropped job still to collect), from the ledger at the end. */
   summary: StatusSummary;
+  /** With --only/--tag: how many jobs they pick, and how many of those are done (what the exit code judges). */
+  picked?: { jobs: number; done: number } | undefined;
 }
 
 /**
@@ -210,6 +223,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
       poll: request.webhooks === undefined ? basePoll : webhookSchedules(basePoll, request.webhooks.silenceMs ?? DEFAULT_SILENCE_MS),
       retry: request.retry ?? DEFAULT_RETRY,
       maxResultBytes: request.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+      retryFailed: request.retryFailed ?? DEFAULT_RETRY_FAILED,
     },
     stop: AbortSignal.any([userStop, halt.signal]),
     emit,
@@ -226,6 +240,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
       ctx,
       baseUrl: request.service.baseUrl,
       partial: request.partial ?? false,
+      select: request.select ?? {},
       userStop,
       halt,
       onExecute: async (plan) => {
@@ -250,7 +265,8 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const fatal = outcome?.execute.fatal;
   await writeRunReports(files, ledger, summary, { finished: true, error: fatal === undefined ? undefined : errorJson(fatal) });
   if (files.reportHtml !== undefined) await writeReviewPage(ledger, files.reportHtml, { manifest: manifest.path, budgetMicro });
-  return { outcome, summary };
+  const select = request.select ?? {};
+  return { outcome, summary, picked: picks(select) ? await pickedCounts(ledger, select) : undefined };
 }
 
 /** The ledger records no job that ever left this machine (a new one, or one only estimate wrote). */

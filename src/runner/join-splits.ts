@@ -80,7 +80,7 @@ export class SplitJoins {
     try {
       const sha256 = await sha256Of(scratch);
       if (sha256 === undefined) throw new Error(`the joined file ${scratch} could not be read back`);
-      const placed = await placeResult(scratch, path.join(outDir, `${parentId}.${extension}`), sha256, { path: null, sha256: null });
+      const placed = await placeResult(scratch, path.join(outDir, `${parentId}.${extension}`), sha256, { generatedAgain: false });
       this.#ctx.emit({ kind: 'joined', id: parentId, path: placed, parts: parts.length, bytes: outcome.bytes });
     } finally {
       await rm(scratch, { force: true });

@@ -8,20 +8,25 @@ const MAX_SUFFIX = 99;
 /** Errors of a file system without hard links (FAT, some network shares): claim the name another way. */
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']);
 
-export interface EarlierResult {
-  path: string | null;
-  sha256: string | null;
+export interface Placement {
+  /**
+   * The job already has a result (`run --redo`): that file is kept, and so is every file in the
+   * way, even one with the new result's very bytes (a service may answer a redo with the same
+   * bytes; the earlier result must stay a file of its own). The cost: a crash between the move
+   * and the ledger's commit leaves one extra copy beside the result the next run saves.
+   */
+  generatedAgain: boolean;
 }
 
 /**
  * Moves a checked `.part` file to `target` (`<out>/<id>.<ext>`) and returns where it went. A
- * file already there is never replaced unless the ledger records it as this job's earlier
- * result (same path, same sha256). One with the same bytes is taken as the result (a crash
- * after the move, before the ledger heard of it); any other is someone's own file: the result
- * goes to `<id>~2.<ext>`, `~3` …. Each name is claimed atomically (a hard link fails if the
- * name exists), so a file appearing meanwhile is never overwritten either.
+ * file already there is never replaced. One with the same bytes is taken as the result (a
+ * crash after the move, before the ledger heard of it), unless the job is generated again; any
+ * other is someone's own file, or an earlier result: the result goes to `<id>~2.<ext>`, `~3` ….
+ * Each name is claimed atomically (a hard link fails if the name exists), so a file appearing
+ * meanwhile is never overwritten either.
  */
-export async function placeResult(partPath: string, target: string, sha256: string, earlier: EarlierResult): Promise<string> {
+export async function placeResult(partPath: string, target: string, sha256: string, placement: Placement): Promise<string> {
   const { dir, name, ext } = path.parse(target);
   for (let n = 1; n <= MAX_SUFFIX; n += 1) {
     const candidate = n === 1 ? target : path.join(dir, `${name}~${n}${ext}`);
@@ -29,13 +34,8 @@ export async function placeResult(partPath: string, target: string, sha256: stri
       await rm(partPath, { force: true });
       return candidate;
     }
-    const existing = await sha256Of(candidate);
-    if (existing === sha256) {
+    if (!placement.generatedAgain && (await sha256Of(candidate)) === sha256) {
       await rm(partPath, { force: true });
-      return candidate;
-    }
-    if (existing !== undefined && candidate === earlier.path && existing === earlier.sha256) {
-      await rename(partPath, candidate);
       return candidate;
     }
   }

@@ -11,7 +11,7 @@ import { estimateJsonChunks } from '../report/estimate-document.js';
 import { estimateMarkdown } from '../report/markdown.js';
 import { statusJsonChunks, type RunDocumentExtras } from '../report/status-document.js';
 import { LISTED_JOBS, type ListedJobs, type StatusJob, type StatusSummary } from '../report/status.js';
-import type { JobQuery, JobRow, Ledger, SendSelection } from '../store/index.js';
+import type { JobQuery, JobRow, JobState, Ledger, SendSelection } from '../store/index.js';
 import { jobWindows } from './windows.js';
 
 
@@ -68,9 +68,15 @@ export function statusJobOf(row: JobRow): StatusJob {
   };
 }
 
-/** Every job a summary covers, in manifest order, a window at a time (a fresh pass each call). */
-export async function* runJobs(ledger: Ledger): AsyncGenerator<StatusJob> {
-  for await (const row of jobWindows(ledger, { scope: 'report' })) yield statusJobOf(row);
+/** Every job a summary covers (or those in `states`), in manifest order, a window at a time (a fresh pass each call). */
+export async function* runJobs(ledger: Ledger, states?: readonly JobState[]): AsyncGenerator<StatusJob> {
+  for await (const row of jobWindows(ledger, { scope: 'report', states })) yield statusJobOf(row);
+}
+
+/** The first jobs in `states` a summary covers (LISTED_JOBS of them) and how many there are. */
+export async function jobsInStates(ledger: Ledger, states: readonly JobState[]): Promise<ListedJobs> {
+  const jobs = (await ledger.readJobs({ scope: 'report', states, limit: LISTED })).map(statusJobOf);
+  return { jobs, total: jobs.length < LISTED ? jobs.length : await ledger.countJobs({ scope: 'report', states }) };
 }
 
 /** The manifest's jobs as the cost report lists them, `toSend` for those `send` selects (a fresh pass each call). */

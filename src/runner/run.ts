@@ -11,12 +11,15 @@ import { ingestManifest, type IngestResult } from './ingest.js';
 import { planRun, type RunPlan } from './plan.js';
 import { loadCatalogue, priceLedger, type ServiceDeps } from './prepare.js';
 import { BudgetError } from './run-errors.js';
+import { checkSelection, type Selection } from './selection.js';
 
 export interface RunInput {
   manifest: Manifest;
   ctx: RunContext;
   baseUrl: string;
   partial: boolean;
+  /** --only, --tag, --redo: checked against the manifest's jobs before anything is priced. */
+  select: Selection;
   userStop: AbortSignal;
   halt: AbortController;
   /** Called once checks, pricing and the budget passed, and awaited before the first submit. */
@@ -52,7 +55,8 @@ export async function runManifest(input: RunInput): Promise<RunOutcome> {
         message: `job "${change.id}" changed after it was submitted: it keeps its earlier result (${change.state}). Give it a new id to generate it again.`,
       }),
   });
-  const send: SendSelection = { resubmitInDoubt: ctx.options.resubmitInDoubt };
+  const send: SendSelection = { resubmitInDoubt: ctx.options.resubmitInDoubt, ...input.select };
+  await checkSelection(ledger, send);
   // Only what this run may send needs a price (and a fresh one): a finished job costs nothing more.
   const pricing = await priceLedger(send, deps, { confirmCached: true });
   for (const change of pricing.changes) {

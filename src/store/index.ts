@@ -17,6 +17,7 @@ export type {
   PriceGroupRow,
   PutResult,
   SendSelection,
+  JobPick,
   SyncResult,
   UnitFile,
   UnitRecord,

@@ -122,11 +122,30 @@ export interface LedgerIngest {
 export type JobScope = 'manifest' | 'report' | 'all';
 
 /**
- * The jobs a run may send (each only if the manifest lists it): pending and skipped ones, failed
- * ones the service called retryable and refunded, and in-doubt ones only when asked for.
+ * The jobs a person picked (`run --only`, `--tag`): a job is picked when its id matches one of
+ * `only` (when given) and it carries one of `tags` (when given). An empty or absent list picks
+ * every job.
  */
-export interface SendSelection {
+export interface JobPick {
+  /**
+   * Ids, or globs over the whole id (`*`, `?`, `[...]`, as a shell matches file names), matched
+   * case-sensitively: `ch-0*`, `intro-??`, `take-[12]`.
+   */
+  only?: readonly string[] | undefined;
+  /** Tags, each matched exactly. */
+  tags?: readonly string[] | undefined;
+}
+
+/**
+ * The jobs a run may send (each only if the manifest lists it and `JobPick` picks it): pending
+ * and skipped ones, failed ones the service called retryable and refunded, in-doubt ones only
+ * when asked for, and the done jobs named in `redo`. Pricing, the plan, the budget check,
+ * --partial and the submits all read this one selection.
+ */
+export interface SendSelection extends JobPick {
   resubmitInDoubt: boolean;
+  /** Done jobs to generate again on purpose (`run --redo`): priced and budgeted as any job to send. */
+  redo?: readonly string[] | undefined;
 }
 
 /** Where a window of jobs ended: rows are ordered by manifest index, then id. */
@@ -141,6 +160,13 @@ export interface JobQuery {
   states?: readonly JobState[] | undefined;
   /** Only jobs a run with this selection may send. */
   send?: SendSelection | undefined;
+  /** Only jobs a person picked (--only, --tag), whatever their state. */
+  pick?: JobPick | undefined;
+  /**
+   * Only failed jobs whose failure the event log records after event `failedAfter` (an id from
+   * `lastEventId`): the jobs that failed during this run, which `run --retries` sends again.
+   */
+  failedAfter?: number | undefined;
   /** Only submitted jobs an earlier look left with this collect issue. */
   issue?: CollectIssue | undefined;
   /** Say of each row read whether a run with this selection may send it (JobRow.toSend). */
@@ -271,8 +297,11 @@ export interface EventWindow {
 export type ReserveResult = 'reserved' | 'over-budget' | 'wrong-state';
 /** 'submitted', or the job that already holds the request id the service answered (→ in_doubt). */
 export type SubmittedResult = 'submitted' | { conflictWith: string };
-/** 'failed' is reservable only for a failure the service called retryable and refunded. */
-export type ReservableState = 'pending' | 'skipped' | 'in_doubt' | 'failed';
+/**
+ * 'failed' is reservable only for a failure the service called retryable and refunded; 'done'
+ * only on purpose (`run --redo`): its result stays on the row until the new one replaces it there.
+ */
+export type ReservableState = 'pending' | 'skipped' | 'in_doubt' | 'failed' | 'done';
 
 export interface RemoteFailure {
   reason: string;
@@ -396,6 +425,10 @@ export interface Ledger {
   countsByState(scope?: JobScope): Promise<Record<JobState, number>>;
   /** What the ledger counts as spent: the sum of every job's spend, earlier runs included. */
   spentMicro(): Promise<MicroUsd>;
+  /** The parts of `pick` that match no job of the manifest: patterns of `only`, and `tags`. */
+  unmatchedPicks(pick: JobPick): Promise<{ only: string[]; tags: string[] }>;
+  /** The id of the newest event (0 for an empty log): a later query's `failedAfter` starts there. */
+  lastEventId(): Promise<number>;
   /** A job's events, oldest first (what `mediabatch log --job` shows); null: the run-level events. */
   eventsFor(jobId: string | null): Promise<EventRow[]>;
   /** The next window of the event log after `afterId`, oldest first (`mediabatch log`); empty at the end. */
@@ -409,10 +442,11 @@ export interface Ledger {
    * the whole spend with its price stays within `budgetMicro` (null: no cap; the rule is
    * `withinBudget` of src/money.ts), then makes it `submitting` with its price counted.
    *
-   * The spend rule: a job's spend becomes its price (plus what earlier in-doubt attempts may
-   * have cost) when it is reserved, stays through submitted, done and in_doubt, and falls back
-   * to those earlier attempts only when the service provably did not take it, refused it, or
-   * refunded it.
+   * The spend rule: a job's spend becomes its price (plus what earlier attempts may have cost:
+   * an in-doubt one, or a done one generated again) when it is reserved, stays through
+   * submitted, done and in_doubt, and falls back to those earlier attempts only when the
+   * service provably did not take it, refused it, or refunded it. A done job keeps its result
+   * on the row, and `earlierResult` in the event, until markDone records the new one.
    */
   reserveForSubmit(jobId: string, budgetMicro: MicroUsd | null, allowFrom: readonly ReservableState[]): Promise<ReserveResult>;
   /**
@@ -436,8 +470,9 @@ export interface Ledger {
    */
   markFailedRemote(jobId: string, failure: RemoteFailure): Promise<void>;
   /**
-   * pending → skipped. A job already skipped, or in_doubt (not resending it is the default
-   * anyway, and its price must stay counted), stays as it is, with an event saying why.
+   * pending → skipped. A job already skipped, in_doubt (not resending it is the default anyway,
+   * and its price must stay counted), failed or done (not sent again after all) stays as it is,
+   * with an event saying why.
    */
   markSkipped(jobId: string, reason: string): Promise<void>;
   /** submitted → submitted, `reason` as its error, and an event of kind `issue`. */

@@ -11,7 +11,8 @@ import { planFromLedger } from '../../src/runner/run.js';
 import { Pace } from '../../src/runner/pace.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
-import { cliAgainst, FAST, ledgerRows } from '../reliability/helpers.js';
+import { cliAgainst, FAST, ledgerRows, simArgs } from '../reliability/helpers.js';
+import { hasStackTrace, runCli, type CliResult } from '../helpers/cli.js';
 import { forward, speechManifest, startProxy, startScripted, type Scripted } from '../security/servers.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { openTestLedger } from '../helpers/ledger.js';
@@ -57,20 +58,23 @@ describe('run: the life of a job after its submit', () => {
     expect(sim.stats.accepted).toHaveLength(3);
   });
 
-  it('sends a job that ended in a retryable, refunded error again on a later run, never a finished one', async () => {
+  it('with --retries 0 (here MEDIABATCH_RETRIES=0) a job that ended in a retryable, refunded error stays failed; a later run sends it again, never a finished one', async () => {
     sim = await workspace.startSim({ ...FAST, jobErrorRate: 0.5, errorRetryable: true, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: 16 });
-    const first = await cliAgainst(sim, ['run', manifest, '--json']);
+    const noRetries = (): Promise<CliResult> => runCli(['run', manifest, '--json', ...simArgs(sim)], { env: { MEDIABATCH_TOKEN: sim.token, MEDIABATCH_RETRIES: '0' } });
+    const first = await noRetries();
     const counts = (JSON.parse(first.stdout) as { counts: Record<'failed' | 'done', number> }).counts;
     expect(first.code).toBe(1);
-    // The errored ones stay failed (retryable, refunded): the next run sends them again.
+    // The errored ones stay failed (retryable, refunded), each sent once: the next run sends them again.
     expect(counts.failed).toBeGreaterThan(0);
     expect(counts.done + counts.failed).toBe(16);
+    expect(sim.stats.accepted).toHaveLength(16);
+    expect(first.stderr).not.toContain('--retries)');
 
     let runs = 1;
     let last = first;
     while (last.code !== 0 && runs < 12) {
-      last = await cliAgainst(sim, ['run', manifest, '--json']);
+      last = await noRetries();
       runs += 1;
     }
     expect(last.code).toBe(0);
@@ -78,6 +82,42 @@ describe('run: the life of a job after its submit', () => {
     // Every re-acceptance followed a refunded error: more acceptances than jobs, no double payment.
     expect(sim.stats.accepted.length).toBeGreaterThan(16);
     expect((await ledgerRows(path.join(dir, 'batch.mediabatch.db'))).every((row) => row.state === 'done')).toBe(true);
+  });
+
+  it('by default sends a job that failed at the service, retryable and refunded, again within the run, at most twice more', async () => {
+    sim = await workspace.startSim({ ...FAST, jobErrorRate: 0.5, errorRetryable: true, seed: 7 });
+    const manifest = await writeTtsManifest(dir, { jobs: 16 });
+    const logFile = path.join(dir, 'run.jsonl');
+    // One submit at a time: the simulator's outcomes follow its seed in the order jobs are taken.
+    const result = await cliAgainst(sim, ['run', manifest, '--concurrency', '1', '--log-file', logFile]);
+    expect(hasStackTrace(result.stderr)).toBe(false);
+
+    const ledger = await openTestLedger(path.join(dir, 'batch.mediabatch.db'), { mode: 'read-only' });
+    const sends = new Map<string, { sent: number; failed: number; state: string }>();
+    try {
+      for (const job of await ledger.readJobs({ scope: 'all', limit: 100 })) {
+        const events = await ledger.eventsFor(job.id);
+        sends.set(job.id, { sent: events.filter((e) => e.kind === 'reserved').length, failed: events.filter((e) => e.kind === 'failed').length, state: job.state });
+      }
+    } finally {
+      await ledger.close();
+    }
+    const jobs = [...sends.values()];
+    // A job ends failed only after three sends that all failed; a done one after its failures, if any.
+    for (const job of jobs) {
+      expect(job.sent).toBeLessThanOrEqual(3);
+      if (job.state === 'failed') expect([job.sent, job.failed]).toEqual([3, 3]);
+      else expect([job.state, job.failed]).toEqual(['done', job.sent - 1]);
+    }
+    expect(jobs.filter((job) => job.state === 'done' && job.failed > 0).length, 'jobs healed within the run').toBeGreaterThan(0);
+    expect(result.code).toBe(jobs.every((job) => job.state === 'done') ? 0 : 1);
+    expect(sim.stats.accepted).toHaveLength(jobs.reduce((n, job) => n + job.sent, 0));
+    expect(sim.stats.duplicates()).toEqual([]);
+    // One retry pass per round of failures, each with the jobs failed that many times.
+    const passes = readFileSync(logFile, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>).filter((r) => r['event'] === 'retry_pass');
+    const expected = [1, 2].map((n) => ({ pass: n, passes: 2, jobs: jobs.filter((job) => job.failed >= n).length })).filter((pass) => pass.jobs > 0);
+    expect(passes.map(({ pass, passes: of, jobs: count }) => ({ pass, passes: of, jobs: count }))).toEqual(expected);
+    expect(result.stderr).toContain(`retrying ${expected[0]!.jobs} job(s) that failed at the service (retryable, refunded): pass 1 of 2 (--retries)`);
   });
 
   it('stops sending at the budget even when the plan did not foresee it (the per-job reservation)', async () => {
@@ -108,6 +148,7 @@ describe('run: the life of a job after its submit', () => {
           poll: pollEvery(20),
           retry: DEFAULT_RETRY,
           maxResultBytes: 1e7,
+          retryFailed: 0,
         },
         stop: halt.signal,
         emit: () => undefined,

@@ -104,6 +104,8 @@ describe('the status and run documents', () => {
       price_source: null,
       in_manifest: true,
       collect_issue: null,
+      retryable: null,
+      refunded: null,
     });
   });
 

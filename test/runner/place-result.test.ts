@@ -17,28 +17,35 @@ describe('placeResult', () => {
     return file;
   }
 
-  it("replaces only the file the ledger records as this job's earlier result", async () => {
+  it('never replaces a file already there; one with the very bytes of the result is taken as the result', async () => {
     const target = path.join(workspace.dir, 'a.wav');
-    await writeFile(target, 'earlier result');
-    const placed = await placeResult(await part('new result'), target, sha256('new result'), { path: target, sha256: sha256('earlier result') });
-    expect(placed).toBe(target);
-    expect(readFileSync(target, 'utf8')).toBe('new result');
+    await writeFile(target, 'a person\'s own file');
+    const beside = await placeResult(await part('new result'), target, sha256('new result'), { generatedAgain: false });
+    expect(beside).toBe(path.join(workspace.dir, 'a~2.wav'));
+    expect(readFileSync(target, 'utf8')).toBe("a person's own file");
+    expect(readFileSync(beside, 'utf8')).toBe('new result');
+    // A crash after the move, before the ledger heard of it: the same bytes are found, not copied again.
+    expect(await placeResult(await part('new result'), target, sha256('new result'), { generatedAgain: false })).toBe(beside);
+    expect(existsSync(path.join(workspace.dir, 'a~3.wav'))).toBe(false);
     expect(existsSync(`${target}.part`)).toBe(false);
   });
 
-  it('keeps a file at the recorded path whose bytes are no longer the recorded ones', async () => {
+  it('a job generated again keeps its earlier result, even with the same bytes, and takes the first free name', async () => {
     const target = path.join(workspace.dir, 'a.wav');
-    await writeFile(target, 'edited by hand since');
-    const placed = await placeResult(await part('new result'), target, sha256('new result'), { path: target, sha256: sha256('earlier result') });
-    expect(placed).toBe(path.join(workspace.dir, 'a~2.wav'));
-    expect(readFileSync(target, 'utf8')).toBe('edited by hand since');
-    expect(readFileSync(placed, 'utf8')).toBe('new result');
+    await writeFile(target, 'same bytes');
+    await writeFile(path.join(workspace.dir, 'a~2.wav'), 'an older result');
+    const placed = await placeResult(await part('same bytes'), target, sha256('same bytes'), { generatedAgain: true });
+    expect(placed).toBe(path.join(workspace.dir, 'a~3.wav'));
+    expect(readFileSync(target, 'utf8')).toBe('same bytes');
+    expect(readFileSync(path.join(workspace.dir, 'a~2.wav'), 'utf8')).toBe('an older result');
+    expect(readFileSync(placed, 'utf8')).toBe('same bytes');
+    expect(existsSync(`${target}.part`)).toBe(false);
   });
 
   it('skips a folder in the way', async () => {
     const target = path.join(workspace.dir, 'a.wav');
     await mkdir(target);
-    const placed = await placeResult(await part('new result'), target, sha256('new result'), { path: null, sha256: null });
+    const placed = await placeResult(await part('new result'), target, sha256('new result'), { generatedAgain: false });
     expect(placed).toBe(path.join(workspace.dir, 'a~2.wav'));
     expect(existsSync(`${target}.part`)).toBe(false);
   });

@@ -13,6 +13,7 @@ import type { Ledger } from '../../src/store/index.js';
 import { budgetContract } from './contract/budget.js';
 import { storeContract } from './contract/caches-and-lock.js';
 import { jobsContract } from './contract/jobs-and-events.js';
+import { selectionContract } from './contract/selection.js';
 import { transitionsContract } from './contract/transitions.js';
 import { webhooksContract } from './contract/webhooks.js';
 
@@ -51,6 +52,7 @@ export function ledgerContract(name: string, factory: LedgerFactory): void {
     transitionsContract(ledgers);
     budgetContract(ledgers);
     jobsContract(ledgers);
+    selectionContract(ledgers);
     storeContract(ledgers);
     webhooksContract(ledgers);
   });

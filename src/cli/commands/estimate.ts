@@ -17,8 +17,12 @@ import { parseConcurrency, withManifestFileOptions, withSharedOptions, type Mani
 import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
 import { startPricingTicker } from '../pricing-progress.js';
 import { openWorkSession, withPlanOptions, type PlanArgs } from '../session.js';
+import { parseSelection, withSelectionOptions, type SelectionArgs } from '../selection-options.js';
 
-interface EstimateArgs extends SharedArgs, PlanArgs, ManifestFileArgs, FormatArgs {
+/** What estimate prints: every format a report has but the listings of status. */
+type EstimateFormat = Extract<OutputFormat, 'table' | 'json' | 'csv' | 'md'>;
+
+interface EstimateArgs extends SharedArgs, PlanArgs, ManifestFileArgs, FormatArgs<EstimateFormat>, SelectionArgs {
   manifest: string;
   concurrency?: string | undefined;
 }
@@ -28,7 +32,7 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
     command: 'estimate <manifest>',
     describe: 'price every job and print the cost report; exit 3 if over budget; submits nothing',
     builder: (y) =>
-      withFormatOption(withManifestFileOptions(withPlanOptions(withSharedOptions(y))), ['table', 'json', 'csv', 'md'], 'one job a row')
+      withSelectionOptions(withFormatOption(withManifestFileOptions(withPlanOptions(withSharedOptions(y))), ['table', 'json', 'csv', 'md'], 'one job a row'), 'estimate')
         .positional('manifest', { type: 'string', demandOption: true })
         .option('concurrency', {
           type: 'string',
@@ -38,6 +42,7 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
     handler: async (args) => {
       const format = resolveFormat(args);
       const concurrency = parseConcurrency(args);
+      const select = parseSelection(args);
       const session = await openWorkSession(args, { command: 'estimate', run: false });
       let failure: unknown;
       const progress = createRunProgress();
@@ -50,6 +55,7 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
           budgetMicro: session.budgetMicro,
           plan: session.planName,
           concurrency,
+          select,
           progress,
           onEvent: (event) => {
             ticker.onEvent(event);
@@ -77,7 +83,7 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
 function print(
   report: CostReport,
   rows: { firstJobs: readonly CostReportJob[]; jobs: () => AsyncIterable<CostReportJob> },
-  format: OutputFormat,
+  format: EstimateFormat,
   title: string,
 ): Promise<void> {
   switch (format) {

@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_UPLOAD_TIMEOUT_MS } from '../../api/client.js';
 import type { InFlight, RunEvent } from '../../runner/context.js';
-import { createRunProgress, DEFAULT_MAX_RESULT_BYTES, limitsOf, refuseLostLedger, run, type RunOutcome } from '../../runner/index.js';
+import { createRunProgress, DEFAULT_MAX_RESULT_BYTES, DEFAULT_RETRY_FAILED, limitsOf, refuseLostLedger, run, type RunOutcome, type Selection } from '../../runner/index.js';
 import { errorJson } from '../../report/error-json.js';
 import { statusJsonChunks } from '../../report/status-document.js';
 import { formatStatusText, submittedLines, type StatusSummary } from '../../report/status.js';
@@ -21,9 +21,10 @@ import { openWorkSession, withPlanOptions, type PlanArgs, type WorkSession } fro
 import { installStopHandlers, type InFlightWait } from '../signals.js';
 import { existsSync } from 'node:fs';
 import { webhookSettings, withWebhookOptions, type WebhookArgs } from '../webhook-options.js';
+import { parseSelection, withSelectionOptions, type SelectionArgs } from '../selection-options.js';
 import type { WebhookSettings } from '../../runner/index.js';
 
-interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs, WebhookArgs {
+interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs, WebhookArgs, SelectionArgs {
   manifest: string;
   'log-file'?: string | undefined;
   /** As typed, like poll-ms: parsed in the handler. */
@@ -34,6 +35,7 @@ interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs, WebhookArgs {
   partial: boolean;
   'poll-ms'?: string | undefined;
   'max-result-mb'?: string | undefined;
+  retries?: string | undefined;
 }
 
 /** The numeric flags, parsed. */
@@ -42,11 +44,14 @@ interface RunNumbers {
   pollMs: number | undefined;
   maxResultMb: number;
   webhooks: WebhookSettings | undefined;
+  retries: number;
+  select: Selection;
 }
 
 const MIB = 1024 * 1024;
 const DEFAULT_MAX_RESULT_MB = DEFAULT_MAX_RESULT_BYTES / MIB;
 const MAX_RESULT_MB_CEILING = 10_240;
+const MAX_RETRIES = 20;
 
 /** `argv`: the command line as typed, which the resume hint repeats. */
 export function runCommand(result: CommandResult, argv: readonly string[]): CommandModule<object, RunArgs> {
@@ -54,7 +59,7 @@ export function runCommand(result: CommandResult, argv: readonly string[]): Comm
     command: 'run <manifest>',
     describe: 'estimate, enforce the budget, submit, follow and download; run it again to resume',
     builder: (y) =>
-      withWebhookOptions(withManifestFileOptions(withPlanOptions(withSharedOptions(y))))
+      withSelectionOptions(withWebhookOptions(withManifestFileOptions(withPlanOptions(withSharedOptions(y)))), 'run')
         .positional('manifest', { type: 'string', demandOption: true })
         .option('concurrency', { type: 'string', describe: `submits in flight at once (${envHint('concurrency')}; default 8)` })
         .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })
@@ -69,8 +74,12 @@ export function runCommand(result: CommandResult, argv: readonly string[]): Comm
           type: 'string',
           describe: `refuse (and collect on a later run) results larger than this many megabytes (${envHint('max-result-mb')}; default ${DEFAULT_MAX_RESULT_MB})`,
         })
+        .option('retries', {
+          type: 'string',
+          describe: `send a job that failed at the service, retryable and refunded, again within this run, up to N more times (${envHint('retries')}; default ${DEFAULT_RETRY_FAILED}; 0: leave it failed)`,
+        })
         .option('log-file', { type: 'string', describe: 'append every event to this file as JSON Lines (env MEDIABATCH_LOG_FILE)' })
-        .middleware(envOptions(['concurrency', 'out', 'poll-ms', 'max-result-mb'], process.env)),
+        .middleware(envOptions(['concurrency', 'out', 'poll-ms', 'max-result-mb', 'retries'], process.env)),
     handler: async (args) => {
       const numbers: RunNumbers = {
         concurrency: parseConcurrency(args),
@@ -79,6 +88,8 @@ export function runCommand(result: CommandResult, argv: readonly string[]): Comm
           parseWholeNumber(optionLabel(args, 'max-result-mb'), args['max-result-mb'], { min: 1, max: MAX_RESULT_MB_CEILING, unit: 'megabytes' }) ??
           DEFAULT_MAX_RESULT_MB,
         webhooks: webhookSettings(args, process.env),
+        retries: parseWholeNumber(optionLabel(args, 'retries'), args.retries, { min: 0, max: MAX_RETRIES, unit: 'retries' }) ?? DEFAULT_RETRY_FAILED,
+        select: parseSelection(args),
       };
       const paths = manifestPaths(args.manifest, args.db, args.out);
       // The log opens first: a log file that cannot be written stops the run before anything is sent.
@@ -134,6 +145,8 @@ async function runWithDisplay(session: WorkSession, display: RunDisplay, result:
       noWait: !args.wait,
       resubmitInDoubt: args['resubmit-in-doubt'],
       partial: args.partial,
+      select: numbers.select,
+      retryFailed: numbers.retries,
       poll: numbers.pollMs !== undefined ? { firstMs: numbers.pollMs } : args.sim ? 'simulator' : 'service',
       maxResultBytes: numbers.maxResultMb * MIB,
       webhooks: numbers.webhooks,
@@ -166,12 +179,12 @@ async function runWithDisplay(session: WorkSession, display: RunDisplay, result:
   display.end.summary = summary;
   if (args.json) await writeSummaryDocument(session, summary, outcome, result);
   else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
-  const hint = resumeHint(display.argv);
   if (outcome === undefined) {
-    logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: ${hint}`);
+    // Nothing was sent: --redo is still to do, and repeated.
+    logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: ${resumeHint(display.argv, ['resubmit-in-doubt'])}`);
     return ExitCode.interrupted;
   }
-  return finish(outcome, summary, hint, numbers.webhooks !== undefined);
+  return finish(outcome, { summary, picked: ran.picked }, resumeHint(display.argv), numbers.webhooks !== undefined);
 }
 
 function printEvent(event: RunEvent): void {
@@ -179,10 +192,16 @@ function printEvent(event: RunEvent): void {
   if (line !== undefined) logLine(stamp(line));
 }
 
-/** The command to paste, and why --resubmit-in-doubt is not in it when it was given. */
-function resumeHint(argv: readonly string[]): string {
-  const { text, leftOut } = resumeCommand(argv);
-  return leftOut ? `${text} (without --resubmit-in-doubt: add it again only once you have checked that no result came for the jobs in doubt)` : text;
+/** Why an option the run was given is not in the command to paste. */
+const LEFT_OUT_WHY: Record<string, string> = {
+  'resubmit-in-doubt': 'without --resubmit-in-doubt: add it again only once you have checked that no result came for the jobs in doubt',
+  redo: 'without --redo: the jobs it sent again are collected (or sent) by the plain command; one it had not reached yet is still done, so name it with --redo again',
+};
+
+/** The command to paste, and why an option is not in it when it was given. */
+function resumeHint(argv: readonly string[], leaveOut?: readonly string[]): string {
+  const { text, leftOut } = resumeCommand(argv, leaveOut);
+  return leftOut.length === 0 ? text : `${text} (${leftOut.map((name) => LEFT_OUT_WHY[name]).join('; ')})`;
 }
 
 /**
@@ -208,7 +227,12 @@ function waitFor(inFlight: InFlight): InFlightWait {
   };
 }
 
-function finish(outcome: RunOutcome, summary: StatusSummary, hint: string, webhooks: boolean): number {
+/**
+ * The exit code and last words. Every job done is 0; with --only/--tag, every job they pick:
+ * a run of a few jobs is judged on those.
+ */
+function finish(outcome: RunOutcome, end: { summary: StatusSummary; picked: { jobs: number; done: number } | undefined }, hint: string, webhooks: boolean): number {
+  const { summary, picked } = end;
   const counts: Record<string, number> = summary.counts;
   const { execute } = outcome;
   if (execute.fatal !== undefined) throw execute.fatal;
@@ -222,12 +246,12 @@ function finish(outcome: RunOutcome, summary: StatusSummary, hint: string, webho
     return ExitCode.incomplete;
   }
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  if ((counts['done'] ?? 0) === total) return ExitCode.ok;
+  const allDone = picked === undefined ? (counts['done'] ?? 0) === total : picked.done === picked.jobs;
   // Paid for, and still to collect: every later run follows them, from the ledger alone.
   const collect = `run the same command again to collect them: ${hint}`;
   for (const line of submittedLines(summary)) logLine(`${line}. ${collect}`);
   if (webhooks && (counts['submitted'] ?? 0) > 0) {
     logLine('while no run listens, the service retries their webhook deliveries for about a day; the next run with --webhook-url listens again and takes them (and asks about the rest)');
   }
-  return ExitCode.incomplete;
+  return allDone ? ExitCode.ok : ExitCode.incomplete;
 }

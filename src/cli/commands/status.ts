@@ -1,11 +1,13 @@
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../../errors.js';
+import { isJobState, JOB_STATES, type JobState } from '../../jobs/states.js';
 import { runCsvChunks } from '../../report/csv.js';
+import { idLines, jsonLines } from '../../report/job-lines.js';
 import { statusMarkdown } from '../../report/markdown.js';
 import { statusJsonChunks } from '../../report/status-document.js';
-import { formatStatusText, type StatusSummary } from '../../report/status.js';
-import { runJobs, storedBudget, summarize } from '../../runner/reports.js';
+import { formatStateListing, formatStatusText, type StatusSummary } from '../../report/status.js';
+import { jobsInStates, runJobs, storedBudget, summarize } from '../../runner/reports.js';
 import type { Ledger } from '../../store/index.js';
 import { resolveFormat, withFormatOption, type FormatArgs, type OutputFormat } from '../format.js';
 import { openLedgerToRead } from '../ledger.js';
@@ -15,6 +17,8 @@ import { useColor, writeStdout, writeStdoutChunks } from '../output.js';
 
 interface StatusArgs extends SharedArgs, FormatArgs {
   manifest: string;
+  /** As typed: `failed,in_doubt`, or the flag given more than once. */
+  state?: string | string[] | undefined;
 }
 
 export function statusCommand(result: CommandResult): CommandModule<object, StatusArgs> {
@@ -22,12 +26,18 @@ export function statusCommand(result: CommandResult): CommandModule<object, Stat
     command: 'status <manifest>',
     describe: 'read the ledger only: counts by state, spend, jobs in doubt, failures, results',
     builder: (y) =>
-      withFormatOption(withSharedOptions(y), ['table', 'json', 'csv', 'md'], 'one job a row, as <name>.run.csv').positional('manifest', {
-        type: 'string',
-        demandOption: true,
-      }),
+      withFormatOption(withSharedOptions(y), ['table', 'json', 'csv', 'md', 'ids', 'jsonl'], 'one job a row, as <name>.run.csv')
+        .option('state', {
+          type: 'string',
+          describe: `list only jobs in these states, comma-separated (${JOB_STATES.join(', ')}); table adds their list to the summary`,
+        })
+        .positional('manifest', { type: 'string', demandOption: true }),
     handler: async (args) => {
       const format = resolveFormat(args);
+      const states = parseStates(args.state);
+      if (states !== undefined && format === 'md') {
+        throw new UsageError('--state lists jobs, and --format md is the summary for a ticket, without a list: use --format csv (or table, ids, jsonl, json) with --state');
+      }
       const paths = manifestPaths(args.manifest, args.db);
       const ledger = await openLedgerToRead(args.manifest, args.db);
       try {
@@ -37,7 +47,7 @@ export function statusCommand(result: CommandResult): CommandModule<object, Stat
         if (summary.spentMicro === 0 && summary.counts.pending + summary.counts.skipped === Object.values(summary.counts).reduce((a, b) => a + b, 0)) {
           throw new UsageError(`nothing has been run for ${args.manifest} yet: the ledger ${paths.db} records no job sent (or pass --db PATH)`);
         }
-        await print(ledger, summary, format, path.basename(paths.manifest));
+        await print(ledger, summary, { format, states }, path.basename(paths.manifest));
         result.exitCode = 0;
       } finally {
         await ledger.close();
@@ -46,16 +56,39 @@ export function statusCommand(result: CommandResult): CommandModule<object, Stat
   };
 }
 
-/** Every job of the JSON and the CSV comes from the ledger a window at a time. */
-function print(ledger: Ledger, summary: StatusSummary, format: OutputFormat, title: string): Promise<void> {
+/** `--state failed,in_doubt` (or given twice): the states, each checked; undefined when not given. */
+export function parseStates(given: string | string[] | undefined): JobState[] | undefined {
+  if (given === undefined) return undefined;
+  const names = (Array.isArray(given) ? given : [given]).flatMap((value) => String(value).split(',')).map((name) => name.trim());
+  const unknown = names.filter((name) => !isJobState(name));
+  if (unknown.length > 0) {
+    const what = unknown.map((name) => (name === '' ? 'an empty value' : JSON.stringify(name))).join(', ');
+    throw new UsageError(`--state: expected job states, comma-separated, from ${JOB_STATES.join(', ')}; got ${what} (as in --state failed,in_doubt)`);
+  }
+  return [...new Set(names as JobState[])];
+}
+
+/** Every job of the listings comes from the ledger a window at a time; --state keeps those in its states. */
+function print(ledger: Ledger, summary: StatusSummary, asked: { format: OutputFormat; states: JobState[] | undefined }, title: string): Promise<void> {
+  const { format, states } = asked;
   switch (format) {
     case 'json':
-      return writeStdoutChunks(statusJsonChunks(summary, runJobs(ledger)));
+      return writeStdoutChunks(statusJsonChunks(summary, runJobs(ledger, states)));
     case 'csv':
-      return writeStdoutChunks(runCsvChunks(runJobs(ledger)));
+      return writeStdoutChunks(runCsvChunks(runJobs(ledger, states)));
+    case 'ids':
+      return writeStdoutChunks(idLines(runJobs(ledger, states)));
+    case 'jsonl':
+      return writeStdoutChunks(jsonLines(runJobs(ledger, states)));
     case 'md':
       return writeStdout(statusMarkdown(summary, title));
     case 'table':
-      return writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
+      return printTable(ledger, summary, states);
   }
+}
+
+async function printTable(ledger: Ledger, summary: StatusSummary, states: JobState[] | undefined): Promise<void> {
+  const color = useColor(process.stdout);
+  const listing = states === undefined ? '' : `\n${formatStateListing(states, await jobsInStates(ledger, states), { color })}`;
+  await writeStdout(`${formatStatusText(summary, { color })}${listing}`);
 }

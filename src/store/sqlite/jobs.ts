@@ -4,6 +4,7 @@ import type {
   EventRow,
   EventWindow,
   FollowRow,
+  JobPick,
   JobQuery,
   JobRow,
   JobScope,
@@ -15,8 +16,7 @@ import type {
 } from '../ledger.js';
 import type { StoreContext } from './context.js';
 import { toEventRow, toJobRow, type ListedJob, type RawEvent, type RawJob } from './rows.js';
-import { scopeSql, SEND_SQL, sendParams } from './selection.js';
-import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
+import { isGlob, pickParams, pickSql, scopeSql, SEND_SQL, sendParams, sendSql } from './selection.js';import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
 import type { JobType } from '../../jobs/types.js';
 import type { MicroUsd } from '../../money.js';
 
@@ -34,6 +34,8 @@ export interface JobRecords {
   applyPrices(prices: readonly KeyPrice[], send: SendSelection): void;
   costRows(send: SendSelection): CostRow[];
   skipAfter(after: number, send: SendSelection, reason: string): number;
+  unmatchedPicks(pick: JobPick): { only: string[]; tags: string[] };
+  lastEventId(): number;
   countsByState(scope?: JobScope): Record<JobState, number>;
   spentMicro(): MicroUsd;
   eventsFor(id: string | null): EventRow[];
@@ -45,6 +47,10 @@ export interface JobRecords {
 // submitted rows with an error look it up, through the events' index on job_id.
 const ISSUE_VALUE_SQL = "SELECT kind FROM events WHERE events.job_id = jobs.id AND kind IN ('not_collected', 'status_unknown') ORDER BY events.id DESC LIMIT 1";
 const ISSUE_SQL = `CASE WHEN state = 'submitted' AND last_error IS NOT NULL THEN (${ISSUE_VALUE_SQL}) END AS issue`;
+
+/** Parameter prefixes of a listing's flag and of a pick beside a send selection in one statement. */
+const FLAG = 'flag_';
+const PICK = 'pick_';
 
 // The bulk skip below writes what markSkipped writes, one row at a time; it must stay a move the table allows.
 if (!canTransition('pending', 'skipped')) throw new Error('bug in mediabatch: skipAfter moves pending jobs to skipped, which the state table forbids');
@@ -73,8 +79,7 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     `SELECT MIN(parent_id) AS parentId FROM jobs WHERE parent_id > ? COLLATE NOCASE AND in_manifest = 1
      GROUP BY parent_id COLLATE NOCASE HAVING SUM(state <> 'done') = 0 ORDER BY parent_id COLLATE NOCASE LIMIT ?`,
   );
-  const selectGroups = db.prepare<{ resubmitInDoubt: number }, { groupKey: string; type: JobType; paramsJson: string; chars: number | null; jobs: number }>(
-    `SELECT group_key AS groupKey, type, MIN(params_json) AS paramsJson, text_chars AS chars, COUNT(*) AS jobs
+  const selectGroups = db.prepare<Record<string, number | string>, { groupKey: string; type: JobType; paramsJson: string; chars: number | null; jobs: number }>(    `SELECT group_key AS groupKey, type, MIN(params_json) AS paramsJson, text_chars AS chars, COUNT(*) AS jobs
      FROM jobs WHERE ${SEND_SQL} GROUP BY group_key, text_chars ORDER BY group_key, text_chars`,
   );
   // Prices arrive by key (thousands at most); the jobs (a million, perhaps) take theirs in one pass.
@@ -85,7 +90,7 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     `UPDATE jobs SET price_micro = p.price_micro, price_source = p.source, updated_at = @now
      FROM temp.key_prices AS p WHERE p.key = jobs.price_key AND ${SEND_SQL}`,
   );
-  const selectCosts = db.prepare<{ resubmitInDoubt: number }, Omit<CostRow, 'toSend'> & { toSend: number }>(
+  const selectCosts = db.prepare<Record<string, number | string>, Omit<CostRow, 'toSend'> & { toSend: number }>(
     `SELECT type, json_extract(params_json, '$.model') AS model, group_key AS groupKey, price_source AS priceSource,
        (${SEND_SQL}) AS toSend, COUNT(*) AS jobs, COALESCE(SUM(price_micro), 0) AS priceMicro, SUM(price_micro IS NULL) AS unpriced
      FROM jobs WHERE in_manifest = 1 GROUP BY 1, 2, 3, 4, 5`,
@@ -99,6 +104,13 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
   const skipRows = db.prepare(
     `UPDATE jobs SET state = 'skipped', last_error = @reason, updated_at = @now WHERE ${SEND_SQL} AND manifest_index > @after AND state = 'pending'`,
   );
+  // Each stops at the first job that matches: a pick that matches is answered at once.
+  const selectIdListed = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM jobs WHERE id = ? AND in_manifest = 1');
+  const selectIdMatching = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM jobs WHERE in_manifest = 1 AND id GLOB ? LIMIT 1');
+  const selectTagCarried = db.prepare<[string], { one: number }>(
+    'SELECT 1 AS one FROM jobs, json_each(jobs.tags_json) AS t WHERE jobs.in_manifest = 1 AND t.value = ? LIMIT 1',
+  );
+  const selectLastEvent = db.prepare<[], { id: number | null }>('SELECT MAX(id) AS id FROM events');
   const selectEvents = db.prepare<[string], RawEvent>('SELECT * FROM events WHERE job_id = ? ORDER BY id');
   const selectRunEvents = db.prepare<[], RawEvent>('SELECT * FROM events WHERE job_id IS NULL ORDER BY id');
   // Both walk an index in id order from `afterId` (events_by_job holds (job_id, rowid)), so a
@@ -135,10 +147,10 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     },
     readJobs: (query) => {
       const { where, params } = jobFilter(query);
-      // The flag reads the selection's own parameter, so a query may both filter and flag by one selection only.
-      const flag = query.flagSend === undefined ? '' : `, (${SEND_SQL.replaceAll('@resubmitInDoubt', '@flagResubmitInDoubt')}) AS to_send`;
+      // The flag reads parameters of its own, so a query may filter by one selection and flag by another.
+      const flag = query.flagSend === undefined ? '' : `, (${sendSql(FLAG)}) AS to_send`;
       const sql = `SELECT *, ${ISSUE_SQL}${flag} FROM jobs WHERE ${where} ORDER BY manifest_index, id LIMIT @limit`;
-      const flagParams = query.flagSend === undefined ? {} : { flagResubmitInDoubt: sendParams(query.flagSend).resubmitInDoubt };
+      const flagParams = query.flagSend === undefined ? {} : sendParams(query.flagSend, FLAG);
       return (prepared(sql).all({ ...params, ...flagParams, limit: query.limit }) as ListedJob[]).map(toJobRow);
     },
     countJobs: (query) => {
@@ -152,6 +164,11 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     applyPrices: (prices, send) => applyPrices.immediate(prices, send),
     costRows: (send) => selectCosts.all(sendParams(send)).map((row) => ({ ...row, toSend: row.toSend === 1 })),
     skipAfter: (after, send, reason) => skipAfter.immediate(after, send, reason),
+    unmatchedPicks: (pick) => ({
+      only: (pick.only ?? []).filter((pattern) => (isGlob(pattern) ? selectIdMatching : selectIdListed).get(pattern) === undefined),
+      tags: (pick.tags ?? []).filter((tag) => selectTagCarried.get(tag) === undefined),
+    }),
+    lastEventId: () => selectLastEvent.get()?.id ?? 0,
     countsByState: (scope = 'all') => {
       const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
       const rows = prepared(`SELECT state, COUNT(*) AS n FROM jobs WHERE ${scopeSql(scope)} GROUP BY state`).all() as { state: JobState; n: number }[];
@@ -190,6 +207,15 @@ function jobFilter(query: Omit<JobQuery, 'limit'>): { where: string; params: Rec
   if (query.send !== undefined) {
     where.push(`(${SEND_SQL})`);
     Object.assign(params, sendParams(query.send));
+  }
+  if (query.pick !== undefined) {
+    where.push(`(${pickSql(PICK)})`);
+    Object.assign(params, pickParams(query.pick, PICK));
+  }
+  if (query.failedAfter !== undefined) {
+    // The failure that left the row failed is its newest `failed` event; events_by_job finds it.
+    where.push(`state = 'failed' AND EXISTS (SELECT 1 FROM events WHERE events.job_id = jobs.id AND events.kind = 'failed' AND events.id > @failedAfter)`);
+    params['failedAfter'] = query.failedAfter;
   }
   if (query.issue !== undefined) {
     where.push(`state = 'submitted' AND last_error IS NOT NULL AND (${ISSUE_VALUE_SQL}) = @issue`);

@@ -1,8 +1,9 @@
-import type { JobScope, SendSelection } from '../ledger.js';
+import type { JobPick, JobScope, SendSelection } from '../ledger.js';
 
 /**
- * The SQL of the ledger's two selections (ledger.ts: JobScope, SendSelection), written once for
- * every statement that filters by them. Each is a condition on the `jobs` table's columns.
+ * The SQL of the ledger's selections (ledger.ts: JobScope, JobPick, SendSelection), written once
+ * for every statement that filters by them. Each is a condition on the `jobs` table's columns,
+ * with named parameters; a prefix keeps two selections apart in one statement.
  */
 
 /** Jobs a scope covers: the manifest's, plus outstanding dropped ones for a report, or all. */
@@ -18,16 +19,61 @@ export function scopeSql(scope: JobScope): string {
   }
 }
 
+/** `*`, `?` and `[` make a pattern a glob; a pattern without them matches one id exactly. */
+const GLOB_CHARS = /[*?[]/;
+
+export function isGlob(pattern: string): boolean {
+  return GLOB_CHARS.test(pattern);
+}
+
 /**
- * Jobs a run may send, with the named parameter `@resubmitInDoubt` (1 or 0): listed by the
- * manifest, and pending, skipped, failed at the service as retryable and refunded (nothing was
- * charged and the service says trying again may work), or in doubt when asked for.
+ * Jobs a person picked, with the parameters of pickParams. Exact ids are looked up in a set
+ * built once per statement; only the globs are tried row by row (SQLite's GLOB matches the
+ * whole id, case-sensitively, as a shell matches file names), so a list of ten thousand ids
+ * piped from `status --format ids` costs no more than one. Both lists are JSON arrays.
  */
-export const SEND_SQL = `in_manifest = 1 AND (
+export function pickSql(prefix = ''): string {
+  const p = `@${prefix}`;
+  return `(${p}pickOnly = 0 OR jobs.id IN (SELECT value FROM json_each(${p}onlyIds))
+    OR EXISTS (SELECT 1 FROM json_each(${p}onlyGlobs) AS g WHERE jobs.id GLOB g.value))
+  AND (${p}pickTags = 0 OR EXISTS (SELECT 1 FROM json_each(jobs.tags_json) AS t WHERE t.value IN (SELECT value FROM json_each(${p}tags))))`;
+}
+
+export function pickParams(pick: JobPick, prefix = ''): Record<string, number | string> {
+  const only = pick.only ?? [];
+  const tags = pick.tags ?? [];
+  return {
+    [`${prefix}pickOnly`]: only.length > 0 ? 1 : 0,
+    [`${prefix}onlyIds`]: JSON.stringify(only.filter((p) => !isGlob(p))),
+    [`${prefix}onlyGlobs`]: JSON.stringify(only.filter(isGlob)),
+    [`${prefix}pickTags`]: tags.length > 0 ? 1 : 0,
+    [`${prefix}tags`]: JSON.stringify(tags),
+  };
+}
+
+/**
+ * Jobs a run may send, with the parameters of sendParams: listed by the manifest, picked, and
+ * pending, skipped, failed at the service as retryable and refunded (nothing was charged and
+ * the service says trying again may work), in doubt when asked for, or done and named to be
+ * generated again.
+ */
+export function sendSql(prefix = ''): string {
+  const p = `@${prefix}`;
+  return `in_manifest = 1 AND (
   state IN ('pending', 'skipped')
   OR (state = 'failed' AND retryable = 1 AND refunded = 1)
-  OR (state = 'in_doubt' AND @resubmitInDoubt = 1))`;
+  OR (state = 'in_doubt' AND ${p}resubmitInDoubt = 1)
+  OR (state = 'done' AND jobs.id IN (SELECT value FROM json_each(${p}redo))))
+  AND ${pickSql(prefix)}`;
+}
 
-export function sendParams(send: SendSelection): { resubmitInDoubt: number } {
-  return { resubmitInDoubt: send.resubmitInDoubt ? 1 : 0 };
+/** The selection of the statements prepared once (every one but a listing's flag). */
+export const SEND_SQL = sendSql();
+
+export function sendParams(send: SendSelection, prefix = ''): Record<string, number | string> {
+  return {
+    [`${prefix}resubmitInDoubt`]: send.resubmitInDoubt ? 1 : 0,
+    [`${prefix}redo`]: JSON.stringify(send.redo ?? []),
+    ...pickParams(send, prefix),
+  };
 }

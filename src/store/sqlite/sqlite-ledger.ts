@@ -106,6 +106,8 @@ function sqliteLedger(core: SqliteCore, committer: Committer): Ledger {
     applyPrices: (prices, send) => write('applyPrices', () => core.applyPrices(prices, send)),
     costRows: (send) => now(() => core.costRows(send)),
     skipAfter: (after, send, reason) => write('skipAfter', () => core.skipAfter(after, send, reason)),
+    unmatchedPicks: (pick) => now(() => core.unmatchedPicks(pick)),
+    lastEventId: () => now(() => core.lastEventId()),
     countsByState: (scope) => now(() => core.countsByState(scope)),
     spentMicro: () => now(() => core.spentMicro()),
     eventsFor: (jobId) => now(() => core.eventsFor(jobId)),

@@ -79,13 +79,16 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
       if (row.state === 'failed' && !(row.retryable === 1 && row.refunded === 1)) return 'wrong-state';
       const priceMicro = row.price_micro;
       if (priceMicro === null) throw bug(id, 'has no price; prices are set before anything is reserved');
-      // What this row already counts (an in-doubt attempt that may have been charged) stays
-      // counted: sending it again may pay twice, and the budget must see both.
+      // What this row already counts (an in-doubt attempt that may have been charged, a done
+      // one that was) stays counted: sending it again may pay twice, and the budget must see both.
       const carriedMicro = row.spent_micro;
       const spentBeforeMicro = ctx.spentTotalMicro();
       if (!withinBudget(spentBeforeMicro, priceMicro, budgetMicro)) return 'over-budget';
       const spentTotalMicro = spentBeforeMicro + priceMicro;
-      move(row, 'submitting', 'reserved', { priceMicro, carriedMicro, budgetMicro, spentTotalMicro }, () => ({
+      // A done job generated again (run --redo) keeps its result on the row until the new one is
+      // in; the event names it, so the log keeps every result the job ever had.
+      const earlier = row.state === 'done' ? { earlierResult: { path: row.result_path, sha256: row.result_sha256 } } : {};
+      move(row, 'submitting', 'reserved', { priceMicro, carriedMicro, budgetMicro, spentTotalMicro, ...earlier }, () => ({
         spentMicro: carriedMicro + priceMicro,
         carriedMicro,
         attempts: row.attempts + 1,
@@ -144,7 +147,9 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
         finishedAt: now,
       }));
     }),
-    markSkipped: step('skipped', ['pending', 'skipped', 'in_doubt'], (row, reason: string) => {
+    // Failed and done jobs come here from a run that meant to send them again (--retries, --redo)
+    // and met the budget: they stay as they are, as in_doubt ones do.
+    markSkipped: step('skipped', ['pending', 'skipped', 'in_doubt', 'failed', 'done'], (row, reason: string) => {
       if (row.state !== 'pending') {
         ctx.insertEvent(row.id, 'not_sent', row.state, row.state, { reason });
         return;

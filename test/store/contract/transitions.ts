@@ -61,6 +61,15 @@ const cases: Case[] = [
   { from: 'submitted', act: (l) => l.noteStillRunning('a'), to: 'submitted', kind: 'still_running', spentMicro: PRICE, detail: {} },
   // The first attempt may have been charged: the resend's price comes on top of it.
   { from: 'in_doubt', act: (l) => l.reserveForSubmit('a', 1_000_000, ['in_doubt']), to: 'submitting', kind: 'reserved', spentMicro: 2 * PRICE },
+  {
+    // run --redo: generated again on purpose. The first result was paid for; the event names it.
+    from: 'done',
+    act: (l) => l.reserveForSubmit('a', 1_000_000, ['done']),
+    to: 'submitting',
+    kind: 'reserved',
+    spentMicro: 2 * PRICE,
+    detail: { carriedMicro: PRICE, earlierResult: { path: done.path, sha256: done.sha256 }, spentMicro: 2 * PRICE },
+  },
 ];
 
 /** Every change of one job, and the states it may start from. */
@@ -73,7 +82,7 @@ const changes: { name: string; from: readonly JobState[]; act: (l: Ledger) => Pr
   { name: 'markFailedRemote', from: ['submitted'], act: (l) => l.markFailedRemote('a', { reason: 'x', retryable: true, refunded: true }) },
   { name: 'noteUncollected', from: ['submitted'], act: (l) => l.noteUncollected('a', 'status_unknown', '404') },
   { name: 'noteStillRunning', from: ['submitted'], act: (l) => l.noteStillRunning('a') },
-  { name: 'markSkipped', from: ['pending', 'skipped', 'in_doubt'], act: (l) => l.markSkipped('a', 'over budget') },
+  { name: 'markSkipped', from: ['pending', 'skipped', 'in_doubt', 'failed', 'done'], act: (l) => l.markSkipped('a', 'over budget') },
 ];
 const refused = changes.flatMap((change) =>
   JOB_STATES.filter((state) => !change.from.includes(state)).map((state) => ({ ...change, state })),
@@ -160,6 +169,16 @@ export function transitionsContract(ledgers: Ledgers): void {
       );
       expect((await ledger.eventsFor('b')).at(-1)).toMatchObject({ kind: 'request_id_conflict', detail: { requestId: 'req-1', heldBy: 'a' } });
       expect(await ledger.getJob('a')).toMatchObject({ state: 'done', requestId: 'req-1' });
+    });
+
+    it.each(['failed', 'done'] as const)('markSkipped leaves a %s job a run meant to send again where it is, with a note', async (state) => {
+      const ledger = await ledgers.create();
+      await seed(ledger, { a: PRICE });
+      await reach[state](ledger);
+      const before = await ledger.getJob('a');
+      await ledger.markSkipped('a', 'the budget was reached during the run');
+      expect(await ledger.getJob('a')).toEqual(before);
+      expect((await ledger.eventsFor('a')).at(-1)).toMatchObject({ kind: 'not_sent', fromState: state, toState: state, detail: { reason: 'the budget was reached during the run' } });
     });
 
     it('markSkipped leaves skipped and in_doubt jobs where they are, with a note', async () => {

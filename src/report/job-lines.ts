@@ -1,0 +1,27 @@
+import type { Rows } from './json-stream.js';
+import { statusJobJson } from './status-document.js';
+import type { StatusJob } from './status.js';
+
+/** Lines are handed on at about this size: few writes, little held in memory. */
+const CHUNK_CHARS = 64 * 1024;
+
+/** `status --format ids`: one job id a line, what `run --only` (and xargs) take back. */
+export function idLines(rows: Rows<StatusJob>): AsyncGenerator<string> {
+  return lines(rows, (job) => job.id);
+}
+
+/** `status --format jsonl`: one job a line, the very object the status document lists. */
+export function jsonLines(rows: Rows<StatusJob>): AsyncGenerator<string> {
+  return lines(rows, (job) => JSON.stringify(statusJobJson(job)));
+}
+
+async function* lines<T>(rows: Rows<T>, line: (row: T) => string): AsyncGenerator<string> {
+  let buffer = '';
+  for await (const row of rows) {
+    buffer += `${line(row)}\n`;
+    if (buffer.length < CHUNK_CHARS) continue;
+    yield buffer;
+    buffer = '';
+  }
+  if (buffer !== '') yield buffer;
+}

@@ -1,0 +1,68 @@
+import { UsageError } from '../errors.js';
+import type { JobState } from '../jobs/states.js';
+import type { JobPick, Ledger, SendSelection } from '../store/index.js';
+
+/** What a person asked a run (or an estimate) to send: `--only`, `--tag`, `--redo`. */
+export type Selection = Omit<SendSelection, 'resubmitInDoubt'>;
+
+/** Why a job that is not done cannot be generated again, and what sends it instead. */
+const NOT_DONE: Record<Exclude<JobState, 'done'>, string> = {
+  pending: 'a run sends it as it is',
+  skipped: 'a run sends it as it is',
+  submitting: 'a run stopped while sending it; the next run marks it in doubt',
+  submitted: 'it is on its way: a run collects it',
+  failed: 'a run sends it again when the service called the failure retryable and refunded it; otherwise give it a new id',
+  in_doubt: 'only --resubmit-in-doubt sends it again',
+};
+
+/**
+ * Refuses (exit 2, before anything is priced or sent) a selection that cannot mean what it
+ * says: an `--only` pattern or a `--tag` that no job of the manifest matches (a typo would
+ * otherwise send nothing, or everything else), and a `--redo` id that is not a done job of the
+ * manifest or that the `--only`/`--tag` pick leaves out. Every problem is named at once.
+ */
+export async function checkSelection(ledger: Ledger, send: SendSelection): Promise<void> {
+  const problems: string[] = [];
+  const unmatched = await ledger.unmatchedPicks(send);
+  for (const pattern of unmatched.only) problems.push(`--only ${JSON.stringify(pattern)} matches no job of the manifest`);
+  for (const tag of unmatched.tags) problems.push(`--tag ${JSON.stringify(tag)}: no job of the manifest carries this tag`);
+  const done: string[] = [];
+  for (const id of new Set(send.redo ?? [])) {
+    const job = await ledger.getJob(id);
+    if (job === undefined || !job.inManifest) problems.push(`--redo ${JSON.stringify(id)}: no job of the manifest has this id`);
+    else if (job.state !== 'done') problems.push(`--redo ${JSON.stringify(id)}: the job is ${job.state}, not done (${NOT_DONE[job.state]})`);
+    else done.push(id);
+  }
+  if (problems.length === 0) problems.push(...(await unpickedRedo(ledger, send, done)));
+  if (problems.length > 0) {
+    throw new UsageError(
+      `${problems.join('; ')}. Nothing was sent. (--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done jobs)`,
+    );
+  }
+}
+
+/** Done jobs named by --redo that --only/--tag leave out: they would not be sent. */
+async function unpickedRedo(ledger: Ledger, send: SendSelection, done: readonly string[]): Promise<string[]> {
+  if (done.length === 0 || !picks(send)) return [];
+  const pick: JobPick = { only: send.only, tags: send.tags };
+  if ((await ledger.countJobs({ scope: 'manifest', states: ['done'], send: { resubmitInDoubt: false, redo: done, ...pick } })) === done.length) return [];
+  const left: string[] = [];
+  for (const id of done) {
+    const sent = await ledger.countJobs({ scope: 'manifest', states: ['done'], send: { resubmitInDoubt: false, redo: [id], ...pick } });
+    if (sent === 0) left.push(`--redo ${JSON.stringify(id)} is left out by --only/--tag, so it would not be sent: add it to --only, or leave it out of --redo`);
+  }
+  return left;
+}
+
+/** Whether a pick narrows anything down. */
+export function picks(pick: JobPick): boolean {
+  return (pick.only?.length ?? 0) > 0 || (pick.tags?.length ?? 0) > 0;
+}
+
+/** How many jobs a pick covers (those of the manifest, and dropped ones still to collect) and how many are done. */
+export async function pickedCounts(ledger: Ledger, pick: JobPick): Promise<{ jobs: number; done: number }> {
+  return {
+    jobs: await ledger.countJobs({ scope: 'report', pick }),
+    done: await ledger.countJobs({ scope: 'report', pick, states: ['done'] }),
+  };
+}

@@ -1,0 +1,171 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLI, cliEnv, collect, hasStackTrace, runCli } from '../helpers/cli.js';
+import { openTestLedger } from '../helpers/ledger.js';
+import { writeTtsManifest } from '../helpers/manifests.js';
+import { useWorkspace } from '../helpers/workspace.js';
+import { cliAgainst, FAST, ledgerRows, simArgs } from '../reliability/helpers.js';
+
+interface StatusJob {
+  id: string;
+  state: string;
+  price: number;
+  output: string | null;
+  request_id: string | null;
+  retryable: boolean | null;
+  refunded: boolean | null;
+}
+
+/** Speech jobs with the ids and tags given, beside each other in one manifest. */
+async function taggedManifest(dir: string, jobs: Record<string, string[]>): Promise<string> {
+  const lines = ['version: 1', 'defaults:', '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: wav, sample_rate: 24000 }', 'jobs:'];
+  for (const [id, tags] of Object.entries(jobs)) {
+    lines.push(`  - { id: ${id}, type: txt2audio, text: "Text of ${id}.", tags: [${tags.join(', ')}] }`);
+  }
+  const file = path.join(dir, 'book.yaml');
+  await writeFile(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+const BOOK = { 'ch-01': ['book', 'en'], 'ch-02': ['book'], 'ch-03': ['book', 'en'], 'ch-10': [], intro: ['promo', 'en'], outro: ['promo'] };
+
+const states = async (dir: string, name = 'book'): Promise<Record<string, string>> =>
+  Object.fromEntries((await ledgerRows(path.join(dir, `${name}.mediabatch.db`))).map((row) => [row.id, row.state]));
+
+describe('run --only, --tag and --redo; status --state and --format ids|jsonl', () => {
+  const workspace = useWorkspace();
+
+  it('--only with a glob and an exact id sends those jobs alone; the others stay pending', async () => {
+    const sim = await workspace.startSim(FAST);
+    const manifest = await taggedManifest(workspace.dir, BOOK);
+    // estimate counts what the same flags would send.
+    const estimate = await runCli(['estimate', manifest, '--only', 'ch-0*', '--only', 'intro', '--json', '--base-url', sim.url, '--plan', 'unlimited'], {
+      env: { MEDIABATCH_TOKEN: sim.token },
+    });
+    expect(estimate.code, estimate.stderr).toBe(0);
+    const priced = JSON.parse(estimate.stdout) as { jobs_to_send: number; jobs: { id: string; to_send: boolean }[] };
+    expect(priced.jobs_to_send).toBe(4);
+    expect(priced.jobs.filter((job) => job.to_send).map((job) => job.id)).toEqual(['ch-01', 'ch-02', 'ch-03', 'intro']);
+    const result = await cliAgainst(sim, ['run', manifest, '--only', 'ch-0*', '--only', 'intro']);
+    // Every job picked is done: the run is judged on them.
+    expect(result.code, result.stderr).toBe(0);
+    expect(await states(workspace.dir)).toEqual({ 'ch-01': 'done', 'ch-02': 'done', 'ch-03': 'done', 'ch-10': 'pending', intro: 'done', outro: 'pending' });
+    expect(sim.stats.accepted).toHaveLength(4);
+    expect(existsSync(path.join(workspace.dir, 'book.out', 'ch-10.wav'))).toBe(false);
+  });
+
+  it('--tag picks the jobs carrying any of the tags, and with --only a job must match both', async () => {
+    const sim = await workspace.startSim(FAST);
+    const manifest = await taggedManifest(workspace.dir, BOOK);
+    const result = await cliAgainst(sim, ['run', manifest, '--tag', 'en', '--tag', 'promo', '--only', 'ch-*,outro']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await states(workspace.dir)).toEqual({ 'ch-01': 'done', 'ch-02': 'pending', 'ch-03': 'done', 'ch-10': 'pending', intro: 'pending', outro: 'done' });
+    expect(sim.stats.accepted).toHaveLength(3);
+  });
+
+  it('a pattern or tag that matches no job, or a bad --state, is refused with exit 2 and nothing is priced or sent', async () => {
+    const sim = await workspace.startSim(FAST);
+    const manifest = await taggedManifest(workspace.dir, BOOK);
+    const result = await cliAgainst(sim, ['run', manifest, '--only', 'ch-0*', '--only', 'Intro', '--only', 'x?', '--tag', 'fr']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      'mediabatch: --only "Intro" matches no job of the manifest; --only "x?" matches no job of the manifest; --tag "fr": no job of the manifest carries this tag. ' +
+        'Nothing was sent. (--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done jobs)',
+    );
+    expect(sim.stats.calls.submit).toBe(0);
+    expect(sim.stats.calls.price).toBe(0);
+    expect(Object.values(await states(workspace.dir)).every((state) => state === 'pending')).toBe(true);
+
+    const empty = await cliAgainst(sim, ['run', manifest, '--only', 'ch-01,']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr.trim()).toBe('mediabatch: --only: expected an id or a glob such as "ch-0*", got an empty value (or an empty item of a comma list)');
+
+    const badState = await runCli(['status', manifest, '--state', 'failed,in-doubt']);
+    expect(badState.code).toBe(2);
+    expect(badState.stderr.trim()).toBe(
+      'mediabatch: --state: expected job states, comma-separated, from pending, submitting, submitted, done, failed, in_doubt, skipped; got "in-doubt" (as in --state failed,in_doubt)',
+    );
+    const md = await runCli(['status', manifest, '--state', 'failed', '--format', 'md']);
+    expect(md.code).toBe(2);
+    expect(md.stderr.trim()).toBe(
+      'mediabatch: --state lists jobs, and --format md is the summary for a ticket, without a list: use --format csv (or table, ids, jsonl, json) with --state',
+    );
+    expect(hasStackTrace(result.stderr + empty.stderr + badState.stderr + md.stderr)).toBe(false);
+  });
+
+  it('--redo generates a done job again: a new file beside the old, both paid for, the old path in the log; a pending job is refused', async () => {
+    const sim = await workspace.startSim(FAST);
+    const manifest = await taggedManifest(workspace.dir, { a: [], b: [], c: [] });
+    expect((await cliAgainst(sim, ['run', manifest, '--only', 'a,b'])).code).toBe(0);
+    const first = (await ledgerRows(path.join(workspace.dir, 'book.mediabatch.db'))).find((row) => row.id === 'a')!;
+    const refused = await cliAgainst(sim, ['run', manifest, '--redo', 'c']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim()).toBe(
+      'mediabatch: --redo "c": the job is pending, not done (a run sends it as it is). Nothing was sent. (--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done jobs)',
+    );
+    expect(sim.stats.accepted).toHaveLength(2);
+
+    const redo = await cliAgainst(sim, ['run', manifest, '--redo', 'a', '--only', 'a,b', '--json']);
+    expect(redo.code, redo.stderr).toBe(0);
+    const out = path.join(workspace.dir, 'book.out');
+    const doc = JSON.parse(redo.stdout) as { spent: number; jobs: StatusJob[] };
+    const a = doc.jobs.find((job) => job.id === 'a')!;
+    const b = doc.jobs.find((job) => job.id === 'b')!;
+    expect(first.result_path).toBe(path.join(out, 'a.wav'));
+    expect(a).toMatchObject({ state: 'done', output: path.join(out, 'a~2.wav') });
+    // The simulator answers every speech job with the same bytes: both files are kept all the same.
+    expect(readFileSync(path.join(out, 'a~2.wav'))).toEqual(readFileSync(path.join(out, 'a.wav')));
+    expect(doc.spent).toBeCloseTo(2 * a.price + b.price, 9);
+    expect(await states(workspace.dir)).toEqual({ a: 'done', b: 'done', c: 'pending' });
+    // The one job the service took twice is the one asked for, under its old and its new request id.
+    expect(sim.stats.duplicates()).toEqual([{ fingerprint: expect.any(String), requestIds: [first.request_id, a.request_id] }]);
+
+    const ledger = await openTestLedger(path.join(workspace.dir, 'book.mediabatch.db'), { mode: 'read-only' });
+    try {
+      const events = await ledger.eventsFor('a');
+      expect(events.filter((e) => e.kind === 'done').map((e) => (e.detail as { path: string }).path)).toEqual([first.result_path, a.output]);
+      expect(events.find((e) => e.fromState === 'done')).toMatchObject({ kind: 'reserved', toState: 'submitting', detail: { earlierResult: { path: first.result_path } } });
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('status --state failed --format ids piped into run --only sends those again and nothing else; jsonl lists the document\'s jobs', async () => {
+    const sim = await workspace.startSim({ ...FAST, jobErrorRate: 0.5, errorRetryable: true, seed: 5 });
+    const manifest = await writeTtsManifest(workspace.dir, { jobs: 12 });
+    const db = path.join(workspace.dir, 'batch.mediabatch.db');
+    // One submit at a time: the simulator's outcomes follow its seed in the order jobs are taken.
+    const first = await cliAgainst(sim, ['run', manifest, '--only', 'line-0000*', '--retries', '0', '--concurrency', '1']);
+    expect(first.code).toBe(1);
+    const failed = (await ledgerRows(db)).filter((row) => row.state === 'failed').map((row) => row.id);
+    expect(failed.length).toBeGreaterThan(0);
+
+    const ids = await runCli(['status', manifest, '--state', 'failed', '--format', 'ids']);
+    expect(ids.code, ids.stderr).toBe(0);
+    expect(ids.stdout).toBe(failed.map((id) => `${id}\n`).join(''));
+
+    const table = await runCli(['status', manifest, '--state', 'failed']);
+    expect(table.stdout).toContain(`\nJobs failed: ${failed.length}\n`);
+    for (const id of failed) expect(table.stdout).toMatch(new RegExp(`\\n  ${id} +txt2audio +failed +\\S`));
+
+    const json = JSON.parse((await runCli(['status', manifest, '--json'])).stdout) as { jobs: StatusJob[] };
+    // Failed stays failed, with what the service said of it.
+    expect(json.jobs.filter((job) => job.state === 'failed').map((job) => [job.id, job.retryable, job.refunded])).toEqual(failed.map((id) => [id, true, true]));
+    expect(json.jobs.filter((job) => job.state === 'done').every((job) => job.retryable === null && job.refunded === null)).toBe(true);
+    const lines = await runCli(['status', manifest, '--state', 'failed,pending', '--format', 'jsonl']);
+    expect(lines.code).toBe(0);
+    expect(lines.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual(json.jobs.filter((job) => job.state === 'failed' || job.state === 'pending'));
+
+    // As the README shows it: the ids, joined by commas, given to --only.
+    const command = `node "${CLI}" run "${manifest}" --only "$(node "${CLI}" status "${manifest}" --state failed --format ids | paste -sd, -)" --retries 0 ${simArgs(sim).join(' ')}`;
+    const piped = await collect(spawn('sh', ['-c', command], { env: cliEnv({ MEDIABATCH_TOKEN: sim.token }), stdio: ['ignore', 'pipe', 'pipe'] }));
+    expect([0, 1], piped.stderr).toContain(piped.code);
+    expect(sim.stats.accepted).toHaveLength(10 + failed.length);
+    const after = Object.fromEntries((await ledgerRows(db)).map((row) => [row.id, row.state]));
+    expect([after['line-00010'], after['line-00011']]).toEqual(['pending', 'pending']);
+    expect(sim.stats.duplicates()).toEqual([]);
+  });
+});
