@@ -36,7 +36,7 @@ export interface ResolvedJob {
   id: string;
   idDerived: boolean;
   type: JobType;
-  /** Manifest order: its unit's position and its place in the unit (see manifest/units.ts). */
+  /** Manifest order: its unit's position and its place in the unit (see manifest/read.ts). */
   index: number;
   /** 0-based place of an inline job in `jobs:` (what messages call job #n); undefined for a source's row. */
   inlineIndex?: number | undefined;

@@ -94,10 +94,10 @@ export interface UnitFile {
  *
  * - `keep(unit)`: a unit unchanged since it was last read; its jobs stay listed as they are.
  * - `put(unit, specs)`: jobs of a unit being read, in manifest order. A new id becomes pending;
- *   a pending or skipped job whose content changed takes the new content and loses its price
- *   (nothing was paid); a job already sent whose content changed keeps its content and is
- *   reported in `changed`. A job whose id (ignoring case) another job of this manifest holds is
- *   not recorded: it comes back in `conflicts`.
+ *   a pending or skipped job, or a failure retryable and refunded, whose content changed takes
+ *   the new content and loses its price (nothing is paid for it); a job already sent whose
+ *   content changed keeps its content and is reported in `changed`. A job whose id (ignoring
+ *   case) another job of this manifest holds is not recorded: it comes back in `conflicts`.
  * - `commit(units)`: every job of a unit read again but not seen, and of a unit no longer
  *   listed, leaves the manifest; the units' fingerprints are stored.
  */

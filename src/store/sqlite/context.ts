@@ -3,7 +3,7 @@ import type { RawJob } from './rows.js';
 import type { JobState } from '../../jobs/states.js';
 import type { MicroUsd } from '../../money.js';
 
-/** The columns a state change may write; everything else about a job is fixed by syncJobs. */
+/** The columns a state change may write; everything else about a job is written by the ingest (ingest.ts). */
 export interface JobProgress {
   state: JobState;
   requestId: string | null;

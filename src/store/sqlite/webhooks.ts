@@ -2,7 +2,7 @@ import type { StoreContext } from './context.js';
 import type { DeliveryJob, DeliveryRecord, WebhookRun } from '../ledger.js';
 
 /**
- * What following jobs by webhook keeps (migration 6): each run's secret, which run sent each
+ * What following jobs by webhook keeps (migration 7): each run's secret, which run sent each
  * job, and every delivery id applied. Nothing here writes an event with a secret in it.
  */
 export interface WebhookRecords {

@@ -1,0 +1,84 @@
+/**
+ * The field tables of docs/manifest.md, made from the registry of job kinds (src/jobs) and the
+ * manifest's own fields, so the page says what the validator enforces and cannot drift from it
+ * (test/docs/manifest-doc.test.ts compares them with the page).
+ */
+import { JOB_KINDS, type ClassLimit, type FieldSpec, type JobKind } from '../../src/jobs/index.js';
+import { COMMON_FIELDS, SPLIT_FIELD, TYPES_TEXT } from '../../src/manifest/fields.js';
+
+export const BEGIN = '<!-- fields: generated from src/jobs by test/docs/manifest-doc.test.ts; do not edit by hand -->';
+export const END = '<!-- end of generated fields -->';
+
+/** A table cell: one line, no `|` to split it. */
+function cell(text: string): string {
+  return text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+}
+
+function row(cells: readonly string[]): string {
+  return `| ${cells.map(cell).join(' | ')} |`;
+}
+
+const code = (name: string): string => `\`${name}\``;
+
+function describe(spec: FieldSpec): string {
+  return spec.schema.description ?? '';
+}
+
+function commonTable(): string[] {
+  const splittable = JOB_KINDS.filter((kind) => kind.splittable !== undefined).map((kind) => code(kind.type));
+  return [
+    row(['field', 'required', 'expected', 'what it is']),
+    row(['---', '---', '---', '---']),
+    row([code('id'), 'no', COMMON_FIELDS.id.expected, 'derived from the content when absent (see "Ids")']),
+    row([code('type'), 'yes', `one of ${TYPES_TEXT}`, 'what to generate: picks the kind, and so the other fields']),
+    row([code('tags'), 'no', COMMON_FIELDS.tags.expected, describe(COMMON_FIELDS.tags)]),
+    row([code('split'), 'no', SPLIT_FIELD.expected, `${describe(SPLIT_FIELD)}; only on ${splittable.join(', ')}`]),
+  ];
+}
+
+function required(kind: JobKind, field: string): string {
+  if (kind.exactlyOne?.includes(field) === true) return `exactly one of ${kind.exactlyOne.map(code).join(', ')}`;
+  if (!kind.required.includes(field)) return 'no';
+  return 'yes';
+}
+
+function kindTable(kind: JobKind): string[] {
+  const fields: [string, FieldSpec, string][] = [
+    ...Object.entries(kind.content).map(([name, spec]): [string, FieldSpec, string] => [name, spec, 'job']),
+    ...Object.entries(kind.params).map(([name, spec]): [string, FieldSpec, string] => [name, spec, 'job or defaults']),
+  ];
+  return [
+    row(['field', 'set on', 'required', 'expected', 'what it is']),
+    row(['---', '---', '---', '---', '---']),
+    ...fields.map(([name, spec, where]) => row([code(name), where, required(kind, name), spec.expected, describe(spec)])),
+  ];
+}
+
+function limitText(limit: ClassLimit): string {
+  return limit.perDay === undefined ? `${limit.perMinute}/min` : `${limit.perMinute}/min and ${limit.perDay}/day`;
+}
+
+const RESULT: Readonly<Record<string, string>> = { audio: 'an audio file', video: 'a video', image: 'an image' };
+
+/** What a kind sends and how it is priced, in a sentence: the request of an empty job names its endpoint. */
+function kindFacts(kind: JobKind): string {
+  const request = kind.submit({ id: 'x', type: kind.type, params: {}, images: {} });
+  const body = 'multipart' in request ? 'multipart, the images as file parts' : 'JSON';
+  const priced = kind.pricing.keyFields.map(code).join(', ');
+  const length = kind.pricing.by === 'per-length' ? " and the text's length in characters" : '';
+  return (
+    `Sent as \`POST /${request.endpoint}\` (${body}); its result is ${RESULT[kind.output.media] ?? kind.output.media}, checked by its bytes. ` +
+    `Priced by ${priced}${length}: jobs that agree on these share one price. ` +
+    `Submits allowed: Basic ${limitText(kind.plans.basic)}, Premium ${limitText(kind.plans.premium)}.`
+  );
+}
+
+/** The generated part of docs/manifest.md, markers included. */
+export function fieldTables(): string {
+  const lines = [BEGIN, '', '### Fields every job has', '', ...commonTable(), ''];
+  for (const kind of JOB_KINDS) {
+    lines.push(`### \`${kind.type}\`: ${kind.title}`, '', kindFacts(kind), '', ...kindTable(kind), '');
+  }
+  lines.push(END);
+  return lines.join('\n');
+}
