@@ -7,57 +7,24 @@
  * unless said otherwise. The review page is measured in headless Chromium (bench/review-page.ts):
  * BENCH_REVIEW_JOBS synthetic jobs, 100,000 unless said otherwise.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startSimulator, type Simulator } from '../src/sim/index.js';
 import { bareUndiciSubmits } from './bare-undici.js';
 import { benchManifest, writeLargeManifest } from './manifest-bench.js';
 import { benchText, VOICES } from './jobs.js';
+import { fmt, measureCli, ROOT } from './measure.js';
 import { pacedRun } from './paced.js';
 import { formatReviewPageFigures, reviewPageBench } from './review-page.js';
+import { formatSourceFigures, sourcesBench } from './sources.js';
 import { webhookStatusCalls } from './webhooks.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = path.join(ROOT, 'dist/src/cli/main.js');
 const JOBS = Number(process.env['BENCH_JOBS'] ?? 10_000);
 const REVIEW_JOBS = Number(process.env['BENCH_REVIEW_JOBS'] ?? 100_000);
 const CONCURRENCY = 8;
-
-interface Measured {
-  wallMs: number;
-  peakRssMb: number;
-  code: number | null;
-  stderrTail: string;
-}
-
-/** Runs the CLI and samples its peak resident set (VmHWM) from /proc while it runs. */
-function measureCli(args: string[], env: NodeJS.ProcessEnv): Promise<Measured> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let peakKb = 0;
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
-    const sample = async (): Promise<void> => {
-      try {
-        const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
-        const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-        peakKb = Math.max(peakKb, kb);
-      } catch {
-        // The process ended between samples; the last sample stands.
-      }
-    };
-    const timer = setInterval(() => void sample(), 25);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearInterval(timer);
-      resolve({ wallMs: performance.now() - started, peakRssMb: peakKb / 1024, code, stderrTail: stderr.slice(-500) });
-    });
-  });
-}
+/** Row counts of the sources bench; BENCH_SOURCE_ROWS= (empty) leaves it out. */
+const SOURCE_ROWS = (process.env['BENCH_SOURCE_ROWS'] ?? '100000,1000000').split(',').filter((n) => n.trim() !== '').map(Number);
 
 async function writeManifest(dir: string, jobs: number): Promise<string> {
   const lines = [
@@ -158,6 +125,13 @@ async function main(): Promise<void> {
     const hooks = await webhookStatusCalls(path.join(dir, 'webhooks'));
     results['webhooks'] = hooks;
     rows.push([`status calls, ${hooks.jobs} Basic jobs`, `polling ${hooks.polling.statusCalls} (Basic allows ${hooks.statusPerDay}/day), webhooks ${hooks.webhooks.statusCalls}`]);
+
+    // (g) sources at scale: a CSV and a JSON Lines source of SOURCE_ROWS rows each.
+    if (SOURCE_ROWS.length > 0) {
+      const sources = await sourcesBench(dir, SOURCE_ROWS);
+      results['sources'] = sources;
+      rows.push(...formatSourceFigures(sources));
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -168,8 +142,5 @@ async function main(): Promise<void> {
   process.stdout.write(`${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n\nwritten to ${out}\n`);
 }
 
-function fmt(n: number): string {
-  return n >= 100 ? n.toFixed(0) : n.toFixed(1);
-}
 
 await main();

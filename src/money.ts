@@ -72,7 +72,12 @@ export function sumMicro(values: Iterable<MicroUsd>): MicroUsd {
  * and the ledger's reservation before each submit all ask this.
  */
 export function withinBudget(spent: MicroUsd, adding: MicroUsd, budget: MicroUsd | null): boolean {
-  return budget === null || spent + adding <= budget;
+  return overBudgetBy(spent, adding, budget) === 0;
+}
+
+/** How far `spent + adding` goes past the budget: 0 when it holds (the rule withinBudget states). */
+export function overBudgetBy(spent: MicroUsd, adding: MicroUsd, budget: MicroUsd | null): MicroUsd {
+  return budget === null ? 0 : Math.max(0, spent + adding - budget);
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Argv } from 'yargs';
 import { parseBaseUrl } from '../api/base-url.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { envHint, envOptions, optionLabel } from './env-options.js';
+import { STDIN_MANIFEST } from '../manifest/open.js';
 
 export const DEFAULT_BASE_URL = 'https://api.deapi.ai';
 
@@ -116,7 +117,9 @@ export interface ManifestPaths {
  */
 export function manifestPaths(manifestArg: string, dbArg?: string, outArg?: string): ManifestPaths {
   const manifest = path.resolve(manifestArg);
-  const dir = path.dirname(manifest);
+  requireNamesForStdin({ manifest: manifestArg, db: dbArg }, false);
+  // Jobs from stdin keep their reports beside the ledger they were given.
+  const dir = path.dirname(manifestArg === STDIN_MANIFEST && dbArg !== undefined ? path.resolve(dbArg) : manifest);
   const name = dbArg === undefined ? path.basename(manifest).replace(/\.ya?ml$/i, '') : ledgerStem(dbArg);
   return {
     manifest,
@@ -210,4 +213,15 @@ export function parsePlan(label: string, value: unknown): (typeof PLAN_CHOICES)[
   const plan = PLAN_CHOICES.find((choice) => choice === text.trim());
   if (plan === undefined) throw new UsageError(`${label}: expected one of ${PLAN_CHOICES.map((c) => `"${c}"`).join(', ')}, got ${given(text)}`);
   return plan;
+}
+
+/**
+ * Jobs read from stdin (the manifest `-`) have no file to name the ledger, the results folder and
+ * the reports after: the ledger must be given (`--db`), and for a run the results folder (`--out`).
+ */
+export function requireNamesForStdin(args: { manifest: string; db?: string | undefined; out?: string | undefined }, run: boolean): void {
+  if (args.manifest !== STDIN_MANIFEST) return;
+  const missing = [args.db === undefined ? '--db PATH' : undefined, run && args.out === undefined ? '--out DIR' : undefined].filter((flag) => flag !== undefined);
+  if (missing.length === 0) return;
+  throw new UsageError(`reading jobs from stdin (the manifest -) needs ${missing.join(' and ')}: there is no manifest file to name ${run ? 'them' : 'it'} after`);
 }

@@ -3,7 +3,6 @@ import type { Argv } from 'yargs';
 import { existsSync } from 'node:fs';
 import { ManifestError } from '../manifest/errors.js';
 import { openManifest, STDIN_MANIFEST } from '../manifest/open.js';
-import { UsageError } from '../errors.js';
 import type { Manifest } from '../manifest/types.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
 import type { PlanChoice } from '../runner/index.js';
@@ -11,7 +10,7 @@ import type { Ledger } from '../store/index.js';
 import { check } from '../runner/index.js';
 import { claimLedger, discardLedger, openLedgerFor, withScratchLedger } from './ledger.js';
 import { envHint, envOptions, optionLabel } from './env-options.js';
-import { manifestPaths, parseBudget, parsePlan, PLAN_CHOICES, readToken, resolveBaseUrl, type ManifestFileArgs, type ManifestPaths, type SharedArgs } from './options.js';
+import { manifestPaths, parseBudget, requireNamesForStdin, parsePlan, PLAN_CHOICES, readToken, resolveBaseUrl, type ManifestFileArgs, type ManifestPaths, type SharedArgs } from './options.js';
 import { openService, type ServiceSession } from './service.js';
 
 export type { PlanChoice };
@@ -106,15 +105,4 @@ export async function openWorkSession(
     await ledger.close();
     throw error;
   }
-}
-
-/**
- * Jobs read from stdin (the manifest `-`) have no file to name the ledger, the results folder and
- * the reports after: the ledger must be given (`--db`), and for a run the results folder (`--out`).
- */
-export function requireNamesForStdin(args: { manifest: string; db?: string | undefined; out?: string | undefined }, run: boolean): void {
-  if (args.manifest !== STDIN_MANIFEST) return;
-  const missing = [args.db === undefined ? '--db PATH' : undefined, run && args.out === undefined ? '--out DIR' : undefined].filter((flag) => flag !== undefined);
-  if (missing.length === 0) return;
-  throw new UsageError(`reading jobs from stdin (the manifest -) needs ${missing.join(' and ')}: there is no manifest file to name ${run ? 'them' : 'it'} after`);
 }

@@ -12,10 +12,6 @@ export type State = JobState;
 
 /** Where a run leaves a job for good: nothing more happens to it unless a person or a later run acts. */
 export const SETTLED_STATES: ReadonlySet<JobState> = new Set(['done', 'failed', 'in_doubt', 'skipped']);
-/** Sent, or being sent, and not settled: the service may still be working on it (or hold its result). */
-export const OUTSTANDING_STATES: ReadonlySet<JobState> = new Set(['submitting', 'submitted']);
-/** No attempt of it counts as paid yet, or the last one may be sent again: its price may still be set. */
-export const PRICEABLE_STATES: ReadonlySet<JobState> = new Set(['pending', 'skipped', 'in_doubt']);
 
 const ALLOWED: Readonly<Record<JobState, readonly JobState[]>> = {
   pending: ['submitting', 'skipped'],

@@ -31,6 +31,8 @@ export interface JobDraft {
 /** What every row of a manifest shares: the defaults blocks. */
 export interface DraftContext {
   defaults: Record<JobType, DefaultsBlock>;
+  /** False for jobs read from stdin: there is no `defaults:` to point a person at. */
+  takesDefaults: boolean;
 }
 
 /**
@@ -68,8 +70,8 @@ export function defaultsBlock(raw: unknown, type: JobType, location: MapLocation
   return { values, written, positions };
 }
 
-function missingIssue(site: RowSite, draft: JobDraft, field: string): ManifestIssue {
-  const inDefaults = field in paramsOf(draft.type);
+function missingIssue(context: DraftContext, site: RowSite, draft: JobDraft, field: string): ManifestIssue {
+  const inDefaults = context.takesDefaults && field in paramsOf(draft.type);
   const hint = inDefaults ? `set it on the job or in defaults.${draft.type}` : 'set it on the job';
   const expected = fieldSpecFor(draft.type, field)?.expected ?? 'a value';
   return { file: site.file, ...at(draft.start), ...label(site), field, ...expectedGot(expected, 'nothing'), hint };
@@ -143,7 +145,7 @@ export function draftJob(context: DraftContext, site: RowSite, index: number, ra
   checkExactlyOne(site, draft, given);
   for (const field of kindOf(draft.type).required) {
     if (draft.fields[field] !== undefined || hasRejected(context, site, draft, raw, field)) continue;
-    site.issues.push(missingIssue(site, draft, field));
+    site.issues.push(missingIssue(context, site, draft, field));
     draft.complete = false;
   }
   return draft;

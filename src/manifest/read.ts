@@ -37,7 +37,7 @@ export interface ReadOptions {
 export async function* readUnit(manifest: Manifest, unit: ManifestUnit, options: ReadOptions = {}): AsyncGenerator<UnitBatch> {
   const { reading } = manifest;
   const ctx: RowContext = {
-    draft: { defaults: reading.defaults },
+    draft: { defaults: reading.defaults, takesDefaults: reading.input === undefined },
     finish: { dir: reading.scope.folder, cache: newFileCache(reading.scope) },
     file: manifest.displayPath,
     models: options.models,

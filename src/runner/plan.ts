@@ -1,6 +1,6 @@
 import type { JobState } from '../jobs/states.js';
 import type { JobType } from '../jobs/types.js';
-import type { MicroUsd } from '../money.js';
+import { overBudgetBy, type MicroUsd } from '../money.js';
 import type { JobCursor } from '../store/index.js';
 
 export interface BudgetCheck {
@@ -56,7 +56,7 @@ export interface PlanInput {
  */
 export function planRun(input: PlanInput): RunPlan {
   const { candidates, spentMicro, budgetMicro } = input;
-  const overByMicro = budgetMicro === null ? 0 : Math.max(0, spentMicro + candidates.micro - budgetMicro);
+  const overByMicro = overBudgetBy(spentMicro, candidates.micro, budgetMicro);
   const fitCount = overByMicro > 0 ? (input.fit?.count ?? 0) : candidates.jobs;
   const budget: BudgetCheck = { budgetMicro, spentMicro, toSendMicro: candidates.micro, overByMicro, fitCount };
   if (overByMicro === 0 || !input.partial) {

@@ -1,7 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { JobType } from '../jobs/types.js';
 import type { Manifest } from '../manifest/types.js';
-import { decimalUsd, formatUsd, usdToMicro, type MicroUsd } from '../money.js';
+import { decimalUsd, formatUsd, usdToMicro, withinBudget, type MicroUsd } from '../money.js';
 import type { PricingResult } from '../pricing/price-jobs.js';
 import type { Ledger, SendSelection } from '../store/index.js';
 import { fitInOrder } from './budget.js';
@@ -84,14 +84,14 @@ export async function planFromLedger(ledger: Ledger, send: SendSelection, budget
   for (const line of lines) byType[line.type] = (byType[line.type] ?? 0) + line.jobs;
   const candidates = { jobs: lines.reduce((n, row) => n + row.jobs, 0), micro: lines.reduce((n, row) => n + row.priceMicro, 0), byType };
   const spentMicro = await ledger.spentMicro();
-  const over = budgetMicro !== null && spentMicro + candidates.micro > budgetMicro;
+  const fits = budgetMicro === null || withinBudget(spentMicro, candidates.micro, budgetMicro);
   return planRun({
     candidates,
     counts: await ledger.countsByState('report'),
     spentMicro,
     budgetMicro,
     partial,
-    fit: over ? await fitInOrder(ledger, send, spentMicro, budgetMicro) : undefined,
+    fit: fits ? undefined : await fitInOrder(ledger, send, spentMicro, budgetMicro),
   });
 }
 

@@ -117,7 +117,7 @@ export interface LedgerIngest {
 
 /**
  * Which jobs a read covers: the manifest's (`manifest`), those plus every job still paid for and
- * outstanding that the manifest dropped (`report`: what a summary must not hide), or every row.
+ * outstanding or in doubt that the manifest dropped (`report`: what a summary must not hide), or every row.
  */
 export type JobScope = 'manifest' | 'report' | 'all';
 

@@ -354,6 +354,12 @@ describe('sources end to end against the simulator', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/<stdin>:1:\d+ .*text/);
     expect(bad.stderr).toMatch(/<stdin>:2:1 .*JSON/);
+    // Each line is a whole job: there are no defaults to point at.
+    expect(bad.stderr).toMatch(/<stdin>:1:1 job "x" model: expected .*, got nothing; set it on the job\n/);
+
+    const noLedger = await runCli(['status', '-'], { cwd: dir });
+    expect(noLedger.code).toBe(2);
+    expect(noLedger.stderr).toContain('reading jobs from stdin (the manifest -) needs --db PATH: there is no manifest file to name it after');
     expect(byState(await ledgerRows(db))).toEqual({ done: 2 });
   });
 });

@@ -9,7 +9,7 @@ import { formatStatusText, submittedLines, type StatusSummary } from '../../repo
 import { runJobs } from '../../runner/reports.js';
 import type { CommandResult } from '../main.js';
 import { envHint, envOptions, optionLabel } from '../env-options.js';
-import { manifestPaths, parseConcurrency, parseWholeNumber, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
+import { manifestPaths, parseConcurrency, requireNamesForStdin, parseWholeNumber, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
 import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
 import { stamp, untilText } from '../clock.js';
 import type { LogFile } from '../log-file.js';
@@ -91,6 +91,7 @@ export function runCommand(result: CommandResult, argv: readonly string[]): Comm
         retries: parseWholeNumber(optionLabel(args, 'retries'), args.retries, { min: 0, max: MAX_RETRIES, unit: 'retries' }) ?? DEFAULT_RETRY_FAILED,
         select: parseSelection(args),
       };
+      requireNamesForStdin(args, true);
       const paths = manifestPaths(args.manifest, args.db, args.out);
       // The log opens first: a log file that cannot be written stops the run before anything is sent.
       result.exitCode = await withRunLog(args, paths.manifest, async (log, end) => {

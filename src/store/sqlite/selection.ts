@@ -12,8 +12,9 @@ export function scopeSql(scope: JobScope): string {
     case 'manifest':
       return 'in_manifest = 1';
     case 'report':
-      // A job the manifest dropped after it was sent is still paid for: a summary must show it.
-      return "(in_manifest = 1 OR state IN ('submitting', 'submitted'))";
+      // A job the manifest dropped after it was sent is still paid for, and one in doubt may be:
+      // a summary must show both until they are settled.
+      return "(in_manifest = 1 OR state IN ('submitting', 'submitted', 'in_doubt'))";
     case 'all':
       return '1';
   }

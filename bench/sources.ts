@@ -1,0 +1,147 @@
+/**
+ * Sources at scale (issue 13): a generated CSV source and a JSON Lines one of txt2audio jobs,
+ * validated, estimated and run through the built CLI against the simulator in this process. Each
+ * figure is printed beside its goal. Row counts: BENCH_SOURCE_ROWS (a comma list, default
+ * "100000,1000000"); `run --no-wait` for JSON Lines only at the smallest count (CSV at every one).
+ */
+import { createReadStream } from 'node:fs';
+import { open, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { parse } from 'csv-parse';
+import { startSimulator } from '../src/sim/index.js';
+import { benchText, VOICES } from './jobs.js';
+import { fmt, measureCli, type Measured } from './measure.js';
+
+const GOAL_RSS_MB = 256;
+const GOAL_RATIO = 3;
+const GOAL_STATUS_MS = 3000;
+const GOAL_RESUME_MS = 10_000;
+
+type Format = 'csv' | 'jsonl';
+
+export interface SourceFigures {
+  rows: number;
+  format: Format;
+  bareReadMs: number;
+  validate: Measured & { ratio: number };
+  estimate: Measured & { ratio: number };
+  run?: Measured & { submitted: number };
+  status?: Measured;
+  resume?: Measured;
+}
+
+const DEFAULTS = '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }';
+
+/** Writes `rows` jobs as a CSV or a JSON Lines file, and a manifest whose one source is it. */
+async function writeSource(dir: string, rows: number, format: Format): Promise<{ manifest: string; data: string }> {
+  const data = path.join(dir, `rows-${rows}.${format}`);
+  const file = await open(data, 'w');
+  try {
+    if (format === 'csv') await file.write('id,text,voice\n');
+    let chunk = '';
+    for (let i = 0; i < rows; i += 1) {
+      const voice = VOICES[i % VOICES.length] ?? 'af_sky';
+      chunk += format === 'csv' ? `r${i},${benchText(i)},${voice}\n` : `${JSON.stringify({ id: `r${i}`, text: benchText(i), voice })}\n`;
+      if (chunk.length > 1 << 20) {
+        await file.write(chunk);
+        chunk = '';
+      }
+    }
+    await file.write(chunk);
+  } finally {
+    await file.close();
+  }
+  const manifest = path.join(dir, `${format}-${rows}.yaml`);
+  await writeFile(manifest, ['version: 1', 'defaults:', DEFAULTS, 'sources:', `  - ${format}: ${path.basename(data)}`, '    type: txt2audio', ''].join('\n'));
+  return { manifest, data };
+}
+
+/** The floor: the same file read by csv-parse (or split into lines and JSON.parse'd), nothing else. */
+async function bareRead(data: string, format: Format): Promise<{ ms: number; rows: number }> {
+  const started = performance.now();
+  let rows = 0;
+  if (format === 'csv') {
+    for await (const _row of createReadStream(data).pipe(parse({ columns: true }))) rows += 1;
+  } else {
+    for await (const line of createInterface({ input: createReadStream(data), crlfDelay: Infinity })) if (line !== '' && JSON.parse(line) !== null) rows += 1;
+  }
+  return { ms: performance.now() - started, rows };
+}
+
+export async function sourcesBench(dir: string, rowCounts: readonly number[]): Promise<SourceFigures[]> {
+  const figures: SourceFigures[] = [];
+  const sim = await startSimulator({ plan: 'unlimited', pendingMs: { txt2audio: 0 }, processingMs: { txt2audio: 0 } });
+  const env = { ...process.env, MEDIABATCH_TOKEN: sim.token, NO_COLOR: '1' };
+  const service = ['--base-url', sim.url, '--plan', 'unlimited'];
+  try {
+    for (const rows of rowCounts) {
+      for (const format of ['csv', 'jsonl'] as const) {
+        const { manifest, data } = await writeSource(dir, rows, format);
+        const bare = await bareRead(data, format);
+        if (bare.rows !== rows) throw new Error(`the bare read found ${bare.rows} rows, not ${rows}`);
+        const validate = await measureCli(['validate', manifest, '--offline'], env);
+        const estimate = await measureCli(['estimate', manifest, ...service], env);
+        const figure: SourceFigures = {
+          rows,
+          format,
+          bareReadMs: bare.ms,
+          validate: { ...validate, ratio: validate.wallMs / bare.ms },
+          estimate: { ...estimate, ratio: estimate.wallMs / bare.ms },
+        };
+        if (format === 'csv' || rows === Math.min(...rowCounts)) {
+          const before = sim.stats.accepted.length;
+          const run = await measureCli(['run', manifest, ...service, '--no-wait', '--concurrency', '8'], env);
+          figure.run = { ...run, submitted: sim.stats.accepted.length - before };
+          figure.status = await measureCli(['status', manifest], env);
+          figure.resume = await measureCli(['run', manifest, ...service, '--no-wait', '--concurrency', '8'], env);
+        }
+        figures.push(figure);
+        await rm(path.join(dir, `${format}-${rows}.mediabatch.db`), { force: true });
+        await rm(data, { force: true });
+      }
+    }
+  } finally {
+    await sim.close();
+  }
+  return figures;
+}
+
+function goal(ok: boolean): string {
+  return ok ? 'ok' : 'MISSED';
+}
+
+/** Rows for the printed table: each figure beside its goal, then memory per job across sizes. */
+export function formatSourceFigures(figures: readonly SourceFigures[]): [string, string][] {
+  const rows: [string, string][] = [];
+  for (const f of figures) {
+    const label = `${f.format.toUpperCase()} ${f.rows.toLocaleString('en-US')} rows`;
+    rows.push([`${label}: bare read`, `${fmt(f.bareReadMs)} ms (${f.format === 'csv' ? 'csv-parse' : 'lines + JSON.parse'}, in process)`]);
+    for (const [name, m] of [['validate --offline', f.validate], ['estimate', f.estimate]] as const) {
+      rows.push([
+        `${label}: ${name}`,
+        `${fmt(m.wallMs)} ms = ${m.ratio.toFixed(2)}× bare (goal ≤ ${GOAL_RATIO}×: ${goal(m.ratio <= GOAL_RATIO)}), peak RSS ${fmt(m.peakRssMb)} MB (goal ≤ ${GOAL_RSS_MB}: ${goal(m.peakRssMb <= GOAL_RSS_MB)}), exit ${m.code}`,
+      ]);
+    }
+    if (f.run !== undefined && f.status !== undefined && f.resume !== undefined) {
+      const rate = f.run.submitted / (f.run.wallMs / 1000);
+      rows.push([`${label}: run --no-wait`, `${fmt(f.run.wallMs)} ms, ${f.run.submitted} submitted (${fmt(rate)} jobs/s), peak RSS ${fmt(f.run.peakRssMb)} MB (goal ≤ ${GOAL_RSS_MB}: ${goal(f.run.peakRssMb <= GOAL_RSS_MB)}), exit ${f.run.code}`]);
+      rows.push([`${label}: status`, `${fmt(f.status.wallMs)} ms (goal ≤ ${GOAL_STATUS_MS}: ${goal(f.status.wallMs <= GOAL_STATUS_MS)}), exit ${f.status.code}`]);
+      rows.push([`${label}: run again, all sent`, `${fmt(f.resume.wallMs)} ms (goal ≤ ${GOAL_RESUME_MS}: ${goal(f.resume.wallMs <= GOAL_RESUME_MS)}), exit ${f.resume.code}`]);
+    }
+  }
+  for (const format of ['csv', 'jsonl'] as const) {
+    const sized = figures.filter((f) => f.format === format).sort((a, b) => a.rows - b.rows);
+    const [small, large] = [sized[0], sized.at(-1)];
+    if (small === undefined || large === undefined || small === large) continue;
+    const perJob = (pick: (f: SourceFigures) => number | undefined): string => {
+      const [a, b] = [pick(small), pick(large)];
+      return a === undefined || b === undefined ? '-' : `${(((b - a) * 2 ** 20) / (large.rows - small.rows)).toFixed(1)} B`;
+    };
+    rows.push([
+      `${format.toUpperCase()}: memory per job, ${small.rows.toLocaleString('en-US')} → ${large.rows.toLocaleString('en-US')}`,
+      `validate ${perJob((f) => f.validate.peakRssMb)}, estimate ${perJob((f) => f.estimate.peakRssMb)}, run ${perJob((f) => f.run?.peakRssMb)} (flat: a few bytes at most)`,
+    ]);
+  }
+  return rows;
+}
