@@ -8,6 +8,14 @@ type Db = Database.Database;
 
 /** How long a statement waits for another process's write lock before giving up. */
 const BUSY_TIMEOUT_MS = 5000;
+/**
+ * SQLite's page cache, in KiB (a negative cache_size), taken only as pages are used. Its 2 MB
+ * default holds little of the id indexes of a big manifest, and each job recorded then reads
+ * pages back from the file: a larger cache made recording 100,000 jobs 2.5× faster. At a
+ * million jobs, `validate --offline` took 53 s and 278 MB peak with 64 MB, 57 s and 245 MB with
+ * 32 MB: 32 MB keeps a million-row source under 256 MB.
+ */
+const CACHE_KIB = 32 * 1024;
 
 /**
  * Opens (and, unless read-only, creates and migrates) the ledger file. Every way the file can
@@ -48,6 +56,7 @@ function configure(db: Db, readonly: boolean): void {
   // paid for, a second time; FULL syncs the WAL on every commit, before the request leaves.
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
+  db.pragma(`cache_size = -${CACHE_KIB}`);
 }
 
 /**
@@ -58,6 +67,7 @@ function configureScratch(db: Db): void {
   db.pragma('journal_mode = MEMORY');
   db.pragma('synchronous = OFF');
   db.pragma('foreign_keys = ON');
+  db.pragma(`cache_size = -${CACHE_KIB}`);
 }
 
 function checkIntegrity(db: Db, path: string): void {
