@@ -32,7 +32,7 @@ import { refuseLostLedger } from './lost-ledger.js';
 import type { Pace, PacedClass } from './pace.js';
 import { limitsOf, paceFor, type PlanChoice } from './pace-plan.js';
 import type { RunPlan } from './plan.js';
-import { loadCatalogue, priceLedger } from './prepare.js';
+import { loadCatalogue, priceLedger, readBalanceUsd } from './prepare.js';
 import { costJobOf, ensureWritableFolder, estimateJobs, summarize, writeRunReports, type RunFiles } from './reports.js';
 import { writeReviewPage } from './review-page.js';
 import { runManifest, type RunOutcome } from './run.js';
@@ -98,7 +98,7 @@ export interface CheckRequest {
  */
 export async function check(request: CheckRequest): Promise<{ jobs: number }> {
   const { service } = request;
-  const models = service === undefined ? undefined : await loadCatalogue({ client: service.client, ledger: service.ledger, baseUrl: service.baseUrl });
+  const models = service === undefined ? undefined : await loadCatalogue(service);
   const sync = await ingestManifest({ manifest: request.manifest, ledger: request.scratch, models });
   return { jobs: sync.listed };
 }
@@ -136,7 +136,7 @@ export async function estimate(request: EstimateRequest): Promise<EstimateResult
   await checkSelection(ledger, send);
   const pricing = await priceLedger(send, deps);
   const spentMicro = await ledger.spentMicro();
-  const { balanceUsd } = await service.client.balance({ signal: deps.stop });
+  const balanceUsd = await readBalanceUsd(deps);
   const report = await buildCostReport({
     lines: await ledger.costRows(send),
     pricing,

@@ -27,18 +27,36 @@ export interface ServiceDeps {
 }
 
 /** The models catalogue, from the ledger's cache when fresh, else every page of the service. */
-export async function loadCatalogue(deps: Pick<ServiceDeps, 'client' | 'ledger' | 'baseUrl'>): Promise<Model[]> {
+export async function loadCatalogue(deps: Pick<ServiceDeps, 'client' | 'ledger' | 'baseUrl'> & { stop?: AbortSignal | undefined }): Promise<Model[]> {
   const cached = await deps.ledger.getCatalogue(deps.baseUrl, CATALOGUE_MAX_AGE_MS);
   if (Array.isArray(cached)) {
     // The cache is per base URL, not per token (no trace of the token may reach the ledger),
     // so the token is still proven with one call that is never rate limited: a wrong token
     // must fail here as it would without the cache.
-    await deps.client.balance();
+    await deps.client.balance({ signal: deps.stop });
     return cached as Model[];
   }
-  const models = await deps.client.listModels({ types: JOB_TYPES });
+  // The first call of a command, on a fresh connection: a failure here is the address or the
+  // network, said at once (exit 4) rather than after a minute of retries.
+  const models = await deps.client.listModels({ types: JOB_TYPES, signal: deps.stop });
   await deps.ledger.putCatalogue(deps.baseUrl, models);
   return models;
+}
+
+/**
+ * The account's balance, retried like any read: it comes after the ingest and the pricing, which
+ * take minutes for a million jobs, and the pooled connection it goes out on may have been closed
+ * by the server meanwhile ("other side closed"). The first call of a command is not retried: a
+ * failure there is the address or the network, said at once.
+ */
+export async function readBalanceUsd(deps: Pick<ServiceDeps, 'client' | 'retry' | 'emit'> & { stop?: AbortSignal | undefined }): Promise<number> {
+  const answer = await withRetries(() => deps.client.balance({ signal: deps.stop }), {
+    kind: 'idempotent',
+    ...deps.retry,
+    signal: deps.stop,
+    onRetry: (error, attempt, delayMs) => deps.emit({ kind: 'retry', what: 'balance call', attempt, delayMs, reason: describeError(error) }),
+  });
+  return answer.balanceUsd;
 }
 
 /**

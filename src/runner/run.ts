@@ -9,7 +9,7 @@ import type { RunContext } from './context.js';
 import { executePlan, type ExecuteResult } from './execute.js';
 import { ingestManifest, type IngestResult } from './ingest.js';
 import { planRun, type RunPlan } from './plan.js';
-import { loadCatalogue, priceLedger, type ServiceDeps } from './prepare.js';
+import { loadCatalogue, priceLedger, readBalanceUsd, type ServiceDeps } from './prepare.js';
 import { BudgetError } from './run-errors.js';
 import { checkSelection, type Selection } from './selection.js';
 
@@ -107,7 +107,7 @@ export function budgetMessage(plan: RunPlan): string {
 /** Generation is refused below about $0.49 (docs/service.md); refuse up front rather than halfway. */
 async function checkBalance(ctx: RunContext, toSendMicro: MicroUsd): Promise<void> {
   if (toSendMicro === 0) return;
-  const { balanceUsd } = await ctx.client.balance({ signal: ctx.stop });
+  const balanceUsd = await readBalanceUsd({ client: ctx.client, retry: ctx.options.retry, emit: ctx.emit, stop: ctx.stop });
   const balanceMicro = usdToMicro(balanceUsd, 'down');
   if (balanceMicro < toSendMicro) {
     throw new ConfigError(

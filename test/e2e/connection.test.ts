@@ -48,6 +48,30 @@ describe('a service that cannot be reached', () => {
     }
   });
 
+  it('a balance call whose connection the server closed is asked again: the estimate goes on', async () => {
+    const sim = await workspace.startSim();
+    // The first balance request's socket is closed unanswered, as a server closes an idle keep-alive connection.
+    let closed = 0;
+    const front = await startScripted(async (req, res) => {
+      if (req.url.endsWith('/balance') && closed === 0) {
+        closed += 1;
+        res.destroy();
+        return undefined;
+      }
+      return forward(sim.url, req);
+    });
+    try {
+      const manifest = await writeTtsManifest(workspace.dir, { jobs: 2 });
+      const env = { MEDIABATCH_TOKEN: sim.token, MEDIABATCH_BASE_URL: front.url };
+      const estimated = await runCli(['estimate', manifest, '--plan', 'unlimited'], { env });
+      expect(estimated.code, estimated.stderr).toBe(0);
+      expect(closed).toBe(1);
+      expect(front.received.filter((req) => req.url.endsWith('/balance'))).toHaveLength(2);
+    } finally {
+      await front.close();
+    }
+  });
+
   it('a run that loses the service midway: what was sent stays sent or in doubt, the rest pending, and the run stops saying why', async () => {
     const sim = await workspace.startSim();
     let submits = 0;
