@@ -9,7 +9,8 @@ export const WINDOW_ROWS = 500;
  * holds more than a window. Rows changed behind the cursor are not seen again.
  */
 export async function* jobWindows(ledger: Ledger, query: Omit<JobQuery, 'after' | 'limit'>, windowRows = WINDOW_ROWS): AsyncGenerator<JobRow> {
-  let after: JobQuery['after'];
+  // A cursor from the start: the ledger walks manifest order for a window (JobQuery.after).
+  let after: JobQuery['after'] = { index: Number.MIN_SAFE_INTEGER, id: '' };
   for (;;) {
     const rows = await ledger.readJobs({ ...query, after, limit: windowRows });
     yield* rows;

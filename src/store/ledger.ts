@@ -171,7 +171,11 @@ export interface JobQuery {
   issue?: CollectIssue | undefined;
   /** Say of each row read whether a run with this selection may send it (JobRow.toSend). */
   flagSend?: SendSelection | undefined;
-  /** Keyset: only rows after this one in manifest order (the last row of the previous window). */
+  /**
+   * Keyset: only rows after this one in manifest order (the last row of the previous window).
+   * A query with a cursor is a window of a walk, read in manifest order at the cost of its own
+   * size; without one it is a listing, which the ledger may answer by state first.
+   */
   after?: JobCursor | undefined;
   /** Only rows up to this manifest index. */
   through?: number | undefined;

@@ -149,7 +149,10 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
       const { where, params } = jobFilter(query);
       // The flag reads parameters of its own, so a query may filter by one selection and flag by another.
       const flag = query.flagSend === undefined ? '' : `, (${sendSql(FLAG)}) AS to_send`;
-      const sql = `SELECT *, ${ISSUE_SQL}${flag} FROM jobs WHERE ${where} ORDER BY manifest_index, id LIMIT @limit`;
+      // A keyset window walks manifest order, whatever the filter, so it costs its own size; a
+      // listing (no cursor) may find its few rows by state first (schema.ts, migration 8).
+      const from = query.after === undefined ? 'jobs' : 'jobs INDEXED BY jobs_by_manifest_index';
+      const sql = `SELECT *, ${ISSUE_SQL}${flag} FROM ${from} WHERE ${where} ORDER BY manifest_index, id LIMIT @limit`;
       const flagParams = query.flagSend === undefined ? {} : sendParams(query.flagSend, FLAG);
       return (prepared(sql).all({ ...params, ...flagParams, limit: query.limit }) as ListedJob[]).map(toJobRow);
     },

@@ -279,6 +279,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 8,
+    // Counts by state and the listings of a summary (the few failed or in doubt among a million)
+    // read this index instead of the whole table: `status` of a million finished jobs went from
+    // 5.5 s to 2.5 s. It covers the counts (state and in_manifest are all they read). Walks in
+    // manifest order (windows.ts) name jobs_by_manifest_index, which the planner would otherwise
+    // trade for this one and sort every matching row for each window.
+    sql: `
+      CREATE INDEX jobs_by_state ON jobs (state, in_manifest, manifest_index);
+    `,
+  },
 ];
 
 /** SQL for usdToMicro(column, 'up') on a REAL dollar column that is NULL or >= 0 (migration 5). */
