@@ -34,7 +34,9 @@ export async function summarize(ledger: Ledger, budgetMicro: MicroUsd | null): P
     const jobs = (await ledger.readJobs({ ...full, limit: LISTED })).map(statusJobOf);
     return { jobs, total: jobs.length < LISTED ? jobs.length : await ledger.countJobs(full) };
   };
-  const [firstResult] = await ledger.readJobs({ scope: 'report', states: ['done'], limit: 1 });
+  // A done job is in the report's scope only while the manifest lists it: the manifest's scope
+  // finds the first in manifest order without sorting every done job.
+  const [firstResult] = await ledger.readJobs({ scope: 'manifest', states: ['done'], limit: 1 });
   return {
     counts,
     spentMicro: await ledger.spentMicro(),

@@ -15,7 +15,7 @@ import type {
   UnitRecord,
 } from '../ledger.js';
 import type { StoreContext } from './context.js';
-import { toEventRow, toJobRow, type ListedJob, type RawEvent, type RawJob } from './rows.js';
+import { JOB_COLUMNS_SQL, toEventRow, toJobRow, type RawEvent } from './rows.js';
 import { isGlob, pickParams, pickSql, scopeSql, SEND_SQL, sendParams, sendSql } from './selection.js';import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
 import type { JobType } from '../../jobs/types.js';
 import type { MicroUsd } from '../../money.js';
@@ -74,7 +74,8 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
      WHERE state = 'submitted' AND follow_seq > ? AND request_id IS NOT NULL ORDER BY follow_seq LIMIT ?`,
   );
   // Ids compare ignoring case (schema.ts), and so do parents: both walk the index jobs_by_parent.
-  const selectParts = db.prepare<[string], RawJob>('SELECT * FROM jobs WHERE parent_id = ? COLLATE NOCASE AND in_manifest = 1 ORDER BY id');
+  const selectParts = db.prepare<[string], unknown[]>(`SELECT ${JOB_COLUMNS_SQL} FROM jobs WHERE parent_id = ? COLLATE NOCASE AND in_manifest = 1 ORDER BY id`).raw();
+  const selectJob = db.prepare<[string], unknown[]>(`SELECT ${JOB_COLUMNS_SQL} FROM jobs WHERE id = ?`).raw();
   const selectSplitsDone = db.prepare<[string, number], { parentId: string }>(
     `SELECT MIN(parent_id) AS parentId FROM jobs WHERE parent_id > ? COLLATE NOCASE AND in_manifest = 1
      GROUP BY parent_id COLLATE NOCASE HAVING SUM(state <> 'done') = 0 ORDER BY parent_id COLLATE NOCASE LIMIT ?`,
@@ -142,8 +143,8 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     units: () => selectUnits.all(),
     unitFiles: (unitKey, afterPath, limit) => selectUnitFiles.all(unitKey, afterPath, limit),
     getJob: (id) => {
-      const raw = ctx.getRawJob(id);
-      return raw === undefined ? undefined : toJobRow(raw);
+      const values = selectJob.get(id);
+      return values === undefined ? undefined : toJobRow(values);
     },
     readJobs: (query) => {
       const { where, params } = jobFilter(query);
@@ -152,9 +153,9 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
       // A keyset window walks manifest order, whatever the filter, so it costs its own size; a
       // listing (no cursor) may find its few rows by state first (schema.ts, migration 8).
       const from = query.after === undefined ? 'jobs' : 'jobs INDEXED BY jobs_by_manifest_index';
-      const sql = `SELECT *, ${ISSUE_SQL}${flag} FROM ${from} WHERE ${where} ORDER BY manifest_index, id LIMIT @limit`;
+      const sql = `SELECT ${JOB_COLUMNS_SQL}, ${ISSUE_SQL}${flag} FROM ${from} WHERE ${where} ORDER BY manifest_index, id LIMIT @limit`;
       const flagParams = query.flagSend === undefined ? {} : sendParams(query.flagSend, FLAG);
-      return (prepared(sql).all({ ...params, ...flagParams, limit: query.limit }) as ListedJob[]).map(toJobRow);
+      return (prepared(sql).raw().all({ ...params, ...flagParams, limit: query.limit }) as unknown[][]).map(toJobRow);
     },
     countJobs: (query) => {
       const { where, params } = jobFilter(query);
@@ -203,7 +204,11 @@ function jobFilter(query: Omit<JobQuery, 'limit'>): { where: string; params: Rec
     where.push('manifest_index <= @through');
     params['through'] = query.through;
   }
-  if (query.states !== undefined) {
+  if (query.states?.length === 1) {
+    // One state as a plain equality: the planner then reads jobs_by_state in manifest order.
+    where.push('state = @state');
+    params['state'] = query.states[0];
+  } else if (query.states !== undefined) {
     where.push('state IN (SELECT value FROM json_each(@states))');
     params['states'] = JSON.stringify(query.states);
   }
