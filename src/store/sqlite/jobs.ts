@@ -150,16 +150,13 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
       const { where, params } = jobFilter(query);
       // The flag reads parameters of its own, so a query may filter by one selection and flag by another.
       const flag = query.flagSend === undefined ? '' : `, (${sendSql(FLAG)}) AS to_send`;
-      // A keyset window walks manifest order, whatever the filter, so it costs its own size; a
-      // listing (no cursor) may find its few rows by state first (schema.ts, migration 8).
-      const from = query.after === undefined ? 'jobs' : 'jobs INDEXED BY jobs_by_manifest_index';
-      const sql = `SELECT ${JOB_COLUMNS_SQL}, ${ISSUE_SQL}${flag} FROM ${from} WHERE ${where} ORDER BY manifest_index, id LIMIT @limit`;
+      const sql = `SELECT ${JOB_COLUMNS_SQL}, ${ISSUE_SQL}${flag} FROM ${fromSql(query)} WHERE ${where} ORDER BY manifest_index, id LIMIT @limit`;
       const flagParams = query.flagSend === undefined ? {} : sendParams(query.flagSend, FLAG);
       return (prepared(sql).raw().all({ ...params, ...flagParams, limit: query.limit }) as unknown[][]).map(toJobRow);
     },
     countJobs: (query) => {
       const { where, params } = jobFilter(query);
-      return (prepared(`SELECT COUNT(*) AS n FROM jobs WHERE ${where}`).get(params) as { n: number }).n;
+      return (prepared(`SELECT COUNT(*) AS n FROM ${fromSql(query)} WHERE ${where}`).get(params) as { n: number }).n;
     },
     readFollowing: (afterSeq, limit) => selectFollowing.all(afterSeq, limit),
     readParts: (parentId) => selectParts.all(parentId).map(toJobRow),
@@ -188,6 +185,18 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     },
     recordEvent: (jobId, kind, detail) => ctx.insertEvent(jobId, kind, null, null, detail),
   };
+}
+
+/**
+ * Which index a query reads, where the planner (which keeps no statistics here) would pick a
+ * worse one (schema.ts, migration 8). Jobs with a collect issue are the few in jobs_noted. A
+ * keyset window walks manifest order whatever its filter, so it costs its own size: with a
+ * state term the planner would read jobs_by_state and sort every matching row for each window.
+ * A listing without a cursor is left to the planner, which finds its few rows by state first.
+ */
+function fromSql(query: Pick<JobQuery, 'issue' | 'after'>): string {
+  if (query.issue !== undefined) return 'jobs INDEXED BY jobs_noted';
+  return query.after === undefined ? 'jobs' : 'jobs INDEXED BY jobs_by_manifest_index';
 }
 
 /** The conditions of a query, one text per query shape; the values are bound, never written into it. */
