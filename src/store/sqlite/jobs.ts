@@ -16,7 +16,8 @@ import type {
 } from '../ledger.js';
 import type { StoreContext } from './context.js';
 import { JOB_COLUMNS_SQL, toEventRow, toJobRow, type RawEvent } from './rows.js';
-import { isGlob, pickParams, pickSql, scopeSql, SEND_SQL, sendParams, sendSql } from './selection.js';import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
+import { isGlob, pickParams, pickSql, scopeSql, SEND_SQL, sendParams, sendSql } from './selection.js';
+import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
 import type { JobType } from '../../jobs/types.js';
 import type { MicroUsd } from '../../money.js';
 

@@ -283,9 +283,9 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 8,
     // Counts by state and the listings of a summary (the few failed or in doubt among a million)
     // read this index instead of the whole table: `status` of a million finished jobs went from
-    // 5.5 s to 2.5 s. It covers the counts (state and in_manifest are all they read). Walks in
-    // manifest order (windows.ts) name jobs_by_manifest_index, which the planner would otherwise
-    // trade for this one and sort every matching row for each window.
+    // 5.5 s to 2.5 s. It covers the counts (state and in_manifest are all they read). Windows
+    // of a walk in manifest order name jobs_by_manifest_index (jobs.ts, fromSql): the planner
+    // would otherwise take this one and sort every matching row for each window.
     // The few submitted jobs a run left a note on (collect-notes.ts) have an index of their own:
     // among a million submitted, finding them took a row lookup each (1.1 s).
     sql: `
