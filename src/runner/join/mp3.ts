@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { discard } from './discard.js';
+import { readAt } from './read-at.js';
 import { finished } from 'node:stream/promises';
 import { describeStream, type FrameHeader, frameHeaderAt, id3v2Bytes, isInfoFrame, sameStream, trailingTagBytes } from './mp3-frames.js';
 import { type JoinOutcome, partName, refused } from './outcome.js';
@@ -25,12 +26,6 @@ interface Mp3Part {
   start: number;
   end: number;
   first: FrameHeader;
-}
-
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(length);
-  const { bytesRead } = await handle.read(buffer, 0, length, position);
-  return buffer.subarray(0, bytesRead);
 }
 
 async function probe(path: string, index: number): Promise<Mp3Part | string> {

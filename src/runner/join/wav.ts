@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { discard } from './discard.js';
+import { readAt } from './read-at.js';
 import { finished } from 'node:stream/promises';
 import { type JoinOutcome, partName, refused } from './outcome.js';
 
@@ -31,12 +32,6 @@ interface WavPart {
   format: WavFormat;
   dataStart: number;
   dataBytes: number;
-}
-
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(length);
-  const { bytesRead } = await handle.read(buffer, 0, length, position);
-  return buffer.subarray(0, bytesRead);
 }
 
 function formatOf(fmt: Buffer): WavFormat {
