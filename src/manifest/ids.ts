@@ -22,11 +22,10 @@ export function originOf(job: Pick<ResolvedJob, 'position'>, manifestFile: strin
  * case). Found while reading (manifest/load.ts) or by the ledger when jobs stream into it.
  */
 export function duplicateIssue(
-  job: Pick<ResolvedJob, 'id' | 'idDerived' | 'position' | 'fieldPositions'> & { inlineIndex?: number | undefined },
+  job: IdJob & Pick<ResolvedJob, 'idDerived'>,
   manifestFile: string,
   heldBy: { id: string; origin: string | null },
 ): ManifestIssue {
-  const at = job.fieldPositions['id'] ?? job.position;
   const where = heldBy.origin ?? 'an earlier job';
   let got = `"${job.id}" (also the id of the job at ${where})`;
   let hint: string | undefined;
@@ -37,6 +36,14 @@ export function duplicateIssue(
     got = `"${job.id}" (derived; the job at ${where} has identical content)`;
     hint = 'give these jobs ids of their own if both should run';
   }
+  return idIssue(job, manifestFile, { expected: 'a unique id', got, hint });
+}
+
+type IdJob = Pick<ResolvedJob, 'id' | 'position' | 'fieldPositions'> & { inlineIndex?: number | undefined };
+
+/** A problem with a job's id, located at its `id:` (or at the job when the id was derived). */
+export function idIssue(job: IdJob, manifestFile: string, problem: { expected: string; got: string; hint?: string | undefined }): ManifestIssue {
+  const at = job.fieldPositions['id'] ?? job.position;
   return {
     file: at.file ?? manifestFile,
     line: at.line,
@@ -44,7 +51,7 @@ export function duplicateIssue(
     ...(job.inlineIndex === undefined ? {} : { jobIndex: job.inlineIndex }),
     jobId: job.id,
     field: 'id',
-    ...expectedGot('a unique id', got),
-    ...(hint === undefined ? {} : { hint }),
+    ...expectedGot(problem.expected, problem.got),
+    ...(problem.hint === undefined ? {} : { hint: problem.hint }),
   };
 }

@@ -3,6 +3,7 @@ import { kindOf } from '../jobs/index.js';
 import { modelOf } from './catalogue.js';
 import { contentHash } from './content-hash.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
+import { idIssue } from './ids.js';
 import { ID_PATTERN, SPLIT_MODES, type SplitMode } from './fields.js';
 import { partId, splitText } from './split.js';
 import { sourceDisplayPath } from './sources/rows.js';
@@ -70,15 +71,9 @@ function splitIssue(job: ResolvedJob, field: string, problem: { line: number; co
 }
 
 function idTooLongIssue(job: ResolvedJob, partIdText: string, manifestFile: string): ManifestIssue {
-  const at = job.fieldPositions['id'] ?? job.position;
-  return {
-    file: at.file ?? manifestFile,
-    line: at.line,
-    col: at.col,
-    ...(job.inlineIndex === undefined ? {} : { jobIndex: job.inlineIndex }),
-    jobId: job.id,
-    field: 'id',
-    ...expectedGot('an id short enough to name its parts (at most 128 characters with ".p001")', `"${partIdText}"`),
+  return idIssue(job, manifestFile, {
+    expected: 'an id short enough to name its parts (at most 128 characters with ".p001")',
+    got: `"${partIdText}"`,
     hint: 'shorten the id: the parts of a split text are named <id>.p001, <id>.p002, …',
-  };
+  });
 }
