@@ -263,8 +263,8 @@ export async function run(request: RunRequest): Promise<RunResult> {
   }
   const summary = await summarize(ledger, budgetMicro);
   const fatal = outcome?.execute.fatal;
-  await writeRunReports(files, ledger, summary, { finished: true, error: fatal === undefined ? undefined : errorJson(fatal) });
-  if (files.reportHtml !== undefined) await writeReviewPage(ledger, files.reportHtml, { manifest: manifest.path, budgetMicro });
+  // The run's documents and its review page from one walk of the ledger.
+  await writeRunReports(files, ledger, summary, { finished: true, error: fatal === undefined ? undefined : errorJson(fatal) }, { manifest: manifest.path, budgetMicro });
   const select = request.select ?? {};
   return { outcome, summary, picked: picks(select) ? await pickedCounts(ledger, select) : undefined };
 }

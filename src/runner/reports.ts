@@ -12,7 +12,8 @@ import { estimateMarkdown } from '../report/markdown.js';
 import { statusJsonChunks, type RunDocumentExtras } from '../report/status-document.js';
 import { LISTED_JOBS, type ListedJobs, type StatusJob, type StatusSummary } from '../report/status.js';
 import type { JobQuery, JobRow, JobState, Ledger, SendSelection } from '../store/index.js';
-import { jobWindows } from './windows.js';
+import { writeReviewPage, type ReviewPageRequest } from './review-page.js';
+import { jobWindows, readTogether } from './windows.js';
 
 
 /** At most this many jobs of each group a summary lists; the rest are counted. */
@@ -127,9 +128,18 @@ export interface RunFiles {
  * were sent, and the next run refuses to send them all again. Written again when the run ends,
  * with what ended it early if anything did.
  */
-export async function writeRunReports(paths: RunFiles, ledger: Ledger, summary: StatusSummary, run: RunDocumentExtras): Promise<void> {
-  await writeReportFile(paths.runJson, statusJsonChunks(summary, runJobs(ledger), run));
-  await writeReportFile(paths.runCsv, runCsvChunks(runJobs(ledger)));
+export async function writeRunReports(paths: RunFiles, ledger: Ledger, summary: StatusSummary, run: RunDocumentExtras, page?: ReviewPageRequest): Promise<void> {
+  const { reportHtml } = paths;
+  const readers = [
+    (rows: AsyncIterable<JobRow>) => writeReportFile(paths.runJson, statusJsonChunks(summary, mapRows(rows, statusJobOf), run)),
+    (rows: AsyncIterable<JobRow>) => writeReportFile(paths.runCsv, runCsvChunks(mapRows(rows, statusJobOf))),
+  ];
+  if (page !== undefined && reportHtml !== undefined) readers.push((rows) => writeReviewPage(ledger, reportHtml, page, rows));
+  await readTogether(jobWindows(ledger, { scope: 'report' }), readers);
+}
+
+async function* mapRows<T, U>(rows: AsyncIterable<T>, map: (row: T) => U): AsyncGenerator<U> {
+  for await (const row of rows) yield map(row);
 }
 
 /** What `estimate` writes beside the manifest; no file `run` writes has any of these names. */
@@ -142,8 +152,10 @@ export interface EstimateFiles {
 
 /** `<name>.estimate.json`, `.csv`, `.groups.csv` and `.md`; `jobs` gives a fresh pass over the jobs each call. */
 export async function writeEstimateReports(paths: EstimateFiles, report: CostReport, jobs: () => AsyncIterable<CostReportJob>, title: string): Promise<void> {
-  await writeReportFile(paths.estimateJson, estimateJsonChunks(report, jobs()));
-  await writeReportFile(paths.estimateCsv, estimateCsvChunks(jobs()));
+  await readTogether(jobs(), [
+    (rows) => writeReportFile(paths.estimateJson, estimateJsonChunks(report, rows)),
+    (rows) => writeReportFile(paths.estimateCsv, estimateCsvChunks(rows)),
+  ]);
   await writeReportFile(paths.estimateGroupsCsv, groupsCsvChunks(report.byGroup));
   await writeReportFile(paths.estimateMd, estimateMarkdown(report, title));
 }

@@ -22,9 +22,14 @@ export interface ReviewPageRequest {
  * page goes to a file beside it first and is renamed into place: whoever opens it never sees
  * half a page. A failure to write is a LocalIoError (exit 4), never silent.
  */
-export async function writeReviewPage(ledger: Ledger, file: string, request: ReviewPageRequest): Promise<void> {
+export async function writeReviewPage(
+  ledger: Ledger,
+  file: string,
+  request: ReviewPageRequest,
+  rows: AsyncIterable<JobRow> = jobWindows(ledger, { scope: 'report' }),
+): Promise<void> {
   const spentMicro = await ledger.spentMicro();
-  const pages = renderReviewPage(reviewJobs(ledger), {
+  const pages = renderReviewPage(reviewJobs(rows), {
     title: path.basename(request.manifest),
     generatedAt: (request.generatedAt ?? new Date()).toISOString(),
     ledger: beside(ledger.location, path.dirname(file)),
@@ -49,9 +54,9 @@ function beside(file: string, dir: string): string {
   return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
 }
 
-/** Every job a summary covers (the manifest's, and outstanding ones it dropped), a window at a time. */
-async function* reviewJobs(ledger: Ledger): AsyncGenerator<ReviewJob> {
-  for await (const row of jobWindows(ledger, { scope: 'report' })) yield reviewJob(row);
+/** Every job a summary covers (the manifest's, and outstanding ones it dropped), as the page shows them. */
+async function* reviewJobs(rows: AsyncIterable<JobRow>): AsyncGenerator<ReviewJob> {
+  for await (const row of rows) yield reviewJob(row);
 }
 
 /** What the page shows of a ledger row; the model and a prompt come from the request's parameters. */
