@@ -47,7 +47,10 @@ export function pricingLine(
   nowMs: number,
   timeZone?: string,
 ): string {
-  if (progress.planned === 0) return 'preparing: checking the manifest with the service before pricing it; no price call yet';
+  if (progress.planned === 0) {
+    const read = progress.jobsRead === 0 ? '' : ` (${progress.jobsRead.toLocaleString('en-US')} jobs read so far)`;
+    return `preparing: checking the manifest with the service before pricing it${read}; no price call yet`;
+  }
   const done = `pricing: ${progress.answered}/${progress.planned} price calls answered`;
   if (pause !== undefined && pause.untilMs > nowMs) return `${done}; price calls ${pauseText(pause, nowMs, timeZone)}`;
   if (progress.waitingForPace > 0 && plan.name !== 'unlimited') return `${done}; waiting for the price pace (${paceText(plan)})`;

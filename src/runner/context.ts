@@ -74,6 +74,8 @@ export interface InFlight {
 
 /** Price calls of an estimate or a run, as they go: what a caller shows while pricing takes long. */
 export interface PricingProgress {
+  /** Jobs read from the manifest and checked into the ledger so far (a million take a minute or more). */
+  jobsRead: number;
   /** Calls pricing has decided to make so far (a group that falls back to quoting every length adds more). */
   planned: number;
   answered: number;
@@ -94,7 +96,7 @@ export interface RunProgress {
 }
 
 export function createRunProgress(): RunProgress {
-  return { pricing: { planned: 0, answered: 0, waitingForPace: 0, waitingForAnswer: 0 }, toSend: {} };
+  return { pricing: { jobsRead: 0, planned: 0, answered: 0, waitingForPace: 0, waitingForAnswer: 0 }, toSend: {} };
 }
 
 /** Everything the execute step needs, built by the CLI (the composition root) and passed down. */

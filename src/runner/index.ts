@@ -131,7 +131,10 @@ export async function estimate(request: EstimateRequest): Promise<EstimateResult
     emit,
     progress: request.progress,
   };
-  await ingestManifest({ manifest, ledger, models: await loadCatalogue(deps) });
+  const onProgress = (rows: number): void => {
+    if (request.progress !== undefined) request.progress.pricing.jobsRead = rows;
+  };
+  await ingestManifest({ manifest, ledger, models: await loadCatalogue(deps), onProgress });
   const send: SendSelection = { resubmitInDoubt: false, ...request.select };
   await checkSelection(ledger, send);
   const pricing = await priceLedger(send, deps);

@@ -47,6 +47,9 @@ export async function runManifest(input: RunInput): Promise<RunOutcome> {
   const deps: ServiceDeps = { ...ctx, baseUrl: input.baseUrl, retry: ctx.options.retry };
   const ingest = await ingestManifest({
     manifest,
+    onProgress: (rows) => {
+      ctx.progress.pricing.jobsRead = rows;
+    },
     ledger,
     models: await loadCatalogue(deps),
     onChanged: (change) =>

@@ -130,7 +130,7 @@ describe('the time left of a run', () => {
 describe('what pricing waits for', () => {
   const basic = { limits: limitsOf('basic'), name: 'basic' };
   const now = at('2025-01-15T20:18:00Z');
-  const calls = { planned: 7, answered: 3, waitingForPace: 3, waitingForAnswer: 1 };
+  const calls = { jobsRead: 10, planned: 7, answered: 3, waitingForPace: 3, waitingForAnswer: 1 };
 
   it('names the price pace of the plan, a pause, or the answers it waits for', () => {
     expect(pricingLine(calls, basic, undefined, now)).toBe('pricing: 3/7 price calls answered; waiting for the price pace (Basic: 50/min, 200/day)');
@@ -139,8 +139,10 @@ describe('what pricing waits for', () => {
       'pricing: 3/7 price calls answered; price calls paused by a rate limit (HTTP 429) until 15:18:42 (in 42s)',
     );
     expect(pricingLine({ ...calls, waitingForPace: 0 }, basic, undefined, now)).toBe('pricing: 3/7 price calls answered; waiting for the service to answer 1 call');
-    expect(pricingLine({ planned: 0, answered: 0, waitingForPace: 0, waitingForAnswer: 0 }, basic, undefined, now)).toBe(
-      'preparing: checking the manifest with the service before pricing it; no price call yet',
+    const preparing = { jobsRead: 0, planned: 0, answered: 0, waitingForPace: 0, waitingForAnswer: 0 };
+    expect(pricingLine(preparing, basic, undefined, now)).toBe('preparing: checking the manifest with the service before pricing it; no price call yet');
+    expect(pricingLine({ ...preparing, jobsRead: 420_000 }, basic, undefined, now)).toBe(
+      'preparing: checking the manifest with the service before pricing it (420,000 jobs read so far); no price call yet',
     );
   });
 });

@@ -43,7 +43,7 @@ describe('pricing that takes long says how far it is and what it waits for', () 
       await client.close();
       await ledger.close();
     }
-    expect(progress.pricing).toEqual({ planned: VOICES.length, answered: VOICES.length, waitingForPace: 0, waitingForAnswer: 0 });
+    expect(progress.pricing).toEqual({ jobsRead: VOICES.length, planned: VOICES.length, answered: VOICES.length, waitingForPace: 0, waitingForAnswer: 0 });
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(line).toMatch(/^\[\d\d:\d\d:\d\d\] (pricing: [0-5]\/[0-5] price calls answered|preparing: )/);
     expect(lines.some((line) => line.endsWith('; waiting for the price pace (Basic: 50/min, 200/day)'))).toBe(true);
