@@ -130,12 +130,17 @@ export interface RunFiles {
  */
 export async function writeRunReports(paths: RunFiles, ledger: Ledger, summary: StatusSummary, run: RunDocumentExtras, page?: ReviewPageRequest): Promise<void> {
   const { reportHtml } = paths;
+  // Each row as the documents show it is made once, for both of them (it parses the row's parameters).
+  type Read = { row: JobRow; job: StatusJob };
+  const jobs = (reads: AsyncIterable<Read>): AsyncIterable<StatusJob> => mapRows(reads, (read) => read.job);
   const readers = [
-    (rows: AsyncIterable<JobRow>) => writeReportFile(paths.runJson, statusJsonChunks(summary, mapRows(rows, statusJobOf), run)),
-    (rows: AsyncIterable<JobRow>) => writeReportFile(paths.runCsv, runCsvChunks(mapRows(rows, statusJobOf))),
+    (reads: AsyncIterable<Read>) => writeReportFile(paths.runJson, statusJsonChunks(summary, jobs(reads), run)),
+    (reads: AsyncIterable<Read>) => writeReportFile(paths.runCsv, runCsvChunks(jobs(reads))),
   ];
-  if (page !== undefined && reportHtml !== undefined) readers.push((rows) => writeReviewPage(ledger, reportHtml, page, rows));
-  await readTogether(jobWindows(ledger, { scope: 'report' }), readers);
+  if (page !== undefined && reportHtml !== undefined) {
+    readers.push((reads) => writeReviewPage(ledger, reportHtml, page, mapRows(reads, (read) => read.row)));
+  }
+  await readTogether(mapRows(jobWindows(ledger, { scope: 'report' }), (row) => ({ row, job: statusJobOf(row) })), readers);
 }
 
 async function* mapRows<T, U>(rows: AsyncIterable<T>, map: (row: T) => U): AsyncGenerator<U> {
