@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { LocalIoError } from '../errors.js';
@@ -126,10 +126,20 @@ export interface RunFiles {
  * `<name>.run.json` and `.csv`, every job streamed from the ledger. Written once before the
  * first submit (`finished: false`): if the ledger is lost later, this file still says requests
  * were sent, and the next run refuses to send them all again. Written again when the run ends,
- * with what ended it early if anything did.
+ * with what ended it early if anything did. Not written when the files on disk are already what
+ * it would write (stillAsWritten).
  */
 export async function writeRunReports(paths: RunFiles, ledger: Ledger, summary: StatusSummary, run: RunDocumentExtras, page?: ReviewPageRequest): Promise<void> {
   const { reportHtml } = paths;
+  const files = [paths.runJson, paths.runCsv, ...(page !== undefined && reportHtml !== undefined ? [reportHtml] : [])];
+  const from = JSON.stringify({
+    jobs: await ledger.jobsVersion(),
+    summary,
+    run,
+    page: page === undefined ? null : { manifest: page.manifest, budgetMicro: page.budgetMicro },
+    files,
+  });
+  if (await stillAsWritten(ledger, from, files)) return;
   // Each row as the documents show it is made once, for both of them (it parses the row's parameters).
   type Read = { row: JobRow; job: StatusJob };
   const jobs = (reads: AsyncIterable<Read>): AsyncIterable<StatusJob> => mapRows(reads, (read) => read.job);
@@ -141,6 +151,45 @@ export async function writeRunReports(paths: RunFiles, ledger: Ledger, summary: 
     readers.push((reads) => writeReviewPage(ledger, reportHtml, page, mapRows(reads, (read) => read.row)));
   }
   await readTogether(mapRows(jobWindows(ledger, { scope: 'report' }), (row) => ({ row, job: statusJobOf(row) })), readers);
+  await ledger.setMeta(REPORTS_MARK, JSON.stringify({ from, stamps: await Promise.all(files.map(stampOf)) } satisfies ReportsMark));
+}
+
+/** Meta key: what a run's documents were last written from, and the stamps of the files written. */
+const REPORTS_MARK = 'run_reports';
+
+interface ReportsMark {
+  from: string;
+  stamps: (string | null)[];
+}
+
+/**
+ * The run's documents on disk are the ones it would write now: written from the same jobs (the
+ * ledger's jobsVersion, which every write to a job changes, whoever makes it), summary and
+ * run, and each file untouched since (size, time and inode). Then a run that changed nothing
+ * need not write a million jobs again (they took 20 s of a 30 s resume). The page keeps the time
+ * it was generated at, and everything on it is still true.
+ */
+async function stillAsWritten(ledger: Ledger, from: string, files: readonly string[]): Promise<boolean> {
+  const stored = await ledger.getMeta(REPORTS_MARK);
+  if (stored === undefined) return false;
+  const mark = parseMark(stored);
+  if (mark?.from !== from) return false;
+  const stamps = await Promise.all(files.map(stampOf));
+  return stamps.every((stamp, i) => stamp !== null && stamp === mark.stamps[i]);
+}
+
+function parseMark(stored: string): ReportsMark | undefined {
+  try {
+    const mark = JSON.parse(stored) as Partial<ReportsMark> | null;
+    return typeof mark?.from === 'string' && Array.isArray(mark.stamps) ? { from: mark.from, stamps: mark.stamps } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function stampOf(file: string): Promise<string | null> {
+  const info = await stat(file).catch(() => undefined);
+  return info === undefined ? null : `${info.size}:${info.mtimeMs}:${info.ino}`;
 }
 
 async function* mapRows<T, U>(rows: AsyncIterable<T>, map: (row: T) => U): AsyncGenerator<U> {

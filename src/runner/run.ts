@@ -82,7 +82,7 @@ export async function runManifest(input: RunInput): Promise<RunOutcome> {
 
 /** The plan from what the ledger counts: the jobs `send` selects, their prices, the spend. */
 export async function planFromLedger(ledger: Ledger, send: SendSelection, budgetMicro: MicroUsd | null, partial: boolean): Promise<RunPlan> {
-  const lines = (await ledger.costRows(send)).filter((row) => row.toSend);
+  const lines = await ledger.costRows(send, 'to_send');
   const byType: Partial<Record<JobType, number>> = {};
   for (const line of lines) byType[line.type] = (byType[line.type] ?? 0) + line.jobs;
   const candidates = { jobs: lines.reduce((n, row) => n + row.jobs, 0), micro: lines.reduce((n, row) => n + row.priceMicro, 0), byType };

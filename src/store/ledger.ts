@@ -417,8 +417,11 @@ export interface Ledger {
    * transaction. A job already sent keeps the price it was sent at.
    */
   applyPrices(prices: readonly KeyPrice[], send: SendSelection): Promise<void>;
-  /** The manifest's jobs and their prices by kind, model, group and source; `toSend` for those `send` selects. */
-  costRows(send: SendSelection): Promise<CostRow[]>;
+  /**
+   * The manifest's jobs and their prices by kind, model, group and source; `toSend` for those
+   * `send` selects. With 'to_send', only those (a plan's lines), found without reading the rest.
+   */
+  costRows(send: SendSelection, only?: 'to_send'): Promise<CostRow[]>;
   /**
    * The jobs `send` selects after manifest index `after` are left out of this run: pending ones
    * become skipped, the others stay as they are; each gets an event with `reason`. Returns how
@@ -429,6 +432,12 @@ export interface Ledger {
   countsByState(scope?: JobScope): Promise<Record<JobState, number>>;
   /** What the ledger counts as spent: the sum of every job's spend, earlier runs included. */
   spentMicro(): Promise<MicroUsd>;
+  /**
+   * A number that changes with every write to a job, whoever makes it (another process, an
+   * older mediabatch): a document read from the ledger at one version says the same at the same
+   * version, so it need not be written again.
+   */
+  jobsVersion(): Promise<number>;
   /** The parts of `pick` that match no job of the manifest: patterns of `only`, and `tags`. */
   unmatchedPicks(pick: JobPick): Promise<{ only: string[]; tags: string[] }>;
   /** The id of the newest event (0 for an empty log): a later query's `failedAfter` starts there. */

@@ -33,12 +33,13 @@ export interface JobRecords {
   splitsDone(afterId: string, limit: number): string[];
   priceGroups(send: SendSelection): PriceGroupRow[];
   applyPrices(prices: readonly KeyPrice[], send: SendSelection): void;
-  costRows(send: SendSelection): CostRow[];
+  costRows(send: SendSelection, only?: 'to_send'): CostRow[];
   skipAfter(after: number, send: SendSelection, reason: string): number;
   unmatchedPicks(pick: JobPick): { only: string[]; tags: string[] };
   lastEventId(): number;
   countsByState(scope?: JobScope): Record<JobState, number>;
   spentMicro(): MicroUsd;
+  jobsVersion(): number;
   eventsFor(id: string | null): EventRow[];
   readEvents(window: EventWindow): EventRow[];
   recordEvent(jobId: string | null, kind: string, detail?: unknown): void;
@@ -97,6 +98,12 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
        (${SEND_SQL}) AS toSend, COUNT(*) AS jobs, COALESCE(SUM(price_micro), 0) AS priceMicro, SUM(price_micro IS NULL) AS unpriced
      FROM jobs WHERE in_manifest = 1 GROUP BY 1, 2, 3, 4, 5`,
   );
+  // The few jobs a run may still send, found by state (jobs_by_state), not among a million sent.
+  const selectCostsToSend = db.prepare<Record<string, number | string>, Omit<CostRow, 'toSend'> & { toSend: number }>(
+    `SELECT type, json_extract(params_json, '$.model') AS model, group_key AS groupKey, price_source AS priceSource,
+       1 AS toSend, COUNT(*) AS jobs, COALESCE(SUM(price_micro), 0) AS priceMicro, SUM(price_micro IS NULL) AS unpriced
+     FROM jobs WHERE ${SEND_SQL} GROUP BY 1, 2, 3, 4`,
+  );
   const skipEvents = db.prepare(
     `INSERT INTO events (at, job_id, kind, from_state, to_state, detail_json)
      SELECT @now, id, CASE state WHEN 'pending' THEN 'skipped' ELSE 'not_sent' END, state,
@@ -112,6 +119,8 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
   const selectTagCarried = db.prepare<[string], { one: number }>(
     'SELECT 1 AS one FROM jobs, json_each(jobs.tags_json) AS t WHERE jobs.in_manifest = 1 AND t.value = ? LIMIT 1',
   );
+  // Kept by triggers on every write to a job (schema.ts, migration 9).
+  const selectJobsVersion = db.prepare<[], { value: number }>("SELECT value FROM counters WHERE name = 'jobs_written'");
   const selectLastEvent = db.prepare<[], { id: number | null }>('SELECT MAX(id) AS id FROM events');
   const selectEvents = db.prepare<[string], RawEvent>('SELECT * FROM events WHERE job_id = ? ORDER BY id');
   const selectRunEvents = db.prepare<[], RawEvent>('SELECT * FROM events WHERE job_id IS NULL ORDER BY id');
@@ -164,7 +173,8 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     splitsDone: (afterId, limit) => selectSplitsDone.all(afterId, limit).map((row) => row.parentId),
     priceGroups: (send) => groupLengths(selectGroups.all(sendParams(send))),
     applyPrices: (prices, send) => applyPrices.immediate(prices, send),
-    costRows: (send) => selectCosts.all(sendParams(send)).map((row) => ({ ...row, toSend: row.toSend === 1 })),
+    costRows: (send, only) =>
+      (only === 'to_send' ? selectCostsToSend : selectCosts).all(sendParams(send)).map((row) => ({ ...row, toSend: row.toSend === 1 })),
     skipAfter: (after, send, reason) => skipAfter.immediate(after, send, reason),
     unmatchedPicks: (pick) => ({
       only: (pick.only ?? []).filter((pattern) => (isGlob(pattern) ? selectIdMatching : selectIdListed).get(pattern) === undefined),
@@ -178,6 +188,11 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
       return counts;
     },
     spentMicro: () => ctx.spentTotalMicro(),
+    jobsVersion: () => {
+      const row = selectJobsVersion.get();
+      if (row === undefined) throw new Error('bug in mediabatch: the ledger has no jobs_written counter (migration 9)');
+      return row.value;
+    },
     eventsFor: (id) => (id === null ? selectRunEvents.all() : selectEvents.all(id)).map(toEventRow),
     readEvents: ({ afterId, limit, jobId }) => {
       if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`bug in mediabatch: a window of ${limit} events was asked for`);

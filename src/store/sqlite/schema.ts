@@ -293,6 +293,25 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_noted ON jobs (manifest_index) WHERE state = 'submitted' AND last_error IS NOT NULL;
     `,
   },
+  {
+    version: 9,
+    // A count of every write to a job row, kept by the ledger itself whatever writes it (this
+    // version's code, an older one's, another process): a run's documents written at one count
+    // are still true at the same count, so a run that changed nothing need not write a million
+    // rows of them again (runner/reports.ts). Triggers rather than a line in each write path: a
+    // write path that forgot it would leave a stale report. The update they add to each job written
+    // did not show in recording a source: validate --offline of 100,000 rows took 6.0–7.0 s with
+    // them and 6.1–7.5 s without, four runs each.
+    sql: `
+      INSERT INTO counters (name, value) VALUES ('jobs_written', 0);
+      CREATE TRIGGER jobs_written_on_insert AFTER INSERT ON jobs
+        BEGIN UPDATE counters SET value = value + 1 WHERE name = 'jobs_written'; END;
+      CREATE TRIGGER jobs_written_on_update AFTER UPDATE ON jobs
+        BEGIN UPDATE counters SET value = value + 1 WHERE name = 'jobs_written'; END;
+      CREATE TRIGGER jobs_written_on_delete AFTER DELETE ON jobs
+        BEGIN UPDATE counters SET value = value + 1 WHERE name = 'jobs_written'; END;
+    `,
+  },
 ];
 
 /** SQL for usdToMicro(column, 'up') on a REAL dollar column that is NULL or >= 0 (migration 5). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Ledgers } from '../ledger-contract.js';
 import type { JobSpec } from '../../../src/store/index.js';
-import { allJobs, expectBug, ids, SEND, seed, spec, sync } from './fixtures.js';
+import { allJobs, done, expectBug, ids, SEND, seed, spec, sync } from './fixtures.js';
 
 export function jobsContract(ledgers: Ledgers): void {
   describe('ingest: the manifest streamed into the ledger', () => {
@@ -178,6 +178,9 @@ export function jobsContract(ledgers: Ledgers): void {
       const line = (toSend: boolean, group: string) => rows.find((r) => r.toSend === toSend && r.groupKey === group);
       expect(line(false, 'g')).toMatchObject({ model: 'Kokoro', jobs: 1, priceMicro: 100, unpriced: 0 });
       expect(rows.filter((r) => r.toSend).reduce((n, r) => n + r.priceMicro, 0)).toBe(999 + 200 + 7);
+      // A plan reads only the lines to send: the same lines.
+      const byKey = (lines: typeof rows) => [...lines].sort((x, y) => `${x.groupKey} ${x.priceSource}`.localeCompare(`${y.groupKey} ${y.priceSource}`));
+      expect(byKey(await ledger.costRows(SEND, 'to_send'))).toEqual(byKey(rows.filter((r) => r.toSend)));
       expect((await ledger.readJobs({ scope: 'manifest', flagSend: SEND, limit: 10 })).map((j) => [j.id, j.toSend])).toEqual([
         ['a', false],
         ['b', true],
@@ -235,6 +238,49 @@ export function jobsContract(ledgers: Ledgers): void {
         ['a', 'req-a'],
       ]);
       expect((await ledger.readFollowing(first.at(-1)!.followSeq, 2)).map((f) => f.id)).toEqual(['b']);
+    });
+  });
+
+  describe('jobsVersion: whether a document read from the ledger is still true', () => {
+    it('changes with every write to a job, and with nothing else', async () => {
+      const ledger = await ledgers.create();
+      const versions = [await ledger.jobsVersion()];
+      const write = async (what: () => Promise<unknown>): Promise<void> => {
+        await what();
+        await ledger.flush();
+        versions.push(await ledger.jobsVersion());
+      };
+      await write(() => sync(ledger, [spec('a', 0), spec('b', 1), spec('c', 2)]));
+      await write(() => ledger.applyPrices([{ priceKey: 'k-a', priceMicro: 100, source: 'quoted' }], SEND));
+      await write(() => ledger.reserveForSubmit('a', null, ['pending']));
+      await write(() => ledger.markSubmitted('a', 'req-1'));
+      await write(() => ledger.noteUncollected('a', 'not_collected', 'the disk was full'));
+      await write(() => ledger.markDone('a', done));
+      await write(() => ledger.markSkipped('b', 'over budget'));
+      await write(() => sync(ledger, [spec('a', 0), spec('b', 1)]));
+      expect(new Set(versions).size, `versions: ${versions.join(', ')}`).toBe(versions.length);
+
+      const settled = await ledger.jobsVersion();
+      await allJobs(ledger);
+      await ledger.countsByState();
+      await ledger.costRows(SEND);
+      await ledger.setMeta('budget_usd', '5');
+      await ledger.putPrices([{ key: 'k-z', priceUsd: 0.01, source: 'quoted' }]);
+      await ledger.recordEvent(null, 'note', { any: 'thing' });
+      await ledger.flush();
+      expect(await ledger.jobsVersion()).toBe(settled);
+    });
+
+    it('counts writes made through another handle, as another process makes them', async () => {
+      const ledger = await ledgers.create();
+      await sync(ledger, [spec('a', 0)]);
+      const before = await ledger.jobsVersion();
+      const other = await ledgers.reopen(ledger);
+      await other.markSkipped('a', 'over budget');
+      await other.flush();
+      expect(await ledger.jobsVersion()).not.toBe(before);
+      const reader = await ledgers.reopen(ledger, { readonly: true });
+      expect(await reader.jobsVersion()).toBe(await ledger.jobsVersion());
     });
   });
 
