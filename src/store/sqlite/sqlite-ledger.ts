@@ -36,7 +36,7 @@ const WRITER_THREAD = new URL('./writer-thread.js', import.meta.url);
  */
 export async function openSqliteLedger(path: string, options: SqliteLedgerOptions): Promise<Ledger> {
   const readonly = options.mode === 'read-only';
-  const core = openCore(path, { readonly, nowMs: options.nowMs, scratch: options.mode === 'scratch' });
+  const core = openCore(path, { readonly, nowMs: options.nowMs, use: options.mode === 'scratch' ? 'scratch' : 'own' });
   // A thread opens the file by its path: one deleted or replaced since this connection opened it
   // must be found (and rescued from this connection) before a thread writes into a stranger.
   const committer =

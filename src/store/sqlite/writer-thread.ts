@@ -15,7 +15,7 @@ const { path } = workerData as { path: string };
 let core: SqliteCore | undefined;
 let openFailure: SentError | undefined;
 try {
-  core = openCore(path, { readonly: false });
+  core = openCore(path, { readonly: false, use: 'writer' });
 } catch (error) {
   openFailure = toSentError(error);
 }
