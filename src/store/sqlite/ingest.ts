@@ -104,8 +104,16 @@ function openSession(ctx: StoreContext): CoreIngest {
       result.conflicts.push(conflict);
       return;
     }
+    // Every field named: a literal that starts with a spread is built in V8's slow dictionary mode.
     const values = {
-      ...spec,
+      id: spec.id,
+      index: spec.index,
+      contentHash: spec.contentHash,
+      type: spec.type,
+      paramsJson: spec.paramsJson,
+      origin: spec.origin,
+      groupKey: spec.groupKey,
+      priceKey: spec.priceKey,
       textChars: spec.textChars ?? null,
       text: spec.text ?? null,
       filesJson: spec.filesJson ?? null,
