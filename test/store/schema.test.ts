@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -86,5 +87,28 @@ describe('SQLite ledger: migration to micro-dollars (schema version 5)', () => {
     } finally {
       raw.close();
     }
+  });
+});
+
+describe('SQLite ledger: who inserts jobs (schema.ts, migration 9)', () => {
+  it('the ingest alone, never with a spend: it counts its inserts for jobsVersion, and no trigger counts them', () => {
+    const sqliteDir = join(import.meta.dirname, '../../src/store/sqlite');
+    const inserting = readdirSync(sqliteDir)
+      .filter((name) => name.endsWith('.ts') && name !== 'schema.ts')
+      .filter((name) => /INSERT\s+(OR\s+\w+\s+)?INTO\s+jobs\b/i.test(readFileSync(join(sqliteDir, name), 'utf8')));
+    expect(inserting).toEqual(['ingest.ts']);
+    const ingest = readFileSync(join(sqliteDir, 'ingest.ts'), 'utf8');
+    const columns = /INSERT INTO jobs \(([^)]*)\)/.exec(ingest)?.[1] ?? '';
+    expect(columns).toContain('manifest_index');
+    expect(columns).not.toMatch(/spent|carried/);
+  });
+
+  it('a fresh ledger has no trigger on inserts into jobs', () => {
+    const db = new Database(':memory:');
+    for (const migration of MIGRATIONS) db.exec(migration.sql);
+    const triggers = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'jobs'").all() as { name: string; sql: string }[];
+    expect(triggers.map((t) => t.name).sort()).toEqual(['jobs_written_on_delete', 'jobs_written_on_update', 'spend_on_delete', 'spend_on_update']);
+    expect(triggers.filter((t) => /AFTER INSERT|BEFORE INSERT|INSTEAD OF INSERT/i.test(t.sql))).toEqual([]);
+    db.close();
   });
 });

@@ -231,6 +231,8 @@ function finish(
     if (!started.has(unit.key)) deleteUnitFiles.run(unit.key);
     upsert.run({ ...unit, gen, jobs: started.get(unit.key) ?? 0, now });
   }
+  // Inserts are counted here, not by a trigger (schema.ts, migration 9); updates count themselves.
+  if (counts.added > 0) db.prepare("UPDATE counters SET value = value + ? WHERE name = 'jobs_written'").run(counts.added);
   const listed = (db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE in_manifest = 1').get() as { n: number }).n;
   const result: SyncResult = { added: counts.added, changed: counts.changed, dropped, listed };
   ctx.insertEvent(null, 'synced', null, null, { ...result, read: [...started.keys()], kept: [...kept] }, now);

@@ -295,17 +295,20 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 9,
-    // A count of every write to a job row, kept by the ledger itself whatever writes it (this
-    // version's code, an older one's, another process): a run's documents written at one count
-    // are still true at the same count, so a run that changed nothing need not write a million
-    // rows of them again (runner/reports.ts). Triggers rather than a line in each write path: a
-    // write path that forgot it would leave a stale report. The update they add to each job written
-    // did not show in recording a source: validate --offline of 100,000 rows took 6.0–7.0 s with
-    // them and 6.1–7.5 s without, four runs each.
+    // A count of every write to a job row: a run's documents written at one count are still
+    // true at the same count, so a run that changed nothing need not write a million rows of
+    // them again (runner/reports.ts). Updates and deletes are counted by triggers, so that no
+    // write path can forget. Inserts are not: any trigger on INSERT, even one whose WHEN never
+    // holds, makes SQLite keep a statement journal for each insert inside the ingest's one
+    // transaction, and that journal spills to a temporary file (docs/ledger.md, "Statement
+    // journals"): 100,000 inserts in WAL mode took 1.3 s without a trigger, 3.6 s with
+    // spend_on_insert alone and 4.8 s with a counting trigger too. Jobs are inserted by the
+    // ingest alone (test/store/schema.test.ts holds it to that), which counts what it inserted
+    // when it commits, and never with a spend, so spend_on_insert goes (each writable open
+    // recounts the spend anyway, core.ts).
     sql: `
       INSERT INTO counters (name, value) VALUES ('jobs_written', 0);
-      CREATE TRIGGER jobs_written_on_insert AFTER INSERT ON jobs
-        BEGIN UPDATE counters SET value = value + 1 WHERE name = 'jobs_written'; END;
+      DROP TRIGGER spend_on_insert;
       CREATE TRIGGER jobs_written_on_update AFTER UPDATE ON jobs
         BEGIN UPDATE counters SET value = value + 1 WHERE name = 'jobs_written'; END;
       CREATE TRIGGER jobs_written_on_delete AFTER DELETE ON jobs
