@@ -130,8 +130,8 @@ export interface RunFiles {
  * it would write (stillAsWritten).
  */
 export async function writeRunReports(paths: RunFiles, ledger: Ledger, summary: StatusSummary, run: RunDocumentExtras, page?: ReviewPageRequest): Promise<void> {
-  const { reportHtml } = paths;
-  const files = [paths.runJson, paths.runCsv, ...(page !== undefined && reportHtml !== undefined ? [reportHtml] : [])];
+  const pageFile = page === undefined ? undefined : paths.reportHtml;
+  const files = [paths.runJson, paths.runCsv, ...(pageFile === undefined ? [] : [pageFile])];
   const from = JSON.stringify({
     jobs: await ledger.jobsVersion(),
     summary,
@@ -147,8 +147,8 @@ export async function writeRunReports(paths: RunFiles, ledger: Ledger, summary: 
     (reads: AsyncIterable<Read>) => writeReportFile(paths.runJson, statusJsonChunks(summary, jobs(reads), run)),
     (reads: AsyncIterable<Read>) => writeReportFile(paths.runCsv, runCsvChunks(jobs(reads))),
   ];
-  if (page !== undefined && reportHtml !== undefined) {
-    readers.push((reads) => writeReviewPage(ledger, reportHtml, page, mapRows(reads, (read) => read.row)));
+  if (page !== undefined && pageFile !== undefined) {
+    readers.push((reads) => writeReviewPage(ledger, pageFile, page, mapRows(reads, (read) => read.row)));
   }
   await readTogether(mapRows(jobWindows(ledger, { scope: 'report' }), (row) => ({ row, job: statusJobOf(row) })), readers);
   await ledger.setMeta(REPORTS_MARK, JSON.stringify({ from, stamps: await Promise.all(files.map(stampOf)) } satisfies ReportsMark));
@@ -164,7 +164,7 @@ interface ReportsMark {
 
 /**
  * The run's documents on disk are the ones it would write now: written from the same jobs (the
- * ledger's jobsVersion, which every write to a job changes, whoever makes it), summary and
+ * ledger's jobsVersion, which every write to a job changes, from any process), summary and
  * run, and each file untouched since (size, time and inode). Then a run that changed nothing
  * need not write a million jobs again (they took 20 s of a 30 s resume). The page keeps the time
  * it was generated at, and everything on it is still true.

@@ -433,9 +433,8 @@ export interface Ledger {
   /** What the ledger counts as spent: the sum of every job's spend, earlier runs included. */
   spentMicro(): Promise<MicroUsd>;
   /**
-   * A number that changes with every write to a job, whoever makes it (another process, an
-   * older mediabatch): a document read from the ledger at one version says the same at the same
-   * version, so it need not be written again.
+   * A number that changes with every write to a job, from any process: a document read from
+   * the ledger at one version says the same at the same version, so it need not be written again.
    */
   jobsVersion(): Promise<number>;
   /** The parts of `pick` that match no job of the manifest: patterns of `only`, and `tags`. */

@@ -93,17 +93,16 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     `UPDATE jobs SET price_micro = p.price_micro, price_source = p.source, updated_at = @now
      FROM temp.key_prices AS p WHERE p.key = jobs.price_key AND ${SEND_SQL}`,
   );
-  const selectCosts = db.prepare<Record<string, number | string>, Omit<CostRow, 'toSend'> & { toSend: number }>(
-    `SELECT type, json_extract(params_json, '$.model') AS model, group_key AS groupKey, price_source AS priceSource,
-       (${SEND_SQL}) AS toSend, COUNT(*) AS jobs, COALESCE(SUM(price_micro), 0) AS priceMicro, SUM(price_micro IS NULL) AS unpriced
-     FROM jobs WHERE in_manifest = 1 GROUP BY 1, 2, 3, 4, 5`,
-  );
-  // The few jobs a run may still send, found by state (jobs_by_state), not among a million sent.
-  const selectCostsToSend = db.prepare<Record<string, number | string>, Omit<CostRow, 'toSend'> & { toSend: number }>(
-    `SELECT type, json_extract(params_json, '$.model') AS model, group_key AS groupKey, price_source AS priceSource,
-       1 AS toSend, COUNT(*) AS jobs, COALESCE(SUM(price_micro), 0) AS priceMicro, SUM(price_micro IS NULL) AS unpriced
-     FROM jobs WHERE ${SEND_SQL} GROUP BY 1, 2, 3, 4`,
-  );
+  // The cost report's lines: every listed job, each flagged if `send` selects it; or, for a plan,
+  // only the few a run may still send, found by state (jobs_by_state), not among a million sent.
+  const costs = (toSend: string, where: string) =>
+    db.prepare<Record<string, number | string>, Omit<CostRow, 'toSend'> & { toSend: number }>(
+      `SELECT type, json_extract(params_json, '$.model') AS model, group_key AS groupKey, price_source AS priceSource,
+         ${toSend} AS toSend, COUNT(*) AS jobs, COALESCE(SUM(price_micro), 0) AS priceMicro, SUM(price_micro IS NULL) AS unpriced
+       FROM jobs WHERE ${where} GROUP BY 1, 2, 3, 4, 5`,
+    );
+  const selectCosts = costs(`(${SEND_SQL})`, 'in_manifest = 1');
+  const selectCostsToSend = costs('1', SEND_SQL);
   const skipEvents = db.prepare(
     `INSERT INTO events (at, job_id, kind, from_state, to_state, detail_json)
      SELECT @now, id, CASE state WHEN 'pending' THEN 'skipped' ELSE 'not_sent' END, state,
