@@ -86,6 +86,31 @@ describe('openSqliteLedger', () => {
     );
   });
 
+  it('read-only: a truncated ledger is refused by the open or the read that meets the damage', async () => {
+    const path = join(t.dir(), 'truncated-read.db');
+    const ledger = await openTestLedger(path, { mode: 'read-write' });
+    await seed(ledger, Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`job-${i}`, 10_000])));
+    await ledger.close();
+    truncateSync(path, Math.floor(readFileSync(path).length / 2 / 4096) * 4096);
+
+    // No quick_check of the whole file on a read-only open (a million jobs: seconds): SQLite
+    // checks each page as a read needs it, and the ledger turns its complaint into the message.
+    const error = await (async () => {
+      const reader = await openTestLedger(path, { mode: 'read-only' });
+      try {
+        await reader.readJobs({ scope: 'all', limit: 5000 });
+      } finally {
+        await reader.close();
+      }
+    })().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(LocalIoError);
+    expect((error as LocalIoError).code).toBe('E_LEDGER_CORRUPT');
+    expect((error as LocalIoError).message).toMatch(/^ledger .*truncated-read\.db is not a usable SQLite database \(.*\): restore it/);
+  });
+
   it('read-only: a missing file says nothing has been run yet, and nothing is created', async () => {
     const path = join(t.dir(), 'missing.db');
     const error = await openError(path, true);

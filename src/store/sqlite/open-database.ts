@@ -50,8 +50,10 @@ export function openDatabase(path: string, readonly: boolean, use: DatabaseUse =
     if (use === 'scratch') configureScratch(db);
     else configure(db, readonly);
     if (use === 'writer') db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
-    // The writer's file was checked by the connection that started it, in the same process.
-    else checkIntegrity(db, path);
+    // The writer's file was checked by the connection that started it, in the same process. A
+    // reader changes nothing: a damaged page it reads fails that read (core.ts turns it into the
+    // same message), and the next command that writes checks the whole file before it spends.
+    else if (!readonly) checkIntegrity(db, path);
     migrate(db, path, readonly);
     return db;
   } catch (error) {
