@@ -42,7 +42,24 @@ export async function* csvChunks<T, C extends string>(rows: Rows<T>, columns: re
 
 const money = (micro: number | null): string => (micro === null ? '' : decimalUsd(micro));
 
-export const RUN_CSV_COLUMNS = ['id', 'type', 'model', 'state', 'price_usd', 'price_source', 'request_id', 'output', 'error', 'tags'] as const;
+/** New columns go at the end: a script that reads cells by position keeps working. */
+export const RUN_CSV_COLUMNS = [
+  'id',
+  'type',
+  'model',
+  'state',
+  'price_usd',
+  'price_source',
+  'request_id',
+  'output',
+  'error',
+  'tags',
+  'retryable',
+  'refunded',
+] as const;
+
+/** What the service said of a failure: `yes`, `no`, or empty when it said nothing (or the job has not failed). */
+const said = (flag: boolean | null | undefined): string => (flag === true ? 'yes' : flag === false ? 'no' : '');
 
 /** `<name>.run.csv` and `status --format csv`: one job a row, as the ledger has it. */
 export function runCsvChunks(rows: Rows<StatusJob>): AsyncGenerator<string> {
@@ -57,6 +74,8 @@ export function runCsvChunks(rows: Rows<StatusJob>): AsyncGenerator<string> {
     output: job.output ?? '',
     error: job.error ?? '',
     tags: (job.tags ?? []).join(';'),
+    retryable: said(job.retryable),
+    refunded: said(job.refunded),
   }));
 }
 

@@ -121,7 +121,7 @@ function failedSection(group: ListedJobs, color: boolean): string {
 }
 
 /** A failure's reason, and whether a later run sends it again (the service said so and refunded it). */
-function failureText(job: StatusJob): string | null {
+export function failureText(job: Pick<StatusJob, 'error' | 'retryable' | 'refunded'>): string | null {
   if (job.retryable === true && job.refunded === true) return `${job.error ?? 'failed at the service'} (retryable, refunded: a later run sends it again)`;
   return job.error;
 }

@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { LocalIoError } from '../errors.js';
 import type { MicroUsd } from '../money.js';
 import { renderReviewPage, type ReviewJob } from '../report/review-page/render.js';
+import { failureText } from '../report/status.js';
 import type { JobRow, Ledger } from '../store/index.js';
 import { jobWindows } from './windows.js';
 
@@ -75,7 +76,8 @@ export function reviewJob(row: JobRow): ReviewJob {
     text: row.text,
     prompt: typeof params['prompt'] === 'string' ? params['prompt'] : null,
     tags: row.tags,
-    error: row.lastError,
+    // A failure the service refunded and allows again says that a later run sends it again.
+    error: failureText({ error: row.lastError, retryable: row.retryable, refunded: row.refunded }),
     output: row.resultPath,
   };
 }
