@@ -9,7 +9,9 @@ import { open, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parse } from 'csv-parse';
+import { BATCH_ROWS } from '../src/manifest/read.js';
 import { startSimulator } from '../src/sim/index.js';
+import { openSqliteLedger, type JobSpec } from '../src/store/index.js';
 import { benchText, VOICES } from './jobs.js';
 import { fmt, measureCli, type Measured } from './measure.js';
 
@@ -24,6 +26,8 @@ export interface SourceFigures {
   rows: number;
   format: Format;
   bareReadMs: number;
+  /** Recording the same jobs, already resolved, through the ledger's ingest (CSV only). */
+  ledgerFloorMs?: number;
   validate: Measured & { ratio: number };
   estimate: Measured & { ratio: number };
   run?: Measured & { submitted: number };
@@ -69,6 +73,49 @@ async function bareRead(data: string, format: Format): Promise<{ ms: number; row
   return { ms: performance.now() - started, rows };
 }
 
+const UNIT = 'source:1';
+
+/**
+ * The second floor: the same jobs, already resolved (no reading, no checks, one short literal
+ * each, shaped as the real ingest's), recorded through the ledger's ingest in the read-write
+ * mode estimate and run use, in the reader's batches. A command that streams a source through
+ * the ledger cannot take less than the bare read plus this.
+ */
+async function ledgerFloor(dir: string, rows: number): Promise<number> {
+  const db = path.join(dir, `floor-${rows}.mediabatch.db`);
+  const ledger = await openSqliteLedger(db, { mode: 'read-write' });
+  try {
+    const started = performance.now();
+    const session = await ledger.beginIngest();
+    for (let start = 0; start < rows; start += BATCH_ROWS) {
+      const specs: JobSpec[] = [];
+      for (let i = start; i < Math.min(rows, start + BATCH_ROWS); i += 1) {
+        const text = benchText(i);
+        const voice = VOICES[i % VOICES.length] ?? 'af_sky';
+        const priced = `v1|txt2audio|Kokoro|${voice}|en-us|1|mp3|24000`;
+        specs.push({
+          id: `r${i}`,
+          index: 2 ** 32 + i,
+          contentHash: (i * 2654435761).toString(16).padStart(64, '0'),
+          type: 'txt2audio',
+          paramsJson: `{"model":"Kokoro","voice":"${voice}","lang":"en-us","speed":1,"format":"mp3","sample_rate":24000}`,
+          textChars: text.length,
+          text,
+          origin: `rows-${rows}.csv:${i + 2}:1`,
+          groupKey: priced,
+          priceKey: `${priced}|chars=${text.length}`,
+        });
+      }
+      await session.put(UNIT, specs);
+    }
+    await session.commit([{ key: UNIT, position: 1, fingerprint: 'floor' }]);
+    return performance.now() - started;
+  } finally {
+    await ledger.close();
+    for (const suffix of ['', '-wal', '-shm']) await rm(db + suffix, { force: true });
+  }
+}
+
 export async function sourcesBench(dir: string, rowCounts: readonly number[]): Promise<SourceFigures[]> {
   const figures: SourceFigures[] = [];
   const sim = await startSimulator({ plan: 'unlimited', pendingMs: { txt2audio: 0 }, processingMs: { txt2audio: 0 } });
@@ -86,6 +133,7 @@ export async function sourcesBench(dir: string, rowCounts: readonly number[]): P
           rows,
           format,
           bareReadMs: bare.ms,
+          ...(format === 'csv' ? { ledgerFloorMs: await ledgerFloor(dir, rows) } : {}),
           validate: { ...validate, ratio: validate.wallMs / bare.ms },
           estimate: { ...estimate, ratio: estimate.wallMs / bare.ms },
         };
@@ -117,6 +165,13 @@ export function formatSourceFigures(figures: readonly SourceFigures[]): [string,
   for (const f of figures) {
     const label = `${f.format.toUpperCase()} ${f.rows.toLocaleString('en-US')} rows`;
     rows.push([`${label}: bare read`, `${fmt(f.bareReadMs)} ms (${f.format === 'csv' ? 'csv-parse' : 'lines + JSON.parse'}, in process)`]);
+    if (f.ledgerFloorMs !== undefined) {
+      const floor = (f.bareReadMs + f.ledgerFloorMs) / f.bareReadMs;
+      rows.push([
+        `${label}: recording them, resolved`,
+        `${fmt(f.ledgerFloorMs)} ms (ledger ingest, in process): bare read + recording = ${floor.toFixed(2)}× bare, the least validate or estimate can take`,
+      ]);
+    }
     for (const [name, m] of [['validate --offline', f.validate], ['estimate', f.estimate]] as const) {
       rows.push([
         `${label}: ${name}`,
