@@ -48,8 +48,11 @@ interface ReadFiles {
 /** Reads every file the job names, as its kind says what each must be; every problem reported. */
 async function readFiles(context: FinishContext, site: RowSite, draft: JobDraft): Promise<ReadFiles> {
   const read: ReadFiles = { images: {}, files: [], failed: false };
+  const named = Object.entries(kindOf(draft.type).files).filter(([field]) => typeof draft.fields[field] === 'string');
+  // Most rows of a big source name no file: no promise for each of them.
+  if (named.length === 0) return read;
   await Promise.all(
-    Object.entries(kindOf(draft.type).files).map(async ([field, sort]) => {
+    named.map(async ([field, sort]) => {
       const written = draft.fields[field];
       if (typeof written !== 'string') return;
       const path = resolve(context.dir, written);
@@ -93,12 +96,13 @@ export async function finishJob(context: FinishContext, site: RowSite, draft: Jo
   const textFile = textField === undefined ? undefined : draft.fields[kind.textFrom?.file ?? ''];
   const job: UnnamedJob = {
     index: draft.index,
-    ...(site.jobIndex === undefined ? {} : { inlineIndex: site.jobIndex }),
+    inlineIndex: site.jobIndex,
     type: draft.type,
     contentHash: contentHash({ type: draft.type, params, text, images }),
     params,
-    ...(text === undefined ? {} : { text, textChars: countChars(text) }),
-    ...(typeof textFile === 'string' ? { textFile } : {}),
+    text,
+    textChars: text === undefined ? undefined : countChars(text),
+    textFile: typeof textFile === 'string' ? textFile : undefined,
     images: files.images,
     position: draft.start,
     fieldPositions: draft.positions,

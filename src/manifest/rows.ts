@@ -81,10 +81,25 @@ export async function resolveRow(ctx: RowContext, input: RowInput): Promise<RowO
     return { jobs: [], files: [], issues: label(raw['id']), ...(claim === undefined ? {} : { claim }) };
   }
   const tags = raw['tags'] ?? input.entry?.values['tags'];
+  const unnamed = finished.job;
+  const { id, idDerived } = idOf(draft.givenId, unnamed);
+  // Every field named, none spread: a literal that starts with a spread is built in V8's slow
+  // dictionary mode, and each of a million jobs is read field by field on its way to the ledger.
   const job: ResolvedJob = {
-    ...finished.job,
-    ...idOf(draft.givenId, finished.job),
-    ...(Array.isArray(tags) && !rowSite.invalid.has('tags') ? { tags: tags as string[] } : {}),
+    id,
+    idDerived,
+    type: unnamed.type,
+    index: unnamed.index,
+    inlineIndex: unnamed.inlineIndex,
+    contentHash: unnamed.contentHash,
+    params: unnamed.params,
+    text: unnamed.text,
+    textChars: unnamed.textChars,
+    textFile: unnamed.textFile,
+    images: unnamed.images,
+    tags: Array.isArray(tags) && !rowSite.invalid.has('tags') ? (tags as string[]) : undefined,
+    position: unnamed.position,
+    fieldPositions: unnamed.fieldPositions,
   };
   const issues = label(job.id);
   const split = rowSite.invalid.has('split') ? undefined : splitModeOf(raw['split'] ?? input.entry?.values['split']);
