@@ -75,7 +75,12 @@ function sourceRow(unit: ManifestUnit, row: SourceRow): RowInput {
     const at = field === undefined ? row.at : row.fieldAt(field);
     return { file: at.file, line: at.line, col: at.col };
   };
-  const fields = new Map(Object.keys(row.fields).map((field) => [field, { key: where(field), value: where(field) }]));
+  const fields = new Map<string, { key: SourcePosition; value: SourcePosition }>();
+  for (const field of Object.keys(row.fields)) {
+    // A cell is both the key and the value it locates: one position, shared.
+    const at = where(field);
+    fields.set(field, { key: at, value: at });
+  }
   return {
     index: unit.position * UNIT_SPAN + row.ordinal,
     raw: row.fields,

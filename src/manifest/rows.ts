@@ -67,10 +67,12 @@ export async function resolveRow(ctx: RowContext, input: RowInput): Promise<RowO
   }
   const raw = input.raw as Record<string, unknown>;
   const type = raw['type'] ?? input.entry?.values['type'];
-  const parsed = ctx.schema.safeParse({ ...raw, type });
+  // A source's row carries its type already; an inline job may take it from its entry.
+  const typed = raw['type'] === type ? raw : { ...raw, type };
+  const parsed = ctx.schema.safeParse(typed);
   const check = translateSchemaIssues(site, parsed.success ? [] : parsed.error.issues);
   const prefix = site.prefix ?? [];
-  checkJobTexts(site.file, site.locate, { ...raw, type }, [...prefix], check, site.jobIndex);
+  checkJobTexts(site.file, site.locate, typed, [...prefix], check, site.jobIndex);
   const rowSite: RowSite = { file: site.file, jobIndex: site.jobIndex, invalid: fieldsUnder(check.invalidPaths, prefix), entry: input.entry, issues: check.issues };
   const draft = draftJob(ctx.draft, rowSite, input.index, raw, type, input.location);
   const finished = draft === undefined ? undefined : await finishJob(ctx.finish, rowSite, draft);

@@ -77,14 +77,14 @@ interface Table {
 }
 
 function rowItem({ entry, plan, coerce, context }: Table, cells: readonly string[], ordinal: number, at: SourceLocation): SourceItem {
-  const fields: Record<string, unknown> = { ...entry.fields };
+  const fields: Record<string, unknown> = Object.assign({}, entry.fields);
   cells.forEach((cell, i) => {
     if (cell.trim() === '') return;
     for (const field of plan.fieldsOf[i] ?? []) fields[field] = cell;
   });
   const fieldAt = (field: string): SourceLocation => {
     const column = plan.columnOf.get(field);
-    if (column !== undefined && (cells[column] ?? '').trim() !== '') return { ...at, col: column + 1 };
+    if (column !== undefined && (cells[column] ?? '').trim() !== '') return { file: at.file, line: at.line, col: column + 1 };
     return Object.hasOwn(entry.fields, field) ? manifestAt(context, [field]) : at;
   };
   return assembleRow({ ordinal, entry, fields, at, fieldAt, coerce });

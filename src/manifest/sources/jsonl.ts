@@ -82,7 +82,7 @@ function lineItem(entry: TableEntry, byKey: Map<string, string[]>, row: LineRow,
     const own = Object.hasOwn(row.object, key) && row.object[key] !== null;
     if (!own) return Object.hasOwn(entry.fields, field) ? manifestAt(context, [field]) : row.at;
     const col = valueColumn(row.line, key);
-    return col === undefined ? row.at : { ...row.at, col };
+    return col === undefined ? row.at : { file: row.at.file, line: row.at.line, col };
   };
   return assembleRow({ ordinal: row.ordinal, entry, fields: read.fields, at: row.at, fieldAt });
 }
