@@ -33,10 +33,10 @@ export function describeGroupKey(groupKey: string): string {
   return groupKey.split('|').slice(1).map(decodeURIComponent).join(' ');
 }
 
-/** The full price key of one job: what its cached price is stored under. */
-export function priceKeyOf(job: SendableJob): string {
+/** The full price key of one job: what its cached price is stored under (`groupKey`: its groupKeyOf, when known). */
+export function priceKeyOf(job: SendableJob, groupKey = groupKeyOf(job)): string {
   const pricing = kindOf(job.type).pricing;
-  return pricing.by === 'per-length' ? lengthKey(groupKeyOf(job), pricing.lengthOf(job)) : groupKeyOf(job);
+  return pricing.by === 'per-length' ? lengthKey(groupKey, pricing.lengthOf(job)) : groupKey;
 }
 
 /** The key under which a length-priced group's confirmed linear rate (USD per character) is cached. */

@@ -111,6 +111,7 @@ async function unchanged(ledger: Ledger, record: UnitRecord | undefined, fingerp
 
 /** A resolved job as the ledger records it: everything its submit sends, and its price keys. */
 export function specOf(job: ResolvedJob, manifestFile: string): JobSpec {
+  const groupKey = groupKeyOf(job);
   return {
     id: job.id,
     index: job.index,
@@ -122,8 +123,8 @@ export function specOf(job: ResolvedJob, manifestFile: string): JobSpec {
     filesJson: Object.keys(job.images).length === 0 ? undefined : JSON.stringify(job.images),
     tags: job.tags,
     origin: originOf(job, manifestFile),
-    groupKey: groupKeyOf(job),
-    priceKey: priceKeyOf(job),
+    groupKey,
+    priceKey: priceKeyOf(job, groupKey),
     parentId: job.parentId,
   };
 }
