@@ -4,15 +4,13 @@ import { countChars, contentHash } from './content-hash.js';
 import type { JobDraft, RowSite } from './draft.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
 import { checkImage, type FileCache, type FileCheck, readTextFile } from './files.js';
+import { idOf } from './ids.js';
 
 export interface FinishContext {
   /** The manifest's folder: relative paths in it are resolved against this. */
   dir: string;
   cache: FileCache;
 }
-
-/** A resolved job without its id yet. */
-export type UnnamedJob = Omit<ResolvedJob, 'id' | 'idDerived'>;
 
 /** A file a job's content was read from, with its stamp: what tells a later reading it changed. */
 export interface ReadFile {
@@ -48,13 +46,14 @@ interface ReadFiles {
 /** Reads every file the job names, as its kind says what each must be; every problem reported. */
 async function readFiles(context: FinishContext, site: RowSite, draft: JobDraft): Promise<ReadFiles> {
   const read: ReadFiles = { images: {}, files: [], failed: false };
-  const named = Object.entries(kindOf(draft.type).files).filter(([field]) => typeof draft.fields[field] === 'string');
+  const named = Object.entries(kindOf(draft.type).files).flatMap(([field, sort]) => {
+    const written = draft.fields[field];
+    return typeof written === 'string' ? [{ field, sort, written }] : [];
+  });
   // Most rows of a big source name no file: no promise for each of them.
   if (named.length === 0) return read;
   await Promise.all(
-    named.map(async ([field, sort]) => {
-      const written = draft.fields[field];
-      if (typeof written !== 'string') return;
+    named.map(async ({ field, sort, written }) => {
       const path = resolve(context.dir, written);
       if (sort === 'text') {
         const info = fileIssue(site, draft, field, written, await readTextFile(context.cache, path));
@@ -77,11 +76,17 @@ async function readFiles(context: FinishContext, site: RowSite, draft: JobDraft)
 }
 
 /**
- * Reads the job's files (reporting every problem with them) and hashes its resolved content.
- * The content hash is what derived ids and change detection rest on, so its input keeps one
- * shape for every kind: the parameters (files and text apart), the text, each image's sha256.
+ * Reads the job's files (reporting every problem with them), hashes its resolved content and
+ * names it (its given id, or one derived from the hash). The content hash is what derived ids
+ * and change detection rest on, so its input keeps one shape for every kind: the parameters
+ * (files and text apart), the text, each image's sha256.
  */
-export async function finishJob(context: FinishContext, site: RowSite, draft: JobDraft): Promise<{ job: UnnamedJob; files: ReadFile[] } | undefined> {
+export async function finishJob(
+  context: FinishContext,
+  site: RowSite,
+  draft: JobDraft,
+  tags: readonly string[] | undefined,
+): Promise<{ job: ResolvedJob; files: ReadFile[] } | undefined> {
   const kind = kindOf(draft.type);
   const files = await readFiles(context, site, draft);
   const textField = kind.textFrom?.field;
@@ -94,16 +99,23 @@ export async function finishJob(context: FinishContext, site: RowSite, draft: Jo
   const imageHashes = Object.fromEntries(Object.entries(files.images).map(([field, ref]) => [field, ref.sha256]));
   const images = Object.keys(imageHashes).length === 0 ? undefined : imageHashes;
   const textFile = textField === undefined ? undefined : draft.fields[kind.textFrom?.file ?? ''];
-  const job: UnnamedJob = {
+  const hash = contentHash({ type: draft.type, params, text, images });
+  const { id, idDerived } = idOf(draft.givenId, { type: draft.type, contentHash: hash });
+  // Every field named, none spread: a literal that starts with a spread is built in V8's slow
+  // dictionary mode, and each of a million jobs is read field by field on its way to the ledger.
+  const job: ResolvedJob = {
+    id,
+    idDerived,
     index: draft.index,
     inlineIndex: site.jobIndex,
     type: draft.type,
-    contentHash: contentHash({ type: draft.type, params, text, images }),
+    contentHash: hash,
     params,
     text,
     textChars: text === undefined ? undefined : countChars(text),
     textFile: typeof textFile === 'string' ? textFile : undefined,
     images: files.images,
+    tags,
     position: draft.start,
     fieldPositions: draft.positions,
   };

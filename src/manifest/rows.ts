@@ -3,7 +3,6 @@ import { catalogueIssues } from './catalogue.js';
 import { draftJob, type DefaultsBlock, type DraftContext, type RowSite } from './draft.js';
 import type { ManifestIssue } from './errors.js';
 import { finishJob, type FinishContext, type ReadFile } from './finish.js';
-import { idOf } from './ids.js';
 import { jobItemSchema } from './schema.js';
 import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
 import { partsOf, splitModeOf } from './parts.js';
@@ -75,34 +74,16 @@ export async function resolveRow(ctx: RowContext, input: RowInput): Promise<RowO
   checkJobTexts(site.file, site.locate, typed, [...prefix], check, site.jobIndex);
   const rowSite: RowSite = { file: site.file, jobIndex: site.jobIndex, invalid: fieldsUnder(check.invalidPaths, prefix), entry: input.entry, issues: check.issues };
   const draft = draftJob(ctx.draft, rowSite, input.index, raw, type, input.location);
-  const finished = draft === undefined ? undefined : await finishJob(ctx.finish, rowSite, draft);
+  const tags = raw['tags'] ?? input.entry?.values['tags'];
+  const usableTags = Array.isArray(tags) && !rowSite.invalid.has('tags') ? (tags as string[]) : undefined;
+  const finished = draft === undefined ? undefined : await finishJob(ctx.finish, rowSite, draft, usableTags);
   const label = (id: unknown): ManifestIssue[] => (typeof id !== 'string' ? check.issues : check.issues.map((issue) => ({ ...issue, jobId: id })));
   if (finished === undefined || draft === undefined) {
     const usable = draft?.givenId !== undefined && !rowSite.invalid.has('id');
     const claim = usable ? { id: draft.givenId as string, idDerived: false, inlineIndex: site.jobIndex, position: draft.start, fieldPositions: draft.positions } : undefined;
     return { jobs: [], files: [], issues: label(raw['id']), ...(claim === undefined ? {} : { claim }) };
   }
-  const tags = raw['tags'] ?? input.entry?.values['tags'];
-  const unnamed = finished.job;
-  const { id, idDerived } = idOf(draft.givenId, unnamed);
-  // Every field named, none spread: a literal that starts with a spread is built in V8's slow
-  // dictionary mode, and each of a million jobs is read field by field on its way to the ledger.
-  const job: ResolvedJob = {
-    id,
-    idDerived,
-    type: unnamed.type,
-    index: unnamed.index,
-    inlineIndex: unnamed.inlineIndex,
-    contentHash: unnamed.contentHash,
-    params: unnamed.params,
-    text: unnamed.text,
-    textChars: unnamed.textChars,
-    textFile: unnamed.textFile,
-    images: unnamed.images,
-    tags: Array.isArray(tags) && !rowSite.invalid.has('tags') ? (tags as string[]) : undefined,
-    position: unnamed.position,
-    fieldPositions: unnamed.fieldPositions,
-  };
+  const { job } = finished;
   const issues = label(job.id);
   const split = rowSite.invalid.has('split') ? undefined : splitModeOf(raw['split'] ?? input.entry?.values['split']);
   const parts = partsOf(job, split, ctx.models, ctx.file);
