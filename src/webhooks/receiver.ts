@@ -46,7 +46,7 @@ export interface ReceiverOptions {
   onRejected: (rejection: Rejection) => void;
   /** Default 1 MiB. */
   maxBodyBytes?: number;
-  /** Connections open at once (default 64); a body is read on each at most. */
+  /** Connections open at once (default 32), so at most that many bodies are held while read. */
   maxConnections?: number;
   /**
    * How long a client may take over its headers (default 10 000) and its whole request (15 000);
@@ -67,7 +67,7 @@ export interface Receiver {
 
 export const MAX_DELIVERY_BYTES = 1024 * 1024;
 export const TIMESTAMP_TOLERANCE_MS = 300_000;
-const MAX_CONNECTIONS = 64;
+const MAX_CONNECTIONS = 32;
 const SIGNATURE = /^sha256=[0-9a-f]{64}$/i;
 const TIMESTAMP = /^\d{1,12}$/;
 
