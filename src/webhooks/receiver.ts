@@ -83,7 +83,6 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       // Node checks the two timeouts above only this often (every 30 s unless told): a client
       // trickling its headers or body would outlive them by that much.
       connectionsCheckingInterval: Math.max(10, Math.min(headersMs, requestMs) / 10),
-      maxHeaderSize: 16 * 1024,
     },
     (req, res) => {
       answer(options, req, res, busy).catch((error: unknown) => {
