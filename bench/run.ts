@@ -18,6 +18,7 @@ import { fmt, measureCli, ROOT } from './measure.js';
 import { pacedRun } from './paced.js';
 import { formatReviewPageFigures, reviewPageBench } from './review-page.js';
 import { formatSourceFigures, sourcesBench } from './sources.js';
+import { webhookFlood } from './webhook-flood.js';
 import { webhookStatusCalls } from './webhooks.js';
 
 const JOBS = Number(process.env['BENCH_JOBS'] ?? 10_000);
@@ -125,6 +126,12 @@ async function main(): Promise<void> {
     const hooks = await webhookStatusCalls(path.join(dir, 'webhooks'));
     results['webhooks'] = hooks;
     rows.push([`status calls, ${hooks.jobs} Basic jobs`, `polling ${hooks.polling.statusCalls} (Basic allows ${hooks.statusPerDay}/day), webhooks ${hooks.webhooks.statusCalls}`]);
+    // The receiver under 300 hostile connections: its memory, and whether a real delivery still gets in.
+    const flood = await webhookFlood();
+    results['webhookFlood'] = flood;
+    for (const [name, attack] of [['unsigned', flood.unsigned], ['forged signature', flood.forged]] as const) {
+      rows.push([`receiver, ${flood.connections} ${name} 1 MiB posts`, `peak RSS +${fmt(attack.peakAboveMb)} MB over its own ${fmt(attack.baselineRssMb)} MB, a real delivery answered ${attack.realDelivery ?? 'nothing'}`]);
+    }
 
     // (g) sources at scale: a CSV and a JSON Lines source of SOURCE_ROWS rows each.
     if (SOURCE_ROWS.length > 0) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as z from 'zod';
 
 /** The events the service sends; any other name is verified, recorded and otherwise ignored. */
@@ -5,7 +6,10 @@ export const WEBHOOK_EVENTS = ['job.processing', 'job.completed', 'job.failed'] 
 
 /** A delivery as the runner settles it, from a body whose signature already held. */
 export interface Delivery {
-  /** The body's `delivery_id` (it is signed; the header is not), else the header's. */
+  /**
+   * What makes the delivery once only: the body's `delivery_id`, else `body:<sha256 of the body>`.
+   * Both are covered by the signature; the `X-DeAPI-Delivery-Id` header is not, so it is never the key.
+   */
   deliveryId: string;
   event: string;
   jobRequestId: string;
@@ -38,24 +42,37 @@ const BODY = z.object({
   }),
 });
 
-/** What a body says, or why it is not a delivery (for a 400; the text names no value from the body). */
-export function readDelivery(rawBody: Buffer, deliveryIdHeader: string | undefined): Delivery | { problem: string } {
+/** The unsigned headers that name what the signed body also says. */
+export interface DeliveryHeaders {
+  deliveryId: string | undefined;
+  event: string | undefined;
+}
+
+/**
+ * What a signed body says, or why it is not taken: 400 when it is not a delivery, 401 when an
+ * unsigned header contradicts it (it was changed on the way). The text names no value from the body.
+ */
+export function readDelivery(rawBody: Buffer, headers: DeliveryHeaders): Delivery | { status: 400 | 401; problem: string } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(rawBody.toString('utf8'));
   } catch {
-    return { problem: 'the body is not JSON' };
+    return { status: 400, problem: 'the body is not JSON' };
   }
   const body = BODY.safeParse(parsed);
   if (!body.success) {
     const fields = [...new Set(body.error.issues.map((issue) => issue.path.join('.') || '(body)'))].join(', ');
-    return { problem: `the body is not a delivery (${fields})` };
+    return { status: 400, problem: `the body is not a delivery (${fields})` };
   }
-  const deliveryId = body.data.delivery_id ?? deliveryIdHeader;
-  if (deliveryId === undefined || deliveryId === '') return { problem: 'the delivery has no delivery id' };
-  const { data, event } = body.data;
+  const { data, event, delivery_id: signedId } = body.data;
+  if (signedId !== undefined && headers.deliveryId !== undefined && headers.deliveryId !== signedId) {
+    return { status: 401, problem: 'X-DeAPI-Delivery-Id differs from the signed delivery_id' };
+  }
+  if (headers.event !== undefined && headers.event !== event) return { status: 401, problem: 'X-DeAPI-Event differs from the signed event' };
   return {
-    deliveryId,
+    // A body without an id is keyed by its own bytes: the service's retry of it is the same
+    // body (freshly signed), while a replay under another header id must not count as new.
+    deliveryId: signedId ?? `body:${createHash('sha256').update(rawBody).digest('hex')}`,
     event,
     jobRequestId: data.job_request_id,
     resultUrl: data.result_url ?? undefined,

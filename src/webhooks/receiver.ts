@@ -1,11 +1,12 @@
 /**
  * The webhook receiver: a plain HTTP server on the address a user's reverse proxy or tunnel
  * forwards to. It verifies every request before anything is settled: the path, the size, the
- * timestamp, the signature, and only then the body as JSON. What a verified delivery does is the
+ * timestamp and the signature's form from the headers alone, then the signature over the body
+ * read within its limit, and only then the body as JSON. What a verified delivery does is the
  * caller's business (`settle`); the answer goes out once that has resolved.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { ConfigError } from '../errors.js';
 import { readDelivery, type Delivery } from './delivery.js';
 import { signatureMatches } from './signature.js';
@@ -45,6 +46,14 @@ export interface ReceiverOptions {
   onRejected: (rejection: Rejection) => void;
   /** Default 1 MiB. */
   maxBodyBytes?: number;
+  /** Connections open at once (default 32), so at most that many bodies are held while read. */
+  maxConnections?: number;
+  /**
+   * How long a client may take over its headers (default 10 000) and its whole request (15 000);
+   * a connection silent between requests goes after Node's keep-alive timeout.
+   */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
   /** How far a timestamp may be from now, either way. Default 300 000 (5 minutes). */
   toleranceMs?: number;
   nowMs?: () => number;
@@ -58,20 +67,32 @@ export interface Receiver {
 
 export const MAX_DELIVERY_BYTES = 1024 * 1024;
 export const TIMESTAMP_TOLERANCE_MS = 300_000;
+const MAX_CONNECTIONS = 32;
 const SIGNATURE = /^sha256=[0-9a-f]{64}$/i;
 const TIMESTAMP = /^\d{1,12}$/;
 
 /** Listens on `host:port`; a port that cannot be had is a ConfigError (exit 4) naming it. */
 export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
-  const server = createServer((req, res) => {
-    answer(options, req, res).catch((error: unknown) => {
-      options.onRejected({ status: 500, reason: `the delivery could not be recorded: ${(error as Error).message}` });
-      reply(res, 500, { message: 'the delivery could not be recorded; send it again' });
-    });
-  });
-  // A client that trickles its headers or body must not hold a connection for long.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 15_000;
+  const headersMs = options.headersTimeoutMs ?? 10_000;
+  const requestMs = options.requestTimeoutMs ?? 15_000;
+  const busy = new WeakSet<Socket>();
+  const server = createServer(
+    {
+      headersTimeout: headersMs,
+      requestTimeout: requestMs,
+      // Node checks the two timeouts above only this often (every 30 s unless told): a client
+      // trickling its headers or body would outlive them by that much.
+      connectionsCheckingInterval: Math.max(10, Math.min(headersMs, requestMs) / 10),
+    },
+    (req, res) => {
+      answer(options, req, res, busy).catch((error: unknown) => {
+        options.onRejected({ status: 500, reason: `the delivery could not be recorded: ${(error as Error).message}` });
+        reply(res, 500, { message: 'the delivery could not be recorded; send it again' });
+      });
+    },
+  );
+  server.maxHeadersCount = 50;
+  capConnections(server, options.maxConnections ?? MAX_CONNECTIONS, busy);
   await listen(server, options.host, options.port);
   const bound = server.address() as AddressInfo;
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
@@ -85,53 +106,81 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   };
 }
 
-async function answer(options: ReceiverOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const reject = (status: number, reason: string): void => {
-    options.onRejected({ status, reason });
-    reply(res, status, { message: reason });
-  };
-  if (req.method !== 'POST') return reply(res, 405, { message: 'deliveries are POSTed' }, { Allow: 'POST' });
-  const path = new URL(req.url ?? '/', 'http://receiver').pathname;
-  if (path !== options.path) return reject(404, `a POST to ${JSON.stringify(path.slice(0, 100))}, not to the webhook path ${options.path}`);
+/**
+ * Past `max` open connections, a new one pushes out the oldest that is not answering a verified
+ * delivery: a real delivery sends its request at once and is done in moments, so sockets held
+ * open by someone else cannot lock it out, and no more than `max` bodies are read at a time.
+ */
+function capConnections(server: Server, max: number, busy: WeakSet<Socket>): void {
+  const open = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    if (open.size >= max) {
+      const oldest = [...open].find((candidate) => !busy.has(candidate));
+      if (oldest === undefined) return void socket.destroy();
+      open.delete(oldest);
+      oldest.destroy();
+    }
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+}
 
+async function answer(options: ReceiverOptions, req: IncomingMessage, res: ServerResponse, busy: WeakSet<Socket>): Promise<void> {
+  const reject = (rejection: Rejection): void => {
+    options.onRejected(rejection);
+    reply(res, rejection.status, { message: rejection.reason });
+  };
+  if (req.method !== 'POST') return refuse(req, res, { status: 405, reason: 'deliveries are POSTed' }, { Allow: 'POST' });
+  // All the headers can tell is checked before a byte of the body is read; such an answer ends
+  // the connection, so a request that is no delivery costs neither memory nor a socket for long.
   const maxBytes = options.maxBodyBytes ?? MAX_DELIVERY_BYTES;
+  const early = headerRefusal(options, req, maxBytes);
+  if (early !== undefined) {
+    options.onRejected(early);
+    return refuse(req, res, early);
+  }
   const body = await readCapped(req, maxBytes);
   if (body === 'gone') return;
-  if (body === 'too-large') return tooLarge(options, req, res, maxBytes);
-
-  const signature = header(req, 'x-deapi-signature');
-  const timestamp = header(req, 'x-deapi-timestamp');
-  if (signature === undefined || !SIGNATURE.test(signature)) return reject(401, 'no X-DeAPI-Signature of the form sha256=<64 hex digits>');
-  if (timestamp === undefined || !TIMESTAMP.test(timestamp)) return reject(401, 'no X-DeAPI-Timestamp in Unix seconds');
-  const skewMs = Number(timestamp) * 1000 - (options.nowMs ?? Date.now)();
-  const toleranceMs = options.toleranceMs ?? TIMESTAMP_TOLERANCE_MS;
-  if (Math.abs(skewMs) > toleranceMs) {
-    return reject(401, `the timestamp is ${Math.round(Math.abs(skewMs) / 1000)} s in the ${skewMs < 0 ? 'past' : 'future'} (at most ${toleranceMs / 1000} s either way)`);
+  if (body === 'too-large') {
+    const rejection = { status: 413, reason: `the body is over ${maxBytes} bytes` };
+    options.onRejected(rejection);
+    return refuse(req, res, rejection);
   }
+  const signature = (header(req, 'x-deapi-signature') ?? '').toLowerCase();
+  const timestamp = header(req, 'x-deapi-timestamp') ?? '';
   // Each secret is tried in full: which one matched, or how nearly, takes no less time to learn.
-  const lowered = signature.toLowerCase();
-  const signer = options.secrets().find((candidate) => signatureMatches(lowered, candidate.secret, timestamp, body));
-  if (signer === undefined) return reject(401, 'the signature matches no secret of this ledger');
+  const signer = options.secrets().find((candidate) => signatureMatches(signature, candidate.secret, timestamp, body));
+  if (signer === undefined) return reject({ status: 401, reason: 'the signature matches no secret of this ledger' });
+  busy.add(req.socket);
+  res.once('close', () => busy.delete(req.socket));
 
-  const delivery = readDelivery(body, header(req, 'x-deapi-delivery-id'));
-  if ('problem' in delivery) return reject(400, delivery.problem);
-  // The headers are not signed: one that contradicts the signed body was changed on the way.
-  const idHeader = header(req, 'x-deapi-delivery-id');
-  if (idHeader !== undefined && idHeader !== delivery.deliveryId) return reject(401, 'X-DeAPI-Delivery-Id differs from the signed delivery_id');
-  const eventHeader = header(req, 'x-deapi-event');
-  if (eventHeader !== undefined && eventHeader !== delivery.event) return reject(401, 'X-DeAPI-Event differs from the signed event');
-
+  const delivery = readDelivery(body, { deliveryId: header(req, 'x-deapi-delivery-id'), event: header(req, 'x-deapi-event') });
+  if ('problem' in delivery) return reject({ status: delivery.status, reason: delivery.problem });
   const verdict = await options.settle({ ...delivery, signedBy: signer.run });
-  if (!verdict.ok) return reject(verdict.status, verdict.reason);
+  if (!verdict.ok) return reject({ status: verdict.status, reason: verdict.reason });
   reply(res, 200, { received: true, outcome: verdict.outcome });
 }
 
+/** Why the request is refused on its headers alone: path, declared size, signature's form, timestamp. */
+function headerRefusal(options: ReceiverOptions, req: IncomingMessage, maxBytes: number): Rejection | undefined {
+  const path = new URL(req.url ?? '/', 'http://receiver').pathname;
+  if (path !== options.path) return { status: 404, reason: `a POST to ${JSON.stringify(path.slice(0, 100))}, not to the webhook path ${options.path}` };
+  if (Number(req.headers['content-length'] ?? 0) > maxBytes) return { status: 413, reason: `the body is over ${maxBytes} bytes` };
+  const signature = header(req, 'x-deapi-signature');
+  const timestamp = header(req, 'x-deapi-timestamp');
+  if (signature === undefined || !SIGNATURE.test(signature)) return { status: 401, reason: 'no X-DeAPI-Signature of the form sha256=<64 hex digits>' };
+  if (timestamp === undefined || !TIMESTAMP.test(timestamp)) return { status: 401, reason: 'no X-DeAPI-Timestamp in Unix seconds' };
+  const skewMs = Number(timestamp) * 1000 - (options.nowMs ?? Date.now)();
+  const toleranceMs = options.toleranceMs ?? TIMESTAMP_TOLERANCE_MS;
+  if (Math.abs(skewMs) <= toleranceMs) return undefined;
+  return { status: 401, reason: `the timestamp is ${Math.round(Math.abs(skewMs) / 1000)} s in the ${skewMs < 0 ? 'past' : 'future'} (at most ${toleranceMs / 1000} s either way)` };
+}
+
 /**
- * The body; 'too-large' once it passes `maxBytes`, from where nothing more is read or kept (a
- * 10 MB body costs at most the cap in memory); 'gone' when the sender hung up before its end.
+ * The body; 'too-large' as soon as it passes `maxBytes`, from where nothing more is read or kept;
+ * 'gone' when the sender hung up before its end.
  */
 function readCapped(req: IncomingMessage, maxBytes: number): Promise<Buffer | 'too-large' | 'gone'> {
-  if (Number(req.headers['content-length'] ?? 0) > maxBytes) return Promise.resolve('too-large');
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -150,11 +199,10 @@ function readCapped(req: IncomingMessage, maxBytes: number): Promise<Buffer | 't
   });
 }
 
-/** 413, then the connection goes: the rest of the body is never read. */
-function tooLarge(options: ReceiverOptions, req: IncomingMessage, res: ServerResponse, maxBytes: number): void {
-  options.onRejected({ status: 413, reason: `the body is over ${maxBytes} bytes` });
+/** An answer given without reading (the rest of) the body: the connection goes once it is out. */
+function refuse(req: IncomingMessage, res: ServerResponse, rejection: Rejection, headers: Record<string, string> = {}): void {
   res.once('finish', () => setImmediate(() => req.socket.destroy()));
-  reply(res, 413, { message: `deliveries are at most ${maxBytes} bytes` }, { Connection: 'close' });
+  reply(res, rejection.status, { message: rejection.reason }, { ...headers, Connection: 'close' });
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -82,6 +82,15 @@ describe('the webhook receiver refuses what it cannot verify, and the run goes o
       expect((await post(address, processing, headers)).status).toBe(200);
       expect(await jobsSnapshot(ledger)).toBe(noted);
 
+      // A signed body without delivery_id is keyed by its own bytes: another header id does not make it new.
+      const unnamed = JSON.stringify({ event: 'job.processing', data: { job_request_id: b!, job_type: 'txt2audio' } });
+      const unnamedHeaders = signed(secret, unnamed);
+      expect((await post(address, unnamed, { ...unnamedHeaders, 'x-deapi-delivery-id': 'h-first' })).status).toBe(200);
+      const notedOnce = await jobsSnapshot(ledger);
+      expect(notedOnce).not.toBe(noted);
+      expect((await post(address, unnamed, { ...unnamedHeaders, 'x-deapi-delivery-id': 'h-second' })).status).toBe(200);
+      expect(await jobsSnapshot(ledger)).toBe(notedOnce);
+
       // The run was not disturbed: its own deliveries arrive now and settle every job.
       expect((await ledger.countsByState()).submitted).toBe(3);
       sim.setWebhookTarget(`http://${address}`);
@@ -94,8 +103,8 @@ describe('the webhook receiver refuses what it cannot verify, and the run goes o
       // Each refusal is counted and said, with its reason and never a secret or a signature.
       const refusals = hooked.events.filter((e) => e.kind === 'webhook_rejected');
       expect(refusals.map((r) => (r as { status: number }).status)).toEqual([401, 401, 401, 401, 401, 401, 401, 401, 401, 413, 400, 404]);
-      // The foreign delivery changed nothing; its second copy and the replay were seen before.
-      expect(hooked.events.find((e) => e.kind === 'webhooks_summary')).toMatchObject({ rejected: 12, duplicates: 2 });
+      // The foreign delivery changed nothing; its second copy and the two replays were seen before.
+      expect(hooked.events.find((e) => e.kind === 'webhooks_summary')).toMatchObject({ rejected: 12, duplicates: 3 });
       const logged = (await ledger.eventsFor(null)).filter((e) => e.kind === 'webhook_rejected');
       expect(logged).toHaveLength(12);
       expect(logged[3]?.detail).toMatchObject({ status: 401, reason: expect.stringMatching(/^the timestamp is 30[23] s in the past \(at most 300 s either way\)$/) });
