@@ -1,4 +1,4 @@
-import { close, closeSync, fstatSync, mkdirSync, openSync, write, writeSync } from 'node:fs';
+import { close, closeSync, constants, fstatSync, mkdirSync, openSync, write, writeSync } from 'node:fs';
 import path from 'node:path';
 import { terminalSafeJson } from '../control-chars.js';
 import { LocalIoError } from '../errors.js';
@@ -135,11 +135,17 @@ function openForAppend(file: string): number {
   } catch (error) {
     throw refused(file, `cannot make its folder ${folder}`, error);
   }
+  let fd: number;
   try {
-    return openSync(file, 'a');
+    // Without O_NONBLOCK a FIFO nobody reads would block this thread, and every signal, for ever.
+    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     throw refused(file, 'cannot open it for appending', error);
   }
+  if (fstatSync(fd).isFile()) return fd;
+  closeSync(fd);
+  // A pipe, terminal or device could block a write (or the exit's last one) for ever.
+  throw refused(file, 'it is a pipe or a device, not a regular file');
 }
 
 /** What a person reads for the usual causes, beside the system's code. */
@@ -150,14 +156,15 @@ const CAUSES: Record<string, string> = {
   EEXIST: 'a file stands where a folder should be',
   ENOTDIR: 'a file stands where a folder should be',
   EISDIR: 'it is a folder',
+  ENXIO: 'a pipe nobody reads',
   ENOSPC: 'the disk is full',
 };
 
-function refused(file: string, what: string, error: unknown): LocalIoError {
-  const code = (error as NodeJS.ErrnoException).code ?? 'unwritable';
-  const cause = CAUSES[code] === undefined ? code : `${code}: ${CAUSES[code]}`;
+function refused(file: string, what: string, error?: unknown): LocalIoError {
+  const code = error === undefined ? undefined : ((error as NodeJS.ErrnoException).code ?? 'unwritable');
+  const cause = code === undefined ? '' : CAUSES[code] === undefined ? ` (${code})` : ` (${code}: ${CAUSES[code]})`;
   return new LocalIoError(
-    `--log-file ${file}: ${what} (${cause}); give a file in a folder you can write (or leave --log-file out). Nothing was sent.`,
+    `--log-file ${file}: ${what}${cause}; give a file in a folder you can write (or leave --log-file out). Nothing was sent.`,
     'E_LOG_FILE',
     error,
   );

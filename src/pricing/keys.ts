@@ -28,9 +28,13 @@ export function groupOfPriceKey(priceKey: string): string {
   return priceKey.replace(/\|chars=\d+$/, '');
 }
 
-/** `v1|txt2audio|Kokoro|af_sky|…` as a person reads it: `txt2audio Kokoro af_sky …` (the version is noise). */
+/**
+ * `v1|txt2audio|Kokoro|af_sky|…` as a person reads it: `txt2audio Kokoro af_sky …` (the version is
+ * noise, and so is the `undefined` an optional priced field a job leaves out is keyed as: the key
+ * itself stays as cached prices were stored under it).
+ */
 export function describeGroupKey(groupKey: string): string {
-  return groupKey.split('|').slice(1).map(decodeURIComponent).join(' ');
+  return groupKey.split('|').slice(1).filter((part) => part !== 'undefined').map(decodeURIComponent).join(' ');
 }
 
 /** The full price key of one job: what its cached price is stored under (`groupKey`: its groupKeyOf, when known). */

@@ -1,5 +1,5 @@
 import { MediabatchError, ExitCode } from '../errors.js';
-import { lengthKey, rateFactKey, rateKey } from './keys.js';
+import { describeGroupKey, lengthKey, rateFactKey, rateKey } from './keys.js';
 import { coversLength, deriveLinearPrice, fitLinear, probeLengths, type LinearFit } from './linear-fit.js';
 import type { GroupMethod, PriceCache, PriceCacheRow, PriceSource } from './types.js';
 
@@ -13,16 +13,11 @@ export const MAX_JOB_PRICE_USD = 1000;
 export class InvalidPriceError extends MediabatchError {
   constructor(key: string, got: unknown) {
     super(
-      `the price endpoint answered ${String(got)} for ${describeKey(key)}; expected a price above $0 and at most $${MAX_JOB_PRICE_USD} a job. ` +
+      `the price endpoint answered ${String(got)} for ${describeGroupKey(key)}; expected a price above $0 and at most $${MAX_JOB_PRICE_USD} a job. ` +
         'Nothing was priced or sent from that answer; check --base-url, and try again later.',
       { code: 'E_PRICE_INVALID', exitCode: ExitCode.auth },
     );
   }
-}
-
-/** `v1|txt2audio|Kokoro|af_sky|…|chars=12` as a person reads it: `txt2audio Kokoro af_sky … chars=12`. */
-function describeKey(key: string): string {
-  return key.split('|').slice(1).map(decodeURIComponent).join(' ');
 }
 
 export interface KeyPrice {

@@ -1,4 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
+import { escapeControlChars } from '../control-chars.js';
 import { decimalUsd } from '../money.js';
 import type { CostReportJob } from '../pricing/report.js';
 import type { GroupSummary } from '../pricing/types.js';
@@ -8,15 +9,19 @@ import type { StatusJob } from './status.js';
 /** One CSV row: every cell already text (money through decimalUsd: `0.000077`, never an exponent). */
 type CsvRecord<C extends string> = Record<C, string>;
 
-/** What a spreadsheet takes for the start of a formula (or, tab and CR, slips past a check for one). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/** What a spreadsheet takes for the start of a formula. */
+const FORMULA_START = /^[=+\-@]/;
 
 /**
- * A text cell a spreadsheet would run as a formula (`=HYPERLINK(…)`, `=cmd|…` in an error reason
- * the service wrote) gets a leading `'`, which makes it plain text when opened.
+ * Every text cell: control characters (ESC from a manifest's tags, a service's error) as visible
+ * escapes, as the table shows them, so `cat` on the file cannot drive a terminal (a line break
+ * stays: the cell is quoted); and a cell a spreadsheet would run as a formula (`=HYPERLINK(…)`,
+ * `=cmd|…`) gets a leading `'`, which makes it plain text when opened. Tab and CR are escaped
+ * first, so they cannot hide one.
  */
-export function neutralise(text: string): string {
-  return FORMULA_START.test(text) ? `'${text}` : text;
+export function csvCell(text: string): string {
+  const visible = text.split('\n').map(escapeControlChars).join('\n');
+  return FORMULA_START.test(visible) ? `'${visible}` : visible;
 }
 
 /** Rows are turned into text this many at a time: one stringify call each, bounded memory. */
@@ -27,7 +32,7 @@ const BATCH_ROWS = 1000;
  * one string); commas, quotes and newlines in cells (error texts) are quoted.
  */
 export async function* csvChunks<T, C extends string>(rows: Rows<T>, columns: readonly C[], toRecord: (row: T) => CsvRecord<C>): AsyncGenerator<string> {
-  const options = { columns: [...columns], cast: { string: neutralise } };
+  const options = { columns: [...columns], cast: { string: csvCell } };
   let batch: CsvRecord<C>[] = [];
   let header = true;
   for await (const row of rows) {

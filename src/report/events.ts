@@ -2,7 +2,7 @@ import { stringify } from 'csv-stringify/sync';
 import { terminalSafeJson } from '../control-chars.js';
 import type { JobState } from '../jobs/states.js';
 import { microToUsd } from '../money.js';
-import { neutralise } from './csv.js';
+import { csvCell } from './csv.js';
 
 /** One event of the ledger's log, as the ledger reads it (store's EventRow, restated: report knows no store). */
 export interface LedgerEvent {
@@ -77,5 +77,5 @@ export function eventsCsv(events: readonly LedgerEvent[], options: { header: boo
     const record = eventRecord(event);
     return { ...record, detail: record.detail === null ? '' : terminalSafeJson(record.detail) };
   });
-  return stringify(rows, { header: options.header, columns: [...EVENT_CSV_COLUMNS], cast: { string: neutralise } });
+  return stringify(rows, { header: options.header, columns: [...EVENT_CSV_COLUMNS], cast: { string: csvCell } });
 }

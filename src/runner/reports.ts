@@ -1,7 +1,5 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { LocalIoError } from '../errors.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
 import type { CostReport, CostReportJob } from '../pricing/report.js';
@@ -12,6 +10,7 @@ import { estimateMarkdown } from '../report/markdown.js';
 import { statusJsonChunks, type RunDocumentExtras } from '../report/status-document.js';
 import { LISTED_JOBS, type ListedJobs, type StatusJob, type StatusSummary } from '../report/status.js';
 import type { JobQuery, JobRow, JobState, Ledger, SendSelection } from '../store/index.js';
+import { writeReportFile } from './report-file.js';
 import { writeReviewPage, type ReviewPageRequest } from './review-page.js';
 import { jobWindows, readTogether } from './windows.js';
 
@@ -212,22 +211,6 @@ export async function writeEstimateReports(paths: EstimateFiles, report: CostRep
   ]);
   await writeReportFile(paths.estimateGroupsCsv, groupsCsvChunks(report.byGroup));
   await writeReportFile(paths.estimateMd, estimateMarkdown(report, title));
-}
-
-/**
- * A report file, streamed from its chunks into a file beside it and renamed over it once whole:
- * a crash mid-way leaves the previous copy, never half a document (run.json is the trace a lost
- * ledger is found by). A failure to write it is reported (exit 4), never silent.
- */
-export async function writeReportFile(file: string, content: string | AsyncIterable<string>): Promise<void> {
-  const partial = `${file}.${process.pid}.part`;
-  try {
-    await pipeline(typeof content === 'string' ? [content] : content, createWriteStream(partial));
-    await rename(partial, file);
-  } catch (error) {
-    await rm(partial, { force: true });
-    throw new LocalIoError(`cannot write ${file}: ${(error as Error).message}`, 'E_REPORT', error);
-  }
 }
 
 /**

@@ -1,13 +1,9 @@
-import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { LocalIoError } from '../errors.js';
 import type { MicroUsd } from '../money.js';
 import { renderReviewPage, type ReviewJob } from '../report/review-page/render.js';
 import { failureText } from '../report/status.js';
 import type { JobRow, Ledger } from '../store/index.js';
+import { writeReportFile } from './report-file.js';
 import { jobWindows } from './windows.js';
 
 export interface ReviewPageRequest {
@@ -19,9 +15,8 @@ export interface ReviewPageRequest {
 }
 
 /**
- * Writes `<name>.report.html` from the ledger alone, streaming its jobs a window at a time. The
- * page goes to a file beside it first and is renamed into place: whoever opens it never sees
- * half a page. A failure to write is a LocalIoError (exit 4), never silent.
+ * Writes `<name>.report.html` from the ledger alone, streaming its jobs a window at a time, as
+ * every report file is written (writeReportFile): whoever opens it never sees half a page.
  */
 export async function writeReviewPage(
   ledger: Ledger,
@@ -38,15 +33,7 @@ export async function writeReviewPage(
     budgetMicro: request.budgetMicro,
     pageDir: path.dirname(file),
   });
-  const partial = `${file}.${process.pid}.partial`;
-  try {
-    await pipeline(Readable.from(pages), createWriteStream(partial));
-    await rename(partial, file);
-  } catch (error) {
-    await rm(partial, { force: true });
-    if (!isFileError(error)) throw error;
-    throw new LocalIoError(`cannot write ${file}: ${(error as Error).message}`, 'E_REPORT', error);
-  }
+  await writeReportFile(file, pages);
 }
 
 /** A path as seen from the page's folder when it is inside it (`promo.mediabatch.db`), else whole. */
@@ -89,9 +76,4 @@ function parseParams(json: string): Record<string, unknown> {
   } catch {
     return {};
   }
-}
-
-/** A write that failed on the file system (full disk, no permission), not a bug of ours. */
-function isFileError(error: unknown): boolean {
-  return typeof (error as NodeJS.ErrnoException | null)?.code === 'string' && (error as NodeJS.ErrnoException).syscall !== undefined;
 }

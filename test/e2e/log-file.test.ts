@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
@@ -108,6 +109,31 @@ describe('run --log-file', () => {
     expect(result.stderr).toBe(
       `mediabatch: --log-file ${file}: cannot make its folder ${notAFolder} (EEXIST: a file stands where a folder should be); give a file in a folder you can write (or leave --log-file out). Nothing was sent.\n`,
     );
+    expect(existsSync(path.join(workspace.dir, 'batch.mediabatch.db'))).toBe(false);
+    expect(sim.stats.calls).toEqual(expect.objectContaining({ submit: 0 }));
+  });
+
+  it('a FIFO nobody reads, a folder or a device as the log file: exit 4 at once with a message, never a hang', async () => {
+    const sim = await workspace.startSim({ ...FAST, token: TOKEN });
+    const manifest = await writeTtsManifest(workspace.dir, { jobs: 2 });
+    const fifo = path.join(workspace.dir, 'log.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const folder = path.join(workspace.dir, 'logs');
+    mkdirSync(folder);
+    const refusals = [
+      // Opened blocking, the FIFO held the main thread (and SIGTERM with it) for ever: the short
+      // timeout turns such a hang into a failure of this test.
+      { file: fifo, env: {}, why: 'cannot open it for appending (ENXIO: a pipe nobody reads)' },
+      { file: fifo, env: { MEDIABATCH_LOG_FILE: fifo }, why: 'cannot open it for appending (ENXIO: a pipe nobody reads)' },
+      { file: folder, env: {}, why: 'cannot open it for appending (EISDIR: it is a folder)' },
+      { file: '/dev/null', env: {}, why: 'it is a pipe or a device, not a regular file' },
+    ];
+    for (const { file, env, why } of refusals) {
+      const args = ['run', manifest, '--base-url', sim.url, '--plan', 'unlimited', ...('MEDIABATCH_LOG_FILE' in env ? [] : ['--log-file', file])];
+      const result = await runCli(args, { env: { MEDIABATCH_TOKEN: TOKEN, ...env }, timeoutMs: 20_000 });
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stderr).toBe(`mediabatch: --log-file ${file}: ${why}; give a file in a folder you can write (or leave --log-file out). Nothing was sent.\n`);
+    }
     expect(existsSync(path.join(workspace.dir, 'batch.mediabatch.db'))).toBe(false);
     expect(sim.stats.calls).toEqual(expect.objectContaining({ submit: 0 }));
   });

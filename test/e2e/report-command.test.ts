@@ -38,6 +38,19 @@ describe('mediabatch report', () => {
     expect(html.replace(written, '')).toBe(byRun.replace(written, ''));
   });
 
+  it('clears what a report killed mid-write left beside the page (a dead pid), never a live writer\'s', async () => {
+    // Above the kernel's largest pid (2^22): no process can have it. This test's own is alive.
+    const dead = `${page}.4194305.partial`;
+    const live = `${page}.${process.pid}.part`;
+    await writeFile(dead, '<html>half a page');
+    await writeFile(live, '<html>being written');
+    const report = await runCli(['report', manifest]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    await rm(live);
+  });
+
   it('with --db, names the page after that ledger, as the other reports are', async () => {
     const db = path.join(dir, 'team.mediabatch.db');
     await copyFile(path.join(dir, 'batch.mediabatch.db'), db);

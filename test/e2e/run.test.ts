@@ -27,6 +27,10 @@ describe('mediabatch run against the simulator', () => {
     const first = await cli(['run', manifest, '--json']);
     expect(first.stderr).not.toMatch(/Error:|at .*\.js/);
     expect(first.code).toBe(0);
+    // As estimate does, the run says where its reports and review page are.
+    const reports = ['run.json', 'run.csv', 'report.html'].map((ext) => path.join(dir, `batch.${ext}`));
+    expect(first.stderr).toContain(`reports written: ${reports[0]}, ${reports[1]} and the review page ${reports[2]}\n`);
+    for (const file of reports) expect(existsSync(file)).toBe(true);
     const summary = JSON.parse(first.stdout) as { counts: Record<string, number>; jobs: { output: string; state: string }[] };
     expect(summary.counts.done).toBe(12);
     for (const job of summary.jobs) {

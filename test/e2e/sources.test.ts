@@ -7,7 +7,7 @@ import type { Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli, startCli } from '../helpers/cli.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { forward, startScripted, type Scripted } from '../security/servers.js';
-import { byState, cliAgainst, collect, delay, FAST, ledgerRows } from '../reliability/helpers.js';
+import { byState, cliAgainst, collect, delay, FAST, ledgerRows, simArgs } from '../reliability/helpers.js';
 
 const DEFAULTS = '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: wav, sample_rate: 24000 }';
 const SUBMIT = /^\/api\/v1\/client\/txt2audio$/;
@@ -361,5 +361,20 @@ describe('sources end to end against the simulator', () => {
     expect(noLedger.code).toBe(2);
     expect(noLedger.stderr).toContain('reading jobs from stdin (the manifest -) needs --db PATH: there is no manifest file to name it after');
     expect(byState(await ledgerRows(db))).toEqual({ done: 2 });
+  });
+
+  it('stdin with no job (empty, or blank lines) is refused as jobs: [] is: exit 2, nothing sent', async () => {
+    const sim = await workspace.startSim(FAST);
+    const dir = workspace.dir;
+    const message = '<stdin>:1:1 expected at least one job (one JSON object a line), got nothing; pipe or redirect the jobs in (< jobs.jsonl)\n1 problem in <stdin>; nothing was sent.\n';
+    for (const input of ['', '\n  \n']) {
+      const valid = await runCli(['validate', '-', '--offline'], { input, cwd: dir });
+      expect(valid).toMatchObject({ code: 2, stdout: '', stderr: message });
+    }
+    const db = path.join(dir, 'piped.db');
+    const run = await runCli(['run', '-', '--db', db, '--out', path.join(dir, 'out'), ...simArgs(sim)], { input: '', cwd: dir, env: { MEDIABATCH_TOKEN: sim.token } });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(sim.stats.calls).toEqual(expect.objectContaining({ submit: 0 }));
   });
 });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PageMeta, RowTuple } from '../../src/report/review-page/browser-view.js';
+import { groupKeyOf } from '../../src/pricing/keys.js';
 import { escapeHtml, jsonForScript } from '../../src/report/review-page/escape.js';
 import { renderReviewPage, resultHref, type ReviewJob, type ReviewPageFacts } from '../../src/report/review-page/render.js';
 
@@ -121,6 +122,17 @@ describe('the review page renderer', () => {
     const rows = scriptJson(html, 'review-rows') as RowTuple[];
     expect(rows.map((row) => row[0])).toEqual(['a', 'bb', 'c', 'd', 'e']);
     expect(rows[4]).toEqual(['e', 0, meta.states.indexOf('pending'), null, 0, 0, -1, -1, null, null, [], null, null]);
+  });
+
+  it('labels a price group without the optional priced fields its jobs leave out (no "undefined")', async () => {
+    // The key as pricing makes it for a text-to-image job without loras.
+    const params = { model: 'Flux1schnell', width: 512, height: 512, guidance: 3, steps: 4, seed: 1, prompt: 'a fox' };
+    const priceKey = groupKeyOf({ type: 'txt2img', params });
+    const html = await render([job('img', { type: 'txt2img', model: 'Flux1schnell', priceKey })]);
+    const meta = scriptJson(html, 'review-meta') as PageMeta;
+    expect(meta.groups).toEqual(['txt2img Flux1schnell 512 512 3 4']);
+    expect(html).toContain('<td>txt2img Flux1schnell 512 512 3 4</td>');
+    expect(html.slice(0, html.indexOf('<script'))).not.toContain('undefined');
   });
 
   it('sums price groups past the 2,000th into one entry instead of listing a million', async () => {

@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RUN_CSV_COLUMNS, runCsvChunks } from '../../src/report/csv.js';
+import type { StatusJob } from '../../src/report/status.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { textOf } from '../helpers/chunks.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { speechManifest, startProxy, type Scripted } from './servers.js';
 
@@ -64,5 +67,37 @@ describe('CSV reports neutralise formulas from the service', () => {
       expect(row[3]).toBe('failed');
       expect(row[4]).toMatch(/^\d+\.\d+$/);
     }
+  });
+});
+
+describe('CSV reports escape control characters in every text cell', () => {
+  /** What a hostile manifest or service puts in a text: a window title, a forged line, a bidi override. */
+  const HOSTILE = '\u001b]0;pwned\u0007 x\rall jobs done \u202eevil';
+
+  it('tags, model, output and error of <name>.run.csv and status --format csv: visible escapes, formulas still guarded', async () => {
+    const job: StatusJob = {
+      id: 'job1',
+      type: 'txt2audio',
+      model: `Kokoro${HOSTILE}`,
+      priceSource: 'quoted',
+      state: 'failed',
+      requestId: 'r1',
+      priceMicro: 1000,
+      output: `/tmp/out${HOSTILE}/job1.mp3`,
+      error: `\tboom${HOSTILE}`,
+      tags: [`=HYPERLINK("x")${HOSTILE}`, HOSTILE],
+    };
+    const csv = await textOf(runCsvChunks([job]));
+    const [header, row, ...rest] = csv.split('\n');
+    expect(rest).toEqual(['']);
+    expect(header).toBe(RUN_CSV_COLUMNS.join(','));
+    // The only line breaks are the records' (one in a cell would stay, quoted); nothing else can drive a terminal.
+    expect(csv.replaceAll('\n', '')).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    const escaped = '\\x1b]0;pwned\\x07 x\\x0dall jobs done \\u202eevil';
+    expect(row).toContain(`Kokoro${escaped}`);
+    expect(row).toContain(`/tmp/out${escaped}/job1.mp3`);
+    // A tab before a formula is shown, not hidden: the cell no longer starts a formula either way.
+    expect(row).toContain(`\\x09boom${escaped}`);
+    expect(row).toContain(`"'=HYPERLINK(""x"")${escaped};${escaped}"`);
   });
 });

@@ -180,6 +180,9 @@ async function runWithDisplay(session: WorkSession, display: RunDisplay, result:
   display.end.summary = summary;
   if (args.json) await writeSummaryDocument(session, summary, outcome, result);
   else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
+  // run() writes them whenever it returns, a stop or a fatal error included.
+  const { runJson, runCsv, reportHtml } = session.paths;
+  logLine(`reports written: ${runJson}, ${runCsv} and the review page ${reportHtml}`);
   if (outcome === undefined) {
     // Nothing was sent: --redo is still to do, and repeated.
     logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: ${resumeHint(display.argv, ['resubmit-in-doubt'])}`);

@@ -133,6 +133,10 @@ export async function* readJsonl(entry: TableEntry, context: SourceContext): Asy
       }
       if (items.length > 0) yield items;
     }
+    // As `jobs: []` is refused: an empty pipe (a failed command before it) is a mistake, not a batch.
+    if (ordinal === 0 && context.input !== undefined) {
+      yield [problemAt({ file: display, line: 1, col: 1 }, { ...expectedGot('at least one job (one JSON object a line)', 'nothing'), hint: 'pipe or redirect the jobs in (< jobs.jsonl)' })];
+    }
   } catch (error) {
     if (!(error instanceof LineTooLong)) throw error;
     yield [problemAt({ file: display, line: lineNumber + 1, col: 1 }, { ...expectedGot('a line of at most 4 MB', 'more, with no line break'), hint: 'one JSON object a line' }, ordinal)];
