@@ -1,4 +1,5 @@
 import { kindOf, type SendableJob } from '../jobs/index.js';
+import { canonicalJson } from '../manifest/content-hash.js';
 
 /**
  * Price keys name the parameters a price depends on (each kind lists them: `pricing.keyFields`).
@@ -7,9 +8,11 @@ import { kindOf, type SendableJob } from '../jobs/index.js';
  */
 export const PRICE_KEY_VERSION = 'v1';
 
-// Components are URI-encoded so a `|` inside a slug can never make two parameter sets collide.
+// Components are URI-encoded so a `|` inside a slug can never make two parameter sets collide; a
+// structured one (txt2img's `loras`) is keyed by its JSON, not by String()'s "[object Object]",
+// which would let different LoRAs share one cached price.
 function join(parts: readonly unknown[]): string {
-  return parts.map((part) => encodeURIComponent(String(part))).join('|');
+  return parts.map((part) => encodeURIComponent(typeof part === 'object' && part !== null ? canonicalJson(part) : String(part))).join('|');
 }
 
 /** The price group of one job: every priced field, but the length for kinds priced by length. */

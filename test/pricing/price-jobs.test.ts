@@ -195,6 +195,15 @@ describe('price keys', () => {
     expect(priceKeyOf(speechJob('k', 42))).toBe('v1|txt2audio|Kokoro|af_sky|en-us|1|mp3|24000|chars=42');
     expect(groupKeyOf(speechJob('k', 1, { voice: 'a|b' }))).toBe('v1|txt2audio|Kokoro|a%7Cb|en-us|1|mp3|24000');
   });
+
+  it('tell structured parameters apart by their content (two LoRA sets are two prices)', () => {
+    const image = (loras: unknown) => ({ type: 'txt2img' as const, params: { model: 'Flux1schnell', width: 512, height: 512, guidance: 0, steps: 4, loras } });
+    const a = groupKeyOf(image([{ name: 'anime', weight: 0.8 }]));
+    expect(a).not.toBe(groupKeyOf(image([{ name: 'sketch', weight: 0.8 }])));
+    expect(a).not.toBe(groupKeyOf(image([{ name: 'anime', weight: 0.5 }])));
+    expect(a).toBe(groupKeyOf(image([{ weight: 0.8, name: 'anime' }])));
+    expect(groupKeyOf(image(undefined))).toBe('v1|txt2img|Flux1schnell|512|512|0|4|undefined');
+  });
 });
 
 describe('priceJobs with confirmCached (before a run spends)', () => {
