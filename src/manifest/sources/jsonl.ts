@@ -5,6 +5,7 @@ import { expectedGot, formatGot, printable } from '../errors.js';
 import type { TableEntry } from './entry-types.js';
 import { assembleRow, manifestAt, openSourceFile, problemAt, sourceDisplayPath } from './rows.js';
 import type { SourceContext, SourceItem, SourceLocation } from './types.js';
+import { NOT_UTF8, REPLACEMENT_CHAR, watchedUtf8 } from './utf8-watch.js';
 
 const DETAIL_MAX_CHARS = 60;
 
@@ -116,19 +117,24 @@ export async function* readJsonl(entry: TableEntry, context: SourceContext): Asy
     if ('problem' in opened) return yield [opened.problem];
     input = createReadStream(opened.path);
   }
+  const utf8 = watchedUtf8(input);
   const byKey = fieldsByKey(entry);
   let lineNumber = 0;
   let ordinal = 0;
   try {
-    for await (const batch of linesOf(input)) {
+    for await (const batch of linesOf(utf8)) {
       const items: SourceItem[] = [];
       for (const text of batch) {
         lineNumber += 1;
         const line = lineNumber === 1 ? text.replace(/^\uFEFF/, '') : text;
         if (line.trim() === '') continue;
         const at = { file: display, line: lineNumber, col: 1 };
-        const parsed = parseLine(line, at, ordinal);
-        items.push('item' in parsed ? parsed.item : lineItem(entry, byKey, { line, object: parsed.object, ordinal, at }, context));
+        const notUtf8 = utf8.invalid ? line.indexOf(REPLACEMENT_CHAR) : -1;
+        if (notUtf8 !== -1) items.push(problemAt({ ...at, col: notUtf8 + 1 }, NOT_UTF8, ordinal));
+        else {
+          const parsed = parseLine(line, at, ordinal);
+          items.push('item' in parsed ? parsed.item : lineItem(entry, byKey, { line, object: parsed.object, ordinal, at }, context));
+        }
         ordinal += 1;
       }
       if (items.length > 0) yield items;
@@ -153,12 +159,12 @@ class LineTooLong extends Error {}
 async function* linesOf(input: Readable): AsyncGenerator<string[]> {
   const decoder = new StringDecoder('utf8');
   let carry = '';
-  for await (const chunk of input as AsyncIterable<Buffer | string>) {
-    const text = carry + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
+  for await (const chunk of input as AsyncIterable<Buffer>) {
+    const text = carry + decoder.write(chunk);
     const lines = text.split('\n');
     carry = lines.pop() ?? '';
-    if (carry.length > MAX_LINE_CHARS) throw new LineTooLong();
     if (lines.length > 0) yield lines.map(withoutCr);
+    if (carry.length > MAX_LINE_CHARS) throw new LineTooLong();
   }
   const rest = carry + decoder.end();
   if (rest !== '') yield [withoutCr(rest)];
