@@ -1,4 +1,3 @@
-import { isAbsolute } from 'node:path';
 import { kindOf, type JobType } from '../../jobs/index.js';
 import { expectedGot, formatGot } from '../errors.js';
 import { checkFieldName, checkFieldValue, type Check, FILE_WORDS, isRecord, nonEmptyText, sourceKindOf, templateOf, typeOf } from './entry-checks.js';
@@ -45,9 +44,12 @@ function tableEntry(raw: Record<string, unknown>, kind: TableKind, common: Commo
   return { kind, file: String(file), columns, ...common };
 }
 
-/** A pattern that could reach outside the manifest's folder, whatever `--allow-outside-files` says. */
+/**
+ * A pattern that could reach outside the manifest's folder, whatever `--allow-outside-files` says:
+ * in any of its brace alternatives too (`{*.txt,/etc/*}`), which the walk would silently skip.
+ */
 function escapes(glob: string): boolean {
-  return isAbsolute(glob) || /^[A-Za-z]:/.test(glob) || glob.split(/[\\/]+/).includes('..');
+  return /(^|[{,])([\\/]|[A-Za-z]:)/.test(glob) || glob.split(/[\\/{},]+/).includes('..');
 }
 
 function filesEntry(raw: Record<string, unknown>, common: Common, report: Check): FilesEntry {
