@@ -26,10 +26,20 @@ function parseErrorBody(error: CsvError): ProblemBody {
     case 'CSV_QUOTE_NOT_CLOSED':
       return { ...expectedGot('a closing quote (")', 'the end of the file'), hint: 'a quoted cell starts here and never ends; close it, and double every quote inside it ("")' };
     case 'CSV_MAX_RECORD_SIZE':
-      return { ...expectedGot('a row of at most 4 MB', 'more (is a quote left open?)') };
+      return tooLongBody(typeof error['index'] === 'number' ? error['index'] + 1 : 1);
     default:
       return expectedGot('well-formed CSV', error.message);
   }
+}
+
+// Cells of a row past which a 4 MB row is too many cells, not one cell that never ends.
+const MANY_CELLS = 100;
+
+/** Why a row ran past 4 MB: a quote left open makes one endless cell; a wrong file, endless cells. */
+function tooLongBody(cells: number): ProblemBody {
+  if (cells < MANY_CELLS) return expectedGot('a row of at most 4 MB', 'more (is a quote left open?)');
+  const got = `more, in ${cells.toLocaleString('en-US')} cells and counting`;
+  return { ...expectedGot('a row of at most 4 MB', got), hint: 'no list of jobs has rows this wide: is this the right file, with the right delimiter?' };
 }
 
 /**
