@@ -72,5 +72,7 @@ export function listed(names: readonly string[]): string {
 export function fieldSpecFor(type: JobType | undefined, field: string): FieldSpec | undefined {
   if (field === 'id' || field === 'tags') return COMMON_FIELDS[field];
   if (type === undefined) return undefined;
-  return paramsOf(type)[field] ?? contentOf(type)[field] ?? directivesOf(type)[field];
+  // Own keys only: a field named `constructor` or `toString` must not find Object's.
+  const table = [paramsOf(type), contentOf(type), directivesOf(type)].find((fields) => Object.hasOwn(fields, field));
+  return table?.[field];
 }

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { MediabatchError, UsageError } from '../errors.js';
 import { ManifestError } from './errors.js';
-import { sizeText } from './files.js';
+import { MAX_TEXT_BYTES, sizeText } from './files.js';
 
 /**
  * The largest manifest read. Parsing holds the whole YAML tree, so it costs memory in proportion
@@ -12,6 +12,25 @@ import { sizeText } from './files.js';
  * of tiny values (`[1,1,1,…]` to 32 MB) fills a 4 GB heap while yaml builds its tree.
  */
 export const MAX_MANIFEST_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The longest line read. yaml holds a quoted scalar many times over while it unfolds it (a 20 MB
+ * one peaks near 900 MB), so a text far past what a job may send (1 MB, written with escapes up
+ * to twice as long) is refused by its line before parsing.
+ */
+export const MAX_LINE_BYTES = 2 * MAX_TEXT_BYTES;
+
+/** The first line longer than MAX_LINE_BYTES: its number and length. */
+function longLine(bytes: Buffer): { line: number; length: number } | undefined {
+  let line = 1;
+  for (let start = 0; start < bytes.length; line += 1) {
+    const end = bytes.indexOf(10, start);
+    const stop = end === -1 ? bytes.length : end;
+    if (stop - start > MAX_LINE_BYTES) return { line, length: stop - start };
+    start = stop + 1;
+  }
+  return undefined;
+}
 
 function unreadable(path: string, code: string | undefined, cause: unknown): UsageError {
   const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : String(code ?? cause);
@@ -52,6 +71,12 @@ export async function readManifestText(path: string, absolute: string): Promise<
     throw unreadable(path, (error as NodeJS.ErrnoException).code, error);
   }
   if (bytes.length > MAX_MANIFEST_BYTES) throw tooLarge(path, `more than ${CAP_TEXT}`);
+  const long = longLine(bytes);
+  if (long !== undefined) {
+    const message = `expected lines of at most ${MAX_LINE_BYTES / (1024 * 1024)} MB, got one of ${sizeText(long.length, MAX_LINE_BYTES)}`;
+    const hint = "a job's text is at most 1 MB; split a longer one into several jobs";
+    throw new ManifestError([{ file: path, line: long.line, col: 1, message, hint }]);
+  }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch (error) {

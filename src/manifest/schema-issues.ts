@@ -68,7 +68,7 @@ function allowedKeys(root: unknown, path: readonly PathSegment[]): { keys: strin
 }
 
 function unknownKeyHint(key: string, allowed: { keys: string[]; contentOf?: JobType }): string | undefined {
-  if (allowed.contentOf !== undefined && key in contentOf(allowed.contentOf)) {
+  if (allowed.contentOf !== undefined && Object.hasOwn(contentOf(allowed.contentOf), key)) {
     return `${key} belongs on each job, not in defaults`;
   }
   const near = closest(key, allowed.keys, 1);

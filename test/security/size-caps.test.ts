@@ -57,4 +57,14 @@ describe('size caps: what a manifest can make the process hold', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
   });
+
+  it('a line over 2 MB (a 20 MB quoted text) is refused at its line before the YAML is parsed', async () => {
+    const file = path.join(ws.dir, 'huge-text.yaml');
+    await writeFile(file, [...HEAD, '  - id: huge', '    type: txt2audio', `    text: "${'word '.repeat(4 * 1024 * 1024)}"`, ''].join('\n'));
+    const result = await runCli(['validate', file, '--offline']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `${file}:7:1 expected lines of at most 2 MB, got one of 20.0 MB; a job's text is at most 1 MB; split a longer one into several jobs\n1 problem in ${file}; nothing was sent.\n`,
+    );
+  });
 });

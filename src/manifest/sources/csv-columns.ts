@@ -1,9 +1,10 @@
 import { expectedGot, formatGot } from '../errors.js';
+import { SHOWN_ISSUES } from '../issues.js';
 import { closest, quotedList } from '../suggest.js';
 import type { TableEntry } from './entry-types.js';
 import { jobFieldNames } from './job-fields.js';
 import { complaintBody, manifestAt, problemAt } from './rows.js';
-import { unknownPlaceholder } from './template.js';
+import { type Complaint, unknownPlaceholder } from './template.js';
 import type { SourceContext, SourceItem, SourceLocation } from './types.js';
 
 /**
@@ -18,23 +19,42 @@ export interface ColumnPlan {
   columnOf: Map<string, number>;
 }
 
-function headerProblems(header: readonly string[], at: (col: number) => SourceLocation): SourceItem[] {
-  const problems: SourceItem[] = [];
+/**
+ * A header's problems: the first SHOWN_ISSUES made, the rest only counted. A header of 400,000
+ * stray columns is one mistake (the wrong file, the wrong delimiter), not 400,000 messages to build.
+ */
+class HeaderProblems {
+  readonly #items: SourceItem[] = [];
+  #more = 0;
+
+  add(make: () => SourceItem): void {
+    if (this.#items.length < SHOWN_ISSUES) this.#items.push(make());
+    else this.#more += 1;
+  }
+
+  /** The problems made, after one that says how many more there are (first, so it is shown). */
+  all(at: (col: number) => SourceLocation): SourceItem[] {
+    if (this.#more === 0) return this.#items;
+    const got = `${(SHOWN_ISSUES + this.#more).toLocaleString('en-US')} problems with its columns`;
+    const summary = problemAt(at(1), { ...expectedGot('a header naming fields of a job', got), hint: `the first ${SHOWN_ISSUES} are listed; is this the right file, with the right delimiter?` });
+    return [summary, ...this.#items];
+  }
+}
+
+function checkNames(header: readonly string[], at: (col: number) => SourceLocation, problems: HeaderProblems): void {
   const seen = new Map<string, number>();
   header.forEach((name, i) => {
     if (name === '') {
-      problems.push(problemAt(at(i + 1), { ...expectedGot('a column name', 'an empty header cell'), hint: 'name the column or delete it' }));
+      problems.add(() => problemAt(at(i + 1), { ...expectedGot('a column name', 'an empty header cell'), hint: 'name the column or delete it' }));
       return;
     }
     const first = seen.get(name);
-    if (first !== undefined) problems.push(problemAt(at(i + 1), { ...expectedGot('each column name once', `"${name}" again (also column ${first + 1})`), hint: 'rename one of them' }));
+    if (first !== undefined) problems.add(() => problemAt(at(i + 1), { ...expectedGot('each column name once', `"${name}" again (also column ${first + 1})`), hint: 'rename one of them' }));
     else seen.set(name, i);
   });
-  return problems;
 }
 
-function mappedColumns(header: readonly string[], entry: TableEntry, display: string, context: SourceContext, plan: ColumnPlan): SourceItem[] {
-  const problems: SourceItem[] = [];
+function mapColumns(header: readonly string[], entry: TableEntry, display: string, context: SourceContext, plan: ColumnPlan, problems: HeaderProblems): void {
   for (const [field, column] of Object.entries(entry.columns)) {
     const index = header.indexOf(column);
     if (index !== -1) {
@@ -44,46 +64,45 @@ function mappedColumns(header: readonly string[], entry: TableEntry, display: st
     }
     const near = closest(column, header, 1);
     const hint = near.length > 0 ? `did you mean ${quotedList(near)}?` : `its columns: ${header.join(', ')}`;
-    problems.push(problemAt(manifestAt(context, ['columns', field]), { field: `columns.${field}`, ...expectedGot(`a column of ${display}`, formatGot(column)), hint }));
+    problems.add(() => problemAt(manifestAt(context, ['columns', field]), { field: `columns.${field}`, ...expectedGot(`a column of ${display}`, formatGot(column)), hint }));
   }
-  return problems;
 }
 
-function unmappedColumn(name: string, entry: TableEntry, fields: readonly string[]): { expected: string; got: string; hint: string } | undefined {
-  if (!fields.includes(name)) {
-    const near = closest(name, fields, 1)[0];
-    const kind = entry.type === undefined ? 'a job' : entry.type;
-    return {
-      expected: `a column named like a field of ${kind} or mapped in columns:`,
-      got: formatGot(name),
-      hint: `map it (columns: { ${near ?? '<field>'}: ${name} }) or remove the column`,
-    };
-  }
-  if (Object.hasOwn(entry.columns, name)) {
-    const from = entry.columns[name];
-    return { expected: 'each column read once', got: `"${name}" (${name} is read from column "${from}")`, hint: 'remove the column, or map it to another field in columns:' };
-  }
-  return undefined;
+function unknownColumn(name: string, entry: TableEntry, fields: readonly string[]): Complaint {
+  const near = closest(name, fields, 1)[0];
+  const kind = entry.type === undefined ? 'a job' : entry.type;
+  return {
+    expected: `a column named like a field of ${kind} or mapped in columns:`,
+    got: formatGot(name),
+    hint: `map it (columns: { ${near ?? '<field>'}: ${name} }) or remove the column`,
+  };
+}
+
+function readTwice(name: string, entry: TableEntry): Complaint {
+  const from = entry.columns[name];
+  return { expected: 'each column read once', got: `"${name}" (${name} is read from column "${from}")`, hint: 'remove the column, or map it to another field in columns:' };
 }
 
 /** The plan for `header`, or every problem with it (then no row is read). */
 export function planColumns(header: readonly string[], entry: TableEntry, display: string, context: SourceContext, at: (col: number) => SourceLocation): ColumnPlan | SourceItem[] {
-  const problems = headerProblems(header, at);
+  const problems = new HeaderProblems();
+  checkNames(header, at, problems);
   const plan: ColumnPlan = { fieldsOf: header.map(() => []), columnOf: new Map() };
-  problems.push(...mappedColumns(header, entry, display, context, plan));
+  mapColumns(header, entry, display, context, plan, problems);
   const fields = jobFieldNames(entry.type);
   const mapped = new Set(Object.values(entry.columns));
   header.forEach((name, i) => {
     if (name === '' || mapped.has(name) || (plan.fieldsOf[i]?.length ?? 0) > 0) return;
-    const complaint = unmappedColumn(name, entry, fields);
-    if (complaint !== undefined) problems.push(problemAt(at(i + 1), complaintBody(undefined, complaint)));
+    if (!fields.includes(name)) problems.add(() => problemAt(at(i + 1), complaintBody(undefined, unknownColumn(name, entry, fields))));
+    else if (Object.hasOwn(entry.columns, name)) problems.add(() => problemAt(at(i + 1), complaintBody(undefined, readTwice(name, entry))));
     else {
       plan.columnOf.set(name, i);
       plan.fieldsOf[i]?.push(name);
     }
   });
-  problems.push(...sourceLevelProblems(entry, context, plan, at));
-  return problems.length > 0 ? problems : plan;
+  for (const problem of sourceLevelProblems(entry, context, plan, at)) problems.add(() => problem);
+  const all = problems.all(at);
+  return all.length > 0 ? all : plan;
 }
 
 /** No type anywhere, or an id template naming a field no column or entry gives. */

@@ -9,6 +9,7 @@ import type { TableEntry } from './entry-types.js';
 import { jobFieldSpec } from './job-fields.js';
 import { assembleRow, manifestAt, openSourceFile, type ProblemBody, problemAt, sourceDisplayPath } from './rows.js';
 import type { SourceContext, SourceItem, SourceLocation } from './types.js';
+import { NOT_UTF8, REPLACEMENT_CHAR, type Utf8Watch, watchedUtf8 } from './utf8-watch.js';
 
 // A row this large is a quote left open, not a row: the text limit is 1 MB.
 const MAX_RECORD_CHARS = 4 * 1024 * 1024;
@@ -25,10 +26,20 @@ function parseErrorBody(error: CsvError): ProblemBody {
     case 'CSV_QUOTE_NOT_CLOSED':
       return { ...expectedGot('a closing quote (")', 'the end of the file'), hint: 'a quoted cell starts here and never ends; close it, and double every quote inside it ("")' };
     case 'CSV_MAX_RECORD_SIZE':
-      return { ...expectedGot('a row of at most 4 MB', 'more (is a quote left open?)') };
+      return tooLongBody(typeof error['index'] === 'number' ? error['index'] + 1 : 1);
     default:
       return expectedGot('well-formed CSV', error.message);
   }
+}
+
+// Cells of a row past which a 4 MB row is too many cells, not one cell that never ends.
+const MANY_CELLS = 100;
+
+/** Why a row ran past 4 MB: a quote left open makes one endless cell; a wrong file, endless cells. */
+function tooLongBody(cells: number): ProblemBody {
+  if (cells < MANY_CELLS) return expectedGot('a row of at most 4 MB', 'more (is a quote left open?)');
+  const got = `more, in ${cells.toLocaleString('en-US')} cells and counting`;
+  return { ...expectedGot('a row of at most 4 MB', got), hint: 'no list of jobs has rows this wide: is this the right file, with the right delimiter?' };
 }
 
 /**
@@ -114,7 +125,11 @@ export async function* readCsv(entry: TableEntry, context: SourceContext): Async
         lines.consume(record);
         const at = (col: number): SourceLocation => ({ file: display, line, col });
         if (record.every((cell) => cell.trim() === '')) continue;
-        if (table === undefined) {
+        const notUtf8 = opened.utf8.invalid ? record.findIndex((cell) => cell.includes(REPLACEMENT_CHAR)) : -1;
+        if (notUtf8 !== -1) {
+          if (table === undefined) return yield [problemAt(at(notUtf8 + 1), NOT_UTF8)];
+          items.push(problemAt(at(notUtf8 + 1), NOT_UTF8, ordinal++));
+        } else if (table === undefined) {
           const planned = planColumns(record.map((name) => name.trim()), entry, display, context, at);
           if (Array.isArray(planned)) return yield planned;
           table = { entry, plan: planned, coerce: cellReader(planned), context };
@@ -153,7 +168,7 @@ async function* batchesOf(records: Readable): AsyncGenerator<string[][]> {
   }
 }
 
-async function openInput(entry: TableEntry, context: SourceContext): Promise<{ batches: AsyncIterable<string[][]> } | { problem: SourceItem }> {
+async function openInput(entry: TableEntry, context: SourceContext): Promise<{ batches: AsyncIterable<string[][]>; utf8: Utf8Watch } | { problem: SourceItem }> {
   let input: Readable;
   if (context.input !== undefined) input = context.input;
   else {
@@ -169,6 +184,7 @@ async function openInput(entry: TableEntry, context: SourceContext): Promise<{ b
     relax_quotes: true,
     max_record_size: MAX_RECORD_CHARS,
   });
+  const utf8 = watchedUtf8(input);
   // pipeline: an error or an early stop on either side tears both down.
-  return { batches: batchesOf(pipeline(input, parser, () => undefined)) };
+  return { batches: batchesOf(pipeline(utf8, parser, () => undefined)), utf8 };
 }

@@ -67,13 +67,14 @@ export function templateOf(raw: Record<string, unknown>, kind: SourceKind, repor
 export function checkFieldName(field: string, type: JobType | undefined, path: readonly (string | number)[], report: Check, extra: readonly string[], label = field): boolean {
   if (type === undefined ? jobFieldNames().includes(field) : jobFieldSpec(type, field) !== undefined) return true;
   const others = kindsWithField(field);
-  const near = closest(field, [...extra, ...jobFieldNames(type)], 1);
+  const allowed = [...new Set([...extra, ...jobFieldNames(type)])];
+  const near = closest(field, allowed, 1);
   const hint =
     others.length > 0 && type !== undefined
       ? `${field} is a field of ${others.join(', ')} jobs, not ${type}`
       : near.length > 0
         ? `did you mean ${quotedList(near)}?`
-        : `allowed here: ${[...extra, ...jobFieldNames(type)].join(', ')}`;
+        : `allowed here: ${allowed.join(', ')}`;
   report({ path, target: 'key', field: label, message: 'unknown field', hint });
   return false;
 }

@@ -1,4 +1,3 @@
-import { isAbsolute } from 'node:path';
 import { kindOf, type JobType } from '../../jobs/index.js';
 import { expectedGot, formatGot } from '../errors.js';
 import { checkFieldName, checkFieldValue, type Check, FILE_WORDS, isRecord, nonEmptyText, sourceKindOf, templateOf, typeOf } from './entry-checks.js';
@@ -45,9 +44,12 @@ function tableEntry(raw: Record<string, unknown>, kind: TableKind, common: Commo
   return { kind, file: String(file), columns, ...common };
 }
 
-/** A pattern that could reach outside the manifest's folder, whatever `--allow-outside-files` says. */
+/**
+ * A pattern that could reach outside the manifest's folder, whatever `--allow-outside-files` says:
+ * in any of its brace alternatives too (`{*.txt,/etc/*}`), which the walk would silently skip.
+ */
 function escapes(glob: string): boolean {
-  return isAbsolute(glob) || /^[A-Za-z]:/.test(glob) || glob.split(/[\\/]+/).includes('..');
+  return /(^|[{,])([\\/]|[A-Za-z]:)/.test(glob) || glob.split(/[\\/{},]+/).includes('..');
 }
 
 function filesEntry(raw: Record<string, unknown>, common: Common, report: Check): FilesEntry {
@@ -67,7 +69,7 @@ function filesEntry(raw: Record<string, unknown>, common: Common, report: Check)
   } else if (fileFields !== undefined && !fileFields.includes(field)) {
     const expected = fileFields.length === 0 ? `a field that names a file (${type} jobs name none)` : `a field that names a file: ${fileFields.join(', ')}`;
     report({ path: ['field'], field: 'field', ...expectedGot(expected, formatGot(field)) });
-  } else if (field in common.fields) {
+  } else if (Object.hasOwn(common.fields, field)) {
     report({ path: [field], target: 'key', field, ...expectedGot(`${field} only from the files`, 'it on the entry as well'), hint: `remove ${field}: the files fill it` });
   }
   return { kind: 'files', glob: String(glob), field: String(field), ...common, type: type as JobType };
@@ -79,7 +81,7 @@ function matrixList(field: string, values: unknown, common: Common, report: Chec
     report({ path: ['matrix', field], target: 'key', field: 'matrix.id', message: 'unknown field', hint: 'ids come from the entry\'s id template, e.g. id: "promo-{prompt.index}"' });
     return undefined;
   }
-  if (field in common.fields || (field === 'type' && common.type !== undefined)) {
+  if (Object.hasOwn(common.fields, field) || (field === 'type' && common.type !== undefined)) {
     report({ path: [field], target: 'key', field, ...expectedGot(`${field} once (it is a list of the matrix)`, 'it on the entry as well'), hint: 'remove one of them' });
   }
   if (!Array.isArray(values) || values.length === 0) {

@@ -1,3 +1,4 @@
+import { type Dirent, readdir } from 'node:fs';
 import { posix } from 'node:path';
 import { glob } from 'tinyglobby';
 import { expectedGot, formatGot } from '../errors.js';
@@ -31,14 +32,30 @@ function inside(path: string): boolean {
   return !posix.isAbsolute(path) && path !== '..' && !path.startsWith('../');
 }
 
+/** A symbolic link as the walk sees it: a file, listed and never entered. */
+function linkAsFile(entry: Dirent): Dirent {
+  return entry.isSymbolicLink() ? Object.assign(Object.create(entry) as Dirent, { isFile: () => true, isSymbolicLink: () => false }) : entry;
+}
+
+type ReaddirDone = (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void;
+
+// tinyglobby either drops links or follows them, into linked folders too (out of the manifest's
+// folder, or round in a loop). Shown to it as files, links are listed without being followed.
+const LINKS_AS_FILES = {
+  readdir: ((path: string, options: { withFileTypes: true }, done: ReaddirDone) =>
+    readdir(path, options, (error, entries) => done(error, entries?.map(linkAsFile)))) as unknown as typeof readdir,
+};
+
 /**
  * The files a pattern matches, relative to the manifest's folder, sorted by path (code units, so
  * `ch-10` sorts before `ch-2`: pad numbers in names). Dot files only when the pattern names them;
- * symbolic links to folders are not followed, so the walk stays inside the folder; a file that is
- * a link is judged later by the file scope rule like any file a manifest names.
+ * symbolic links to folders are not followed, so the walk stays inside the folder; a link is
+ * matched by its own name and judged later by the file scope rule like any file a manifest names
+ * (a link to a folder is then refused as not a regular file).
  */
 export async function matchingFiles(entry: FilesEntry, context: Pick<SourceContext, 'manifestDir'>): Promise<string[]> {
-  const found = await glob(entry.glob, { cwd: context.manifestDir, onlyFiles: true, dot: false, followSymbolicLinks: false, expandDirectories: false });
+  const options = { cwd: context.manifestDir, onlyFiles: true, dot: false, followSymbolicLinks: false, expandDirectories: false, fs: LINKS_AS_FILES };
+  const found = await glob(entry.glob, options);
   return found.filter(inside).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 

@@ -2,9 +2,11 @@ import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import { expectedGot, formatGot, printable } from '../errors.js';
+import { sizeText } from '../files.js';
 import type { TableEntry } from './entry-types.js';
 import { assembleRow, manifestAt, openSourceFile, problemAt, sourceDisplayPath } from './rows.js';
 import type { SourceContext, SourceItem, SourceLocation } from './types.js';
+import { NOT_UTF8, REPLACEMENT_CHAR, type Utf8Watch, watchedUtf8 } from './utf8-watch.js';
 
 const DETAIL_MAX_CHARS = 60;
 
@@ -99,6 +101,20 @@ function parseLine(line: string, at: SourceLocation, ordinal: number): { object:
   return { item: problemAt(at, expectedGot('a JSON object (one job a line)', formatGot(value)), ordinal) };
 }
 
+interface Reading {
+  entry: TableEntry;
+  byKey: Map<string, string[]>;
+  context: SourceContext;
+  utf8: Utf8Watch;
+}
+
+function itemOf(reading: Reading, line: string, at: SourceLocation, ordinal: number): SourceItem {
+  const notUtf8 = reading.utf8.invalid ? line.indexOf(REPLACEMENT_CHAR) : -1;
+  if (notUtf8 !== -1) return problemAt({ ...at, col: notUtf8 + 1 }, NOT_UTF8, ordinal);
+  const parsed = parseLine(line, at, ordinal);
+  return 'item' in parsed ? parsed.item : lineItem(reading.entry, reading.byKey, { line, object: parsed.object, ordinal, at }, reading.context);
+}
+
 /**
  * Rows of a JSON Lines source, streamed in batches (the lines one chunk of input held): each
  * non-blank line one JSON object
@@ -116,20 +132,21 @@ export async function* readJsonl(entry: TableEntry, context: SourceContext): Asy
     if ('problem' in opened) return yield [opened.problem];
     input = createReadStream(opened.path);
   }
-  const byKey = fieldsByKey(entry);
+  const reading: Reading = { entry, byKey: fieldsByKey(entry), context, utf8: watchedUtf8(input) };
   let lineNumber = 0;
   let ordinal = 0;
   try {
-    for await (const batch of linesOf(input)) {
+    for await (const batch of linesOf(reading.utf8)) {
       const items: SourceItem[] = [];
       for (const text of batch) {
         lineNumber += 1;
-        const line = lineNumber === 1 ? text.replace(/^\uFEFF/, '') : text;
-        if (line.trim() === '') continue;
         const at = { file: display, line: lineNumber, col: 1 };
-        const parsed = parseLine(line, at, ordinal);
-        items.push('item' in parsed ? parsed.item : lineItem(entry, byKey, { line, object: parsed.object, ordinal, at }, context));
-        ordinal += 1;
+        if (text instanceof LongLine) {
+          items.push(problemAt(at, { ...expectedGot('a line of at most 4 MB', sizeText(text.bytes, MAX_LINE_CHARS)), hint: "one JSON object a line; a job's text is at most 1 MB" }, ordinal++));
+          continue;
+        }
+        const line = lineNumber === 1 ? text.replace(/^\uFEFF/, '') : text;
+        if (line.trim() !== '') items.push(itemOf(reading, line, at, ordinal++));
       }
       if (items.length > 0) yield items;
     }
@@ -137,9 +154,6 @@ export async function* readJsonl(entry: TableEntry, context: SourceContext): Asy
     if (ordinal === 0 && context.input !== undefined) {
       yield [problemAt({ file: display, line: 1, col: 1 }, { ...expectedGot('at least one job (one JSON object a line)', 'nothing'), hint: 'pipe or redirect the jobs in (< jobs.jsonl)' })];
     }
-  } catch (error) {
-    if (!(error instanceof LineTooLong)) throw error;
-    yield [problemAt({ file: display, line: lineNumber + 1, col: 1 }, { ...expectedGot('a line of at most 4 MB', 'more, with no line break'), hint: 'one JSON object a line' }, ordinal)];
   } finally {
     input.destroy();
   }
@@ -148,24 +162,45 @@ export async function* readJsonl(entry: TableEntry, context: SourceContext): Asy
 // A job's text is at most 1 MB: a line this long is not one job, and must not be held whole.
 const MAX_LINE_CHARS = 4 * 1024 * 1024;
 
-class LineTooLong extends Error {}
+/** A line too long to hold: only its size is kept, for the message. */
+class LongLine {
+  constructor(readonly bytes: number) {}
+}
+
+function lineOrLong(line: string): string | LongLine {
+  return line.length > MAX_LINE_CHARS ? new LongLine(Buffer.byteLength(line)) : withoutCr(line);
+}
 
 /**
  * The lines of a stream, a chunk's worth at a time: split on LF, a CR before it dropped (CRLF
- * files). node:readline would do, but its async iterator costs a round of promises per line.
+ * files). node:readline would do, but its async iterator costs a round of promises per line. A
+ * line past MAX_LINE_CHARS is not held: the rest of it is only counted, up to its end.
  */
-async function* linesOf(input: Readable): AsyncGenerator<string[]> {
+async function* linesOf(input: Readable): AsyncGenerator<(string | LongLine)[]> {
   const decoder = new StringDecoder('utf8');
   let carry = '';
-  for await (const chunk of input as AsyncIterable<Buffer | string>) {
-    const text = carry + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
-    const lines = text.split('\n');
+  let longBytes: number | undefined;
+  for await (const chunk of input as AsyncIterable<Buffer>) {
+    let text = decoder.write(chunk);
+    if (longBytes !== undefined) {
+      const end = text.indexOf('\n');
+      longBytes += Buffer.byteLength(end === -1 ? text : text.slice(0, end));
+      if (end === -1) continue;
+      yield [new LongLine(longBytes)];
+      longBytes = undefined;
+      text = text.slice(end + 1);
+    }
+    const lines = (carry + text).split('\n');
     carry = lines.pop() ?? '';
-    if (carry.length > MAX_LINE_CHARS) throw new LineTooLong();
-    if (lines.length > 0) yield lines.map(withoutCr);
+    if (lines.length > 0) yield lines.map(lineOrLong);
+    if (carry.length > MAX_LINE_CHARS) {
+      longBytes = Buffer.byteLength(carry);
+      carry = '';
+    }
   }
   const rest = carry + decoder.end();
-  if (rest !== '') yield [withoutCr(rest)];
+  if (longBytes !== undefined) yield [new LongLine(longBytes + Buffer.byteLength(rest))];
+  else if (rest !== '') yield [lineOrLong(rest)];
 }
 
 function withoutCr(line: string): string {

@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { fieldsOf, folderWith, readFirst, removeFolders } from './helpers.js';
 
@@ -162,6 +164,27 @@ describe('CSV problems, located and worded', () => {
         "book/c.csv:3:2 expected a closing quote ("), got the end of the file; a quoted cell starts here and never ends; close it, and double every quote inside it ("")",
       ]
     `);
+  });
+
+  test('a row past 4 MB: a quote left open, or too many cells, each told as what it is', async () => {
+    const dir = await folderWith({ 'open.csv': `id,text\na,"${'x'.repeat(4200 * 1024)}\n` });
+    expect((await readFirst(audio('open.csv'), dir)).problems).toEqual(['book/open.csv:2:2 expected a row of at most 4 MB, got more (is a quote left open?)']);
+    // Quoted cells: csv-parse reads them many times faster than plain ones.
+    await writeFile(join(dir, 'wide.csv'), `${Array.from({ length: 105 }, () => `"${'x'.repeat(41_000)}"`).join(',')}\n`);
+    const wide = (await readFirst(audio('wide.csv'), dir)).problems;
+    expect(wide).toHaveLength(1);
+    expect(wide[0]).toMatch(/^book\/wide\.csv:1:\d+ expected a row of at most 4 MB, got more, in [\d,]+ cells and counting; no list of jobs has rows this wide: is this the right file, with the right delimiter\?$/);
+  });
+
+  test('a header of thousands of stray columns: the first 200 problems made, the rest counted', async () => {
+    const dir = await folderWith({ 'c.csv': `text,${Array.from({ length: 5000 }, (_, i) => `c${i}`).join(',')}\nhi\n` });
+    const read = await readFirst(audio('c.csv'), dir);
+    expect(read.problems).toHaveLength(201);
+    expect(read.problems.slice(0, 2)).toEqual([
+      'book/c.csv:1:1 expected a header naming fields of a job, got 5,000 problems with its columns; the first 200 are listed; is this the right file, with the right delimiter?',
+      'book/c.csv:1:2 expected a column named like a field of txt2audio or mapped in columns:, got "c0"; map it (columns: { <field>: c0 }) or remove the column',
+    ]);
+    expect(read.problems.at(-1)).toMatch(/^book\/c\.csv:1:201 .*got "c199"/);
   });
 
   test('quotes inside a cell that does not start with one, or after a closing one, are text', async () => {

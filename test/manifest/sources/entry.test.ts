@@ -153,3 +153,16 @@ describe('the entry schema (for the manifest JSON Schema)', () => {
     expect(json.anyOf.every((branch) => branch.additionalProperties === false)).toBe(true);
   });
 });
+
+describe("names of Object's own properties are unknown fields like any other", () => {
+  test.each(['constructor', 'toString', 'hasOwnProperty', '__proto__'])('%s on the entry, as a matrix list and in columns:', (name) => {
+    const entry = `  - csv: c.csv\n    type: txt2audio\n    ${name}: 1\n    columns: { ${name}: c }\n`;
+    expect(problemsOf(entry)).toEqual([
+      `book/manifest.yaml:5:5 ${name}: unknown field; allowed here: csv, type, columns, id, tags, split, text, text_file, model, voice, lang, speed, format, sample_rate`,
+      `book/manifest.yaml:6:16 columns.${name}: unknown field; allowed here: id, type, tags, split, text, text_file, model, voice, lang, speed, format, sample_rate`,
+    ]);
+    expect(problemsOf(`  - matrix:\n      ${name}: [1]\n    type: txt2audio\n`)).toEqual([
+      `book/manifest.yaml:4:7 matrix.${name}: unknown field; allowed here: id, type, tags, split, text, text_file, model, voice, lang, speed, format, sample_rate`,
+    ]);
+  });
+});

@@ -1,6 +1,8 @@
-import { symlink } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
+import { loadManifest } from '../../../src/manifest/load.js';
+import { messageOf } from '../helpers.js';
 import { fieldsOf, folderWith, readFirst, removeFolders } from './helpers.js';
 
 afterEach(removeFolders);
@@ -86,5 +88,33 @@ describe('files rows', () => {
         "book/manifest.yaml:3:12 id: expected a value with letters or digits for {dir}, got ""; use another placeholder",
       ]
     `);
+  });
+
+  test('a file that is a link is a job, checked like any file: inside is fine, outside only with --allow-outside-files', async () => {
+    const outside = await folderWith({ 'o.txt': 'Outside.' });
+    const dir = await folderWith({ 'a.txt': 'A.', 'sub/real.txt': 'Real.' });
+    await symlink(join(dir, 'sub', 'real.txt'), join(dir, 'link-in.txt'));
+    await symlink(join(outside, 'o.txt'), join(dir, 'link-out.txt'));
+    const read = await readFirst(manifest('  - files: "*.txt"\n    type: txt2audio\n    field: text_file\n'), dir);
+    expect(read.rows.map((row) => row.fields['text_file'])).toEqual(['a.txt', 'link-in.txt', 'link-out.txt']);
+
+    const path = join(dir, 'm.yaml');
+    const audio = 'model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000';
+    await writeFile(path, `version: 1\ndefaults:\n  txt2audio: { ${audio} }\nsources:\n  - files: "*.txt"\n    type: txt2audio\n    field: text_file\n`);
+    expect((await messageOf(path)).replaceAll(`${dir}/`, '').replace(outside, '<outside>')).toBe(
+      `m.yaml:5:12 job "link-out" text_file: expected a file inside the manifest's folder, got "link-out.txt" (resolves to <outside>/o.txt); copy the file into that folder, or pass --allow-outside-files if you trust this manifest\n1 problem in m.yaml; nothing was sent.`,
+    );
+    const loaded = await loadManifest(path, { allowOutsideFiles: true });
+    expect(loaded.jobs.map((job) => job.id)).toEqual(['a', 'link-in', 'link-out']);
+  });
+
+  test('a brace alternative that leaves the folder is refused, not skipped', async () => {
+    const dir = await folderWith({ 'a.txt': 'A.' });
+    for (const pattern of ['{*.txt,/etc/*}', 'x/{a,/etc}/*', '{*.txt,../*.txt}', '{a,..}/*.txt']) {
+      const read = await readFirst(manifest(`  - files: "${pattern}"\n    type: txt2audio\n    field: text_file\n`), dir);
+      expect(read.problems).toEqual([
+        `book/manifest.yaml:3:12 files: expected a pattern inside the manifest's folder, got "${pattern}"; a files pattern never leaves the manifest's folder; move the files into it`,
+      ]);
+    }
   });
 });

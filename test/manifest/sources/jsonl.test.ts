@@ -96,7 +96,7 @@ test('a __proto__ key is refused, not assigned', async () => {
 test('lines are read as they come, and a line with no end in sight is refused rather than held', async () => {
   const dir = await folderWith({});
   let produced = 0;
-  const endless = new Readable({
+  const unending = new Readable({
     read() {
       this.push(`{"type":"txt2audio","text":"line ${produced}"}\n`);
       produced += 1;
@@ -105,13 +105,18 @@ test('lines are read as they come, and a line with no end in sight is refused ra
   const { raw, locate } = firstEntry(manifest('  - jsonl: "-"\n'));
   const entry = parseSourceEntry(raw, { manifestFile: MANIFEST, locate }).entry;
   if (entry === undefined) throw new Error('valid entry expected');
-  const rows = readSource(entry, { manifestFile: MANIFEST, manifestDir: dir, scope: await fileScope(dir, false), locate, input: endless });
+  const rows = readSource(entry, { manifestFile: MANIFEST, manifestDir: dir, scope: await fileScope(dir, false), locate, input: unending });
   expect((await rows.next()).value?.row?.fields['text']).toBe('line 0');
   await rows.return(undefined);
-  expect(endless.destroyed).toBe(true);
+  expect(unending.destroyed).toBe(true);
 
-  const huge = Readable.from(['{"type":"txt2audio","text":"ok"}\n{"text":"', 'x'.repeat(5 * 1024 * 1024)]);
+  // Its size is the cause given, however long it goes on; the lines after it are read.
+  const huge = Readable.from(['{"type":"txt2audio","text":"ok"}\n{"text":"', ...Array.from({ length: 50 }, () => 'x'.repeat(1024 * 1024)), '"}\n{"type":"txt2audio","text":"after"}\n']);
   const read = await readFirst(manifest('  - jsonl: "-"\n'), dir, { input: huge });
-  expect(read.rows.length).toBe(1);
-  expect(read.problems).toEqual(['book/-:2:1 expected a line of at most 4 MB, got more, with no line break; one JSON object a line']);
+  expect(read.rows.map((row) => row.fields['text'])).toEqual(['ok', 'after']);
+  expect(read.problems).toEqual(["book/-:2:1 expected a line of at most 4 MB, got 50.0 MB; one JSON object a line; a job's text is at most 1 MB"]);
+  const endless = Readable.from(['{"text":"', 'x'.repeat(5 * 1024 * 1024)]);
+  expect((await readFirst(manifest('  - jsonl: "-"\n'), dir, { input: endless })).problems).toEqual([
+    "book/-:1:1 expected a line of at most 4 MB, got 5.0 MB; one JSON object a line; a job's text is at most 1 MB",
+  ]);
 });
