@@ -14,22 +14,49 @@ import { MAX_TEXT_BYTES, sizeText } from './files.js';
 export const MAX_MANIFEST_BYTES = 32 * 1024 * 1024;
 
 /**
- * The longest line read. yaml holds a quoted scalar many times over while it unfolds it (a 20 MB
- * one peaks near 900 MB), so a text far past what a job may send (1 MB, written with escapes up
- * to twice as long) is refused by its line before parsing.
+ * The longest text written in the manifest. yaml holds a scalar many times over while it unfolds
+ * it (a 20 MB quoted one peaks near 900 MB, a block one near 300 MB), so a text far past what a
+ * job may send (1 MB, written with escapes up to twice as long) is refused before parsing: by its
+ * line, or for a block scalar (`text: |`) by the lines it spans.
  */
 export const MAX_LINE_BYTES = 2 * MAX_TEXT_BYTES;
 
-/** The first line longer than MAX_LINE_BYTES: its number and length. */
-function longLine(bytes: Buffer): { line: number; length: number } | undefined {
+// A line that ends by opening a block scalar: `key: |`, `- >-`, `text: |2 # comment`.
+const BLOCK_HEADER = /(?:^|[:-])[ \t]+[|>][-+1-9]{0,2}[ \t]*(?:#.*)?$/;
+
+interface LongText {
+  line: number;
+  /** Its length in bytes; for a block, as far as it was read. */
+  length: number;
+  /** The scalar spans lines from `line` on, rather than being one line. */
+  block: boolean;
+}
+
+/** The first line, or block scalar, longer than MAX_LINE_BYTES. */
+function longText(bytes: Buffer): LongText | undefined {
+  let block: { line: number; indent: number; length: number } | undefined;
   let line = 1;
   for (let start = 0; start < bytes.length; line += 1) {
     const end = bytes.indexOf(10, start);
     const stop = end === -1 ? bytes.length : end;
-    if (stop - start > MAX_LINE_BYTES) return { line, length: stop - start };
+    const length = stop - start;
+    if (length > MAX_LINE_BYTES) return { line, length, block: false };
+    const indent = indentOf(bytes, start, stop);
+    if (block !== undefined && (indent === length || indent > block.indent)) {
+      block.length += length + 1;
+      if (block.length > MAX_LINE_BYTES) return { line: block.line, length: block.length, block: true };
+    } else {
+      block = length < 4096 && BLOCK_HEADER.test(bytes.toString('utf8', start, stop)) ? { line, indent, length: 0 } : undefined;
+    }
     start = stop + 1;
   }
   return undefined;
+}
+
+function indentOf(bytes: Buffer, start: number, stop: number): number {
+  let at = start;
+  while (at < stop && bytes[at] === 32) at += 1;
+  return at - start;
 }
 
 function unreadable(path: string, code: string | undefined, cause: unknown): UsageError {
@@ -71,9 +98,11 @@ export async function readManifestText(path: string, absolute: string): Promise<
     throw unreadable(path, (error as NodeJS.ErrnoException).code, error);
   }
   if (bytes.length > MAX_MANIFEST_BYTES) throw tooLarge(path, `more than ${CAP_TEXT}`);
-  const long = longLine(bytes);
+  const long = longText(bytes);
   if (long !== undefined) {
-    const message = `expected lines of at most ${MAX_LINE_BYTES / (1024 * 1024)} MB, got one of ${sizeText(long.length, MAX_LINE_BYTES)}`;
+    const cap = `${MAX_LINE_BYTES / (1024 * 1024)} MB`;
+    // A block is measured only until it passes the cap: its whole size is not known.
+    const message = long.block ? `expected texts of at most ${cap}, got a block text longer than that` : `expected lines of at most ${cap}, got one of ${sizeText(long.length, MAX_LINE_BYTES)}`;
     const hint = "a job's text is at most 1 MB; split a longer one into several jobs";
     throw new ManifestError([{ file: path, line: long.line, col: 1, message, hint }]);
   }

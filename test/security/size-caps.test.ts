@@ -67,4 +67,24 @@ describe('size caps: what a manifest can make the process hold', () => {
       `${file}:7:1 expected lines of at most 2 MB, got one of 20.0 MB; a job's text is at most 1 MB; split a longer one into several jobs\n1 problem in ${file}; nothing was sent.\n`,
     );
   });
+
+  it('a block text over 2 MB (`text: |` and 20 MB of short lines) is refused at its first line before the YAML is parsed', async () => {
+    const file = path.join(ws.dir, 'huge-block.yaml');
+    const lines = Array.from({ length: 256 * 1024 }, () => `      ${'word '.repeat(16)}`);
+    await writeFile(file, [...HEAD, '  - id: huge', '    type: txt2audio', '    text: |-  # the book', ...lines, '  - id: after', '    type: txt2audio', '    text: hi', ''].join('\n'));
+    const result = await runCli(['validate', file, '--offline']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `${file}:7:1 expected texts of at most 2 MB, got a block text longer than that; a job's text is at most 1 MB; split a longer one into several jobs\n1 problem in ${file}; nothing was sent.\n`,
+    );
+  });
+
+  it('block texts that fit, however many, are read as usual', async () => {
+    const file = path.join(ws.dir, 'many-blocks.yaml');
+    const job = (n: number) => [`  - id: b${n}`, '    type: txt2audio', '    text: >', ...Array.from({ length: 64 }, () => `      ${'word '.repeat(16)}`)];
+    await writeFile(file, [...HEAD, ...Array.from({ length: 40 }, (_, n) => job(n)).flat(), ''].join('\n'));
+    const result = await runCli(['validate', file, '--offline']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
 });
