@@ -126,10 +126,11 @@ export interface LedgerIngest {
 }
 
 /**
- * Which jobs a read covers: the manifest's (`manifest`), those plus every job still paid for and
- * outstanding or in doubt that the manifest dropped (`report`: what a summary must not hide), or every row.
+ * Which jobs a read covers: the manifest's (`manifest`), those plus every job the manifest
+ * dropped that is outstanding, in doubt or done (`report`: what a summary must not hide, every
+ * paid result included), those dropped ones alone (`dropped`), or every row.
  */
-export type JobScope = 'manifest' | 'report' | 'all';
+export type JobScope = 'manifest' | 'report' | 'dropped' | 'all';
 
 /**
  * The jobs a person picked (`run --only`, `--tag`): a job is picked when its id matches one of

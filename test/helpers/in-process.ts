@@ -15,6 +15,7 @@ export interface InProcessRun {
   pace?: Pace;
   /** --only, --tag, --redo. */
   select?: Selection;
+  noWait?: boolean;
   options?: { poll?: PollSchedules; maxResultBytes?: number; retry?: RetryPolicy };
 }
 
@@ -42,6 +43,7 @@ export async function runInProcess(input: InProcessRun): Promise<RunEvent[]> {
       plan: 'unlimited',
       pace: input.pace,
       select: input.select,
+      noWait: input.noWait,
       concurrency: 4,
       poll: { schedules: input.options?.poll ?? simulatorPoll() },
       retry: input.options?.retry ?? { ...DEFAULT_RETRY, minDelayMs: 10, maxDelayMs: 50 },
