@@ -39,6 +39,19 @@ export function duplicateIssue(
   return idIssue(job, manifestFile, { expected: 'a unique id', got, hint });
 }
 
+/**
+ * The problem of a job whose content another id was already paid for: sent under its new id it
+ * would be paid twice, and the id that had it would keep a result that is not its content now.
+ */
+export function movedIssue(job: IdJob, manifestFile: string, paidAs: { id: string; state: string }): ManifestIssue {
+  return idIssue(job, manifestFile, {
+    expected: 'an id that keeps its content between runs',
+    got: `"${job.id}", whose content "${paidAs.id}" was already sent with (${paidAs.state})`,
+    hint:
+      'ids from a row number ({n}) shift when a row is inserted: give the rows ids of their own (an id column keeping the ids already run), or add new rows at the end',
+  });
+}
+
 type IdJob = Pick<ResolvedJob, 'id' | 'position' | 'fieldPositions'> & { inlineIndex?: number | undefined };
 
 /** A problem with a job's id, located at its `id:` (or at the job when the id was derived). */

@@ -61,6 +61,7 @@ export const RUN_CSV_COLUMNS = [
   'tags',
   'retryable',
   'refunded',
+  'in_manifest',
 ] as const;
 
 /** What the service said of a failure: `yes`, `no`, or empty when it said nothing (or the job has not failed). */
@@ -81,6 +82,7 @@ export function runCsvChunks(rows: Rows<StatusJob>): AsyncGenerator<string> {
     tags: (job.tags ?? []).join(';'),
     retryable: said(job.retryable),
     refunded: said(job.refunded),
+    in_manifest: job.inManifest === false ? 'no' : 'yes',
   }));
 }
 

@@ -15,7 +15,7 @@ export interface StatusJob {
   /** Path of the downloaded result. */
   output: string | null;
   error: string | null;
-  /** false for a job the manifest no longer lists (kept because its result is still to collect). */
+  /** false for a job the manifest no longer lists (kept because it was paid for: its result, or one to collect). */
   inManifest?: boolean;
   /** What the service said of a failure: trying again may work, and nothing was charged. */
   retryable?: boolean | null;
@@ -49,8 +49,8 @@ export interface StatusSummary {
   failed: ListedJobs;
   notCollected: ListedJobs;
   statusUnknown: ListedJobs;
-  /** Jobs here the manifest no longer lists (sent before it changed, collected all the same). */
-  dropped: number;
+  /** Jobs here the manifest no longer lists (sent before it changed, collected and kept all the same). */
+  dropped: ListedJobs;
   /** Where results are: how many files, and the folder of the first. */
   results: { files: number; folder: string | null };
 }
@@ -66,6 +66,7 @@ export function formatStatusText(summary: StatusSummary, options: { color: boole
   if (summary.failed.total > 0) parts.push(failedSection(summary.failed, color));
   if (summary.notCollected.total > 0) parts.push(notCollectedSection(summary.notCollected, color));
   if (summary.statusUnknown.total > 0) parts.push(statusUnknownSection(summary.statusUnknown, color));
+  if (summary.dropped.total > 0) parts.push(droppedSection(summary.dropped, color));
   const notes = stateNotes(summary);
   if (notes.length > 0) parts.push(notes.join('\n'));
   parts.push(resultsLine(summary.results));
@@ -188,6 +189,17 @@ function statusUnknownSection(group: ListedJobs, color: boolean): string {
   return `${title}\n${why}\n${requestTable(group.jobs, color)}${moreLine(group)}`;
 }
 
+function droppedSection(group: ListedJobs, color: boolean): string {
+  const title = `No longer in the manifest: ${formatCount(group.total)} job(s)`;
+  const why = 'They were sent (and paid for) before the manifest changed: they are collected, and their results kept, all the same.';
+  const table = renderTable({
+    headers: ['id', 'state', 'result or request'],
+    rows: group.jobs.map((job) => [job.id, job.state, oneLine(job.output ?? job.requestId)]),
+    color,
+  });
+  return `${title}\n${why}\n${table}${moreLine(group)}`;
+}
+
 function requestTable(jobs: readonly StatusJob[], color: boolean): string {
   return renderTable({
     headers: ['id', 'request id', 'reason'],
@@ -201,9 +213,6 @@ function stateNotes(summary: StatusSummary): string[] {
   const notes: string[] = [];
   const running = runningCount(summary);
   if (running > 0) notes.push(`${formatCount(running)} job(s) still running at the service: run again to collect them.`);
-  if (summary.dropped > 0) {
-    notes.push(`${formatCount(summary.dropped)} job(s) here are no longer in the manifest: they were sent (and paid for) before it changed, and are collected all the same.`);
-  }
   if ((counts.submitting ?? 0) > 0) {
     notes.push(`${formatCount(counts.submitting ?? 0)} job(s) were caught mid-submit: the next run marks them in doubt.`);
   }

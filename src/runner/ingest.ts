@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { Model } from '../api/types.js';
 import type { SendableJob } from '../jobs/index.js';
-import { duplicateIssue, IssueCollector, originOf, readUnit, unitFingerprint, type Manifest, type ManifestUnit, type ResolvedJob } from '../manifest/index.js';
+import { duplicateIssue, IssueCollector, movedIssue, originOf, readUnit, unitFingerprint, type Manifest, type ManifestUnit, type ResolvedJob } from '../manifest/index.js';
 import { stampOf } from '../manifest/files.js';
 import { groupKeyOf, priceKeyOf } from '../pricing/keys.js';
 import type { ChangedJob, JobRow, JobSpec, Ledger, LedgerIngest, SyncResult, UnitRecord, UnitState } from '../store/index.js';
@@ -28,9 +28,9 @@ const FILE_WINDOW = 1000;
 /**
  * Streams the manifest's jobs into the ledger, unit by unit, each batch as it is read: nothing
  * holds every job. A unit unchanged since the ledger last read it (its fingerprint, and the files
- * its rows named) is not read again. Every problem (duplicate ids across the whole manifest
- * included, which only the ledger can see) is reported at once; then the ledger is left exactly
- * as it was (ManifestError, exit 2).
+ * its rows named) is not read again. Every problem (duplicate ids across the whole manifest, and
+ * content another id was already paid for, which only the ledger can see) is reported at once;
+ * then the ledger is left exactly as it was (ManifestError, exit 2).
  */
 export async function ingestManifest(request: IngestRequest): Promise<IngestResult> {
   const { manifest, ledger } = request;
@@ -89,6 +89,13 @@ async function putBatch(
     for (const conflict of put.conflicts) {
       const job = byId.get(conflict.id);
       if (job !== undefined) issues.add(duplicateIssue(job, file, conflict.heldBy));
+    }
+  }
+  if (put.moved.length > 0) {
+    const byId = new Map(batch.jobs.map((job) => [job.id, job]));
+    for (const { id, paidAs } of put.moved) {
+      const job = byId.get(id);
+      if (job !== undefined) issues.add(movedIssue(job, file, paidAs));
     }
   }
   for (const change of put.changed) onChanged?.(change);

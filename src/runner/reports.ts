@@ -20,23 +20,22 @@ const LISTED = LISTED_JOBS;
 
 /**
  * The run summary and `status`, from the ledger alone, over the manifest's jobs and every job it
- * dropped after it was sent whose result is still to collect ("every job done" must not hide a
- * paid result). `submitting` rows are counted apart: while no run holds the ledger they are the
- * jobs a crash caught mid-submit, which the next run marks in doubt. Groups that need a person
- * are listed up to LISTED_JOBS and counted in full; the documents and the CSV list every job
- * (runJobs).
+ * dropped after it was sent that is still to collect, in doubt or done ("every job done" must not
+ * hide a paid result, nor a summary a paid file). `submitting` rows are counted apart: while no
+ * run holds the ledger they are the jobs a crash caught mid-submit, which the next run marks in
+ * doubt. Groups that need a person, and the dropped jobs, are listed up to LISTED_JOBS and counted
+ * in full; the documents and the CSV list every job (runJobs).
  */
 export async function summarize(ledger: Ledger, budgetMicro: MicroUsd | null): Promise<StatusSummary> {
   const counts = await ledger.countsByState('report');
-  const reported = Object.values(counts).reduce((a, b) => a + b, 0);
-  const listed = async (query: Omit<JobQuery, 'scope' | 'limit'>): Promise<ListedJobs> => {
+  const listed = async (query: Omit<JobQuery, 'scope' | 'limit'> & Partial<Pick<JobQuery, 'scope'>>): Promise<ListedJobs> => {
     const full = { scope: 'report' as const, ...query };
     const jobs = (await ledger.readJobs({ ...full, limit: LISTED })).map(statusJobOf);
     return { jobs, total: jobs.length < LISTED ? jobs.length : await ledger.countJobs(full) };
   };
-  // A done job is in the report's scope only while the manifest lists it: the manifest's scope
-  // finds the first in manifest order without sorting every done job.
-  const [firstResult] = await ledger.readJobs({ scope: 'manifest', states: ['done'], limit: 1 });
+  // The manifest's scope finds the first in manifest order without sorting every done job.
+  const [first] = await ledger.readJobs({ scope: 'manifest', states: ['done'], limit: 1 });
+  const firstResult = first ?? (await ledger.readJobs({ scope: 'dropped', states: ['done'], limit: 1 }))[0];
   return {
     counts,
     spentMicro: await ledger.spentMicro(),
@@ -45,7 +44,7 @@ export async function summarize(ledger: Ledger, budgetMicro: MicroUsd | null): P
     failed: await listed({ states: ['failed'] }),
     notCollected: await listed({ issue: 'not_collected' }),
     statusUnknown: await listed({ issue: 'status_unknown' }),
-    dropped: reported - (await ledger.countJobs({ scope: 'manifest' })),
+    dropped: await listed({ scope: 'dropped' }),
     results: { files: counts.done, folder: firstResult?.resultPath == null ? null : path.dirname(firstResult.resultPath) },
   };
 }

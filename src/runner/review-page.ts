@@ -66,6 +66,7 @@ export function reviewJob(row: JobRow): ReviewJob {
     // A failure the service refunded and allows again says that a later run sends it again.
     error: failureText({ error: row.lastError, retryable: row.retryable, refunded: row.refunded }),
     output: row.resultPath,
+    inManifest: row.inManifest,
   };
 }
 

@@ -9,6 +9,7 @@ export type {
   EventRow,
   EventWindow,
   ChangedJob,
+  MovedJob,
   CostRow,
   FollowRow,
   IdConflict,

@@ -49,10 +49,18 @@ export interface IdConflict {
   heldBy: { id: string; origin: string | null };
 }
 
+/** A job whose content (new, or changed) is what another id was already paid for. */
+export interface MovedJob {
+  id: string;
+  paidAs: { id: string; state: JobState };
+}
+
 export interface PutResult {
   conflicts: IdConflict[];
   /** Jobs already sent whose content differs now: they keep their old content and result. */
   changed: ChangedJob[];
+  /** Jobs that would be sent (or were changed) with content another id already counts a spend for. */
+  moved: MovedJob[];
 }
 
 export interface SyncResult {
@@ -97,7 +105,9 @@ export interface UnitFile {
  *   a pending or skipped job, or a failure retryable and refunded, whose content changed takes
  *   the new content and loses its price (nothing is paid for it); a job already sent whose
  *   content changed keeps its content and is reported in `changed`. A job whose id (ignoring
- *   case) another job of this manifest holds is not recorded: it comes back in `conflicts`.
+ *   case) another job of this manifest holds is not recorded: it comes back in `conflicts`. A
+ *   new or changed content that another id counts a spend for comes back in `moved` (not in
+ *   `changed`): the caller refuses the manifest, or would pay for that content twice.
  * - `commit(units)`: every job of a unit read again but not seen, and of a unit no longer
  *   listed, leaves the manifest; the units' fingerprints are stored.
  */
@@ -116,10 +126,11 @@ export interface LedgerIngest {
 }
 
 /**
- * Which jobs a read covers: the manifest's (`manifest`), those plus every job still paid for and
- * outstanding or in doubt that the manifest dropped (`report`: what a summary must not hide), or every row.
+ * Which jobs a read covers: the manifest's (`manifest`), those plus every job the manifest
+ * dropped that is outstanding, in doubt or done (`report`: what a summary must not hide, every
+ * paid result included), those dropped ones alone (`dropped`), or every row.
  */
-export type JobScope = 'manifest' | 'report' | 'all';
+export type JobScope = 'manifest' | 'report' | 'dropped' | 'all';
 
 /**
  * The jobs a person picked (`run --only`, `--tag`): a job is picked when its id matches one of

@@ -101,7 +101,7 @@ describe('finance output', () => {
     expect(summary.jobs.every((job) => job.tags.length === 0)).toBe(true);
     expect(expectDocument('run', readFileSync(file('show.run.json'), 'utf8'))).toMatchObject({ kind: 'run', finished: true });
     const csv = readFileSync(file('show.run.csv'), 'utf8').trimEnd().split('\n');
-    expect(csv[0]).toBe('id,type,model,state,price_usd,price_source,request_id,output,error,tags,retryable,refunded');
+    expect(csv[0]).toBe('id,type,model,state,price_usd,price_source,request_id,output,error,tags,retryable,refunded,in_manifest');
     for (const line of csv.slice(1)) expect(line).toMatch(/^[a-z]+,txt2audio,Kokoro,done,0\.\d+,(quoted|derived|cached),/);
     for (const name of ['show.estimate.json', 'show.estimate.csv', 'show.estimate.md']) expect(existsSync(file(name)), name).toBe(false);
 

@@ -51,7 +51,7 @@ describe('run: documents written again only when they would change', () => {
     writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('  - id: line-00002\n', '  - id: line-00002\n    tags: [promo]\n'));
     await cli();
     expect(stamps()).not.toEqual(afterAdd);
-    expect(readFileSync(files[1]!, 'utf8')).toMatch(/^line-00002,.*,promo,,$/m);
+    expect(readFileSync(files[1]!, 'utf8')).toMatch(/^line-00002,.*,promo,,,yes$/m);
 
     // Another budget changes what the documents say, though no job changed.
     await cli(['--budget', '7']);

@@ -47,9 +47,9 @@ describe('mediabatch run against the simulator', () => {
     expect(existsSync(path.join(dir, 'batch.run.json'))).toBe(true);
     // The run's CSV says which model each job used and where its price came from.
     const csv = readFileSync(path.join(dir, 'batch.run.csv'), 'utf8').trim().split('\n');
-    expect(csv[0]).toBe('id,type,model,state,price_usd,price_source,request_id,output,error,tags,retryable,refunded');
+    expect(csv[0]).toBe('id,type,model,state,price_usd,price_source,request_id,output,error,tags,retryable,refunded,in_manifest');
     expect(csv).toHaveLength(13);
-    for (const line of csv.slice(1)) expect(line).toMatch(/^line-\d{5},txt2audio,Kokoro,done,0\.\d+,(quoted|derived|cached),[^,]+,[^,]+\.wav,,,,$/);
+    for (const line of csv.slice(1)) expect(line).toMatch(/^line-\d{5},txt2audio,Kokoro,done,0\.\d+,(quoted|derived|cached),[^,]+,[^,]+\.wav,,,,,yes$/);
   });
 
   it('refuses a run over budget with exit 3 and sends nothing; --partial sends the prefix that fits', async () => {

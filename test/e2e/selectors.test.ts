@@ -157,9 +157,9 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     expect(json.jobs.filter((job) => job.state === 'done').every((job) => job.retryable === null && job.refunded === null)).toBe(true);
     // The run's CSV and its review page say the same of each failure.
     const csv = readFileSync(path.join(workspace.dir, 'batch.run.csv'), 'utf8').trimEnd().split('\n');
-    expect(csv[0]).toMatch(/,error,tags,retryable,refunded$/);
-    for (const id of failed) expect(csv.find((line) => line.startsWith(`${id},`))).toMatch(/,failed,.*,yes,yes$/);
-    expect(csv.filter((line) => line.includes(',done,')).every((line) => line.endsWith(',,'))).toBe(true);
+    expect(csv[0]).toMatch(/,error,tags,retryable,refunded,in_manifest$/);
+    for (const id of failed) expect(csv.find((line) => line.startsWith(`${id},`))).toMatch(/,failed,.*,yes,yes,yes$/);
+    expect(csv.filter((line) => line.includes(',done,')).every((line) => line.endsWith(',,,yes'))).toBe(true);
     const page = readFileSync(path.join(workspace.dir, 'batch.report.html'), 'utf8');
     expect(page.match(/ \(retryable, refunded: a later run sends it again\)"/g)).toHaveLength(failed.length);
     const lines = await runCli(['status', manifest, '--state', 'failed,pending', '--format', 'jsonl']);

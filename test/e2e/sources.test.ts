@@ -218,10 +218,11 @@ describe('sources end to end against the simulator', () => {
       ['l-3', 'done'],
       ['l-4', 'done'],
     ]);
-    // The removed row is no longer the manifest's: status counts what the manifest lists.
+    // The removed row is no longer the manifest's, but its paid result is still counted and listed, marked so.
     const status = await runCli(['status', manifest, '--json']);
-    const counts = (JSON.parse(status.stdout) as { counts: Record<string, number> }).counts;
-    expect(counts['done']).toBe(3);
+    const doc = JSON.parse(status.stdout) as { counts: Record<string, number>; jobs: { id: string; in_manifest: boolean }[] };
+    expect(doc.counts['done']).toBe(4);
+    expect(doc.jobs.filter((job) => !job.in_manifest).map((job) => job.id)).toEqual(['l-3']);
   });
 
   it('split: a long text runs as parts, a failed part is sent again, and the WAV join is byte-exact', async () => {

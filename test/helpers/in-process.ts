@@ -3,6 +3,7 @@ import { openManifest } from '../../src/manifest/open.js';
 import { DEFAULT_RETRY, simulatorPoll, type PollSchedules, type RetryPolicy, type RunEvent } from '../../src/runner/context.js';
 import { run } from '../../src/runner/index.js';
 import type { Pace } from '../../src/runner/pace.js';
+import type { Selection } from '../../src/runner/selection.js';
 import { openTestLedger } from './ledger.js';
 
 export interface InProcessRun {
@@ -12,6 +13,9 @@ export interface InProcessRun {
   baseUrl: string;
   token: string;
   pace?: Pace;
+  /** --only, --tag, --redo. */
+  select?: Selection;
+  noWait?: boolean;
   options?: { poll?: PollSchedules; maxResultBytes?: number; retry?: RetryPolicy };
 }
 
@@ -38,6 +42,8 @@ export async function runInProcess(input: InProcessRun): Promise<RunEvent[]> {
       },
       plan: 'unlimited',
       pace: input.pace,
+      select: input.select,
+      noWait: input.noWait,
       concurrency: 4,
       poll: { schedules: input.options?.poll ?? simulatorPoll() },
       retry: input.options?.retry ?? { ...DEFAULT_RETRY, minDelayMs: 10, maxDelayMs: 50 },

@@ -26,7 +26,7 @@ function summaryOf(base: Pick<StatusSummary, 'counts' | 'spentMicro' | 'budgetMi
     failed: listed((job) => job.state === 'failed'),
     notCollected: listed((job) => job.state === 'submitted' && job.issue === 'not_collected'),
     statusUnknown: listed((job) => job.state === 'submitted' && job.issue === 'status_unknown'),
-    dropped: rows.filter((job) => job.inManifest === false).length,
+    dropped: listed((job) => job.inManifest === false),
     results: { files: outputs.length, folder: outputs[0]?.output == null ? null : parse(outputs[0].output).dir },
     rows,
   };
@@ -118,7 +118,7 @@ describe('the status and run documents', () => {
   it('carries the tags a job has', async () => {
     const tagged = summaryOf(SUMMARY, [{ ...SUMMARY.rows[0]!, tags: ['book', 'en'] }]);
     expect((await statusJson(tagged)).jobs[0]).toMatchObject({ id: 'intro', tags: ['book', 'en'] });
-    expect((await jobsCsv(tagged.rows)).split('\n')[1]).toMatch(/,book;en,,$/);
+    expect((await jobsCsv(tagged.rows)).split('\n')[1]).toMatch(/,book;en,,,yes$/);
   });
 });
 
@@ -226,17 +226,17 @@ describe('the run CSV', () => {
   it('quotes commas, quotes and newlines, and writes micro-dollar prices as exact dollars', async () => {
     const csv = await jobsCsv([
       { id: 'a', type: 'txt2audio', model: 'Kokoro', state: 'failed', priceMicro: 77, priceSource: 'derived', requestId: 'r-1', output: null, error: 'bad "voice", try\nagain', retryable: true, refunded: false },
-      { id: 'b', type: 'img2video', model: 'Ltx', state: 'pending', priceMicro: null, priceSource: null, requestId: null, output: parse('/x/b.mp4').base, error: null },
+      { id: 'b', type: 'img2video', model: 'Ltx', state: 'done', priceMicro: null, priceSource: null, requestId: null, output: parse('/x/b.mp4').base, error: null, inManifest: false },
     ]);
     expect(csv).toBe(
-      'id,type,model,state,price_usd,price_source,request_id,output,error,tags,retryable,refunded\n' +
-        'a,txt2audio,Kokoro,failed,0.000077,derived,r-1,,"bad ""voice"", try\nagain",,yes,no\n' +
-        'b,img2video,Ltx,pending,,,,b.mp4,,,,\n',
+      'id,type,model,state,price_usd,price_source,request_id,output,error,tags,retryable,refunded,in_manifest\n' +
+        'a,txt2audio,Kokoro,failed,0.000077,derived,r-1,,"bad ""voice"", try\nagain",,yes,no,yes\n' +
+        'b,img2video,Ltx,done,,,,b.mp4,,,,,no\n',
     );
   });
 
   it('writes the header even with no rows', async () => {
-    expect(await jobsCsv([])).toBe('id,type,model,state,price_usd,price_source,request_id,output,error,tags,retryable,refunded\n');
+    expect(await jobsCsv([])).toBe('id,type,model,state,price_usd,price_source,request_id,output,error,tags,retryable,refunded,in_manifest\n');
   });
 
   it('streams many rows in batches with one header', async () => {

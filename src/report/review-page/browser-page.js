@@ -79,7 +79,7 @@ function player(href, media, id) {
  * @param {(tag: string) => void} onTag
  */
 function jobRow(row, meta, onTag) {
-  const [id, kindIx, stateIx, priceMicro, spentMicro, modelIx, sourceIx, , requestId, text, tags, error, media] = row;
+  const [id, kindIx, stateIx, priceMicro, spentMicro, modelIx, sourceIx, , requestId, text, tags, error, media, dropped] = row;
   const kind = meta.kinds[kindIx];
   const state = meta.states[stateIx] ?? '';
   const tagChips = tags.map((tag) => {
@@ -92,7 +92,7 @@ function jobRow(row, meta, onTag) {
   const textCell = el('td', { className: 'text' }, [el('div', { className: 'clamp', text: text ?? '' })]);
   textCell.addEventListener('click', () => textCell.classList.toggle('open'));
   return el('tr', { className: `job ${state}`, attrs: { 'data-id': id } }, [
-    el('td', { className: 'id', text: id }),
+    el('td', { className: 'id' }, dropped === 1 ? [id, el('br'), el('small', { text: 'no longer in the manifest' })] : [id]),
     el('td', {}, [el('span', { className: `state ${state}`, text: state.replace('_', ' ') })]),
     el('td', { className: 'kind' }, [kind?.name ?? '', el('br'), el('small', { text: meta.models[modelIx] ?? '' })]),
     el('td', { className: 'price' }, [price, el('br'), el('small', { text: [meta.sources[sourceIx] ?? '', spentNote].filter(Boolean).join(' · ') })]),

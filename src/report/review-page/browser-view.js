@@ -26,6 +26,7 @@
  *   tags: string[],
  *   error: string | null,
  *   media: string | null,
+ *   dropped: 0 | 1,
  * ]} RowTuple
  */
 

@@ -33,6 +33,8 @@ export interface ReviewJob {
   error: string | null;
   /** Absolute path of the downloaded result. */
   output: string | null;
+  /** false for a paid job the manifest no longer lists. */
+  inManifest?: boolean | undefined;
 }
 
 export type ReviewPageFacts = PageFacts & {
@@ -117,6 +119,7 @@ function toTuple(job: ReviewJob, totals: Totals, pageDir: string): RowTuple {
     [...(job.tags ?? [])],
     job.error,
     job.output === null ? null : resultHref(job.output, pageDir),
+    job.inManifest === false ? 1 : 0,
   ];
 }
 

@@ -1,3 +1,4 @@
+import type { JobState } from '../../jobs/states.js';
 import type { ChangedJob, IdConflict, JobSpec, PutResult, SyncResult, UnitFile, UnitState } from '../ledger.js';
 import type { StoreContext } from './context.js';
 import type { RawJob } from './rows.js';
@@ -69,11 +70,23 @@ function openSession(ctx: StoreContext): CoreIngest {
   const lookupClaim = db.prepare<[string], { id: string; origin: string }>('SELECT id, origin FROM temp.ingest_claims WHERE id = ?');
   const insertClaim = db.prepare('INSERT INTO temp.ingest_claims (id, origin) VALUES (?, ?)');
   const deleteUnitFiles = db.prepare('DELETE FROM unit_files WHERE unit = ?');
+  // Another id that counts a spend for this content (the partial index jobs_paid_by_content).
+  const lookupPaid = db.prepare<[string, string], { id: string; state: JobState }>(
+    'SELECT id, state FROM jobs WHERE content_hash = ? AND spent_micro > 0 AND id <> ? COLLATE NOCASE LIMIT 1',
+  );
   const insertUnitFile = db.prepare('INSERT OR REPLACE INTO unit_files (unit, path, stamp) VALUES (?, ?, ?)');
 
   // Most ingests hold no claim and no split job: their lookups are skipped (a third of each put).
   let claimed = 0;
   let parts = db.prepare('SELECT 1 FROM jobs WHERE parent_id IS NOT NULL LIMIT 1').get() !== undefined;
+  // A ledger that never paid for anything (a first run) has no content to pay for twice.
+  const paid = db.prepare('SELECT 1 FROM jobs WHERE spent_micro > 0 LIMIT 1').get() !== undefined;
+  /** Whether the content is what another id was already paid for: recorded in `moved` if so. */
+  const moved = (spec: JobSpec, result: PutResult): boolean => {
+    const other = paid ? lookupPaid.get(spec.contentHash, spec.id) : undefined;
+    if (other !== undefined) result.moved.push({ id: spec.id, paidAs: { id: other.id, state: other.state } });
+    return other !== undefined;
+  };
 
   const kept = new Set<string>();
   const started = new Map<string, number>();
@@ -126,6 +139,7 @@ function openSession(ctx: StoreContext): CoreIngest {
     if (spec.parentId !== undefined) parts = true;
     const row = rows.find((candidate) => candidate.id === spec.id);
     if (row === undefined) {
+      moved(spec, result);
       insert.run(values);
       added += 1;
       return;
@@ -135,12 +149,14 @@ function openSession(ctx: StoreContext): CoreIngest {
       return;
     }
     if (row.state === 'pending' || row.state === 'skipped' || (row.state === 'failed' && row.retryable === 1 && row.refunded === 1)) {
+      moved(spec, result);
       replace.run(values);
       ctx.insertEvent(spec.id, 'content_changed', null, null, { oldHash: row.content_hash, newHash: spec.contentHash }, now);
       return;
     }
     // Sent (or in doubt, or finished): it keeps what was sent and paid for, and is reported.
     relist.run({ ...values, text: null, filesJson: null, groupKey: null, priceKey: null });
+    if (moved(spec, result)) return;
     changed += 1;
     result.changed.push({ id: spec.id, oldHash: row.content_hash, newHash: spec.contentHash, state: row.state } satisfies ChangedJob);
   };
@@ -172,7 +188,7 @@ function openSession(ctx: StoreContext): CoreIngest {
       assertOpen();
       start(unitKey);
       const now = ctx.nowIso();
-      const result: PutResult = { conflicts: [], changed: [] };
+      const result: PutResult = { conflicts: [], changed: [], moved: [] };
       for (const spec of specs) putOne(unitKey, spec, now, result);
       started.set(unitKey, (started.get(unitKey) ?? 0) + specs.length - result.conflicts.length);
       return result;

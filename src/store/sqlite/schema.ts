@@ -315,6 +315,16 @@ export const MIGRATIONS: readonly Migration[] = [
         BEGIN UPDATE counters SET value = value + 1 WHERE name = 'jobs_written'; END;
     `,
   },
+  {
+    version: 10,
+    // Content paid for under one id must not be paid again under another (ids from a row number
+    // shift when a row is inserted): the ingest looks each new or changed content up among the
+    // jobs that counted a spend. Partial, so the million pending rows an ingest inserts cost it
+    // nothing; a reservation adds its row, a refund takes it out.
+    sql: `
+      CREATE INDEX jobs_paid_by_content ON jobs (content_hash) WHERE spent_micro > 0;
+    `,
+  },
 ];
 
 /** SQL for usdToMicro(column, 'up') on a REAL dollar column that is NULL or >= 0 (migration 5). */

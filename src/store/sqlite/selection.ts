@@ -6,15 +6,20 @@ import type { JobPick, JobScope, SendSelection } from '../ledger.js';
  * with named parameters; a prefix keeps two selections apart in one statement.
  */
 
-/** Jobs a scope covers: the manifest's, plus outstanding dropped ones for a report, or all. */
+// A job the manifest dropped after it was sent is still paid for, and one in doubt may be: a
+// summary shows both until they are settled, and a paid result for good. A failure is left out:
+// nothing of it is to collect, and a run could never again say every job is done.
+const PAID_SQL = "state IN ('submitting', 'submitted', 'in_doubt', 'done')";
+
+/** Jobs a scope covers: the manifest's, plus paid dropped ones for a report, those alone, or all. */
 export function scopeSql(scope: JobScope): string {
   switch (scope) {
     case 'manifest':
       return 'in_manifest = 1';
     case 'report':
-      // A job the manifest dropped after it was sent is still paid for, and one in doubt may be:
-      // a summary must show both until they are settled.
-      return "(in_manifest = 1 OR state IN ('submitting', 'submitted', 'in_doubt'))";
+      return `(in_manifest = 1 OR ${PAID_SQL})`;
+    case 'dropped':
+      return `(in_manifest = 0 AND ${PAID_SQL})`;
     case 'all':
       return '1';
   }

@@ -47,6 +47,30 @@ export function jobsContract(ledgers: Ledgers): void {
       expect((await ledger.eventsFor('pend')).at(-1)).toMatchObject({ kind: 'content_changed', detail: { newHash: 'new-p' } });
     });
 
+    it('reports in `moved` new or changed content that another id counts a spend for, and nothing else', async () => {
+      const ledger = await ledgers.create();
+      await seed(ledger, { a: 1_000, b: 1_000, c: 1_000 });
+      for (const id of ['a', 'b', 'c']) await ledger.reserveForSubmit(id, null, ['pending']);
+      await ledger.markSubmitted('a', 'req-a');
+      await ledger.markSubmitted('b', 'req-b');
+      await ledger.markSubmitted('c', 'req-c');
+      // c's failure was refunded: nothing is counted for its content any more.
+      await ledger.markFailedRemote('c', { reason: 'overloaded', retryable: true, refunded: true });
+
+      // Rows numbered by position after one is inserted at the top: every id takes the next one's content.
+      const shifted = await sync(ledger, [spec('a', 0, 'hash-new'), spec('b', 1, 'hash-a'), spec('c', 2, 'hash-b'), spec('d', 3, 'hash-c')]);
+      expect(shifted.put.moved).toEqual([
+        { id: 'b', paidAs: { id: 'a', state: 'submitted' } },
+        { id: 'c', paidAs: { id: 'b', state: 'submitted' } },
+      ]);
+      // Not moved: new content (a), and content whose only spend was refunded (d).
+      expect(shifted.put.changed.map((change) => change.id)).toEqual(['a']);
+
+      // The same content under the same id (a job redone on purpose) is no move.
+      const again = await sync(ledger, [spec('a', 0), spec('b', 1), spec('c', 2)]);
+      expect(again.put.moved).toEqual([]);
+    });
+
     it('leaves out of the manifest what it no longer lists, and lists it again when it comes back', async () => {
       const ledger = await ledgers.create();
       await seed(ledger, { a: 1_000, b: 1_000, c: 1_000 });
