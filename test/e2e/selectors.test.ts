@@ -73,7 +73,7 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(
       'mediabatch: --only "Intro" matches no job of the manifest; --only "x?" matches no job of the manifest; --tag "fr": no job of the manifest carries this tag. ' +
-        'Nothing was sent. (--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done jobs)',
+        'Nothing was sent. (--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done or failed jobs)',
     );
     expect(sim.stats.calls.submit).toBe(0);
     expect(sim.stats.calls.price).toBe(0);
@@ -104,7 +104,7 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     const refused = await cliAgainst(sim, ['run', manifest, '--redo', 'c']);
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim()).toBe(
-      'mediabatch: --redo "c": the job is pending, not done (a run sends it as it is). Nothing was sent. (--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done jobs)',
+      'mediabatch: --redo "c": the job is pending, not done or failed (a run sends it as it is). Nothing was sent. (--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done or failed jobs)',
     );
     expect(sim.stats.accepted).toHaveLength(2);
 

@@ -213,6 +213,10 @@ export function jobsContract(ledgers: Ledgers): void {
       expect(await ledger.reserveForSubmit('kept', null, ['failed'])).toBe('wrong-state');
       expect(await ledger.reserveForSubmit('retry', null, ['failed'])).toBe('reserved');
       expect(await ledger.getJob('retry')).toMatchObject({ state: 'submitting', retryable: null, refunded: null, attempts: 2 });
+      // Any other failure only on purpose (run --redo): named, and reserved from failed_for_good.
+      expect(await sendable({ ...SEND, redo: ['kept'] })).toEqual(['kept']);
+      expect(await ledger.reserveForSubmit('kept', null, ['failed', 'failed_for_good'])).toBe('reserved');
+      expect(await ledger.getJob('kept')).toMatchObject({ state: 'submitting', attempts: 2 });
     });
 
     it('skips the jobs to send after a place in the manifest, in one go, each with its event', async () => {
