@@ -35,7 +35,7 @@ export async function executePlan(
   const guard = (work: Promise<unknown>): Promise<void> => guardFatal(result, control.halt, work);
   if (plan.skip > 0) {
     const left = await ctx.ledger.skipAfter(plan.send.through?.index ?? Number.MIN_SAFE_INTEGER, send, LEFT_OUT);
-    ctx.emit({ kind: 'left_out', count: left, reason: LEFT_OUT });
+    ctx.emit({ kind: 'left_out', count: left.leftOut, skipped: left.skipped, reason: LEFT_OUT });
   }
   // A failure the event log records after this happened in this run: what --retries sends again.
   const failedAfter = await ctx.ledger.lastEventId();

@@ -426,9 +426,9 @@ export interface Ledger {
   /**
    * The jobs `send` selects after manifest index `after` are left out of this run: pending ones
    * become skipped, the others stay as they are; each gets an event with `reason`. Returns how
-   * many were left out.
+   * many were left out, and how many of them became skipped.
    */
-  skipAfter(after: number, send: SendSelection, reason: string): Promise<number>;
+  skipAfter(after: number, send: SendSelection, reason: string): Promise<{ leftOut: number; skipped: number }>;
   /** Jobs by state, over `scope` (default: every row). */
   countsByState(scope?: JobScope): Promise<Record<JobState, number>>;
   /** What the ledger counts as spent: the sum of every job's spend, earlier runs included. */

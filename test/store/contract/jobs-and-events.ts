@@ -223,7 +223,7 @@ export function jobsContract(ledgers: Ledgers): void {
       const ledger = await ledgers.create();
       await seed(ledger, { a: 1, b: 1, c: 1, d: 1 });
       await ledger.markSkipped('c', 'earlier run');
-      expect(await ledger.skipAfter(1, SEND, 'over budget (--partial)')).toBe(2);
+      expect(await ledger.skipAfter(1, SEND, 'over budget (--partial)')).toEqual({ leftOut: 2, skipped: 1 });
       expect((await allJobs(ledger)).map((j) => j.state)).toEqual(['pending', 'pending', 'skipped', 'skipped']);
       expect((await ledger.eventsFor('d')).at(-1)).toMatchObject({ kind: 'skipped', fromState: 'pending', toState: 'skipped', detail: { reason: 'over budget (--partial)' } });
       expect((await ledger.eventsFor('c')).at(-1)).toMatchObject({ kind: 'not_sent', fromState: 'skipped', toState: 'skipped' });
