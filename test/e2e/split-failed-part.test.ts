@@ -24,9 +24,10 @@ describe('a part of a split job that failed for good', () => {
     await writeFile(path.join(workspace.dir, 'long.txt'), `${sentences.join(' ')}\n`);
     const manifest = path.join(workspace.dir, 'book.yaml');
     await writeFile(manifest, ['version: 1', 'defaults:', DEFAULTS, 'jobs:', '  - { id: chapter, type: txt2audio, text_file: long.txt, split: sentences }', ''].join('\n'));
-    // The first answer about the middle part says it failed, neither retryable nor refunded.
+    // The first answer about each of the middle part's first two requests says it failed, neither
+    // retryable nor refunded.
     const middle = new Set<string>();
-    let failedOnce = false;
+    let failuresLeft = 2;
     const front = await startScripted(async (req) => {
       const reply = await forward(sim.url, req);
       if (req.method === 'POST' && SUBMIT.test(req.url)) {
@@ -37,8 +38,8 @@ describe('a part of a split job that failed for good', () => {
         return reply;
       }
       const asked = /\/request-status\/([0-9a-f-]{36})/.exec(req.url)?.[1];
-      if (asked !== undefined && middle.has(asked) && !failedOnce) {
-        failedOnce = true;
+      if (asked !== undefined && middle.delete(asked) && failuresLeft > 0) {
+        failuresLeft -= 1;
         const data = { status: 'error', progress: 100, result_url: null, error_code: 'WORKER_ERROR', error_message: 'The worker failed while generating.', retryable: false, refunded: false };
         return { status: 200, body: JSON.stringify({ data }) };
       }
@@ -61,10 +62,16 @@ describe('a part of a split job that failed for good', () => {
     expect(plain.code).toBe(1);
     expect(sim.stats.accepted).toHaveLength(3);
 
+    // Failed for good once more: --retries (2 by default) does not send it a third time.
+    const failedAgain = await runCli([...args, '--redo', 'chapter.p002'], env);
+    expect(failedAgain.code, failedAgain.stderr).toBe(1);
+    expect(failedAgain.stderr).toContain(`job "chapter" cannot be joined: chapter.p002 failed`);
+    expect(sim.stats.accepted).toHaveLength(4);
+
     const redo = await runCli([...args, '--redo', 'chapter.p002'], env);
     expect(redo.code, redo.stderr).toBe(0);
-    // One submit: the failed part; the done parts are not paid again.
-    expect(sim.stats.accepted).toHaveLength(4);
+    // One submit each time: the failed part; the done parts are not paid again.
+    expect(sim.stats.accepted).toHaveLength(5);
     expect((await ledgerRows(path.join(workspace.dir, 'book.mediabatch.db'))).map((row) => [row.id, row.state])).toEqual([
       ['chapter.p001', 'done'],
       ['chapter.p002', 'done'],
