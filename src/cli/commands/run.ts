@@ -205,7 +205,7 @@ function printEvent(event: RunEvent): void {
 /** Why an option the run was given is not in the command to paste. */
 const LEFT_OUT_WHY: Record<string, string> = {
   'resubmit-in-doubt': 'without --resubmit-in-doubt: add it again only once you have checked that no result came for the jobs in doubt',
-  redo: 'without --redo: the jobs it sent again are collected (or sent) by the plain command; one it had not reached yet is still done, so name it with --redo again',
+  redo: 'without --redo: the jobs it sent again are collected (or sent) by the plain command; one it had not reached yet is still done or failed, so name it with --redo again',
 };
 
 /** The command to paste, and why an option is not in it when it was given. */
