@@ -64,7 +64,10 @@ export class SplitJoins {
       const target = path.join(outDir, `${parentId}.m3u`);
       if ((await findPlaced(target, playlistSha256)) !== undefined) return;
       await this.#joinFiles(parentId, parts, paths);
-      await placeText(path.join(outDir, `${parentId}~m3u`), playlist, target, playlistSha256);
+      const placed = await placeText(path.join(outDir, `${parentId}~m3u`), playlist, target, playlistSha256);
+      if (placed !== target) {
+        this.#ctx.emit({ kind: 'warning', message: `job "${parentId}": ${target} was not written by mediabatch, so it is kept as it is; the playlist is saved as ${placed}` });
+      }
     } catch (error) {
       this.#ctx.emit({ kind: 'warning', message: `job "${parentId}": its ${parts.length} parts are done but could not be joined (${describeError(error)}); the next run tries again` });
     }
@@ -97,11 +100,11 @@ export class SplitJoins {
   }
 }
 
-/** Writes `text` to `scratch`, then places it at `target` (or beside a file already there). */
-async function placeText(scratch: string, text: string, target: string, sha256: string): Promise<void> {
+/** Writes `text` to `scratch`, then places it at `target` (or beside a file already there): where it went. */
+async function placeText(scratch: string, text: string, target: string, sha256: string): Promise<string> {
   try {
     await writeFile(scratch, text, 'utf8');
-    await placeResult(scratch, target, sha256, { generatedAgain: false });
+    return await placeResult(scratch, target, sha256, { generatedAgain: false });
   } finally {
     await rm(scratch, { force: true });
   }

@@ -60,6 +60,10 @@ describe('joins of split jobs', () => {
     expect(readFileSync(path.join(out, 'chapter.m3u'), 'utf8')).toBe('my own playlist\n');
     expect(readFileSync(path.join(out, 'chapter.wav'), 'utf8')).toBe('my own recording');
     expect(readFileSync(path.join(out, 'chapter~2.m3u'), 'utf8')).toBe(PLAYLIST);
+    expect(first).toContainEqual({
+      kind: 'warning',
+      message: `job "chapter": ${path.join(out, 'chapter.m3u')} was not written by mediabatch, so it is kept as it is; the playlist is saved as ${path.join(out, 'chapter~2.m3u')}`,
+    });
     // The end-of-run sweep finds the playlist beside the person's file: nothing is joined again.
     expect(joined(await runOnce())).toEqual([]);
     expect(existsSync(path.join(out, 'chapter~3.m3u'))).toBe(false);
