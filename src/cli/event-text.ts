@@ -41,7 +41,7 @@ function eventLine(event: RunEvent, nowMs: number, timeZone: string | undefined)
     case 'retry_pass':
       return `retrying ${event.jobs.toLocaleString('en-US')} job(s) that failed at the service (retryable, refunded): pass ${event.pass} of ${event.passes} (--retries)`;
     case 'left_out':
-      return `skipped  ${event.count.toLocaleString('en-US')} job(s): ${event.reason}`;
+      return `${leftOutText(event.count, event.skipped)}: ${event.reason}`;
     case 'webhooks_listening':
       return `webhooks listening on ${event.address} for POSTs to ${event.path}; jobs not heard from are polled`;
     case 'webhook_rejected':
@@ -51,4 +51,13 @@ function eventLine(event: RunEvent, nowMs: number, timeZone: string | undefined)
     default:
       return undefined;
   }
+}
+
+/** Jobs --partial left out: those now skipped, and those that stay as they were (as status counts them). */
+function leftOutText(count: number, skipped: number): string {
+  const kept = count - skipped;
+  const parts = [];
+  if (skipped > 0 || kept === 0) parts.push(`skipped  ${skipped.toLocaleString('en-US')} job(s)`);
+  if (kept > 0) parts.push(`not sent ${kept.toLocaleString('en-US')} job(s) that stay done, failed or in doubt`);
+  return parts.join('; ');
 }

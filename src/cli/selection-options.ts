@@ -21,8 +21,8 @@ export function withSelectionOptions<T>(argv: Argv<T>, command: 'run' | 'estimat
   const verb = command === 'run' ? 'send' : 'count as to send';
   const redo =
     command === 'run'
-      ? 'generate these done jobs again, on purpose (priced and budgeted; the earlier result is kept beside the new one)'
-      : 'count these done jobs as generated again (priced and budgeted as run --redo would)';
+      ? 'generate these done or failed jobs again, on purpose (priced and budgeted; an earlier result is kept beside the new one)'
+      : 'count these done or failed jobs as generated again (priced and budgeted as run --redo would)';
   return argv
     .option('only', {
       type: 'string',
@@ -39,7 +39,7 @@ export function parseSelection(args: SelectionArgs): Selection {
   const redo = values('--redo', args.redo, true);
   const globs = redo.filter((id) => /[*?[]/.test(id));
   if (globs.length > 0) {
-    throw new UsageError(`--redo takes ids of done jobs, not patterns: got ${globs.map((g) => JSON.stringify(g)).join(', ')} (list them with: mediabatch status <manifest> --state done --format ids)`);
+    throw new UsageError(`--redo takes ids of done or failed jobs, not patterns: got ${globs.map((g) => JSON.stringify(g)).join(', ')} (list them with: mediabatch status <manifest> --state done,failed --format ids)`);
   }
   return { only, tags, redo };
 }

@@ -35,7 +35,7 @@ export async function executePlan(
   const guard = (work: Promise<unknown>): Promise<void> => guardFatal(result, control.halt, work);
   if (plan.skip > 0) {
     const left = await ctx.ledger.skipAfter(plan.send.through?.index ?? Number.MIN_SAFE_INTEGER, send, LEFT_OUT);
-    ctx.emit({ kind: 'left_out', count: left, reason: LEFT_OUT });
+    ctx.emit({ kind: 'left_out', count: left.leftOut, skipped: left.skipped, reason: LEFT_OUT });
   }
   // A failure the event log records after this happened in this run: what --retries sends again.
   const failedAfter = await ctx.ledger.lastEventId();
@@ -114,7 +114,8 @@ async function retryFailed(
     await pass.idle();
     if (ctx.stop.aborted || pass.result.fatal !== undefined || pass.result.dailyLimitUntilMs !== undefined) return;
     const startedAfter = await ctx.ledger.lastEventId();
-    const query = { scope: 'manifest' as const, send: pass.send, failedAfter };
+    // Without --redo: a job it named that failed for good once more is not paid for again.
+    const query = { scope: 'manifest' as const, send: { ...pass.send, redo: [] }, failedAfter };
     const jobs = await ctx.ledger.countJobs(query);
     if (jobs === 0) return;
     ctx.emit({ kind: 'retry_pass', pass: n, passes, jobs });
@@ -138,12 +139,13 @@ async function submitWithRequeue(
   halt: AbortController,
 ): Promise<void> {
   const job = jobFromRow(row);
-  // Sent from the state it was read in; a job that came back as not taken is pending from then on.
-  let from: ReservableState = row.state as ReservableState;
+  // Sent from the state it was read in (the selection read a failure for good only when --redo
+  // named it); a job that came back as not taken is pending from then on.
+  let from: readonly ReservableState[] = row.state === 'failed' ? ['failed', 'failed_for_good'] : [row.state as ReservableState];
   for (;;) {
     if (ctx.stop.aborted || result.dailyLimitUntilMs !== undefined) return;
-    const outcome = await submitJob(ctx, job, [from]);
-    from = 'pending';
+    const outcome = await submitJob(ctx, job, from);
+    from = ['pending'];
     switch (outcome.kind) {
       case 'submitted':
         track(

@@ -28,6 +28,7 @@ import {
   type RunProgress,
 } from './context.js';
 import { ingestManifest } from './ingest.js';
+import { unjoinedSplits, type UnjoinedSplit } from './join-splits.js';
 import { refuseLostLedger } from './lost-ledger.js';
 import type { Pace, PacedClass } from './pace.js';
 import { limitsOf, paceFor, type PlanChoice } from './pace-plan.js';
@@ -39,7 +40,7 @@ import { runManifest, type RunOutcome } from './run.js';
 import { checkSelection, pickedCounts, picks, type Selection } from './selection.js';
 import { DEFAULT_SILENCE_MS, openRunWebhooks, webhookSchedules, type WebhookSettings } from './webhooks.js';
 
-export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPlan, RunProgress, Selection, StatusSummary, WebhookSettings };
+export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPlan, RunProgress, Selection, StatusSummary, UnjoinedSplit, WebhookSettings };
 export { createRunProgress, limitsOf };
 export { refuseLostLedger, writeReviewPage };
 
@@ -195,6 +196,8 @@ export interface RunResult {
   summary: StatusSummary;
   /** With --only/--tag: how many jobs they pick, and how many of those are done (what the exit code judges). */
   picked?: { jobs: number; done: number } | undefined;
+  /** Split jobs that a part which failed for good keeps from being joined: `--redo` of those parts sends them alone. */
+  unjoined: UnjoinedSplit[];
 }
 
 /**
@@ -269,7 +272,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   // The run's documents and its review page from one walk of the ledger.
   await writeRunReports(files, ledger, summary, { finished: true, error: fatal === undefined ? undefined : errorJson(fatal) }, { manifest: manifest.path, budgetMicro });
   const select = request.select ?? {};
-  return { outcome, summary, picked: picks(select) ? await pickedCounts(ledger, select) : undefined };
+  return { outcome, summary, picked: picks(select) ? await pickedCounts(ledger, select) : undefined, unjoined: await unjoinedSplits(ledger) };
 }
 
 /** The ledger records no job that ever left this machine (a new one, or one only estimate wrote). */

@@ -1,9 +1,10 @@
-import { access, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { JobRow } from '../store/index.js';
+import type { JobRow, Ledger } from '../store/index.js';
 import type { RunContext } from './context.js';
-import { joinParts, joinsExactly, writeM3u } from './join/index.js';
-import { placeResult, sha256Of } from './place-result.js';
+import { joinParts, joinsExactly, playlistText } from './join/index.js';
+import { findPlaced, placeResult, sha256Of } from './place-result.js';
 import { describeError } from './run-errors.js';
 
 /** Split jobs read at once when a run looks for joins it has not written. */
@@ -12,7 +13,9 @@ const SWEEP_WINDOW = 500;
 /**
  * The parts of split jobs (`split: sentences`) put back together: once every part of a job is
  * done, `<out>/<id>.<ext>` is joined from them where the format joins exactly (WAV, MP3), and
- * `<out>/<id>.m3u` lists them either way. Joins of one run never overlap for one job.
+ * `<out>/<id>.m3u` lists them either way; each is placed like a result, so a person's own file
+ * of that name is kept and ours goes beside it (`<id>~2.m3u`). Joins of one run never overlap
+ * for one job, and parts that are joined already are not joined again.
  */
 export class SplitJoins {
   readonly #ctx: RunContext;
@@ -41,7 +44,7 @@ export class SplitJoins {
       const ids = await this.#ctx.ledger.splitsDone(after, SWEEP_WINDOW);
       for (const id of ids) {
         if (this.#ctx.stop.aborted) return;
-        if (!(await exists(playlistPath(this.#ctx, id)))) await this.partDone(id);
+        await this.partDone(id);
       }
       if (ids.length < SWEEP_WINDOW) return;
       after = ids.at(-1) ?? after;
@@ -52,10 +55,19 @@ export class SplitJoins {
     const parts = await this.#ctx.ledger.readParts(parentId);
     const paths = parts.map((part) => part.resultPath);
     if (parts.length === 0 || !parts.every((part) => part.state === 'done') || !paths.every((p): p is string => p !== null)) return;
+    const { outDir } = this.#ctx.options;
     try {
+      const playlist = playlistText(paths.map((p) => path.relative(outDir, p)));
+      const playlistSha256 = createHash('sha256').update(playlist).digest('hex');
+      // Placed last, so it says these very parts were joined: parts done at the same moment, or
+      // joined by an earlier run, are not joined again.
+      const target = path.join(outDir, `${parentId}.m3u`);
+      if ((await findPlaced(target, playlistSha256)) !== undefined) return;
       await this.#joinFiles(parentId, parts, paths);
-      // Written last: a playlist says the job was joined (sweep).
-      await writeM3u(playlistPath(this.#ctx, parentId), paths.map((p) => path.relative(this.#ctx.options.outDir, p)));
+      const placed = await placeText(path.join(outDir, `${parentId}~m3u`), playlist, target, playlistSha256);
+      if (placed !== target) {
+        this.#ctx.emit({ kind: 'warning', message: `job "${parentId}": ${target} was not written by mediabatch, so it is kept as it is; the playlist is saved as ${placed}` });
+      }
     } catch (error) {
       this.#ctx.emit({ kind: 'warning', message: `job "${parentId}": its ${parts.length} parts are done but could not be joined (${describeError(error)}); the next run tries again` });
     }
@@ -88,13 +100,39 @@ export class SplitJoins {
   }
 }
 
-function playlistPath(ctx: RunContext, parentId: string): string {
-  return path.join(ctx.options.outDir, `${parentId}.m3u`);
+/** Writes `text` to `scratch`, then places it at `target` (or beside a file already there): where it went. */
+async function placeText(scratch: string, text: string, target: string, sha256: string): Promise<string> {
+  try {
+    await writeFile(scratch, text, 'utf8');
+    return await placeResult(scratch, target, sha256, { generatedAgain: false });
+  } finally {
+    await rm(scratch, { force: true });
+  }
 }
 
-function exists(file: string): Promise<boolean> {
-  return access(file).then(
-    () => true,
-    () => false,
-  );
+/** A split job that cannot be joined: some of its parts failed for good. */
+export interface UnjoinedSplit {
+  id: string;
+  /** Its parts that failed and that no run sends again by itself (`--redo` sends them alone). */
+  failedParts: string[];
+}
+
+/** Failed jobs read when looking for the splits they keep from being joined. */
+const UNJOINED_WINDOW = 500;
+
+/**
+ * The split jobs, among the first UNJOINED_WINDOW failed jobs of the manifest, that a part which
+ * failed for good keeps from being joined (a failure the service called retryable and refunded
+ * is sent again by the next run).
+ */
+export async function unjoinedSplits(ledger: Ledger): Promise<UnjoinedSplit[]> {
+  const failed = await ledger.readJobs({ scope: 'manifest', states: ['failed'], limit: UNJOINED_WINDOW });
+  const byParent = new Map<string, string[]>();
+  for (const row of failed) {
+    if (row.parentId == null || (row.retryable === true && row.refunded === true)) continue;
+    const parts = byParent.get(row.parentId);
+    if (parts === undefined) byParent.set(row.parentId, [row.id]);
+    else parts.push(row.id);
+  }
+  return [...byParent].map(([id, failedParts]) => ({ id, failedParts }));
 }

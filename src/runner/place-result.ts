@@ -27,9 +27,8 @@ export interface Placement {
  * meanwhile is never overwritten either.
  */
 export async function placeResult(partPath: string, target: string, sha256: string, placement: Placement): Promise<string> {
-  const { dir, name, ext } = path.parse(target);
   for (let n = 1; n <= MAX_SUFFIX; n += 1) {
-    const candidate = n === 1 ? target : path.join(dir, `${name}~${n}${ext}`);
+    const candidate = nameBeside(target, n);
     if (await claim(partPath, candidate)) {
       await rm(partPath, { force: true });
       return candidate;
@@ -40,6 +39,26 @@ export async function placeResult(partPath: string, target: string, sha256: stri
     }
   }
   throw new Error(`${target} and ${MAX_SUFFIX - 1} numbered names beside it are all taken by other files; move some aside`);
+}
+
+/**
+ * Where placeResult put a file of these bytes for `target`, if it did: the first of its names
+ * that holds them, looked for up to the first name no file has.
+ */
+export async function findPlaced(target: string, sha256: string): Promise<string | undefined> {
+  for (let n = 1; n <= MAX_SUFFIX; n += 1) {
+    const candidate = nameBeside(target, n);
+    const found = await sha256Of(candidate);
+    if (found === sha256) return candidate;
+    if (found === undefined) return undefined;
+  }
+  return undefined;
+}
+
+/** `<id>.<ext>` for n = 1, `<id>~n.<ext>` after. */
+function nameBeside(target: string, n: number): string {
+  const { dir, name, ext } = path.parse(target);
+  return n === 1 ? target : path.join(dir, `${name}~${n}${ext}`);
 }
 
 /** Makes `partPath`'s bytes appear at `candidate` only if no file has that name; false if one has. */

@@ -5,50 +5,51 @@ import type { JobPick, Ledger, SendSelection } from '../store/index.js';
 /** What a person asked a run (or an estimate) to send: `--only`, `--tag`, `--redo`. */
 export type Selection = Omit<SendSelection, 'resubmitInDoubt'>;
 
-/** Why a job that is not done cannot be generated again, and what sends it instead. */
-const NOT_DONE: Record<Exclude<JobState, 'done'>, string> = {
+/** Why a job that is neither done nor failed cannot be generated again, and what sends it instead. */
+const NOT_REDONE: Record<Exclude<JobState, 'done' | 'failed'>, string> = {
   pending: 'a run sends it as it is',
   skipped: 'a run sends it as it is',
   submitting: 'a run stopped while sending it; the next run marks it in doubt',
   submitted: 'it is on its way: a run collects it',
-  failed: 'a run sends it again when the service called the failure retryable and refunded it; otherwise give it a new id',
   in_doubt: 'only --resubmit-in-doubt sends it again',
 };
 
 /**
  * Refuses (exit 2, before anything is priced or sent) a selection that cannot mean what it
  * says: an `--only` pattern or a `--tag` that no job of the manifest matches (a typo would
- * otherwise send nothing, or everything else), and a `--redo` id that is not a done job of the
- * manifest or that the `--only`/`--tag` pick leaves out. Every problem is named at once.
+ * otherwise send nothing, or everything else), and a `--redo` id that is not a done or failed job
+ * of the manifest or that the `--only`/`--tag` pick leaves out. Every problem is named at once.
  */
 export async function checkSelection(ledger: Ledger, send: SendSelection): Promise<void> {
   const problems: string[] = [];
   const unmatched = await ledger.unmatchedPicks(send);
   for (const pattern of unmatched.only) problems.push(`--only ${JSON.stringify(pattern)} matches no job of the manifest`);
   for (const tag of unmatched.tags) problems.push(`--tag ${JSON.stringify(tag)}: no job of the manifest carries this tag`);
-  const done: string[] = [];
+  const redone: string[] = [];
   for (const id of new Set(send.redo ?? [])) {
     const job = await ledger.getJob(id);
     if (job === undefined || !job.inManifest) problems.push(`--redo ${JSON.stringify(id)}: no job of the manifest has this id`);
-    else if (job.state !== 'done') problems.push(`--redo ${JSON.stringify(id)}: the job is ${job.state}, not done (${NOT_DONE[job.state]})`);
-    else done.push(id);
+    else if (job.state !== 'done' && job.state !== 'failed') problems.push(`--redo ${JSON.stringify(id)}: the job is ${job.state}, not done or failed (${NOT_REDONE[job.state]})`);
+    else redone.push(id);
   }
-  if (problems.length === 0) problems.push(...(await unpickedRedo(ledger, send, done)));
+  if (problems.length === 0) problems.push(...(await unpickedRedo(ledger, send, redone)));
   if (problems.length > 0) {
     throw new UsageError(
-      `${problems.join('; ')}. Nothing was sent. (--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done jobs)`,
+      `${problems.join('; ')}. Nothing was sent. (--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done or failed jobs)`,
     );
   }
 }
 
-/** Done jobs named by --redo that --only/--tag leave out: they would not be sent. */
-async function unpickedRedo(ledger: Ledger, send: SendSelection, done: readonly string[]): Promise<string[]> {
-  if (done.length === 0 || !picks(send)) return [];
+/** Jobs named by --redo that --only/--tag leave out: they would not be sent. */
+async function unpickedRedo(ledger: Ledger, send: SendSelection, redone: readonly string[]): Promise<string[]> {
+  if (redone.length === 0 || !picks(send)) return [];
   const pick: JobPick = { only: send.only, tags: send.tags };
-  if ((await ledger.countJobs({ scope: 'manifest', states: ['done'], send: { resubmitInDoubt: false, redo: done, ...pick } })) === done.length) return [];
+  // Of the named jobs (ids hold no glob characters), those the selection sends.
+  const named = (ids: readonly string[]) => ({ scope: 'manifest' as const, pick: { only: ids }, send: { resubmitInDoubt: false, redo: ids, ...pick } });
+  if ((await ledger.countJobs(named(redone))) === redone.length) return [];
   const left: string[] = [];
-  for (const id of done) {
-    const sent = await ledger.countJobs({ scope: 'manifest', states: ['done'], send: { resubmitInDoubt: false, redo: [id], ...pick } });
+  for (const id of redone) {
+    const sent = await ledger.countJobs(named([id]));
     if (sent === 0) left.push(`--redo ${JSON.stringify(id)} is left out by --only/--tag, so it would not be sent: add it to --only, or leave it out of --redo`);
   }
   return left;

@@ -150,12 +150,12 @@ export interface JobPick {
 /**
  * The jobs a run may send (each only if the manifest lists it and `JobPick` picks it): pending
  * and skipped ones, failed ones the service called retryable and refunded, in-doubt ones only
- * when asked for, and the done jobs named in `redo`. Pricing, the plan, the budget check,
+ * when asked for, and the done or failed jobs named in `redo`. Pricing, the plan, the budget check,
  * --partial and the submits all read this one selection.
  */
 export interface SendSelection extends JobPick {
   resubmitInDoubt: boolean;
-  /** Done jobs to generate again on purpose (`run --redo`): priced and budgeted as any job to send. */
+  /** Done or failed jobs to generate again on purpose (`run --redo`): priced and budgeted as any job to send. */
   redo?: readonly string[] | undefined;
 }
 
@@ -313,10 +313,11 @@ export type ReserveResult = 'reserved' | 'over-budget' | 'wrong-state';
 /** 'submitted', or the job that already holds the request id the service answered (→ in_doubt). */
 export type SubmittedResult = 'submitted' | { conflictWith: string };
 /**
- * 'failed' is reservable only for a failure the service called retryable and refunded; 'done'
- * only on purpose (`run --redo`): its result stays on the row until the new one replaces it there.
+ * 'failed' is a failure the service called retryable and refunded; 'failed_for_good' any other
+ * failure, and 'done', are sent again only on purpose (`run --redo`): a done job's result stays
+ * on the row until the new one replaces it there.
  */
-export type ReservableState = 'pending' | 'skipped' | 'in_doubt' | 'failed' | 'done';
+export type ReservableState = 'pending' | 'skipped' | 'in_doubt' | 'failed' | 'failed_for_good' | 'done';
 
 export interface RemoteFailure {
   reason: string;
@@ -436,9 +437,9 @@ export interface Ledger {
   /**
    * The jobs `send` selects after manifest index `after` are left out of this run: pending ones
    * become skipped, the others stay as they are; each gets an event with `reason`. Returns how
-   * many were left out.
+   * many were left out, and how many of them became skipped.
    */
-  skipAfter(after: number, send: SendSelection, reason: string): Promise<number>;
+  skipAfter(after: number, send: SendSelection, reason: string): Promise<{ leftOut: number; skipped: number }>;
   /** Jobs by state, over `scope` (default: every row). */
   countsByState(scope?: JobScope): Promise<Record<JobState, number>>;
   /** What the ledger counts as spent: the sum of every job's spend, earlier runs included. */

@@ -73,7 +73,7 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(
       'mediabatch: --only "Intro" matches no job of the manifest; --only "x?" matches no job of the manifest; --tag "fr": no job of the manifest carries this tag. ' +
-        'Nothing was sent. (--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done jobs)',
+        'Nothing was sent. (--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done or failed jobs)',
     );
     expect(sim.stats.calls.submit).toBe(0);
     expect(sim.stats.calls.price).toBe(0);
@@ -104,7 +104,7 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     const refused = await cliAgainst(sim, ['run', manifest, '--redo', 'c']);
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim()).toBe(
-      'mediabatch: --redo "c": the job is pending, not done (a run sends it as it is). Nothing was sent. (--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done jobs)',
+      'mediabatch: --redo "c": the job is pending, not done or failed (a run sends it as it is). Nothing was sent. (--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done or failed jobs)',
     );
     expect(sim.stats.accepted).toHaveLength(2);
 
@@ -131,6 +131,23 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     } finally {
       await ledger.close();
     }
+  });
+
+  it('--redo with --partial over the budget: the run says the done jobs it did not send stay done, as status counts them', async () => {
+    const sim = await workspace.startSim(FAST);
+    const manifest = await taggedManifest(workspace.dir, { a: [], b: [], c: [] });
+    const first = await cliAgainst(sim, ['run', manifest, '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const doc = JSON.parse(first.stdout) as { spent: number; jobs: StatusJob[] };
+    // Room for one redo more than what is spent.
+    const budget = (doc.spent + doc.jobs[0]!.price).toFixed(6);
+    const redo = await cliAgainst(sim, ['run', manifest, '--redo', 'a,b,c', '--partial', '--budget', budget]);
+    expect(redo.code, redo.stderr).toBe(0);
+    expect(redo.stderr).toContain('not sent 2 job(s) that stay done, failed or in doubt: over budget (--partial)');
+    expect(redo.stderr).not.toMatch(/skipped +2 job\(s\)/);
+    const status = JSON.parse((await runCli(['status', manifest, '--json'])).stdout) as { counts: Record<string, number> };
+    expect(status.counts).toMatchObject({ done: 3, skipped: 0 });
+    expect(sim.stats.accepted).toHaveLength(4);
   });
 
   it('status --state failed --format ids piped into run --only sends those again and nothing else; jsonl lists the document\'s jobs', async () => {

@@ -22,7 +22,7 @@ import { installStopHandlers, type InFlightWait } from '../signals.js';
 import { existsSync } from 'node:fs';
 import { webhookSettings, withWebhookOptions, type WebhookArgs } from '../webhook-options.js';
 import { parseSelection, withSelectionOptions, type SelectionArgs } from '../selection-options.js';
-import type { WebhookSettings } from '../../runner/index.js';
+import type { UnjoinedSplit, WebhookSettings } from '../../runner/index.js';
 
 interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs, WebhookArgs, SelectionArgs {
   manifest: string;
@@ -188,7 +188,16 @@ async function runWithDisplay(session: WorkSession, display: RunDisplay, result:
     logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: ${resumeHint(display.argv, ['resubmit-in-doubt'])}`);
     return ExitCode.interrupted;
   }
-  return finish(outcome, { summary, picked: ran.picked }, resumeHint(display.argv), numbers.webhooks !== undefined);
+  return finish(outcome, { summary, picked: ran.picked, unjoined: unjoinedLines(ran.unjoined, display.argv) }, resumeHint(display.argv), numbers.webhooks !== undefined);
+}
+
+/** What keeps each split job from its joined file, and the command that sends only those parts. */
+function unjoinedLines(unjoined: readonly UnjoinedSplit[], argv: readonly string[]): string[] {
+  const command = resumeCommand(argv).text;
+  return unjoined.map(({ id, failedParts }) => {
+    const parts = failedParts.join(', ');
+    return `job "${id}" cannot be joined: ${parts} failed and no run sends ${failedParts.length === 1 ? 'it' : 'them'} again by itself. To generate only ${failedParts.length === 1 ? 'that part' : 'those parts'} (priced and budgeted; the done parts are not paid again), then join: ${command} --redo ${failedParts.join(',')}`;
+  });
 }
 
 function printEvent(event: RunEvent): void {
@@ -199,7 +208,7 @@ function printEvent(event: RunEvent): void {
 /** Why an option the run was given is not in the command to paste. */
 const LEFT_OUT_WHY: Record<string, string> = {
   'resubmit-in-doubt': 'without --resubmit-in-doubt: add it again only once you have checked that no result came for the jobs in doubt',
-  redo: 'without --redo: the jobs it sent again are collected (or sent) by the plain command; one it had not reached yet is still done, so name it with --redo again',
+  redo: 'without --redo: the jobs it sent again are collected (or sent) by the plain command; one it had not reached yet is still done or failed, so name it with --redo again',
 };
 
 /** The command to paste, and why an option is not in it when it was given. */
@@ -235,7 +244,12 @@ function waitFor(inFlight: InFlight): InFlightWait {
  * The exit code and last words. Every job done is 0; with --only/--tag, every job they pick:
  * a run of a few jobs is judged on those.
  */
-function finish(outcome: RunOutcome, end: { summary: StatusSummary; picked: { jobs: number; done: number } | undefined }, hint: string, webhooks: boolean): number {
+function finish(
+  outcome: RunOutcome,
+  end: { summary: StatusSummary; picked: { jobs: number; done: number } | undefined; unjoined: readonly string[] },
+  hint: string,
+  webhooks: boolean,
+): number {
   const { summary, picked } = end;
   const counts: Record<string, number> = summary.counts;
   const { execute } = outcome;
@@ -254,6 +268,7 @@ function finish(outcome: RunOutcome, end: { summary: StatusSummary; picked: { jo
   // Paid for, and still to collect: every later run follows them, from the ledger alone.
   const collect = `run the same command again to collect them: ${hint}`;
   for (const line of submittedLines(summary)) logLine(`${line}. ${collect}`);
+  for (const line of end.unjoined) logLine(line);
   if (webhooks && (counts['submitted'] ?? 0) > 0) {
     logLine('while no run listens, the service retries their webhook deliveries for about a day; the next run with --webhook-url listens again and takes them (and asks about the rest)');
   }

@@ -23,6 +23,6 @@ export function joinParts(extension: string, partPaths: readonly string[], outPa
 }
 
 export { joinMp3 } from './mp3.js';
-export { writeM3u } from './m3u.js';
+export { playlistText } from './m3u.js';
 export type { JoinOutcome } from './outcome.js';
 export { joinWav } from './wav.js';

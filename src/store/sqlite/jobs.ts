@@ -34,7 +34,7 @@ export interface JobRecords {
   priceGroups(send: SendSelection): PriceGroupRow[];
   applyPrices(prices: readonly KeyPrice[], send: SendSelection): void;
   costRows(send: SendSelection, only?: 'to_send'): CostRow[];
-  skipAfter(after: number, send: SendSelection, reason: string): number;
+  skipAfter(after: number, send: SendSelection, reason: string): { leftOut: number; skipped: number };
   unmatchedPicks(pick: JobPick): { only: string[]; tags: string[] };
   lastEventId(): number;
   countsByState(scope?: JobScope): Record<JobState, number>;
@@ -153,11 +153,10 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
       clearKeyPrices.run();
     }
   };
-  const skipAfter = db.transaction((after: number, send: SendSelection, reason: string): number => {
+  const skipAfter = db.transaction((after: number, send: SendSelection, reason: string): { leftOut: number; skipped: number } => {
     const values = { after, reason, now: ctx.nowIso(), ...sendParams(send) };
-    const left = skipEvents.run(values).changes;
-    skipRows.run(values);
-    return left;
+    const leftOut = skipEvents.run(values).changes;
+    return { leftOut, skipped: skipRows.run(values).changes };
   });
 
   return {

@@ -60,8 +60,8 @@ export function pickParams(pick: JobPick, prefix = ''): Record<string, number | 
 /**
  * Jobs a run may send, with the parameters of sendParams: listed by the manifest, picked, and
  * pending, skipped, failed at the service as retryable and refunded (nothing was charged and
- * the service says trying again may work), in doubt when asked for, or done and named to be
- * generated again.
+ * the service says trying again may work), in doubt when asked for, or done or failed and named
+ * to be generated again.
  */
 export function sendSql(prefix = ''): string {
   const p = `@${prefix}`;
@@ -69,7 +69,7 @@ export function sendSql(prefix = ''): string {
   state IN ('pending', 'skipped')
   OR (state = 'failed' AND retryable = 1 AND refunded = 1)
   OR (state = 'in_doubt' AND ${p}resubmitInDoubt = 1)
-  OR (state = 'done' AND jobs.id IN (SELECT value FROM json_each(${p}redo))))
+  OR (state IN ('done', 'failed') AND jobs.id IN (SELECT value FROM json_each(${p}redo))))
   AND ${pickSql(prefix)}`;
 }
 

@@ -74,9 +74,10 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
     (id: string, budgetMicro: MicroUsd | null, allowFrom: readonly ReservableState[]): ReserveResult => {
       const row = ctx.getRawJob(id);
       if (row === undefined) throw bug(id, 'is not in the ledger (reserve)');
-      if (!(allowFrom as readonly JobState[]).includes(row.state)) return 'wrong-state';
-      // A failure is sent again only when the service said trying again may work and charged nothing.
-      if (row.state === 'failed' && !(row.retryable === 1 && row.refunded === 1)) return 'wrong-state';
+      // A failure is sent again by itself only when the service said trying again may work and
+      // charged nothing; any other only on purpose (run --redo).
+      const from = row.state === 'failed' && !(row.retryable === 1 && row.refunded === 1) ? 'failed_for_good' : row.state;
+      if (!(allowFrom as readonly string[]).includes(from)) return 'wrong-state';
       const priceMicro = row.price_micro;
       if (priceMicro === null) throw bug(id, 'has no price; prices are set before anything is reserved');
       // What this row already counts (an in-doubt attempt that may have been charged, a done

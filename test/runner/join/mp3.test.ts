@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { joinMp3, joinParts, joinsExactly, writeM3u } from '../../../src/runner/join/index.js';
+import { joinMp3, joinParts, joinsExactly, playlistText } from '../../../src/runner/join/index.js';
 import { folder, removeFolders, writeParts } from './helpers.js';
 
 afterEach(removeFolders);
@@ -119,10 +119,7 @@ describe('which formats join, and the playlist', () => {
   });
 
   test('the m3u lists the parts by name, in order, after #EXTM3U', async () => {
-    const dir = await folder();
-    const path = join(dir, 'ch-01.m3u');
-    await writeM3u(path, ['ch-01.p001.flac', 'ch-01.p002.flac', 'ch-01.p003.flac']);
-    expect(await readFile(path, 'utf8')).toBe('#EXTM3U\nch-01.p001.flac\nch-01.p002.flac\nch-01.p003.flac\n');
-    await expect(writeM3u(path, ['a\nb.mp3'])).rejects.toThrow('not a playlist entry: "a\\nb.mp3"');
+    expect(playlistText(['ch-01.p001.flac', 'ch-01.p002.flac', 'ch-01.p003.flac'])).toBe('#EXTM3U\nch-01.p001.flac\nch-01.p002.flac\nch-01.p003.flac\n');
+    expect(() => playlistText(['a\nb.mp3'])).toThrow('not a playlist entry: "a\\nb.mp3"');
   });
 });

@@ -237,13 +237,17 @@ export function jobsContract(ledgers: Ledgers): void {
       expect(await ledger.reserveForSubmit('kept', null, ['failed'])).toBe('wrong-state');
       expect(await ledger.reserveForSubmit('retry', null, ['failed'])).toBe('reserved');
       expect(await ledger.getJob('retry')).toMatchObject({ state: 'submitting', retryable: null, refunded: null, attempts: 2 });
+      // Any other failure only on purpose (run --redo): named, and reserved from failed_for_good.
+      expect(await sendable({ ...SEND, redo: ['kept'] })).toEqual(['kept']);
+      expect(await ledger.reserveForSubmit('kept', null, ['failed', 'failed_for_good'])).toBe('reserved');
+      expect(await ledger.getJob('kept')).toMatchObject({ state: 'submitting', attempts: 2 });
     });
 
     it('skips the jobs to send after a place in the manifest, in one go, each with its event', async () => {
       const ledger = await ledgers.create();
       await seed(ledger, { a: 1, b: 1, c: 1, d: 1 });
       await ledger.markSkipped('c', 'earlier run');
-      expect(await ledger.skipAfter(1, SEND, 'over budget (--partial)')).toBe(2);
+      expect(await ledger.skipAfter(1, SEND, 'over budget (--partial)')).toEqual({ leftOut: 2, skipped: 1 });
       expect((await allJobs(ledger)).map((j) => j.state)).toEqual(['pending', 'pending', 'skipped', 'skipped']);
       expect((await ledger.eventsFor('d')).at(-1)).toMatchObject({ kind: 'skipped', fromState: 'pending', toState: 'skipped', detail: { reason: 'over budget (--partial)' } });
       expect((await ledger.eventsFor('c')).at(-1)).toMatchObject({ kind: 'not_sent', fromState: 'skipped', toState: 'skipped' });
