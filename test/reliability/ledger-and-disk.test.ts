@@ -219,6 +219,19 @@ describe('the ledger and the results folder under trouble', () => {
     expect(sim.stats.duplicates()).toEqual([]);
   });
 
+  it('a regular file where the results folder goes: says it is a file, exit 4, nothing sent', async () => {
+    sim = await startSimulator({ ...FAST });
+    const out = path.join(dir, 'batch.out');
+    writeFileSync(out, 'a file');
+
+    const result = await cliAgainst(sim, ['run', manifest]);
+    expectRefusal(result, 4, /cannot write results to .*batch\.out: .*batch\.out is a file, not a folder; move it away or pass --out DIR\. Nothing was sent\./);
+    expect(sim.stats.calls.submit).toBe(0);
+    const below = await cliAgainst(sim, ['run', manifest, '--out', path.join(out, 'inner')]);
+    expectRefusal(below, 4, /cannot write results to .*batch\.out\/inner: .*batch\.out is a file, not a folder/);
+    expect(sim.stats.calls.submit).toBe(0);
+  });
+
   it('two runs of one manifest at once: the second refuses, naming the first one’s pid, and sends nothing', async () => {
     sim = await startSimulator({ ...FAST, latencyMs: 150 });
     // 40 submits two at a time at 150 ms each: the first run is busy for 3 s.
