@@ -83,13 +83,9 @@ export async function discardLedger(file: string): Promise<void> {
  * that closing the copy removes), and the ledger itself is left untouched; `onCopy` names the holder.
  */
 export async function lockedOrCopy(ledger: Ledger, holder: LockHolder, onCopy: (busy: LockHolder) => void): Promise<Ledger> {
-  try {
-    await ledger.acquireRunLock(holder);
-    return ledger;
-  } catch (error) {
-    if (!(error instanceof LedgerLockedError)) throw error;
-    onCopy(error.holder);
-  }
+  const busy = await tryRunLock(ledger, holder);
+  if (busy === undefined) return ledger;
+  onCopy(busy);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'mediabatch-copy-'));
   const removeDir = () => rm(dir, { recursive: true, force: true });
   try {
@@ -100,6 +96,17 @@ export async function lockedOrCopy(ledger: Ledger, holder: LockHolder, onCopy: (
     return { ...copy, close: () => copy.close().finally(removeDir) };
   } catch (error) {
     await removeDir();
+    throw error;
+  }
+}
+
+/** Takes the run lock for `holder`; answers who holds it instead, if another live process does. */
+export async function tryRunLock(ledger: Ledger, holder: LockHolder): Promise<LockHolder | undefined> {
+  try {
+    await ledger.acquireRunLock(holder);
+    return undefined;
+  } catch (error) {
+    if (error instanceof LedgerLockedError) return error.holder;
     throw error;
   }
 }
