@@ -1,6 +1,6 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { ExitCode, isMediabatchError, UsageError } from '../errors.js';
+import { ConfigError, ExitCode, isMediabatchError, UsageError } from '../errors.js';
 import { ManifestError } from '../manifest/errors.js';
 import { STDIN_MANIFEST } from '../manifest/open.js';
 import { estimateCommand } from './commands/estimate.js';
@@ -25,6 +25,7 @@ export interface CommandResult {
 export async function main(argv: string[]): Promise<number> {
   const result: CommandResult = { exitCode: ExitCode.ok };
   try {
+    requireCurrentFolder();
     await parse(argv, result);
   } catch (error) {
     // Read from the raw arguments: a usage error (unknown flag, missing argument) has no parsed ones.
@@ -59,6 +60,19 @@ async function parse(argv: string[], result: CommandResult): Promise<void> {
     .help()
     .version()
     .parseAsync();
+}
+
+/** yargs, and every relative path, ask for the current folder: one deleted under the shell has none. */
+function requireCurrentFolder(): void {
+  try {
+    process.cwd();
+  } catch (error) {
+    throw new ConfigError(
+      'the current folder no longer exists (it was deleted or moved while the shell was in it): cd into an existing folder and run the command again',
+      'E_NO_CWD',
+      error,
+    );
+  }
 }
 
 /**

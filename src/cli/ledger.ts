@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
-import { openSqliteLedger, type Ledger, type SqliteLedgerMode } from '../store/index.js';
+import { LedgerLockedError, openSqliteLedger, type Ledger, type LockHolder, type SqliteLedgerMode } from '../store/index.js';
 import { manifestPaths } from './options.js';
 
 /**
@@ -74,6 +74,41 @@ function realPath(file: string): string {
  */
 export async function discardLedger(file: string): Promise<void> {
   for (const suffix of ['', '-wal', '-shm']) await rm(`${file}${suffix}`, { force: true });
+}
+
+/**
+ * A command that writes the ledger but sends nothing (estimate) holds the run lock while it
+ * works, as a run does: a run's job list must never change under it. While another mediabatch
+ * holds the lock, the command gets a copy of the ledger taken now instead (in a temporary folder
+ * that closing the copy removes), and the ledger itself is left untouched; `onCopy` names the holder.
+ */
+export async function lockedOrCopy(ledger: Ledger, holder: LockHolder, onCopy: (busy: LockHolder) => void): Promise<Ledger> {
+  const busy = await tryRunLock(ledger, holder);
+  if (busy === undefined) return ledger;
+  onCopy(busy);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'mediabatch-copy-'));
+  const removeDir = () => rm(dir, { recursive: true, force: true });
+  try {
+    const file = path.join(dir, path.basename(ledger.location));
+    await ledger.copyTo(file);
+    await ledger.close();
+    const copy = await openLedgerFor(file, 'scratch');
+    return { ...copy, close: () => copy.close().finally(removeDir) };
+  } catch (error) {
+    await removeDir();
+    throw error;
+  }
+}
+
+/** Takes the run lock for `holder`; answers who holds it instead, if another live process does. */
+export async function tryRunLock(ledger: Ledger, holder: LockHolder): Promise<LockHolder | undefined> {
+  try {
+    await ledger.acquireRunLock(holder);
+    return undefined;
+  } catch (error) {
+    if (error instanceof LedgerLockedError) return error.holder;
+    throw error;
+  }
 }
 
 /**

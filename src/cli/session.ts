@@ -6,11 +6,12 @@ import { openManifest, STDIN_MANIFEST } from '../manifest/open.js';
 import type { Manifest } from '../manifest/types.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
 import type { PlanChoice } from '../runner/index.js';
-import type { Ledger } from '../store/index.js';
+import type { Ledger, LockHolder } from '../store/index.js';
 import { check } from '../runner/index.js';
-import { claimLedger, discardLedger, openLedgerFor, withScratchLedger } from './ledger.js';
+import { claimLedger, discardLedger, lockedOrCopy, openLedgerFor, withScratchLedger } from './ledger.js';
 import { envHint, envOptions, optionLabel } from './env-options.js';
 import { manifestPaths, parseBudget, requireNamesForStdin, parsePlan, PLAN_CHOICES, readToken, resolveBaseUrl, type ManifestFileArgs, type ManifestPaths, type SharedArgs } from './options.js';
+import { logLine } from './output.js';
 import { openService, type ServiceSession } from './service.js';
 
 export type { PlanChoice };
@@ -53,7 +54,8 @@ export interface WorkSession {
  * What estimate and run share: the manifest (exit 2 before anything else), the service, the
  * ledger, the plan and the budget. For a run (`run: true`) the ledger is opened in 'run' mode
  * (its state changes commit on a writer thread) and locked, so a second run of the same
- * manifest refuses instead of sending the same jobs.
+ * manifest refuses instead of sending the same jobs. An estimate takes the lock too, or, while a
+ * run holds it, works on a copy (lockedOrCopy): a run's job list never changes under it.
  */
 export async function openWorkSession(
   args: SharedArgs & PlanArgs & ManifestFileArgs & { manifest: string; out?: string | undefined },
@@ -82,10 +84,13 @@ export async function openWorkSession(
     }
   }
   const created = !existsSync(paths.db);
-  const ledger = await openLedgerFor(paths.db, options.run ? 'run' : 'read-write');
+  const opened = await openLedgerFor(paths.db, options.run ? 'run' : 'read-write');
+  let ledger = opened;
   try {
-    await claimLedger(ledger, paths.manifest);
-    if (options.run) await ledger.acquireRunLock({ pid: process.pid, host: os.hostname(), command: options.command });
+    await claimLedger(opened, paths.manifest);
+    const holder = { pid: process.pid, host: os.hostname(), command: options.command };
+    if (options.run) await opened.acquireRunLock(holder);
+    else ledger = await lockedOrCopy(opened, holder, (busy) => logLine(copyNote(paths.db, busy, options.command)));
     const service = await openService(args, process.env);
     return {
       manifest,
@@ -103,6 +108,11 @@ export async function openWorkSession(
     };
   } catch (error) {
     await ledger.close();
+    await opened.close();
     throw error;
   }
+}
+
+function copyNote(file: string, busy: LockHolder, command: string): string {
+  return `mediabatch: the ledger ${file} is in use by mediabatch pid ${busy.pid} on ${busy.host} (${busy.command}): this ${command} works on a copy of it taken now and leaves the ledger itself untouched`;
 }

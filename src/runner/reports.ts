@@ -224,10 +224,18 @@ export async function ensureWritableFolder(dir: string): Promise<void> {
     await rm(probe, { force: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new LocalIoError(
-      `cannot write results to ${dir} (${code}): fix the folder's permissions or pass --out DIR. Nothing was sent.`,
-      'E_OUTPUT',
-      error,
-    );
+    // mkdir meets a file where a folder should be: EEXIST for the folder itself, ENOTDIR above it.
+    const file = code === 'EEXIST' || code === 'ENOTDIR' ? await fileInPlaceOf(dir) : undefined;
+    const problem = file === undefined ? `(${code}): fix the folder's permissions or pass --out DIR` : `: ${file} is a file, not a folder; move it away or pass --out DIR`;
+    throw new LocalIoError(`cannot write results to ${dir}${problem}. Nothing was sent.`, 'E_OUTPUT', error);
+  }
+}
+
+/** The nearest of `dir` and the folders above it that exists as something other than a folder. */
+async function fileInPlaceOf(dir: string): Promise<string | undefined> {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    const found = await stat(at).catch(() => undefined);
+    if (found !== undefined) return found.isDirectory() ? undefined : at;
+    if (path.dirname(at) === at) return undefined;
   }
 }

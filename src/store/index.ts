@@ -36,6 +36,7 @@ export type {
   DeliveryJob,
   DeliveryRecord,
 } from './ledger.js';
+export { LedgerLockedError } from './ledger.js';
 export { openSqliteLedger, type SqliteLedgerMode, type SqliteLedgerOptions } from './sqlite/sqlite-ledger.js';
 export { SCHEMA_VERSION } from './sqlite/schema.js';
 export { JOB_STATES, isJobState, canTransition, type JobState, type State } from '../jobs/states.js';

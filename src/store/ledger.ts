@@ -5,6 +5,7 @@
  *
  * Nothing here names a database. The SQLite ledger (store/sqlite/) is the one mediabatch ships.
  */
+import { ConfigError } from '../errors.js';
 import type { JobState } from '../jobs/states.js';
 import type { JobType } from '../jobs/types.js';
 import type { MicroUsd } from '../money.js';
@@ -382,6 +383,16 @@ export interface LockHolder {
   command: string;
 }
 
+/** acquireRunLock's refusal (E_LOCKED): another live process holds the lock. */
+export class LedgerLockedError extends ConfigError {
+  constructor(
+    message: string,
+    readonly holder: LockHolder,
+  ) {
+    super(message, 'E_LOCKED');
+  }
+}
+
 /**
  * The ledger of one manifest. Every method answers once what it did is durable: a promise of a
  * change settles only after its commit, so a caller that awaits `reserveForSubmit` knows the
@@ -536,11 +547,16 @@ export interface Ledger {
 
   /**
    * Makes this process the only one running jobs from this ledger. A lock whose holder is
-   * still alive is refused (ConfigError E_LOCKED); a dead holder's lock is taken over.
+   * still alive is refused (LedgerLockedError, E_LOCKED); a dead holder's lock is taken over.
    */
   acquireRunLock(holder: LockHolder): Promise<void>;
   /** Drops the lock if this handle holds it. */
   releaseRunLock(): Promise<void>;
+  /**
+   * Writes what is committed now into a new file that opens as a ledger of its own: what a
+   * command that must not change this one (another process holds its run lock) works on.
+   */
+  copyTo(file: string): Promise<void>;
 
   /**
    * Waits until every change asked for so far has its answer. A run calls it once its changes

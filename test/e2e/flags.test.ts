@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hasStackTrace, runCli, type CliResult } from '../helpers/cli.js';
+import { CLI, cliEnv, collect, hasStackTrace, runCli, type CliResult } from '../helpers/cli.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 
@@ -87,5 +90,26 @@ describe('sim options', () => {
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));
     }
+  });
+});
+
+describe('the folder a command starts in', () => {
+  const workspace = useWorkspace();
+
+  it('a current folder deleted under the shell: exit 4 and what to do, no stack trace', async () => {
+    const manifest = await writeTtsManifest(workspace.dir, { jobs: 2 });
+    const gone = path.join(workspace.dir, 'gone');
+    mkdirSync(gone);
+    // The shell enters the folder, removes it, then starts the CLI there: as a user's shell would.
+    const child = spawn('/bin/sh', ['-c', 'cd "$1" && rmdir "$1" && exec "$2" "$3" estimate "$4" --sim', 'sh', gone, process.execPath, CLI, manifest], {
+      env: cliEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const result = await collect(child, 15_000);
+    expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
+    expect({ code: result.code, stderr: result.stderr.trim() }).toEqual({
+      code: 4,
+      stderr: 'mediabatch: the current folder no longer exists (it was deleted or moved while the shell was in it): cd into an existing folder and run the command again',
+    });
   });
 });

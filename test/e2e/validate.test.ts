@@ -1,8 +1,10 @@
 import { writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
+import { openTestLedger } from '../helpers/ledger.js';
 import { startSecondServer, type SecondServer } from './second-server.js';
 
 const DEFAULTS = '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }';
@@ -81,6 +83,23 @@ describe('mediabatch validate', () => {
       [16, 9, 'id'],
     ]);
     for (const problem of doc.problems) expect(problem.file).toBe(file);
+  });
+
+  it('while a run holds the ledger, checks against the catalogue without writing the ledger', async () => {
+    sim = await startSimulator();
+    const file = await write('jobs.yaml', VALID);
+    const db = path.join(dir, 'jobs.mediabatch.db');
+    // A run's lock, held by a live process: this one.
+    const run = await openTestLedger(db, { mode: 'read-write' });
+    try {
+      await run.acquireRunLock({ pid: process.pid, host: hostname(), command: 'run' });
+      const result = await runCli(['validate', file, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: sim.token } });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('2 job(s), valid (checked against the models catalogue)');
+      expect(await run.getCatalogue(sim.url, 3_600_000)).toBeUndefined();
+    } finally {
+      await run.close();
+    }
   });
 
   it('--offline sends no request at all, even with a token and a base URL', async () => {

@@ -117,4 +117,35 @@ describe('the results folder runs out of space mid-run', () => {
       execFileSync('umount', [ledgerDir], { stdio: 'ignore' });
     }
   });
+
+  it.runIf(canMountTmpfs())('a ledger whose disk fills while a large source is ingested: says so, sends nothing, and runs once there is room', async () => {
+    sim = await startSimulator({ ...FAST });
+    // More than SQLite's page cache of the ingest's rows: the cache spills into the -wal mid-ingest,
+    // the disk fills, and SQLite rolls the whole transaction back itself.
+    const rows = Array.from({ length: 8000 }, (_, i) => `r${i},${`line ${i} `.repeat(600).slice(0, 4900)}`);
+    writeFileSync(path.join(dir, 'big.csv'), `id,text\n${rows.join('\n')}\n`);
+    const manifest = path.join(dir, 'big.yaml');
+    writeFileSync(
+      manifest,
+      'version: 1\ndefaults:\n  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }\nsources:\n  - csv: big.csv\n    type: txt2audio\n',
+    );
+    const ledgerDir = path.join(dir, 'ledger');
+    expect(mountSmallTmpfs(ledgerDir, '2m')).toBe(true);
+    const args = ['run', manifest, '--db', path.join(ledgerDir, 'big.db'), '--out', path.join(dir, 'out'), '--only', 'r1'];
+    try {
+      const full = await cliAgainst(sim, args);
+      expect(hasStackTrace(full.stderr), full.stderr).toBe(false);
+      expect(full.code, full.stderr).toBe(4);
+      expect(full.stderr).toMatch(/cannot write the ledger .*big\.db: no space left on the device holding the ledger .*free space there, then run the same command again/);
+      expect(sim.stats.calls.submit).toBe(0);
+
+      execFileSync('mount', ['-o', 'remount,size=100m', ledgerDir], { stdio: 'ignore' });
+      const again = await cliAgainst(sim, args);
+      expect(again.code, again.stderr).toBe(0);
+      expect(sim.stats.accepted).toHaveLength(1);
+      expect(readdirSync(path.join(dir, 'out'))).toEqual(['r1.wav']);
+    } finally {
+      execFileSync('umount', [ledgerDir], { stdio: 'ignore' });
+    }
+  });
 });

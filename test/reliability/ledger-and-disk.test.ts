@@ -1,9 +1,11 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
+import { openTestLedger } from '../helpers/ledger.js';
 import { deleteLedgerFiles } from '../helpers/ledger-files.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { byState, cliAgainst, collect, delay, FAST, ledgerRows, quickCheck, startAgainst, type StatusJson } from './helpers.js';
@@ -219,6 +221,19 @@ describe('the ledger and the results folder under trouble', () => {
     expect(sim.stats.duplicates()).toEqual([]);
   });
 
+  it('a regular file where the results folder goes: says it is a file, exit 4, nothing sent', async () => {
+    sim = await startSimulator({ ...FAST });
+    const out = path.join(dir, 'batch.out');
+    writeFileSync(out, 'a file');
+
+    const result = await cliAgainst(sim, ['run', manifest]);
+    expectRefusal(result, 4, /cannot write results to .*batch\.out: .*batch\.out is a file, not a folder; move it away or pass --out DIR\. Nothing was sent\./);
+    expect(sim.stats.calls.submit).toBe(0);
+    const below = await cliAgainst(sim, ['run', manifest, '--out', path.join(out, 'inner')]);
+    expectRefusal(below, 4, /cannot write results to .*batch\.out\/inner: .*batch\.out is a file, not a folder/);
+    expect(sim.stats.calls.submit).toBe(0);
+  });
+
   it('two runs of one manifest at once: the second refuses, naming the first one’s pid, and sends nothing', async () => {
     sim = await startSimulator({ ...FAST, latencyMs: 150 });
     // 40 submits two at a time at 150 ms each: the first run is busy for 3 s.
@@ -237,4 +252,52 @@ describe('the ledger and the results folder under trouble', () => {
     expect(sim.stats.accepted.length).toBe(40);
     expect(sim.stats.duplicates()).toEqual([]);
   });
+
+  it('an estimate of an edited manifest while a run sends: figures from a copy, the run’s jobs and prices untouched', async () => {
+    sim = await startSimulator({ ...FAST, latencyMs: 150 });
+    const csv = path.join(dir, 'chapters.csv');
+    const writeRows = (ids: number[], repeat: number) =>
+      writeFileSync(csv, `id,text\n${ids.map((i) => `c${i},${`Chapter ${i} opens. `.repeat(repeat)}`).join('\n')}\n`);
+    const all = Array.from({ length: 40 }, (_, i) => i);
+    writeRows(all, 1);
+    manifest = path.join(dir, 'chapters.yaml');
+    writeFileSync(
+      manifest,
+      'version: 1\ndefaults:\n  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }\nsources:\n  - csv: chapters.csv\n    type: txt2audio\n',
+    );
+    db = path.join(dir, 'chapters.mediabatch.db');
+    const run = startAgainst(sim, ['run', manifest, '--concurrency', '1']);
+    const runEnded = collect(run);
+    const until = Date.now() + 10_000;
+    while (sim.stats.calls.submit === 0 && Date.now() < until) await delay(10);
+    expect(sim.stats.calls.submit).toBeGreaterThan(0);
+    const before = await jobContents(db);
+
+    // Texts 40 times longer, one row gone: what the run sends must not change with them.
+    writeRows(all.filter((i) => i !== 26), 40);
+    const estimate = await runCli(['estimate', manifest, '--json', '--base-url', sim.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
+    expect(estimate.code, estimate.stderr).toBe(0);
+    expect(await jobContents(db)).toEqual(before);
+    expect(estimate.stderr).toContain(
+      `the ledger ${db} is in use by mediabatch pid ${run.pid as number} on ${os.hostname()} (run): this estimate works on a copy of it taken now and leaves the ledger itself untouched`,
+    );
+    // The estimate priced the edited manifest: 39 jobs.
+    expect((JSON.parse(estimate.stdout) as { jobs: unknown[] }).jobs).toHaveLength(39);
+
+    const done = await runEnded;
+    expect(done.code, done.stderr).toBe(0);
+    expect(sim.stats.accepted.length).toBe(40);
+    expect(await jobContents(db)).toEqual(before);
+  });
 });
+
+/** What each job sends and what it costs, as the ledger records them. */
+async function jobContents(file: string): Promise<{ id: string; hash: string; text: string | null; priceMicro: number | null; listed: boolean }[]> {
+  const ledger = await openTestLedger(file, { mode: 'read-only' });
+  try {
+    const rows = await ledger.readJobs({ scope: 'all', limit: 1000 });
+    return rows.map((row) => ({ id: row.id, hash: row.contentHash, text: row.text, priceMicro: row.priceMicro, listed: row.inManifest }));
+  } finally {
+    await ledger.close();
+  }
+}

@@ -1,10 +1,11 @@
+import os from 'node:os';
 import type { CommandModule } from 'yargs';
 import { ManifestError } from '../../manifest/errors.js';
 import { openManifest, STDIN_MANIFEST } from '../../manifest/open.js';
 import { check } from '../../runner/index.js';
 import type { CommandResult } from '../main.js';
 import { errorDocument } from '../error-document.js';
-import { openLedgerFor, withScratchLedger } from '../ledger.js';
+import { openLedgerFor, tryRunLock, withScratchLedger } from '../ledger.js';
 import { manifestPaths, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
 import { logLine, writeJsonDocument, writeStdout } from '../output.js';
 import { openService } from '../service.js';
@@ -39,8 +40,11 @@ export function validateCommand(result: CommandResult): CommandModule<object, Va
           const service = await openService(args, process.env);
           // Jobs from stdin have no ledger of their own unless --db names one: the scratch keeps the catalogue.
           const ledger = stdin && args.db === undefined ? undefined : await openLedgerFor(manifestPaths(args.manifest, args.db).db, 'read-write');
+          // So does it while a run holds the ledger, which nothing else may write.
+          const busy = ledger && (await tryRunLock(ledger, { pid: process.pid, host: os.hostname(), command: 'validate' }));
+          const cache = busy === undefined ? ledger : scratch;
           try {
-            return await check({ manifest, scratch, service: { client: service.client, baseUrl: service.baseUrl, ledger: ledger ?? scratch } });
+            return await check({ manifest, scratch, service: { client: service.client, baseUrl: service.baseUrl, ledger: cache ?? scratch } });
           } finally {
             await ledger?.close();
             await service.close();

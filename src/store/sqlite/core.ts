@@ -37,6 +37,8 @@ export interface SqliteCore extends JobRecords, JobTransitions, CollectNotes, Le
   batch<T>(fn: () => T): T;
   /** Opens the ingest's transaction on this connection (ingest.ts). */
   beginIngest(): CoreIngest;
+  /** What is committed, into a new file (VACUUM INTO reads it in one transaction: a consistent copy). */
+  copyTo(file: string): void;
   /** Releases the run lock if held, then closes the file. Safe to call twice. */
   close(): void;
 }
@@ -75,6 +77,9 @@ export function openCore(path: string, options: OpenCoreOptions): SqliteCore {
     ...watchFile(db, path),
     batch: <T>(fn: () => T): T => db.transaction(fn).immediate(),
     beginIngest: () => withLedgerErrors(path, beginIngest(ctx)),
+    copyTo: (file) => {
+      db.prepare('VACUUM INTO ?').run(file);
+    },
     close: () => {
       if (!db.open) return;
       if (!readonly) lock.releaseRunLock();

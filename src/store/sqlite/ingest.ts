@@ -26,9 +26,17 @@ export function beginIngest(ctx: StoreContext): CoreIngest {
   try {
     return openSession(ctx);
   } catch (error) {
-    db.exec('ROLLBACK');
+    rollbackIfOpen(db);
     throw error;
   }
+}
+
+/**
+ * A disk that fills up (SQLITE_FULL) may make SQLite roll the whole transaction back itself; a
+ * ROLLBACK after that fails ("no transaction is active") and would hide why the ingest failed.
+ */
+function rollbackIfOpen(db: StoreContext['db']): void {
+  if (db.inTransaction) db.exec('ROLLBACK');
 }
 
 function openSession(ctx: StoreContext): CoreIngest {
@@ -201,14 +209,14 @@ function openSession(ctx: StoreContext): CoreIngest {
     commit: (units) => {
       assertOpen();
       const result = finish(ctx, gen, kept, started, units, { added, changed });
-      open = false;
       db.exec('COMMIT');
+      open = false;
       return result;
     },
     rollback: () => {
       if (!open) return;
       open = false;
-      db.exec('ROLLBACK');
+      rollbackIfOpen(db);
     },
   };
 }

@@ -156,7 +156,14 @@ export function asLocalIoError(path: string, error: unknown): unknown {
   // SQLite says only "readonly database" or "unable to open": which file or folder it is matters.
   const permission = MAYBE_PERMISSIONS.test(code) ? permissionProblem(path, error) : undefined;
   if (permission !== undefined) return permission;
-  if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) {
+  if (code === 'SQLITE_FULL') {
+    return new LocalIoError(
+      `cannot write the ledger ${path}: no space left on the device holding the ledger (${message}): free space there, then run the same command again (a job caught mid-submit is then marked in doubt)`,
+      'E_LEDGER_FULL',
+      error,
+    );
+  }
+  if (code.startsWith('SQLITE_IOERR')) {
     return new LocalIoError(
       `cannot write the ledger ${path} (${message}): free disk space or fix the disk, then run the same command again (a job caught mid-submit is then marked in doubt)`,
       'E_LEDGER_WRITE',

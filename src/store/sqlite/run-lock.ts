@@ -1,12 +1,11 @@
-import { ConfigError } from '../../errors.js';
 import type { StoreContext } from './context.js';
 import { asLocalIoError } from './open-database.js';
-import type { LockHolder } from '../ledger.js';
+import { LedgerLockedError, type LockHolder } from '../ledger.js';
 
 export interface RunLock {
   /**
    * Makes this process the only one running jobs from this ledger. A lock whose holder is
-   * still alive is refused (ConfigError E_LOCKED); a dead holder's lock is taken over.
+   * still alive is refused (LedgerLockedError E_LOCKED); a dead holder's lock is taken over.
    */
   acquireRunLock(holder: LockHolder): void;
   /** Drops the lock if this pid on this host holds it. */
@@ -77,9 +76,9 @@ function isAlive(lock: LockRow, thisHost: string): boolean {
   }
 }
 
-function locked(path: string, lock: LockRow): ConfigError {
-  return new ConfigError(
+function locked(path: string, lock: LockRow): LedgerLockedError {
+  return new LedgerLockedError(
     `ledger ${path} is in use by mediabatch pid ${lock.pid} on ${lock.host} since ${lock.started_at} (${lock.command}): wait for it to finish or stop it; if it is not running, delete the lock with: sqlite3 "${path}" "DELETE FROM run_lock"`,
-    'E_LOCKED',
+    { pid: lock.pid, host: lock.host, command: lock.command },
   );
 }

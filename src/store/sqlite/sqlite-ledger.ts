@@ -139,6 +139,7 @@ function sqliteLedger(core: SqliteCore, committer: Committer): Ledger {
     recordDelivery: (delivery) => change({ kind: 'delivery', jobId: delivery.jobId, delivery }),
     acquireRunLock: (holder) => write('acquireRunLock', () => core.acquireRunLock(holder)),
     releaseRunLock: () => (readonly ? Promise.resolve() : now(() => core.releaseRunLock())),
+    copyTo: (file) => now(() => core.copyTo(file)),
     flush: () => committer.flush(),
     close: () => (closed ??= close()),
   };
