@@ -29,7 +29,7 @@ import {
 } from './context.js';
 import { ingestManifest } from './ingest.js';
 import { unjoinedSplits, type UnjoinedSplit } from './join-splits.js';
-import { refuseLostLedger } from './lost-ledger.js';
+import { refuseLostLedger, TRACES_OF_THIS_LEDGER } from './lost-ledger.js';
 import type { Pace, PacedClass } from './pace.js';
 import { limitsOf, paceFor, type PlanChoice } from './pace-plan.js';
 import type { RunPlan } from './plan.js';
@@ -209,7 +209,7 @@ export interface RunResult {
  */
 export async function run(request: RunRequest): Promise<RunResult> {
   const { manifest, ledger, files } = request;
-  if (await nothingSent(ledger)) refuseLostLedger(files);
+  if ((await nothingSent(ledger)) && (await ledger.getMeta(TRACES_OF_THIS_LEDGER)) === undefined) refuseLostLedger(files);
   if (request.noWait !== true) await ensureWritableFolder(files.out);
   const budgetMicro = budgetOf(request);
   const emit = request.onEvent ?? (() => undefined);
@@ -251,8 +251,12 @@ export async function run(request: RunRequest): Promise<RunResult> {
       halt,
       onExecute: async (plan) => {
         // The trace of sent requests goes down before the first of them: a ledger lost after this
-        // point must not let a later run send (and pay for) everything again.
-        if (plan.send.jobs > 0) await writeRunReports(files, ledger, await summarize(ledger, budgetMicro), { finished: false });
+        // point must not let a later run send (and pay for) everything again. The ledger notes
+        // first that the trace is its own: killed between the two, the next run trusts this ledger.
+        if (plan.send.jobs > 0) {
+          await ledger.setMeta(TRACES_OF_THIS_LEDGER, 'yes');
+          await writeRunReports(files, ledger, await summarize(ledger, budgetMicro), { finished: false });
+        }
         started = true;
         // Jobs the manifest dropped after they were sent are collected too, so they count.
         await request.onStart?.({ plan, total: Object.values(plan.counts).reduce((a, b) => a + b, 0) });

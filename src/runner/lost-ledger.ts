@@ -3,6 +3,13 @@ import { ConfigError } from '../errors.js';
 import type { RunFiles } from './reports.js';
 
 /**
+ * Meta key: a run of this very ledger wrote the traces beside it. A ledger that holds it and says
+ * nothing was sent is telling the truth (a run killed after its trace, before its first submit);
+ * a lost ledger's replacement never holds it, since no run of it got past the check.
+ */
+export const TRACES_OF_THIS_LEDGER = 'traces_written';
+
+/**
  * The ledger is the only record of what was paid for. When it is gone (or records no job) but
  * an earlier run left results in the folder, or a run report saying requests left (all a
  * --no-wait run, or a run killed mid-way, leaves), a new ledger would send, and charge, every
