@@ -8,7 +8,7 @@ import { STDIN_MANIFEST } from '../manifest/open.js';
 
 export const DEFAULT_BASE_URL = 'https://api.deapi.ai';
 
-/** The options every command shares (README.md, "Commands"). */
+/** The options every command shares (docs/commands.md, "Shared options"). */
 export interface SharedArgs {
   'base-url'?: string | undefined;
   'token-file'?: string | undefined;

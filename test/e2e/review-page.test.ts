@@ -194,7 +194,7 @@ describe('the review page of a real run, in Chromium', () => {
     await img.scrollIntoViewIfNeeded();
     await expect.poll(() => img.evaluate((element) => element.complete && element.naturalWidth)).toBeGreaterThan(0);
 
-    // A screenshot of the page as it opens (MEDIABATCH_WRITE_SCREENSHOT=1 makes it the README's).
+    // A screenshot of the page as it opens (MEDIABATCH_WRITE_SCREENSHOT=1 makes it docs/review-page.md's).
     await page.setViewportSize({ width: 1280, height: 1500 });
     await page.locator('#search').blur();
     await page.locator('header').scrollIntoViewIfNeeded();

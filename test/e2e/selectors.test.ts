@@ -183,7 +183,7 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     expect(lines.code).toBe(0);
     expect(lines.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual(json.jobs.filter((job) => job.state === 'failed' || job.state === 'pending'));
 
-    // As the README shows it: the ids, joined by commas, given to --only.
+    // As docs/reports.md shows it: the ids, joined by commas, given to --only.
     const command = `node "${CLI}" run "${manifest}" --only "$(node "${CLI}" status "${manifest}" --state failed --format ids | paste -sd, -)" --retries 0 ${simArgs(sim).join(' ')}`;
     const piped = await collect(spawn('sh', ['-c', command], { env: cliEnv({ MEDIABATCH_TOKEN: sim.token }), stdio: ['ignore', 'pipe', 'pipe'] }));
     expect([0, 1], piped.stderr).toContain(piped.code);
