@@ -43,6 +43,8 @@ interface Import {
   from: string;
   specifier: string;
   target: string;
+  /** The imported file relative to src/, for a relative specifier. */
+  targetFile: string | undefined;
   typeOnly: boolean;
 }
 
@@ -58,14 +60,52 @@ function importsOf(file: string): Import[] {
   const relative = path.relative(path.join(ROOT, 'src'), file);
   const from = relative.includes(path.sep) ? (relative.split(path.sep)[0] ?? '') : 'errors';
   const found: Import[] = [];
-  for (const match of text.matchAll(/^(?:import|export)\s+(type\s+)?[^;]*?from\s+'([^']+)'/gms)) {
-    const specifier = match[2] ?? '';
-    const target = specifier.startsWith('.')
-      ? (path.relative(path.join(ROOT, 'src'), path.resolve(path.dirname(file), specifier)).split(path.sep)[0] ?? '').replace(/\.js$/, '')
+  // Static imports and re-exports, side-effect imports, and `import()`: a lazy import still loads.
+  const statements = /^(?:import|export)\s+(type\s+)?([^;]*?)\s*from\s+'([^']+)'|^import\s+'([^']+)'|\bimport\('([^']+)'\)/gms;
+  for (const match of text.matchAll(statements)) {
+    const specifier = match[3] ?? match[4] ?? match[5] ?? '';
+    const inSrc = specifier.startsWith('.') ? path.relative(path.join(ROOT, 'src'), path.resolve(path.dirname(file), specifier)) : undefined;
+    const target = inSrc !== undefined
+      ? (inSrc.split(path.sep)[0] ?? '').replace(/\.js$/, '')
       : (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : (specifier.split('/')[0] ?? ''));
-    found.push({ file: relative, from, specifier, target, typeOnly: match[1] !== undefined });
+    // `import { type A, type B } from` loads nothing either.
+    const names = /^\{([^}]*)\}$/.exec(match[2]?.trim() ?? '')?.[1]?.split(',').map((n) => n.trim()).filter(Boolean);
+    const typeOnly = match[1] !== undefined || (names !== undefined && names.length > 0 && names.every((n) => n.startsWith('type ')));
+    found.push({ file: relative, from, specifier, target, targetFile: inSrc?.replace(/\.js$/, '.ts'), typeOnly });
   }
   return found;
+}
+
+/** Tarjan's strongly connected components of a graph given as edges per node. */
+function stronglyConnected(edges: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, index.size);
+    low.set(node, index.get(node) ?? 0);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node) ?? 0, low.get(next) ?? 0));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node) ?? 0, index.get(next) ?? 0));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    for (let member = stack.pop(); member !== undefined; member = member === node ? undefined : stack.pop()) {
+      onStack.delete(member);
+      component.push(member);
+    }
+    components.push(component.sort());
+  };
+  for (const node of edges.keys()) if (!index.has(node)) visit(node);
+  return components;
 }
 
 const imports = sourceFiles(path.join(ROOT, 'src')).flatMap(importsOf);
@@ -81,6 +121,20 @@ describe('architecture', () => {
       .filter((i) => i.target !== i.from && !(ALLOWED[i.from] ?? []).includes(i.target))
       .map((i) => `${i.file} imports ${i.target}`);
     expect(wrong).toEqual([]);
+  });
+
+  it('no file of src imports itself, directly or through others, at run time', () => {
+    // A cycle makes one of its files run before what it imports is initialised; types are erased.
+    const edges = new Map<string, string[]>();
+    for (const i of imports) {
+      const next = edges.get(i.file) ?? [];
+      if (!i.typeOnly && i.targetFile !== undefined) next.push(i.targetFile);
+      edges.set(i.file, next);
+    }
+    const cycles = stronglyConnected(edges)
+      .filter((component) => component.length > 1 || edges.get(component[0] ?? '')?.includes(component[0] ?? ''))
+      .map((component) => `import cycle: ${component.join(', ')}`);
+    expect(cycles).toEqual([]);
   });
 
   it('the simulator shares only the facts with the client: its types', () => {
