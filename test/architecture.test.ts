@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { JOB_TYPES } from '../src/jobs/index.js';
 import { ROOT } from './helpers/cli.js';
 
 /** docs/architecture.md: the folders are the architecture, and imports point one way. */
@@ -38,6 +39,15 @@ const LIBRARY_HOME: Record<string, string> = {
  */
 const TEST_ONLY = ['playwright-core', 'vitest', 'typescript'];
 
+/**
+ * The only lines outside src/jobs and src/sim that may name a kind, each once: shipped migrations
+ * are never edited (a new ledger replays them), and migration 1 made `type` a CHECK of the two
+ * kinds of its day, which migration 5 dropped. Nothing is ever added here.
+ */
+const FROZEN_KIND_NAMES = [
+  { file: 'src/store/sqlite/schema.ts', line: "type           TEXT NOT NULL CHECK (type IN ('txt2audio','img2video'))," },
+];
+
 interface Import {
   file: string;
   from: string;
@@ -48,11 +58,15 @@ interface Import {
   typeOnly: boolean;
 }
 
-function sourceFiles(dir: string): string[] {
+function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? sourceFiles(full) : entry.name.endsWith('.ts') ? [full] : [];
+    return entry.isDirectory() ? files(full) : [full];
   });
+}
+
+function sourceFiles(dir: string): string[] {
+  return files(dir).filter((file) => file.endsWith('.ts'));
 }
 
 function importsOf(file: string): Import[] {
@@ -147,20 +161,29 @@ describe('architecture', () => {
 
   it('no code outside the kind registry (src/jobs) or the simulator names a job kind', () => {
     // A branch on `job.type` elsewhere would send a new kind down another kind's path without a
-    // compiler error; every kind-specific answer comes from the registry's `kindOf(job.type)`.
-    const kinds = /['"`](txt2audio|img2video|txt2img|txt2video)['"`]/;
-    const wrong = sourceFiles(path.join(ROOT, 'src'))
+    // compiler error, and a kind named in the ledger's schema would make a new kind a migration;
+    // every kind-specific answer comes from the registry's `kindOf(job.type)`. Comments too: a
+    // comment that names a kind is one more file to edit when kinds change.
+    const kinds = new RegExp(`\\b(${JOB_TYPES.join('|')})\\b`);
+    const frozen = [...FROZEN_KIND_NAMES];
+    const wrong = files(path.join(ROOT, 'src'))
       .filter((file) => !/[\\/]src[\\/](jobs|sim)[\\/]/.test(file))
-      // The ledger's first migration names the two kinds of its day: migrations are history, never edited.
-      .filter((file) => !file.endsWith(path.join('src', 'store', 'sqlite', 'schema.ts')))
       .flatMap((file) =>
         readFileSync(file, 'utf8')
           .split('\n')
-          .map((line, i) => ({ line: line.replace(/\/\/.*$|\/\*.*?\*\/|^\s*\*.*$/g, ''), at: `${path.relative(ROOT, file)}:${i + 1}` }))
+          .map((line, i) => ({ file: path.relative(ROOT, file).split(path.sep).join('/'), line: line.trim(), at: i + 1 }))
           .filter(({ line }) => kinds.test(line))
-          .map(({ at, line }) => `${at}: ${line.trim()}`),
+          .filter(({ file, line }) => {
+            const exempt = frozen.findIndex((f) => f.file === file && f.line === line);
+            if (exempt < 0) return true;
+            frozen.splice(exempt, 1); // each once: the same line in a new migration is named
+            return false;
+          })
+          .map(({ file, at, line }) => `${file}:${at}: ${line}`),
       );
     expect(wrong).toEqual([]);
+    // An exemption whose line is gone is removed from the list, not kept for a later use.
+    expect(frozen).toEqual([]);
   });
 
   it('test-only libraries stay out of src', () => {
