@@ -43,7 +43,7 @@ export class ApiError extends MediabatchError {
     this.rateLimit = init.rateLimit;
   }
 
-  /** "POST /api/v1/client/txt2audio", the prefix of every message. */
+  /** "POST /api/v1/client/<kind>", the prefix of every message. */
   get endpoint(): string {
     return `${this.method} ${this.path}`;
   }

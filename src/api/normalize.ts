@@ -20,7 +20,7 @@ function toLimits(raw: unknown): ModelLimits {
 
 function toInferenceTypes(raw: ModelRecord['inference_types']): string[] {
   if (raw === null || raw === undefined) return [];
-  // An object keyed by type ({"txt2audio": {...}}) lists its types as keys.
+  // An object keyed by type ({"<type>": {...}}) lists its types as keys.
   return Array.isArray(raw) ? raw : Object.keys(raw);
 }
 

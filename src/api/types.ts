@@ -58,8 +58,8 @@ export interface RequestStatus {
 }
 
 /**
- * One request to a job endpoint of the service (a path under /api/v1/client, e.g. `txt2img` or
- * `txt2img/price-calculation`): a JSON body, or multipart fields with file parts, which the
+ * One request to a job endpoint of the service (a path under /api/v1/client, e.g. `<kind>` or
+ * `<kind>/price-calculation`): a JSON body, or multipart fields with file parts, which the
  * client reads from disk and attaches. Job kinds describe their requests in this shape.
  */
 export type ServiceRequest = (

@@ -3,7 +3,7 @@ import type { PacedClass } from '../jobs/plans.js';
 import type { RunEvent } from '../runner/context.js';
 import { untilText } from './clock.js';
 
-/** `submit:txt2audio` → `txt2audio submits`, `status` → `status calls`. */
+/** `submit:<kind>` → `<kind> submits`, `status` → `status calls`. */
 export function describeClass(cls: PacedClass): string {
   return cls.startsWith('submit:') ? `${cls.slice('submit:'.length)} submits` : `${cls} calls`;
 }

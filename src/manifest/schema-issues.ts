@@ -17,14 +17,14 @@ export function yamlLocator(source: ManifestSource): Locator {
 /** The schema's verdict in manifest terms: the issues, and which paths hold an unusable value. */
 export interface SchemaCheck {
   issues: ManifestIssue[];
-  /** `jobs.3.frames`, `defaults.txt2audio.voice`, … — values that must not be merged or used. */
+  /** `jobs.3.frames`, `defaults.<kind>.voice`, … — values that must not be merged or used. */
   invalidPaths: Set<string>;
 }
 
 interface Where {
   jobIndex?: number;
   type?: JobType | undefined;
-  /** The field's name as messages show it (`defaults.img2video.frames` outside jobs). */
+  /** The field's name as messages show it (`defaults.<kind>.frames` outside jobs). */
   field?: string;
   /** The field's own name, to look up what it expects. */
   name?: string;

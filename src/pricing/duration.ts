@@ -17,7 +17,7 @@ export interface ClassDuration {
 
 export interface DurationEstimate {
   durationMs: number;
-  /** e.g. "about 3 days 20 minutes (Basic: txt2audio 300/day)". */
+  /** e.g. "about 3 days 20 minutes (Basic: <kind> 300/day)". */
   text: string;
   byClass: ClassDuration[];
   /** Every job needs at least one status poll to learn its result URL. */

@@ -9,7 +9,7 @@ import { canonicalJson } from '../manifest/content-hash.js';
 export const PRICE_KEY_VERSION = 'v1';
 
 // Components are URI-encoded so a `|` inside a slug can never make two parameter sets collide; a
-// structured one (txt2img's `loras`) is keyed by its JSON, not by String()'s "[object Object]",
+// structured one (an image kind's `loras`) is keyed by its JSON, not by String()'s "[object Object]",
 // which would let different LoRAs share one cached price.
 function join(parts: readonly unknown[]): string {
   return parts.map((part) => encodeURIComponent(typeof part === 'object' && part !== null ? canonicalJson(part) : String(part))).join('|');
@@ -32,7 +32,7 @@ export function groupOfPriceKey(priceKey: string): string {
 }
 
 /**
- * `v1|txt2audio|Kokoro|af_sky|…` as a person reads it: `txt2audio Kokoro af_sky …` (the version is
+ * `v1|<kind>|Kokoro|af_sky|…` as a person reads it: `<kind> Kokoro af_sky …` (the version is
  * noise, and so is the `undefined` an optional priced field a job leaves out is keyed as: the key
  * itself stays as cached prices were stored under it).
  */

@@ -1,7 +1,7 @@
 import { ceilToDecimals, decimalsOf } from './quotes.js';
 
 /**
- * Deriving txt2audio prices from a few probes, and why it is safe.
+ * Deriving the prices of a kind priced by text length from a few probes, and why it is safe.
  *
  * Probes sit at the smallest and the largest length actually present in the group (plus evenly
  * spaced ones between). The rate is fitted through the origin from the largest probe, r = p(max)/max,

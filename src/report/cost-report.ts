@@ -67,7 +67,7 @@ function groupsTable(groups: readonly GroupSummary[], color: boolean): string {
   });
 }
 
-/** `v1|txt2audio|Kokoro|af_sky|…` reads as `txt2audio Kokoro af_sky …`: the version is noise here. */
+/** `v1|<kind>|Kokoro|af_sky|…` reads as `<kind> Kokoro af_sky …`: the version is noise here. */
 function groupLabel(key: string): string {
   return key.split('|').slice(1).map(decodeURIComponent).join(' ');
 }

@@ -5,7 +5,7 @@ import { withRetries } from '../api/retry.js';
 import type { DownloadResult } from '../api/types.js';
 import { LocalIoError } from '../errors.js';
 import type { RunContext } from './context.js';
-import { pollStatus } from './follow.js';
+import { pollStatus } from './status.js';
 import type { FollowedJob } from './followed.js';
 import { placeResult } from './place-result.js';
 import { readHead, resultMismatch } from './result-check.js';

@@ -1,10 +1,8 @@
-import { AuthError, NotFoundError, RateLimitError, UnreachableError } from '../api/errors.js';
-import { withRetries } from '../api/retry.js';
 import type { RequestStatus } from '../api/types.js';
 import type { RunContext } from './context.js';
 import { downloadResult } from './download.js';
 import type { FollowedJob } from './followed.js';
-import { describeError, FatalRunError } from './run-errors.js';
+import { pollStatus } from './status.js';
 
 /**
  * One look at a submitted job: ask its status once; when it is done, download the result;
@@ -57,70 +55,6 @@ export async function settleStatus(
     return 'ended';
   }
   return 'again';
-}
-
-/**
- * The job's status through the shared pace. A 429 pauses the whole status class for as long as
- * the service asks (a daily limit: until its reset) and the call is made again once it is
- * over, as a submit is requeued; only a job past its give-up time is left for the next run.
- */
-export async function pollStatus(
-  ctx: RunContext,
-  job: FollowedJob,
-  requestId: string,
-  giveUpAtMs: number,
-): Promise<RequestStatus | 'stopped' | 'unreachable'> {
-  for (;;) {
-    try {
-      return await askStatus(ctx, job, requestId);
-    } catch (error) {
-      if (ctx.stop.aborted) return 'stopped';
-      if (error instanceof AuthError) throw new FatalRunError(error);
-      if (error instanceof NotFoundError) return leaveUnasked(ctx, job, `the service does not know request ${requestId} (404)`);
-      if (error instanceof UnreachableError) {
-        // The job stays submitted (the next run asks again); the run ends, saying why (exit 4).
-        await leaveUnasked(ctx, job, `could not read it: ${describeError(error)}`);
-        throw new FatalRunError(error);
-      }
-      if (!(error instanceof RateLimitError)) return leaveUnasked(ctx, job, `could not read it: ${describeError(error)}`);
-      // The retry layer leaves waits longer than its own to the pace, which holds every worker.
-      ctx.pace.rateLimited('status', error);
-      if (Date.now() < giveUpAtMs) continue;
-      const untilIso = new Date(ctx.pace.pausedUntil('status')).toISOString();
-      return leaveUnasked(ctx, job, `status calls are paused until ${untilIso} (${describeError(error)})`);
-    }
-  }
-}
-
-/** One status call, idempotent, so retried freely; short waits a 429 asks for are waited here. */
-async function askStatus(ctx: RunContext, job: FollowedJob, requestId: string): Promise<RequestStatus> {
-  return withRetries(
-    async () => {
-      await ctx.pace.take('status', ctx.stop);
-      const answer = await ctx.client.requestStatus(requestId, { signal: ctx.stop });
-      ctx.pace.observe('status', answer.rateLimit);
-      return answer.value;
-    },
-    {
-      kind: 'idempotent',
-      ...ctx.options.retry,
-      signal: ctx.stop,
-      onRetry: (error, attempt, delayMs) => {
-        if (error instanceof RateLimitError) ctx.pace.rateLimited('status', error);
-        ctx.emit({ kind: 'retry', what: `status of ${job.id}`, attempt, delayMs, reason: describeError(error) });
-      },
-    },
-  );
-}
-
-/**
- * The job stays `submitted` with its status unknown and why. Even a 404 keeps it: its request id
- * is the only handle on a result that may be paid for, and the next run asks again.
- */
-async function leaveUnasked(ctx: RunContext, job: FollowedJob, reason: string): Promise<'unreachable'> {
-  await ctx.ledger.noteUncollected(job.id, 'status_unknown', reason);
-  ctx.emit({ kind: 'warning', message: `job "${job.id}": status unknown (${reason}); it stays submitted and the next run asks again` });
-  return 'unreachable';
 }
 
 async function recordRemoteError(ctx: RunContext, job: FollowedJob, status: RequestStatus): Promise<void> {

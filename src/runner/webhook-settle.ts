@@ -2,9 +2,10 @@ import type { RequestStatus } from '../api/types.js';
 import type { DeliveryJob } from '../store/index.js';
 import type { SignedDelivery, Verdict } from '../webhooks/receiver.js';
 import type { PollSchedules, RunContext } from './context.js';
-import { pollStatus, settleStatus } from './follow.js';
+import { settleStatus } from './follow.js';
 import { followedFromRow, type FollowedJob } from './followed.js';
 import { sleep } from './pace.js';
+import { pollStatus } from './status.js';
 
 /** What a run's receiver did with the deliveries it verified, and how many it refused. */
 export interface Tally {

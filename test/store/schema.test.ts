@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { JOB_TYPES } from '../../src/jobs/index.js';
 import { SCHEMA_VERSION } from '../../src/store/index.js';
 import { MIGRATIONS } from '../../src/store/sqlite/schema.js';
 import { spec, sync, useTempLedgers } from './helpers.js';
@@ -71,23 +72,30 @@ describe('SQLite ledger: migration to micro-dollars (schema version 5)', () => {
     }
   });
 
-  it('keeps the lists of kinds and states out of the schema: a new kind needs no migration, an unknown state is refused', async () => {
-    const ledger = await t.open();
-    // A kind this version does not know yet: the code's registry checks kinds, not the file.
-    await sync(ledger, [{ ...spec('later', 0), type: 'txt2img' as 'txt2audio' }]);
-    expect((await ledger.getJob('later'))?.type).toBe('txt2img');
-    // Raw SQL on purpose: the interface cannot write a state outside src/jobs/states.ts.
-    const raw = new Database(ledger.location);
-    try {
-      raw.pragma('foreign_keys = ON');
-      expect(raw.prepare('SELECT name FROM job_states ORDER BY name').pluck().all()).toEqual(
-        ['done', 'failed', 'in_doubt', 'pending', 'skipped', 'submitted', 'submitting'],
-      );
-      expect(() => raw.prepare("UPDATE jobs SET state = 'lost' WHERE id = 'later'").run()).toThrow(/FOREIGN KEY constraint failed/);
-    } finally {
-      raw.close();
-    }
-  });
+  it.each(['made now', 'migrated from version 4'])(
+    'keeps the lists of kinds and states out of the schema of a ledger %s: a new kind needs no migration, an unknown state is refused',
+    async (made) => {
+      // A version 4 ledger has migration 1's CHECK on the type; migration 5 rebuilt the table without it.
+      if (made !== 'made now') writeVersion4(join(t.dir(), 'old.mediabatch.db'));
+      const ledger = await t.open(made === 'made now' ? undefined : 'old.mediabatch.db');
+      // A kind no version knows yet: the code's registry checks kinds, not the file.
+      await sync(ledger, [{ ...spec('later', 0), type: 'img-upscale' as 'txt2audio' }]);
+      expect((await ledger.getJob('later'))?.type).toBe('img-upscale');
+      // Raw SQL on purpose: the interface cannot write a state outside src/jobs/states.ts.
+      const raw = new Database(ledger.location);
+      try {
+        const schema = raw.prepare<[], string>('SELECT sql FROM sqlite_master WHERE sql IS NOT NULL').pluck().all().join('\n');
+        expect(JOB_TYPES.filter((type) => schema.includes(type))).toEqual([]);
+        raw.pragma('foreign_keys = ON');
+        expect(raw.prepare('SELECT name FROM job_states ORDER BY name').pluck().all()).toEqual(
+          ['done', 'failed', 'in_doubt', 'pending', 'skipped', 'submitted', 'submitting'],
+        );
+        expect(() => raw.prepare("UPDATE jobs SET state = 'lost' WHERE id = 'later'").run()).toThrow(/FOREIGN KEY constraint failed/);
+      } finally {
+        raw.close();
+      }
+    },
+  );
 });
 
 describe('SQLite ledger: who inserts jobs (schema.ts, migration 9)', () => {
