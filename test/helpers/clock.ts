@@ -12,3 +12,9 @@ export function clockAtUtcHour(hourUtc: number): Clock {
   const offsetMs = ((hourUtc - new Date().getUTCHours() + 24) % 24) * HOUR_MS;
   return { nowMs: () => Date.now() + offsetMs };
 }
+
+/** A clock stopped at `iso`, for an answer that is read at one moment. */
+export function clockStoppedAt(iso: string): Clock {
+  const ms = Date.parse(iso);
+  return { nowMs: () => ms };
+}
