@@ -18,3 +18,9 @@ export function clockStoppedAt(iso: string): Clock {
   const ms = Date.parse(iso);
   return { nowMs: () => ms };
 }
+
+/** A clock that reads `iso` now and runs on at the real pace. */
+export function clockFrom(iso: string): Clock {
+  const offsetMs = Date.parse(iso) - Date.now();
+  return { nowMs: () => Date.now() + offsetMs };
+}
