@@ -36,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function parse(argv: string[], result: CommandResult): Promise<void> {
-  // The one reading of the real time; tests give the simulator a clock of their own.
+  // Where the real time enters: every command that reads the time is given this clock.
   const clock = systemClock;
   await yargs(argv)
     .scriptName('mediabatch')
