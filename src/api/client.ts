@@ -15,6 +15,7 @@ import { modelFromRecord, statusFromData } from './normalize.js';
 import { balanceAnswer, modelsPage, priceAnswer, requestIdAnswer, statusAnswer } from './schemas.js';
 import type { z } from 'zod';
 import type { CallOptions, Model, MultipartFile, RateLimitInfo, ServiceClient, ServiceRequest } from './types.js';
+import { systemClock, type Clock } from '../clock.js';
 
 export interface ServiceClientOptions {
   baseUrl: string;
@@ -30,6 +31,8 @@ export interface ServiceClientOptions {
   /** Headers and body (idle) timeout of result downloads. Default 300 000. */
   downloadTimeoutMs?: number;
   userAgent?: string;
+  /** Where the daily reset's distance is counted from. Default the system's. */
+  clock?: Clock;
 }
 
 /** How long an API call may wait for its answer (headers, then each piece of the body). */
@@ -68,7 +71,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const downloadTimeoutMs = options.downloadTimeoutMs ?? 300_000;
   const userAgent = options.userAgent ?? 'mediabatch';
   const dispatcher = new Agent({ connections: options.connections ?? 16, connect: { timeout: connectTimeoutMs } });
-  const http: HttpContext = { dispatcher, origin, basePath, token: options.token, userAgent, connectTimeoutMs };
+  const clock = options.clock ?? systemClock;
+  const http: HttpContext = { dispatcher, origin, basePath, token: options.token, userAgent, connectTimeoutMs, clock };
 
   /** One call and its validated answer; every failure is a typed ApiError. */
   async function exchange<S extends z.ZodType>(schema: S, call: ApiCall): Promise<{ data: z.output<S>; rateLimit: RateLimitInfo }> {
@@ -128,7 +132,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       return { balanceUsd: data.data.balance };
     },
     download: (url, destPath, call) =>
-      downloadResult({ dispatcher, userAgent, timeoutMs: downloadTimeoutMs }, url, destPath, call),
+      downloadResult({ dispatcher, userAgent, timeoutMs: downloadTimeoutMs, clock }, url, destPath, call),
     // Idempotent: the CLI's shutdown path and a finally block may both close it.
     async close() {
       if (!dispatcher.closed && !dispatcher.destroyed) await dispatcher.close();

@@ -15,6 +15,7 @@ import { errorFromResponse, errorFromTransport, type Endpoint } from './error-ma
 import { headerValue } from './rate-limit.js';
 import { dropBody, readText } from './http.js';
 import type { DownloadResult } from './types.js';
+import type { Clock } from '../clock.js';
 
 const MAX_REDIRECTS = 3;
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -25,6 +26,7 @@ export interface DownloadContext {
   dispatcher: Dispatcher;
   userAgent: string;
   timeoutMs: number;
+  clock: Clock;
 }
 
 export interface DownloadOptions {
@@ -126,7 +128,7 @@ async function fetchFollowing(
   }
 }
 
-async function errorForStatus(url: URL, response: Dispatcher.ResponseData): Promise<ApiError> {
+async function errorForStatus(url: URL, response: Dispatcher.ResponseData, nowMs: number): Promise<ApiError> {
   const endpoint = endpointOf(url);
   const status = response.statusCode;
   if (EXPIRED_STATUSES.has(status)) {
@@ -139,7 +141,7 @@ async function errorForStatus(url: URL, response: Dispatcher.ResponseData): Prom
   } catch {
     dropBody(response.body);
   }
-  return errorFromResponse(endpoint, status, response.headers, text);
+  return errorFromResponse(endpoint, status, response.headers, text, nowMs);
 }
 
 const MIB = 1024 * 1024;
@@ -166,7 +168,7 @@ export async function downloadResult(
   options: DownloadOptions,
 ): Promise<DownloadResult> {
   const { url, response } = await fetchFollowing(context, parseResultUrl(rawUrl), options.signal);
-  if (response.statusCode < 200 || response.statusCode >= 300) throw await errorForStatus(url, response);
+  if (response.statusCode < 200 || response.statusCode >= 300) throw await errorForStatus(url, response, context.clock.nowMs());
   const declared = Number(headerValue(response.headers, 'content-length'));
   if (Number.isFinite(declared) && declared > options.maxBytes) {
     dropBody(response.body);

@@ -96,6 +96,8 @@ export function errorFromResponse(
   status: number,
   headers: IncomingHttpHeaders,
   bodyText: string,
+  /** When the answer came: an HTTP-date Retry-After and the daily reset are counted from it. */
+  nowMs: number,
   /** The API token and any secret the request carried: removed from whatever the server said (it may echo the request). */
   secret?: string | readonly string[],
 ): ApiError {
@@ -105,14 +107,14 @@ export function errorFromResponse(
     status,
     requestSent: true,
     rateLimit: parseRateLimit(headers),
-    retryAfterMs: parseRetryAfterMs(headers),
+    retryAfterMs: parseRetryAfterMs(headers, nowMs),
     serviceMessage: body.message,
   };
   if (status === 401 || status === 403) return new AuthError(details);
   if (status === 404) return new NotFoundError(details);
   if (status === 422) return new ValidationError({ ...details, fieldErrors: body.fieldErrors });
   if (status === 429) {
-    return new RateLimitError({ ...details, retryAfterMs: rateLimitWaitMs(headers), limitType: parseLimitType(headers) });
+    return new RateLimitError({ ...details, retryAfterMs: rateLimitWaitMs(headers, nowMs), limitType: parseLimitType(headers) });
   }
   if (status >= 500) return new ServerError({ ...details, snippet: body.snippet });
   return new ClientError(details);

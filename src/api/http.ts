@@ -9,6 +9,7 @@ import { ResponseShapeError } from './errors.js';
 import { errorFromResponse, errorFromTransport, type Endpoint } from './error-mapping.js';
 import { parseRateLimit } from './rate-limit.js';
 import type { RateLimitInfo } from './types.js';
+import type { Clock } from '../clock.js';
 
 /** API answers are small JSON documents; a bigger one means we are talking to the wrong thing. */
 const MAX_API_BODY_BYTES = 16 * 1024 * 1024;
@@ -22,6 +23,7 @@ export interface HttpContext {
   token: string;
   userAgent: string;
   connectTimeoutMs: number;
+  clock: Clock;
 }
 
 export interface ApiCall {
@@ -109,7 +111,7 @@ export async function callApi(context: HttpContext, call: ApiCall): Promise<ApiA
     throw errorFromTransport(error, { ...transport, dispatched: true, aborted: call.signal?.aborted });
   }
   const { statusCode: status, headers } = response;
-  if (status >= 400) throw errorFromResponse(endpoint, status, headers, text, [context.token, ...(call.redact ?? [])]);
+  if (status >= 400) throw errorFromResponse(endpoint, status, headers, text, context.clock.nowMs(), [context.token, ...(call.redact ?? [])]);
   const rateLimit = parseRateLimit(headers);
   if (status < 200 || status >= 300) {
     throw new ResponseShapeError({ ...endpoint, status, requestSent: true, rateLimit, issues: `HTTP ${status} instead of 2xx` });

@@ -37,7 +37,7 @@ export function parseLimitType(headers: IncomingHttpHeaders): RateLimitType | un
 }
 
 /** Retry-After as milliseconds: delta seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfterMs(headers: IncomingHttpHeaders, nowMs = Date.now()): number | undefined {
+export function parseRetryAfterMs(headers: IncomingHttpHeaders, nowMs: number): number | undefined {
   const raw = headerValue(headers, 'retry-after')?.trim();
   if (raw === undefined || raw === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(raw)) return Math.round(Number(raw) * 1000);
@@ -46,7 +46,7 @@ export function parseRetryAfterMs(headers: IncomingHttpHeaders, nowMs = Date.now
 }
 
 /** Milliseconds until the next 00:00 UTC, when the daily counters reset. */
-export function msUntilUtcMidnight(nowMs = Date.now()): number {
+export function msUntilUtcMidnight(nowMs: number): number {
   const now = new Date(nowMs);
   const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
   return next - nowMs;
@@ -56,7 +56,7 @@ export function msUntilUtcMidnight(nowMs = Date.now()): number {
  * How long a 429 asks us to wait: Retry-After when sent, else until the daily reset for a
  * daily window, else one minute (a minute window, or a 429 that does not say which).
  */
-export function rateLimitWaitMs(headers: IncomingHttpHeaders, nowMs = Date.now()): number {
+export function rateLimitWaitMs(headers: IncomingHttpHeaders, nowMs: number): number {
   const retryAfterMs = parseRetryAfterMs(headers, nowMs);
   if (retryAfterMs !== undefined) return retryAfterMs;
   return parseLimitType(headers) === 'daily' ? msUntilUtcMidnight(nowMs) : MINUTE_MS;

@@ -14,6 +14,7 @@ import { statusCommand } from './commands/status.js';
 import { validateCommand } from './commands/validate.js';
 import { errorDocument, INTERNAL_ERROR_EXIT } from './error-document.js';
 import { asksForJson, logLine, writeJsonDocument } from './output.js';
+import { systemClock } from '../clock.js';
 
 /** Each command's handler returns its exit code through this holder. */
 export interface CommandResult {
@@ -35,15 +36,17 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function parse(argv: string[], result: CommandResult): Promise<void> {
+  // Where the real time enters: every command that reads the time is given this clock.
+  const clock = systemClock;
   await yargs(argv)
     .scriptName('mediabatch')
     .usage('$0 <command> [options]\n\nBatch runner for text-to-speech and image-to-video jobs: validate, price, budget, run, resume.')
     .command(validateCommand(result))
-    .command(estimateCommand(result))
-    .command(runCommand(result, argv))
+    .command(estimateCommand(result, clock))
+    .command(runCommand(result, argv, clock))
     .command(statusCommand(result))
     .command(logCommand(result))
-    .command(reportCommand(result))
+    .command(reportCommand(result, clock))
     .command(modelsCommand(result))
     .command(simCommand(result))
     .command(schemaCommand(result))

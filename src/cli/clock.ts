@@ -31,7 +31,7 @@ export function clockTime(ms: number, timeZone?: string): string {
 }
 
 /** `[14:02:31] line`: a line of a run's narration, as it reads in a log kept from stderr. */
-export function stamp(line: string, nowMs = Date.now(), timeZone?: string): string {
+export function stamp(line: string, nowMs: number, timeZone?: string): string {
   return `[${clockTime(nowMs, timeZone)}] ${line}`;
 }
 

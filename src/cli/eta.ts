@@ -64,7 +64,7 @@ export class TimeLeft {
   constructor(
     private readonly plan: { limits: PlanLimits; name: string },
     private readonly run: RunProgress,
-    private readonly startedMs = Date.now(),
+    private readonly startedMs: number,
   ) {}
 
   onEvent(event: RunEvent): void {

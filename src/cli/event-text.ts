@@ -17,7 +17,7 @@ export function pauseText(pause: { untilMs: number; reason: string }, nowMs: num
  * The line a person sees for an event, or undefined for the routine ones. A reason may be the
  * service's text, or a ledger's from an older mediabatch: escaped for the terminal.
  */
-export function describeEvent(event: RunEvent, nowMs = Date.now(), timeZone?: string): string | undefined {
+export function describeEvent(event: RunEvent, nowMs: number, timeZone?: string): string | undefined {
   const line = eventLine(event, nowMs, timeZone);
   return line === undefined ? undefined : escapeControlChars(line);
 }

@@ -5,15 +5,16 @@ import path from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { LedgerLockedError, openSqliteLedger, type Ledger, type LockHolder, type SqliteLedgerMode } from '../store/index.js';
 import { manifestPaths } from './options.js';
+import type { Clock } from '../clock.js';
 
 /**
  * Opens the ledger file: 'read-only' for status; 'read-write' (creating it and its folder if
  * needed) for validate and estimate; 'run' for a run, whose state changes commit on a thread
- * of their own.
+ * of their own. `clock` dates what the ledger records (the system's when not given).
  */
-export function openLedgerFor(file: string, mode: SqliteLedgerMode): Promise<Ledger> {
+export function openLedgerFor(file: string, mode: SqliteLedgerMode, clock?: Clock): Promise<Ledger> {
   if (mode !== 'read-only') mkdirSync(path.dirname(file), { recursive: true });
-  return openSqliteLedger(file, { mode });
+  return openSqliteLedger(file, { mode, nowMs: clock === undefined ? undefined : () => clock.nowMs() });
 }
 
 /**

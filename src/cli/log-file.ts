@@ -2,6 +2,7 @@ import { close, closeSync, constants, fstatSync, mkdirSync, openSync, write, wri
 import path from 'node:path';
 import { terminalSafeJson } from '../control-chars.js';
 import { LocalIoError } from '../errors.js';
+import type { Clock } from '../clock.js';
 
 /** One line of a log file: the event's name, then its fields (snake_case); `at` is added. */
 export type LogRecord = { event: string } & Record<string, unknown>;
@@ -24,8 +25,8 @@ const MAX_PENDING_BYTES = 32 * 1024 * 1024;
  * whatever is still waiting when the process exits (a second Ctrl-C, a crash) is written then,
  * synchronously. A write that fails is said once on stderr through `warn`, and the run goes on.
  */
-export function openLogFile(file: string, warn: (message: string) => void): LogFile {
-  return new AppendLog(file, openForAppend(file), warn);
+export function openLogFile(file: string, warn: (message: string) => void, clock: Clock): LogFile {
+  return new AppendLog(file, openForAppend(file), warn, clock);
 }
 
 class AppendLog implements LogFile {
@@ -44,22 +45,27 @@ class AppendLog implements LogFile {
     readonly path: string,
     private readonly fd: number,
     private readonly warn: (message: string) => void,
+    private readonly clock: Clock,
   ) {
     process.on('exit', this.#atExit);
   }
 
   write(record: LogRecord): void {
     if (this.#failed || this.#closed) return;
-    const line = `${terminalSafeJson({ at: new Date().toISOString(), ...record })}\n`;
+    const line = `${terminalSafeJson({ at: this.#nowIso(), ...record })}\n`;
     if (this.#pendingBytes + line.length > MAX_PENDING_BYTES) {
       if (this.#dropped++ === 0) this.warn(`--log-file ${this.path}: the disk is not keeping up; lines are dropped until it does`);
       return;
     }
-    if (this.#dropped > 0) this.#pending.push(`${terminalSafeJson({ at: new Date().toISOString(), event: 'log_lines_dropped', count: this.#dropped })}\n`);
+    if (this.#dropped > 0) this.#pending.push(`${terminalSafeJson({ at: this.#nowIso(), event: 'log_lines_dropped', count: this.#dropped })}\n`);
     this.#dropped = 0;
     this.#pending.push(line);
     this.#pendingBytes += line.length;
     if (!this.#writing) this.#next();
+  }
+
+  #nowIso(): string {
+    return new Date(this.clock.nowMs()).toISOString();
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { PlanLimits } from '../jobs/plans.js';
 import type { PricingProgress, RunEvent } from '../runner/index.js';
 import { stamp } from './clock.js';
@@ -23,11 +24,12 @@ export function startPricingTicker(options: {
   progress: PricingProgress;
   plan: { limits: PlanLimits; name: string };
   print: (line: string) => void;
+  clock: Clock;
   intervalMs?: number;
 }): PricingTicker {
   let pause: Pause | undefined;
   const timer = setInterval(() => {
-    const nowMs = Date.now();
+    const nowMs = options.clock.nowMs();
     options.print(stamp(pricingLine(options.progress, options.plan, pause, nowMs), nowMs));
   }, options.intervalMs ?? 5_000);
   timer.unref();

@@ -1,5 +1,6 @@
 import { SETTLED_STATES } from '../jobs/states.js';
 import type { createLogUpdate } from 'log-update';
+import type { Clock } from '../clock.js';
 import type { PlanLimits } from '../jobs/plans.js';
 import type { RunEvent, RunProgress } from '../runner/context.js';
 import { formatCount } from '../report/text.js';
@@ -47,12 +48,15 @@ export interface ProgressOptions {
   plan: { limits: PlanLimits; name: string };
   /** Kept current by the runner (the submits still to make). */
   run: RunProgress;
+  clock: Clock;
   intervalMs?: number;
 }
 
 export function startProgress(options: ProgressOptions): Progress {
   const live = options.live?.(process.stderr);
-  const time = new TimeLeft(options.plan, options.run);
+  const { clock } = options;
+  const time = new TimeLeft(options.plan, options.run, clock.nowMs());
+  const stamped = (line: string): string => stamp(line, clock.nowMs());
   let latest = options.initial;
   let reading: Promise<void> | undefined;
   // One read at a time; a read that fails (the ledger is the run's to report on) keeps the last figures.
@@ -62,23 +66,23 @@ export function startProgress(options: ProgressOptions): Progress {
       .then((snap) => void (latest = snap), () => undefined)
       .finally(() => (reading = undefined)));
   const render = (): string => {
-    const nowMs = Date.now();
+    const nowMs = clock.nowMs();
     const left = options.total - settledCount(latest.counts);
     return progressLine({ snap: latest, total: options.total, nowMs, ...time.view(nowMs, left) });
   };
-  const draw = (): void => (live ? live(render()) : logLine(stamp(render())));
+  const draw = (): void => (live ? live(render()) : logLine(stamped(render())));
   let stopped = false;
   const timer = setInterval(() => void refresh().then(() => stopped || draw()), options.intervalMs ?? (live ? 200 : 10_000));
   timer.unref();
   const print = (line: string): void => {
     live?.clear();
-    logLine(stamp(line));
+    logLine(stamped(line));
     live?.(render());
   };
   return {
     onEvent: (event) => {
       time.onEvent(event);
-      const line = describeEvent(event);
+      const line = describeEvent(event, clock.nowMs());
       if (line !== undefined) print(line);
     },
     stop: async () => {
@@ -89,7 +93,7 @@ export function startProgress(options: ProgressOptions): Progress {
         live(render());
         live.done();
       } else {
-        logLine(stamp(render()));
+        logLine(stamped(render()));
       }
     },
   };

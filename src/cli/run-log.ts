@@ -2,6 +2,7 @@
  * What `run --log-file` writes: the run's start, every event, its end. Fields are snake_case;
  * money is in decimal dollars; no token or secret is ever among them (none reaches this code).
  */
+import type { Clock } from '../clock.js';
 import { microToUsd } from '../money.js';
 import type { RunEvent, RunPlan } from '../runner/index.js';
 import { snakeCaseKeys } from '../report/events.js';
@@ -26,9 +27,10 @@ export async function withRunLog(
   args: Readonly<Record<string, unknown>> & { 'log-file'?: string | undefined },
   manifestPath: string,
   work: (log: LogFile | undefined, end: RunLogEnd) => Promise<number>,
+  clock: Clock,
 ): Promise<number> {
   const file = args['log-file'] ?? (process.env['MEDIABATCH_LOG_FILE'] || undefined);
-  const log = file === undefined ? undefined : openLogFile(file, (message) => logLine(`warning: ${message}`));
+  const log = file === undefined ? undefined : openLogFile(file, (message) => logLine(`warning: ${message}`), clock);
   const end: RunLogEnd = {};
   try {
     log?.write(runStartRecord(args, manifestPath));

@@ -13,6 +13,7 @@ import { envHint, envOptions, optionLabel } from './env-options.js';
 import { manifestPaths, parseBudget, requireNamesForStdin, parsePlan, PLAN_CHOICES, readToken, resolveBaseUrl, type ManifestFileArgs, type ManifestPaths, type SharedArgs } from './options.js';
 import { logLine } from './output.js';
 import { openService, type ServiceSession } from './service.js';
+import type { Clock } from '../clock.js';
 
 export type { PlanChoice };
 
@@ -59,7 +60,7 @@ export interface WorkSession {
  */
 export async function openWorkSession(
   args: SharedArgs & PlanArgs & ManifestFileArgs & { manifest: string; out?: string | undefined },
-  options: { command: string; run: boolean },
+  options: { command: string; run: boolean; clock: Clock },
 ): Promise<WorkSession> {
   // The command line (and MEDIABATCH_* variables, filled in by the middleware) is checked first.
   const givenBudgetUsd = parseBudget(args.budget, optionLabel(args, 'budget'));
@@ -84,14 +85,14 @@ export async function openWorkSession(
     }
   }
   const created = !existsSync(paths.db);
-  const opened = await openLedgerFor(paths.db, options.run ? 'run' : 'read-write');
+  const opened = await openLedgerFor(paths.db, options.run ? 'run' : 'read-write', options.clock);
   let ledger = opened;
   try {
     await claimLedger(opened, paths.manifest);
     const holder = { pid: process.pid, host: os.hostname(), command: options.command };
     if (options.run) await opened.acquireRunLock(holder);
     else ledger = await lockedOrCopy(opened, holder, (busy) => logLine(copyNote(paths.db, busy, options.command)));
-    const service = await openService(args, process.env);
+    const service = await openService(args, process.env, options.clock);
     return {
       manifest,
       paths,

@@ -110,11 +110,12 @@ function seconds(ms: number): number {
 
 /** Every REMINDER_MS until no submit is in flight: how many are left and the most time they can take. */
 function remindWhileWaiting(log: (line: string) => void, inFlight: InFlightWait, again: string): NodeJS.Timeout {
-  const deadlineMs = Date.now() + inFlight.answerWithinMs;
+  // Elapsed time on the monotonic clock: how long the requests may still take, not the hour.
+  const deadlineMs = performance.now() + inFlight.answerWithinMs;
   const timer = setInterval(() => {
     const waiting = inFlight.count();
     if (waiting === 0) return clearInterval(timer);
-    log(`still waiting for ${requests(waiting)} in flight (at most ${seconds(deadlineMs - Date.now())} s more); ${again} to force.`);
+    log(`still waiting for ${requests(waiting)} in flight (at most ${seconds(deadlineMs - performance.now())} s more); ${again} to force.`);
   }, REMINDER_MS);
   timer.unref();
   return timer;

@@ -6,6 +6,7 @@ import type { Ledger } from '../store/index.js';
 import type { PacedClass, Pace } from './pace.js';
 import { SplitJoins } from './join-splits.js';
 import type { RunWebhooks } from './webhooks.js';
+import type { Clock } from '../clock.js';
 
 export type { PollSchedule };
 
@@ -110,6 +111,8 @@ export interface RunContext {
   /** Aborted by the first Ctrl-C or SIGTERM, or by a fatal error: no new work starts. */
   stop: AbortSignal;
   emit: (event: RunEvent) => void;
+  /** Where due times, give-up times and daily resets are read from. */
+  clock: Clock;
   inFlight: InFlight;
   progress: RunProgress;
   /** Set when jobs are followed by the service's webhooks (runner/webhooks.ts). */

@@ -163,7 +163,7 @@ async function submitWithRequeue(
       case 'not-taken':
         ctx.emit({ kind: 'not_taken', id: job.id, reason: outcome.reason });
         if (outcome.daily && ctx.options.noWait) {
-          result.dailyLimitUntilMs = Date.now() + (outcome.retryAfterMs ?? 0);
+          result.dailyLimitUntilMs = ctx.clock.nowMs() + (outcome.retryAfterMs ?? 0);
           // Submits waiting to be retried (after a 503) would otherwise wait for the reset in the
           // paused class: with nothing to follow under --no-wait, the whole run stops here.
           halt.abort(new Error('the daily limit is reached (--no-wait)'));

@@ -30,7 +30,7 @@ export class FollowQueue {
   /** The jobs followed (in the heap or being asked about), by id, for forget(): a window's worth. */
   readonly #queued = new Map<string, Followed>();
   /** Jobs submitted before this run started are earlier runs': asked about at their kind's own first poll. */
-  readonly #startedIso = new Date().toISOString();
+  readonly #startedIso: string;
   #inFlight = 0;
   #closed = false;
   /** The last job read, in the ledger's following order. */
@@ -43,6 +43,7 @@ export class FollowQueue {
 
   constructor(ctx: RunContext) {
     this.#ctx = ctx;
+    this.#startedIso = new Date(ctx.clock.nowMs()).toISOString();
   }
 
   /** A job was submitted (and its request id committed): the ledger has another to follow. */
@@ -64,7 +65,7 @@ export class FollowQueue {
   /** Follows a job, first asked about after `firstMs` (default: its kind's schedule). */
   #add(job: FollowedJob, requestId: string, firstMs?: number): void {
     const schedule = this.#ctx.options.poll[job.type];
-    const now = Date.now();
+    const now = this.#ctx.clock.nowMs();
     const delayMs = firstMs ?? schedule.firstMs;
     this.#push({ job, requestId, dueMs: now + delayMs, delayMs: schedule.firstMs, giveUpAtMs: now + schedule.giveUpMs });
   }
@@ -135,7 +136,7 @@ export class FollowQueue {
         if ((await pollOnce(this.#ctx, item.job, item.requestId, item.giveUpAtMs)) === 'again' && item.forgotten !== true) {
           const schedule = this.#ctx.options.poll[item.job.type];
           item.delayMs = Math.min(item.delayMs * schedule.factor, schedule.maxMs);
-          item.dueMs = Date.now() + item.delayMs;
+          item.dueMs = this.#ctx.clock.nowMs() + item.delayMs;
           this.#push(item);
         } else if (this.#queued.get(item.job.id) === item) {
           this.#queued.delete(item.job.id);
@@ -164,7 +165,7 @@ export class FollowQueue {
         await this.#waitForChange();
         continue;
       }
-      const waitMs = first.dueMs - Date.now();
+      const waitMs = first.dueMs - this.#ctx.clock.nowMs();
       if (waitMs <= 0) return this.#pop();
       await this.#waitForChange(waitMs);
     }

@@ -48,7 +48,7 @@ export async function settleStatus(
     await recordRemoteError(ctx, job, status);
     return 'ended';
   }
-  if (Date.now() >= giveUpAtMs) {
+  if (ctx.clock.nowMs() >= giveUpAtMs) {
     // Seen running: whatever an earlier run noted about it (status unknown) is no longer true.
     await ctx.ledger.noteStillRunning(job.id);
     ctx.emit({ kind: 'still_running', id: job.id });

@@ -39,6 +39,7 @@ import { writeReviewPage } from './review-page.js';
 import { runManifest, type RunOutcome } from './run.js';
 import { checkSelection, pickedCounts, picks, type Selection } from './selection.js';
 import { DEFAULT_SILENCE_MS, openRunWebhooks, webhookSchedules, type WebhookSettings } from './webhooks.js';
+import { systemClock, type Clock } from '../clock.js';
 
 export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPlan, RunProgress, Selection, StatusSummary, UnjoinedSplit, WebhookSettings };
 export { createRunProgress, limitsOf };
@@ -70,6 +71,8 @@ interface Common {
    * A pattern or tag that matches no job, or a redo of a job that is not done, is refused (UsageError).
    */
   select?: Selection | undefined;
+  /** Where the time of day is read from (pauses, daily resets, the page's date). Default the system's. */
+  clock?: Clock | undefined;
 }
 
 export interface EstimateRequest extends Common {
@@ -126,7 +129,7 @@ export async function estimate(request: EstimateRequest): Promise<EstimateResult
     client: service.client,
     ledger,
     baseUrl: service.baseUrl,
-    pace: request.pace ?? paceFor(planName, pausedEvents(emit)).pace,
+    pace: request.pace ?? paceFor(planName, { onPause: pausedEvents(emit), clock: request.clock }).pace,
     retry: DEFAULT_RETRY,
     stop: request.signal ?? new AbortController().signal,
     emit,
@@ -216,10 +219,11 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const userStop = request.signal ?? new AbortController().signal;
   const halt = new AbortController();
   const basePoll = pollSchedules(request.poll);
+  const clock = request.clock ?? systemClock;
   const ctx = createRunContext({
     client: request.service.client,
     ledger,
-    pace: request.pace ?? paceFor(request.plan ?? 'premium', pausedEvents(emit)).pace,
+    pace: request.pace ?? paceFor(request.plan ?? 'premium', { onPause: pausedEvents(emit), clock }).pace,
     options: {
       concurrency: request.concurrency ?? DEFAULT_CONCURRENCY,
       budgetMicro,
@@ -233,6 +237,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
     },
     stop: AbortSignal.any([userStop, halt.signal]),
     emit,
+    clock,
     inFlight: request.inFlight,
     progress: request.progress,
   });
@@ -274,7 +279,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const summary = await summarize(ledger, budgetMicro);
   const fatal = outcome?.execute.fatal;
   // The run's documents and its review page from one walk of the ledger.
-  await writeRunReports(files, ledger, summary, { finished: true, error: fatal === undefined ? undefined : errorJson(fatal) }, { manifest: manifest.path, budgetMicro });
+  await writeRunReports(files, ledger, summary, { finished: true, error: fatal === undefined ? undefined : errorJson(fatal) }, { manifest: manifest.path, budgetMicro, generatedAt: new Date(clock.nowMs()) });
   const select = request.select ?? {};
   return { outcome, summary, picked: picks(select) ? await pickedCounts(ledger, select) : undefined, unjoined: await unjoinedSplits(ledger) };
 }

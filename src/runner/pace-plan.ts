@@ -1,5 +1,5 @@
 import { planLimits, unlimitedPlan, type PlanLimits } from '../jobs/plans.js';
-import { Pace, planPace, type PacedClass } from './pace.js';
+import { Pace, planPace, type PaceOptions } from './pace.js';
 
 /** The account plan to pace for; `unlimited` keeps no client-side pace (429s are still obeyed). */
 export type PlanChoice = 'basic' | 'premium' | 'unlimited';
@@ -10,8 +10,8 @@ export function limitsOf(plan: PlanChoice): PlanLimits {
 }
 
 /** The pace of a plan and the limits it keeps. */
-export function paceFor(plan: PlanChoice, onPause?: (cls: PacedClass, untilMs: number, reason: string) => void): { pace: Pace; limits: PlanLimits } {
+export function paceFor(plan: PlanChoice, options: PaceOptions = {}): { pace: Pace; limits: PlanLimits } {
   const limits = limitsOf(plan);
-  if (plan === 'unlimited') return { pace: new Pace({}, { onPause }), limits };
-  return { pace: new Pace(planPace(limits), { onPause }), limits };
+  if (plan === 'unlimited') return { pace: new Pace({}, options), limits };
+  return { pace: new Pace(planPace(limits), options), limits };
 }

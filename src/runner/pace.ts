@@ -1,6 +1,7 @@
 import { TokenBucket } from 'limiter';
 import type { RateLimitInfo } from '../api/types.js';
 import { pacedClasses, type PacedClass, type PlanLimits } from '../jobs/plans.js';
+import { systemClock, type Clock } from '../clock.js';
 
 export type { PacedClass };
 
@@ -14,6 +15,8 @@ export interface PaceOptions {
   /** Share of the allowed rate to aim at: a little under 1 so clock skew never draws a 429. */
   headroom?: number;
   onPause?: (cls: PacedClass, untilMs: number, reason: string) => void;
+  /** What pauses are measured by (a 429's Retry-After, a daily reset). Default the system's. */
+  clock?: Clock | undefined;
 }
 
 interface ClassState {
@@ -32,10 +35,12 @@ interface ClassState {
 export class Pace {
   readonly #classes = new Map<PacedClass, ClassState>();
   readonly #onPause: PaceOptions['onPause'];
+  readonly #clock: Clock;
 
   constructor(limits: Partial<Record<PacedClass, ClassPace>>, options: PaceOptions = {}) {
     const headroom = options.headroom ?? 0.97;
     this.#onPause = options.onPause;
+    this.#clock = options.clock ?? systemClock;
     for (const cls of pacedClasses()) {
       const limit = limits[cls];
       const perWindow = limit === undefined ? 0 : limit.perWindow * headroom;
@@ -57,14 +62,14 @@ export class Pace {
     const state = this.#state(cls);
     for (;;) {
       signal?.throwIfAborted();
-      const waitMs = state.pausedUntilMs - Date.now();
+      const waitMs = state.pausedUntilMs - this.#clock.nowMs();
       if (waitMs > 0) {
         await sleep(waitMs, signal);
         continue;
       }
       if (state.bucket !== undefined) await abortable(state.bucket.removeTokens(1), signal);
       // A pause may have begun while this request waited for its token.
-      if (state.pausedUntilMs <= Date.now()) return;
+      if (state.pausedUntilMs <= this.#clock.nowMs()) return;
     }
   }
 
@@ -73,7 +78,7 @@ export class Pace {
     const state = this.#state(cls);
     if (untilMs <= state.pausedUntilMs) return;
     // Every worker in flight draws its own 429 for the same window: say it once.
-    const news = untilMs - Math.max(state.pausedUntilMs, Date.now()) > 1000;
+    const news = untilMs - Math.max(state.pausedUntilMs, this.#clock.nowMs()) > 1000;
     state.pausedUntilMs = untilMs;
     if (news) this.#onPause?.(cls, untilMs, reason);
   }
@@ -85,7 +90,7 @@ export class Pace {
   rateLimited(cls: PacedClass, answer: { retryAfterMs?: number | undefined; limitType?: string | undefined }): void {
     // Each reason reads after "paused by", as the terminal and the log show it.
     const reason = answer.limitType === 'daily' ? 'the daily limit' : 'a rate limit (HTTP 429)';
-    this.pause(cls, Date.now() + (answer.retryAfterMs ?? 60_000), reason);
+    this.pause(cls, this.#clock.nowMs() + (answer.retryAfterMs ?? 60_000), reason);
   }
 
   /** Adapts to the headers of a successful answer: nothing left in the window means wait. */
@@ -94,7 +99,7 @@ export class Pace {
       // The window's end is not announced; one spacing (or a second) lets it roll over
       // without a storm of 429s, and a 429 that still comes carries the exact Retry-After.
       const state = this.#state(cls);
-      this.pause(cls, Date.now() + Math.max(1000, state.spacingMs), 'the rate-limit window (X-RateLimit-Remaining: 0)');
+      this.pause(cls, this.#clock.nowMs() + Math.max(1000, state.spacingMs), 'the rate-limit window (X-RateLimit-Remaining: 0)');
     }
   }
 

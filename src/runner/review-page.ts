@@ -10,8 +10,7 @@ export interface ReviewPageRequest {
   /** The manifest's path: the page is titled with its name. */
   manifest: string;
   budgetMicro: MicroUsd | null;
-  /** Default: now. */
-  generatedAt?: Date | undefined;
+  generatedAt: Date;
 }
 
 /**
@@ -27,7 +26,7 @@ export async function writeReviewPage(
   const spentMicro = await ledger.spentMicro();
   const pages = renderReviewPage(reviewJobs(rows), {
     title: path.basename(request.manifest),
-    generatedAt: (request.generatedAt ?? new Date()).toISOString(),
+    generatedAt: request.generatedAt.toISOString(),
     ledger: beside(ledger.location, path.dirname(file)),
     spentMicro,
     budgetMicro: request.budgetMicro,

@@ -34,7 +34,7 @@ export async function pollStatus(
       if (!(error instanceof RateLimitError)) return leaveUnasked(ctx, job, `could not read it: ${describeError(error)}`);
       // The retry layer leaves waits longer than its own to the pace, which holds every worker.
       ctx.pace.rateLimited('status', error);
-      if (Date.now() < giveUpAtMs) continue;
+      if (ctx.clock.nowMs() < giveUpAtMs) continue;
       const untilIso = new Date(ctx.pace.pausedUntil('status')).toISOString();
       return leaveUnasked(ctx, job, `status calls are paused until ${untilIso} (${describeError(error)})`);
     }

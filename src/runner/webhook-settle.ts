@@ -68,7 +68,7 @@ async function apply(input: SettleInput, job: DeliveryJob): Promise<'applied' | 
   // The poller is collecting it right now, from the same answer the service gives.
   if (release === undefined) return 'applied';
   const followed = followedFromRow(job);
-  const giveUpAtMs = Date.now() + input.base[job.type].giveUpMs;
+  const giveUpAtMs = ctx.clock.nowMs() + input.base[job.type].giveUpMs;
   input.track(async () => {
     try {
       await collect(ctx, followed, delivery.jobRequestId, status, giveUpAtMs);
@@ -108,12 +108,12 @@ async function collect(ctx: RunContext, job: FollowedJob, requestId: string, sta
  */
 async function findJob(input: SettleInput): Promise<DeliveryJob | undefined> {
   const { ctx, delivery } = input;
-  const startedMs = Date.now();
+  const startedMs = performance.now();
   for (;;) {
     const job = await ctx.ledger.jobForDelivery(delivery.jobRequestId);
     if (job !== undefined) return job;
     const recording = ctx.inFlight.submits > 0 || input.recentlySent();
-    if (!recording || Date.now() - startedMs > RECORDING_WAIT_MS) return undefined;
+    if (!recording || performance.now() - startedMs > RECORDING_WAIT_MS) return undefined;
     await sleep(25);
   }
 }

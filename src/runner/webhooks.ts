@@ -62,7 +62,7 @@ export async function openRunWebhooks(ctx: RunContext, settings: WebhookSettings
   const secrets: WebhookSecret[] = (await ctx.ledger.webhookRuns()).map((r) => ({ run: r.id, secret: r.secret }));
   const tally: Tally = { applied: 0, duplicates: 0, ignored: 0, rejected: 0 };
   let hooks: FollowHooks | undefined;
-  let lastSentMs = 0;
+  let lastSentMs = Number.NEGATIVE_INFINITY;
   const collections = new Collections(ctx.options.concurrency * 2, (error) => hooks?.fatal(error));
   const path = new URL(settings.url).pathname;
   const receiver: Receiver | undefined = listen
@@ -70,6 +70,7 @@ export async function openRunWebhooks(ctx: RunContext, settings: WebhookSettings
         host: settings.listen.host,
         port: settings.listen.port,
         path,
+        nowMs: () => ctx.clock.nowMs(),
         secrets: () => secrets,
         onRejected: (rejection) => reportRejection(ctx, tally, rejection),
         settle: (delivery) =>
@@ -81,7 +82,7 @@ export async function openRunWebhooks(ctx: RunContext, settings: WebhookSettings
             hold: (id) => collections.hold(id),
             forget: (id) => hooks?.forget(id),
             track: (work) => collections.run(work),
-            recentlySent: () => Date.now() - lastSentMs < 2000,
+            recentlySent: () => performance.now() - lastSentMs < 2000,
           }),
       })
     : undefined;
@@ -94,7 +95,7 @@ export async function openRunWebhooks(ctx: RunContext, settings: WebhookSettings
   return {
     withFields: (request) => withRequestFields(request, { webhook_url: settings.url, webhook_secret: secret }, secret),
     sent: (jobId) => {
-      lastSentMs = Date.now();
+      lastSentMs = performance.now();
       // Its failure is the failure of the markSubmitted it commits with, which is reported.
       void ctx.ledger.noteWebhookRun(jobId, run).catch(() => undefined);
     },

@@ -165,7 +165,7 @@ export class SimApi {
   status(requestId: string): Reply {
     const job = this.jobs.jobs.get(requestId);
     if (!job) return apiError(404, NOT_FOUND);
-    const now = Date.now();
+    const now = this.options.clock.nowMs();
     const { status, progress } = JobBook.statusAt(job, now);
     const data: Record<string, unknown> = {
       status,
@@ -189,7 +189,7 @@ export class SimApi {
     const match = /^([0-9a-f-]{36})\.(wav|mp4|image)$/.exec(file);
     const job = match ? this.jobs.jobs.get(match[1] ?? '') : undefined;
     const xml = 'application/xml';
-    if (!job || JobBook.statusAt(job, Date.now()).status !== 'done') {
+    if (!job || JobBook.statusAt(job, this.options.clock.nowMs()).status !== 'done') {
       return { status: 404, body: bucketError('NoSuchKey', 'The specified key does not exist.'), contentType: xml };
     }
     const verdict = this.signer.check(file, url.searchParams.get('expires'), url.searchParams.get('sig'));

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SimJobType as JobType } from './types.js';
 import type { Random } from './prng.js';
+import type { Clock } from '../clock.js';
 
 export interface JobError {
   error_code: 'WORKER_TIMEOUT' | 'WORKER_ERROR' | 'PROCESSING_ERROR';
@@ -35,6 +36,7 @@ export interface JobTiming {
   processingMs: Record<JobType, number>;
   jobErrorRate: number;
   errorRetryable: boolean;
+  clock: Clock;
 }
 
 const ERRORS: readonly Omit<JobError, 'retryable' | 'refunded'>[] = [
@@ -54,7 +56,8 @@ export class JobBook {
     private readonly refund: (usd: number) => void,
   ) {}
 
-  accept(type: JobType, fingerprint: string, priceUsd: number, now = Date.now()): SimJob {
+  accept(type: JobType, fingerprint: string, priceUsd: number): SimJob {
+    const now = this.timing.clock.nowMs();
     const fails = this.random() < this.timing.jobErrorRate;
     const errorDraw = this.random();
     const job: SimJob = {
@@ -104,7 +107,8 @@ export class JobBook {
     return { status: job.error ? 'error' : 'done', progress: 100 };
   }
 
-  countByStatus(now = Date.now()): Record<JobStatus, number> {
+  countByStatus(): Record<JobStatus, number> {
+    const now = this.timing.clock.nowMs();
     const counts: Record<JobStatus, number> = { pending: 0, processing: 0, done: 0, error: 0 };
     for (const job of this.jobs.values()) counts[JobBook.statusAt(job, now).status]++;
     return counts;

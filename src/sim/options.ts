@@ -2,6 +2,7 @@
 import type { SimJobType as JobType } from './types.js';
 import { PLANS } from './plans.js';
 import type { PricingMode } from './pricing.js';
+import { systemClock, type Clock } from '../clock.js';
 import type { LimitedClass, RateRules } from './rate-limit.js';
 
 export interface SimOptions {
@@ -51,6 +52,8 @@ export interface SimOptions {
   webhookRetryMaxMs?: number;
   /** Attempts per delivery, the first included. Default 8 (about a minute at the default waits). */
   webhookAttempts?: number;
+  /** What every reading of the time goes through: a test sets the hour (the daily reset is 00:00 UTC). Default the system's. */
+  clock?: Clock;
 }
 
 export type ResolvedOptions = Required<Omit<SimOptions, 'rateLimits' | 'faults' | 'pendingMs' | 'processingMs' | 'webhookTarget'>> & {
@@ -108,5 +111,6 @@ export function resolveOptions(options: SimOptions = {}): ResolvedOptions {
     webhookRetryMs: nonNegative('webhookRetryMs', options.webhookRetryMs ?? 500),
     webhookRetryMaxMs: nonNegative('webhookRetryMaxMs', options.webhookRetryMaxMs ?? 30_000),
     webhookAttempts: Math.max(1, Math.floor(nonNegative('webhookAttempts', options.webhookAttempts ?? 8))),
+    clock: options.clock ?? systemClock,
   };
 }

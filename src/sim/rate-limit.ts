@@ -4,6 +4,7 @@
  * not counted, so a client that waits out Retry-After gets its full allowance back.
  */
 import type { SimJobType } from './types.js';
+import type { Clock } from '../clock.js';
 
 /** Endpoint classes the service counts apart: each kind's submits, every price call, every status call. */
 export type LimitedClass = `submit:${SimJobType}` | 'price' | 'status';
@@ -37,10 +38,12 @@ export class RateLimiter {
   constructor(
     private readonly rules: RateRules,
     private readonly windowMs: number,
+    private readonly clock: Clock,
   ) {}
 
   /** Counts one request of `cls` if the limits allow it; the headers go on the answer either way. */
-  check(cls: LimitedClass, now = Date.now()): RateDecision {
+  check(cls: LimitedClass): RateDecision {
+    const now = this.clock.nowMs();
     const rule = this.rules[cls];
     if (!rule) return { allowed: true, headers: {} };
     const window = Math.floor(now / this.windowMs);

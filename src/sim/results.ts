@@ -4,6 +4,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
+import type { Clock } from '../clock.js';
 
 /** A real WAV: 16-bit PCM mono, a 440 Hz tone of `seconds`, so clients can check the header. */
 export function wavTone(sampleRate = 24000, seconds = 0.25): Buffer {
@@ -82,26 +83,29 @@ export function crc32(bytes: Buffer): number {
 }
 
 export class ResultSigner {
-  constructor(private readonly secret: Buffer) {}
+  constructor(
+    private readonly secret: Buffer,
+    private readonly clock: Clock,
+  ) {}
 
   private sign(file: string, expiresMs: number): string {
     return createHmac('sha256', this.secret).update(`${file}\n${expiresMs}`).digest('hex');
   }
 
   /** A fresh URL for `file` (e.g. `<id>.wav`) valid for `ttlMs` from now. */
-  url(baseUrl: string, file: string, ttlMs: number, now = Date.now()): string {
+  url(baseUrl: string, file: string, ttlMs: number, now: number): string {
     const expires = now + ttlMs;
     return `${baseUrl}/results/${file}?expires=${expires}&sig=${this.sign(file, expires)}`;
   }
 
   /** 'ok', or why a bucket would refuse the URL. */
-  check(file: string, expiresText: string | null, sig: string | null, now = Date.now()): 'ok' | 'expired' | 'bad-signature' {
+  check(file: string, expiresText: string | null, sig: string | null): 'ok' | 'expired' | 'bad-signature' {
     const expires = Number(expiresText);
     if (!expiresText || !Number.isFinite(expires) || !sig) return 'bad-signature';
     const expected = Buffer.from(this.sign(file, expires), 'hex');
     const given = Buffer.from(sig, 'hex');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'bad-signature';
-    return now > expires ? 'expired' : 'ok';
+    return this.clock.nowMs() > expires ? 'expired' : 'ok';
   }
 }
 

@@ -73,17 +73,17 @@ class SimServer {
       this.wallet.balanceUsd = Math.round((this.wallet.balanceUsd + usd) * 1e8) / 1e8;
     });
     this.stats = createStats(this.jobs);
-    this.limiter = new RateLimiter(options.rateRules, options.rateWindowMs);
+    this.limiter = new RateLimiter(options.rateRules, options.rateWindowMs, options.clock);
     // Their own stream again: deliveries' faults do not shift which answers fail.
     this.webhooks = new WebhookSender(
-      { target: options.webhookTarget, retryMs: options.webhookRetryMs, retryMaxMs: options.webhookRetryMaxMs, attempts: options.webhookAttempts, timeoutMs: 10_000 },
+      { target: options.webhookTarget, retryMs: options.webhookRetryMs, retryMaxMs: options.webhookRetryMaxMs, attempts: options.webhookAttempts, timeoutMs: 10_000, clock: options.clock },
       () => this.faults,
       mulberry32(options.seed ^ 0x9e3779b9),
       this.stats.webhooks,
       (job, now) => this.api.resultUrl(job, now),
       (job) => this.anotherJob(job),
     );
-    this.api = new SimApi(options, this.wallet, this.jobs, this.stats, new ResultSigner(randomBytes(32)), () => this.baseUrl, this.webhooks);
+    this.api = new SimApi(options, this.wallet, this.jobs, this.stats, new ResultSigner(randomBytes(32), options.clock), () => this.baseUrl, this.webhooks);
   }
 
   private route(method: string, path: string): Route | 'method' | undefined {

@@ -14,6 +14,7 @@ import { pickFault, type FaultSpec, type WebhookFaultKind } from './faults.js';
 import { JobBook, type SimJob } from './jobs.js';
 import type { Random } from './prng.js';
 import type { WebhookStats } from './stats.js';
+import type { Clock } from '../clock.js';
 
 export interface WebhookSenderOptions {
   /** e.g. http://127.0.0.1:8787; undefined: nobody listens (attempts fail and are retried). */
@@ -24,6 +25,7 @@ export interface WebhookSenderOptions {
   /** Attempts per delivery, the first included. */
   attempts: number;
   timeoutMs: number;
+  clock: Clock;
 }
 
 export interface WebhookRequest {
@@ -82,7 +84,7 @@ export class WebhookSender {
 
   private deliver(job: SimJob, webhook: WebhookRequest, event: Event, fault: WebhookFaultKind | undefined): void {
     const deliveryId = randomUUID();
-    const now = Date.now();
+    const now = this.options.clock.nowMs();
     // The payload is fixed when the event happens: a late retry carries a result URL that may have expired.
     const body = Buffer.from(JSON.stringify({ event, delivery_id: deliveryId, timestamp: new Date(now).toISOString(), data: this.data(job, event, now) }));
     if (fault !== undefined) this.stats.faults[fault] = (this.stats.faults[fault] ?? 0) + 1;
@@ -92,7 +94,7 @@ export class WebhookSender {
     if (fault === 'forged') {
       // Someone who saw this delivery sends it again naming another job, under its signature.
       const forgedBody = Buffer.from(body.toString('utf8').replace(job.requestId, this.otherJob(job)));
-      const original = this.sign(webhook.secret, { event, deliveryId, body }, nowSeconds());
+      const original = this.sign(webhook.secret, { event, deliveryId, body }, this.nowSeconds());
       void this.post(path, { body: forgedBody, headers: original.headers });
     }
   }
@@ -100,15 +102,15 @@ export class WebhookSender {
   private async attempt(path: string, secret: string | undefined, event: { event: Event; deliveryId: string; body: Buffer }, n: number, fault: WebhookFaultKind | undefined): Promise<void> {
     if (this.closed) return;
     const spoil = n === 1 && (fault === 'bad-signature' || fault === 'stale' || fault === 'oversized') ? fault : undefined;
-    let attempt = this.sign(secret, event, nowSeconds() - (spoil === 'stale' ? STALE_S : 0));
+    let attempt = this.sign(secret, event, this.nowSeconds() - (spoil === 'stale' ? STALE_S : 0));
     if (spoil === 'bad-signature') attempt.headers['X-DeAPI-Signature'] = `sha256=${'0'.repeat(64)}`;
-    if (spoil === 'oversized') attempt = this.sign(secret, { ...event, body: padded(event.body) }, nowSeconds());
+    if (spoil === 'oversized') attempt = this.sign(secret, { ...event, body: padded(event.body) }, this.nowSeconds());
     const status = await this.post(path, attempt);
     if (status !== undefined && status >= 200 && status < 300) {
       this.stats.delivered += 1;
       // The same delivery id again, freshly signed, as a service that retried too eagerly would.
-      if (fault === 'duplicate') void this.post(path, this.sign(secret, event, nowSeconds()));
-      if (fault === 'replay') this.at(Date.now() + 50, () => void this.post(path, attempt));
+      if (fault === 'duplicate') void this.post(path, this.sign(secret, event, this.nowSeconds()));
+      if (fault === 'replay') this.at(this.options.clock.nowMs() + 50, () => void this.post(path, attempt));
       return;
     }
     if (n >= this.options.attempts) {
@@ -116,7 +118,7 @@ export class WebhookSender {
       return;
     }
     const waitMs = Math.min(this.options.retryMs * 2 ** (n - 1), this.options.retryMaxMs);
-    this.at(Date.now() + waitMs, () => void this.attempt(path, secret, event, n + 1, fault));
+    this.at(this.options.clock.nowMs() + waitMs, () => void this.attempt(path, secret, event, n + 1, fault));
   }
 
   private sign(secret: string | undefined, event: { event: Event; deliveryId: string; body: Buffer }, timestamp: number): Attempt {
@@ -166,18 +168,18 @@ export class WebhookSender {
     return { ...common, status: 'error', previous_status: 'processing', failed_at: iso, ...job.error };
   }
 
+  private nowSeconds(): number {
+    return Math.floor(this.options.clock.nowMs() / 1000);
+  }
+
   private at(whenMs: number, run: () => void): void {
     if (this.closed) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       run();
-    }, Math.max(0, whenMs - Date.now()));
+    }, Math.max(0, whenMs - this.options.clock.nowMs()));
     this.timers.add(timer);
   }
-}
-
-function nowSeconds(): number {
-  return Math.floor(Date.now() / 1000);
 }
 
 function pathOf(url: string): string {

@@ -10,6 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { ConfigError } from '../errors.js';
 import { readDelivery, type Delivery } from './delivery.js';
 import { signatureMatches } from './signature.js';
+import { systemClock } from '../clock.js';
 
 /** One run's secret, by the run's number. */
 export interface WebhookSecret {
@@ -56,6 +57,7 @@ export interface ReceiverOptions {
   requestTimeoutMs?: number;
   /** How far a timestamp may be from now, either way. Default 300 000 (5 minutes). */
   toleranceMs?: number;
+  /** What a timestamp is compared with: the run's clock. Default the system's. */
   nowMs?: () => number;
 }
 
@@ -170,7 +172,7 @@ function headerRefusal(options: ReceiverOptions, req: IncomingMessage, maxBytes:
   const timestamp = header(req, 'x-deapi-timestamp');
   if (signature === undefined || !SIGNATURE.test(signature)) return { status: 401, reason: 'no X-DeAPI-Signature of the form sha256=<64 hex digits>' };
   if (timestamp === undefined || !TIMESTAMP.test(timestamp)) return { status: 401, reason: 'no X-DeAPI-Timestamp in Unix seconds' };
-  const skewMs = Number(timestamp) * 1000 - (options.nowMs ?? Date.now)();
+  const skewMs = Number(timestamp) * 1000 - (options.nowMs ?? systemClock.nowMs)();
   const toleranceMs = options.toleranceMs ?? TIMESTAMP_TOLERANCE_MS;
   if (Math.abs(skewMs) <= toleranceMs) return undefined;
   return { status: 401, reason: `the timestamp is ${Math.round(Math.abs(skewMs) / 1000)} s in the ${skewMs < 0 ? 'past' : 'future'} (at most ${toleranceMs / 1000} s either way)` };

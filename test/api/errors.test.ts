@@ -16,7 +16,6 @@ import {
   submitFailureKind,
 } from '../../src/api/errors.js';
 import { errorFromTransport } from '../../src/api/error-mapping.js';
-import { msUntilUtcMidnight } from '../../src/api/rate-limit.js';
 import { errors as undiciErrors } from 'undici';
 import { LocalIoError } from '../../src/errors.js';
 import { closedPort, type Reply } from './scripted-server.js';
@@ -107,11 +106,12 @@ describe('errors from real answers', () => {
   it('429 without Retry-After waits a minute, or until 00:00 UTC for a daily limit', async () => {
     const minute = await submitError({ status: 429, body: { message: 'Too Many Attempts.' } });
     expect(minute).toMatchObject({ retryAfterMs: 60_000, limitType: undefined });
-    const before = msUntilUtcMidnight();
-    const daily = (await submitError({ status: 429, headers: { 'x-ratelimit-type': 'daily' } })) as RateLimitError;
+    // Half an hour before the reset, on the client's clock.
+    const clock = { nowMs: () => Date.parse('2026-11-27T23:30:00Z') };
+    const { client } = await scripted([{ status: 429, headers: { 'x-ratelimit-type': 'daily' } }], { clock });
+    const daily = (await rejectionOf(client.submit(TTS_REQUEST))) as RateLimitError;
     expect(daily.limitType).toBe('daily');
-    expect(daily.retryAfterMs).toBeLessThanOrEqual(before);
-    expect(daily.retryAfterMs).toBeGreaterThan(before - 5_000);
+    expect(daily.retryAfterMs).toBe(30 * 60_000);
     expect(daily.message).toContain('daily limit reached');
   });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, ServerError } from '../../src/api/errors.js';
 import { backoffDelayMs, withRetries } from '../../src/api/retry.js';
 import { rejectionOf, TTS_JOB, TTS_REQUEST, useScripted } from './setup.js';
+import { clockStoppedAt } from '../helpers/clock.js';
 
 const scripted = useScripted();
 const FAST = { retries: 3, minDelayMs: 10, maxDelayMs: 50 };
@@ -87,7 +88,8 @@ describe('withRetries', () => {
   });
 
   it('leaves a wait longer than maxDelayMs (a daily limit) to the caller', async () => {
-    const { server, client } = await scripted([{ status: 429, headers: { 'x-ratelimit-type': 'daily' } }, ID]);
+    // At midday on the client's clock: the reset is 12 hours away, not the last seconds of a real day.
+    const { server, client } = await scripted([{ status: 429, headers: { 'x-ratelimit-type': 'daily' } }, ID], { clock: clockStoppedAt('2026-11-27T12:00:00Z') });
     const error = await rejectionOf(withRetries(() => client.submit(TTS_REQUEST), { kind: 'submit', ...FAST }));
     expect(error).toMatchObject({ name: 'RateLimitError', limitType: 'daily' });
     expect(server.requests).toHaveLength(1);

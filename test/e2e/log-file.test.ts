@@ -6,6 +6,7 @@ import { hasStackTrace, runCli } from '../helpers/cli.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { cliAgainst, FAST, simArgs } from '../reliability/helpers.js';
+import { clockAtUtcHour } from '../helpers/clock.js';
 
 /** A token no line of a log may hold. */
 const TOKEN = 'tok-3f9c1e77a2b84d05-secret';
@@ -40,7 +41,8 @@ describe('run --log-file', () => {
   it('writes one JSON line per event: start, plan, submits, retries, the 429 pause, the end; never the token', async () => {
     // Every other submit draws a 503 (retried), and the daily cap stops the run after a few. (A
     // submit waiting for its retry once waited in the paused class until midnight: --no-wait hung.)
-    const sim = await workspace.startSim({ ...FAST, token: TOKEN, faults: 'submit:503=0.5', seed: 7, rateLimits: { 'submit:txt2audio': { perWindow: 1000, perDay: 4 } } });
+    // The simulator's clock reads 12:xx UTC: its reset is hours away, on a whole hour of the real clock.
+    const sim = await workspace.startSim({ ...FAST, clock: clockAtUtcHour(12), token: TOKEN, faults: 'submit:503=0.5', seed: 7, rateLimits: { 'submit:txt2audio': { perWindow: 1000, perDay: 4 } } });
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 8 });
     const file = path.join(workspace.dir, 'logs', 'run.jsonl');
     const result = await cliAgainst(sim, ['run', manifest, '--no-wait', '--log-file', file]);
@@ -61,7 +63,7 @@ describe('run --log-file', () => {
     expect(ofKind(lines, 'retry')).toHaveLength(sim.stats.faults['503'] ?? 0);
     expect(ofKind(lines, 'retry')[0]).toMatchObject({ what: expect.stringMatching(/^submit line-\d{5}$/), attempt: 1, delay_ms: expect.any(Number) });
     const pauses = ofKind(lines, 'paused');
-    expect(pauses).toEqual([expect.objectContaining({ what: 'submit:txt2audio', reason: 'the daily limit', until: expect.stringMatching(/T00:00:0\d\.\d{3}Z$/) })]);
+    expect(pauses).toEqual([expect.objectContaining({ what: 'submit:txt2audio', reason: 'the daily limit', until: expect.stringMatching(/T\d\d:00:0\d\.\d{3}Z$/) })]);
     expect(ofKind(lines, 'not_taken').length).toBeGreaterThanOrEqual(1);
     // Times only go forward.
     const times = lines.map((line) => Date.parse(line.at));

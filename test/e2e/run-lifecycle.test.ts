@@ -16,6 +16,7 @@ import { hasStackTrace, runCli, type CliResult } from '../helpers/cli.js';
 import { forward, speechManifest, startProxy, startScripted, type Scripted } from '../security/servers.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { openTestLedger } from '../helpers/ledger.js';
+import { systemClock } from '../../src/clock.js';
 
 describe('run: the life of a job after its submit', () => {
   const workspace = useWorkspace();
@@ -139,6 +140,7 @@ describe('run: the life of a job after its submit', () => {
         client,
         ledger,
         pace: new Pace({}),
+        clock: systemClock,
         options: {
           concurrency: 8,
           budgetMicro: 5_500_000,

@@ -5,6 +5,7 @@ import { run } from '../../src/runner/index.js';
 import type { Pace } from '../../src/runner/pace.js';
 import type { Selection } from '../../src/runner/selection.js';
 import { openTestLedger } from './ledger.js';
+import type { Clock } from '../../src/clock.js';
 
 export interface InProcessRun {
   manifest: string;
@@ -16,6 +17,8 @@ export interface InProcessRun {
   /** --only, --tag, --redo. */
   select?: Selection;
   noWait?: boolean;
+  /** The run's and the client's clock (default the system's). */
+  clock?: Clock;
   options?: { poll?: PollSchedules; maxResultBytes?: number; retry?: RetryPolicy };
 }
 
@@ -26,7 +29,7 @@ export interface InProcessRun {
  */
 export async function runInProcess(input: InProcessRun): Promise<RunEvent[]> {
   const ledger = await openTestLedger(input.ledgerPath, { mode: 'run' });
-  const client = createServiceClient({ baseUrl: input.baseUrl, token: input.token });
+  const client = createServiceClient({ baseUrl: input.baseUrl, token: input.token, clock: input.clock });
   const events: RunEvent[] = [];
   try {
     await run({
@@ -42,6 +45,7 @@ export async function runInProcess(input: InProcessRun): Promise<RunEvent[]> {
       },
       plan: 'unlimited',
       pace: input.pace,
+      clock: input.clock,
       select: input.select,
       noWait: input.noWait,
       concurrency: 4,

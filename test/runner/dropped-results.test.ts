@@ -43,7 +43,7 @@ describe('results of jobs removed from the manifest after they were sent', () =>
       expect(text).toContain('Results: 3 file(s)');
 
       const page = path.join(dir, 'show.report.html');
-      await writeReviewPage(ledger, page, { manifest, budgetMicro: null });
+      await writeReviewPage(ledger, page, { manifest, budgetMicro: null, generatedAt: new Date(0) });
       const rows = JSON.parse(/<script type="application\/json" id="review-rows">([\s\S]*?)<\/script>/.exec(await readFile(page, 'utf8'))![1]!) as unknown[][];
       expect(rows.map((row) => [row[0], row[12], row[13]])).toEqual([
         ['intro', 'show.out/intro.wav', 0],

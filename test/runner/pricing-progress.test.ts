@@ -8,6 +8,7 @@ import { Pace, planPace } from '../../src/runner/pace.js';
 import { createRunProgress, estimate, limitsOf } from '../../src/runner/index.js';
 import { openTestLedger } from '../helpers/ledger.js';
 import { useWorkspace } from '../helpers/workspace.js';
+import { systemClock } from '../../src/clock.js';
 
 /** One speech job per voice: each is a price group of its own, so one price call each. */
 const VOICES = ['af_sky', 'af_bella', 'am_adam', 'bf_emma', 'bm_george'];
@@ -25,7 +26,7 @@ describe('pricing that takes long says how far it is and what it waits for', () 
     const basic = { limits: limitsOf('basic'), name: 'basic' };
     const progress = createRunProgress();
     const lines: string[] = [];
-    const ticker = startPricingTicker({ progress: progress.pricing, plan: basic, print: (line) => lines.push(line), intervalMs: 20 });
+    const ticker = startPricingTicker({ progress: progress.pricing, plan: basic, print: (line) => lines.push(line), clock: systemClock, intervalMs: 20 });
     try {
       const report = await estimate({
         manifest: await openManifest(file),

@@ -65,6 +65,21 @@ describe('simulator: webhook deliveries', () => {
     expect(receiver!.received).toHaveLength(2);
   });
 
+  it('tells every time by its own clock: the signature time, the payload, and how long the result URL lives', async () => {
+    // A day behind the real clock: a result URL that expired by the real clock is still good by the simulator's.
+    const dayMs = 86_400_000;
+    const s = await start({ clock: { nowMs: () => Date.now() - dayMs } });
+    const requestId = (await submitAudio(s, HOOK)).body.data.request_id as string;
+    await until(() => s.stats.webhooks.delivered === 2);
+    const [started, ended] = deliveries(receiver!);
+    for (const { req } of [started!, ended!]) expect(Math.abs(Number(req.headers['x-deapi-timestamp']) - (Date.now() - dayMs) / 1000)).toBeLessThan(5);
+    expect(Math.abs(Date.parse(String(started!.body.data['started_at'])) - (Date.now() - dayMs))).toBeLessThan(5_000);
+    const url = new URL(String(ended!.body.data['result_url']));
+    expect(url.pathname).toBe(`/results/${requestId}.wav`);
+    expect(Number(url.searchParams.get('expires'))).toBeLessThan(Date.now() - dayMs + 60_000 + 1);
+    expect((await fetch(url)).status).toBe(200);
+  });
+
   it('posts job.failed with the error, retryable and refunded', async () => {
     const s = await start({ jobErrorRate: 1 });
     await submitAudio(s, HOOK);

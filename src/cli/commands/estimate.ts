@@ -18,6 +18,7 @@ import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js'
 import { startPricingTicker } from '../pricing-progress.js';
 import { openWorkSession, withPlanOptions, type PlanArgs } from '../session.js';
 import { parseSelection, withSelectionOptions, type SelectionArgs } from '../selection-options.js';
+import type { Clock } from '../../clock.js';
 
 /** What estimate prints: every format a report has but the listings of status. */
 type EstimateFormat = Extract<OutputFormat, 'table' | 'json' | 'csv' | 'md'>;
@@ -27,7 +28,7 @@ interface EstimateArgs extends SharedArgs, PlanArgs, ManifestFileArgs, FormatArg
   concurrency?: string | undefined;
 }
 
-export function estimateCommand(result: CommandResult): CommandModule<object, EstimateArgs> {
+export function estimateCommand(result: CommandResult, clock: Clock): CommandModule<object, EstimateArgs> {
   return {
     command: 'estimate <manifest>',
     describe: 'price every job and print the cost report; exit 3 if over budget; submits nothing',
@@ -43,10 +44,10 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
       const format = resolveFormat(args);
       const concurrency = parseConcurrency(args);
       const select = parseSelection(args);
-      const session = await openWorkSession(args, { command: 'estimate', run: false });
+      const session = await openWorkSession(args, { command: 'estimate', run: false, clock });
       let failure: unknown;
       const progress = createRunProgress();
-      const ticker = startPricingTicker({ progress: progress.pricing, plan: { limits: limitsOf(session.planName), name: session.planName }, print: logLine });
+      const ticker = startPricingTicker({ progress: progress.pricing, plan: { limits: limitsOf(session.planName), name: session.planName }, print: logLine, clock });
       try {
         const { report, firstJobs, jobs } = await estimate({
           manifest: session.manifest,
@@ -57,10 +58,12 @@ export function estimateCommand(result: CommandResult): CommandModule<object, Es
           concurrency,
           select,
           progress,
+          clock,
           onEvent: (event) => {
             ticker.onEvent(event);
-            const line = describeEvent(event);
-            if (line !== undefined) logLine(stamp(line));
+            const nowMs = clock.nowMs();
+            const line = describeEvent(event, nowMs);
+            if (line !== undefined) logLine(stamp(line, nowMs));
           },
         }).finally(() => ticker.stop());
         const title = path.basename(session.paths.manifest);

@@ -9,13 +9,14 @@ import { claimLedger, openLedgerFor } from '../ledger.js';
 import { openFile } from '../open-file.js';
 import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
 import { logLine, writeJsonDocument, writeStdout } from '../output.js';
+import type { Clock } from '../../clock.js';
 
 interface ReportArgs extends SharedArgs {
   manifest: string;
   open: boolean;
 }
 
-export function reportCommand(result: CommandResult): CommandModule<object, ReportArgs> {
+export function reportCommand(result: CommandResult, clock: Clock): CommandModule<object, ReportArgs> {
   return {
     command: 'report <manifest>',
     describe: 'write the review page <name>.report.html from the ledger alone: totals, every job with filters, players for the results',
@@ -36,7 +37,7 @@ export function reportCommand(result: CommandResult): CommandModule<object, Repo
         if (jobs === 0) {
           throw new UsageError(`nothing has been run for ${args.manifest} yet: the ledger ${paths.db} records no job (or pass --db PATH)`);
         }
-        await writeReviewPage(ledger, paths.reportHtml, { manifest: paths.manifest, budgetMicro: await storedBudget(ledger) });
+        await writeReviewPage(ledger, paths.reportHtml, { manifest: paths.manifest, budgetMicro: await storedBudget(ledger), generatedAt: new Date(clock.nowMs()) });
       } finally {
         await ledger.close();
       }

@@ -23,6 +23,7 @@ import { existsSync } from 'node:fs';
 import { webhookSettings, withWebhookOptions, type WebhookArgs } from '../webhook-options.js';
 import { parseSelection, withSelectionOptions, type SelectionArgs } from '../selection-options.js';
 import type { UnjoinedSplit, WebhookSettings } from '../../runner/index.js';
+import type { Clock } from '../../clock.js';
 
 interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs, WebhookArgs, SelectionArgs {
   manifest: string;
@@ -54,7 +55,7 @@ const MAX_RESULT_MB_CEILING = 10_240;
 const MAX_RETRIES = 20;
 
 /** `argv`: the command line as typed, which the resume hint repeats. */
-export function runCommand(result: CommandResult, argv: readonly string[]): CommandModule<object, RunArgs> {
+export function runCommand(result: CommandResult, argv: readonly string[], clock: Clock): CommandModule<object, RunArgs> {
   return {
     command: 'run <manifest>',
     describe: 'estimate, enforce the budget, submit, follow and download; run it again to resume',
@@ -97,17 +98,17 @@ export function runCommand(result: CommandResult, argv: readonly string[]): Comm
       result.exitCode = await withRunLog(args, paths.manifest, async (log, end) => {
         // Before the ledger is opened (which would create an empty one) as well as after, in run().
         if (!existsSync(paths.db)) refuseLostLedger(paths);
-        const session = await openWorkSession(args, { command: 'run', run: true });
+        const session = await openWorkSession(args, { command: 'run', run: true, clock });
         let failure: unknown;
         try {
-          return await runWithDisplay(session, { args, numbers, argv, log, end }, result);
+          return await runWithDisplay(session, { args, numbers, argv, log, end, clock }, result);
         } catch (error) {
           failure = error;
           throw error;
         } finally {
           await session.close(failure);
         }
-      });
+      }, clock);
     },
   };
 }
@@ -120,17 +121,18 @@ interface RunDisplay {
   log: LogFile | undefined;
   /** Where the summary goes for the log's last line. */
   end: RunLogEnd;
+  clock: Clock;
 }
 
 /** Calls the runner with the terminal's stop handlers and progress display around it, then renders the end. */
 async function runWithDisplay(session: WorkSession, display: RunDisplay, result: CommandResult): Promise<number> {
   const { ledger, manifest } = session;
-  const { args, numbers, log } = display;
+  const { args, numbers, log, clock } = display;
   const inFlight: InFlight = { submits: 0, uploads: 0 };
   const stopControl = installStopHandlers(logLine, waitFor(inFlight), (signal, forced) => log?.write({ event: 'signal', signal, forced }));
   const plan = { limits: limitsOf(session.planName), name: session.planName };
   const runProgress = createRunProgress();
-  const ticker = startPricingTicker({ progress: runProgress.pricing, plan, print: logLine });
+  const ticker = startPricingTicker({ progress: runProgress.pricing, plan, print: logLine, clock });
   let progress: Progress | undefined;
   const live = await loadLiveRenderer(process.stderr.isTTY === true);
   let ran: Awaited<ReturnType<typeof run>>;
@@ -162,13 +164,13 @@ async function runWithDisplay(session: WorkSession, display: RunDisplay, result:
         // Before the first submit there is no live display: warnings (changed jobs, recovered
         // in-doubt ones) and pauses are printed as they come.
         if (progress) progress.onEvent(event);
-        else printEvent(event);
+        else printEvent(event, clock.nowMs());
       },
       onStart: async ({ plan: runPlan, total }) => {
         ticker.stop();
         log?.write(runPlanRecord(runPlan, total, session.planName));
         const snapshot = async () => ({ counts: await ledger.countsByState('report'), spentMicro: await ledger.spentMicro(), budgetMicro: session.budgetMicro });
-        progress = startProgress({ snapshot, initial: await snapshot(), total, live, plan, run: runProgress });
+        progress = startProgress({ snapshot, initial: await snapshot(), total, live, plan, run: runProgress, clock });
       },
     });
   } finally {
@@ -188,7 +190,7 @@ async function runWithDisplay(session: WorkSession, display: RunDisplay, result:
     logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: ${resumeHint(display.argv, ['resubmit-in-doubt'])}`);
     return ExitCode.interrupted;
   }
-  return finish(outcome, { summary, picked: ran.picked, unjoined: unjoinedLines(ran.unjoined, display.argv) }, resumeHint(display.argv), numbers.webhooks !== undefined);
+  return finish(outcome, { summary, picked: ran.picked, unjoined: unjoinedLines(ran.unjoined, display.argv) }, resumeHint(display.argv), numbers.webhooks !== undefined, clock.nowMs());
 }
 
 /** What keeps each split job from its joined file, and the command that sends only those parts. */
@@ -200,9 +202,9 @@ function unjoinedLines(unjoined: readonly UnjoinedSplit[], argv: readonly string
   });
 }
 
-function printEvent(event: RunEvent): void {
-  const line = describeEvent(event);
-  if (line !== undefined) logLine(stamp(line));
+function printEvent(event: RunEvent, nowMs: number): void {
+  const line = describeEvent(event, nowMs);
+  if (line !== undefined) logLine(stamp(line, nowMs));
 }
 
 /** Why an option the run was given is not in the command to paste. */
@@ -249,6 +251,8 @@ function finish(
   end: { summary: StatusSummary; picked: { jobs: number; done: number } | undefined; unjoined: readonly string[] },
   hint: string,
   webhooks: boolean,
+  /** When the run ended: the daily reset's distance is told from it. */
+  nowMs: number,
 ): number {
   const { summary, picked } = end;
   const counts: Record<string, number> = summary.counts;
@@ -259,7 +263,7 @@ function finish(
     return ExitCode.interrupted;
   }
   if (execute.dailyLimitUntilMs !== undefined) {
-    const after = untilText(execute.dailyLimitUntilMs, Date.now());
+    const after = untilText(execute.dailyLimitUntilMs, nowMs);
     logLine(`the daily limit is reached; run the same command again after ${after} to resume: ${hint}`);
     return ExitCode.incomplete;
   }
