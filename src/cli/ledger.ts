@@ -8,8 +8,7 @@ import { manifestPaths } from './options.js';
 
 /**
  * Opens the ledger file: 'read-only' for status; 'read-write' (creating it and its folder if
- * needed) for validate and estimate; 'run' for a run, whose state changes commit on a thread
- * of their own.
+ * needed) for run, validate and estimate.
  */
 export function openLedgerFor(file: string, mode: SqliteLedgerMode): Promise<Ledger> {
   if (mode !== 'read-only') mkdirSync(path.dirname(file), { recursive: true });
