@@ -33,7 +33,7 @@ export async function pacedRun(dir: string): Promise<PacedFigures> {
     file,
     ['version: 1', 'defaults:', '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }', 'jobs:', ...jobs, ''].join('\n'),
   );
-  const ledger = await openSqliteLedger(path.join(dir, 'paced.mediabatch.db'), { mode: 'run' });
+  const ledger = await openSqliteLedger(path.join(dir, 'paced.mediabatch.db'), { mode: 'read-write' });
   const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
   try {
     await run({

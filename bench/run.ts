@@ -10,42 +10,21 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startSimulator, type Simulator } from '../src/sim/index.js';
+import { startSimulator } from '../src/sim/index.js';
 import { bareUndiciSubmits } from './bare-undici.js';
 import { benchManifest, writeLargeManifest } from './manifest-bench.js';
-import { benchText, VOICES } from './jobs.js';
 import { fmt, measureCli, ROOT } from './measure.js';
 import { pacedRun } from './paced.js';
 import { formatReviewPageFigures, reviewPageBench } from './review-page.js';
 import { formatSourceFigures, sourcesBench } from './sources.js';
+import { cliEnv, CONCURRENCY, submitPhaseMs, writeManifest } from './submits.js';
 import { webhookFlood } from './webhook-flood.js';
 import { webhookStatusCalls } from './webhooks.js';
 
 const JOBS = Number(process.env['BENCH_JOBS'] ?? 10_000);
 const REVIEW_JOBS = Number(process.env['BENCH_REVIEW_JOBS'] ?? 100_000);
-const CONCURRENCY = 8;
 /** Row counts of the sources bench; BENCH_SOURCE_ROWS= (empty) leaves it out. */
 const SOURCE_ROWS = (process.env['BENCH_SOURCE_ROWS'] ?? '100000,1000000').split(',').filter((n) => n.trim() !== '').map(Number);
-
-async function writeManifest(dir: string, jobs: number): Promise<string> {
-  const lines = [
-    'version: 1',
-    'defaults:',
-    '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }',
-    'jobs:',
-  ];
-  for (let i = 0; i < jobs; i += 1) {
-    // Three parameter groups (voices) and all-different texts, as in issue 4.
-    lines.push(`  - id: j${i}`, '    type: txt2audio', `    voice: ${VOICES[i % VOICES.length]}`, `    text: "${benchText(i)}"`);
-  }
-  const file = path.join(dir, 'bench.yaml');
-  await writeFile(file, `${lines.join('\n')}\n`);
-  return file;
-}
-
-function cliEnv(sim: Simulator): NodeJS.ProcessEnv {
-  return { ...process.env, MEDIABATCH_TOKEN: sim.token, NO_COLOR: '1' };
-}
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'mediabatch-bench-'));
@@ -75,15 +54,13 @@ async function main(): Promise<void> {
       const run = await measureCli(['run', manifest, ...common, '--no-wait'], cliEnv(sim));
       const submitted = sim.stats.accepted.length;
       const runRate = submitted / (run.wallMs / 1000);
-      // The submit phase alone, as the service saw it: first to last accepted submit.
-      const acceptedAt = sim.stats.accepted.map((a) => a.at);
-      const submitPhaseMs = Math.max(...acceptedAt) - Math.min(...acceptedAt);
+      const phaseMs = submitPhaseMs(sim);
       results['runNoWait'] = {
-        jobs: JOBS, submitted, wallMs: run.wallMs, submitPhaseMs, jobsPerSecond: runRate, peakRssMb: run.peakRssMb,
+        jobs: JOBS, submitted, wallMs: run.wallMs, submitPhaseMs: phaseMs, jobsPerSecond: runRate, peakRssMb: run.peakRssMb,
         priceCalls: sim.stats.calls.price - priceBefore, exitCode: run.code, duplicates: sim.stats.duplicates().length,
       };
       rows.push(['run --no-wait', `${fmt(run.wallMs)} ms, ${fmt(runRate)} jobs/s, peak RSS ${fmt(run.peakRssMb)} MB, exit ${run.code}`]);
-      rows.push(['  of which submitting', `${fmt(submitPhaseMs)} ms (first to last accepted submit)`]);
+      rows.push(['  of which submitting', `${fmt(phaseMs)} ms (first to last accepted submit)`]);
       if (submitted !== JOBS) rows.push(['  warning', `only ${submitted} of ${JOBS} accepted: ${run.stderrTail}`]);
 
       // (d) collect everything, then time a resume with nothing left to do.
@@ -101,12 +78,12 @@ async function main(): Promise<void> {
     // process and from a child process like the CLI; the faster of the two is the floor.
     const { inProcess, childProcess } = await bareUndiciSubmits(JOBS, CONCURRENCY);
     const bare = inProcess.wallMs <= childProcess.wallMs ? inProcess : childProcess;
-    const { wallMs: runMs, submitPhaseMs } = results['runNoWait'] as { wallMs: number; submitPhaseMs: number };
-    results['bareUndici'] = { inProcess, childProcess, floorMs: bare.wallMs, ratio: runMs / bare.wallMs, submitPhaseRatio: submitPhaseMs / bare.wallMs };
+    const { wallMs: runMs, submitPhaseMs: phaseMs } = results['runNoWait'] as { wallMs: number; submitPhaseMs: number };
+    results['bareUndici'] = { inProcess, childProcess, floorMs: bare.wallMs, ratio: runMs / bare.wallMs, submitPhaseRatio: phaseMs / bare.wallMs };
     rows.push(['bare undici loop, in process', `${fmt(inProcess.wallMs)} ms, ${fmt(inProcess.jobsPerSecond)} jobs/s`]);
     rows.push(['bare undici loop, child process', `${fmt(childProcess.wallMs)} ms, ${fmt(childProcess.jobsPerSecond)} jobs/s`]);
     rows.push(['runner / bare, whole command', `${(runMs / bare.wallMs).toFixed(2)}× (process start, manifest, ledger sync, cached pricing, reports included)`]);
-    rows.push(['runner / bare, submit phase', `${(submitPhaseMs / bare.wallMs).toFixed(2)}× (each submit reserved and recorded in the ledger before and after)`]);
+    rows.push(['runner / bare, submit phase', `${(phaseMs / bare.wallMs).toFixed(2)}× (each submit reserved and recorded in the ledger before and after)`]);
 
     // The manifest alone: validating 10,000 jobs offline, in this process (no CLI start-up).
     const load = await benchManifest(JOBS, 3, path.join(ROOT, 'manifests/images'));

@@ -45,7 +45,7 @@ async function followRun(dir: string, hooked: boolean): Promise<{ statusCalls: n
   const file = path.join(dir, 'basic.yaml');
   const jobs = Array.from({ length: JOBS }, (_, i) => `  - { id: b${i}, type: txt2audio, text: "basic plan job ${i}" }`);
   await writeFile(file, ['version: 1', 'defaults:', '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }', 'jobs:', ...jobs, ''].join('\n'));
-  const ledger = await openSqliteLedger(path.join(dir, 'basic.mediabatch.db'), { mode: 'run' });
+  const ledger = await openSqliteLedger(path.join(dir, 'basic.mediabatch.db'), { mode: 'read-write' });
   const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
   try {
     const { summary } = await run({

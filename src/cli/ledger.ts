@@ -9,8 +9,8 @@ import type { Clock } from '../clock.js';
 
 /**
  * Opens the ledger file: 'read-only' for status; 'read-write' (creating it and its folder if
- * needed) for validate and estimate; 'run' for a run, whose state changes commit on a thread
- * of their own. `clock` dates what the ledger records (the system's when not given).
+ * needed) for run, validate and estimate. `clock` dates what the ledger records (the system's
+ * when not given).
  */
 export function openLedgerFor(file: string, mode: SqliteLedgerMode, clock?: Clock): Promise<Ledger> {
   if (mode !== 'read-only') mkdirSync(path.dirname(file), { recursive: true });

@@ -53,10 +53,10 @@ export interface WorkSession {
 
 /**
  * What estimate and run share: the manifest (exit 2 before anything else), the service, the
- * ledger, the plan and the budget. For a run (`run: true`) the ledger is opened in 'run' mode
- * (its state changes commit on a writer thread) and locked, so a second run of the same
- * manifest refuses instead of sending the same jobs. An estimate takes the lock too, or, while a
- * run holds it, works on a copy (lockedOrCopy): a run's job list never changes under it.
+ * ledger, the plan and the budget. For a run (`run: true`) the ledger is locked, so a second
+ * run of the same manifest refuses instead of sending the same jobs. An estimate takes the lock
+ * too, or, while a run holds it, works on a copy (lockedOrCopy): a run's job list never changes
+ * under it.
  */
 export async function openWorkSession(
   args: SharedArgs & PlanArgs & ManifestFileArgs & { manifest: string; out?: string | undefined },
@@ -85,7 +85,7 @@ export async function openWorkSession(
     }
   }
   const created = !existsSync(paths.db);
-  const opened = await openLedgerFor(paths.db, options.run ? 'run' : 'read-write', options.clock);
+  const opened = await openLedgerFor(paths.db, 'read-write', options.clock);
   let ledger = opened;
   try {
     await claimLedger(opened, paths.manifest);

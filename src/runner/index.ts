@@ -273,7 +273,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
     if (!userStop.aborted || started) throw error;
   } finally {
     await ctx.webhooks?.close();
-    // Every change is in before the summary reads them; a writer thread goes with its heap.
+    // Every change is in before the summary reads them.
     await ledger.flush();
   }
   const summary = await summarize(ledger, budgetMicro);

@@ -559,9 +559,8 @@ export interface Ledger {
   copyTo(file: string): Promise<void>;
 
   /**
-   * Waits until every change asked for so far has its answer. A run calls it once its changes
-   * are done, before it reads its summary; an implementation may let go of what it keeps for
-   * changes (the SQLite ledger's writer thread) until the next one.
+   * Waits until every change asked for so far has its answer (some are asked for without
+   * waiting: a request id, a webhook note). A run calls it before it reads its summary.
    */
   flush(): Promise<void>;
   /** Waits for every change asked for so far, releases the run lock if held, then closes. Safe to call twice. */

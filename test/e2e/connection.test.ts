@@ -8,10 +8,10 @@ import { DEFAULT_RETRY, simulatorPoll } from '../../src/runner/context.js';
 import { run } from '../../src/runner/index.js';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
 import { expectDocument } from '../helpers/documents.js';
-import { openTestLedger } from '../helpers/ledger.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { forward, startScripted } from '../security/servers.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 
 /** A port on 127.0.0.1 nothing listens on: connecting to it is refused. */
 async function closedPort(): Promise<number> {
@@ -88,7 +88,7 @@ describe('a service that cannot be reached', () => {
     const dir = workspace.dir;
     const manifestFile = await writeTtsManifest(dir, { jobs: 12 });
     const ledgerPath = path.join(dir, 'batch.mediabatch.db');
-    const ledger = await openTestLedger(ledgerPath, { mode: 'run' });
+    const ledger = await openSqliteLedger(ledgerPath, { mode: 'read-write' });
     const client = createServiceClient({ baseUrl: proxy.url, token: sim.token });
     const files = { db: ledgerPath, out: path.join(dir, 'batch.out'), runJson: path.join(dir, 'batch.run.json'), runCsv: path.join(dir, 'batch.run.csv'), legacyReport: path.join(dir, 'batch.report.json') };
     let jobs: { id: string; state: string; requestId: string | null }[] = [];

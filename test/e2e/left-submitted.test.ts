@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
 import { runCli } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
-import { openTestLedger } from '../helpers/ledger.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { cliAgainst, FAST, ledgerRows, type StatusJson, simArgs } from '../reliability/helpers.js';
 import { speechManifest, startProxy, startScripted, type Scripted } from '../security/servers.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 
 type StatusDoc = StatusJson & { jobs: (StatusJson['jobs'][number] & { collect_issue: string | null })[] };
 
@@ -91,7 +91,7 @@ describe('run: what the end of a run says about jobs it could not finish', () =>
         options: { poll: uniformPoll(schedule) },
       });
     const outcome = async () => {
-      const ledger = await openTestLedger(path.join(dir, 'slow.mediabatch.db'), { mode: 'read-only' });
+      const ledger = await openSqliteLedger(path.join(dir, 'slow.mediabatch.db'), { mode: 'read-only' });
       try {
         return (await ledger.readJobs({ scope: 'all', limit: 1000 })).map((job) => [job.state, job.issue, job.lastError]);
       } finally {

@@ -3,15 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { microToUsd } from '../../src/money.js';
 import type { EventRow, JobRow } from '../../src/store/index.js';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
-import { openTestLedger } from '../helpers/ledger.js';
 import { seed } from '../store/contract/fixtures.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { cliAgainst, FAST } from '../reliability/helpers.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 
 /** Every event of the ledger, read through the interface in windows as `log` does, and one job's row. */
 async function readLedger(file: string, jobId: string): Promise<{ events: EventRow[]; job: JobRow }> {
-  const ledger = await openTestLedger(file, { mode: 'read-only' });
+  const ledger = await openSqliteLedger(file, { mode: 'read-only' });
   try {
     const events: EventRow[] = [];
     for (let window = await ledger.readEvents({ afterId: 0, limit: 7 }); window.length > 0; window = await ledger.readEvents({ afterId: window.at(-1)!.id, limit: 7 })) {
@@ -90,7 +90,7 @@ describe('mediabatch log', () => {
   it("escapes the service's text (same data once parsed) and guards CSV cells against formulas", async () => {
     const db = path.join(workspace.dir, 'other.mediabatch.db');
     const reason = 'rejected \u001b]0;owned\u0007 by =HYPERLINK("http://x") \u202egnp.exe\u2028next';
-    const ledger = await openTestLedger(db, { mode: 'read-write' });
+    const ledger = await openSqliteLedger(db, { mode: 'read-write' });
     try {
       await seed(ledger, { '-danger': 16 });
       await ledger.reserveForSubmit('-danger', null, ['pending']);

@@ -15,7 +15,7 @@ import { cliAgainst, FAST, ledgerRows, simArgs } from '../reliability/helpers.js
 import { hasStackTrace, runCli, type CliResult } from '../helpers/cli.js';
 import { forward, speechManifest, startProxy, startScripted, type Scripted } from '../security/servers.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { openTestLedger } from '../helpers/ledger.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 import { systemClock } from '../../src/clock.js';
 
 describe('run: the life of a job after its submit', () => {
@@ -93,7 +93,7 @@ describe('run: the life of a job after its submit', () => {
     const result = await cliAgainst(sim, ['run', manifest, '--concurrency', '1', '--log-file', logFile]);
     expect(hasStackTrace(result.stderr)).toBe(false);
 
-    const ledger = await openTestLedger(path.join(dir, 'batch.mediabatch.db'), { mode: 'read-only' });
+    const ledger = await openSqliteLedger(path.join(dir, 'batch.mediabatch.db'), { mode: 'read-only' });
     const sends = new Map<string, { sent: number; failed: number; state: string }>();
     try {
       for (const job of await ledger.readJobs({ scope: 'all', limit: 100 })) {
@@ -124,7 +124,7 @@ describe('run: the life of a job after its submit', () => {
   it('stops sending at the budget even when the plan did not foresee it (the per-job reservation)', async () => {
     sim = await workspace.startSim({ ...FAST });
     const manifest = await openManifest(await writeTtsManifest(dir, { jobs: 20 }));
-    const ledger = await openTestLedger(path.join(dir, 'budget.mediabatch.db'), { mode: 'run' });
+    const ledger = await openSqliteLedger(path.join(dir, 'budget.mediabatch.db'), { mode: 'read-write' });
     const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
     const halt = new AbortController();
     try {

@@ -4,10 +4,10 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, cliEnv, collect, hasStackTrace, runCli } from '../helpers/cli.js';
-import { openTestLedger } from '../helpers/ledger.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { cliAgainst, FAST, ledgerRows, simArgs } from '../reliability/helpers.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 
 interface StatusJob {
   id: string;
@@ -123,7 +123,7 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     // The one job the service took twice is the one asked for, under its old and its new request id.
     expect(sim.stats.duplicates()).toEqual([{ fingerprint: expect.any(String), requestIds: [first.request_id, a.request_id] }]);
 
-    const ledger = await openTestLedger(path.join(workspace.dir, 'book.mediabatch.db'), { mode: 'read-only' });
+    const ledger = await openSqliteLedger(path.join(workspace.dir, 'book.mediabatch.db'), { mode: 'read-only' });
     try {
       const events = await ledger.eventsFor('a');
       expect(events.filter((e) => e.kind === 'done').map((e) => (e.detail as { path: string }).path)).toEqual([first.result_path, a.output]);

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
-import { openTestLedger } from '../helpers/ledger.js';
 import { startSecondServer, type SecondServer } from './second-server.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 
 const DEFAULTS = '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }';
 
@@ -90,7 +90,7 @@ describe('mediabatch validate', () => {
     const file = await write('jobs.yaml', VALID);
     const db = path.join(dir, 'jobs.mediabatch.db');
     // A run's lock, held by a live process: this one.
-    const run = await openTestLedger(db, { mode: 'read-write' });
+    const run = await openSqliteLedger(db, { mode: 'read-write' });
     try {
       await run.acquireRunLock({ pid: process.pid, host: hostname(), command: 'run' });
       const result = await runCli(['validate', file, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: sim.token } });

@@ -4,7 +4,7 @@ import { DEFAULT_RETRY, simulatorPoll, type PollSchedules, type RetryPolicy, typ
 import { run } from '../../src/runner/index.js';
 import type { Pace } from '../../src/runner/pace.js';
 import type { Selection } from '../../src/runner/selection.js';
-import { openTestLedger } from './ledger.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 import type { Clock } from '../../src/clock.js';
 
 export interface InProcessRun {
@@ -25,10 +25,10 @@ export interface InProcessRun {
 /**
  * `run` without the CLI, for settings the CLI does not offer (a tiny retry wait, a size limit
  * in bytes, a pace of its own): the runner's entry point, with the real client and ledger
- * (opened for a run, with its writer thread). Returns the events it emitted.
+ * (opened as a run opens it). Returns the events it emitted.
  */
 export async function runInProcess(input: InProcessRun): Promise<RunEvent[]> {
-  const ledger = await openTestLedger(input.ledgerPath, { mode: 'run' });
+  const ledger = await openSqliteLedger(input.ledgerPath, { mode: 'read-write' });
   const client = createServiceClient({ baseUrl: input.baseUrl, token: input.token, clock: input.clock });
   const events: RunEvent[] = [];
   try {

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { LocalIoError } from '../../src/errors.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { collect, runCli, startCli, type CliResult } from '../helpers/cli.js';
-import { openTestLedger } from '../helpers/ledger.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 
 /** Jobs end in tens of milliseconds in the simulator: the tests poll it at that pace, not the service's. */
 export const FAST = { pendingMs: { txt2audio: 20, img2video: 50 }, processingMs: { txt2audio: 40, img2video: 100 } };
@@ -36,7 +36,7 @@ export async function ledgerRows(file: string): Promise<Row[]> {
   if (!existsSync(file)) return [];
   let ledger;
   try {
-    ledger = await openTestLedger(file, { mode: 'read-only' });
+    ledger = await openSqliteLedger(file, { mode: 'read-only' });
   } catch (error) {
     // A ledger killed before its schema was complete records no job yet (jobs come after it).
     if (error instanceof LocalIoError && (error.code === 'E_NO_LEDGER' || error.code === 'E_LEDGER_OLD')) return [];

@@ -5,10 +5,10 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
-import { openTestLedger } from '../helpers/ledger.js';
 import { deleteLedgerFiles } from '../helpers/ledger-files.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { byState, cliAgainst, collect, delay, FAST, ledgerRows, quickCheck, startAgainst, type StatusJson } from './helpers.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 
 /** What goes wrong around the run rather than in it: the ledger file, the results folder, a second run. */
 describe('the ledger and the results folder under trouble', () => {
@@ -293,7 +293,7 @@ describe('the ledger and the results folder under trouble', () => {
 
 /** What each job sends and what it costs, as the ledger records them. */
 async function jobContents(file: string): Promise<{ id: string; hash: string; text: string | null; priceMicro: number | null; listed: boolean }[]> {
-  const ledger = await openTestLedger(file, { mode: 'read-only' });
+  const ledger = await openSqliteLedger(file, { mode: 'read-only' });
   try {
     const rows = await ledger.readJobs({ scope: 'all', limit: 1000 });
     return rows.map((row) => ({ id: row.id, hash: row.contentHash, text: row.text, priceMicro: row.priceMicro, listed: row.inManifest }));

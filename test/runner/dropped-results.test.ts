@@ -5,10 +5,10 @@ import { formatStatusText } from '../../src/report/status.js';
 import { summarize } from '../../src/runner/reports.js';
 import { writeReviewPage } from '../../src/runner/review-page.js';
 import { runInProcess } from '../helpers/in-process.js';
-import { openTestLedger } from '../helpers/ledger.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { FAST } from '../reliability/helpers.js';
 import { speechManifest } from '../security/servers.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 
 describe('results of jobs removed from the manifest after they were sent', () => {
   const workspace = useWorkspace();
@@ -28,7 +28,7 @@ describe('results of jobs removed from the manifest after they were sent', () =>
     expect(sim.stats.accepted).toHaveLength(3);
     const result = (id: string) => path.join(outDir, `${id}.wav`);
 
-    const ledger = await openTestLedger(ledgerPath, { mode: 'read-only' });
+    const ledger = await openSqliteLedger(ledgerPath, { mode: 'read-only' });
     try {
       const summary = await summarize(ledger, null);
       expect(summary.counts).toMatchObject({ done: 3 });

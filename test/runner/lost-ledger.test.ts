@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TRACES_OF_THIS_LEDGER } from '../../src/runner/lost-ledger.js';
 import { runInProcess } from '../helpers/in-process.js';
-import { openTestLedger } from '../helpers/ledger.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { FAST } from '../reliability/helpers.js';
 import { speechManifest } from '../security/servers.js';
@@ -21,7 +21,7 @@ describe('the lost-ledger guard and a run killed between its trace and its first
     const ledgerPath = path.join(workspace.dir, 'show.mediabatch.db');
     const outDir = path.join(workspace.dir, 'show.out');
     await writeFile(`${outDir}.run.json`, TRACE);
-    const ledger = await openTestLedger(ledgerPath, { mode: 'read-write' });
+    const ledger = await openSqliteLedger(ledgerPath, { mode: 'read-write' });
     if (traceIsTheLedgers) await ledger.setMeta(TRACES_OF_THIS_LEDGER, 'yes');
     await ledger.close();
     return { sim, run: () => runInProcess({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token }) };

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import type { Ledger, SqliteLedgerOptions } from '../../src/store/index.js';
-import { openTestLedger } from '../helpers/ledger.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 
 /** A fresh temp folder per test, removed afterwards with every ledger opened in it closed. */
 export function useTempLedgers(): {
@@ -23,7 +23,7 @@ export function useTempLedgers(): {
   return {
     dir,
     open: async (name = 'jobs.mediabatch.db', options = {}) => {
-      const ledger = await openTestLedger(join(dir(), name), { mode: 'read-write', ...options });
+      const ledger = await openSqliteLedger(join(dir(), name), { mode: 'read-write', ...options });
       ledgers.push(ledger);
       return ledger;
     },

@@ -5,7 +5,7 @@
  *
  *   ledgerContract('PostgreSQL', { create: …, reopen: …, cleanup: … });
  *
- * Nothing here knows SQLite: what only one implementation can show (files, pragmas, threads)
+ * Nothing here knows SQLite: what only one implementation can show (files, pragmas, the lock)
  * is tested beside it.
  */
 import { afterEach, describe } from 'vitest';

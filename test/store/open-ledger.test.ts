@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { LocalIoError } from '../../src/errors.js';
-import { SCHEMA_VERSION } from '../../src/store/index.js';
-import { openTestLedger } from '../helpers/ledger.js';
+import { openSqliteLedger, SCHEMA_VERSION } from '../../src/store/index.js';
 import { seed, useTempLedgers } from './helpers.js';
 
 /** Raw reads of the file's own settings: what the interface deliberately does not show. */
@@ -19,7 +18,7 @@ function rawPragma(path: string, pragma: string): unknown {
 
 async function openError(path: string, readonly = false): Promise<LocalIoError> {
   try {
-    await (await openTestLedger(path, { mode: readonly ? 'read-only' : 'read-write' })).close();
+    await (await openSqliteLedger(path, { mode: readonly ? 'read-only' : 'read-write' })).close();
   } catch (error) {
     expect(error).toBeInstanceOf(LocalIoError);
     return error as LocalIoError;
@@ -44,7 +43,7 @@ describe('openSqliteLedger', () => {
 
   it('refuses a file written by a newer mediabatch', async () => {
     const path = join(t.dir(), 'newer.db');
-    await (await openTestLedger(path, { mode: 'read-write' })).close();
+    await (await openSqliteLedger(path, { mode: 'read-write' })).close();
     const db = new Database(path);
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
@@ -72,7 +71,7 @@ describe('openSqliteLedger', () => {
 
   it('refuses a truncated ledger', async () => {
     const path = join(t.dir(), 'truncated.db');
-    const ledger = await openTestLedger(path, { mode: 'read-write' });
+    const ledger = await openSqliteLedger(path, { mode: 'read-write' });
     await seed(ledger, Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`job-${i}`, 10_000])));
     await ledger.close(); // checkpoints the WAL into the main file
     const size = readFileSync(path).length;
@@ -88,7 +87,7 @@ describe('openSqliteLedger', () => {
 
   it('read-only: a truncated ledger is refused by the open or the read that meets the damage', async () => {
     const path = join(t.dir(), 'truncated-read.db');
-    const ledger = await openTestLedger(path, { mode: 'read-write' });
+    const ledger = await openSqliteLedger(path, { mode: 'read-write' });
     await seed(ledger, Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`job-${i}`, 10_000])));
     await ledger.close();
     truncateSync(path, Math.floor(readFileSync(path).length / 2 / 4096) * 4096);
@@ -96,7 +95,7 @@ describe('openSqliteLedger', () => {
     // No quick_check of the whole file on a read-only open (a million jobs: seconds): SQLite
     // checks each page as a read needs it, and the ledger turns its complaint into the message.
     const error = await (async () => {
-      const reader = await openTestLedger(path, { mode: 'read-only' });
+      const reader = await openSqliteLedger(path, { mode: 'read-only' });
       try {
         await reader.readJobs({ scope: 'all', limit: 5000 });
       } finally {

@@ -3,38 +3,35 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LocalIoError } from '../../src/errors.js';
-import type { SqliteLedgerMode } from '../../src/store/index.js';
-import { threadCommitter } from '../../src/store/sqlite/thread-committer.js';
-import { BUILT_WRITER_THREAD, openTestLedger } from '../helpers/ledger.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 import { deleteLedgerFiles } from '../helpers/ledger-files.js';
 import { ledgerContract, type LedgerFactory } from './ledger-contract.js';
 import { seed, useTempLedgers } from './helpers.js';
 
-/** The SQLite ledger in one of its writable modes, one temp folder per test. */
-function sqliteFactory(mode: Exclude<SqliteLedgerMode, 'read-only'>): LedgerFactory {
+/** The SQLite ledger as a run opens it, one temp folder per test. */
+function sqliteFactory(): LedgerFactory {
   const dirs: string[] = [];
   return {
     create: (options = {}) => {
       const dir = mkdtempSync(join(tmpdir(), 'mediabatch-contract-'));
       dirs.push(dir);
-      return openTestLedger(join(dir, 'jobs.mediabatch.db'), { mode, ...options });
+      return openSqliteLedger(join(dir, 'jobs.mediabatch.db'), { mode: 'read-write', ...options });
     },
     reopen: (ledger, options = {}) =>
-      openTestLedger(ledger.location, { mode: options.readonly === true ? 'read-only' : mode, ...(options.nowMs ? { nowMs: options.nowMs } : {}) }),
+      openSqliteLedger(ledger.location, { mode: options.readonly === true ? 'read-only' : 'read-write', ...(options.nowMs ? { nowMs: options.nowMs } : {}) }),
     cleanup: () => {
       for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-ledgerContract('SQLite, changes committed on the caller’s thread', sqliteFactory('read-write'));
-ledgerContract('SQLite, changes committed on a writer thread (a run)', sqliteFactory('run'));
+ledgerContract('SQLite', sqliteFactory());
 
-describe.each(['read-write', 'run'] as const)('SQLite ledger file in %s mode', (mode) => {
+describe('SQLite ledger file', () => {
   const t = useTempLedgers();
 
   it('deleted under a run: nothing more is written, and the file comes back with every commit before', async () => {
-    const ledger = await t.open(undefined, { mode });
+    const ledger = await t.open();
     await seed(ledger, { a: 1_000_000, b: 1_000_000 });
     await ledger.reserveForSubmit('a', null, ['pending']);
     await ledger.markSubmitted('a', 'req-a');
@@ -57,7 +54,7 @@ describe.each(['read-write', 'run'] as const)('SQLite ledger file in %s mode', (
   });
 
   it('deleted before the first change: the change is refused and the file comes back with what was recorded', async () => {
-    const ledger = await t.open(undefined, { mode });
+    const ledger = await t.open();
     await seed(ledger, { a: 1_000_000 });
     deleteLedgerFiles(ledger.location);
     await expect(ledger.reserveForSubmit('a', null, ['pending'])).rejects.toMatchObject({ code: 'E_LEDGER_GONE' });
@@ -67,7 +64,7 @@ describe.each(['read-write', 'run'] as const)('SQLite ledger file in %s mode', (
   });
 
   it('replaced by another file under a run: the records are saved beside it, the other file is untouched', async () => {
-    const ledger = await t.open(undefined, { mode });
+    const ledger = await t.open();
     await seed(ledger, { a: 1_000_000 });
     await ledger.reserveForSubmit('a', null, ['pending']);
     for (const suffix of ['-wal', '-shm']) rmSync(`${ledger.location}${suffix}`, { force: true });
@@ -80,31 +77,5 @@ describe.each(['read-write', 'run'] as const)('SQLite ledger file in %s mode', (
     expect(readFileSync(ledger.location, 'utf8')).toBe('somebody else');
     const rescued = await t.open('jobs.mediabatch.db.rescued', { mode: 'read-only' });
     expect(await rescued.getJob('a')).toMatchObject({ state: 'submitting' });
-  });
-});
-
-describe('the writer thread', () => {
-  const t = useTempLedgers();
-
-  it('passes a ledger failure on as the LocalIoError it is: code, message and cause', async () => {
-    const committer = threadCommitter(join(t.dir(), 'no-such-folder', 'jobs.mediabatch.db'), BUILT_WRITER_THREAD);
-    try {
-      const failure = await committer.commit({ kind: 'event', jobId: null, event: 'note', detail: {} }).catch((error: unknown) => error);
-      expect(failure).toBeInstanceOf(LocalIoError);
-      expect(failure).toMatchObject({ code: 'E_LEDGER_OPEN', exitCode: 4 });
-      expect((failure as Error).message).toMatch(/^ledger .*no-such-folder\/jobs\.mediabatch\.db cannot be opened .*check that the folder exists and is writable$/);
-      expect(((failure as Error).cause as Error).message).toBe('Cannot open database because the directory does not exist');
-    } finally {
-      await committer.close();
-    }
-  });
-
-  it('passes a bug on as a bug, with the stack of the thread where it happened', async () => {
-    const ledger = await t.open(undefined, { mode: 'run' });
-    await seed(ledger, { a: 1_000_000 });
-    const failure = (await ledger.markDone('a', { path: '/o/a', bytes: 1, sha256: '00' }).catch((error: unknown) => error)) as Error;
-    expect(failure.constructor).toBe(Error);
-    expect(failure.message).toBe('bug in mediabatch: job "a" cannot be done from pending (only from submitted)');
-    expect(failure.stack).toMatch(/writer-thread|transitions/);
   });
 });

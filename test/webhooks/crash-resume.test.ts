@@ -2,11 +2,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasStackTrace } from '../helpers/cli.js';
-import { openTestLedger } from '../helpers/ledger.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { cliAgainst, collect, ledgerRows, startAgainst, type StatusJson } from '../reliability/helpers.js';
 import { freePort, HOOK_URL, until } from './helpers.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 
 const JOBS = 40;
 const KILLS = 1;
@@ -64,7 +64,7 @@ describe('a webhook run killed while deliveries arrive', () => {
     const done = summary.jobs.filter((j) => j.state === 'done');
     const out = path.join(workspace.dir, 'batch.out');
     expect(readdirSync(out).sort()).toEqual(done.map((j) => path.basename(j.output ?? '')).sort());
-    const ledger = await openTestLedger(db, { mode: 'read-only' });
+    const ledger = await openSqliteLedger(db, { mode: 'read-only' });
     try {
       for (const job of done) {
         expect(existsSync(job.output ?? '')).toBe(true);

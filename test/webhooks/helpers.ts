@@ -11,7 +11,7 @@ import type { StatusJob, StatusSummary } from '../../src/report/status.js';
 import type { Pace } from '../../src/runner/pace.js';
 import type { Simulator } from '../../src/sim/index.js';
 import type { Ledger } from '../../src/store/index.js';
-import { openTestLedger } from '../helpers/ledger.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 
 export const HOOK_URL = 'https://hooks.example.test/mediabatch/deapi';
 export const HOOK_PATH = '/mediabatch/deapi';
@@ -47,7 +47,7 @@ export async function startWebhookRun(options: {
   const { sim } = options;
   const dir = path.dirname(options.manifest);
   const ledgerPath = path.join(dir, 'batch.mediabatch.db');
-  const ledger = await openTestLedger(ledgerPath, { mode: 'run' });
+  const ledger = await openSqliteLedger(ledgerPath, { mode: 'read-write' });
   const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
   const events: RunEvent[] = [];
   const stop = new AbortController();

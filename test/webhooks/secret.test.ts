@@ -3,10 +3,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
 import { startProxy, type Received } from '../security/servers.js';
-import { openTestLedger } from '../helpers/ledger.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { freePort, HOOK_URL, outcomes } from './helpers.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 
 /** Every file a run left in `dir` but the ledger itself, where the secret belongs. */
 function filesUnder(dir: string): string[] {
@@ -55,7 +55,7 @@ describe('the webhook secret', () => {
     expect(status.code, status.stderr).toBe(0);
     outputs.push(status.stdout, status.stderr);
 
-    const ledger = await openTestLedger(path.join(workspace.dir, 'batch.mediabatch.db'), { mode: 'read-only' });
+    const ledger = await openSqliteLedger(path.join(workspace.dir, 'batch.mediabatch.db'), { mode: 'read-only' });
     let secret: string;
     let events: string;
     try {

@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Ledger } from '../../src/store/index.js';
-import { openTestLedger } from '../helpers/ledger.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { startScripted } from '../security/servers.js';
 import { deliveryBody, post, signed, startWebhookRun, until, outcomes } from './helpers.js';
+import { openSqliteLedger } from '../../src/store/index.js';
 
 /** A secret an earlier run of the same manifest used: its jobs' retried deliveries are signed with it. */
 const EARLIER_SECRET = 'e'.repeat(48) + '-earlier-run-secret';
@@ -29,11 +29,11 @@ describe('the webhook receiver refuses what it cannot verify, and the run goes o
     const attacker = await startScripted(() => ({ status: 200, headers: { 'content-type': 'audio/wav' }, body: 'not a result' }));
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 3 });
     const ledgerPath = path.join(workspace.dir, 'batch.mediabatch.db');
-    const before = await openTestLedger(ledgerPath, { mode: 'read-write' });
+    const before = await openSqliteLedger(ledgerPath, { mode: 'read-write' });
     await before.addWebhookRun(EARLIER_SECRET);
     await before.close();
     // Another manifest's ledger, with a job the service finished for it.
-    const other = await openTestLedger(path.join(workspace.dir, 'other.mediabatch.db'), { mode: 'read-write' });
+    const other = await openSqliteLedger(path.join(workspace.dir, 'other.mediabatch.db'), { mode: 'read-write' });
     await other.addWebhookRun(OTHER_MANIFEST_SECRET);
     await other.close();
 

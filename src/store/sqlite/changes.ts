@@ -5,7 +5,7 @@ import type { SqliteCore } from './core.js';
 
 /**
  * The state changes a run makes while requests are in flight, as messages: what group commit
- * collects and, in 'run' mode, what crosses to the writer thread. One case per Ledger method.
+ * collects. One case per Ledger method.
  */
 export type LedgerChange =
   | { kind: 'reserve'; jobId: string; budgetMicro: MicroUsd | null; allowFrom: readonly ReservableState[] }

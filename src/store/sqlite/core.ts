@@ -5,7 +5,7 @@ import { createContext } from './context.js';
 import { watchFile, type FileWatch } from './file-watch.js';
 import { beginIngest, type CoreIngest } from './ingest.js';
 import { createJobRecords, type JobRecords } from './jobs.js';
-import { asLocalIoError, openDatabase, type DatabaseUse } from './open-database.js';
+import { asLocalIoError, openDatabase } from './open-database.js';
 import { createRunLock, type RunLock } from './run-lock.js';
 import { createTransitions, type JobTransitions } from './transitions.js';
 import { createWebhookRecords, type WebhookRecords } from './webhooks.js';
@@ -15,16 +15,13 @@ export interface OpenCoreOptions {
   readonly: boolean;
   /** Epoch milliseconds; tests pass a clock to age caches without waiting. */
   nowMs?: (() => number) | undefined;
-  /**
-   * 'scratch': a throw-away file (openSqliteLedger's 'scratch' mode), no durability asked of it.
-   * 'writer': a run's writer thread, beside the connection that opened and checked the file.
-   */
-  use?: DatabaseUse | undefined;
+  /** A throw-away file (openSqliteLedger's 'scratch' mode): no durability asked of it. */
+  scratch?: boolean | undefined;
 }
 
 /**
  * The SQLite ledger on one connection, synchronous: each method is its own transaction. The
- * async Ledger (sqlite-ledger.ts) runs on one, and so does its writer thread.
+ * async Ledger (sqlite-ledger.ts) runs on one.
  */
 export interface SqliteCore extends JobRecords, JobTransitions, CollectNotes, LedgerCaches, WebhookRecords, RunLock, FileWatch {
   readonly path: string;
@@ -45,15 +42,13 @@ export interface SqliteCore extends JobRecords, JobTransitions, CollectNotes, Le
 
 export function openCore(path: string, options: OpenCoreOptions): SqliteCore {
   const { readonly } = options;
-  const use = options.use ?? 'own';
-  const db = openDatabase(path, readonly, use);
+  const db = openDatabase(path, readonly, options.scratch ?? false);
   const ctx = createContext(db, path, options.nowMs ?? Date.now);
   const lock = createRunLock(ctx);
   // The first write: another process holding the file's write lock is found here. The states
   // a job may be in are rows (migration 5): this version's list is added to what the file has.
-  // The running total is kept by triggers; recomputing it once per open costs one scan (the
-  // writer's process did both when it opened the file).
-  if (!readonly && use !== 'writer') {
+  // The running total is kept by triggers; recomputing it once per open costs one scan.
+  if (!readonly) {
     try {
       db.transaction(() => {
         const addState = db.prepare('INSERT OR IGNORE INTO job_states (name) VALUES (?)');

@@ -5,7 +5,7 @@ import { LocalIoError } from '../../errors.js';
 /**
  * Keeps watch on the ledger file a connection was opened from. SQLite keeps writing to a file
  * that was deleted (or replaced) under it, so without this a run would go on paying for jobs
- * whose records vanish with the process. Checked before every commit of a run's writer: a
+ * whose records vanish with the process. Checked before every group commit (changes.ts): a
  * `stat` costs microseconds against a commit's fraction of a millisecond.
  */
 export interface FileWatch {

@@ -17,23 +17,11 @@ const BUSY_TIMEOUT_MS = 5000;
  */
 const CACHE_KIB = 32 * 1024;
 /**
- * A run's writer thread (writer-thread.ts) reads and changes a few rows per job by key: its
- * cache holds the indexes' upper pages, and the rest comes from the OS's cache of the file.
+ * Opens (and, unless read-only, creates and migrates) the ledger file; a scratch one (thrown
+ * away after one command) without durability. Every way the file can be unusable ends in a
+ * LocalIoError naming the file, what is wrong and what to do.
  */
-const WRITER_CACHE_KIB = 8 * 1024;
-
-/**
- * What a connection is for: a command's own (checked, migrated), a scratch file's (no
- * durability), or a run's writer thread's, beside a connection of the same process that has
- * checked the file already.
- */
-export type DatabaseUse = 'own' | 'scratch' | 'writer';
-
-/**
- * Opens (and, unless read-only, creates and migrates) the ledger file. Every way the file can
- * be unusable ends in a LocalIoError naming the file, what is wrong and what to do.
- */
-export function openDatabase(path: string, readonly: boolean, use: DatabaseUse = 'own'): Db {
+export function openDatabase(path: string, readonly: boolean, scratch = false): Db {
   if (readonly && !existsSync(path)) throw noLedger(path);
   // Checked before SQLite opens it: on a read-only ledger SQLite falls back to reading, and in
   // WAL mode leaves -wal and -shm files behind with the ledger's read-only permissions.
@@ -47,13 +35,11 @@ export function openDatabase(path: string, readonly: boolean, use: DatabaseUse =
     throw error instanceof Database.SqliteError ? asLocalIoError(path, error) : cannotOpen(path, error);
   }
   try {
-    if (use === 'scratch') configureScratch(db);
+    if (scratch) configureScratch(db);
     else configure(db, readonly);
-    if (use === 'writer') db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
-    // The writer's file was checked by the connection that started it, in the same process. A
-    // reader changes nothing: a damaged page it reads fails that read (core.ts turns it into the
-    // same message), and the next command that writes checks the whole file before it spends.
-    else if (!readonly) checkIntegrity(db, path);
+    // A reader changes nothing: a damaged page it reads fails that read (core.ts turns it into
+    // the same message), and the next command that writes checks the whole file before it spends.
+    if (!readonly) checkIntegrity(db, path);
     migrate(db, path, readonly);
     return db;
   } catch (error) {

@@ -2,33 +2,24 @@ import type { Ledger, LedgerIngest } from '../ledger.js';
 import type { CoreIngest } from './ingest.js';
 import type { LedgerChange, ChangeAnswer } from './changes.js';
 import { openCore, type SqliteCore } from './core.js';
-import { inlineCommitter, type Committer } from './group-commit.js';
-import { threadCommitter } from './thread-committer.js';
+import { groupCommit, type GroupCommit } from './group-commit.js';
 
 /**
  * How a SQLite ledger is opened; each mode is what one kind of caller needs:
  * - 'read-only': `status` and reports. Never creates, migrates or writes (a missing file is a
  *   LocalIoError E_NO_LEDGER); every change is refused as a bug.
- * - 'read-write': estimate, validate, tests. Creates and migrates the file; changes commit on
- *   this thread, a turn of the event loop's changes in one transaction.
+ * - 'read-write': run, estimate, validate, tests. Creates and migrates the file; a turn of the
+ *   event loop's state changes commit in one transaction (group-commit.ts).
  * - 'scratch': a throw-away file for one command (validate reads a manifest through one to find
  *   duplicate ids in bounded memory): as 'read-write', with no WAL and no disk flushes.
- * - 'run': a run. As 'read-write', but the state changes of jobs in flight (reserve, mark,
- *   note, event) commit on a writer thread of its own, so SQLite's work and each commit's disk
- *   flush overlap the requests in flight. Set-up writes (sync, prices, caches, meta, the lock,
- *   recovery) and every read stay on this thread's connection.
  */
-export type SqliteLedgerMode = 'read-only' | 'read-write' | 'scratch' | 'run';
+export type SqliteLedgerMode = 'read-only' | 'read-write' | 'scratch';
 
 export interface SqliteLedgerOptions {
   mode: SqliteLedgerMode;
-  /** Epoch milliseconds for this thread's connection; tests pass a clock to age caches. */
+  /** Epoch milliseconds; tests pass a clock to age caches. */
   nowMs?: () => number;
-  /** The writer thread's module ('run' mode); tests that run TypeScript point it at the build. */
-  writerThreadUrl?: URL;
 }
-
-const WRITER_THREAD = new URL('./writer-thread.js', import.meta.url);
 
 /**
  * Opens the ledger file at `path` (WAL, synchronous=FULL, migrated on open unless read-only).
@@ -36,14 +27,8 @@ const WRITER_THREAD = new URL('./writer-thread.js', import.meta.url);
  */
 export async function openSqliteLedger(path: string, options: SqliteLedgerOptions): Promise<Ledger> {
   const readonly = options.mode === 'read-only';
-  const core = openCore(path, { readonly, nowMs: options.nowMs, use: options.mode === 'scratch' ? 'scratch' : 'own' });
-  // A thread opens the file by its path: one deleted or replaced since this connection opened it
-  // must be found (and rescued from this connection) before a thread writes into a stranger.
-  const committer =
-    options.mode === 'run'
-      ? threadCommitter(path, options.writerThreadUrl ?? WRITER_THREAD, () => core.assertInPlace())
-      : inlineCommitter(core);
-  return sqliteLedger(core, committer);
+  const core = openCore(path, { readonly, nowMs: options.nowMs, scratch: options.mode === 'scratch' });
+  return sqliteLedger(core, groupCommit(core));
 }
 
 /** The synchronous session behind the async interface: each call's answer is already applied. */
@@ -65,9 +50,9 @@ function asyncIngest(session: CoreIngest): LedgerIngest {
   };
 }
 
-function sqliteLedger(core: SqliteCore, committer: Committer): Ledger {
+function sqliteLedger(core: SqliteCore, committer: GroupCommit): Ledger {
   const { readonly } = core;
-  /** A read, or a set-up write, on this thread's connection: its answer is already committed. */
+  /** A read, or a set-up write, in a transaction of its own: its answer is already committed. */
   const now = <T>(fn: () => T): Promise<T> => {
     try {
       return Promise.resolve(fn());
@@ -84,7 +69,7 @@ function sqliteLedger(core: SqliteCore, committer: Committer): Ledger {
   let closed: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     try {
-      await committer.close();
+      await committer.drained();
     } finally {
       core.close();
     }
@@ -140,7 +125,7 @@ function sqliteLedger(core: SqliteCore, committer: Committer): Ledger {
     acquireRunLock: (holder) => write('acquireRunLock', () => core.acquireRunLock(holder)),
     releaseRunLock: () => (readonly ? Promise.resolve() : now(() => core.releaseRunLock())),
     copyTo: (file) => now(() => core.copyTo(file)),
-    flush: () => committer.flush(),
+    flush: () => committer.drained(),
     close: () => (closed ??= close()),
   };
 }
