@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { ROW_NUMBERED_MANIFEST } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { cliAgainst, FAST } from '../reliability/helpers.js';
 
@@ -12,19 +13,7 @@ describe('ids that moved between runs', () => {
     const sim = await workspace.startSim(FAST);
     const manifest = path.join(workspace.dir, 'lines.yaml');
     const csv = path.join(workspace.dir, 'lines.csv');
-    await writeFile(
-      manifest,
-      [
-        'version: 1',
-        'defaults:',
-        '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: wav, sample_rate: 24000 }',
-        'sources:',
-        '  - csv: lines.csv',
-        '    type: txt2audio',
-        '    id: "row-{n}"',
-        '',
-      ].join('\n'),
-    );
+    await writeFile(manifest, ROW_NUMBERED_MANIFEST);
     await writeFile(csv, 'text\nthe first line\nthe second line\n');
     expect((await cliAgainst(sim, ['run', manifest])).code).toBe(0);
     await writeFile(csv, 'text\na new first line\nthe first line\nthe second line\n');

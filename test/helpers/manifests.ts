@@ -27,3 +27,15 @@ export async function writeTtsManifest(dir: string, options: TtsManifestOptions,
   await writeFile(file, `${lines.join('\n')}\n`);
   return file;
 }
+
+/** A CSV source `lines.csv` of speech jobs whose ids are row numbers (`row-{n}`): ids that shift when a row is inserted. */
+export const ROW_NUMBERED_MANIFEST = [
+  'version: 1',
+  'defaults:',
+  '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: wav, sample_rate: 24000 }',
+  'sources:',
+  '  - csv: lines.csv',
+  '    type: txt2audio',
+  '    id: "row-{n}"',
+  '',
+].join('\n');

@@ -3,19 +3,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManifestError } from '../../src/manifest/errors.js';
 import { runInProcess } from '../helpers/in-process.js';
+import { ROW_NUMBERED_MANIFEST as MANIFEST } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { FAST, ledgerRows } from '../reliability/helpers.js';
 
-const MANIFEST = [
-  'version: 1',
-  'defaults:',
-  '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: wav, sample_rate: 24000 }',
-  'sources:',
-  '  - csv: lines.csv',
-  '    type: txt2audio',
-  '    id: "row-{n}"',
-  '',
-].join('\n');
 
 describe('content that moves between ids is never paid for twice', () => {
   const workspace = useWorkspace();
