@@ -102,6 +102,24 @@ describe('mediabatch validate', () => {
     }
   });
 
+  it('finds duplicate ids without writing a file: from stdin too, with no temporary folder to write in', async () => {
+    const job = (id: string) => JSON.stringify({ id, type: 'txt2audio', text: 'Hi.', model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 });
+    const input = [job('a-1'), job('b'), job('A-1'), job('b'), ''].join('\n');
+    const env = { TMPDIR: path.join(dir, 'no-such-folder') };
+    const result = await runCli(['validate', '-', '--offline'], { input, cwd: dir, env });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toBe(
+      [
+        '<stdin>:3:7 job "A-1" id: expected a unique id, got "A-1" (the job at <stdin>:1:1 has "a-1"); ids become file names, and some file systems ignore case',
+        '<stdin>:4:7 job "b" id: expected a unique id, got "b" (also the id of the job at <stdin>:2:1)',
+        '2 problems in <stdin>; nothing was sent.',
+        '',
+      ].join('\n'),
+    );
+    const valid = await runCli(['validate', await write('valid.yaml', VALID), '--offline'], { env });
+    expect(valid.code, valid.stderr).toBe(0);
+  });
+
   it('--offline sends no request at all, even with a token and a base URL', async () => {
     server = await startSecondServer();
     const env = { MEDIABATCH_TOKEN: server.token };
