@@ -11,8 +11,8 @@ import { threadCommitter } from './thread-committer.js';
  *   LocalIoError E_NO_LEDGER); every change is refused as a bug.
  * - 'read-write': estimate, validate, tests. Creates and migrates the file; changes commit on
  *   this thread, a turn of the event loop's changes in one transaction.
- * - 'scratch': a throw-away file for one command (validate reads a manifest through one to find
- *   duplicate ids in bounded memory): as 'read-write', with no WAL and no disk flushes.
+ * - 'scratch': a throw-away file for one command (estimate's copy while a run holds the ledger):
+ *   as 'read-write', with no WAL and no disk flushes.
  * - 'run': a run. As 'read-write', but the state changes of jobs in flight (reserve, mark,
  *   note, event) commit on a writer thread of its own, so SQLite's work and each commit's disk
  *   flush overlap the requests in flight. Set-up writes (sync, prices, caches, meta, the lock,
