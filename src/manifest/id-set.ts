@@ -6,10 +6,12 @@ interface Where {
 }
 
 /**
- * The ids of a manifest's jobs, each with where it was first written, compared ignoring case
- * (ASCII letters, as `idKey` and the ledger's NOCASE compare the ids the schema allows). Held in
- * typed arrays, not a Set of strings: a million ids and their places take tens of MB, not hundreds.
- * Open addressing with linear probing over entry numbers; every array grows by doubling.
+ * The ids of a manifest's jobs, each with where it was first written, compared ignoring case: ids
+ * become file names, and some file systems ignore case (ASCII letters, as the ledger's NOCASE
+ * compares them: the only letters the schema allows in an id). Held in typed arrays, not a Set
+ * of strings: a million ids and their places take tens of MB, not hundreds. Exact: a shared hash
+ * is told apart by the characters. Open addressing with linear probing over entry numbers; every
+ * array grows by doubling.
  */
 export class IdSet {
   /** Entry number + 1 per slot (0: free), and the id's hash, so that a probe rarely compares characters. */
@@ -40,7 +42,7 @@ export class IdSet {
 
   #insert(slot: number, hash: number, id: string, where: Where): void {
     const entry = this.#count;
-    const start = entry === 0 ? 0 : (this.#ends[entry - 1] ?? 0);
+    const start = this.#startOf(entry);
     this.#chars = grown(this.#chars, start + id.length);
     for (let i = 0; i < id.length; i += 1) this.#chars[start + i] = id.charCodeAt(i);
     this.#ends = grown(this.#ends, entry + 1);
@@ -71,16 +73,19 @@ export class IdSet {
     });
   }
 
+  #startOf(entry: number): number {
+    return entry === 0 ? 0 : (this.#ends[entry - 1] ?? 0);
+  }
+
   #sameIgnoringCase(entry: number, id: string): boolean {
-    const start = entry === 0 ? 0 : (this.#ends[entry - 1] ?? 0);
+    const start = this.#startOf(entry);
     if ((this.#ends[entry] ?? 0) - start !== id.length) return false;
     for (let i = 0; i < id.length; i += 1) if (foldCase(this.#chars[start + i] ?? 0) !== foldCase(id.charCodeAt(i))) return false;
     return true;
   }
 
   #heldBy(entry: number): { id: string; origin: string } {
-    const start = entry === 0 ? 0 : (this.#ends[entry - 1] ?? 0);
-    const id = String.fromCharCode(...this.#chars.subarray(start, this.#ends[entry]));
+    const id = String.fromCharCode(...this.#chars.subarray(this.#startOf(entry), this.#ends[entry]));
     const [file, line, col] = this.#where.subarray(3 * entry, 3 * entry + 3);
     return { id, origin: `${this.#files[file ?? 0]}:${line}:${col}` };
   }

@@ -2,7 +2,7 @@
 export { catalogueIssues } from './catalogue.js';
 export { formatIssue, ManifestError, type ManifestIssue } from './errors.js';
 export { IssueCollector } from './issues.js';
-export { duplicateIssue, idKey, movedIssue, originOf } from './ids.js';
+export { duplicateIssue, movedIssue, originOf } from './ids.js';
 export { unitFingerprint } from './fingerprint.js';
 export { checkJobs, loadManifest } from './load.js';
 export { openManifest, type LoadOptions } from './open.js';
