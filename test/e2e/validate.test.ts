@@ -85,7 +85,7 @@ describe('mediabatch validate', () => {
     for (const problem of doc.problems) expect(problem.file).toBe(file);
   });
 
-  it('while a run holds the ledger, checks against the catalogue without writing the ledger', async () => {
+  it("caches the catalogue in the manifest's ledger; while a run holds the ledger, checks against the catalogue without writing it", async () => {
     sim = await startSimulator();
     const file = await write('jobs.yaml', VALID);
     const db = path.join(dir, 'jobs.mediabatch.db');
@@ -99,6 +99,14 @@ describe('mediabatch validate', () => {
       expect(await run.getCatalogue(sim.url, 3_600_000)).toBeUndefined();
     } finally {
       await run.close();
+    }
+    const free = await runCli(['validate', file, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: sim.token } });
+    expect(free.code, free.stderr).toBe(0);
+    const ledger = await openTestLedger(db, { mode: 'read-only' });
+    try {
+      expect(await ledger.getCatalogue(sim.url, 3_600_000)).toEqual(expect.any(Array));
+    } finally {
+      await ledger.close();
     }
   });
 
