@@ -110,7 +110,7 @@ describe('mediabatch validate', () => {
     }
   });
 
-  it('finds duplicate ids without writing a file: from stdin too, with no temporary folder to write in', async () => {
+  it('finds duplicate ids without writing a file: from stdin too, and for estimate without a token, with no temporary folder to write in', async () => {
     const job = (id: string) => JSON.stringify({ id, type: 'txt2audio', text: 'Hi.', model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 });
     const input = [job('a-1'), job('b'), job('A-1'), job('b'), ''].join('\n');
     const env = { TMPDIR: path.join(dir, 'no-such-folder') };
@@ -126,6 +126,11 @@ describe('mediabatch validate', () => {
     );
     const valid = await runCli(['validate', await write('valid.yaml', VALID), '--offline'], { env });
     expect(valid.code, valid.stderr).toBe(0);
+    // estimate without a token checks the manifest offline first, the same way.
+    const broken = await write('broken.yaml', BROKEN);
+    const estimate = await runCli(['estimate', broken], { env });
+    expect(estimate.code, estimate.stderr).toBe(2);
+    expect(estimate.stderr).toContain(`${broken}:13:9 job "one" (#3) id: expected a unique id, got "one" (also the id of the job at ${broken}:5:5)`);
   });
 
   it('--offline sends no request at all, even with a token and a base URL', async () => {
