@@ -5,7 +5,8 @@
  * Every figure comes from a real run: the built CLI as a child process (as users run it)
  * against the simulator in this process over loopback, with no latency and no rate limit
  * unless said otherwise. The review page is measured in headless Chromium (bench/review-page.ts):
- * BENCH_REVIEW_JOBS synthetic jobs, 100,000 unless said otherwise.
+ * BENCH_REVIEW_JOBS synthetic jobs, 100,000 unless said otherwise. BENCH_ONLY=sources runs only
+ * the sources at scale, BENCH_ONLY=validate only their bare read and validate (printed, not written).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -26,7 +27,24 @@ const REVIEW_JOBS = Number(process.env['BENCH_REVIEW_JOBS'] ?? 100_000);
 /** Row counts of the sources bench; BENCH_SOURCE_ROWS= (empty) leaves it out. */
 const SOURCE_ROWS = (process.env['BENCH_SOURCE_ROWS'] ?? '100000,1000000').split(',').filter((n) => n.trim() !== '').map(Number);
 
+/** The sources at scale alone (or only their validate), printed. */
+async function sourcesOnly(validateOnly: boolean): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'mediabatch-bench-'));
+  try {
+    printRows(formatSourceFigures(await sourcesBench(dir, SOURCE_ROWS, { validateOnly })));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function printRows(rows: readonly [string, string][]): void {
+  const width = Math.max(...rows.map(([k]) => k.length));
+  process.stdout.write(`${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`);
+}
+
 async function main(): Promise<void> {
+  const only = process.env['BENCH_ONLY'];
+  if (only === 'sources' || only === 'validate') return sourcesOnly(only === 'validate');
   const dir = await mkdtemp(path.join(os.tmpdir(), 'mediabatch-bench-'));
   const results: Record<string, unknown> = {};
   const rows: [string, string][] = [];
@@ -122,8 +140,8 @@ async function main(): Promise<void> {
   const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: os.totalmem() / 2 ** 30, node: process.version, platform: `${os.platform()} ${os.release()}` };
   const out = path.join(ROOT, 'bench/results.json');
   await writeFile(out, `${JSON.stringify({ at: new Date().toISOString(), machine, results }, null, 2)}\n`);
-  const width = Math.max(...rows.map(([k]) => k.length));
-  process.stdout.write(`${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n\nwritten to ${out}\n`);
+  printRows(rows);
+  process.stdout.write(`\nwritten to ${out}\n`);
 }
 
 

@@ -111,21 +111,3 @@ export async function tryRunLock(ledger: Ledger, holder: LockHolder): Promise<Lo
     throw error;
   }
 }
-
-/**
- * A ledger of its own in a temporary folder, for one check, removed after: how a manifest's jobs
- * are checked (duplicate ids in bounded memory) without touching the manifest's own ledger.
- */
-export async function withScratchLedger<T>(use: (ledger: Ledger) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'mediabatch-check-'));
-  try {
-    const ledger = await openLedgerFor(path.join(dir, 'scratch.mediabatch.db'), 'scratch');
-    try {
-      return await use(ledger);
-    } finally {
-      await ledger.close();
-    }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}

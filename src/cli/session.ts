@@ -8,7 +8,7 @@ import { usdToMicro, type MicroUsd } from '../money.js';
 import type { PlanChoice } from '../runner/index.js';
 import type { Ledger, LockHolder } from '../store/index.js';
 import { check } from '../runner/index.js';
-import { claimLedger, discardLedger, lockedOrCopy, openLedgerFor, withScratchLedger } from './ledger.js';
+import { claimLedger, discardLedger, lockedOrCopy, openLedgerFor } from './ledger.js';
 import { envHint, envOptions, optionLabel } from './env-options.js';
 import { manifestPaths, parseBudget, requireNamesForStdin, parsePlan, PLAN_CHOICES, readToken, resolveBaseUrl, type ManifestFileArgs, type ManifestPaths, type SharedArgs } from './options.js';
 import { logLine } from './output.js';
@@ -80,7 +80,7 @@ export async function openWorkSession(
     } catch (error) {
       // A manifest wrong as written is the first thing to fix (exit 2): it is checked offline
       // before the missing token or bad base URL is reported.
-      await withScratchLedger((scratch) => check({ manifest, scratch }));
+      await check({ manifest });
       throw error;
     }
   }

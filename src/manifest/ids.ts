@@ -2,11 +2,6 @@ import { deriveId } from './content-hash.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
 import type { ResolvedJob } from './types.js';
 
-/** How ids are compared: they become file names, and some file systems ignore case. */
-export function idKey(id: string): string {
-  return id.toLowerCase();
-}
-
 /** The given id, or `<type>-<hash prefix>` derived from the job's content. */
 export function idOf(givenId: string | undefined, job: Pick<ResolvedJob, 'type' | 'contentHash'>): { id: string; idDerived: boolean } {
   return givenId === undefined ? { id: deriveId(job.type, job.contentHash), idDerived: true } : { id: givenId, idDerived: false };

@@ -2,9 +2,9 @@
 export { catalogueIssues } from './catalogue.js';
 export { formatIssue, ManifestError, type ManifestIssue } from './errors.js';
 export { IssueCollector } from './issues.js';
-export { duplicateIssue, idKey, movedIssue, originOf } from './ids.js';
+export { duplicateIssue, movedIssue, originOf } from './ids.js';
 export { unitFingerprint } from './fingerprint.js';
-export { loadManifest } from './load.js';
+export { checkJobs, loadManifest } from './load.js';
 export { openManifest, type LoadOptions } from './open.js';
 export { readUnit, type UnitBatch } from './read.js';
 export { manifestJsonSchema, SCHEMA_FILE } from './schema.js';

@@ -1,10 +1,11 @@
 import type { Model } from '../api/types.js';
-import { duplicateIssue, idKey, originOf } from './ids.js';
+import { IdSet } from './id-set.js';
+import { duplicateIssue } from './ids.js';
 import { IssueCollector } from './issues.js';
 import { openManifest, type LoadOptions } from './open.js';
 import { readUnit } from './read.js';
 import type { Claimant } from './rows.js';
-import type { LoadedManifest, ResolvedJob } from './types.js';
+import type { LoadedManifest, Manifest, ResolvedJob } from './types.js';
 
 export type { LoadOptions };
 
@@ -16,25 +17,35 @@ export type { LoadOptions };
  */
 export async function loadManifest(path: string, options: LoadOptions & { models?: readonly Model[] } = {}): Promise<LoadedManifest> {
   const manifest = await openManifest(path, options);
+  const jobs: ResolvedJob[] = [];
+  await checkJobs(manifest, options.models, (job) => jobs.push(job));
+  const { reading: _reading, issues: _issues, ...rest } = manifest;
+  return { ...rest, jobs };
+}
+
+/**
+ * Reads every job of an opened manifest a batch at a time, hands each on to `use`, and throws
+ * every problem at the end as one ManifestError: the rows', and ids another job already holds
+ * (ignoring case; a row with problems, or a split text, still holds its id). Keeps no job: only
+ * the ids, compactly. `models`: check every job against the catalogue too.
+ */
+export async function checkJobs(manifest: Manifest, models: readonly Model[] | undefined, use: (job: ResolvedJob) => void): Promise<void> {
   const issues = new IssueCollector();
   issues.addAll(manifest.issues);
-  const jobs: ResolvedJob[] = [];
-  const claimed = new Map<string, { id: string; origin: string }>();
+  const ids = new IdSet();
+  const file = manifest.displayPath;
+  const claim = (job: Claimant): boolean => {
+    const held = ids.add(job.id, { file: job.position.file ?? file, line: job.position.line, col: job.position.col });
+    if (held !== undefined) issues.add(duplicateIssue(job, file, held));
+    return held === undefined;
+  };
   for (const unit of manifest.units) {
-    for await (const batch of readUnit(manifest, unit, { models: options.models })) {
+    for await (const batch of readUnit(manifest, unit, { models })) {
       issues.addAll(batch.issues);
-      const claim = (job: Claimant): boolean => {
-        const held = claimed.get(idKey(job.id));
-        if (held !== undefined) issues.add(duplicateIssue(job, manifest.displayPath, held));
-        else claimed.set(idKey(job.id), { id: job.id, origin: originOf(job, manifest.displayPath) });
-        return held === undefined;
-      };
       batch.claims.forEach(claim);
-      for (const job of batch.jobs) if (claim(job)) jobs.push(job);
+      for (const job of batch.jobs) if (claim(job)) use(job);
     }
   }
   const error = issues.error();
   if (error !== undefined) throw error;
-  const { reading: _reading, issues: _issues, ...rest } = manifest;
-  return { ...rest, jobs };
 }

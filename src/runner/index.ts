@@ -5,6 +5,7 @@
  * defaults applied here, one AbortSignal, and a sink for events; neither prints or exits.
  */
 import type { ServiceClient } from '../api/types.js';
+import { checkJobs } from '../manifest/index.js';
 import type { Manifest } from '../manifest/types.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
 import { buildCostReport, type CostReport, type CostReportJob } from '../pricing/report.js';
@@ -88,23 +89,24 @@ export const DEFAULT_MAX_RESULT_BYTES = 110 * 1024 * 1024;
 
 export interface CheckRequest {
   manifest: Manifest;
-  /** Where the jobs stream through to be checked: a scratch ledger, thrown away after. */
-  scratch: Ledger;
-  /** The service, to check every job against its catalogue (undefined: offline checks only). */
-  service?: (ServiceAccess & { ledger: Ledger }) | undefined;
+  /**
+   * The service, to check every job against its catalogue (undefined: offline checks only), and
+   * the ledger that caches the catalogue (undefined: none may be written, so none is kept).
+   */
+  service?: (ServiceAccess & { ledger?: Ledger | undefined }) | undefined;
 }
 
 /**
  * Checks every job of a manifest, and with the service its catalogue too, reporting every
- * problem at once (ManifestError). The jobs stream through a scratch ledger, which is what finds
- * duplicate ids in bounded memory; `service.ledger` (the manifest's own) only caches the
- * catalogue. Sends nothing. Returns how many jobs the manifest holds.
+ * problem at once (ManifestError). Nothing is recorded: the ids are held in memory, compactly, to
+ * find duplicates. Sends nothing. Returns how many jobs the manifest holds.
  */
 export async function check(request: CheckRequest): Promise<{ jobs: number }> {
   const { service } = request;
   const models = service === undefined ? undefined : await loadCatalogue(service);
-  const sync = await ingestManifest({ manifest: request.manifest, ledger: request.scratch, models });
-  return { jobs: sync.listed };
+  let jobs = 0;
+  await checkJobs(request.manifest, models, () => (jobs += 1));
+  return { jobs };
 }
 
 /** What `estimate` found: the report, and every job of it in manifest order (read from the ledger as asked for). */

@@ -26,9 +26,11 @@ export interface ServiceDeps {
   progress?: RunProgress | undefined;
 }
 
-/** The models catalogue, from the ledger's cache when fresh, else every page of the service. */
-export async function loadCatalogue(deps: Pick<ServiceDeps, 'client' | 'ledger' | 'baseUrl'> & { stop?: AbortSignal | undefined }): Promise<Model[]> {
-  const cached = await deps.ledger.getCatalogue(deps.baseUrl, CATALOGUE_MAX_AGE_MS);
+/** The models catalogue, from the ledger's cache when fresh, else every page of the service (cached in the ledger, if one is given). */
+export async function loadCatalogue(
+  deps: Pick<ServiceDeps, 'client' | 'baseUrl'> & { ledger?: Ledger | undefined; stop?: AbortSignal | undefined },
+): Promise<Model[]> {
+  const cached = await deps.ledger?.getCatalogue(deps.baseUrl, CATALOGUE_MAX_AGE_MS);
   if (Array.isArray(cached)) {
     // The cache is per base URL, not per token (no trace of the token may reach the ledger),
     // so the token is still proven with one call that is never rate limited: a wrong token
@@ -39,7 +41,7 @@ export async function loadCatalogue(deps: Pick<ServiceDeps, 'client' | 'ledger' 
   // The first call of a command, on a fresh connection: a failure here is the address or the
   // network, said at once (exit 4) rather than after a minute of retries.
   const models = await deps.client.listModels({ types: JOB_TYPES, signal: deps.stop });
-  await deps.ledger.putCatalogue(deps.baseUrl, models);
+  await deps.ledger?.putCatalogue(deps.baseUrl, models);
   return models;
 }
 

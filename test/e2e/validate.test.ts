@@ -85,7 +85,7 @@ describe('mediabatch validate', () => {
     for (const problem of doc.problems) expect(problem.file).toBe(file);
   });
 
-  it('while a run holds the ledger, checks against the catalogue without writing the ledger', async () => {
+  it("caches the catalogue in the manifest's ledger; while a run holds the ledger, checks against the catalogue without writing it", async () => {
     sim = await startSimulator();
     const file = await write('jobs.yaml', VALID);
     const db = path.join(dir, 'jobs.mediabatch.db');
@@ -100,6 +100,37 @@ describe('mediabatch validate', () => {
     } finally {
       await run.close();
     }
+    const free = await runCli(['validate', file, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: sim.token } });
+    expect(free.code, free.stderr).toBe(0);
+    const ledger = await openSqliteLedger(db, { mode: 'read-only' });
+    try {
+      expect(await ledger.getCatalogue(sim.url, 3_600_000)).toEqual(expect.any(Array));
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('finds duplicate ids without writing a file: from stdin too, and for estimate without a token, with no temporary folder to write in', async () => {
+    const job = (id: string) => JSON.stringify({ id, type: 'txt2audio', text: 'Hi.', model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 });
+    const input = [job('a-1'), job('b'), job('A-1'), job('b'), ''].join('\n');
+    const env = { TMPDIR: path.join(dir, 'no-such-folder') };
+    const result = await runCli(['validate', '-', '--offline'], { input, cwd: dir, env });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toBe(
+      [
+        '<stdin>:3:7 job "A-1" id: expected a unique id, got "A-1" (the job at <stdin>:1:1 has "a-1"); ids become file names, and some file systems ignore case',
+        '<stdin>:4:7 job "b" id: expected a unique id, got "b" (also the id of the job at <stdin>:2:1)',
+        '2 problems in <stdin>; nothing was sent.',
+        '',
+      ].join('\n'),
+    );
+    const valid = await runCli(['validate', await write('valid.yaml', VALID), '--offline'], { env });
+    expect(valid.code, valid.stderr).toBe(0);
+    // estimate without a token checks the manifest offline first, the same way.
+    const broken = await write('broken.yaml', BROKEN);
+    const estimate = await runCli(['estimate', broken], { env });
+    expect(estimate.code, estimate.stderr).toBe(2);
+    expect(estimate.stderr).toContain(`${broken}:13:9 job "one" (#3) id: expected a unique id, got "one" (also the id of the job at ${broken}:5:5)`);
   });
 
   it('--offline sends no request at all, even with a token and a base URL', async () => {

@@ -2,10 +2,11 @@ import os from 'node:os';
 import type { CommandModule } from 'yargs';
 import { ManifestError } from '../../manifest/errors.js';
 import { openManifest, STDIN_MANIFEST } from '../../manifest/open.js';
+import type { Manifest } from '../../manifest/types.js';
 import { check } from '../../runner/index.js';
 import type { CommandResult } from '../main.js';
 import { errorDocument } from '../error-document.js';
-import { openLedgerFor, tryRunLock, withScratchLedger } from '../ledger.js';
+import { openLedgerFor, tryRunLock } from '../ledger.js';
 import { manifestPaths, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
 import { logLine, writeJsonDocument, writeStdout } from '../output.js';
 import { openService } from '../service.js';
@@ -35,21 +36,7 @@ export function validateCommand(result: CommandResult): CommandModule<object, Va
         if (offline && !args.offline) {
           logLine('no token given: checked offline only (set MEDIABATCH_TOKEN, --token-file or --sim to check models and voices)');
         }
-        const { jobs } = await withScratchLedger(async (scratch) => {
-          if (offline) return check({ manifest, scratch });
-          const service = await openService(args, process.env);
-          // Jobs from stdin have no ledger of their own unless --db names one: the scratch keeps the catalogue.
-          const ledger = stdin && args.db === undefined ? undefined : await openLedgerFor(manifestPaths(args.manifest, args.db).db, 'read-write');
-          // So does it while a run holds the ledger, which nothing else may write.
-          const busy = ledger && (await tryRunLock(ledger, { pid: process.pid, host: os.hostname(), command: 'validate' }));
-          const cache = busy === undefined ? ledger : scratch;
-          try {
-            return await check({ manifest, scratch, service: { client: service.client, baseUrl: service.baseUrl, ledger: cache ?? scratch } });
-          } finally {
-            await ledger?.close();
-            await service.close();
-          }
-        });
+        const { jobs } = offline ? await check({ manifest }) : await checkOnline(args, manifest);
         const checked = offline ? 'offline checks only' : 'checked against the models catalogue';
         if (args.json) await writeJsonDocument({ valid: true, jobs, offline, problems: [] });
         else await writeStdout(`${manifest.displayPath}: ${jobs} job(s), valid (${checked}).`);
@@ -63,4 +50,24 @@ export function validateCommand(result: CommandResult): CommandModule<object, Va
       }
     },
   };
+}
+
+/**
+ * The check against the catalogue, cached in the manifest's own ledger. Not when jobs come from
+ * stdin without --db (no ledger is theirs), nor while a run holds the ledger (nothing else may
+ * write it): the catalogue is then fetched and not kept.
+ */
+async function checkOnline(args: ValidateArgs, manifest: Manifest): Promise<{ jobs: number }> {
+  const service = await openService(args, process.env);
+  try {
+    const ledger = args.manifest === STDIN_MANIFEST && args.db === undefined ? undefined : await openLedgerFor(manifestPaths(args.manifest, args.db).db, 'read-write');
+    try {
+      const busy = ledger && (await tryRunLock(ledger, { pid: process.pid, host: os.hostname(), command: 'validate' }));
+      return await check({ manifest, service: { client: service.client, baseUrl: service.baseUrl, ledger: busy === undefined ? ledger : undefined } });
+    } finally {
+      await ledger?.close();
+    }
+  } finally {
+    await service.close();
+  }
 }

@@ -62,7 +62,7 @@ function configure(db: Db, readonly: boolean): void {
 }
 
 /**
- * A scratch ledger (a file of its own, thrown away after one command: validate's) keeps nothing
+ * A scratch ledger (a file of its own, thrown away after one command: estimate's copy) keeps nothing
  * worth a disk flush: no WAL, no sync, its rollback journal in memory.
  */
 function configureScratch(db: Db): void {

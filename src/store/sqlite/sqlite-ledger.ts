@@ -10,8 +10,8 @@ import { groupCommit, type GroupCommit } from './group-commit.js';
  *   LocalIoError E_NO_LEDGER); every change is refused as a bug.
  * - 'read-write': run, estimate, validate, tests. Creates and migrates the file; a turn of the
  *   event loop's state changes commit in one transaction (group-commit.ts).
- * - 'scratch': a throw-away file for one command (validate reads a manifest through one to find
- *   duplicate ids in bounded memory): as 'read-write', with no WAL and no disk flushes.
+ * - 'scratch': a throw-away file for one command (estimate's copy while a run holds the ledger):
+ *   as 'read-write', with no WAL and no disk flushes.
  */
 export type SqliteLedgerMode = 'read-only' | 'read-write' | 'scratch';
 
