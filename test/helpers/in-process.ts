@@ -4,7 +4,7 @@ import { openManifest } from '../../src/manifest/open.js';
 import { DEFAULT_RETRY, simulatorPoll, type PollSchedules, type RetryPolicy, type RunEvent } from '../../src/runner/context.js';
 import type { MicroUsd } from '../../src/money.js';
 import type { CostReport, CostReportJob } from '../../src/pricing/report.js';
-import { estimate, run, type PlanChoice, type RunResult } from '../../src/runner/index.js';
+import { estimate, run, type PlanChoice, type RunFiles, type RunResult } from '../../src/runner/index.js';
 import type { Pace } from '../../src/runner/pace.js';
 import type { Selection } from '../../src/runner/selection.js';
 import { openTestLedger } from './ledger.js';
@@ -23,6 +23,8 @@ export interface InProcessRun {
   budgetMicro?: MicroUsd | null;
   /** Default 'unlimited'. */
   plan?: PlanChoice;
+  /** The documents' paths as the CLI names them (with the review page); default: beside `outDir`, no page. */
+  files?: RunFiles;
   options?: { poll?: PollSchedules; maxResultBytes?: number; retry?: RetryPolicy };
 }
 
@@ -45,7 +47,7 @@ export async function runInProcessResult(input: InProcessRun): Promise<{ events:
       manifest: await openManifest(input.manifest),
       ledger,
       service: { client, baseUrl: input.baseUrl },
-      files: {
+      files: input.files ?? {
         db: input.ledgerPath,
         out: input.outDir,
         runJson: `${input.outDir}.run.json`,
