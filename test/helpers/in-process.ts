@@ -23,6 +23,10 @@ export interface InProcessRun {
   budgetMicro?: MicroUsd | null;
   /** Default 'unlimited'. */
   plan?: PlanChoice;
+  /** Default 4. */
+  concurrency?: number;
+  /** run --retries. Default 2. */
+  retryFailed?: number;
   /** The documents' paths as the CLI names them (with the review page); default: beside `outDir`, no page. */
   files?: RunFiles;
   options?: { poll?: PollSchedules; maxResultBytes?: number; retry?: RetryPolicy };
@@ -59,7 +63,8 @@ export async function runInProcessResult(input: InProcessRun): Promise<{ events:
       pace: input.pace,
       select: input.select,
       noWait: input.noWait,
-      concurrency: 4,
+      concurrency: input.concurrency ?? 4,
+      retryFailed: input.retryFailed,
       poll: { schedules: input.options?.poll ?? simulatorPoll() },
       retry: input.options?.retry ?? { ...DEFAULT_RETRY, minDelayMs: 10, maxDelayMs: 50 },
       maxResultBytes: input.options?.maxResultBytes ?? 1e7,
