@@ -3,7 +3,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MediabatchError } from '../../src/errors.js';
+import type { Simulator } from '../../src/sim/index.js';
 import { CLI, cliEnv, collect, hasStackTrace, runCli } from '../helpers/cli.js';
+import { estimateInProcess, runInProcessResult, type InProcessRun } from '../helpers/in-process.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { cliAgainst, FAST, ledgerRows, simArgs } from '../reliability/helpers.js';
@@ -35,23 +38,40 @@ const BOOK = { 'ch-01': ['book', 'en'], 'ch-02': ['book'], 'ch-03': ['book', 'en
 const states = async (dir: string, name = 'book'): Promise<Record<string, string>> =>
   Object.fromEntries((await ledgerRows(path.join(dir, `${name}.mediabatch.db`))).map((row) => [row.id, row.state]));
 
+/** What a refusal says on stderr after "mediabatch: ", for --only, --tag and --redo. */
+const PICK_HINT = '(--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done or failed jobs)';
+
 describe('run --only, --tag and --redo; status --state and --format ids|jsonl', () => {
   const workspace = useWorkspace();
+  /**
+   * `run` in this process against `sim`, into the files the CLI would write for `manifest`
+   * (`<name>.out`, `<name>.run.json`, …): the runner's picks; the CLI only for flags and wording.
+   */
+  const runHere = async (sim: Simulator, manifest: string, extra: Partial<InProcessRun> = {}) => {
+    const base = manifest.replace(/\.yaml$/, '');
+    const files = { db: `${base}.mediabatch.db`, out: `${base}.out`, runJson: `${base}.run.json`, runCsv: `${base}.run.csv`, reportHtml: `${base}.report.html`, legacyReport: `${base}.report.json` };
+    return runInProcessResult({ manifest, ledgerPath: files.db, outDir: files.out, files, baseUrl: sim.url, token: sim.token, ...extra });
+  };
+  const refusal = (attempt: Promise<unknown>): Promise<MediabatchError> =>
+    attempt.then(
+      () => expect.fail('expected a refusal'),
+      (error: unknown) => {
+        expect(error).toBeInstanceOf(MediabatchError);
+        return error as MediabatchError;
+      },
+    );
 
   it('--only with a glob and an exact id sends those jobs alone; the others stay pending', async () => {
     const sim = await workspace.startSim(FAST);
     const manifest = await taggedManifest(workspace.dir, BOOK);
-    // estimate counts what the same flags would send.
-    const estimate = await runCli(['estimate', manifest, '--only', 'ch-0*', '--only', 'intro', '--json', '--base-url', sim.url, '--plan', 'unlimited'], {
-      env: { MEDIABATCH_TOKEN: sim.token },
-    });
-    expect(estimate.code, estimate.stderr).toBe(0);
-    const priced = JSON.parse(estimate.stdout) as { jobs_to_send: number; jobs: { id: string; to_send: boolean }[] };
-    expect(priced.jobs_to_send).toBe(4);
-    expect(priced.jobs.filter((job) => job.to_send).map((job) => job.id)).toEqual(['ch-01', 'ch-02', 'ch-03', 'intro']);
-    const result = await cliAgainst(sim, ['run', manifest, '--only', 'ch-0*', '--only', 'intro']);
+    // estimate counts what the same picks would send.
+    const select = { only: ['ch-0*', 'intro'] };
+    const priced = await estimateInProcess({ manifest, ledgerPath: path.join(workspace.dir, 'book.mediabatch.db'), baseUrl: sim.url, token: sim.token, select });
+    expect(priced.report.jobsToSend).toBe(4);
+    expect(priced.jobs.filter((job) => job.toSend).map((job) => job.id)).toEqual(['ch-01', 'ch-02', 'ch-03', 'intro']);
+    const { result } = await runHere(sim, manifest, { select });
     // Every job picked is done: the run is judged on them.
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.picked).toEqual({ jobs: 4, done: 4 });
     expect(await states(workspace.dir)).toEqual({ 'ch-01': 'done', 'ch-02': 'done', 'ch-03': 'done', 'ch-10': 'pending', intro: 'done', outro: 'pending' });
     expect(sim.stats.accepted).toHaveLength(4);
     expect(existsSync(path.join(workspace.dir, 'book.out', 'ch-10.wav'))).toBe(false);
@@ -60,8 +80,8 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
   it('--tag picks the jobs carrying any of the tags, and with --only a job must match both', async () => {
     const sim = await workspace.startSim(FAST);
     const manifest = await taggedManifest(workspace.dir, BOOK);
-    const result = await cliAgainst(sim, ['run', manifest, '--tag', 'en', '--tag', 'promo', '--only', 'ch-*,outro']);
-    expect(result.code, result.stderr).toBe(0);
+    const { result } = await runHere(sim, manifest, { select: { tags: ['en', 'promo'], only: ['ch-*', 'outro'] } });
+    expect(result.picked).toEqual({ jobs: 3, done: 3 });
     expect(await states(workspace.dir)).toEqual({ 'ch-01': 'done', 'ch-02': 'pending', 'ch-03': 'done', 'ch-10': 'pending', intro: 'pending', outro: 'done' });
     expect(sim.stats.accepted).toHaveLength(3);
   });
@@ -69,11 +89,11 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
   it('a pattern or tag that matches no job, or a bad --state, is refused with exit 2 and nothing is priced or sent', async () => {
     const sim = await workspace.startSim(FAST);
     const manifest = await taggedManifest(workspace.dir, BOOK);
-    const result = await cliAgainst(sim, ['run', manifest, '--only', 'ch-0*', '--only', 'Intro', '--only', 'x?', '--tag', 'fr']);
-    expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe(
-      'mediabatch: --only "Intro" matches no job of the manifest; --only "x?" matches no job of the manifest; --tag "fr": no job of the manifest carries this tag. ' +
-        'Nothing was sent. (--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done or failed jobs)',
+    const result = await refusal(runHere(sim, manifest, { select: { only: ['ch-0*', 'Intro', 'x?'], tags: ['fr'] } }));
+    expect(result.exitCode).toBe(2);
+    expect(result.message).toBe(
+      '--only "Intro" matches no job of the manifest; --only "x?" matches no job of the manifest; --tag "fr": no job of the manifest carries this tag. ' +
+        `Nothing was sent. ${PICK_HINT}`,
     );
     expect(sim.stats.calls.submit).toBe(0);
     expect(sim.stats.calls.price).toBe(0);
@@ -93,25 +113,25 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     expect(md.stderr.trim()).toBe(
       'mediabatch: --state lists jobs, and --format md is the summary for a ticket, without a list: use --format csv (or table, ids, jsonl, json) with --state',
     );
-    expect(hasStackTrace(result.stderr + empty.stderr + badState.stderr + md.stderr)).toBe(false);
+    expect(hasStackTrace(empty.stderr + badState.stderr + md.stderr)).toBe(false);
   });
 
   it('--redo generates a done job again: a new file beside the old, both paid for, the old path in the log; a pending job is refused', async () => {
     const sim = await workspace.startSim(FAST);
     const manifest = await taggedManifest(workspace.dir, { a: [], b: [], c: [] });
-    expect((await cliAgainst(sim, ['run', manifest, '--only', 'a,b'])).code).toBe(0);
+    expect((await runHere(sim, manifest, { select: { only: ['a', 'b'] } })).result.picked).toEqual({ jobs: 2, done: 2 });
     const first = (await ledgerRows(path.join(workspace.dir, 'book.mediabatch.db'))).find((row) => row.id === 'a')!;
     const refused = await cliAgainst(sim, ['run', manifest, '--redo', 'c']);
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim()).toBe(
-      'mediabatch: --redo "c": the job is pending, not done or failed (a run sends it as it is). Nothing was sent. (--only takes ids or globs such as "ch-0*", matched case-sensitively against the whole id; --redo takes ids of done or failed jobs)',
+      `mediabatch: --redo "c": the job is pending, not done or failed (a run sends it as it is). Nothing was sent. ${PICK_HINT}`,
     );
     expect(sim.stats.accepted).toHaveLength(2);
 
-    const redo = await cliAgainst(sim, ['run', manifest, '--redo', 'a', '--only', 'a,b', '--json']);
-    expect(redo.code, redo.stderr).toBe(0);
+    const redo = await runHere(sim, manifest, { select: { redo: ['a'], only: ['a', 'b'] } });
+    expect(redo.result.picked).toEqual({ jobs: 2, done: 2 });
     const out = path.join(workspace.dir, 'book.out');
-    const doc = JSON.parse(redo.stdout) as { spent: number; jobs: StatusJob[] };
+    const doc = JSON.parse(readFileSync(path.join(workspace.dir, 'book.run.json'), 'utf8')) as { spent: number; jobs: StatusJob[] };
     const a = doc.jobs.find((job) => job.id === 'a')!;
     const b = doc.jobs.find((job) => job.id === 'b')!;
     expect(first.result_path).toBe(path.join(out, 'a.wav'));
@@ -136,16 +156,17 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
   it('--redo with --partial over the budget: the run says the done jobs it did not send stay done, as status counts them', async () => {
     const sim = await workspace.startSim(FAST);
     const manifest = await taggedManifest(workspace.dir, { a: [], b: [], c: [] });
-    const first = await cliAgainst(sim, ['run', manifest, '--json']);
-    expect(first.code, first.stderr).toBe(0);
-    const doc = JSON.parse(first.stdout) as { spent: number; jobs: StatusJob[] };
+    expect((await runHere(sim, manifest)).result.summary.counts.done).toBe(3);
+    const runJson = path.join(workspace.dir, 'book.run.json');
+    const doc = JSON.parse(readFileSync(runJson, 'utf8')) as { spent: number; jobs: StatusJob[] };
     // Room for one redo more than what is spent.
     const budget = (doc.spent + doc.jobs[0]!.price).toFixed(6);
     const redo = await cliAgainst(sim, ['run', manifest, '--redo', 'a,b,c', '--partial', '--budget', budget]);
     expect(redo.code, redo.stderr).toBe(0);
     expect(redo.stderr).toContain('not sent 2 job(s) that stay done, failed or in doubt: over budget (--partial)');
     expect(redo.stderr).not.toMatch(/skipped +2 job\(s\)/);
-    const status = JSON.parse((await runCli(['status', manifest, '--json'])).stdout) as { counts: Record<string, number> };
+    // The run's own document, as status --json reads the ledger.
+    const status = JSON.parse(readFileSync(runJson, 'utf8')) as { counts: Record<string, number> };
     expect(status.counts).toMatchObject({ done: 3, skipped: 0 });
     expect(sim.stats.accepted).toHaveLength(4);
   });
@@ -155,8 +176,8 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 12 });
     const db = path.join(workspace.dir, 'batch.mediabatch.db');
     // One submit at a time: the simulator's outcomes follow its seed in the order jobs are taken.
-    const first = await cliAgainst(sim, ['run', manifest, '--only', 'line-0000*', '--retries', '0', '--concurrency', '1']);
-    expect(first.code).toBe(1);
+    const first = await runHere(sim, manifest, { select: { only: ['line-0000*'] }, retryFailed: 0, concurrency: 1 });
+    expect(first.result.picked?.done).toBeLessThan(10);
     const failed = (await ledgerRows(db)).filter((row) => row.state === 'failed').map((row) => row.id);
     expect(failed.length).toBeGreaterThan(0);
 
@@ -168,7 +189,8 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     expect(table.stdout).toContain(`\nJobs failed: ${failed.length}\n`);
     for (const id of failed) expect(table.stdout).toMatch(new RegExp(`\\n  ${id} +txt2audio +failed +\\S`));
 
-    const json = JSON.parse((await runCli(['status', manifest, '--json'])).stdout) as { jobs: StatusJob[] };
+    // The run's document: what status --json prints of the same ledger.
+    const json = JSON.parse(readFileSync(path.join(workspace.dir, 'batch.run.json'), 'utf8')) as { jobs: StatusJob[] };
     // Failed stays failed, with what the service said of it.
     expect(json.jobs.filter((job) => job.state === 'failed').map((job) => [job.id, job.retryable, job.refunded])).toEqual(failed.map((id) => [id, true, true]));
     expect(json.jobs.filter((job) => job.state === 'done').every((job) => job.retryable === null && job.refunded === null)).toBe(true);

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { runInProcessResult } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { forward, startScripted, type Scripted } from '../security/servers.js';
 import { FAST, ledgerRows } from '../reliability/helpers.js';
@@ -57,19 +58,23 @@ describe('a part of a split job that failed for good', () => {
     );
     const out = path.join(workspace.dir, 'book.out');
     expect(existsSync(path.join(out, 'chapter.wav'))).toBe(false);
+    // The runs after the first in this process: what they send, join and leave unjoined.
+    const again = (select?: { redo: string[] }) =>
+      runInProcessResult({ manifest, ledgerPath: path.join(workspace.dir, 'book.mediabatch.db'), outDir: out, baseUrl: front.url, token: sim.token, select });
     // A plain run sends nothing more: the failure is for good.
-    const plain = await runCli(args, env);
-    expect(plain.code).toBe(1);
+    const plain = await again();
+    expect(plain.result.summary.counts.failed).toBe(1);
+    expect(plain.result.unjoined).toEqual([{ id: 'chapter', failedParts: ['chapter.p002'] }]);
     expect(sim.stats.accepted).toHaveLength(3);
 
     // Failed for good once more: --retries (2 by default) does not send it a third time.
-    const failedAgain = await runCli([...args, '--redo', 'chapter.p002'], env);
-    expect(failedAgain.code, failedAgain.stderr).toBe(1);
-    expect(failedAgain.stderr).toContain(`job "chapter" cannot be joined: chapter.p002 failed`);
+    const failedAgain = await again({ redo: ['chapter.p002'] });
+    expect(failedAgain.result.summary.counts.failed).toBe(1);
+    expect(failedAgain.result.unjoined).toEqual([{ id: 'chapter', failedParts: ['chapter.p002'] }]);
     expect(sim.stats.accepted).toHaveLength(4);
 
-    const redo = await runCli([...args, '--redo', 'chapter.p002'], env);
-    expect(redo.code, redo.stderr).toBe(0);
+    const redo = await again({ redo: ['chapter.p002'] });
+    expect(redo.result.outcome?.execute.fatal).toBeUndefined();
     // One submit each time: the failed part; the done parts are not paid again.
     expect(sim.stats.accepted).toHaveLength(5);
     expect((await ledgerRows(path.join(workspace.dir, 'book.mediabatch.db'))).map((row) => [row.id, row.state])).toEqual([
@@ -77,8 +82,8 @@ describe('a part of a split job that failed for good', () => {
       ['chapter.p002', 'done'],
       ['chapter.p003', 'done'],
     ]);
-    expect(redo.stderr).toContain(`joined   chapter: 3 parts into ${path.join(out, 'chapter.wav')}`);
-    expect(redo.stderr).not.toContain('cannot be joined');
+    expect(redo.events).toContainEqual(expect.objectContaining({ kind: 'joined', id: 'chapter', parts: 3, path: path.join(out, 'chapter.wav') }));
+    expect(redo.result.unjoined).toEqual([]);
     expect(readFileSync(path.join(out, 'chapter.m3u'), 'utf8')).toBe('#EXTM3U\nchapter.p001.wav\nchapter.p002.wav\nchapter.p003.wav\n');
   });
 });

@@ -1,9 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sumMicro, usdToMicro } from '../../src/money.js';
+import { MediabatchError } from '../../src/errors.js';
+import { microToUsd, sumMicro } from '../../src/money.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { estimateInProcess, runInProcessResult } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { ledgerRows } from '../reliability/helpers.js';
 import { forward, startScripted, type Scripted } from '../security/servers.js';
@@ -59,11 +61,15 @@ describe('prices cached by an estimate are confirmed before a run spends', () =>
     runCli([...args, '--base-url', proxy!.url, '--plan', 'unlimited', ...(args[0] === 'run' ? ['--poll-ms', '50'] : [])], {
       env: { MEDIABATCH_TOKEN: sim.token },
     });
+  // The runner's entry points in this process, through the proxy; the CLI only for exit codes and wording.
+  const ledgerPath = () => path.join(workspace.dir, 'prices.mediabatch.db');
+  const estimateHere = () => estimateInProcess({ manifest, ledgerPath: ledgerPath(), baseUrl: proxy!.url, token: sim.token });
+  const runHere = (budgetMicro?: number) =>
+    runInProcessResult({ manifest, ledgerPath: ledgerPath(), outDir: path.join(workspace.dir, 'prices.out'), baseUrl: proxy!.url, token: sim.token, budgetMicro });
 
   it('a price that rose ×10 since the estimate: the run re-prices, refuses over the budget and sends nothing', async () => {
-    const first = await cli(['estimate', manifest, '--json']);
-    expect(first.code, first.stderr).toBe(0);
-    const total = (JSON.parse(first.stdout) as { total: number }).total;
+    const first = await estimateHere();
+    const total = first.report.totalMicro;
 
     // A second estimate is free, and says how old its prices are.
     const callsBefore = proxy!.priceCalls();
@@ -73,7 +79,7 @@ describe('prices cached by an estimate are confirmed before a run spends', () =>
     expect(second.stdout).toMatch(/Cached prices are up to (a minute|\d+ min) old; run checks each price group with one fresh call/);
 
     proxy!.prices.factor = 10;
-    const run = await cli(['run', manifest, '--budget', String(total * 3)]);
+    const run = await cli(['run', manifest, '--budget', String(microToUsd(total * 3))]);
     expect(run.code, run.stderr).toBe(3);
     expect(hasStackTrace(run.stderr)).toBe(false);
     expect(run.stderr).toMatch(/the service's price changed since it was cached \(Kokoro: \$[\d.]+ → \$[\d.]+ for one job\)/);
@@ -81,28 +87,27 @@ describe('prices cached by an estimate are confirmed before a run spends', () =>
     expect(sim.stats.accepted).toHaveLength(0);
 
     // The ledger holds today's prices now: a run with room for them sends every job at them.
-    const paid = await cli(['run', manifest, '--budget', String(total * 11)]);
-    expect(paid.code, paid.stderr).toBe(0);
+    const paid = await runHere(total * 11);
+    expect(paid.result.outcome?.execute.fatal).toBeUndefined();
+    expect(paid.result.summary.counts.done).toBe(12);
     expect(sim.stats.accepted).toHaveLength(12);
-    const status = JSON.parse((await runCli(['status', manifest, '--json'])).stdout) as { spent: number };
     // Today's prices, as the service quotes them (the cache holds them now), are ten times the first…
-    const firstPrices = JSON.parse(first.stdout) as { jobs: { id: string; price: number }[] };
-    const today = JSON.parse((await cli(['estimate', manifest, '--json'])).stdout) as { total: number; jobs: { id: string; price: number }[] };
+    const today = await estimateHere();
     // Each rounded up to a micro-dollar: ten times the first price, give or take those roundings.
-    for (const [i, job] of today.jobs.entries()) expect(Math.abs(job.price - 10 * (firstPrices.jobs[i]?.price ?? 0))).toBeLessThanOrEqual(10e-6);
+    for (const [i, job] of today.jobs.entries()) expect(Math.abs(job.priceMicro - 10 * (first.jobs[i]?.priceMicro ?? 0))).toBeLessThanOrEqual(10);
     // …and the ledger spent exactly those, each in whole micro-dollars rounded up: never short.
-    expect(Math.round(status.spent * 1e6)).toBe(sumMicro(today.jobs.map((job) => usdToMicro(job.price, 'up'))));
+    expect(paid.result.summary.spentMicro).toBe(sumMicro(today.jobs.map((job) => job.priceMicro)));
   });
 
   it('prices that did not change cost one confirming call per price group, and the run goes ahead', async () => {
-    expect((await cli(['estimate', manifest])).code).toBe(0);
+    await estimateHere();
     const callsBefore = proxy!.priceCalls();
-    const run = await cli(['run', manifest]);
-    expect(run.code, run.stderr).toBe(0);
+    const { events, result } = await runHere();
+    expect(result.outcome?.execute.fatal).toBeUndefined();
     // Two voices: two groups, one call each; nothing re-priced.
     expect(proxy!.priceCalls() - callsBefore).toBe(2);
-    expect(run.stderr).not.toMatch(/price changed/);
-    expect((await ledgerRows(path.join(workspace.dir, 'prices.mediabatch.db'))).every((row) => row.state === 'done')).toBe(true);
+    expect(events.filter((e) => e.kind === 'warning' && /price changed/.test(e.message))).toEqual([]);
+    expect((await ledgerRows(ledgerPath())).every((row) => row.state === 'done')).toBe(true);
   });
 });
 
@@ -113,25 +118,41 @@ describe('a price the service cannot mean', () => {
     await proxy?.close();
   });
 
+  async function badPriceService(price: unknown): Promise<{ sim: Simulator; proxy: Scripted; manifest: string }> {
+    const sim = await workspace.startSim({});
+    proxy = await startScripted(async (req) => {
+      if (!req.url.includes('/price-calculation')) return forward(sim.url, req);
+      return { status: 200, body: JSON.stringify({ data: { price } }) };
+    });
+    return { sim, proxy, manifest: await writeManifest(workspace.dir) };
+  }
+  const PRICE_REFUSED = /the price endpoint answered \S+ for txt2audio Kokoro af_sky en-us 1 wav 24000 chars=\d+; expected a price above \$0 and at most \$1000 a job/;
+
   it.each([
     ['0', 0],
     ['negative', -0.5],
     ['absurd', 1e308],
     ['numeric text', '1e308'],
   ])('%s: estimate and run end in a clear error (exit 4), nothing is sent', async (_name, price) => {
-    const sim = await workspace.startSim({});
-    proxy = await startScripted(async (req) => {
-      if (!req.url.includes('/price-calculation')) return forward(sim.url, req);
-      return { status: 200, body: JSON.stringify({ data: { price } }) };
-    });
-    const manifest = await writeManifest(workspace.dir);
+    const { sim, proxy, manifest } = await badPriceService(price);
+    const service = { manifest, ledgerPath: path.join(workspace.dir, 'prices.mediabatch.db'), baseUrl: proxy.url, token: sim.token };
+    for (const attempt of [estimateInProcess(service), runInProcessResult({ ...service, outDir: path.join(workspace.dir, 'prices.out') })]) {
+      const error = await attempt.then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(MediabatchError);
+      expect((error as MediabatchError).exitCode).toBe(4);
+      expect((error as MediabatchError).message).toMatch(PRICE_REFUSED);
+      expect((error as MediabatchError).message).not.toContain('Infinity');
+    }
+    expect(sim.stats.accepted).toHaveLength(0);
+  });
+
+  it('the CLI says so on stderr, without a stack trace, and exits 4 for estimate and run', async () => {
+    const { sim, proxy, manifest } = await badPriceService(1e308);
     for (const command of ['estimate', 'run']) {
       const result = await runCli([command, manifest, '--base-url', proxy.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
       expect(result.code, result.stderr).toBe(4);
       expect(hasStackTrace(result.stderr)).toBe(false);
-      expect(result.stderr).toMatch(
-        /the price endpoint answered \S+ for txt2audio Kokoro af_sky en-us 1 wav 24000 chars=\d+; expected a price above \$0 and at most \$1000 a job/,
-      );
+      expect(result.stderr).toMatch(PRICE_REFUSED);
       expect(result.stderr).not.toContain('Infinity');
     }
     expect(sim.stats.accepted).toHaveLength(0);

@@ -1,10 +1,11 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { DEFAULT_MAX_RESULT_BYTES } from '../../src/runner/index.js';
+import { runInProcess, runInProcessResult, type InProcessRun } from '../helpers/in-process.js';
 import { speechManifest, startProxy, startScripted, TEST_CA_FILE, type Reply, type Scripted } from './servers.js';
 
 const TOKEN = 'mbtok-RESULTHOST-5be0c7d9a1';
@@ -18,9 +19,15 @@ interface StatusDoc {
   jobs: { id: string; state: string; request_id: string | null; output: string | null; error: string | null; collect_issue: string | null }[];
 }
 
-async function statusOf(file: string): Promise<Map<string, StatusDoc['jobs'][number]>> {
-  const status = await runCli(['status', file, '--json']);
-  return new Map((JSON.parse(status.stdout) as StatusDoc).jobs.map((job) => [job.id, job]));
+/** The jobs of a run's `.run.json` (the document `status --json` prints), by id. */
+async function statusOf(runJson: string): Promise<Map<string, StatusDoc['jobs'][number]>> {
+  return new Map((JSON.parse(await readFile(runJson, 'utf8')) as StatusDoc).jobs.map((job) => [job.id, job]));
+}
+
+/** A run in this process that must end without a fatal error; its `.run.json` is `${outDir}.run.json`. */
+async function runHere(input: InProcessRun): Promise<void> {
+  const { result } = await runInProcessResult(input);
+  expect(result.outcome?.execute.fatal).toBeUndefined();
 }
 
 /** Every file under `dir`, relative, sorted. */
@@ -104,7 +111,7 @@ describe('result URLs the runner refuses', () => {
     expect(run.code, run.stderr).toBe(1);
     expect(hasStackTrace(run.stderr)).toBe(false);
 
-    const byId = await statusOf(file);
+    const byId = await statusOf(path.join(dir, 'batch.run.json'));
     expect(byId.get('job-good')).toMatchObject({ state: 'done', output: path.join(dir, 'batch.out', 'job-good.wav') });
     // Storage and CDN hops are normal for pre-signed URLs: another https origin is followed.
     expect(byId.get('job-cdn')).toMatchObject({ state: 'done', output: path.join(dir, 'batch.out', 'job-cdn.wav') });
@@ -156,9 +163,9 @@ describe('result URLs the runner refuses', () => {
 
     // The service mends its URLs: the next run collects every paid result, sending nothing again.
     recovered = true;
-    const again = await runCli(args, { env });
-    expect(again.code, again.stderr).toBe(0);
-    for (const job of (await statusOf(file)).values()) expect(job, job.id).toMatchObject({ state: 'done', error: null, collect_issue: null });
+    const outDir = path.join(dir, 'batch.out');
+    await runHere({ manifest: file, ledgerPath: path.join(dir, 'batch.mediabatch.db'), outDir, baseUrl: proxy.url, token: TOKEN });
+    for (const job of (await statusOf(`${outDir}.run.json`)).values()) expect(job, job.id).toMatchObject({ state: 'done', error: null, collect_issue: null });
     expect(sim.stats.accepted).toHaveLength(names.length);
   });
 
@@ -176,7 +183,7 @@ describe('result URLs the runner refuses', () => {
       token: TOKEN,
       options: { maxResultBytes: 1000 },
     });
-    const byId = await statusOf(file);
+    const byId = await statusOf(`${outDir}.run.json`);
     expect(byId.get('ok')?.state).toBe('done');
     expect(byId.get('big-declared')).toMatchObject({ state: 'submitted', collect_issue: 'not_collected', output: null });
     expect(byId.get('big-declared')?.error).toMatch(/larger than the limit of 1000 bytes \(Content-Length 5000\); if that size is expected, run again with a higher --max-result-mb/);
@@ -190,8 +197,8 @@ describe('result URLs the runner refuses', () => {
     for (const req of host.received) expect(req.headers.authorization).toBeUndefined();
 
     // The CLI's limit is far above 5000 bytes: the next run collects both, sending nothing again.
-    const again = await runCli(['run', file, '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50'], { env: { MEDIABATCH_TOKEN: TOKEN } });
-    expect(again.code, again.stderr).toBe(0);
+    await runHere({ manifest: file, ledgerPath: path.join(dir, 'big.mediabatch.db'), outDir, baseUrl: proxy.url, token: TOKEN, options: { maxResultBytes: DEFAULT_MAX_RESULT_BYTES } });
+    expect((await statusOf(`${outDir}.run.json`)).get('big-chunked')).toMatchObject({ state: 'done', error: null });
     expect(tree(outDir)).toEqual(['big-chunked.wav', 'big-declared.wav', 'ok.wav']);
     expect(sim.stats.accepted).toHaveLength(3);
   });
@@ -201,23 +208,23 @@ describe('result URLs the runner refuses', () => {
     const { proxy } = await hosts((text, h) => `${h.url}/${recovered ? 'ok' : text}.wav?sig=abc`);
     const file = path.join(dir, 'page.yaml');
     await writeFile(file, speechManifest([{ id: 'intro', text: 'error-page' }, { id: 'outro', text: 'ok' }]));
-    const args = ['run', file, '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50'];
-    const run = await runCli(args, { env: { MEDIABATCH_TOKEN: TOKEN } });
-    expect(run.code, run.stderr).toBe(1);
-    expect(run.stderr).toContain('warning: job "intro": paid result not collected (the result is not audio: its bytes are an HTML page, Content-Type text/html)');
-    expect((await statusOf(file)).get('intro')).toMatchObject({
+    const outDir = path.join(dir, 'page.out');
+    const input = { manifest: file, ledgerPath: path.join(dir, 'page.mediabatch.db'), outDir, baseUrl: proxy.url, token: TOKEN };
+    const events = await runInProcess(input);
+    const warnings = events.flatMap((e) => (e.kind === 'warning' ? [e.message] : []));
+    expect(warnings.some((m) => m.startsWith('job "intro": paid result not collected (the result is not audio: its bytes are an HTML page, Content-Type text/html)'))).toBe(true);
+    expect((await statusOf(`${outDir}.run.json`)).get('intro')).toMatchObject({
       state: 'submitted',
       collect_issue: 'not_collected',
       output: null,
       error: 'the result is not audio: its bytes are an HTML page, Content-Type text/html',
     });
-    expect(tree(path.join(dir, 'page.out'))).toEqual(['outro.wav']);
+    expect(tree(outDir)).toEqual(['outro.wav']);
 
     recovered = true;
-    const again = await runCli(args, { env: { MEDIABATCH_TOKEN: TOKEN } });
-    expect(again.code, again.stderr).toBe(0);
-    expect((await statusOf(file)).get('intro')).toMatchObject({ state: 'done', output: path.join(dir, 'page.out', 'intro.wav') });
-    expect(tree(path.join(dir, 'page.out'))).toEqual(['intro.wav', 'outro.wav']);
+    await runHere(input);
+    expect((await statusOf(`${outDir}.run.json`)).get('intro')).toMatchObject({ state: 'done', output: path.join(outDir, 'intro.wav') });
+    expect(tree(outDir)).toEqual(['intro.wav', 'outro.wav']);
     expect(sim.stats.accepted).toHaveLength(2);
   });
 
@@ -235,11 +242,13 @@ describe('result URLs the runner refuses', () => {
     const small = await run('1');
     expect(small.code, small.stderr).toBe(1);
     expect(small.stderr).toMatch(/larger than the limit of 1 MB \(more than \d+ bytes sent\); if that size is expected, run again with a higher --max-result-mb/);
-    expect((await statusOf(file)).get('long-take')).toMatchObject({ state: 'submitted', collect_issue: 'not_collected' });
+    expect((await statusOf(path.join(dir, 'large.run.json'))).get('long-take')).toMatchObject({ state: 'submitted', collect_issue: 'not_collected' });
 
-    const larger = await run('2');
-    expect(larger.code, larger.stderr).toBe(0);
-    expect((await statusOf(file)).get('long-take')).toMatchObject({ state: 'done', error: null });
+    // A limit of 2 MB (in this process: the flag's wiring is what the run above shows).
+    const outDir = path.join(dir, 'large.out');
+    const ledgerPath = path.join(dir, 'large.mediabatch.db');
+    await runHere({ manifest: file, ledgerPath, outDir, baseUrl: proxy.url, token: TOKEN, options: { maxResultBytes: 2 * 1024 * 1024 } });
+    expect((await statusOf(`${outDir}.run.json`)).get('long-take')).toMatchObject({ state: 'done', error: null });
     expect(sim.stats.accepted).toHaveLength(1);
   });
 });
