@@ -23,12 +23,7 @@ export type SubmitOutcome =
  *    connection), through the one retry layer;
  * 3. the answer (request id or failure) is committed before the next step.
  */
-export async function submitJob(
-  deps: RunDeps,
-  completion: Completion,
-  job: SendableJob,
-  allowFrom: readonly ReservableState[],
-): Promise<SubmitOutcome> {
+export async function submitJob(deps: RunDeps, completion: Completion, job: SendableJob, allowFrom: readonly ReservableState[]): Promise<SubmitOutcome> {
   const cls: PacedClass = `submit:${job.type}`;
   try {
     await deps.pace.take(cls, deps.stop);
