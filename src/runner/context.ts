@@ -4,8 +4,6 @@ import { JOB_KINDS, type JobKind, type JobType, type PollSchedule } from '../job
 import type { MicroUsd } from '../money.js';
 import type { Ledger } from '../store/index.js';
 import type { PacedClass, Pace } from './pace.js';
-import { SplitJoins } from './join-splits.js';
-import type { RunWebhooks } from './webhooks.js';
 import type { Clock } from '../clock.js';
 
 export type { PollSchedule };
@@ -22,7 +20,6 @@ export interface RunOptions {
   noWait: boolean;
   resubmitInDoubt: boolean;
   outDir: string;
-  poll: PollSchedules;
   retry: RetryPolicy;
   /** Results larger than this are left for a later run (the service's outputs are at most 100 MB). */
   maxResultBytes: number;
@@ -101,37 +98,35 @@ export function createRunProgress(): RunProgress {
   return { pricing: { jobsRead: 0, planned: 0, answered: 0, waitingForPace: 0, waitingForAnswer: 0 }, toSend: {} };
 }
 
-/** Everything the execute step needs, built by the CLI (the composition root) and passed down. */
-export interface RunContext {
-  client: ServiceClient;
+/**
+ * What a run uses, built once by `run()` from what the composition root owns and passed down
+ * unchanged. How a submitted job is followed to its end varies, so it is a `Completion`
+ * (runner/completion.ts) passed beside it, not a field here.
+ */
+export interface RunDeps {
+  readonly client: ServiceClient;
   /** Every change resolves once committed; changes asked for together share a commit. */
-  ledger: Ledger;
-  pace: Pace;
-  options: RunOptions;
+  readonly ledger: Ledger;
+  readonly pace: Pace;
+  readonly options: Readonly<RunOptions>;
   /** Aborted by the first Ctrl-C or SIGTERM, or by a fatal error: no new work starts. */
-  stop: AbortSignal;
-  emit: (event: RunEvent) => void;
+  readonly stop: AbortSignal;
+  readonly emit: (event: RunEvent) => void;
   /** Where due times, give-up times and daily resets are read from. */
-  clock: Clock;
-  inFlight: InFlight;
-  progress: RunProgress;
-  /** Set when jobs are followed by the service's webhooks (runner/webhooks.ts). */
-  webhooks?: RunWebhooks | undefined;
-  /** Joins the parts of split jobs as they finish. */
-  joins: SplitJoins;
+  readonly clock: Clock;
+  /** Counted by submit.ts, read by the caller (what a stop waits for) and by webhook deliveries. */
+  readonly inFlight: InFlight;
+  readonly progress: RunProgress;
 }
 
-/** Builds a context from what the composition root owns (a fresh in-flight count unless given). */
-export function createRunContext(
-  parts: Omit<RunContext, 'inFlight' | 'progress' | 'joins'> & { inFlight?: InFlight | undefined; progress?: RunProgress | undefined },
-): RunContext {
+/** A run's dependencies from what the composition root owns (a fresh in-flight count and progress unless given). */
+export function createRunDeps(
+  parts: Omit<RunDeps, 'inFlight' | 'progress'> & { inFlight?: InFlight | undefined; progress?: RunProgress | undefined },
+): RunDeps {
   // Submits, pace waits, polls and downloads in flight each listen to the stop signal: more than
   // Node's warning threshold of ten is the normal case here, not a leak.
   setMaxListeners(0, parts.stop);
-  const { inFlight = { submits: 0, uploads: 0 }, progress = createRunProgress(), ...rest } = parts;
-  const ctx: Omit<RunContext, 'joins'> & { joins?: SplitJoins } = { ...rest, inFlight, progress };
-  ctx.joins = new SplitJoins(ctx as RunContext);
-  return ctx as RunContext;
+  return { ...parts, inFlight: parts.inFlight ?? { submits: 0, uploads: 0 }, progress: parts.progress ?? createRunProgress() };
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000 };

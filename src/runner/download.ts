@@ -4,7 +4,8 @@ import { ResultUrlExpiredError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
 import type { DownloadResult } from '../api/types.js';
 import { LocalIoError } from '../errors.js';
-import type { RunContext } from './context.js';
+import type { RunDeps } from './context.js';
+import type { SplitJoins } from './join-splits.js';
 import { pollStatus } from './status.js';
 import type { FollowedJob } from './followed.js';
 import { placeResult } from './place-result.js';
@@ -26,7 +27,8 @@ export type DownloadOutcome = 'done' | 'stopped' | 'unreachable';
  * expired URL (403) is refreshed through the status endpoint.
  */
 export async function downloadResult(
-  ctx: RunContext,
+  deps: RunDeps,
+  joins: SplitJoins,
   job: FollowedJob,
   requestId: string,
   firstUrl: string | undefined,
@@ -35,46 +37,46 @@ export async function downloadResult(
   let url = firstUrl;
   for (let refresh = 0; refresh <= MAX_URL_REFRESHES; refresh += 1) {
     if (url === undefined || url === '') {
-      const status = await pollStatus(ctx, job, requestId, giveUpAtMs);
+      const status = await pollStatus(deps, job, requestId, giveUpAtMs);
       if (status === 'stopped' || status === 'unreachable') return status;
       url = status.resultUrl;
-      if (url === undefined || url === '') return leaveForLater(ctx, job, 'the service reported done without a result_url');
+      if (url === undefined || url === '') return leaveForLater(deps, job, 'the service reported done without a result_url');
     }
     try {
-      const mismatch = await fetchIntoPlace(ctx, job, url);
+      const mismatch = await fetchIntoPlace(deps, joins, job, url);
       if (mismatch === undefined) return 'done';
-      return leaveForLater(ctx, job, mismatch);
+      return leaveForLater(deps, job, mismatch);
     } catch (error) {
-      if (ctx.stop.aborted) return 'stopped';
+      if (deps.stop.aborted) return 'stopped';
       if (error instanceof ResultUrlExpiredError) {
         url = undefined;
         continue;
       }
-      if (isDiskError(error)) throw new FatalRunError(diskError(ctx, error));
+      if (isDiskError(error)) throw new FatalRunError(diskError(deps, error));
       // Anything else, a refused URL included, leaves a paid result to collect, not a failed job:
       // the service may fix its URLs, a later run may allow larger results.
-      return leaveForLater(ctx, job, describeError(error));
+      return leaveForLater(deps, job, describeError(error));
     }
   }
-  return leaveForLater(ctx, job, `the result URL expired ${MAX_URL_REFRESHES + 1} times in a row`);
+  return leaveForLater(deps, job, `the result URL expired ${MAX_URL_REFRESHES + 1} times in a row`);
 }
 
 /**
  * Returns why the bytes are not a result of this job (an error page, an empty file), leaving
  * nothing behind; undefined once the result is in place and recorded.
  */
-async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): Promise<string | undefined> {
+async function fetchIntoPlace(deps: RunDeps, joins: SplitJoins, job: FollowedJob, url: string): Promise<string | undefined> {
   // `~` is never in a job id: no job's result, and no name a person gives a result, is this one.
-  const partPath = insideOut(ctx.options.outDir, `${job.id}~part`);
+  const partPath = insideOut(deps.options.outDir, `${job.id}~part`);
   await mkdir(path.dirname(partPath), { recursive: true });
   const result = await withRetries(
-    () => ctx.client.download(url, partPath, { maxBytes: ctx.options.maxResultBytes, signal: ctx.stop }),
+    () => deps.client.download(url, partPath, { maxBytes: deps.options.maxResultBytes, signal: deps.stop }),
     {
       kind: 'idempotent',
-      ...ctx.options.retry,
-      signal: ctx.stop,
+      ...deps.options.retry,
+      signal: deps.stop,
       onRetry: (error, attempt, delayMs) =>
-        ctx.emit({ kind: 'retry', what: `download of ${job.id}`, attempt, delayMs, reason: describeError(error) }),
+        deps.emit({ kind: 'retry', what: `download of ${job.id}`, attempt, delayMs, reason: describeError(error) }),
     },
   );
   const head = await readHead(partPath);
@@ -83,26 +85,26 @@ async function fetchIntoPlace(ctx: RunContext, job: FollowedJob, url: string): P
     await rm(partPath, { force: true });
     return mismatch;
   }
-  await placeAndRecord(ctx, job, partPath, outputPathFor(ctx.options.outDir, job, url, sniffMedia(head)?.mime), result);
+  await placeAndRecord(deps, joins, job, partPath, outputPathFor(deps.options.outDir, job, url, sniffMedia(head)?.mime), result);
   return undefined;
 }
 
 /** Moves the checked result to its name (or beside a file that is not ours) and marks the job done. */
-async function placeAndRecord(ctx: RunContext, job: FollowedJob, partPath: string, finalPath: string, result: DownloadResult): Promise<void> {
+async function placeAndRecord(deps: RunDeps, joins: SplitJoins, job: FollowedJob, partPath: string, finalPath: string, result: DownloadResult): Promise<void> {
   // Only a job generated again (run --redo) is being collected while it holds a result.
-  const row = await ctx.ledger.getJob(job.id);
+  const row = await deps.ledger.getJob(job.id);
   const earlier = row?.resultPath ?? null;
   const placedPath = await placeResult(partPath, finalPath, result.sha256, { generatedAgain: earlier !== null });
   if (earlier === null && placedPath !== finalPath) {
-    ctx.emit({
+    deps.emit({
       kind: 'warning',
       message: `job "${job.id}": ${finalPath} was not written by mediabatch, so it is kept as it is; the result is saved as ${placedPath}`,
     });
   }
-  await ctx.ledger.markDone(job.id, { path: placedPath, bytes: result.bytes, sha256: result.sha256 });
-  ctx.emit({ kind: 'done', id: job.id, path: placedPath, bytes: result.bytes });
+  await deps.ledger.markDone(job.id, { path: placedPath, bytes: result.bytes, sha256: result.sha256 });
+  deps.emit({ kind: 'done', id: job.id, path: placedPath, bytes: result.bytes });
   // The last part of a split job to finish joins them.
-  if (row?.parentId != null) await ctx.joins.partDone(row.parentId);
+  if (row?.parentId != null) await joins.partDone(row.parentId);
 }
 
 /** `<out>/<id>.<ext>`, the extension as the job's kind reads it from the bytes (`mime`), the URL or its parameters. */
@@ -132,9 +134,9 @@ function urlExtension(url: string): string | undefined {
 }
 
 /** The job stays `submitted` (paid, to be collected) with the reason; every later run tries again. */
-async function leaveForLater(ctx: RunContext, job: FollowedJob, reason: string): Promise<DownloadOutcome> {
-  await ctx.ledger.noteUncollected(job.id, 'not_collected', reason);
-  ctx.emit({ kind: 'warning', message: `job "${job.id}": paid result not collected (${reason}); it stays submitted and the next run tries again` });
+async function leaveForLater(deps: RunDeps, job: FollowedJob, reason: string): Promise<DownloadOutcome> {
+  await deps.ledger.noteUncollected(job.id, 'not_collected', reason);
+  deps.emit({ kind: 'warning', message: `job "${job.id}": paid result not collected (${reason}); it stays submitted and the next run tries again` });
   return 'unreachable';
 }
 
@@ -144,9 +146,9 @@ function isDiskError(error: unknown): boolean {
   return [code, causeCode].some((c) => c === 'ENOSPC' || c === 'EROFS' || c === 'EACCES' || c === 'EPERM' || c === 'EDQUOT');
 }
 
-function diskError(ctx: RunContext, error: unknown): LocalIoError {
+function diskError(deps: RunDeps, error: unknown): LocalIoError {
   return new LocalIoError(
-    `cannot write results to ${ctx.options.outDir}: ${describeError(error)}. Free space or fix permissions (or pass --out DIR), then run the same command again: finished jobs are downloaded then.`,
+    `cannot write results to ${deps.options.outDir}: ${describeError(error)}. Free space or fix permissions (or pass --out DIR), then run the same command again: finished jobs are downloaded then.`,
     'E_OUTPUT',
     error,
   );

@@ -1,4 +1,5 @@
-import type { RunContext } from './context.js';
+import type { Completion } from './completion.js';
+import type { RunDeps } from './context.js';
 import { FollowQueue } from './follow-queue.js';
 import { jobFromRow } from './ingest.js';
 import type { RunPlan } from './plan.js';
@@ -26,7 +27,8 @@ const LEFT_OUT = 'over budget (--partial)';
  * next run picks up from the ledger.
  */
 export async function executePlan(
-  ctx: RunContext,
+  deps: RunDeps,
+  completion: Completion,
   plan: RunPlan,
   send: SendSelection,
   control: { userStop: AbortSignal; halt: AbortController },
@@ -34,33 +36,33 @@ export async function executePlan(
   const result: ExecuteResult = { stoppedBySignal: false };
   const guard = (work: Promise<unknown>): Promise<void> => guardFatal(result, control.halt, work);
   if (plan.skip > 0) {
-    const left = await ctx.ledger.skipAfter(plan.send.through?.index ?? Number.MIN_SAFE_INTEGER, send, LEFT_OUT);
-    ctx.emit({ kind: 'left_out', count: left.leftOut, skipped: left.skipped, reason: LEFT_OUT });
+    const left = await deps.ledger.skipAfter(plan.send.through?.index ?? Number.MIN_SAFE_INTEGER, send, LEFT_OUT);
+    deps.emit({ kind: 'left_out', count: left.leftOut, skipped: left.skipped, reason: LEFT_OUT });
   }
   // A failure the event log records after this happened in this run: what --retries sends again.
-  const failedAfter = await ctx.ledger.lastEventId();
+  const failedAfter = await deps.ledger.lastEventId();
 
-  const followers = ctx.options.noWait ? undefined : new FollowQueue(ctx);
+  const followers = deps.options.noWait ? undefined : new FollowQueue(deps, completion);
   // With webhooks, a job a delivery settles leaves the queue; its collection is waited for below.
-  if (followers !== undefined) ctx.webhooks?.attach({ forget: (id) => followers.forget(id), fatal: (error) => void guard(Promise.reject(error)).catch(() => undefined) });
-  const following = followers === undefined ? Promise.resolve() : guard(followers.run(ctx.options.concurrency * 2));
+  if (followers !== undefined) completion.attach({ forget: (id) => followers.forget(id), fatal: (error) => void guard(Promise.reject(error)).catch(() => undefined) });
+  const following = followers === undefined ? Promise.resolve() : guard(followers.run(deps.options.concurrency * 2));
 
-  const sender = submitter(ctx, { result, followers, guard, halt: control.halt });
-  Object.assign(ctx.progress.toSend, plan.send.byType);
+  const sender = submitter(deps, completion, { result, followers, guard, halt: control.halt });
+  Object.assign(deps.progress.toSend, plan.send.byType);
   if (plan.send.jobs > 0) {
-    await sender.send(jobWindows(ctx.ledger, { scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index }), true);
+    await sender.send(jobWindows(deps.ledger, { scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index }), true);
   }
   if (followers !== undefined) {
     const idle = async (): Promise<void> => {
       await followers.idle();
-      if (ctx.webhooks !== undefined) await guard(ctx.webhooks.drained());
+      await guard(completion.drained());
     };
-    await retryFailed(ctx, { send, failedAfter, result, idle, submit: (rows) => sender.send(rows, false) });
+    await retryFailed(deps, { send, failedAfter, result, idle, submit: (rows) => sender.send(rows, false) });
   }
   followers?.close();
   await following;
   await followers?.drained();
-  if (ctx.webhooks !== undefined) await guard(ctx.webhooks.drained());
+  await guard(completion.drained());
   result.stoppedBySignal = control.userStop.aborted;
   return result;
 }
@@ -77,9 +79,9 @@ interface SubmitterParts {
  * id of them is committed, since following starts from those. `planned`: the plan's count of
  * submits still to send holds the rows already; a retry pass's are added as they are taken.
  */
-function submitter(ctx: RunContext, parts: SubmitterParts): { send(rows: AsyncIterator<JobRow>, planned: boolean): Promise<void> } {
+function submitter(deps: RunDeps, completion: Completion, parts: SubmitterParts): { send(rows: AsyncIterator<JobRow>, planned: boolean): Promise<void> } {
   const { result, followers, guard, halt } = parts;
-  const { toSend } = ctx.progress;
+  const { toSend } = deps.progress;
   // Each recording is guarded as soon as it exists: a ledger that fails to record a request id
   // must stop the run now, not surface as an unhandled rejection later.
   const recordings = new Set<Promise<void>>();
@@ -89,9 +91,9 @@ function submitter(ctx: RunContext, parts: SubmitterParts): { send(rows: AsyncIt
   };
   return {
     send: async (rows, planned) => {
-      await sharedBounded(rows, ctx.options.concurrency, ctx.stop, (row) => {
+      await sharedBounded(rows, deps.options.concurrency, deps.stop, (row) => {
         if (!planned) toSend[row.type] = (toSend[row.type] ?? 0) + 1;
-        return guard(submitWithRequeue(ctx, row, followers, result, track, halt)).finally(() => (toSend[row.type] = (toSend[row.type] ?? 1) - 1));
+        return guard(submitWithRequeue(deps, completion, row, followers, result, track, halt)).finally(() => (toSend[row.type] = (toSend[row.type] ?? 1) - 1));
       });
       await Promise.all(recordings);
     },
@@ -105,22 +107,22 @@ function submitter(ctx: RunContext, parts: SubmitterParts): { send(rows: AsyncIt
  * before began), so nothing is held but the window being sent.
  */
 async function retryFailed(
-  ctx: RunContext,
+  deps: RunDeps,
   pass: { send: SendSelection; failedAfter: number; result: ExecuteResult; idle: () => Promise<void>; submit: (rows: AsyncIterator<JobRow>) => Promise<void> },
 ): Promise<void> {
-  const passes = ctx.options.retryFailed;
+  const passes = deps.options.retryFailed;
   let failedAfter = pass.failedAfter;
   for (let n = 1; n <= passes; n += 1) {
     await pass.idle();
-    if (ctx.stop.aborted || pass.result.fatal !== undefined || pass.result.dailyLimitUntilMs !== undefined) return;
-    const startedAfter = await ctx.ledger.lastEventId();
+    if (deps.stop.aborted || pass.result.fatal !== undefined || pass.result.dailyLimitUntilMs !== undefined) return;
+    const startedAfter = await deps.ledger.lastEventId();
     // Without --redo: a job it named that failed for good once more is not paid for again.
     const query = { scope: 'manifest' as const, send: { ...pass.send, redo: [] }, failedAfter };
-    const jobs = await ctx.ledger.countJobs(query);
+    const jobs = await deps.ledger.countJobs(query);
     if (jobs === 0) return;
-    ctx.emit({ kind: 'retry_pass', pass: n, passes, jobs });
-    await ctx.ledger.recordEvent(null, 'retry_pass', { pass: n, passes, jobs });
-    await pass.submit(jobWindows(ctx.ledger, query));
+    deps.emit({ kind: 'retry_pass', pass: n, passes, jobs });
+    await deps.ledger.recordEvent(null, 'retry_pass', { pass: n, passes, jobs });
+    await pass.submit(jobWindows(deps.ledger, query));
     failedAfter = startedAfter;
   }
 }
@@ -131,7 +133,8 @@ async function retryFailed(
  * stops submitting instead and says when to come back.
  */
 async function submitWithRequeue(
-  ctx: RunContext,
+  deps: RunDeps,
+  completion: Completion,
   row: JobRow,
   followers: FollowQueue | undefined,
   result: ExecuteResult,
@@ -143,8 +146,8 @@ async function submitWithRequeue(
   // named it); a job that came back as not taken is pending from then on.
   let from: readonly ReservableState[] = row.state === 'failed' ? ['failed', 'failed_for_good'] : [row.state as ReservableState];
   for (;;) {
-    if (ctx.stop.aborted || result.dailyLimitUntilMs !== undefined) return;
-    const outcome = await submitJob(ctx, job, from);
+    if (deps.stop.aborted || result.dailyLimitUntilMs !== undefined) return;
+    const outcome = await submitJob(deps, completion, job, from);
     from = ['pending'];
     switch (outcome.kind) {
       case 'submitted':
@@ -152,18 +155,18 @@ async function submitWithRequeue(
           outcome.recorded.then((recorded) => {
             if (recorded !== 'submitted') {
               const reason = `the service answered request id ${outcome.requestId}, already given to job "${recorded.conflictWith}"`;
-              ctx.emit({ kind: 'in_doubt', id: job.id, reason });
+              deps.emit({ kind: 'in_doubt', id: job.id, reason });
               return;
             }
-            ctx.emit({ kind: 'submitted', id: job.id, requestId: outcome.requestId });
+            deps.emit({ kind: 'submitted', id: job.id, requestId: outcome.requestId });
             followers?.notify();
           }),
         );
         return;
       case 'not-taken':
-        ctx.emit({ kind: 'not_taken', id: job.id, reason: outcome.reason });
-        if (outcome.daily && ctx.options.noWait) {
-          result.dailyLimitUntilMs = ctx.clock.nowMs() + (outcome.retryAfterMs ?? 0);
+        deps.emit({ kind: 'not_taken', id: job.id, reason: outcome.reason });
+        if (outcome.daily && deps.options.noWait) {
+          result.dailyLimitUntilMs = deps.clock.nowMs() + (outcome.retryAfterMs ?? 0);
           // Submits waiting to be retried (after a 503) would otherwise wait for the reset in the
           // paused class: with nothing to follow under --no-wait, the whole run stops here.
           halt.abort(new Error('the daily limit is reached (--no-wait)'));
@@ -172,14 +175,14 @@ async function submitWithRequeue(
         if (outcome.retryAfterMs === undefined) return;
         continue;
       case 'refused':
-        ctx.emit({ kind: 'failed', id: job.id, reason: outcome.reason });
+        deps.emit({ kind: 'failed', id: job.id, reason: outcome.reason });
         return;
       case 'in-doubt':
-        ctx.emit({ kind: 'in_doubt', id: job.id, reason: outcome.reason });
+        deps.emit({ kind: 'in_doubt', id: job.id, reason: outcome.reason });
         return;
       case 'over-budget':
-        await ctx.ledger.markSkipped(job.id, 'the budget was reached during the run');
-        ctx.emit({ kind: 'skipped', id: job.id, reason: 'the budget was reached during the run' });
+        await deps.ledger.markSkipped(job.id, 'the budget was reached during the run');
+        deps.emit({ kind: 'skipped', id: job.id, reason: 'the budget was reached during the run' });
         return;
       case 'stopped':
         return;

@@ -1,6 +1,6 @@
-import type { RunContext } from './context.js';
+import type { Completion } from './completion.js';
+import type { RunDeps } from './context.js';
 import { followedFromRow, type FollowedJob } from './followed.js';
-import { pollOnce } from './follow.js';
 
 /** Submitted jobs read from the ledger at a time, and how few may be left before reading more. */
 const LOAD_ROWS = 1000;
@@ -24,7 +24,8 @@ interface Followed {
  * while it runs: never more than `workers` requests at once, and one timer.
  */
 export class FollowQueue {
-  readonly #ctx: RunContext;
+  readonly #deps: RunDeps;
+  readonly #completion: Completion;
   readonly #heap: Followed[] = [];
   readonly #waiters = new Set<() => void>();
   /** The jobs followed (in the heap or being asked about), by id, for forget(): a window's worth. */
@@ -41,9 +42,10 @@ export class FollowQueue {
   /** Notices of new submits while a window was being read. */
   #noticed = 0;
 
-  constructor(ctx: RunContext) {
-    this.#ctx = ctx;
-    this.#startedIso = new Date(ctx.clock.nowMs()).toISOString();
+  constructor(deps: RunDeps, completion: Completion) {
+    this.#deps = deps;
+    this.#completion = completion;
+    this.#startedIso = new Date(deps.clock.nowMs()).toISOString();
   }
 
   /** A job was submitted (and its request id committed): the ledger has another to follow. */
@@ -64,8 +66,8 @@ export class FollowQueue {
 
   /** Follows a job, first asked about after `firstMs` (default: its kind's schedule). */
   #add(job: FollowedJob, requestId: string, firstMs?: number): void {
-    const schedule = this.#ctx.options.poll[job.type];
-    const now = this.#ctx.clock.nowMs();
+    const schedule = this.#completion.schedules[job.type];
+    const now = this.#deps.clock.nowMs();
     const delayMs = firstMs ?? schedule.firstMs;
     this.#push({ job, requestId, dueMs: now + delayMs, delayMs: schedule.firstMs, giveUpAtMs: now + schedule.giveUpMs });
   }
@@ -75,10 +77,10 @@ export class FollowQueue {
     if (!this.#more || this.#heap.length > LOW_WATER) return;
     this.#loading ??= (async () => {
       const noticed = this.#noticed;
-      const rows = await this.#ctx.ledger.readFollowing(this.#seq, LOAD_ROWS);
+      const rows = await this.#deps.ledger.readFollowing(this.#seq, LOAD_ROWS);
       for (const row of rows) {
         const earlier = row.submittedAt !== null && row.submittedAt < this.#startedIso;
-        this.#add(followedFromRow(row), row.requestId, earlier ? this.#ctx.webhooks?.earlierFirstPollMs(row.type) : undefined);
+        this.#add(followedFromRow(row), row.requestId, earlier ? this.#completion.earlierFirstPollMs(row.type) : undefined);
       }
       this.#seq = rows.at(-1)?.followSeq ?? this.#seq;
       // A short window means none is left, unless a submit was recorded meanwhile.
@@ -102,7 +104,7 @@ export class FollowQueue {
    * (a retry pass) are followed as before.
    */
   async idle(): Promise<void> {
-    while (!this.#ctx.stop.aborted && (this.#queued.size > 0 || this.#inFlight > 0 || this.#more)) await this.#waitForChange();
+    while (!this.#deps.stop.aborted && (this.#queued.size > 0 || this.#inFlight > 0 || this.#more)) await this.#waitForChange();
   }
 
   async run(workers: number): Promise<void> {
@@ -133,10 +135,10 @@ export class FollowQueue {
       this.#inFlight += 1;
       try {
         // Forgotten while it was being asked about: a delivery has it, so it does not come back.
-        if ((await pollOnce(this.#ctx, item.job, item.requestId, item.giveUpAtMs)) === 'again' && item.forgotten !== true) {
-          const schedule = this.#ctx.options.poll[item.job.type];
+        if ((await this.#completion.poll(item.job, item.requestId, item.giveUpAtMs)) === 'again' && item.forgotten !== true) {
+          const schedule = this.#completion.schedules[item.job.type];
           item.delayMs = Math.min(item.delayMs * schedule.factor, schedule.maxMs);
-          item.dueMs = this.#ctx.clock.nowMs() + item.delayMs;
+          item.dueMs = this.#deps.clock.nowMs() + item.delayMs;
           this.#push(item);
         } else if (this.#queued.get(item.job.id) === item) {
           this.#queued.delete(item.job.id);
@@ -150,7 +152,7 @@ export class FollowQueue {
 
   async #next(): Promise<Followed | undefined> {
     for (;;) {
-      if (this.#ctx.stop.aborted) return undefined;
+      if (this.#deps.stop.aborted) return undefined;
       await this.#load();
       const first = this.#heap[0];
       if (first?.forgotten === true) {
@@ -165,7 +167,7 @@ export class FollowQueue {
         await this.#waitForChange();
         continue;
       }
-      const waitMs = first.dueMs - this.#ctx.clock.nowMs();
+      const waitMs = first.dueMs - this.#deps.clock.nowMs();
       if (waitMs <= 0) return this.#pop();
       await this.#waitForChange(waitMs);
     }
@@ -173,7 +175,7 @@ export class FollowQueue {
 
   #waitForChange(timeoutMs?: number): Promise<void> {
     return new Promise((resolve) => {
-      const stop = this.#ctx.stop;
+      const stop = this.#deps.stop;
       const done = (): void => {
         clearTimeout(timer);
         this.#waiters.delete(done);

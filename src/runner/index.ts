@@ -15,7 +15,7 @@ import type { StatusSummary } from '../report/status.js';
 import type { Ledger, SendSelection } from '../store/index.js';
 import { fitInOrder } from './budget.js';
 import {
-  createRunContext,
+  createRunDeps,
   createRunProgress,
   DEFAULT_RETRY,
   pollEvery,
@@ -29,7 +29,8 @@ import {
   type RunProgress,
 } from './context.js';
 import { ingestManifest } from './ingest.js';
-import { unjoinedSplits, type UnjoinedSplit } from './join-splits.js';
+import { pollingCompletion, type Completion } from './completion.js';
+import { SplitJoins, unjoinedSplits, type UnjoinedSplit } from './join-splits.js';
 import { refuseLostLedger, TRACES_OF_THIS_LEDGER } from './lost-ledger.js';
 import type { Pace, PacedClass } from './pace.js';
 import { limitsOf, paceFor, type PlanChoice } from './pace-plan.js';
@@ -39,7 +40,7 @@ import { costJobOf, ensureWritableFolder, estimateJobs, summarize, writeRunRepor
 import { writeReviewPage } from './review-page.js';
 import { runManifest, type RunOutcome } from './run.js';
 import { checkSelection, pickedCounts, picks, type Selection } from './selection.js';
-import { DEFAULT_SILENCE_MS, openRunWebhooks, webhookSchedules, type WebhookSettings } from './webhooks.js';
+import { openWebhookCompletion, type WebhookSettings } from './webhooks.js';
 import { systemClock, type Clock } from '../clock.js';
 
 export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPlan, RunProgress, Selection, StatusSummary, UnjoinedSplit, WebhookSettings };
@@ -222,7 +223,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const halt = new AbortController();
   const basePoll = pollSchedules(request.poll);
   const clock = request.clock ?? systemClock;
-  const ctx = createRunContext({
+  const deps = createRunDeps({
     client: request.service.client,
     ledger,
     pace: request.pace ?? paceFor(request.plan ?? 'premium', { onPause: pausedEvents(emit), clock }).pace,
@@ -232,7 +233,6 @@ export async function run(request: RunRequest): Promise<RunResult> {
       noWait: request.noWait ?? false,
       resubmitInDoubt: request.resubmitInDoubt ?? false,
       outDir: files.out,
-      poll: request.webhooks === undefined ? basePoll : webhookSchedules(basePoll, request.webhooks.silenceMs ?? DEFAULT_SILENCE_MS),
       retry: request.retry ?? DEFAULT_RETRY,
       maxResultBytes: request.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
       retryFailed: request.retryFailed ?? DEFAULT_RETRY_FAILED,
@@ -243,14 +243,20 @@ export async function run(request: RunRequest): Promise<RunResult> {
     inFlight: request.inFlight,
     progress: request.progress,
   });
+  const joins = new SplitJoins(deps);
   // Listening before anything is sent: a delivery may come as soon as the first job is taken.
-  if (request.webhooks !== undefined) ctx.webhooks = await openRunWebhooks(ctx, request.webhooks, basePoll, request.noWait !== true);
+  const completion: Completion =
+    request.webhooks === undefined
+      ? pollingCompletion(deps, joins, basePoll)
+      : await openWebhookCompletion(deps, joins, request.webhooks, basePoll, request.noWait !== true);
   let started = false;
   let outcome: RunOutcome | undefined;
   try {
     outcome = await runManifest({
       manifest,
-      ctx,
+      deps,
+      completion,
+      joins,
       baseUrl: request.service.baseUrl,
       partial: request.partial ?? false,
       select: request.select ?? {},
@@ -274,7 +280,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
     // error. No submit has started, so nothing was sent: an interruption, not a failure.
     if (!userStop.aborted || started) throw error;
   } finally {
-    await ctx.webhooks?.close();
+    await completion.close();
     // Every change is in before the summary reads them.
     await ledger.flush();
   }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { JobRow, Ledger } from '../store/index.js';
-import type { RunContext } from './context.js';
+import type { RunDeps } from './context.js';
 import { joinParts, joinsExactly, playlistText } from './join/index.js';
 import { findPlaced, placeResult, sha256Of } from './place-result.js';
 import { describeError } from './run-errors.js';
@@ -18,11 +18,11 @@ const SWEEP_WINDOW = 500;
  * for one job, and parts that are joined already are not joined again.
  */
 export class SplitJoins {
-  readonly #ctx: RunContext;
+  readonly #deps: Pick<RunDeps, 'ledger' | 'options' | 'stop' | 'emit'>;
   readonly #running = new Map<string, Promise<void>>();
 
-  constructor(ctx: RunContext) {
-    this.#ctx = ctx;
+  constructor(deps: Pick<RunDeps, 'ledger' | 'options' | 'stop' | 'emit'>) {
+    this.#deps = deps;
   }
 
   /** A part is done: joins its job if that was the last part. */
@@ -40,10 +40,10 @@ export class SplitJoins {
    * between a last part and its join, or parts collected by a run before this one.
    */
   async sweep(): Promise<void> {
-    for (let after = ''; !this.#ctx.stop.aborted; ) {
-      const ids = await this.#ctx.ledger.splitsDone(after, SWEEP_WINDOW);
+    for (let after = ''; !this.#deps.stop.aborted; ) {
+      const ids = await this.#deps.ledger.splitsDone(after, SWEEP_WINDOW);
       for (const id of ids) {
-        if (this.#ctx.stop.aborted) return;
+        if (this.#deps.stop.aborted) return;
         await this.partDone(id);
       }
       if (ids.length < SWEEP_WINDOW) return;
@@ -52,10 +52,10 @@ export class SplitJoins {
   }
 
   async #join(parentId: string): Promise<void> {
-    const parts = await this.#ctx.ledger.readParts(parentId);
+    const parts = await this.#deps.ledger.readParts(parentId);
     const paths = parts.map((part) => part.resultPath);
     if (parts.length === 0 || !parts.every((part) => part.state === 'done') || !paths.every((p): p is string => p !== null)) return;
-    const { outDir } = this.#ctx.options;
+    const { outDir } = this.#deps.options;
     try {
       const playlist = playlistText(paths.map((p) => path.relative(outDir, p)));
       const playlistSha256 = createHash('sha256').update(playlist).digest('hex');
@@ -66,10 +66,10 @@ export class SplitJoins {
       await this.#joinFiles(parentId, parts, paths);
       const placed = await placeText(path.join(outDir, `${parentId}~m3u`), playlist, target, playlistSha256);
       if (placed !== target) {
-        this.#ctx.emit({ kind: 'warning', message: `job "${parentId}": ${target} was not written by mediabatch, so it is kept as it is; the playlist is saved as ${placed}` });
+        this.#deps.emit({ kind: 'warning', message: `job "${parentId}": ${target} was not written by mediabatch, so it is kept as it is; the playlist is saved as ${placed}` });
       }
     } catch (error) {
-      this.#ctx.emit({ kind: 'warning', message: `job "${parentId}": its ${parts.length} parts are done but could not be joined (${describeError(error)}); the next run tries again` });
+      this.#deps.emit({ kind: 'warning', message: `job "${parentId}": its ${parts.length} parts are done but could not be joined (${describeError(error)}); the next run tries again` });
     }
   }
 
@@ -77,23 +77,23 @@ export class SplitJoins {
     const extensions = new Set(paths.map((p) => path.extname(p).slice(1).toLowerCase()));
     const [extension] = extensions;
     if (extensions.size !== 1 || extension === undefined) {
-      this.#ctx.emit({ kind: 'warning', message: `job "${parentId}": its parts came back in different formats (${[...extensions].join(', ')}), so they are not joined; ${parentId}.m3u lists them` });
+      this.#deps.emit({ kind: 'warning', message: `job "${parentId}": its parts came back in different formats (${[...extensions].join(', ')}), so they are not joined; ${parentId}.m3u lists them` });
       return;
     }
     if (!joinsExactly(extension)) return;
-    const { outDir } = this.#ctx.options;
+    const { outDir } = this.#deps.options;
     // `~` is never in an id: no result has this name.
     const scratch = path.join(outDir, `${parentId}~join`);
     const outcome = await joinParts(extension, paths, scratch);
     if (!outcome.joined) {
-      this.#ctx.emit({ kind: 'warning', message: `job "${parentId}": its parts were not joined (${outcome.reason}); ${parentId}.m3u lists them` });
+      this.#deps.emit({ kind: 'warning', message: `job "${parentId}": its parts were not joined (${outcome.reason}); ${parentId}.m3u lists them` });
       return;
     }
     try {
       const sha256 = await sha256Of(scratch);
       if (sha256 === undefined) throw new Error(`the joined file ${scratch} could not be read back`);
       const placed = await placeResult(scratch, path.join(outDir, `${parentId}.${extension}`), sha256, { generatedAgain: false });
-      this.#ctx.emit({ kind: 'joined', id: parentId, path: placed, parts: parts.length, bytes: outcome.bytes });
+      this.#deps.emit({ kind: 'joined', id: parentId, path: placed, parts: parts.length, bytes: outcome.bytes });
     } finally {
       await rm(scratch, { force: true });
     }

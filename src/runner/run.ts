@@ -5,9 +5,11 @@ import { decimalUsd, formatUsd, usdToMicro, withinBudget, type MicroUsd } from '
 import type { PricingResult } from '../pricing/price-jobs.js';
 import type { Ledger, SendSelection } from '../store/index.js';
 import { fitInOrder } from './budget.js';
-import type { RunContext } from './context.js';
+import type { Completion } from './completion.js';
+import type { RunDeps } from './context.js';
 import { executePlan, type ExecuteResult } from './execute.js';
 import { ingestManifest, type IngestResult } from './ingest.js';
+import type { SplitJoins } from './join-splits.js';
 import { planRun, type RunPlan } from './plan.js';
 import { loadCatalogue, priceLedger, readBalanceUsd, type ServiceDeps } from './prepare.js';
 import { BudgetError } from './run-errors.js';
@@ -15,7 +17,9 @@ import { checkSelection, type Selection } from './selection.js';
 
 export interface RunInput {
   manifest: Manifest;
-  ctx: RunContext;
+  deps: RunDeps;
+  completion: Completion;
+  joins: SplitJoins;
   baseUrl: string;
   partial: boolean;
   /** --only, --tag, --redo: checked against the manifest's jobs before anything is priced. */
@@ -39,44 +43,44 @@ export interface RunOutcome {
  * against the whole plan.
  */
 export async function runManifest(input: RunInput): Promise<RunOutcome> {
-  const { manifest, ctx } = input;
-  const { ledger } = ctx;
+  const { manifest, deps } = input;
+  const { ledger } = deps;
   for (const id of await ledger.recoverInterrupted()) {
-    ctx.emit({ kind: 'in_doubt', id, reason: 'a previous run stopped while submitting it' });
+    deps.emit({ kind: 'in_doubt', id, reason: 'a previous run stopped while submitting it' });
   }
-  const deps: ServiceDeps = { ...ctx, baseUrl: input.baseUrl, retry: ctx.options.retry };
+  const service: ServiceDeps = { ...deps, baseUrl: input.baseUrl, retry: deps.options.retry };
   const ingest = await ingestManifest({
     manifest,
     onProgress: (rows) => {
-      ctx.progress.pricing.jobsRead = rows;
+      deps.progress.pricing.jobsRead = rows;
     },
     ledger,
-    models: await loadCatalogue(deps),
+    models: await loadCatalogue(service),
     onChanged: (change) =>
-      ctx.emit({
+      deps.emit({
         kind: 'warning',
         message: `job "${change.id}" changed after it was submitted: it keeps its earlier result (${change.state}). Give it a new id to generate it again.`,
       }),
   });
-  const send: SendSelection = { resubmitInDoubt: ctx.options.resubmitInDoubt, ...input.select };
+  const send: SendSelection = { resubmitInDoubt: deps.options.resubmitInDoubt, ...input.select };
   await checkSelection(ledger, send);
   // Only what this run may send needs a price (and a fresh one): a finished job costs nothing more.
-  const pricing = await priceLedger(send, deps, { confirmCached: true });
+  const pricing = await priceLedger(send, service, { confirmCached: true });
   for (const change of pricing.changes) {
-    ctx.emit({
+    deps.emit({
       kind: 'warning',
       message: `the service's price changed since it was cached (${change.model}: ${formatUsd(usdToMicro(change.cachedUsd, 'up'))} → ${formatUsd(usdToMicro(change.currentUsd, 'up'))} for one job): its group was priced again before anything was sent`,
     });
   }
   // Kept as exact decimal dollars, the key `status` has always read.
-  if (ctx.options.budgetMicro !== null) await ledger.setMeta('budget_usd', decimalUsd(ctx.options.budgetMicro));
-  const plan = await planFromLedger(ledger, send, ctx.options.budgetMicro, input.partial);
+  if (deps.options.budgetMicro !== null) await ledger.setMeta('budget_usd', decimalUsd(deps.options.budgetMicro));
+  const plan = await planFromLedger(ledger, send, deps.options.budgetMicro, input.partial);
   if (plan.budget.overByMicro > 0 && !input.partial) throw new BudgetError(budgetMessage(plan));
-  await checkBalance(ctx, plan.send.micro);
+  await checkBalance(deps, plan.send.micro);
   await input.onExecute?.(plan);
-  const execute = await executePlan(ctx, plan, send, { userStop: input.userStop, halt: input.halt });
+  const execute = await executePlan(deps, input.completion, plan, send, { userStop: input.userStop, halt: input.halt });
   // Parts collected by earlier runs, or by one that stopped before joining them.
-  await ctx.joins.sweep();
+  await input.joins.sweep();
   return { plan, pricing, execute, ingest };
 }
 
@@ -108,9 +112,9 @@ export function budgetMessage(plan: RunPlan): string {
 }
 
 /** Generation is refused below about $0.49 (docs/service.md); refuse up front rather than halfway. */
-async function checkBalance(ctx: RunContext, toSendMicro: MicroUsd): Promise<void> {
+async function checkBalance(deps: RunDeps, toSendMicro: MicroUsd): Promise<void> {
   if (toSendMicro === 0) return;
-  const balanceUsd = await readBalanceUsd({ client: ctx.client, retry: ctx.options.retry, emit: ctx.emit, stop: ctx.stop });
+  const balanceUsd = await readBalanceUsd({ client: deps.client, retry: deps.options.retry, emit: deps.emit, stop: deps.stop });
   const balanceMicro = usdToMicro(balanceUsd, 'down');
   if (balanceMicro < toSendMicro) {
     throw new ConfigError(

@@ -1,7 +1,7 @@
 import { AuthError, NotFoundError, RateLimitError, UnreachableError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
 import type { RequestStatus } from '../api/types.js';
-import type { RunContext } from './context.js';
+import type { RunDeps } from './context.js';
 import type { FollowedJob } from './followed.js';
 import { describeError, FatalRunError } from './run-errors.js';
 
@@ -14,49 +14,49 @@ import { describeError, FatalRunError } from './run-errors.js';
  * over, as a submit is requeued; only a job past its give-up time is left for the next run.
  */
 export async function pollStatus(
-  ctx: RunContext,
+  deps: RunDeps,
   job: FollowedJob,
   requestId: string,
   giveUpAtMs: number,
 ): Promise<RequestStatus | 'stopped' | 'unreachable'> {
   for (;;) {
     try {
-      return await askStatus(ctx, job, requestId);
+      return await askStatus(deps, job, requestId);
     } catch (error) {
-      if (ctx.stop.aborted) return 'stopped';
+      if (deps.stop.aborted) return 'stopped';
       if (error instanceof AuthError) throw new FatalRunError(error);
-      if (error instanceof NotFoundError) return leaveUnasked(ctx, job, `the service does not know request ${requestId} (404)`);
+      if (error instanceof NotFoundError) return leaveUnasked(deps, job, `the service does not know request ${requestId} (404)`);
       if (error instanceof UnreachableError) {
         // The job stays submitted (the next run asks again); the run ends, saying why (exit 4).
-        await leaveUnasked(ctx, job, `could not read it: ${describeError(error)}`);
+        await leaveUnasked(deps, job, `could not read it: ${describeError(error)}`);
         throw new FatalRunError(error);
       }
-      if (!(error instanceof RateLimitError)) return leaveUnasked(ctx, job, `could not read it: ${describeError(error)}`);
+      if (!(error instanceof RateLimitError)) return leaveUnasked(deps, job, `could not read it: ${describeError(error)}`);
       // The retry layer leaves waits longer than its own to the pace, which holds every worker.
-      ctx.pace.rateLimited('status', error);
-      if (ctx.clock.nowMs() < giveUpAtMs) continue;
-      const untilIso = new Date(ctx.pace.pausedUntil('status')).toISOString();
-      return leaveUnasked(ctx, job, `status calls are paused until ${untilIso} (${describeError(error)})`);
+      deps.pace.rateLimited('status', error);
+      if (deps.clock.nowMs() < giveUpAtMs) continue;
+      const untilIso = new Date(deps.pace.pausedUntil('status')).toISOString();
+      return leaveUnasked(deps, job, `status calls are paused until ${untilIso} (${describeError(error)})`);
     }
   }
 }
 
 /** One status call, idempotent, so retried freely; short waits a 429 asks for are waited here. */
-async function askStatus(ctx: RunContext, job: FollowedJob, requestId: string): Promise<RequestStatus> {
+async function askStatus(deps: RunDeps, job: FollowedJob, requestId: string): Promise<RequestStatus> {
   return withRetries(
     async () => {
-      await ctx.pace.take('status', ctx.stop);
-      const answer = await ctx.client.requestStatus(requestId, { signal: ctx.stop });
-      ctx.pace.observe('status', answer.rateLimit);
+      await deps.pace.take('status', deps.stop);
+      const answer = await deps.client.requestStatus(requestId, { signal: deps.stop });
+      deps.pace.observe('status', answer.rateLimit);
       return answer.value;
     },
     {
       kind: 'idempotent',
-      ...ctx.options.retry,
-      signal: ctx.stop,
+      ...deps.options.retry,
+      signal: deps.stop,
       onRetry: (error, attempt, delayMs) => {
-        if (error instanceof RateLimitError) ctx.pace.rateLimited('status', error);
-        ctx.emit({ kind: 'retry', what: `status of ${job.id}`, attempt, delayMs, reason: describeError(error) });
+        if (error instanceof RateLimitError) deps.pace.rateLimited('status', error);
+        deps.emit({ kind: 'retry', what: `status of ${job.id}`, attempt, delayMs, reason: describeError(error) });
       },
     },
   );
@@ -66,8 +66,8 @@ async function askStatus(ctx: RunContext, job: FollowedJob, requestId: string): 
  * The job stays `submitted` with its status unknown and why. Even a 404 keeps it: its request id
  * is the only handle on a result that may be paid for, and the next run asks again.
  */
-async function leaveUnasked(ctx: RunContext, job: FollowedJob, reason: string): Promise<'unreachable'> {
-  await ctx.ledger.noteUncollected(job.id, 'status_unknown', reason);
-  ctx.emit({ kind: 'warning', message: `job "${job.id}": status unknown (${reason}); it stays submitted and the next run asks again` });
+async function leaveUnasked(deps: RunDeps, job: FollowedJob, reason: string): Promise<'unreachable'> {
+  await deps.ledger.noteUncollected(job.id, 'status_unknown', reason);
+  deps.emit({ kind: 'warning', message: `job "${job.id}": status unknown (${reason}); it stays submitted and the next run asks again` });
   return 'unreachable';
 }

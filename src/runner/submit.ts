@@ -1,8 +1,10 @@
 import { RateLimitError, submitFailureKind, UnreachableError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
+import type { ServiceRequest } from '../api/types.js';
 import { kindOf, type SendableJob } from '../jobs/index.js';
 import type { ReservableState, SubmittedResult } from '../store/index.js';
-import type { RunContext } from './context.js';
+import type { Completion } from './completion.js';
+import type { RunDeps } from './context.js';
 import type { PacedClass } from './pace.js';
 import { describeError, FatalRunError, SubmitAbandoned } from './run-errors.js';
 
@@ -21,39 +23,39 @@ export type SubmitOutcome =
  *    connection), through the one retry layer;
  * 3. the answer (request id or failure) is committed before the next step.
  */
-export async function submitJob(ctx: RunContext, job: SendableJob, allowFrom: readonly ReservableState[]): Promise<SubmitOutcome> {
+export async function submitJob(deps: RunDeps, completion: Completion, job: SendableJob, allowFrom: readonly ReservableState[]): Promise<SubmitOutcome> {
   const cls: PacedClass = `submit:${job.type}`;
   try {
-    await ctx.pace.take(cls, ctx.stop);
+    await deps.pace.take(cls, deps.stop);
   } catch {
     return { kind: 'stopped' };
   }
-  const reserved = await ctx.ledger.reserveForSubmit(job.id, ctx.options.budgetMicro, allowFrom);
+  const reserved = await deps.ledger.reserveForSubmit(job.id, deps.options.budgetMicro, allowFrom);
   if (reserved === 'over-budget') return { kind: 'over-budget' };
   // Another process changed it (only one run holds the lock, so this is a bug, or a person's edit).
   if (reserved !== 'reserved') throw new Error(`bug in mediabatch: job ${job.id} could not be reserved from ${allowFrom.join('/')}: ${reserved}`);
-  ctx.emit({ kind: 'submitting', id: job.id });
+  deps.emit({ kind: 'submitting', id: job.id });
 
   let requestId: string;
   try {
-    requestId = await sendWithRetries(ctx, job, cls);
+    requestId = await sendWithRetries(deps, completion.request(kindOf(job.type).submit(job)), job, cls);
   } catch (error) {
-    return recordFailure(ctx, job, error);
+    return recordFailure(deps, job, error);
   }
   // Not awaited here: the worker's next reservation then shares this commit (one disk flush
   // per job instead of two). Whoever follows the job waits for `recorded` first.
-  const recorded = ctx.ledger.markSubmitted(job.id, requestId).catch((error: unknown) => {
+  const recorded = deps.ledger.markSubmitted(job.id, requestId).catch((error: unknown) => {
     // The service took the job but the ledger could not say so: the row stays `submitting`
     // (in doubt on the next run). The request id is printed so the paid result can be found.
-    ctx.emit({ kind: 'warning', message: `job "${job.id}" was accepted as request ${requestId}, but the ledger could not record it; keep this id` });
+    deps.emit({ kind: 'warning', message: `job "${job.id}" was accepted as request ${requestId}, but the ledger could not record it; keep this id` });
     throw error;
   });
-  // Which run's secret signs this job's deliveries, in the same commit as its request id.
-  ctx.webhooks?.sent(job.id);
+  // Webhooks: which run's secret signs this job's deliveries, in the same commit as its request id.
+  completion.sent(job.id);
   return { kind: 'submitted', requestId, recorded };
 }
 
-async function sendWithRetries(ctx: RunContext, job: SendableJob, cls: PacedClass): Promise<string> {
+async function sendWithRetries(deps: RunDeps, request: ServiceRequest, job: SendableJob, cls: PacedClass): Promise<string> {
   // Aborting the retry layer is only safe between attempts: an attempt in flight must be
   // allowed to finish, or its answer (and the request id in it) would be thrown away.
   const betweenAttempts = new AbortController();
@@ -62,58 +64,56 @@ async function sendWithRetries(ctx: RunContext, job: SendableJob, cls: PacedClas
   const onStop = (): void => {
     if (!inFlight) betweenAttempts.abort(new SubmitAbandoned('the run is stopping'));
   };
-  ctx.stop.addEventListener('abort', onStop, { once: true });
-  const kindRequest = kindOf(job.type).submit(job);
-  const request = ctx.webhooks?.withFields(kindRequest) ?? kindRequest;
+  deps.stop.addEventListener('abort', onStop, { once: true });
   // An upload (images, multipart) may take its longer timeout to answer: a stop says so.
   const uploads = 'multipart' in request ? 1 : 0;
   return withRetries(
     async (attempt) => {
       if (attempt > 1) {
-        if (ctx.stop.aborted) throw new SubmitAbandoned('the run is stopping');
-        await ctx.pace.take(cls, betweenAttempts.signal);
+        if (deps.stop.aborted) throw new SubmitAbandoned('the run is stopping');
+        await deps.pace.take(cls, betweenAttempts.signal);
       }
       inFlight = true;
-      ctx.inFlight.submits += 1;
-      ctx.inFlight.uploads += uploads;
+      deps.inFlight.submits += 1;
+      deps.inFlight.uploads += uploads;
       try {
-        const answer = await ctx.client.submit(request);
-        ctx.pace.observe(cls, answer.rateLimit);
+        const answer = await deps.client.submit(request);
+        deps.pace.observe(cls, answer.rateLimit);
         return answer.value.requestId;
       } finally {
         inFlight = false;
-        ctx.inFlight.submits -= 1;
-        ctx.inFlight.uploads -= uploads;
+        deps.inFlight.submits -= 1;
+        deps.inFlight.uploads -= uploads;
       }
     },
     {
       kind: 'submit',
-      ...ctx.options.retry,
+      ...deps.options.retry,
       signal: betweenAttempts.signal,
       onRetry: (error, attempt, delayMs) => {
-        if (error instanceof RateLimitError) ctx.pace.rateLimited(cls, error);
-        ctx.emit({ kind: 'retry', what: `submit ${job.id}`, attempt, delayMs, reason: describeError(error) });
+        if (error instanceof RateLimitError) deps.pace.rateLimited(cls, error);
+        deps.emit({ kind: 'retry', what: `submit ${job.id}`, attempt, delayMs, reason: describeError(error) });
         // onRetry runs only after an attempt that provably was not taken, so stopping now is safe.
-        if (ctx.stop.aborted) betweenAttempts.abort(new SubmitAbandoned('the run is stopping'));
+        if (deps.stop.aborted) betweenAttempts.abort(new SubmitAbandoned('the run is stopping'));
       },
     },
-  ).finally(() => ctx.stop.removeEventListener('abort', onStop));
+  ).finally(() => deps.stop.removeEventListener('abort', onStop));
 }
 
-async function recordFailure(ctx: RunContext, job: SendableJob, error: unknown): Promise<SubmitOutcome> {
+async function recordFailure(deps: RunDeps, job: SendableJob, error: unknown): Promise<SubmitOutcome> {
   const reason = describeError(error);
   if (error instanceof SubmitAbandoned) {
-    await ctx.ledger.markNotTaken(job.id, reason);
+    await deps.ledger.markNotTaken(job.id, reason);
     return { kind: 'stopped' };
   }
   switch (submitFailureKind(error)) {
     case 'not-taken': {
-      await ctx.ledger.markNotTaken(job.id, reason);
+      await deps.ledger.markNotTaken(job.id, reason);
       // Still unreachable after the retries: every other job would fail the same way. The run
       // stops (exit 4, naming the host); what was sent keeps its state, the rest stays pending.
       if (error instanceof UnreachableError) throw new FatalRunError(error);
       const rateLimited = error instanceof RateLimitError ? error : undefined;
-      if (rateLimited !== undefined) ctx.pace.rateLimited(`submit:${job.type}`, rateLimited);
+      if (rateLimited !== undefined) deps.pace.rateLimited(`submit:${job.type}`, rateLimited);
       return {
         kind: 'not-taken',
         reason,
@@ -122,14 +122,14 @@ async function recordFailure(ctx: RunContext, job: SendableJob, error: unknown):
       };
     }
     case 'refused':
-      await ctx.ledger.markRefused(job.id, reason);
+      await deps.ledger.markRefused(job.id, reason);
       return { kind: 'refused', reason };
     case 'fatal':
       // 401/403 and "not enough balance" answer before the job is taken: nothing was charged.
-      await ctx.ledger.markNotTaken(job.id, reason);
+      await deps.ledger.markNotTaken(job.id, reason);
       throw new FatalRunError(error);
     default:
-      await ctx.ledger.markInDoubt(job.id, reason);
+      await deps.ledger.markInDoubt(job.id, reason);
       return { kind: 'in-doubt', reason };
   }
 }

@@ -1,9 +1,10 @@
 import type { RequestStatus } from '../api/types.js';
 import type { DeliveryJob } from '../store/index.js';
 import type { SignedDelivery, Verdict } from '../webhooks/receiver.js';
-import type { PollSchedules, RunContext } from './context.js';
+import type { PollSchedules, RunDeps } from './context.js';
 import { settleStatus } from './follow.js';
 import { followedFromRow, type FollowedJob } from './followed.js';
+import type { SplitJoins } from './join-splits.js';
 import { sleep } from './pace.js';
 import { pollStatus } from './status.js';
 
@@ -16,7 +17,8 @@ export interface Tally {
 }
 
 export interface SettleInput {
-  ctx: RunContext;
+  deps: RunDeps;
+  joins: SplitJoins;
   delivery: SignedDelivery;
   tally: Tally;
   /** Takes the job for collection; undefined when the poller or another delivery has it. */
@@ -40,14 +42,14 @@ const RECORDING_WAIT_MS = 3000;
  * `job.processing` or a second `job.completed` never takes a job backwards or downloads twice.
  */
 export async function settleDelivery(input: SettleInput): Promise<Verdict> {
-  const { ctx, delivery, tally } = input;
+  const { deps, delivery, tally } = input;
   // Refused, the delivery comes again: to the next run, which collects it.
-  if (ctx.stop.aborted) return { ok: false, status: 503, reason: 'the run is stopping' };
+  if (deps.stop.aborted) return { ok: false, status: 503, reason: 'the run is stopping' };
   const job = await findJob(input);
   if (job !== undefined && job.webhookRun !== delivery.signedBy) {
     return { ok: false, status: 401, reason: 'signed with the secret of another run than the one that sent the job' };
   }
-  const first = await ctx.ledger.recordDelivery({ deliveryId: delivery.deliveryId, event: delivery.event, jobId: job?.id ?? null });
+  const first = await deps.ledger.recordDelivery({ deliveryId: delivery.deliveryId, event: delivery.event, jobId: job?.id ?? null });
   if (!first) return counted(tally, 'duplicate');
   // A job this ledger does not know (another manifest's, one whose answer never came) or one
   // already settled: recorded, and nothing changes.
@@ -57,9 +59,9 @@ export async function settleDelivery(input: SettleInput): Promise<Verdict> {
 }
 
 async function apply(input: SettleInput, job: DeliveryJob): Promise<'applied' | 'ignored'> {
-  const { ctx, delivery } = input;
+  const { deps, delivery } = input;
   if (delivery.event === 'job.processing') {
-    await ctx.ledger.recordEvent(job.id, 'webhook_processing', { deliveryId: delivery.deliveryId });
+    await deps.ledger.recordEvent(job.id, 'webhook_processing', { deliveryId: delivery.deliveryId });
     return 'applied';
   }
   const status = statusOf(delivery);
@@ -68,16 +70,16 @@ async function apply(input: SettleInput, job: DeliveryJob): Promise<'applied' | 
   // The poller is collecting it right now, from the same answer the service gives.
   if (release === undefined) return 'applied';
   const followed = followedFromRow(job);
-  const giveUpAtMs = ctx.clock.nowMs() + input.base[job.type].giveUpMs;
+  const giveUpAtMs = deps.clock.nowMs() + input.base[job.type].giveUpMs;
   input.track(async () => {
     try {
-      await collect(ctx, followed, delivery.jobRequestId, status, giveUpAtMs);
+      await collect(deps, input.joins, followed, delivery.jobRequestId, status, giveUpAtMs);
     } finally {
       release();
     }
     // Settled, it leaves the poller's queue. Still submitted (a download that failed, a status
     // that said it runs), it stays there, and is asked about when its silence runs out.
-    if ((await ctx.ledger.getJob(job.id))?.state !== 'submitted') input.forget(job.id);
+    if ((await deps.ledger.getJob(job.id))?.state !== 'submitted') input.forget(job.id);
   });
   return 'applied';
 }
@@ -95,10 +97,10 @@ function statusOf(delivery: SignedDelivery): RequestStatus | 'ask' | 'not-a-resu
   return { status: 'error', rawStatus: 'error', ...failure };
 }
 
-async function collect(ctx: RunContext, job: FollowedJob, requestId: string, status: RequestStatus | 'ask', giveUpAtMs: number): Promise<void> {
-  const known = status === 'ask' ? await pollStatus(ctx, job, requestId, giveUpAtMs) : status;
+async function collect(deps: RunDeps, joins: SplitJoins, job: FollowedJob, requestId: string, status: RequestStatus | 'ask', giveUpAtMs: number): Promise<void> {
+  const known = status === 'ask' ? await pollStatus(deps, job, requestId, giveUpAtMs) : status;
   if (known === 'stopped' || known === 'unreachable') return;
-  await settleStatus(ctx, job, requestId, known, giveUpAtMs);
+  await settleStatus(deps, joins, job, requestId, known, giveUpAtMs);
 }
 
 /**
@@ -107,12 +109,12 @@ async function collect(ctx: RunContext, job: FollowedJob, requestId: string, sta
  * moment ago, it looks again for a little while.
  */
 async function findJob(input: SettleInput): Promise<DeliveryJob | undefined> {
-  const { ctx, delivery } = input;
+  const { deps, delivery } = input;
   const startedMs = performance.now();
   for (;;) {
-    const job = await ctx.ledger.jobForDelivery(delivery.jobRequestId);
+    const job = await deps.ledger.jobForDelivery(delivery.jobRequestId);
     if (job !== undefined) return job;
-    const recording = ctx.inFlight.submits > 0 || input.recentlySent();
+    const recording = deps.inFlight.submits > 0 || input.recentlySent();
     if (!recording || performance.now() - startedMs > RECORDING_WAIT_MS) return undefined;
     await sleep(25);
   }

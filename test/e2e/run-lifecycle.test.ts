@@ -4,8 +4,10 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src/api/client.js';
 import { openManifest } from '../../src/manifest/open.js';
-import { createRunContext, DEFAULT_RETRY, pollEvery } from '../../src/runner/context.js';
+import { pollingCompletion } from '../../src/runner/completion.js';
+import { createRunDeps, DEFAULT_RETRY, pollEvery } from '../../src/runner/context.js';
 import { executePlan } from '../../src/runner/execute.js';
+import { SplitJoins } from '../../src/runner/join-splits.js';
 import { ingestManifest } from '../../src/runner/ingest.js';
 import { planFromLedger } from '../../src/runner/run.js';
 import { Pace } from '../../src/runner/pace.js';
@@ -136,7 +138,7 @@ describe('run: the life of a job after its submit', () => {
       // reservation before each submit can stop it, whatever the concurrency.
       const plan = await planFromLedger(ledger, send, null, false);
       expect(plan.send.jobs).toBe(20);
-      const ctx = createRunContext({
+      const deps = createRunDeps({
         client,
         ledger,
         pace: new Pace({}),
@@ -147,7 +149,6 @@ describe('run: the life of a job after its submit', () => {
           noWait: true,
           resubmitInDoubt: false,
           outDir: path.join(dir, 'out'),
-          poll: pollEvery(20),
           retry: DEFAULT_RETRY,
           maxResultBytes: 1e7,
           retryFailed: 0,
@@ -155,7 +156,8 @@ describe('run: the life of a job after its submit', () => {
         stop: halt.signal,
         emit: () => undefined,
       });
-      await executePlan(ctx, plan, send, { userStop: halt.signal, halt });
+      const completion = pollingCompletion(deps, new SplitJoins(deps), pollEvery(20));
+      await executePlan(deps, completion, plan, send, { userStop: halt.signal, halt });
       expect(await ledger.spentMicro()).toBe(5_000_000);
       expect(await ledger.countsByState()).toMatchObject({ submitted: 5, skipped: 15 });
       expect(sim.stats.accepted).toHaveLength(5);
