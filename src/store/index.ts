@@ -1,6 +1,12 @@
 /** The ledger: one async interface (ledger.ts) and the SQLite implementation, the only code that knows better-sqlite3. */
 export type {
   Ledger,
+  IngestLedger,
+  ListingLedger,
+  PlanLedger,
+  TransitionLedger,
+  WebhookLedger,
+  LedgerHandle,
   JobSpec,
   JobRow,
   JobCursor,
