@@ -4,12 +4,14 @@ import { DEFAULT_RETRY, simulatorPoll, type PollSchedules, type RetryPolicy, typ
 import { run } from '../../src/runner/index.js';
 import type { Pace } from '../../src/runner/pace.js';
 import type { Selection } from '../../src/runner/selection.js';
-import { openSqliteLedger } from '../../src/store/index.js';
+import { openSqliteLedger, type Ledger } from '../../src/store/index.js';
 import type { Clock } from '../../src/clock.js';
 
 export interface InProcessRun {
   manifest: string;
   ledgerPath: string;
+  /** The ledger to run on, kept open for the test (a memory one, where the file adds nothing); default: the file at ledgerPath. */
+  ledger?: Ledger;
   outDir: string;
   baseUrl: string;
   token: string;
@@ -28,7 +30,7 @@ export interface InProcessRun {
  * (opened as a run opens it). Returns the events it emitted.
  */
 export async function runInProcess(input: InProcessRun): Promise<RunEvent[]> {
-  const ledger = await openSqliteLedger(input.ledgerPath, { mode: 'read-write' });
+  const ledger = input.ledger ?? (await openSqliteLedger(input.ledgerPath, { mode: 'read-write' }));
   const client = createServiceClient({ baseUrl: input.baseUrl, token: input.token, clock: input.clock });
   const events: RunEvent[] = [];
   try {
@@ -56,7 +58,7 @@ export async function runInProcess(input: InProcessRun): Promise<RunEvent[]> {
     });
   } finally {
     await client.close();
-    await ledger.close();
+    if (input.ledger === undefined) await ledger.close();
   }
   return events;
 }
