@@ -115,6 +115,8 @@ export function memoryIngest(committed: MemoryData, nowIso: () => string, end: (
       assertOpen();
       start(unitKey);
       const now = nowIso();
+      // Jobs come and move: a manifest order read during the ingest is out of date now.
+      delete draft.order;
       const result: PutResult = { conflicts: [], changed: [], moved: [] };
       for (const spec of specs) putOne(unitKey, spec, now, result);
       started.set(unitKey, (started.get(unitKey) ?? 0) + specs.length - result.conflicts.length);

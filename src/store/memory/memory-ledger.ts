@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { holderIsAlive, LedgerLockedError, type Ledger, type LedgerIngest, type LockHolder } from '../ledger.js';
+import { holderIsAlive, LedgerLockedError, type CachedPrice, type Ledger, type LedgerIngest, type LockHolder } from '../ledger.js';
 import { appendEvent, emptyData, toEvent, toRow, type MemoryData } from './data.js';
 import { memoryIngest } from './ingest.js';
 import * as jobs from './jobs.js';
@@ -135,7 +135,7 @@ function memoryHandle(shared: Shared, options: MemoryLedgerOptions): MemoryLedge
     spentMicro: () => now(() => jobs.spentMicro(data())),
     getPrices: (maxAgeMs) =>
       now(() => {
-        const fresh = new Map<string, { priceUsd: number; source: string; ageMs: number }>();
+        const fresh = new Map<string, CachedPrice>();
         for (const [key, { priceUsd, source, atMs }] of data().prices) if (nowMs() - atMs <= maxAgeMs) fresh.set(key, { priceUsd, source, ageMs: nowMs() - atMs });
         return fresh;
       }),
