@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { holderIsAlive, LedgerLockedError, type CachedPrice, type Ledger, type LedgerIngest, type LockHolder } from '../ledger.js';
 import { appendEvent, emptyData, toEvent, toRow, type MemoryData } from './data.js';
 import { memoryIngest } from './ingest.js';
@@ -76,7 +75,7 @@ function memoryHandle(shared: Shared, options: MemoryLedgerOptions): MemoryLedge
   const acquireRunLock = (holder: LockHolder): void => {
     const current = data().lock;
     if (current !== undefined) {
-      if (holderIsAlive(current, hostname())) {
+      if (holderIsAlive(current, holder.host)) {
         const { pid, host, command, startedAt } = current;
         throw new LedgerLockedError(`${LOCATION} is in use by mediabatch pid ${pid} on ${host} since ${startedAt} (${command}): wait for it to finish or stop it`, { pid, host, command });
       }
