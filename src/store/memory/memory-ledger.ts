@@ -176,7 +176,11 @@ function memoryHandle(shared: Shared, options: MemoryLedgerOptions): MemoryLedge
       }),
     noteWebhookRun: (jobId, runId) => write('noteWebhookRun', () => void data().webhookJobs.set(jobId, runId)),
     recordDelivery: ({ deliveryId }) =>
-      write('recordDelivery', () => !data().deliveries.has(deliveryId) && Boolean(data().deliveries.add(deliveryId))),
+      write('recordDelivery', () => {
+        const first = !data().deliveries.has(deliveryId);
+        data().deliveries.add(deliveryId);
+        return first;
+      }),
 
     getMeta: (key) => now(() => data().meta.get(key)),
     setMeta: (key, value) => write('setMeta', () => void data().meta.set(key, value)),
