@@ -1,6 +1,12 @@
-/** The ledger: one async interface (ledger.ts) and the SQLite implementation, the only code that knows better-sqlite3. */
+/** The ledger: one async interface in roles (ledger.ts), the SQLite implementation (the only code that knows better-sqlite3) and the in-memory one. */
 export type {
   Ledger,
+  IngestLedger,
+  ListingLedger,
+  PlanLedger,
+  TransitionLedger,
+  WebhookLedger,
+  LedgerHandle,
   JobSpec,
   JobRow,
   JobCursor,
@@ -40,3 +46,4 @@ export { LedgerLockedError } from './ledger.js';
 export { openSqliteLedger, type SqliteLedgerMode, type SqliteLedgerOptions } from './sqlite/sqlite-ledger.js';
 export { SCHEMA_VERSION } from './sqlite/schema.js';
 export { JOB_STATES, isJobState, canTransition, type JobState, type State } from '../jobs/states.js';
+export { openMemoryLedger, type MemoryLedger, type MemoryLedgerOptions } from './memory/memory-ledger.js';

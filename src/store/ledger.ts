@@ -3,7 +3,9 @@
  * service answered. It is the only record of what was paid for, so every implementation keeps
  * the promises below; test/store/ledger-contract.ts checks them against each one.
  *
- * Nothing here names a database. The SQLite ledger (store/sqlite/) is the one mediabatch ships.
+ * Nothing here names a database. The SQLite ledger (store/sqlite/) is the one mediabatch ships;
+ * the in-memory one (store/memory/) is for tests about planning, pricing and the runner's decisions.
+ * A caller takes the role it uses (IngestLedger, PlanLedger …); `Ledger` is all of them.
  */
 import { ConfigError } from '../errors.js';
 import type { JobState } from '../jobs/states.js';
@@ -383,6 +385,21 @@ export interface LockHolder {
   command: string;
 }
 
+/**
+ * The lock's liveness rule, the same in every ledger: a holder on another host cannot be checked
+ * from here, so it counts as alive; on this host signal 0 tells whether the pid exists (EPERM:
+ * it exists but belongs to someone else).
+ */
+export function holderIsAlive(holder: Pick<LockHolder, 'pid' | 'host'>, thisHost: string): boolean {
+  if (holder.host !== thisHost) return true;
+  try {
+    process.kill(holder.pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** acquireRunLock's refusal (E_LOCKED): another live process holds the lock. */
 export class LedgerLockedError extends ConfigError {
   constructor(
@@ -393,25 +410,8 @@ export class LedgerLockedError extends ConfigError {
   }
 }
 
-/**
- * The ledger of one manifest. Every method answers once what it did is durable: a promise of a
- * change settles only after its commit, so a caller that awaits `reserveForSubmit` knows the
- * `submitting` row is stored before it sends a byte. Changes asked for together may share one
- * commit; each still succeeds or fails on its own.
- *
- * Errors keep their kind: what the user must fix (disk full, file unreadable, locked, deleted
- * under a run) is a LocalIoError or ConfigError with a stable code; a call the state machine
- * refuses (src/jobs/states.ts) is a bug in mediabatch, a plain Error saying so, and changes
- * nothing. A read-only ledger refuses every change the same way.
- *
- * Money is whole micro-dollars (src/money.ts). Nothing here takes a token.
- */
-export interface Ledger {
-  /** Where the ledger lives, as messages name it (for SQLite, the file). */
-  readonly location: string;
-  /** Opened for `status`: reads only. */
-  readonly readonly: boolean;
-
+/** Bringing the manifest in (runner/ingest.ts): the ingest, and what the last one recorded. */
+export interface IngestLedger {
   /**
    * Starts bringing the ledger in line with the manifest (see LedgerIngest). While it is open,
    * nothing else may change the ledger through this handle.
@@ -421,7 +421,10 @@ export interface Ledger {
   units(): Promise<UnitRecord[]>;
   /** The files a unit's rows named when it was read, in windows by path. */
   unitFiles(unitKey: string, afterPath: string, limit: number): Promise<UnitFile[]>;
+}
 
+/** Reading jobs and the event log, a window at a time: every listing, report and follow queue. */
+export interface ListingLedger {
   getJob(id: string): Promise<JobRow | undefined>;
   /** Jobs in manifest order, a window at a time: every listing and every submit reads this way. */
   readJobs(query: JobQuery): Promise<JobRow[]>;
@@ -433,6 +436,23 @@ export interface Ledger {
   readParts(parentId: string): Promise<JobRow[]>;
   /** Split jobs whose listed parts are all done, by id after `afterId`: the joins a run writes. */
   splitsDone(afterId: string, limit: number): Promise<string[]>;
+  /** Jobs by state, over `scope` (default: every row). */
+  countsByState(scope?: JobScope): Promise<Record<JobState, number>>;
+  /**
+   * A number that changes with every write to a job, from any process: a document read from
+   * the ledger at one version says the same at the same version, so it need not be written again.
+   */
+  jobsVersion(): Promise<number>;
+  /** The id of the newest event (0 for an empty log): a later query's `failedAfter` starts there. */
+  lastEventId(): Promise<number>;
+  /** A job's events, oldest first (what `mediabatch log --job` shows); null: the run-level events. */
+  eventsFor(jobId: string | null): Promise<EventRow[]>;
+  /** The next window of the event log after `afterId`, oldest first (`mediabatch log`); empty at the end. */
+  readEvents(window: EventWindow): Promise<EventRow[]>;
+}
+
+/** Pricing, the plan and the budget: the jobs a selection sends, their prices and what was spent. */
+export interface PlanLedger {
   /** The jobs `send` selects, by price group, with their text lengths: what pricing quotes. */
   priceGroups(send: SendSelection): Promise<PriceGroupRow[]>;
   /**
@@ -451,24 +471,22 @@ export interface Ledger {
    * many were left out, and how many of them became skipped.
    */
   skipAfter(after: number, send: SendSelection, reason: string): Promise<{ leftOut: number; skipped: number }>;
-  /** Jobs by state, over `scope` (default: every row). */
-  countsByState(scope?: JobScope): Promise<Record<JobState, number>>;
-  /** What the ledger counts as spent: the sum of every job's spend, earlier runs included. */
-  spentMicro(): Promise<MicroUsd>;
-  /**
-   * A number that changes with every write to a job, from any process: a document read from
-   * the ledger at one version says the same at the same version, so it need not be written again.
-   */
-  jobsVersion(): Promise<number>;
   /** The parts of `pick` that match no job of the manifest: patterns of `only`, and `tags`. */
   unmatchedPicks(pick: JobPick): Promise<{ only: string[]; tags: string[] }>;
-  /** The id of the newest event (0 for an empty log): a later query's `failedAfter` starts there. */
-  lastEventId(): Promise<number>;
-  /** A job's events, oldest first (what `mediabatch log --job` shows); null: the run-level events. */
-  eventsFor(jobId: string | null): Promise<EventRow[]>;
-  /** The next window of the event log after `afterId`, oldest first (`mediabatch log`); empty at the end. */
-  readEvents(window: EventWindow): Promise<EventRow[]>;
+  /** What the ledger counts as spent: the sum of every job's spend, earlier runs included. */
+  spentMicro(): Promise<MicroUsd>;
+  /** Every cached price at most `maxAgeMs` old, by key. */
+  getPrices(maxAgeMs: number): Promise<Map<string, CachedPrice>>;
+  putPrices(rows: readonly PriceEntry[]): Promise<void>;
+  /** Drops cached prices that turned out to be out of date. */
+  forgetPrices(keys: readonly string[]): Promise<void>;
+  /** The parsed models catalogue of `baseUrl` if it is at most `maxAgeMs` old. */
+  getCatalogue(baseUrl: string, maxAgeMs: number): Promise<unknown>;
+  putCatalogue(baseUrl: string, json: unknown): Promise<void>;
+}
 
+/** Every state change of a job (src/jobs/states.ts), each with its event in one step. */
+export interface TransitionLedger {
   /** Every `submitting` job (a crash between our commit and the service's answer) → `in_doubt`. */
   recoverInterrupted(): Promise<string[]>;
   /**
@@ -516,18 +534,10 @@ export interface Ledger {
   noteStillRunning(jobId: string): Promise<void>;
   /** An event that changes no state: run-level (jobId null) or a note on a job. */
   recordEvent(jobId: string | null, kind: string, detail?: unknown): Promise<void>;
+}
 
-  /** Every cached price at most `maxAgeMs` old, by key. */
-  getPrices(maxAgeMs: number): Promise<Map<string, CachedPrice>>;
-  putPrices(rows: readonly PriceEntry[]): Promise<void>;
-  /** Drops cached prices that turned out to be out of date. */
-  forgetPrices(keys: readonly string[]): Promise<void>;
-  /** The parsed models catalogue of `baseUrl` if it is at most `maxAgeMs` old. */
-  getCatalogue(baseUrl: string, maxAgeMs: number): Promise<unknown>;
-  putCatalogue(baseUrl: string, json: unknown): Promise<void>;
-  getMeta(key: string): Promise<string | undefined>;
-  setMeta(key: string, value: string): Promise<void>;
-
+/** What following jobs by webhook keeps: the runs' secrets, who sent each job, the deliveries applied. */
+export interface WebhookLedger {
   /**
    * Stores a new run's webhook secret (32–255 characters) and answers the run's number. The
    * secrets are kept for as long as the ledger: the service retries deliveries for a day.
@@ -544,7 +554,16 @@ export interface Ledger {
   noteWebhookRun(jobId: string, runId: number): Promise<void>;
   /** Records a delivery by its id: true the first time, false (and nothing written) for an id seen before. */
   recordDelivery(delivery: DeliveryRecord): Promise<boolean>;
+}
 
+/** The handle itself: where it lives, its notes, the run lock, and its lifetime. */
+export interface LedgerHandle {
+  /** Where the ledger lives, as messages name it (for SQLite, the file). */
+  readonly location: string;
+  /** Opened for `status`: reads only. */
+  readonly readonly: boolean;
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(key: string, value: string): Promise<void>;
   /**
    * Makes this process the only one running jobs from this ledger. A lock whose holder is
    * still alive is refused (LedgerLockedError, E_LOCKED); a dead holder's lock is taken over.
@@ -557,7 +576,6 @@ export interface Ledger {
    * command that must not change this one (another process holds its run lock) works on.
    */
   copyTo(file: string): Promise<void>;
-
   /**
    * Waits until every change asked for so far has its answer (some are asked for without
    * waiting: a request id, a webhook note). A run calls it before it reads its summary.
@@ -566,3 +584,18 @@ export interface Ledger {
   /** Waits for every change asked for so far, releases the run lock if held, then closes. Safe to call twice. */
   close(): Promise<void>;
 }
+
+/**
+ * The ledger of one manifest. Every method answers once what it did is durable: a promise of a
+ * change settles only after its commit, so a caller that awaits `reserveForSubmit` knows the
+ * `submitting` row is stored before it sends a byte. Changes asked for together may share one
+ * commit; each still succeeds or fails on its own.
+ *
+ * Errors keep their kind: what the user must fix (disk full, file unreadable, locked, deleted
+ * under a run) is a LocalIoError or ConfigError with a stable code; a call the state machine
+ * refuses (src/jobs/states.ts) is a bug in mediabatch, a plain Error saying so, and changes
+ * nothing. A read-only ledger refuses every change the same way.
+ *
+ * Money is whole micro-dollars (src/money.ts). Nothing here takes a token.
+ */
+export interface Ledger extends IngestLedger, ListingLedger, PlanLedger, TransitionLedger, WebhookLedger, LedgerHandle {}

@@ -7,12 +7,14 @@ import type { CostReport, CostReportJob } from '../../src/pricing/report.js';
 import { estimate, run, type PlanChoice, type RunFiles, type RunResult } from '../../src/runner/index.js';
 import type { Pace } from '../../src/runner/pace.js';
 import type { Selection } from '../../src/runner/selection.js';
-import { openSqliteLedger } from '../../src/store/index.js';
+import { openSqliteLedger, type Ledger } from '../../src/store/index.js';
 import type { Clock } from '../../src/clock.js';
 
 export interface InProcessRun {
   manifest: string;
   ledgerPath: string;
+  /** The ledger to run on, kept open for the test (a memory one, where the file adds nothing); default: the file at ledgerPath. */
+  ledger?: Ledger;
   outDir: string;
   baseUrl: string;
   token: string;
@@ -46,7 +48,7 @@ export async function runInProcess(input: InProcessRun): Promise<RunEvent[]> {
 
 /** `runInProcess`, with what `run` returned (the summary, as `run --json` shows it) beside the events. */
 export async function runInProcessResult(input: InProcessRun): Promise<{ events: RunEvent[]; result: RunResult }> {
-  const ledger = await openSqliteLedger(input.ledgerPath, { mode: 'read-write' });
+  const ledger = input.ledger ?? (await openSqliteLedger(input.ledgerPath, { mode: 'read-write' }));
   const client = createServiceClient({ baseUrl: input.baseUrl, token: input.token, clock: input.clock });
   const events: RunEvent[] = [];
   try {
@@ -77,7 +79,7 @@ export async function runInProcessResult(input: InProcessRun): Promise<{ events:
     return { events, result };
   } finally {
     await client.close();
-    await ledger.close();
+    if (input.ledger === undefined) await ledger.close();
   }
 }
 

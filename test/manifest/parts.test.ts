@@ -8,7 +8,7 @@ import { openManifest } from '../../src/manifest/open.js';
 import { ingestManifest } from '../../src/runner/ingest.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { FIXTURES } from './helpers.js';
-import { openSqliteLedger } from '../../src/store/index.js';
+import { openMemoryLedger } from '../../src/store/index.js';
 
 // In this catalogue Kokoro takes at most 40 characters a job.
 async function models(): Promise<Model[]> {
@@ -88,7 +88,7 @@ describe('split: a text over the model limit becomes parts', () => {
     await writeFile(path.join(dir, 'story.jsonl'), `${JSON.stringify({ id: 'story', text: LONG, split: 'sentences' })}\n`);
     const base = ['sources:', '  - jsonl: story.jsonl', '    type: txt2audio'];
     const first = await write(dir, base);
-    const ledger = await openSqliteLedger(path.join(dir, 'book.mediabatch.db'), { mode: 'read-write' });
+    const ledger = openMemoryLedger();
     try {
       const catalogue = await models();
       await ingestManifest({ manifest: await openManifest(first), ledger, models: catalogue });

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { LocalIoError } from '../../src/errors.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { collect, runCli, startCli, type CliResult } from '../helpers/cli.js';
-import { openSqliteLedger } from '../../src/store/index.js';
+import { openSqliteLedger, type Ledger } from '../../src/store/index.js';
 
 /** Jobs end in tens of milliseconds in the simulator: the tests poll it at that pace, not the service's. */
 export const FAST = { pendingMs: { txt2audio: 20, img2video: 50 }, processingMs: { txt2audio: 40, img2video: 100 } };
@@ -32,7 +32,8 @@ export interface Row {
 }
 
 /** The ledger's jobs as `status` reads them, in manifest order (read-only: a run may be writing). */
-export async function ledgerRows(file: string): Promise<Row[]> {
+export async function ledgerRows(file: string | Ledger): Promise<Row[]> {
+  if (typeof file !== 'string') return rowsOf(file);
   if (!existsSync(file)) return [];
   let ledger;
   try {
@@ -43,16 +44,20 @@ export async function ledgerRows(file: string): Promise<Row[]> {
     throw error;
   }
   try {
-    return (await ledger.readJobs({ scope: 'all', limit: 100_000 })).map((job) => ({
-      id: job.id,
-      state: job.state,
-      request_id: job.requestId,
-      last_error: job.lastError,
-      result_path: job.resultPath,
-    }));
+    return await rowsOf(ledger);
   } finally {
     await ledger.close();
   }
+}
+
+async function rowsOf(ledger: Ledger): Promise<Row[]> {
+  return (await ledger.readJobs({ scope: 'all', limit: 100_000 })).map((job) => ({
+    id: job.id,
+    state: job.state,
+    request_id: job.requestId,
+    last_error: job.lastError,
+    result_path: job.resultPath,
+  }));
 }
 
 /** Raw on purpose: whether the file itself is sound is below what any ledger interface shows. */

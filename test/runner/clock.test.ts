@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { clockFrom } from '../helpers/clock.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
+import { openMemoryLedger } from '../../src/store/index.js';
 import { byState, ledgerRows } from '../reliability/helpers.js';
 import { speechManifest } from '../security/servers.js';
 
@@ -19,7 +20,9 @@ describe("the run's clock", () => {
     const manifest = path.join(workspace.dir, 'late.yaml');
     await writeFile(manifest, speechManifest([1, 2, 3, 4].map((i) => ({ id: `clip-${i}`, text: `late ${i}` }))));
     const ledgerPath = path.join(workspace.dir, 'late.mediabatch.db');
-    const events = await runInProcess({ manifest, ledgerPath, outDir: path.join(workspace.dir, 'late.out'), baseUrl: sim.url, token: sim.token, noWait: true, clock });
+    // The run's decisions are the point, not its file.
+    const ledger = openMemoryLedger();
+    const events = await runInProcess({ manifest, ledgerPath, ledger, outDir: path.join(workspace.dir, 'late.out'), baseUrl: sim.url, token: sim.token, noWait: true, clock });
 
     const pauses = events.filter((e) => e.kind === 'paused');
     expect(pauses).toEqual([expect.objectContaining({ what: 'submit:txt2audio', reason: 'the daily limit' })]);
@@ -28,6 +31,6 @@ describe("the run's clock", () => {
     const untilMs = pauses[0]?.kind === 'paused' ? pauses[0].untilMs : 0;
     expect(untilMs).toBeGreaterThanOrEqual(resetMs);
     expect(untilMs).toBeLessThanOrEqual(resetMs + 2_000);
-    expect(byState(await ledgerRows(ledgerPath))).toEqual({ submitted: 2, pending: 2 });
+    expect(byState(await ledgerRows(ledger))).toEqual({ submitted: 2, pending: 2 });
   });
 });

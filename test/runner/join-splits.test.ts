@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/runner/context.js';
+import { openMemoryLedger } from '../../src/store/index.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { FAST } from '../reliability/helpers.js';
@@ -30,7 +31,9 @@ describe('joins of split jobs', () => {
       await write();
     };
     const out = path.join(workspace.dir, 'book.out');
-    const runOnce = () => runInProcess({ manifest, ledgerPath: path.join(workspace.dir, 'book.mediabatch.db'), outDir: out, baseUrl: sim.url, token: sim.token });
+    // What the runner joins is the point, not the file: each run reads the ledger the last one left.
+    const ledger = openMemoryLedger();
+    const runOnce = () => runInProcess({ manifest, ledgerPath: path.join(workspace.dir, 'book.mediabatch.db'), ledger, outDir: out, baseUrl: sim.url, token: sim.token });
     return { runOnce, withChapter, out, accepted: () => sim.stats.accepted.length };
   }
 

@@ -3,9 +3,8 @@ import { budgetFit, sumMicro } from '../../src/money.js';
 import { planRun } from '../../src/runner/plan.js';
 import { planFromLedger } from '../../src/runner/run.js';
 import { jobWindows } from '../../src/runner/windows.js';
-import type { Ledger, SendSelection } from '../../src/store/index.js';
+import { openMemoryLedger, type Ledger, type SendSelection } from '../../src/store/index.js';
 import { SEND, seed, spec, sync } from '../store/contract/fixtures.js';
-import { useTempLedgers } from '../store/helpers.js';
 
 /** Jobs a … e priced 1 … 5 dollars, in manifest order. */
 async function fiveJobs(ledger: Ledger): Promise<void> {
@@ -18,11 +17,11 @@ async function sendable(ledger: Ledger, send: SendSelection, through?: number): 
   return ids;
 }
 
+// Planning is about what the ledger answers, not about its file: the memory ledger keeps the same contract.
 describe('planning from the ledger', () => {
-  const t = useTempLedgers();
 
   it('sends pending and skipped jobs, counts submitted ones to follow, leaves in-doubt and done ones alone', async () => {
-    const ledger = await t.open();
+    const ledger = openMemoryLedger();
     await fiveJobs(ledger);
     for (const id of ['a', 'b', 'c']) await ledger.reserveForSubmit(id, null, ['pending']);
     await ledger.markSubmitted('a', 'req-a');
@@ -37,7 +36,7 @@ describe('planning from the ledger', () => {
   });
 
   it('counts jobs the manifest dropped after they were sent, and never sends a dropped one', async () => {
-    const ledger = await t.open();
+    const ledger = openMemoryLedger();
     await fiveJobs(ledger);
     await ledger.reserveForSubmit('b', null, ['pending']);
     await ledger.markSubmitted('b', 'req-b');
@@ -49,7 +48,7 @@ describe('planning from the ledger', () => {
   });
 
   it('sends in-doubt jobs again only when asked', async () => {
-    const ledger = await t.open();
+    const ledger = openMemoryLedger();
     await fiveJobs(ledger);
     await ledger.reserveForSubmit('c', null, ['pending']);
     await ledger.markInDoubt('c', 'reset');
@@ -58,7 +57,7 @@ describe('planning from the ledger', () => {
   });
 
   it('counts earlier spend against the budget and, with partial, sends the prefix that fits', async () => {
-    const ledger = await t.open();
+    const ledger = openMemoryLedger();
     await seed(ledger, { spent: 2_000_000 });
     await ledger.reserveForSubmit('spent', null, ['pending']);
     await ledger.markSubmitted('spent', 'req-0');
@@ -73,7 +72,7 @@ describe('planning from the ledger', () => {
   });
 
   it('without partial keeps every job and reports how far over the budget it is', async () => {
-    const ledger = await t.open();
+    const ledger = openMemoryLedger();
     await fiveJobs(ledger);
     const plan = await planFromLedger(ledger, SEND, 10_000_000, false);
     expect(plan.send).toMatchObject({ jobs: 5, all: true });

@@ -8,7 +8,7 @@ import { Pace, planPace } from '../../src/runner/pace.js';
 import { createRunProgress, estimate, limitsOf } from '../../src/runner/index.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { systemClock } from '../../src/clock.js';
-import { openSqliteLedger } from '../../src/store/index.js';
+import { openMemoryLedger } from '../../src/store/index.js';
 
 /** One speech job per voice: each is a price group of its own, so one price call each. */
 const VOICES = ['af_sky', 'af_bella', 'am_adam', 'bf_emma', 'bm_george'];
@@ -21,7 +21,7 @@ describe('pricing that takes long says how far it is and what it waits for', () 
     const file = path.join(workspace.dir, 'voices.yaml');
     const jobs = VOICES.map((voice) => `  - { id: ${voice}, type: txt2audio, text: "Hello from ${voice}.", voice: ${voice}, lang: ${voice.startsWith('b') ? 'en-gb' : 'en-us'} }`);
     await writeFile(file, ['version: 1', 'defaults:', '  txt2audio: { model: Kokoro, speed: 1, format: mp3, sample_rate: 24000 }', 'jobs:', ...jobs, ''].join('\n'));
-    const ledger = await openSqliteLedger(path.join(workspace.dir, 'voices.mediabatch.db'), { mode: 'read-write' });
+    const ledger = openMemoryLedger();
     const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
     const basic = { limits: limitsOf('basic'), name: 'basic' };
     const progress = createRunProgress();

@@ -1,6 +1,6 @@
 import type { StoreContext } from './context.js';
 import { asLocalIoError } from './open-database.js';
-import { LedgerLockedError, type LockHolder } from '../ledger.js';
+import { holderIsAlive, LedgerLockedError, type LockHolder } from '../ledger.js';
 
 export interface RunLock {
   /**
@@ -33,7 +33,7 @@ export function createRunLock(ctx: StoreContext): RunLock {
   const acquire = db.transaction((holder: LockHolder) => {
     const current = selectLock.get();
     if (current !== undefined) {
-      if (isAlive(current, holder.host)) throw locked(ctx.path, current);
+      if (holderIsAlive(current, holder.host)) throw locked(ctx.path, current);
       ctx.insertEvent(null, 'lock_taken_over', null, null, {
         deadPid: current.pid,
         host: current.host,
@@ -60,20 +60,6 @@ export function createRunLock(ctx: StoreContext): RunLock {
       held = undefined;
     },
   };
-}
-
-/**
- * A holder on another host cannot be checked from here, so it counts as alive; on this host
- * signal 0 tells whether the pid exists (EPERM: it exists but belongs to someone else).
- */
-function isAlive(lock: LockRow, thisHost: string): boolean {
-  if (lock.host !== thisHost) return true;
-  try {
-    process.kill(lock.pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function locked(path: string, lock: LockRow): LedgerLockedError {

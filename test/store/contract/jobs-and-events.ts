@@ -269,6 +269,33 @@ export function jobsContract(ledgers: Ledgers): void {
     });
   });
 
+  describe('split parts', () => {
+    it("reads a split job's listed parts in order, ignoring case, and lists the splits whose listed parts are all done", async () => {
+      const ledger = await ledgers.create();
+      const part = (parent: string, n: number, index: number): JobSpec => ({ ...spec(`${parent}.p00${n}`, index), parentId: parent });
+      const parts = [part('story', 2, 0), part('story', 1, 1), part('tale', 1, 2), part('tale', 2, 3)];
+      await sync(ledger, parts);
+      await ledger.applyPrices(parts.map((p) => ({ priceKey: p.priceKey, priceMicro: 1, source: 'quoted' })), SEND);
+      expect((await ledger.readParts('STORY')).map((j) => j.id)).toEqual(['story.p001', 'story.p002']);
+      const finish = async (id: string): Promise<void> => {
+        await ledger.reserveForSubmit(id, null, ['pending']);
+        await ledger.markSubmitted(id, `req-${id}`);
+        await ledger.markDone(id, done);
+      };
+      await finish('story.p001');
+      await finish('tale.p001');
+      expect(await ledger.splitsDone('', 10)).toEqual([]);
+      await finish('story.p002');
+      expect(await ledger.splitsDone('', 10)).toEqual(['story']);
+      // The part still to do leaves the manifest: what is listed of the split is done.
+      await sync(ledger, parts.slice(0, 3));
+      expect(await ledger.splitsDone('', 10)).toEqual(['story', 'tale']);
+      expect(await ledger.splitsDone('story', 10)).toEqual(['tale']);
+      expect(await ledger.splitsDone('', 1)).toEqual(['story']);
+      expect((await ledger.readParts('tale')).map((j) => j.id)).toEqual(['tale.p001']);
+    });
+  });
+
   describe('jobsVersion: whether a document read from the ledger is still true', () => {
     it('changes with every write to a job, and with nothing else', async () => {
       const ledger = await ledgers.create();
