@@ -9,7 +9,7 @@ const SENT = ['prompt', 'negative_prompt', 'model', 'width', 'height', 'guidance
 const IMAGES = ['first_frame_image', 'last_frame_image'] as const;
 
 /** Image to video: `POST /img2video`, multipart with the frames as file parts. */
-export const img2video: JobKind = {
+export const img2video: JobKind<'img2video'> = {
   type: 'img2video',
   title: 'Image to video',
   params: VIDEO_PARAMS,

@@ -1,24 +1,32 @@
 /**
  * The registry of job kinds: the one place that lists them. Everything else looks a kind up by
- * `job.type` (`kindOf`) or walks `JOB_KINDS`; a new kind is a module beside these and one line
- * here (and its name in types.ts), checked complete by the compiler.
+ * `job.type` (`kindOf`) or walks `JOB_KINDS`; a new kind is a module beside these and one line in
+ * `KINDS` (`npm run new-kind -- NAME` writes both), and the type of its name follows.
  */
 import { img2video } from './img2video.js';
 import type { JobKind } from './kind.js';
 import { txt2audio } from './txt2audio.js';
 import { txt2img } from './txt2img.js';
 import { txt2video } from './txt2video.js';
-import { JOB_TYPES, type JobType } from './types.js';
+import type { JobType } from './types.js';
 
-const KINDS = { txt2audio, img2video, txt2img, txt2video } satisfies Record<JobType, JobKind>;
+/** In the order the manifest's schema, its messages and the docs list them. */
+export const KINDS = [txt2audio, img2video, txt2img, txt2video] as const;
 
-/** In the order the type list gives them. */
-export const JOB_KINDS: readonly JobKind[] = JOB_TYPES.map((type) => KINDS[type]);
+export const JOB_KINDS: readonly JobKind[] = KINDS;
 
-export function kindOf(type: JobType): JobKind {
-  return KINDS[type];
+export const JOB_TYPES: readonly JobType[] = KINDS.map((kind) => kind.type);
+
+const BY_TYPE = new Map<string, JobKind>(KINDS.map((kind) => [kind.type, kind]));
+
+export function isJobType(value: unknown): value is JobType {
+  return typeof value === 'string' && BY_TYPE.has(value);
 }
 
-export { JOB_TYPES, isJobType, type JobType } from './types.js';
+export function kindOf(type: JobType): JobKind {
+  return BY_TYPE.get(type) as JobKind;
+}
+
+export type { JobType } from './types.js';
 export type { ClassLimit, FieldSpec, JobKind, KindPricing, MultipartFile, PlanName, PollSchedule, ReportProblem, ServiceRequest } from './kind.js';
 export type { FieldPosition, ImageRef, ResolvedJob, SendableJob, SourcePosition } from './job.js';

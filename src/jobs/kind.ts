@@ -12,8 +12,8 @@ import type { JobType } from './types.js';
  * may be sent. Every other module looks a kind up by `job.type` (jobs/index.ts); none branches on
  * the type itself, so a new kind is one module here, not edits across the tree.
  */
-export interface JobKind {
-  type: JobType;
+export interface JobKind<T extends string = JobType> {
+  type: T;
   /** One line for the JSON Schema and messages: what it makes and what a job must give. */
   title: string;
   /** Fields a job may set itself or take from `defaults.<type>`. */

@@ -10,7 +10,7 @@ export const AUDIO_FORMATS = ['mp3', 'wav', 'flac'] as const;
 const PARAMS = ['model', 'voice', 'lang', 'speed', 'format', 'sample_rate'] as const;
 
 /** Text to speech: `POST /txt2audio`, JSON, priced by character count. */
-export const txt2audio: JobKind = {
+export const txt2audio: JobKind<'txt2audio'> = {
   type: 'txt2audio',
   title: 'Text to speech: give text or text_file',
   params: {

@@ -21,7 +21,7 @@ const loras = {
 };
 
 /** Text to image: `POST /txt2img`, JSON; the result is a PNG, JPEG or WebP image. */
-export const txt2img: JobKind = {
+export const txt2img: JobKind<'txt2img'> = {
   type: 'txt2img',
   title: 'Text to image',
   params: {

@@ -7,7 +7,7 @@ const SENT = ['prompt', 'negative_prompt', 'model', 'width', 'height', 'guidance
 const PRICED = ['model', 'width', 'height', 'frames', 'steps', 'fps'] as const;
 
 /** Text to video: `POST /txt2video`, JSON; the result is an MP4. Same models and limits as image to video. */
-export const txt2video: JobKind = {
+export const txt2video: JobKind<'txt2video'> = {
   type: 'txt2video',
   title: 'Text to video',
   params: VIDEO_PARAMS,

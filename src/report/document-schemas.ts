@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { JOB_TYPES } from '../jobs/types.js';
+import { JOB_TYPES } from '../jobs/index.js';
 import { JOB_STATES } from '../jobs/states.js';
 
 /**

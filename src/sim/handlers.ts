@@ -2,18 +2,16 @@
  * The service's endpoints as functions from a parsed request to a Reply. Auth, rate limits,
  * faults and latency are the server's business; here is only what each endpoint does.
  */
-import type { SimJobType as JobType } from './types.js';
 import { buildCatalogue, modelToWire, type SimModel } from './catalogue.js';
-import { audioFingerprint, imageFingerprint, videoFingerprint } from './fingerprint.js';
 import { apiError, json, type Reply } from './http-util.js';
 import { JobBook, type SimJob } from './jobs.js';
+import { SIM_KINDS, simKind, type SimJobType as JobType } from './kinds/index.js';
 import type { ResolvedOptions } from './options.js';
-import { priceAudio, priceImage, priceVideo } from './pricing.js';
-import { bucketError, mp4StandIn, pngImage, wavTone, type ResultSigner } from './results.js';
+import { bucketError, type ResultSigner } from './results.js';
 import type { Fields } from './rules.js';
 import type { SimStats } from './stats.js';
 import { webhookFields, type WebhookRequest, type WebhookSender } from './webhooks.js';
-import { validateAudio, validateImage, validateTextVideoSubmit, validateVideoPrice, validateVideoSubmit, type Validated } from './validate.js';
+import type { Validated } from './validate.js';
 
 /** Generation is refused below this balance (docs/service.md, "Balance"). */
 const MIN_BALANCE_USD = 0.49;
@@ -27,20 +25,18 @@ export interface Wallet {
 
 const round8 = (usd: number): number => Math.round(usd * 1e8) / 1e8;
 
-/**
- * How each kind's result is stored and served. An image's URL ends in `.image`, not `.png`: the
- * service's URLs say nothing reliable about an image's type, so clients must read its bytes.
- */
-const RESULT_FILE: Record<JobType, { ending: 'wav' | 'mp4' | 'image'; contentType: string }> = {
-  txt2audio: { ending: 'wav', contentType: 'audio/wav' },
-  img2video: { ending: 'mp4', contentType: 'video/mp4' },
-  txt2video: { ending: 'mp4', contentType: 'video/mp4' },
-  txt2img: { ending: 'image', contentType: 'image/png' },
-};
+/** A result's bytes and content type by its URL's ending (kinds may share one); each body built once. */
+interface ResultFile {
+  contentType: string;
+  body: Buffer;
+}
 
-/** Unreachable once `invalid` has answered for a failed validation; keeps the types exact. */
-function refused(): Reply {
-  return apiError(422, 'The given data was invalid.');
+function resultFiles(): Map<string, ResultFile> {
+  const files = new Map<string, ResultFile>();
+  for (const { result } of SIM_KINDS) {
+    if (!files.has(result.ending)) files.set(result.ending, { contentType: result.contentType, body: result.bytes() });
+  }
+  return files;
 }
 
 function invalid(result: Validated<unknown>): Reply | undefined {
@@ -51,9 +47,7 @@ export class SimApi {
   private readonly catalogue: SimModel[];
   private readonly models: Map<string, SimModel>;
   // Built once: the bench downloads thousands of results.
-  private readonly wav = wavTone();
-  private readonly mp4 = mp4StandIn();
-  private readonly png = pngImage();
+  private readonly results = resultFiles();
 
   constructor(
     private readonly options: ResolvedOptions,
@@ -103,51 +97,22 @@ export class SimApi {
   }
 
   price(type: JobType, fields: Fields): Reply {
-    const priced = (result: Validated<unknown>, price: () => number): Reply => invalid(result) ?? json(200, { data: { price: price() } });
-    const mode = this.options.pricing;
-    switch (type) {
-      case 'txt2audio': {
-        const result = validateAudio(fields, this.models, true);
-        return priced(result, () => (result.ok ? priceAudio(result.value, mode) : 0));
-      }
-      case 'txt2img': {
-        const result = validateImage(fields, this.models);
-        return priced(result, () => (result.ok ? priceImage(result.value, mode) : 0));
-      }
-      case 'img2video':
-      case 'txt2video': {
-        const result = validateVideoPrice(fields, this.models, type);
-        return priced(result, () => (result.ok ? priceVideo(result.value, mode) : 0));
-      }
-    }
+    const result = simKind(type).price(fields, this.models, this.options.pricing);
+    return invalid(result) ?? json(200, { data: { price: result.ok ? result.value : 0 } });
   }
 
   async submit(type: JobType, fields: Fields): Promise<Reply> {
-    const mode = this.options.pricing;
     // Every kind's request may carry a webhook; checked first, as one rule of every form request.
     const hook = webhookFields(fields);
     if (!hook.ok) return apiError(422, Object.values(hook.errors).flat()[0] ?? 'The given data was invalid.', hook.errors);
-    const accept = (fingerprint: string, priceUsd: number): Reply => this.accept(type, fingerprint, priceUsd, hook.value);
-    switch (type) {
-      case 'txt2audio': {
-        const result = validateAudio(fields, this.models, false);
-        return invalid(result) ?? (result.ok ? accept(audioFingerprint(result.value), priceAudio(result.value, mode)) : refused());
-      }
-      case 'txt2img': {
-        const result = validateImage(fields, this.models);
-        return invalid(result) ?? (result.ok ? accept(imageFingerprint(result.value), priceImage(result.value, mode)) : refused());
-      }
-      case 'img2video':
-      case 'txt2video': {
-        const result = type === 'img2video' ? await validateVideoSubmit(fields, this.models) : validateTextVideoSubmit(fields, this.models);
-        return invalid(result) ?? (result.ok ? accept(videoFingerprint(result.value, type), priceVideo(result.value, mode)) : refused());
-      }
-    }
+    const result = await simKind(type).submit(fields, this.models, this.options.pricing);
+    if (!result.ok) return invalid(result) ?? apiError(422, 'The given data was invalid.');
+    return this.accept(type, result.value.fingerprint, result.value.priceUsd, hook.value);
   }
 
   /** A fresh pre-signed URL for a finished job's result. */
   resultUrl(job: SimJob, now: number): string {
-    return this.signer.url(this.baseUrl(), `${job.requestId}.${RESULT_FILE[job.type].ending}`, this.options.resultUrlTtlMs, now);
+    return this.signer.url(this.baseUrl(), `${job.requestId}.${simKind(job.type).result.ending}`, this.options.resultUrlTtlMs, now);
   }
 
   // Charging happens at acceptance, the moment the request id exists: a lost answer still costs.
@@ -186,10 +151,11 @@ export class SimApi {
 
   /** A result file, as a bucket serves a pre-signed URL: no auth, 403 XML when expired or forged. */
   download(file: string, url: URL): Reply {
-    const match = /^([0-9a-f-]{36})\.(wav|mp4|image)$/.exec(file);
-    const job = match ? this.jobs.jobs.get(match[1] ?? '') : undefined;
+    const match = /^([0-9a-f-]{36})\.([a-z0-9]+)$/.exec(file);
+    const served = this.results.get(match?.[2] ?? '');
+    const job = match && served ? this.jobs.jobs.get(match[1] ?? '') : undefined;
     const xml = 'application/xml';
-    if (!job || JobBook.statusAt(job, this.options.clock.nowMs()).status !== 'done') {
+    if (!job || !served || JobBook.statusAt(job, this.options.clock.nowMs()).status !== 'done') {
       return { status: 404, body: bucketError('NoSuchKey', 'The specified key does not exist.'), contentType: xml };
     }
     const verdict = this.signer.check(file, url.searchParams.get('expires'), url.searchParams.get('sig'));
@@ -197,8 +163,6 @@ export class SimApi {
     if (verdict === 'bad-signature') {
       return { status: 403, body: bucketError('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'), contentType: xml };
     }
-    const bodies = { wav: this.wav, mp4: this.mp4, image: this.png };
-    const ending = (match?.[2] ?? 'mp4') as keyof typeof bodies;
-    return { status: 200, body: bodies[ending], contentType: Object.values(RESULT_FILE).find((r) => r.ending === ending)?.contentType ?? 'video/mp4' };
+    return { status: 200, body: served.body, contentType: served.contentType };
   }
 }

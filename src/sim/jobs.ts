@@ -4,7 +4,7 @@
  * given seed always gives the same outcomes in the same order.
  */
 import { randomUUID } from 'node:crypto';
-import type { SimJobType as JobType } from './types.js';
+import type { SimJobType as JobType } from './kinds/index.js';
 import type { Random } from './prng.js';
 import type { Clock } from '../clock.js';
 

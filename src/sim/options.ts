@@ -1,5 +1,5 @@
 /** The simulator's options, their defaults, and the rate rules a plan implies. */
-import type { SimJobType as JobType } from './types.js';
+import { perKind, type SimJobType as JobType } from './kinds/index.js';
 import { PLANS } from './plans.js';
 import type { PricingMode } from './pricing.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -22,9 +22,9 @@ export interface SimOptions {
   faults?: string;
   /** Seed of the fault and job-outcome generators. Default 1. */
   seed?: number;
-  /** Time in 'pending', per type; types left out keep their default (speech 50, image 100, videos 200). */
+  /** Time in 'pending', per type; types left out keep their default (`pace` in the kind's file). */
   pendingMs?: Partial<Record<JobType, number>>;
-  /** Time in 'processing', per type; types left out keep their default (speech 200, image 400, videos 1000). */
+  /** Time in 'processing', per type; types left out keep their default (`pace` in the kind's file). */
   processingMs?: Partial<Record<JobType, number>>;
   /** Share of accepted jobs that end in status 'error'. Default 0. */
   jobErrorRate?: number;
@@ -98,8 +98,8 @@ export function resolveOptions(options: SimOptions = {}): ResolvedOptions {
     latencyMs: nonNegative('latencyMs', options.latencyMs ?? 0),
     faults: options.faults ?? '',
     seed: options.seed ?? 1,
-    pendingMs: { txt2audio: 50, img2video: 200, txt2img: 100, txt2video: 200, ...options.pendingMs },
-    processingMs: { txt2audio: 200, img2video: 1000, txt2img: 400, txt2video: 1000, ...options.processingMs },
+    pendingMs: { ...perKind((kind) => kind.pace.pendingMs), ...options.pendingMs },
+    processingMs: { ...perKind((kind) => kind.pace.processingMs), ...options.processingMs },
     jobErrorRate,
     errorRetryable: options.errorRetryable ?? true,
     resultUrlTtlMs: nonNegative('resultUrlTtlMs', options.resultUrlTtlMs ?? 60_000),

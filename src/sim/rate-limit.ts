@@ -3,7 +3,7 @@
  * window of `windowMs` (a minute at the service) and one per UTC day. A refused request is
  * not counted, so a client that waits out Retry-After gets its full allowance back.
  */
-import type { SimJobType } from './types.js';
+import type { SimJobType } from './kinds/index.js';
 import type { Clock } from '../clock.js';
 
 /** Endpoint classes the service counts apart: each kind's submits, every price call, every status call. */

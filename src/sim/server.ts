@@ -2,7 +2,7 @@
  * The simulator's HTTP server: routing, auth, rate limits, fault injection and latency around
  * the endpoint handlers. Everything it keeps lives in the instance startSimulator returns.
  */
-import { SIM_JOB_TYPES } from './types.js';
+import { SIM_KINDS } from './kinds/index.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -91,7 +91,7 @@ class SimServer {
     const want = (ok: boolean, route: Route): Route | 'method' => (ok ? route : 'method');
     if (path === `${API}/models`) return want(get, { call: 'models', run: (_req, url) => this.api.listModels(url) });
     if (path === `${API}/balance`) return want(get, { call: 'balance', run: () => this.api.balance() });
-    for (const type of SIM_JOB_TYPES) {
+    for (const { type } of SIM_KINDS) {
       if (path === `${API}/${type}`) {
         return want(method === 'POST', { call: 'submit', cls: `submit:${type}`, scope: 'submit', run: (req) => this.withFields(req, (f) => this.api.submit(type, f)) });
       }

@@ -2,7 +2,7 @@
  * What the simulator saw, for tests and benchmarks: every accepted job, call counters, 429s
  * and injected faults. Updating is O(1) per request; the derived views are computed on demand.
  */
-import type { SimJobType as JobType } from './types.js';
+import type { SimJobType as JobType } from './kinds/index.js';
 import type { JobBook, JobStatus } from './jobs.js';
 
 export interface AcceptedJob {

@@ -37,7 +37,7 @@ async function writeManifest(dir: string, jobs: readonly TtsJob[], name = 'big.y
   return file;
 }
 
-/** The simulator's price laws (src/sim/pricing.ts) for Kokoro (price factor 1) at speed 1. */
+/** The simulator's price laws (src/sim/pricing.ts, src/sim/kinds/) for Kokoro (price factor 1) at speed 1. */
 const round8 = (usd: number) => Math.round(usd * 1e8) / 1e8;
 const linearQuote = (text: string) => round8([...text].length * 0.77e-6);
 const minimumQuote = (text: string) => round8(Math.max(0.0005, [...text].length * 0.77e-6));

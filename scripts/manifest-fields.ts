@@ -1,12 +1,12 @@
 /**
  * The field tables of docs/manifest.md, made from the registry of job kinds (src/jobs) and the
  * manifest's own fields, so the page says what the validator enforces and cannot drift from it
- * (test/docs/manifest-doc.test.ts compares them with the page).
+ * (`npm run generate` writes them; test/generated.test.ts checks the page is up to date).
  */
-import { JOB_KINDS, type ClassLimit, type FieldSpec, type JobKind } from '../../src/jobs/index.js';
-import { COMMON_FIELDS, SPLIT_FIELD, TYPES_TEXT } from '../../src/manifest/fields.js';
+import { JOB_KINDS, type ClassLimit, type FieldSpec, type JobKind } from '../src/jobs/index.js';
+import { COMMON_FIELDS, SPLIT_FIELD, TYPES_TEXT } from '../src/manifest/fields.js';
 
-export const BEGIN = '<!-- fields: generated from src/jobs by test/docs/manifest-doc.test.ts; do not edit by hand -->';
+export const BEGIN = '<!-- fields: generated from src/jobs by npm run generate; do not edit by hand -->';
 export const END = '<!-- end of generated fields -->';
 
 /** A table cell: one line, no `|` to split it. */

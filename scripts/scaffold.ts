@@ -1,0 +1,114 @@
+/**
+ * Writes a new kind's two files from a template (a kind that checks a prompt and a model, has one
+ * price per model and makes a PNG) and adds it to the two lists: src/jobs/index.ts and
+ * src/sim/kinds/index.ts. What else a kind needs is derived (`npm run generate`).
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** An endpoint's name as the service spells them: lower case, digits, inner hyphens (`img-upscale`). */
+const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+
+const identifier = (name: string): string => name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+const jobTemplate = (name: string, id: string): string => `import { model, pick, text } from './fields.js';
+import type { JobKind } from './kind.js';
+import { extensionFrom } from './model-checks.js';
+
+const SENT = ['prompt', 'model'] as const;
+/** What its price depends on: the price request takes these fields and nothing else. */
+const PRICED = ['model'] as const;
+
+/** \`POST /${name}\`, JSON; the result is an image. Written by \`npm run new-kind\`: give it the service's fields. */
+export const ${id}: JobKind<'${name}'> = {
+  type: '${name}',
+  title: '${name}',
+  params: { model: model('${id}_model') },
+  content: { prompt: text('What to make') },
+  required: ['prompt', 'model'],
+  files: {},
+  checkModel: () => undefined,
+  pricing: {
+    by: 'per-key',
+    keyFields: PRICED,
+    request: (job) => ({ endpoint: '${name}/price-calculation', json: pick(job.params, PRICED) }),
+  },
+  submit: (job) => ({ endpoint: '${name}', json: pick(job.params, SENT) }),
+  output: { media: 'image', extension: (_job, found) => extensionFrom(found, ['png', 'jpg', 'webp'], 'png') },
+  poll: {
+    service: { firstMs: 2000, maxMs: 10_000, factor: 1.5, giveUpMs: 10 * 60_000 },
+    simulator: { firstMs: 150, maxMs: 1000, factor: 1.5, giveUpMs: 60_000 },
+  },
+  plans: { basic: { perMinute: 1, perDay: 15 }, premium: { perMinute: 300 } },
+};
+`;
+
+const simTemplate = (name: string, id: string): string => `/** \`POST /${name}\`, JSON; the result is a PNG. Written by \`npm run new-kind\`: give it the service's models, checks and price law. */
+import type { SimModel } from '../catalogue.js';
+import { fingerprint } from '../fingerprint.js';
+import { applyMode, type PricingMode } from '../pricing.js';
+import { pngImage } from '../results.js';
+import { ErrorBag, requiredString, type Fields } from '../rules.js';
+import { lookupModel, mapValid, type Validated } from '../validate.js';
+import type { Models, SimKind } from './kind.js';
+
+const TYPE = '${name}';
+const USD_PER_JOB = 0.001;
+
+const MODEL: SimModel = {
+  name: '${name} model', slug: '${id}_model', types: [TYPE], limits: {}, features: {}, defaults: {}, languages: [], priceFactor: 1,
+};
+
+interface Params {
+  model: SimModel;
+  prompt?: string | undefined;
+}
+
+/** A price query takes the model; a submit the prompt too. */
+function validate(fields: Fields, models: Models, forPrice: boolean): Validated<Params> {
+  const bag = new ErrorBag();
+  const model = lookupModel(bag, fields, models, TYPE);
+  const prompt = forPrice ? undefined : requiredString(bag, fields, 'prompt');
+  return bag.empty && model ? { ok: true, value: { model, prompt } } : { ok: false, bag };
+}
+
+const price = (p: Params, mode: PricingMode): number => applyMode(USD_PER_JOB * p.model.priceFactor, mode);
+
+export const ${id}: SimKind<typeof TYPE> = {
+  type: TYPE,
+  models: [MODEL],
+  price: (fields, models, mode) => mapValid(validate(fields, models, true), (p) => price(p, mode)),
+  submit: (fields, models, mode) => mapValid(validate(fields, models, false), (p) => ({
+    fingerprint: fingerprint([TYPE, p.model.slug, p.prompt]),
+    priceUsd: price(p, mode),
+  })),
+  result: { ending: 'image', contentType: 'image/png', bytes: () => pngImage() },
+  pace: { pendingMs: 100, processingMs: 400 },
+  plans: { basic: { perMinute: 1, perDay: 15 }, premium: { perMinute: 300 } },
+};
+`;
+
+/** Adds `id` to the list `listName` of the module at `path`, with its import after the others. */
+function register(path: string, listName: string, id: string, file: string): void {
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const lastImport = lines.findLastIndex((line) => /^import .* from '\.\/.*\.js';$/.test(line));
+  const list = lines.findIndex((line) => line.startsWith(`export const ${listName} = [`));
+  if (lastImport === -1 || list === -1) throw new Error(`${path}: cannot find its imports or \`export const ${listName} = [\``);
+  lines[list] = (lines[list] ?? '').replace(/\] as const;$/, `, ${id}] as const;`);
+  lines.splice(lastImport + 1, 0, `import { ${id} } from './${file}.js';`);
+  writeFileSync(path, lines.join('\n'));
+}
+
+/** The two files written, relative to `root`; throws on a bad or taken name, writing nothing. */
+export function scaffoldKind(root: string, name: string): string[] {
+  if (!NAME.test(name)) throw new Error(`"${name}" is not a kind's name: lower-case letters, digits and inner hyphens, as the service names its endpoint (e.g. img-upscale)`);
+  const files = [`src/jobs/${name}.ts`, `src/sim/kinds/${name}.ts`];
+  const taken = files.filter((file) => existsSync(join(root, file)));
+  if (taken.length > 0) throw new Error(`the kind "${name}" exists already: ${taken.join(', ')}`);
+  const id = identifier(name);
+  writeFileSync(join(root, files[0] ?? ''), jobTemplate(name, id));
+  writeFileSync(join(root, files[1] ?? ''), simTemplate(name, id));
+  register(join(root, 'src/jobs/index.ts'), 'KINDS', id, name);
+  register(join(root, 'src/sim/kinds/index.ts'), 'SIM_KINDS', id, name);
+  return files;
+}

@@ -1,0 +1,27 @@
+/**
+ * The endpoints the simulator serves: one file each in this folder, one line each here. The
+ * catalogue serves their models in this order, spread through the filler (so the last kinds'
+ * models sit past the first page).
+ */
+import { img2video } from './img2video.js';
+import type { SimKind } from './kind.js';
+import { txt2audio } from './txt2audio.js';
+import { txt2img } from './txt2img.js';
+import { txt2video } from './txt2video.js';
+
+export const SIM_KINDS = [txt2audio, txt2img, img2video, txt2video] as const;
+
+export type SimJobType = (typeof SIM_KINDS)[number]['type'];
+
+const BY_TYPE = new Map<string, SimKind>(SIM_KINDS.map((kind) => [kind.type, kind]));
+
+export function simKind(type: SimJobType): SimKind {
+  return BY_TYPE.get(type) as SimKind;
+}
+
+/** One entry per kind, its value from `pick`. */
+export function perKind<T>(pick: (kind: SimKind) => T): Record<SimJobType, T> {
+  return Object.fromEntries(SIM_KINDS.map((kind) => [kind.type, pick(kind)])) as Record<SimJobType, T>;
+}
+
+export type { Accepted, Models, SimKind } from './kind.js';
