@@ -31,11 +31,14 @@ async function until(condition: () => boolean, what: string, timeoutMs = 30_000)
 }
 
 /** The lines of a run's --log-file. */
+/**
+ * The log's lines, a line written twice counted once: at a forced exit the batch still in the
+ * thread pool is written again unless the file shows it landed (written twice rather than lost),
+ * and the pool may finish it in the same moment. Two real events differ at least in `at`.
+ */
 function logLines(file: string): Record<string, unknown>[] {
-  return readFileSync(file, 'utf8')
-    .trimEnd()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+  return lines.filter((line, i) => line !== lines[i - 1]).map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 /** The stderr a child has written so far, kept up to date. */
