@@ -14,7 +14,8 @@ import { Pace } from '../../src/runner/pace.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { cliAgainst, FAST, ledgerRows, simArgs } from '../reliability/helpers.js';
-import { hasStackTrace, runCli, type CliResult } from '../helpers/cli.js';
+import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { readRunJson, runInProcessResult, type InProcessRun } from '../helpers/in-process.js';
 import { forward, speechManifest, startProxy, startScripted, type Scripted } from '../security/servers.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { openSqliteLedger } from '../../src/store/index.js';
@@ -28,6 +29,14 @@ describe('run: the life of a job after its submit', () => {
 
   beforeEach(() => {
     dir = workspace.dir;
+  });
+  /** A run of `<name>.yaml` as the CLI lays out its files, in-process against `url`. */
+  const inProcess = (url: string, manifest: string, name: string): InProcessRun => ({
+    manifest,
+    ledgerPath: path.join(dir, `${name}.mediabatch.db`),
+    outDir: path.join(dir, `${name}.out`),
+    baseUrl: url,
+    token: sim.token,
   });
   afterEach(async () => {
     await proxy?.close();
@@ -50,8 +59,8 @@ describe('run: the life of a job after its submit', () => {
     });
     const manifest = path.join(dir, 'expiry.yaml');
     await writeFile(manifest, speechManifest([1, 2, 3].map((i) => ({ id: `clip-${i}`, text: `expiring url ${i}` }))));
-    const result = await cliAgainst({ ...sim, url: proxy.url } as Simulator, ['run', manifest, '--json']);
-    expect(result.code).toBe(0);
+    const { result } = await runInProcessResult(inProcess(proxy.url, manifest, 'expiry'));
+    expect(result.summary.counts).toMatchObject({ done: 3 });
     const rows = await ledgerRows(path.join(dir, 'expiry.mediabatch.db'));
     expect(rows.map((r) => r.state)).toEqual(['done', 'done', 'done']);
     for (const row of rows) expect(readFileSync(row.result_path ?? '').subarray(0, 4).toString()).toBe('RIFF');
@@ -64,8 +73,7 @@ describe('run: the life of a job after its submit', () => {
   it('with --retries 0 (here MEDIABATCH_RETRIES=0) a job that ended in a retryable, refunded error stays failed; a later run sends it again, never a finished one', async () => {
     sim = await workspace.startSim({ ...FAST, jobErrorRate: 0.5, errorRetryable: true, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: 16 });
-    const noRetries = (): Promise<CliResult> => runCli(['run', manifest, '--json', ...simArgs(sim)], { env: { MEDIABATCH_TOKEN: sim.token, MEDIABATCH_RETRIES: '0' } });
-    const first = await noRetries();
+    const first = await runCli(['run', manifest, '--json', ...simArgs(sim)], { env: { MEDIABATCH_TOKEN: sim.token, MEDIABATCH_RETRIES: '0' } });
     const counts = (JSON.parse(first.stdout) as { counts: Record<'failed' | 'done', number> }).counts;
     expect(first.code).toBe(1);
     // The errored ones stay failed (retryable, refunded), each sent once: the next run sends them again.
@@ -74,13 +82,15 @@ describe('run: the life of a job after its submit', () => {
     expect(sim.stats.accepted).toHaveLength(16);
     expect(first.stderr).not.toContain('--retries)');
 
+    // The later runs in-process, with the same setting: what they send is the runner's decision.
+    const again = { ...inProcess(sim.url, manifest, 'batch'), retryFailed: 0 };
     let runs = 1;
-    let last = first;
-    while (last.code !== 0 && runs < 12) {
-      last = await noRetries();
+    let counts2 = (await runInProcessResult(again)).result.summary.counts;
+    while (counts2.done !== 16 && runs < 12) {
+      counts2 = (await runInProcessResult(again)).result.summary.counts;
       runs += 1;
     }
-    expect(last.code).toBe(0);
+    expect(counts2).toMatchObject({ done: 16, failed: 0 });
     expect(sim.stats.duplicates()).toEqual([]);
     // Every re-acceptance followed a refunded error: more acceptances than jobs, no double payment.
     expect(sim.stats.accepted.length).toBeGreaterThan(16);
@@ -172,11 +182,12 @@ describe('run: the life of a job after its submit', () => {
     const manifest = path.join(dir, 'dropped.yaml');
     const jobs = [1, 2, 3].map((i) => ({ id: `clip-${i}`, text: `dropped later ${i}` }));
     await writeFile(manifest, speechManifest(jobs));
-    expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    const first = await runInProcessResult({ ...inProcess(sim.url, manifest, 'dropped'), noWait: true });
+    expect(first.result.summary.counts).toMatchObject({ submitted: 3 });
     await writeFile(manifest, speechManifest(jobs.slice(0, 2)));
 
-    const result = await cliAgainst(sim, ['run', manifest]);
-    expect(result.code, result.stderr).toBe(0);
+    const { result } = await runInProcessResult(inProcess(sim.url, manifest, 'dropped'));
+    expect(result.summary.counts).toMatchObject({ done: 3, submitted: 0 });
     const rows = await ledgerRows(path.join(dir, 'dropped.mediabatch.db'));
     expect(rows.map((r) => [r.id, r.state])).toEqual([
       ['clip-1', 'done'],
@@ -192,7 +203,8 @@ describe('run: the life of a job after its submit', () => {
     const manifest = path.join(dir, 'dropped.yaml');
     const jobs = [1, 2, 3].map((i) => ({ id: `clip-${i}`, text: `dropped later ${i}` }));
     await writeFile(manifest, speechManifest(jobs));
-    expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    const first = await runInProcessResult({ ...inProcess(sim.url, manifest, 'dropped'), noWait: true });
+    expect(first.result.summary.counts).toMatchObject({ submitted: 3 });
     const dropped = (await ledgerRows(path.join(dir, 'dropped.mediabatch.db'))).find((r) => r.id === 'clip-3')?.request_id;
     expect(dropped).toBeTypeOf('string');
     await writeFile(manifest, speechManifest(jobs.slice(0, 2)));
@@ -201,9 +213,10 @@ describe('run: the life of a job after its submit', () => {
       any: (req) => (req.url.includes(`/request-status/${dropped}`) ? { status: 500, body: '{"message":"Server Error"}' } : undefined),
     });
 
-    const result = await cliAgainst({ ...sim, url: proxy.url } as Simulator, ['run', manifest, '--json']);
-    expect(result.code, result.stderr).toBe(1);
-    const doc = JSON.parse(result.stdout) as { counts: Record<string, number>; jobs: { id: string; state: string; request_id: string; in_manifest: boolean }[] };
+    const { result } = await runInProcessResult(inProcess(proxy.url, manifest, 'dropped'));
+    // Not every job done: what makes the CLI's exit code 1.
+    expect(result.summary.counts).toMatchObject({ done: 2, submitted: 1 });
+    const doc = await readRunJson<{ counts: Record<string, number>; jobs: { id: string; state: string; request_id: string; in_manifest: boolean }[] }>(path.join(dir, 'dropped.out'));
     expect(doc.counts).toMatchObject({ done: 2, submitted: 1 });
     expect(doc.jobs.find((j) => j.id === 'clip-3')).toMatchObject({ state: 'submitted', request_id: dropped, in_manifest: false });
     expect(sim.stats.accepted).toHaveLength(3);
