@@ -3,30 +3,12 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/app.js';
+import { describe, expect, it } from 'vitest';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { parseBudget } from '../../src/cli/options.js';
 import { CLI, cliEnv, collect, hasStackTrace, runCli, type CliResult } from '../helpers/cli.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
-
-/**
- * The CLI's entry point in this process, for refusals of what was typed (each decided before a
- * command starts anything): the exit code it returns and what it wrote on stderr.
- */
-async function mainInProcess(argv: string[]): Promise<Pick<CliResult, 'code' | 'stderr'>> {
-  let stderr = '';
-  const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += chunk.toString();
-    return true;
-  });
-  try {
-    const code = await main(argv);
-    return { code, stderr };
-  } finally {
-    write.mockRestore();
-  }
-}
 
 /** A usage error: exit 2, the one line expected on stderr, no stack trace. */
 function expectUsage(result: Pick<CliResult, 'code' | 'stderr'>, line: string): void {

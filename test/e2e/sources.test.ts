@@ -5,6 +5,8 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli, startCli, type CliResult } from '../helpers/cli.js';
+import { describeEvent } from '../../src/cli/event-text.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { forward, startScripted, type Scripted } from '../security/servers.js';
 import { byState, cliAgainst, collect, delay, FAST, ledgerRows, simArgs } from '../reliability/helpers.js';
@@ -212,7 +214,8 @@ describe('sources end to end against the simulator', () => {
     await writeFile(csv, 'id,text\nl-1,One.\nl-2,"Two, said again."\nl-4,Four.\n');
     const edited = await runInProcessResult(lines);
     expect(edited.result.summary.counts).toMatchObject({ done: 4 });
-    expect(edited.events).toContainEqual({ kind: 'warning', message: expect.stringContaining('job "l-2" changed after it was submitted: it keeps its earlier result (done)') as string });
+    const warnings = edited.events.filter((event) => event.kind === 'warning').map((event) => describeEvent(event, 0));
+    expect(warnings).toEqual([expect.stringContaining('warning: job "l-2" changed after it was submitted: it keeps its earlier result (done)')]);
     expect(sim.stats.accepted).toHaveLength(4);
     const rows = await ledgerRows(db);
     expect(rows.map((row) => [row.id, row.state])).toEqual([
@@ -307,9 +310,11 @@ describe('sources end to end against the simulator', () => {
     await rm(path.join(out, 'chapter.m3u'));
     await rm(path.join(out, 'chapter.wav'));
     const accepted = sim.stats.accepted.length;
-    const rejoin = await runCli(['run', manifest, '--base-url', front.url, '--plan', 'unlimited', '--poll-ms', '50'], { env: { MEDIABATCH_TOKEN: sim.token } });
-    expect(rejoin.code, rejoin.stderr).toBe(0);
-    expect(rejoin.stderr).toContain(`joined   chapter: 3 parts into ${path.join(out, 'chapter.wav')}`);
+    const rejoin = await runInProcessResult(book);
+    expect(rejoin.result.summary.counts).toMatchObject({ done: 4 });
+    // The line the CLI prints for it.
+    const joinedLines = rejoin.events.filter((event) => event.kind === 'joined').map((event) => describeEvent(event, 0));
+    expect(joinedLines).toEqual([`joined   chapter: 3 parts into ${path.join(out, 'chapter.wav')}`]);
     expect(readFileSync(path.join(out, 'chapter.wav')).equals(joined)).toBe(true);
     expect(existsSync(path.join(out, 'chapter.m3u'))).toBe(true);
     expect(sim.stats.accepted).toHaveLength(accepted);
@@ -340,16 +345,16 @@ describe('sources end to end against the simulator', () => {
     const out = path.join(dir, 'piped.out');
     const piped = (): Promise<CliResult> => runCli(['run', '-', '--db', db, '--out', out, '--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '50'], { input, cwd: dir, env: { MEDIABATCH_TOKEN: sim.token } });
     // Independent commands at once (each waits on its own process); the two runs in turn.
-    const [valid, missing, bad, noLedger, [first, again]] = await Promise.all([
+    const [valid, bad, [first, again]] = await Promise.all([
       runCli(['validate', '-', '--offline'], { input, cwd: dir }),
-      runCli(['run', '-', '--sim'], { input, cwd: dir }),
       runCli(['validate', '-', '--offline'], { input: '{"id": "x", "type": "txt2audio", "text": 5}\nnot json\n', cwd: dir }),
-      runCli(['status', '-'], { cwd: dir }),
       piped().then(async (firstRun) => [firstRun, await piped()] as const),
     ]);
     expect(valid.code, valid.stderr).toBe(0);
     expect(valid.stdout).toContain('<stdin>: 2 job(s), valid');
 
+    // Refused from the arguments alone, before stdin is read: the CLI's entry point in this process.
+    const missing = await mainInProcess(['run', '-', '--sim']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('reading jobs from stdin (the manifest -) needs --db PATH and --out DIR');
 
@@ -364,6 +369,7 @@ describe('sources end to end against the simulator', () => {
     // Each line is a whole job: there are no defaults to point at.
     expect(bad.stderr).toMatch(/<stdin>:1:1 job "x" model: expected .*, got nothing; set it on the job\n/);
 
+    const noLedger = await mainInProcess(['status', '-']);
     expect(noLedger.code).toBe(2);
     expect(noLedger.stderr).toContain('reading jobs from stdin (the manifest -) needs --db PATH: there is no manifest file to name it after');
     expect(byState(await ledgerRows(db))).toEqual({ done: 2 });
