@@ -4,12 +4,14 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { mainInProcess } from '../helpers/main-in-process.js';
+import { parseBudget } from '../../src/cli/options.js';
 import { CLI, cliEnv, collect, hasStackTrace, runCli, type CliResult } from '../helpers/cli.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 
-/** A usage error: exit 2, the one line expected on stderr, no stack trace, nothing on stdout. */
-function expectUsage(result: CliResult, line: string): void {
+/** A usage error: exit 2, the one line expected on stderr, no stack trace. */
+function expectUsage(result: Pick<CliResult, 'code' | 'stderr'>, line: string): void {
   expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
   expect({ code: result.code, stderr: result.stderr.trim() }).toEqual({ code: 2, stderr: `mediabatch: ${line}` });
 }
@@ -19,45 +21,44 @@ describe('numeric flags: what was typed, checked by one parser each', () => {
 
   it('--budget refuses an empty value and words, quoting them; takes " 5 " and 5.50', async () => {
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 2 });
+    // Through a process once each: a refusal (exit 2, the line on stderr) and a value taken into the document.
+    const [refused, taken] = await Promise.all([runCli(['estimate', manifest, '--sim', '--budget', 'abc']), runCli(['estimate', manifest, '--sim', '--json', '--budget', ' 5 '])]);
+    expectUsage(refused, '--budget: expected a number of USD ≥ 0 (such as 25 or 12.50), got "abc"');
+    expect(refused.stdout).toBe('');
+    expect(taken.code, taken.stderr).toBe(0);
+    expect((JSON.parse(taken.stdout) as { budget: number }).budget).toBe(5);
+    // The other values through the same entry point in this process.
     expectUsage(
-      await runCli(['estimate', manifest, '--sim', '--budget', '']),
+      await mainInProcess(['estimate', manifest, '--sim', '--budget', '']),
       '--budget: expected a number of USD ≥ 0 (such as 25 or 12.50), got an empty value',
     );
     expectUsage(
-      await runCli(['estimate', manifest, '--sim', '--budget', 'abc']),
-      '--budget: expected a number of USD ≥ 0 (such as 25 or 12.50), got "abc"',
-    );
-    expectUsage(
-      await runCli(['estimate', manifest, '--sim', '--budget', '0x10']),
+      await mainInProcess(['estimate', manifest, '--sim', '--budget', '0x10']),
       '--budget: expected a number of USD ≥ 0 (such as 25 or 12.50), got "0x10"',
     );
-    for (const [typed, usd] of [[' 5 ', 5], ['5.50', 5.5]] as const) {
-      const result = await runCli(['estimate', manifest, '--sim', '--json', '--budget', typed]);
-      expect(result.code, result.stderr).toBe(0);
-      expect((JSON.parse(result.stdout) as { budget: number }).budget).toBe(usd);
-    }
+    expect(parseBudget('5.50')).toBe(5.5);
   });
 
   it('--concurrency and --poll-ms quote what was given', async () => {
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 2 });
+    const lots = await runCli(['run', manifest, '--sim', '--concurrency', 'lots']);
+    expectUsage(lots, '--concurrency: expected a whole number from 1 to 64, got "lots"');
+    expect(lots.stdout).toBe('');
+    // The others through the same entry point in this process.
     expectUsage(
-      await runCli(['run', manifest, '--sim', '--concurrency', 'lots']),
-      '--concurrency: expected a whole number from 1 to 64, got "lots"',
-    );
-    expectUsage(
-      await runCli(['run', manifest, '--sim', '--concurrency', '']),
+      await mainInProcess(['run', manifest, '--sim', '--concurrency', '']),
       '--concurrency: expected a whole number from 1 to 64, got an empty value',
     );
     expectUsage(
-      await runCli(['estimate', manifest, '--sim', '--concurrency', '0']),
+      await mainInProcess(['estimate', manifest, '--sim', '--concurrency', '0']),
       '--concurrency: expected a whole number from 1 to 64, got "0"',
     );
     expectUsage(
-      await runCli(['run', manifest, '--sim', '--poll-ms', '1.5e3']),
+      await mainInProcess(['run', manifest, '--sim', '--poll-ms', '1.5e3']),
       '--poll-ms: expected a whole number of milliseconds from 10 to 600000, got "1.5e3"',
     );
     expectUsage(
-      await runCli(['run', manifest, '--sim', '--concurrency', '2', '--concurrency', '3']),
+      await mainInProcess(['run', manifest, '--sim', '--concurrency', '2', '--concurrency', '3']),
       '--concurrency: given 2 times ("2", "3"); give it once',
     );
   });
@@ -73,7 +74,13 @@ describe('sim options', () => {
     [['--port', '99999'], '--port: expected a whole number from 0 to 65535, got "99999"'],
     [['--port', ''], '--port: expected a whole number from 0 to 65535, got an empty value'],
   ])('sim %j is a usage error naming the option, the range and what was given', async (args, line) => {
-    expectUsage(await runCli(['sim', ...args], { timeoutMs: 15_000 }), line);
+    expectUsage(await mainInProcess(['sim', ...args]), line);
+  });
+
+  it('a refused option through a process: exit 2, the line on stderr, nothing on stdout, no simulator', async () => {
+    const result = await runCli(['sim', '--port', ''], { timeoutMs: 15_000 });
+    expectUsage(result, '--port: expected a whole number from 0 to 65535, got an empty value');
+    expect(result.stdout).toBe('');
   });
 
   it('a port in use: exit 4, naming the port and what to do', async () => {

@@ -37,10 +37,11 @@ describe('--json: one document on stdout, failures included', () => {
 
   it('an invalid manifest (exit 2) lists its problems', async () => {
     const file = await badManifest();
-    const estimate = errorDocument(await runCli(['estimate', file, '--json']), 'E_MANIFEST', 2);
+    const [estimated, validated] = await Promise.all([runCli(['estimate', file, '--json']), runCli(['validate', file, '--offline', '--json'])]);
+    const estimate = errorDocument(estimated, 'E_MANIFEST', 2);
     expect(estimate.problems?.length).toBeGreaterThan(0);
     // validate --json says only how many problems on stderr: the document lists them.
-    const validate = errorDocument(await runCli(['validate', file, '--offline', '--json']), 'E_MANIFEST', 2, (doc) => `${doc.problems?.length} problem(s)`);
+    const validate = errorDocument(validated, 'E_MANIFEST', 2, (doc) => `${doc.problems?.length} problem(s)`);
     // validate's own keys stay, next to the error.
     expect(validate).toMatchObject({ valid: false });
     expect(validate.problems?.length).toBeGreaterThan(0);
@@ -57,9 +58,10 @@ describe('--json: one document on stdout, failures included', () => {
 
   it('usage errors from the command line: an unknown flag, a missing argument', async () => {
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 1 });
-    const unknown = errorDocument(await runCli(['status', manifest, '--json', '--frobnicate']), 'E_USAGE', 2);
+    const [unknownFlag, noManifest] = await Promise.all([runCli(['status', manifest, '--json', '--frobnicate']), runCli(['run', '--json'])]);
+    const unknown = errorDocument(unknownFlag, 'E_USAGE', 2);
     expect(unknown.error.message).toContain('frobnicate');
-    errorDocument(await runCli(['run', '--json']), 'E_USAGE', 2);
+    errorDocument(noManifest, 'E_USAGE', 2);
   });
 
   it('a run stopped by a fatal answer mid-run: its summary and the error in one document', async () => {
@@ -78,10 +80,18 @@ describe('--json: one document on stdout, failures included', () => {
 
   it('successful documents say schema_version 1', async () => {
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 1 });
-    for (const args of [['validate', manifest, '--offline'], ['estimate', manifest, '--sim'], ['run', manifest, '--sim'], ['status', manifest], ['models', '--sim']]) {
-      const result = await runCli([...args, '--json']);
+    const json = (args: string[]): Promise<CliResult> => runCli([...args, '--json']);
+    // The commands on the manifest's ledger in turn; the others beside them.
+    const inTurn = async (): Promise<CliResult[]> => {
+      const results: CliResult[] = [];
+      for (const args of [['estimate', manifest, '--sim'], ['run', manifest, '--sim'], ['status', manifest]]) results.push(await json(args));
+      return results;
+    };
+    const [validate, models, onLedger] = await Promise.all([json(['validate', manifest, '--offline']), json(['models', '--sim']), inTurn()]);
+    for (const result of [validate, models, ...onLedger]) {
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ schema_version: 1 });
     }
+    expect(onLedger).toHaveLength(3);
   });
 });

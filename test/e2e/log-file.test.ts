@@ -130,9 +130,15 @@ describe('run --log-file', () => {
       { file: folder, env: {}, why: 'cannot open it for appending (EISDIR: it is a folder)' },
       { file: '/dev/null', env: {}, why: 'it is a pipe or a device, not a regular file' },
     ];
-    for (const { file, env, why } of refusals) {
-      const args = ['run', manifest, '--base-url', sim.url, '--plan', 'unlimited', ...('MEDIABATCH_LOG_FILE' in env ? [] : ['--log-file', file])];
-      const result = await runCli(args, { env: { MEDIABATCH_TOKEN: TOKEN, ...env }, timeoutMs: 20_000 });
+    // Each refused before the ledger is opened, so all at once.
+    const results = await Promise.all(
+      refusals.map(({ file, env }) => {
+        const args = ['run', manifest, '--base-url', sim.url, '--plan', 'unlimited', ...('MEDIABATCH_LOG_FILE' in env ? [] : ['--log-file', file])];
+        return runCli(args, { env: { MEDIABATCH_TOKEN: TOKEN, ...env }, timeoutMs: 20_000 });
+      }),
+    );
+    for (const [i, { file, why }] of refusals.entries()) {
+      const result = results[i]!;
       expect(result.code, result.stderr).toBe(4);
       expect(result.stderr).toBe(`mediabatch: --log-file ${file}: ${why}; give a file in a folder you can write (or leave --log-file out). Nothing was sent.\n`);
     }

@@ -13,8 +13,10 @@ import { planFromLedger } from '../../src/runner/run.js';
 import { Pace } from '../../src/runner/pace.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
-import { cliAgainst, FAST, ledgerRows, simArgs } from '../reliability/helpers.js';
-import { hasStackTrace, runCli, type CliResult } from '../helpers/cli.js';
+import { FAST, ledgerRows, simArgs } from '../reliability/helpers.js';
+import { runCli } from '../helpers/cli.js';
+import { describeEvent } from '../../src/cli/event-text.js';
+import { readRunJson, runInProcessResult, type InProcessRun } from '../helpers/in-process.js';
 import { forward, speechManifest, startProxy, startScripted, type Scripted } from '../security/servers.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { openSqliteLedger } from '../../src/store/index.js';
@@ -28,6 +30,14 @@ describe('run: the life of a job after its submit', () => {
 
   beforeEach(() => {
     dir = workspace.dir;
+  });
+  /** A run of `<name>.yaml` as the CLI lays out its files, in-process against `url`. */
+  const inProcess = (url: string, manifest: string, name: string): InProcessRun => ({
+    manifest,
+    ledgerPath: path.join(dir, `${name}.mediabatch.db`),
+    outDir: path.join(dir, `${name}.out`),
+    baseUrl: url,
+    token: sim.token,
   });
   afterEach(async () => {
     await proxy?.close();
@@ -50,8 +60,8 @@ describe('run: the life of a job after its submit', () => {
     });
     const manifest = path.join(dir, 'expiry.yaml');
     await writeFile(manifest, speechManifest([1, 2, 3].map((i) => ({ id: `clip-${i}`, text: `expiring url ${i}` }))));
-    const result = await cliAgainst({ ...sim, url: proxy.url } as Simulator, ['run', manifest, '--json']);
-    expect(result.code).toBe(0);
+    const { result } = await runInProcessResult(inProcess(proxy.url, manifest, 'expiry'));
+    expect(result.summary.counts).toMatchObject({ done: 3 });
     const rows = await ledgerRows(path.join(dir, 'expiry.mediabatch.db'));
     expect(rows.map((r) => r.state)).toEqual(['done', 'done', 'done']);
     for (const row of rows) expect(readFileSync(row.result_path ?? '').subarray(0, 4).toString()).toBe('RIFF');
@@ -64,8 +74,7 @@ describe('run: the life of a job after its submit', () => {
   it('with --retries 0 (here MEDIABATCH_RETRIES=0) a job that ended in a retryable, refunded error stays failed; a later run sends it again, never a finished one', async () => {
     sim = await workspace.startSim({ ...FAST, jobErrorRate: 0.5, errorRetryable: true, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: 16 });
-    const noRetries = (): Promise<CliResult> => runCli(['run', manifest, '--json', ...simArgs(sim)], { env: { MEDIABATCH_TOKEN: sim.token, MEDIABATCH_RETRIES: '0' } });
-    const first = await noRetries();
+    const first = await runCli(['run', manifest, '--json', ...simArgs(sim)], { env: { MEDIABATCH_TOKEN: sim.token, MEDIABATCH_RETRIES: '0' } });
     const counts = (JSON.parse(first.stdout) as { counts: Record<'failed' | 'done', number> }).counts;
     expect(first.code).toBe(1);
     // The errored ones stay failed (retryable, refunded), each sent once: the next run sends them again.
@@ -74,13 +83,15 @@ describe('run: the life of a job after its submit', () => {
     expect(sim.stats.accepted).toHaveLength(16);
     expect(first.stderr).not.toContain('--retries)');
 
+    // The later runs in-process, with the same setting: what they send is the runner's decision.
+    const again = { ...inProcess(sim.url, manifest, 'batch'), retryFailed: 0 };
     let runs = 1;
-    let last = first;
-    while (last.code !== 0 && runs < 12) {
-      last = await noRetries();
+    let counts2 = (await runInProcessResult(again)).result.summary.counts;
+    while (counts2.done !== 16 && runs < 12) {
+      counts2 = (await runInProcessResult(again)).result.summary.counts;
       runs += 1;
     }
-    expect(last.code).toBe(0);
+    expect(counts2).toMatchObject({ done: 16, failed: 0 });
     expect(sim.stats.duplicates()).toEqual([]);
     // Every re-acceptance followed a refunded error: more acceptances than jobs, no double payment.
     expect(sim.stats.accepted.length).toBeGreaterThan(16);
@@ -90,10 +101,8 @@ describe('run: the life of a job after its submit', () => {
   it('by default sends a job that failed at the service, retryable and refunded, again within the run, at most twice more', async () => {
     sim = await workspace.startSim({ ...FAST, jobErrorRate: 0.5, errorRetryable: true, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: 16 });
-    const logFile = path.join(dir, 'run.jsonl');
     // One submit at a time: the simulator's outcomes follow its seed in the order jobs are taken.
-    const result = await cliAgainst(sim, ['run', manifest, '--concurrency', '1', '--log-file', logFile]);
-    expect(hasStackTrace(result.stderr)).toBe(false);
+    const { events, result } = await runInProcessResult({ ...inProcess(sim.url, manifest, 'batch'), concurrency: 1 });
 
     const ledger = await openSqliteLedger(path.join(dir, 'batch.mediabatch.db'), { mode: 'read-only' });
     const sends = new Map<string, { sent: number; failed: number; state: string }>();
@@ -113,14 +122,17 @@ describe('run: the life of a job after its submit', () => {
       else expect([job.state, job.failed]).toEqual(['done', job.sent - 1]);
     }
     expect(jobs.filter((job) => job.state === 'done' && job.failed > 0).length, 'jobs healed within the run').toBeGreaterThan(0);
-    expect(result.code).toBe(jobs.every((job) => job.state === 'done') ? 0 : 1);
+    // What the run reports (its exit code is 0 only when every job is done) is what the ledger holds.
+    const failedJobs = jobs.filter((job) => job.state === 'failed').length;
+    expect(result.summary.counts).toMatchObject({ done: jobs.length - failedJobs, failed: failedJobs });
     expect(sim.stats.accepted).toHaveLength(jobs.reduce((n, job) => n + job.sent, 0));
     expect(sim.stats.duplicates()).toEqual([]);
     // One retry pass per round of failures, each with the jobs failed that many times.
-    const passes = readFileSync(logFile, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>).filter((r) => r['event'] === 'retry_pass');
-    const expected = [1, 2].map((n) => ({ pass: n, passes: 2, jobs: jobs.filter((job) => job.failed >= n).length })).filter((pass) => pass.jobs > 0);
-    expect(passes.map(({ pass, passes: of, jobs: count }) => ({ pass, passes: of, jobs: count }))).toEqual(expected);
-    expect(result.stderr).toContain(`retrying ${expected[0]!.jobs} job(s) that failed at the service (retryable, refunded): pass 1 of 2 (--retries)`);
+    const passes = events.filter((event) => event.kind === 'retry_pass');
+    const expected = [1, 2].map((n) => ({ kind: 'retry_pass', pass: n, passes: 2, jobs: jobs.filter((job) => job.failed >= n).length })).filter((pass) => pass.jobs > 0);
+    expect(passes).toEqual(expected);
+    // The line the CLI prints for it.
+    expect(describeEvent(passes[0]!, 0)).toBe(`retrying ${expected[0]!.jobs} job(s) that failed at the service (retryable, refunded): pass 1 of 2 (--retries)`);
   });
 
   it('stops sending at the budget even when the plan did not foresee it (the per-job reservation)', async () => {
@@ -172,11 +184,12 @@ describe('run: the life of a job after its submit', () => {
     const manifest = path.join(dir, 'dropped.yaml');
     const jobs = [1, 2, 3].map((i) => ({ id: `clip-${i}`, text: `dropped later ${i}` }));
     await writeFile(manifest, speechManifest(jobs));
-    expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    const first = await runInProcessResult({ ...inProcess(sim.url, manifest, 'dropped'), noWait: true });
+    expect(first.result.summary.counts).toMatchObject({ submitted: 3 });
     await writeFile(manifest, speechManifest(jobs.slice(0, 2)));
 
-    const result = await cliAgainst(sim, ['run', manifest]);
-    expect(result.code, result.stderr).toBe(0);
+    const { result } = await runInProcessResult(inProcess(sim.url, manifest, 'dropped'));
+    expect(result.summary.counts).toMatchObject({ done: 3, submitted: 0 });
     const rows = await ledgerRows(path.join(dir, 'dropped.mediabatch.db'));
     expect(rows.map((r) => [r.id, r.state])).toEqual([
       ['clip-1', 'done'],
@@ -192,7 +205,8 @@ describe('run: the life of a job after its submit', () => {
     const manifest = path.join(dir, 'dropped.yaml');
     const jobs = [1, 2, 3].map((i) => ({ id: `clip-${i}`, text: `dropped later ${i}` }));
     await writeFile(manifest, speechManifest(jobs));
-    expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    const first = await runInProcessResult({ ...inProcess(sim.url, manifest, 'dropped'), noWait: true });
+    expect(first.result.summary.counts).toMatchObject({ submitted: 3 });
     const dropped = (await ledgerRows(path.join(dir, 'dropped.mediabatch.db'))).find((r) => r.id === 'clip-3')?.request_id;
     expect(dropped).toBeTypeOf('string');
     await writeFile(manifest, speechManifest(jobs.slice(0, 2)));
@@ -201,9 +215,10 @@ describe('run: the life of a job after its submit', () => {
       any: (req) => (req.url.includes(`/request-status/${dropped}`) ? { status: 500, body: '{"message":"Server Error"}' } : undefined),
     });
 
-    const result = await cliAgainst({ ...sim, url: proxy.url } as Simulator, ['run', manifest, '--json']);
-    expect(result.code, result.stderr).toBe(1);
-    const doc = JSON.parse(result.stdout) as { counts: Record<string, number>; jobs: { id: string; state: string; request_id: string; in_manifest: boolean }[] };
+    const { result } = await runInProcessResult(inProcess(proxy.url, manifest, 'dropped'));
+    // Not every job done: what makes the CLI's exit code 1.
+    expect(result.summary.counts).toMatchObject({ done: 2, submitted: 1 });
+    const doc = await readRunJson<{ counts: Record<string, number>; jobs: { id: string; state: string; request_id: string; in_manifest: boolean }[] }>(path.join(dir, 'dropped.out'));
     expect(doc.counts).toMatchObject({ done: 2, submitted: 1 });
     expect(doc.jobs.find((j) => j.id === 'clip-3')).toMatchObject({ state: 'submitted', request_id: dropped, in_manifest: false });
     expect(sim.stats.accepted).toHaveLength(3);
@@ -222,8 +237,8 @@ describe('run: the life of a job after its submit', () => {
     const manifest = path.join(dir, 'same-id.yaml');
     await writeFile(manifest, speechManifest(['a', 'b', 'c'].map((name) => ({ id: `clip-${name}`, text: `same id ${name}` }))));
 
-    const result = await cliAgainst({ ...sim, url: proxy.url } as Simulator, ['run', manifest, '--concurrency', '1']);
-    expect(result.code, result.stderr).toBe(1);
+    const { events, result } = await runInProcessResult({ ...inProcess(proxy.url, manifest, 'same-id'), concurrency: 1 });
+    expect(result.summary.counts).toMatchObject({ done: 1, in_doubt: 2 });
     const rows = await ledgerRows(path.join(dir, 'same-id.mediabatch.db'));
     expect(rows.map((r) => [r.id, r.state, r.request_id])).toEqual([
       ['clip-a', 'done', firstRequestId],
@@ -231,7 +246,8 @@ describe('run: the life of a job after its submit', () => {
       ['clip-c', 'in_doubt', null],
     ]);
     expect(rows[1]?.last_error).toMatch(/already given to job "clip-a"/);
-    expect(result.stderr).toMatch(/in doubt clip-b: the service answered request id .+, already given to job "clip-a"/);
+    const inDoubt = events.find((event) => event.kind === 'in_doubt' && event.id === 'clip-b');
+    expect(inDoubt && describeEvent(inDoubt, 0)).toMatch(/in doubt clip-b: the service answered request id .+, already given to job "clip-a"/);
     expect(readdirSync(path.join(dir, 'same-id.out'))).toEqual(['clip-a.wav']);
   });
 });

@@ -4,10 +4,13 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
-import { hasStackTrace, runCli, startCli } from '../helpers/cli.js';
+import { hasStackTrace, runCli, startCli, type CliResult } from '../helpers/cli.js';
+import { describeEvent } from '../../src/cli/event-text.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { forward, startScripted, type Scripted } from '../security/servers.js';
 import { byState, cliAgainst, collect, delay, FAST, ledgerRows, simArgs } from '../reliability/helpers.js';
+import { estimateInProcess, readRunJson, runInProcessResult, type InProcessRun } from '../helpers/in-process.js';
 
 const DEFAULTS = '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: wav, sample_rate: 24000 }';
 const SUBMIT = /^\/api\/v1\/client\/txt2audio$/;
@@ -55,6 +58,11 @@ async function writeBook(dir: string): Promise<{ manifest: string; ids: string[]
   return { manifest, ids };
 }
 
+/** A run of `<dir>/<name>.yaml` in-process against `url`, its files where the CLI puts them. */
+function inProcess(dir: string, name: string, url: string, token: string): InProcessRun {
+  return { manifest: path.join(dir, `${name}.yaml`), ledgerPath: path.join(dir, `${name}.mediabatch.db`), outDir: path.join(dir, `${name}.out`), baseUrl: url, token };
+}
+
 /** What the simulator was asked to speak, in the order the submits arrived. */
 function spokenTexts(server: Scripted): string[] {
   return server.received.filter((req) => req.method === 'POST' && SUBMIT.test(req.url)).map((req) => (JSON.parse(req.body) as { text: string }).text);
@@ -71,15 +79,13 @@ describe('sources end to end against the simulator', () => {
     const sim = await workspace.startSim(FAST);
     const { manifest, ids } = await writeBook(workspace.dir);
 
-    const estimate = await runCli(['estimate', manifest, '--json', '--base-url', sim.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
-    expect(estimate.code, estimate.stderr).toBe(0);
-    const priced = JSON.parse(estimate.stdout) as { jobs: { id: string; price: number }[] };
+    const book = inProcess(workspace.dir, 'book', sim.url, sim.token);
+    const priced = await estimateInProcess(book);
     expect(priced.jobs.map((job) => job.id)).toEqual(ids);
-    expect(priced.jobs.every((job) => job.price > 0)).toBe(true);
+    expect(priced.jobs.every((job) => job.priceMicro > 0)).toBe(true);
 
-    const run = await cliAgainst(sim, ['run', manifest]);
-    expect(run.code, run.stderr).toBe(0);
-    expect(hasStackTrace(run.stderr)).toBe(false);
+    const { result } = await runInProcessResult(book);
+    expect(result.summary.counts).toMatchObject({ done: ids.length });
     const files = readdirSync(path.join(workspace.dir, 'book.out')).sort();
     expect(files).toEqual(ids.map((id) => `${id}.wav`).sort());
     expect(sim.stats.accepted).toHaveLength(ids.length);
@@ -121,11 +127,10 @@ describe('sources end to end against the simulator', () => {
     child.kill('SIGKILL');
     await ended;
 
-    const resumed = await cliAgainst(sim, ['run', manifest, '--json']);
-    // The two whose answer was lost may have been taken: never sent again by default.
-    expect(resumed.code, resumed.stderr).toBe(1);
-    const counts = (JSON.parse(resumed.stdout) as { counts: Record<string, number> }).counts;
-    expect(counts).toMatchObject({ done: ids.length - 2, in_doubt: 2 });
+    // The two whose answer was lost may have been taken: never sent again by default (so not
+    // every job is done: exit 1 at the CLI).
+    const { result: resumed } = await runInProcessResult(inProcess(workspace.dir, 'book', sim.url, sim.token));
+    expect(resumed.summary.counts).toMatchObject({ done: ids.length - 2, in_doubt: 2 });
     expect(sim.stats.accepted).toHaveLength(ids.length - 2);
 
     // They never reached the service: asking for them to be sent again costs each once.
@@ -190,7 +195,8 @@ describe('sources end to end against the simulator', () => {
     await writeFile(manifest, ['version: 1', 'defaults:', DEFAULTS, 'sources:', '  - csv: lines.csv', '    type: txt2audio', ''].join('\n'));
     const db = path.join(dir, 'lines.mediabatch.db');
 
-    expect((await cliAgainst(sim, ['run', manifest])).code).toBe(0);
+    const lines = inProcess(dir, 'lines', sim.url, sim.token);
+    expect((await runInProcessResult(lines)).result.summary.counts).toMatchObject({ done: 3 });
     const unitRead = (): string => {
       const ledger = new Database(db, { readonly: true });
       const row = ledger.prepare('SELECT read_at FROM units').get() as { read_at: string };
@@ -200,16 +206,16 @@ describe('sources end to end against the simulator', () => {
     const firstRead = unitRead();
 
     // Unchanged: the source is not read into the ledger again, and nothing is sent.
-    const again = await cliAgainst(sim, ['run', manifest]);
-    expect(again.code, again.stderr).toBe(0);
+    expect((await runInProcessResult(lines)).result.summary.counts).toMatchObject({ done: 3 });
     expect(unitRead()).toBe(firstRead);
     expect(sim.stats.accepted).toHaveLength(3);
 
     // A row added, a row changed after it was sent, a row removed.
     await writeFile(csv, 'id,text\nl-1,One.\nl-2,"Two, said again."\nl-4,Four.\n');
-    const edited = await cliAgainst(sim, ['run', manifest, '--json']);
-    expect(edited.code, edited.stderr).toBe(0);
-    expect(edited.stderr).toContain('job "l-2" changed after it was submitted: it keeps its earlier result (done)');
+    const edited = await runInProcessResult(lines);
+    expect(edited.result.summary.counts).toMatchObject({ done: 4 });
+    const warnings = edited.events.filter((event) => event.kind === 'warning').map((event) => describeEvent(event, 0));
+    expect(warnings).toEqual([expect.stringContaining('warning: job "l-2" changed after it was submitted: it keeps its earlier result (done)')]);
     expect(sim.stats.accepted).toHaveLength(4);
     const rows = await ledgerRows(db);
     expect(rows.map((row) => [row.id, row.state])).toEqual([
@@ -219,8 +225,7 @@ describe('sources end to end against the simulator', () => {
       ['l-4', 'done'],
     ]);
     // The removed row is no longer the manifest's, but its paid result is still counted and listed, marked so.
-    const status = await runCli(['status', manifest, '--json']);
-    const doc = JSON.parse(status.stdout) as { counts: Record<string, number>; jobs: { id: string; in_manifest: boolean }[] };
+    const doc = await readRunJson<{ counts: Record<string, number>; jobs: { id: string; in_manifest: boolean }[] }>(lines.outDir);
     expect(doc.counts['done']).toBe(4);
     expect(doc.jobs.filter((job) => !job.in_manifest).map((job) => job.id)).toEqual(['l-3']);
   });
@@ -259,11 +264,11 @@ describe('sources end to end against the simulator', () => {
       return reply;
     });
     servers.push(front);
-    const args = ['run', manifest, '--base-url', front.url, '--plan', 'unlimited', '--poll-ms', '50'];
-    let last = await runCli(args, { env: { MEDIABATCH_TOKEN: sim.token } });
+    const book = inProcess(dir, 'book', front.url, sim.token);
+    let last = (await runInProcessResult(book)).result.summary.counts;
     // A retryable, refunded failure is sent again (by this run's retries, or the next run).
-    for (let tries = 0; last.code !== 0 && tries < 2; tries += 1) last = await runCli(args, { env: { MEDIABATCH_TOKEN: sim.token } });
-    expect(last.code, last.stderr).toBe(0);
+    for (let tries = 0; last.done !== 4 && tries < 2; tries += 1) last = (await runInProcessResult(book)).result.summary.counts;
+    expect(last).toMatchObject({ done: 4 });
     expect(failedOnce).toBe(true);
 
     const rows = await ledgerRows(path.join(dir, 'book.mediabatch.db'));
@@ -305,9 +310,11 @@ describe('sources end to end against the simulator', () => {
     await rm(path.join(out, 'chapter.m3u'));
     await rm(path.join(out, 'chapter.wav'));
     const accepted = sim.stats.accepted.length;
-    const rejoin = await runCli(args, { env: { MEDIABATCH_TOKEN: sim.token } });
-    expect(rejoin.code, rejoin.stderr).toBe(0);
-    expect(rejoin.stderr).toContain(`joined   chapter: 3 parts into ${path.join(out, 'chapter.wav')}`);
+    const rejoin = await runInProcessResult(book);
+    expect(rejoin.result.summary.counts).toMatchObject({ done: 4 });
+    // The line the CLI prints for it.
+    const joinedLines = rejoin.events.filter((event) => event.kind === 'joined').map((event) => describeEvent(event, 0));
+    expect(joinedLines).toEqual([`joined   chapter: 3 parts into ${path.join(out, 'chapter.wav')}`]);
     expect(readFileSync(path.join(out, 'chapter.wav')).equals(joined)).toBe(true);
     expect(existsSync(path.join(out, 'chapter.m3u'))).toBe(true);
     expect(sim.stats.accepted).toHaveLength(accepted);
@@ -334,31 +341,35 @@ describe('sources end to end against the simulator', () => {
       '{"id": "s-2", "type": "txt2audio", "text": "A second line.", "model": "Kokoro", "voice": "am_adam", "lang": "en-us", "speed": 1, "format": "wav", "sample_rate": 24000}',
       '',
     ].join('\n');
-    const valid = await runCli(['validate', '-', '--offline'], { input, cwd: dir });
+    const db = path.join(dir, 'piped.db');
+    const out = path.join(dir, 'piped.out');
+    const piped = (): Promise<CliResult> => runCli(['run', '-', '--db', db, '--out', out, '--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '50'], { input, cwd: dir, env: { MEDIABATCH_TOKEN: sim.token } });
+    // Independent commands at once (each waits on its own process); the two runs in turn.
+    const [valid, bad, [first, again]] = await Promise.all([
+      runCli(['validate', '-', '--offline'], { input, cwd: dir }),
+      runCli(['validate', '-', '--offline'], { input: '{"id": "x", "type": "txt2audio", "text": 5}\nnot json\n', cwd: dir }),
+      piped().then(async (firstRun) => [firstRun, await piped()] as const),
+    ]);
     expect(valid.code, valid.stderr).toBe(0);
     expect(valid.stdout).toContain('<stdin>: 2 job(s), valid');
 
-    const missing = await runCli(['run', '-', '--sim'], { input, cwd: dir });
+    // Refused from the arguments alone, before stdin is read: the CLI's entry point in this process.
+    const missing = await mainInProcess(['run', '-', '--sim']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('reading jobs from stdin (the manifest -) needs --db PATH and --out DIR');
 
-    const db = path.join(dir, 'piped.db');
-    const out = path.join(dir, 'piped.out');
-    const first = await runCli(['run', '-', '--db', db, '--out', out, '--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '50'], { input, cwd: dir, env: { MEDIABATCH_TOKEN: sim.token } });
     expect(first.code, first.stderr).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(['s-1.wav', 's-2.wav']);
-    const again = await runCli(['run', '-', '--db', db, '--out', out, '--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '50'], { input, cwd: dir, env: { MEDIABATCH_TOKEN: sim.token } });
     expect(again.code, again.stderr).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['s-1.wav', 's-2.wav']);
     expect(sim.stats.accepted).toHaveLength(2);
 
-    const bad = await runCli(['validate', '-', '--offline'], { input: '{"id": "x", "type": "txt2audio", "text": 5}\nnot json\n', cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/<stdin>:1:\d+ .*text/);
     expect(bad.stderr).toMatch(/<stdin>:2:1 .*JSON/);
     // Each line is a whole job: there are no defaults to point at.
     expect(bad.stderr).toMatch(/<stdin>:1:1 job "x" model: expected .*, got nothing; set it on the job\n/);
 
-    const noLedger = await runCli(['status', '-'], { cwd: dir });
+    const noLedger = await mainInProcess(['status', '-']);
     expect(noLedger.code).toBe(2);
     expect(noLedger.stderr).toContain('reading jobs from stdin (the manifest -) needs --db PATH: there is no manifest file to name it after');
     expect(byState(await ledgerRows(db))).toEqual({ done: 2 });
@@ -368,12 +379,13 @@ describe('sources end to end against the simulator', () => {
     const sim = await workspace.startSim(FAST);
     const dir = workspace.dir;
     const message = '<stdin>:1:1 expected at least one job (one JSON object a line), got nothing; pipe or redirect the jobs in (< jobs.jsonl)\n1 problem in <stdin>; nothing was sent.\n';
-    for (const input of ['', '\n  \n']) {
-      const valid = await runCli(['validate', '-', '--offline'], { input, cwd: dir });
-      expect(valid).toMatchObject({ code: 2, stdout: '', stderr: message });
-    }
     const db = path.join(dir, 'piped.db');
-    const run = await runCli(['run', '-', '--db', db, '--out', path.join(dir, 'out'), ...simArgs(sim)], { input: '', cwd: dir, env: { MEDIABATCH_TOKEN: sim.token } });
+    const [empty, blank, run] = await Promise.all([
+      runCli(['validate', '-', '--offline'], { input: '', cwd: dir }),
+      runCli(['validate', '-', '--offline'], { input: '\n  \n', cwd: dir }),
+      runCli(['run', '-', '--db', db, '--out', path.join(dir, 'out'), ...simArgs(sim)], { input: '', cwd: dir, env: { MEDIABATCH_TOKEN: sim.token } }),
+    ]);
+    for (const valid of [empty, blank]) expect(valid).toMatchObject({ code: 2, stdout: '', stderr: message });
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(message);
     expect(sim.stats.calls).toEqual(expect.objectContaining({ submit: 0 }));

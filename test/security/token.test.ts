@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
@@ -120,20 +120,23 @@ describe('the token never leaks', () => {
   it('a wrong token, from the simulator and from a server that echoes it in its 401', async () => {
     sim = await startSimulator({ token: 'the-right-one' });
     const file = await manifest([{ id: 'one', text: 'First line.' }]);
-    const plain = await observe(['run', file, '--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '50'], { MEDIABATCH_TOKEN: TOKEN });
+    const hostile = await startScripted((req) => ({ status: 401, body: JSON.stringify({ message: `Unauthenticated. ${echo(req)}` }) }));
+    servers.push(hostile);
+    const runAgainst = (url: string): Promise<Observed> => observe(['run', file, '--base-url', url, '--plan', 'unlimited', '--poll-ms', '50'], { MEDIABATCH_TOKEN: TOKEN });
+    // The two runs share a ledger, so in turn; `models` beside them.
+    const [[plain, echoed], models] = await Promise.all([
+      runAgainst(sim.url).then(async (first) => [first, await runAgainst(hostile.url)] as const),
+      observe(['models', '--base-url', hostile.url, '--json'], { MEDIABATCH_TOKEN: TOKEN }),
+    ]);
     expect(plain.code).toBe(4);
     expect(hasStackTrace(plain.stderr)).toBe(false);
     expectNoToken(dir, plain);
 
-    const hostile = await startScripted((req) => ({ status: 401, body: JSON.stringify({ message: `Unauthenticated. ${echo(req)}` }) }));
-    servers.push(hostile);
-    const echoed = await observe(['run', file, '--base-url', hostile.url, '--plan', 'unlimited', '--poll-ms', '50'], { MEDIABATCH_TOKEN: TOKEN });
     expect(echoed.code).toBe(4);
     expect(echoed.stderr).toMatch(/HTTP 401 not authenticated/);
     expect(echoed.stderr).toContain('[redacted]');
     expect(hasStackTrace(echoed.stderr)).toBe(false);
     expectNoToken(dir, echoed);
-    const models = await observe(['models', '--base-url', hostile.url, '--json'], { MEDIABATCH_TOKEN: TOKEN });
     expect(models.code).toBe(4);
     expectNoToken(dir, models);
   });
@@ -190,14 +193,18 @@ describe('the token never leaks', () => {
     const tokenFile = path.join(dir, 'token.txt');
     await writeFile(tokenFile, `${TOKEN}\n`);
     const file = await manifest([{ id: 'one', text: 'First line.' }]);
-    const run = await observe(['run', file, '--token-file', tokenFile, '--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '50'], {});
+    // A wrong token from a file (its own, so both commands run at once): refused, and not printed either.
+    await mkdir(path.join(dir, 'wrong'));
+    const wrongFile = path.join(dir, 'wrong', 'token.txt');
+    await writeFile(wrongFile, `${TOKEN}-wrong\n`);
+    const [run, wrong] = await Promise.all([
+      observe(['run', file, '--token-file', tokenFile, '--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '50'], {}),
+      observe(['models', '--token-file', wrongFile, '--base-url', sim.url], {}),
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.cmdlines.some((line) => line.includes('--token-file'))).toBe(true);
     expectNoToken(dir, run);
 
-    // A wrong token from the file: refused, and not printed either.
-    await writeFile(tokenFile, `${TOKEN}-wrong\n`);
-    const wrong = await observe(['models', '--token-file', tokenFile, '--base-url', sim.url], {});
     expect(wrong.code).toBe(4);
     expectNoToken(dir, wrong);
   });
