@@ -6,6 +6,10 @@ import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
 import { startSecondServer, type SecondServer } from './second-server.js';
 import { openSqliteLedger } from '../../src/store/index.js';
+import { createServiceClient } from '../../src/api/client.js';
+import { ManifestError, type ManifestIssue } from '../../src/manifest/errors.js';
+import { openManifest } from '../../src/manifest/open.js';
+import { check } from '../../src/runner/index.js';
 
 const DEFAULTS = '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }';
 
@@ -32,6 +36,16 @@ interface Problem {
   field?: string;
   message: string;
   hint?: string;
+}
+
+/** The problems a check rejects with (it must reject). */
+async function issuesOf(checking: Promise<unknown>): Promise<ManifestIssue[]> {
+  const error = await checking.then(
+    () => undefined,
+    (rejected: unknown) => rejected,
+  );
+  expect(error).toBeInstanceOf(ManifestError);
+  return (error as ManifestError).issues;
 }
 
 describe('mediabatch validate', () => {
@@ -72,17 +86,15 @@ describe('mediabatch validate', () => {
     expect(result.stderr).toMatch(/:16:9 job "\.\.\/escape" \(#4\) id: expected an id of letters, digits/);
     expect(lines.at(-1)).toBe(`4 problems in ${file}; nothing was sent.`);
 
-    const json = await runCli(['validate', file, '--offline', '--json']);
-    expect(json.code).toBe(2);
-    const doc = JSON.parse(json.stdout) as { valid: boolean; problems: Problem[] };
-    expect(doc.valid).toBe(false);
-    expect(doc.problems.map((p) => [p.line, p.col, p.field])).toEqual([
+    // The problems --json lists are the check's (the document's shape: the catalogue test below).
+    const problems = await issuesOf(check({ manifest: await openManifest(file) }));
+    expect(problems.map((p) => [p.line, p.col, p.field])).toEqual([
       [8, 5, 'voise'],
       [12, 12, 'speed'],
       [13, 9, 'id'],
       [16, 9, 'id'],
     ]);
-    for (const problem of doc.problems) expect(problem.file).toBe(file);
+    for (const problem of problems) expect(problem.file).toBe(file);
   });
 
   it("caches the catalogue in the manifest's ledger; while a run holds the ledger, checks against the catalogue without writing it", async () => {
@@ -145,9 +157,8 @@ describe('mediabatch validate', () => {
     expect(ok.stdout.trim()).toBe(`${valid}: 2 job(s), valid (offline checks only).`);
     const okJson = await runCli(['validate', valid, '--offline', '--json', '--base-url', server.url], { env });
     expect(JSON.parse(okJson.stdout)).toMatchObject({ valid: true, jobs: 2, offline: true, problems: [] });
-    // The voice can only be checked against the catalogue: offline it passes.
-    const voiceOffline = await runCli(['validate', voice, '--offline', '--base-url', server.url], { env });
-    expect(voiceOffline.code, voiceOffline.stderr).toBe(0);
+    // The voice can only be checked against the catalogue: offline (the check without a service) it passes.
+    expect(await check({ manifest: await openManifest(voice) })).toEqual({ jobs: 2 });
     const brokenOffline = await runCli(['validate', broken, '--offline', '--base-url', server.url], { env });
     expect(brokenOffline.code, brokenOffline.stderr).toBe(2);
     expect(server.requests).toEqual([]);
@@ -179,9 +190,13 @@ describe('mediabatch validate', () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ file: voice, line: 11, col: 12, field: 'voice', hint: 'voices for en-us: af_sky, af_bella, am_adam' });
 
-    const good = await runCli(['validate', valid, ...args], { env });
-    expect(good.code).toBe(0);
-    expect(good.stdout.trim()).toBe(`${valid}: 2 job(s), valid (checked against the models catalogue).`);
+    // A valid manifest passes the same check (its line on stdout: the catalogue-cache test above).
+    const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
+    try {
+      expect(await check({ manifest: await openManifest(valid), service: { client, baseUrl: sim.url } })).toEqual({ jobs: 2 });
+    } finally {
+      await client.close();
+    }
 
     expect(sim.stats.calls.models).toBeGreaterThan(0);
     expect(sim.stats.calls.price).toBe(0);

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, tempDir } from '../helpers/cli.js';
+import { runInProcessResult, type InProcessRun } from '../helpers/in-process.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
+import type { RunResult } from '../../src/runner/index.js';
 import { byState, cliAgainst, FAST, ledgerRows, quickCheck } from './helpers.js';
 
 /**
@@ -54,6 +56,11 @@ describe('the results folder runs out of space mid-run', () => {
     await cleanup();
   });
 
+  /** A run in this process with room on its disks: what the runner does next, without a CLI start-up. */
+  async function runHere(manifest: string, ledgerPath: string, outDir: string, more: Partial<InProcessRun> = {}): Promise<RunResult> {
+    return (await runInProcessResult({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token, ...more })).result;
+  }
+
   it('stops with a clear message and exit 4, loses no request id, and finishes once there is room', async () => {
     sim = await startSimulator({ ...FAST });
     const manifest = await writeTtsManifest(dir, { jobs: 24 });
@@ -75,9 +82,8 @@ describe('the results folder runs out of space mid-run', () => {
       expect(byState(rows).done ?? 0).toBeGreaterThan(0);
     }
 
-    const roomy = path.join(dir, 'roomy');
-    const again = await cliAgainst(sim, ['run', manifest, '--out', roomy]);
-    expect(again.code, again.stderr).toBe(0);
+    // With room, the next run (its decisions, in-process) collects every job.
+    await runHere(manifest, db, path.join(dir, 'roomy'));
     expect(byState(await ledgerRows(db))).toEqual({ done: 24 });
     expect(sim.stats.duplicates()).toEqual([]);
     expect(sim.stats.accepted).toHaveLength(24);
@@ -103,10 +109,11 @@ describe('the results folder runs out of space mid-run', () => {
       const printed = [...full.stderr.matchAll(/was accepted as request (\S+), but the ledger could not record it/g)].map((m) => m[1]);
       mkdirSync(saved);
       for (const file of readdirSync(ledgerDir)) writeFileSync(path.join(saved, file), readFileSync(path.join(ledgerDir, file)));
-      // With room again the run goes on: the unrecorded ones are in doubt, never sent twice.
-      const again = await cliAgainst(sim, ['run', manifest, '--db', path.join(saved, 'batch.db'), '--out', path.join(dir, 'out')]);
+      // With room again the run goes on (in-process): the unrecorded ones are in doubt, never sent
+      // twice. That jobs in doubt make the CLI exit 1 is faults.test.ts's spawn test.
+      const { summary } = await runHere(manifest, path.join(saved, 'batch.db'), path.join(dir, 'out'));
       const rows = await ledgerRows(path.join(saved, 'batch.db'));
-      expect(again.code, again.stderr).toBe(printed.length > 0 ? 1 : 0);
+      expect(summary.counts.in_doubt).toBe(printed.length);
       expect(byState(rows).in_doubt ?? 0).toBe(printed.length);
       expect(byState(rows).done).toBe(200 - printed.length);
       expect(sim.stats.duplicates()).toEqual([]);
@@ -140,8 +147,8 @@ describe('the results folder runs out of space mid-run', () => {
       expect(sim.stats.calls.submit).toBe(0);
 
       execFileSync('mount', ['-o', 'remount,size=100m', ledgerDir], { stdio: 'ignore' });
-      const again = await cliAgainst(sim, args);
-      expect(again.code, again.stderr).toBe(0);
+      const again = await runHere(manifest, path.join(ledgerDir, 'big.db'), path.join(dir, 'out'), { select: { only: ['r1'] } });
+      expect(again.picked).toEqual({ jobs: 1, done: 1 });
       expect(sim.stats.accepted).toHaveLength(1);
       expect(readdirSync(path.join(dir, 'out'))).toEqual(['r1.wav']);
     } finally {

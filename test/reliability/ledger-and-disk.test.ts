@@ -7,8 +7,11 @@ import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
 import { deleteLedgerFiles } from '../helpers/ledger-files.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
-import { byState, cliAgainst, collect, delay, FAST, ledgerRows, quickCheck, startAgainst, type StatusJson } from './helpers.js';
+import { byState, cliAgainst, collect, delay, FAST, ledgerRows, quickCheck, startAgainst } from './helpers.js';
 import { openSqliteLedger } from '../../src/store/index.js';
+import type { RunResult } from '../../src/runner/index.js';
+import type { Clock } from '../../src/clock.js';
+import { estimateInProcess, runInProcessResult, type InProcessRun } from '../helpers/in-process.js';
 
 /** What goes wrong around the run rather than in it: the ledger file, the results folder, a second run. */
 describe('the ledger and the results folder under trouble', () => {
@@ -35,11 +38,27 @@ describe('the ledger and the results folder under trouble', () => {
     expect(result.code, result.stderr).toBe(code);
   }
 
+  /** A run of `manifest` in this process (its files where the CLI puts them): what the runner decides, without a CLI start-up. */
+  async function runHere(more: Partial<InProcessRun> = {}): Promise<RunResult> {
+    const at = (name: string) => path.join(dir, `batch.${name}`);
+    const files = { db, out: at('out'), runJson: at('run.json'), runCsv: at('run.csv'), legacyReport: at('report.json') };
+    const { result } = await runInProcessResult({ manifest, ledgerPath: db, outDir: files.out, files, baseUrl: sim.url, token: sim.token, ...more });
+    return result;
+  }
+
+  /** The runner refuses a lost ledger (the CLI turns it into exit 4, as the first test shows) and sends nothing. */
+  async function expectLostLedger(pattern: RegExp): Promise<void> {
+    const submits = sim.stats.calls.submit;
+    await expect(runHere()).rejects.toThrow(expect.objectContaining({ code: 'E_LEDGER_MISSING', message: expect.stringMatching(pattern) }));
+    expect(sim.stats.calls.submit).toBe(submits);
+  }
+
   it('a ledger deleted after a run, with its results still there, is refused instead of paying for every job again', async () => {
     sim = await startSimulator({ ...FAST });
-    expect((await cliAgainst(sim, ['run', manifest])).code).toBe(0);
+    await runHere();
     deleteLedgerFiles(db);
 
+    // The spawn shows the exit code and the wording; the refusal itself is the runner's (below, in-process).
     const again = await cliAgainst(sim, ['run', manifest]);
     expectRefusal(
       again,
@@ -52,51 +71,42 @@ describe('the ledger and the results folder under trouble', () => {
     // Moving the results and the report aside is the way to start over on purpose.
     rmSync(path.join(dir, 'batch.out'), { recursive: true });
     rmSync(path.join(dir, 'batch.run.json'));
-    const fresh = await cliAgainst(sim, ['run', manifest]);
-    expect(fresh.code, fresh.stderr).toBe(0);
+    expect((await runHere()).summary.counts.done).toBe(12);
     expect(sim.stats.accepted.length).toBe(24);
   });
 
   it('a ledger deleted after a --no-wait run, which leaves no results but its report: refused too', async () => {
     sim = await startSimulator({ ...FAST });
-    expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    expect((await runHere({ noWait: true })).summary.counts.submitted).toBe(12);
     expect(existsSync(path.join(dir, 'batch.out'))).toBe(false);
     deleteLedgerFiles(db);
 
-    const again = await cliAgainst(sim, ['run', manifest]);
-    expectRefusal(again, 4, /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.run\.json lists 12 requests already sent: .*move .*batch\.run\.json aside to start over/s);
+    await expectLostLedger(/no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.run\.json lists 12 requests already sent: .*move .*batch\.run\.json aside to start over/s);
     expect(sim.stats.accepted.length).toBe(12);
   });
 
   it('a new ledger made by estimate after the old one was deleted does not let a run pay again', async () => {
     sim = await startSimulator({ ...FAST });
-    expect((await cliAgainst(sim, ['run', manifest])).code).toBe(0);
+    await runHere();
     deleteLedgerFiles(db);
-    const estimate = await runCli(['estimate', manifest, '--base-url', sim.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
-    expect(estimate.code, estimate.stderr).toBe(0);
+    await estimateInProcess({ manifest, ledgerPath: db, baseUrl: sim.url, token: sim.token });
     expect(existsSync(db)).toBe(true);
 
-    const again = await cliAgainst(sim, ['run', manifest]);
-    expectRefusal(
-      again,
-      4,
-      /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.out holds results of an earlier run and .*batch\.run\.json lists 12 requests already sent: /s,
-    );
+    await expectLostLedger(/no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.out holds results of an earlier run and .*batch\.run\.json lists 12 requests already sent: /s);
     expect(sim.stats.accepted.length).toBe(12);
   });
 
   it('after run --no-wait, an estimate does not erase the trace: with the ledger deleted, the next run is refused', async () => {
     sim = await startSimulator({ ...FAST });
-    expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    await runHere({ noWait: true });
+    // The CLI's estimate: the files it writes beside the manifest are its own, never the run's.
     const estimate = await runCli(['estimate', manifest, '--base-url', sim.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
     expect(estimate.code, estimate.stderr).toBe(0);
-    // estimate writes files of its own and never the run's.
     expect(existsSync(path.join(dir, 'batch.estimate.json'))).toBe(true);
     expect(existsSync(path.join(dir, 'batch.estimate.csv'))).toBe(true);
     deleteLedgerFiles(db);
 
-    const again = await cliAgainst(sim, ['run', manifest]);
-    expectRefusal(again, 4, /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.run\.json lists 12 requests already sent: /s);
+    await expectLostLedger(/no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.run\.json lists 12 requests already sent: /s);
     expect(sim.stats.accepted.length).toBe(12);
   });
 
@@ -113,8 +123,7 @@ describe('the ledger and the results folder under trouble', () => {
     deleteLedgerFiles(db);
     const accepted = sim.stats.accepted.length;
 
-    const again = await cliAgainst(sim, ['run', manifest]);
-    expectRefusal(again, 4, /no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.run\.json says a run started sending requests: /s);
+    await expectLostLedger(/no ledger with jobs at .*batch\.mediabatch\.db, but .*batch\.run\.json says a run started sending requests: /s);
     expect(sim.stats.accepted.length).toBe(accepted);
   });
 
@@ -140,19 +149,18 @@ describe('the ledger and the results folder under trouble', () => {
     const printed = [...stopped.stderr.matchAll(/accepted as request (\S+), but the ledger could not record it/g)].map((m) => m[1]);
     for (const { requestId } of sim.stats.accepted) expect(known.has(requestId) || printed.includes(requestId), requestId).toBe(true);
 
-    const again = await cliAgainst(sim, ['run', manifest, '--json']);
-    expect(hasStackTrace(again.stderr), again.stderr).toBe(false);
-    const summary = JSON.parse(again.stdout) as StatusJson;
+    // The next run's decisions are the runner's: in-process.
+    const { summary } = await runHere();
     expect(sim.stats.duplicates()).toEqual([]);
     // A job whose request id only reached stderr is in doubt (never sent again); the rest are done.
     expect(summary.counts.in_doubt).toBe(printed.length);
     expect(summary.counts.done + summary.counts.in_doubt).toBe(60);
-    expect(again.code).toBe(printed.length === 0 ? 0 : 1);
+    // That jobs in doubt make the CLI exit 1 is faults.test.ts's spawn test.
   });
 
   it('a truncated ledger: a clear message, exit 4, nothing sent; restored, the run resumes', async () => {
     sim = await startSimulator({ ...FAST });
-    expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    await runHere({ noWait: true });
     expect(existsSync(`${db}-wal`)).toBe(false);
     const size = statSync(db).size;
     const backup = `${db}.bak`;
@@ -166,8 +174,8 @@ describe('the ledger and the results folder under trouble', () => {
 
     const run = await cliAgainst(sim, ['run', manifest]);
     expectRefusal(run, 4, /ledger .*batch\.mediabatch\.db is not a usable SQLite database/);
-    const status = await runCli(['status', manifest]);
-    expectRefusal(status, 4, /ledger .*batch\.mediabatch\.db is not a usable SQLite database/);
+    // status opens the ledger read-only: that open refuses it too (the same error, so the same exit 4).
+    await expect(openSqliteLedger(db, { mode: 'read-only' })).rejects.toThrow(/ledger .*batch\.mediabatch\.db is not a usable SQLite database/);
     expect(sim.stats.calls.submit).toBe(12);
 
     rmSync(db);
@@ -175,15 +183,13 @@ describe('the ledger and the results folder under trouble', () => {
     const restored = new Database(backup, { readonly: true });
     await restored.backup(db);
     restored.close();
-    const resumed = await cliAgainst(sim, ['run', manifest, '--json']);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect((JSON.parse(resumed.stdout) as StatusJson).counts.done).toBe(12);
+    expect((await runHere()).summary.counts.done).toBe(12);
     expect(sim.stats.calls.submit).toBe(12);
   });
 
   it('a ledger held in a write transaction by another process: a clear message, exit 4, nothing sent', async () => {
     sim = await startSimulator({ ...FAST });
-    expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    await runHere({ noWait: true });
     // Raw SQLite on purpose: another program holding the file's write lock, not a ledger.
     const other = new Database(db);
     try {
@@ -195,8 +201,7 @@ describe('the ledger and the results folder under trouble', () => {
       other.close();
     }
     expect(sim.stats.calls.submit).toBe(12);
-    const resumed = await cliAgainst(sim, ['run', manifest]);
-    expect(resumed.code, resumed.stderr).toBe(0);
+    await runHere();
     expect(byState(await ledgerRows(db))).toEqual({ done: 12 });
   });
 
@@ -214,9 +219,7 @@ describe('the ledger and the results folder under trouble', () => {
 
     rmSync(blocker);
     mkdirSync(blocker);
-    const fixed = await cliAgainst(sim, ['run', manifest, '--out', out, '--json']);
-    expect(fixed.code, fixed.stderr).toBe(0);
-    expect((JSON.parse(fixed.stdout) as StatusJson).counts.done).toBe(12);
+    expect((await runHere({ outDir: out, files: undefined })).summary.counts.done).toBe(12);
     expect(readdirSync(out)).toHaveLength(12);
     expect(sim.stats.duplicates()).toEqual([]);
   });
@@ -229,32 +232,30 @@ describe('the ledger and the results folder under trouble', () => {
     const result = await cliAgainst(sim, ['run', manifest]);
     expectRefusal(result, 4, /cannot write results to .*batch\.out: .*batch\.out is a file, not a folder; move it away or pass --out DIR\. Nothing was sent\./);
     expect(sim.stats.calls.submit).toBe(0);
-    const below = await cliAgainst(sim, ['run', manifest, '--out', path.join(out, 'inner')]);
-    expectRefusal(below, 4, /cannot write results to .*batch\.out\/inner: .*batch\.out is a file, not a folder/);
+    await expect(runHere({ outDir: path.join(out, 'inner'), files: undefined })).rejects.toThrow(
+      expect.objectContaining({ code: 'E_OUTPUT', message: expect.stringMatching(/cannot write results to .*batch\.out\/inner: .*batch\.out is a file, not a folder/) }),
+    );
     expect(sim.stats.calls.submit).toBe(0);
   });
 
   it('two runs of one manifest at once: the second refuses, naming the first one’s pid, and sends nothing', async () => {
-    sim = await startSimulator({ ...FAST, latencyMs: 150 });
-    // 40 submits two at a time at 150 ms each: the first run is busy for 3 s.
-    manifest = await writeTtsManifest(dir, { jobs: 40 });
-    const first = startAgainst(sim, ['run', manifest, '--concurrency', '2']);
-    const firstEnded = collect(first);
-    // Wait until the first run is submitting: it holds the lock by then.
-    const until = Date.now() + 10_000;
-    while (sim.stats.calls.submit === 0 && Date.now() < until) await delay(10);
-    expect(sim.stats.calls.submit).toBeGreaterThan(0);
+    const held = await holdingSimulator();
+    sim = held.sim;
+    const first = await runHolding();
+    await until(() => sim.stats.accepted.length === 12);
 
     const second = await cliAgainst(sim, ['run', manifest]);
-    expectRefusal(second, 4, new RegExp(`in use by mediabatch pid ${first.pid as number}\\b`));
-    const done = await firstEnded;
-    expect(done.code, done.stderr).toBe(0);
-    expect(sim.stats.accepted.length).toBe(40);
+    expectRefusal(second, 4, new RegExp(`in use by mediabatch pid ${process.pid}\\b`));
+    expect(sim.stats.calls.submit).toBe(12);
+    held.release();
+    expect((await first.ended).summary.counts.done).toBe(12);
+    expect(sim.stats.accepted.length).toBe(12);
     expect(sim.stats.duplicates()).toEqual([]);
   });
 
   it('an estimate of an edited manifest while a run sends: figures from a copy, the run’s jobs and prices untouched', async () => {
-    sim = await startSimulator({ ...FAST, latencyMs: 150 });
+    const held = await holdingSimulator();
+    sim = held.sim;
     const csv = path.join(dir, 'chapters.csv');
     const writeRows = (ids: number[], repeat: number) =>
       writeFileSync(csv, `id,text\n${ids.map((i) => `c${i},${`Chapter ${i} opens. `.repeat(repeat)}`).join('\n')}\n`);
@@ -266,11 +267,8 @@ describe('the ledger and the results folder under trouble', () => {
       'version: 1\ndefaults:\n  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }\nsources:\n  - csv: chapters.csv\n    type: txt2audio\n',
     );
     db = path.join(dir, 'chapters.mediabatch.db');
-    const run = startAgainst(sim, ['run', manifest, '--concurrency', '1']);
-    const runEnded = collect(run);
-    const until = Date.now() + 10_000;
-    while (sim.stats.calls.submit === 0 && Date.now() < until) await delay(10);
-    expect(sim.stats.calls.submit).toBeGreaterThan(0);
+    const run = await runHolding();
+    await until(() => sim.stats.calls.submit > 0);
     const before = await jobContents(db);
 
     // Texts 40 times longer, one row gone: what the run sends must not change with them.
@@ -279,17 +277,47 @@ describe('the ledger and the results folder under trouble', () => {
     expect(estimate.code, estimate.stderr).toBe(0);
     expect(await jobContents(db)).toEqual(before);
     expect(estimate.stderr).toContain(
-      `the ledger ${db} is in use by mediabatch pid ${run.pid as number} on ${os.hostname()} (run): this estimate works on a copy of it taken now and leaves the ledger itself untouched`,
+      `the ledger ${db} is in use by mediabatch pid ${process.pid} on ${os.hostname()} (run): this estimate works on a copy of it taken now and leaves the ledger itself untouched`,
     );
     // The estimate priced the edited manifest: 39 jobs.
     expect((JSON.parse(estimate.stdout) as { jobs: unknown[] }).jobs).toHaveLength(39);
 
-    const done = await runEnded;
-    expect(done.code, done.stderr).toBe(0);
+    held.release();
+    expect((await run.ended).summary.counts.done).toBe(40);
     expect(sim.stats.accepted.length).toBe(40);
     expect(await jobContents(db)).toEqual(before);
   });
+
+  /**
+   * A run in this process that holds the run lock as the CLI's run takes it, against a holding
+   * simulator: it is still running, for sure, while a spawned CLI meets it, however slow that
+   * start is (a run of a few jobs at real speed could end first).
+   */
+  async function runHolding(): Promise<{ ended: Promise<RunResult> }> {
+    const ledger = await openSqliteLedger(db, { mode: 'read-write' });
+    await ledger.acquireRunLock({ pid: process.pid, host: os.hostname(), command: 'run' });
+    const ended = runInProcessResult({ manifest, ledgerPath: db, ledger, outDir: db.replace(/\.mediabatch\.db$/, '.out'), baseUrl: sim.url, token: sim.token })
+      .then(({ result }) => result)
+      .finally(() => ledger.close());
+    return { ended };
+  }
 });
+
+const HOLD_MS = 3_600_000;
+
+/** A simulator whose speech jobs stay processing until `release` moves its clock past their end. */
+async function holdingSimulator(): Promise<{ sim: Simulator; release: () => void }> {
+  let offsetMs = 0;
+  const clock: Clock = { nowMs: () => Date.now() + offsetMs };
+  const sim = await startSimulator({ ...FAST, processingMs: { ...FAST.processingMs, txt2audio: HOLD_MS }, clock });
+  return { sim, release: () => (offsetMs = HOLD_MS) };
+}
+
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!done() && Date.now() < deadline) await delay(5);
+  expect(done()).toBe(true);
+}
 
 /** What each job sends and what it costs, as the ledger records them. */
 async function jobContents(file: string): Promise<{ id: string; hash: string; text: string | null; priceMicro: number | null; listed: boolean }[]> {
