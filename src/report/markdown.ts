@@ -2,7 +2,8 @@ import { escapeControlChars } from '../control-chars.js';
 import { JOB_STATES } from '../jobs/states.js';
 import { decimalUsd, type MicroUsd } from '../money.js';
 import type { CostReport, CostTotals } from '../pricing/report.js';
-import { groupParameters, groupSource } from './csv.js';
+import { moneyRows, priceCallsText } from './cost-report.js';
+import { groupParameters, groupSource, groupVoice } from './csv.js';
 import type { ListedJobs, StatusSummary } from './status.js';
 import { formatCount } from './text.js';
 
@@ -42,7 +43,7 @@ export function estimateMarkdown(report: CostReport, title: string): string {
     report.byGroup.map((g) => [
       g.type,
       g.model,
-      g.params['voice'] === undefined || g.params['voice'] === null ? '' : String(g.params['voice']),
+      groupVoice(g),
       groupParameters(g),
       g.characters === null ? '' : formatCount(g.characters),
       formatCount(g.jobs),
@@ -64,13 +65,7 @@ export function estimateMarkdown(report: CostReport, title: string): string {
 }
 
 function estimateMoneyRows(report: CostReport): string[][] {
-  const rows = [
-    ['Total (whole manifest)', exactUsd(report.totalMicro)],
-    ['Already spent (ledger)', exactUsd(report.spentMicro)],
-    [`To spend (${formatCount(report.jobsToSend)} jobs)`, exactUsd(report.toSpendMicro)],
-    ['Budget', report.budgetMicro === null ? 'none' : exactUsd(report.budgetMicro)],
-  ];
-  if (report.leftMicro !== null) rows.push(['Left after the run', exactUsd(report.leftMicro)]);
+  const rows = moneyRows(report, exactUsd);
   if (!report.withinBudget) {
     rows.push(['Over budget by', exactUsd(report.overByMicro)]);
     rows.push([`Fits with --partial (${formatCount(report.fitCount)} jobs)`, exactUsd(report.fitMicro)]);
@@ -83,10 +78,8 @@ function estimateMoneyRows(report: CostReport): string[][] {
 }
 
 function paceLines(report: CostReport): string[] {
-  const bySource = { quoted: 0, derived: 0, cached: 0 };
-  for (const group of report.byGroup) for (const source of ['quoted', 'derived', 'cached'] as const) bySource[source] += group.jobsBySource[source];
   return [
-    `- Price calls: ${formatCount(report.priceCalls)} (prices: ${formatCount(bySource.quoted)} quoted, ${formatCount(bySource.derived)} derived, ${formatCount(bySource.cached)} cached)`,
+    `- ${priceCallsText(report)}`,
     `- Duration at the ${report.planName} plan's pace: ${cell(report.durationText)}`,
   ];
 }
