@@ -1,13 +1,10 @@
 import { microToUsd } from '../money.js';
-import { SCHEMA_VERSION, type ErrorJson, type StatusDocument, type StatusJobJson } from './document-schemas.js';
+import { SCHEMA_VERSION, type RunDocument, type StatusDocument, type StatusJobJson } from './document-schemas.js';
 import { jsonListDocument, type Rows } from './json-stream.js';
 import type { StatusJob, StatusSummary } from './status.js';
 
 /** What a run adds to the status document: which run wrote it, and what ended it early. */
-export interface RunDocumentExtras {
-  finished: boolean;
-  error?: ErrorJson | undefined;
-}
+export type RunDocumentExtras = Pick<RunDocument, 'finished' | 'error'>;
 
 /**
  * `status --json`, and with `run` extras `run --json` and `<name>.run.json`, as text chunks: the
@@ -18,7 +15,7 @@ export interface RunDocumentExtras {
  */
 export function statusJsonChunks(summary: StatusSummary, rows: Rows<StatusJob>, run?: RunDocumentExtras): AsyncGenerator<string> {
   const runFields = run === undefined ? {} : { kind: 'run', finished: run.finished, error: run.error };
-  return jsonListDocument({ head: { ...statusFields(summary), ...runFields }, listKey: 'jobs', rows, toJson: statusJobJson });
+  return jsonListDocument({ ...statusFields(summary), ...runFields }, rows, statusJobJson);
 }
 
 /** Every field but the jobs. `submitting` is counted apart: jobs a crash caught mid-submit. */
