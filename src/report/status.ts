@@ -3,7 +3,6 @@ import { JOB_STATES, type JobState } from '../jobs/states.js';
 import { formatUsd, type MicroUsd } from '../money.js';
 import { formatCount, paint, renderTable } from './text.js';
 
-
 export interface StatusJob {
   id: string;
   type: string;
@@ -221,7 +220,6 @@ function stateNotes(summary: StatusSummary): string[] {
   return notes;
 }
 
-/** Where results are. */
 function resultsLine(results: StatusSummary['results']): string {
   if (results.files === 0 || results.folder === null) return 'No results downloaded yet.';
   return `Results: ${formatCount(results.files)} file(s) in ${results.folder}`;

@@ -25,9 +25,8 @@ export interface ReviewJob {
   priceKey: string | null;
   model: string | null;
   requestId: string | null;
-  /** A speech job's text, when the ledger has it. */
+  /** A speech job's text, or the prompt of a kind that takes one, when the ledger has it. */
   text?: string | null | undefined;
-  /** A prompt, for kinds that take one. */
   prompt?: string | null | undefined;
   tags?: readonly string[] | null | undefined;
   error: string | null;
