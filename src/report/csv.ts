@@ -3,7 +3,7 @@ import { escapeControlChars } from '../control-chars.js';
 import { decimalUsd } from '../money.js';
 import type { CostReportJob } from '../pricing/report.js';
 import type { GroupSummary } from '../pricing/types.js';
-import type { Rows } from './json-stream.js';
+import { batches, type Rows } from './json-stream.js';
 import type { StatusJob } from './status.js';
 
 /** What a spreadsheet takes for the start of a formula. */
@@ -27,9 +27,6 @@ export function csvCell(text: string): string {
  */
 type Columns<T> = Record<string, (row: T) => string>;
 
-/** Rows are turned into text this many at a time: one stringify call each, bounded memory. */
-const BATCH_ROWS = 1000;
-
 /**
  * RFC 4180 CSV with a header, as text chunks from an iterable of rows (a million rows are never
  * one string); commas, quotes and newlines in cells (error texts) are quoted.
@@ -37,16 +34,13 @@ const BATCH_ROWS = 1000;
 async function* csvChunks<T>(rows: Rows<T>, columns: Columns<T>): AsyncGenerator<string> {
   const options = { columns: Object.keys(columns), cast: { string: csvCell } };
   const cells = Object.entries(columns);
-  let batch: Record<string, string>[] = [];
+  const record = (row: T) => Object.fromEntries(cells.map(([column, cell]) => [column, cell(row)]));
   let header = true;
-  for await (const row of rows) {
-    batch.push(Object.fromEntries(cells.map(([column, cell]) => [column, cell(row)])));
-    if (batch.length < BATCH_ROWS) continue;
-    yield stringify(batch, { ...options, header });
+  for await (const batch of batches(rows)) {
+    yield stringify(batch.map(record), { ...options, header });
     header = false;
-    batch = [];
   }
-  if (header || batch.length > 0) yield stringify(batch, { ...options, header });
+  if (header) yield stringify([], { ...options, header });
 }
 
 const money = (micro: number | null): string => (micro === null ? '' : decimalUsd(micro));

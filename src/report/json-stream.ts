@@ -10,8 +10,17 @@ export type Rows<T> = Iterable<T> | AsyncIterable<T>;
 
 type Fields = Readonly<Record<string, unknown>>;
 
-/** Chunks are handed on at about this size: few enough writes, little held in memory. */
-const CHUNK_CHARS = 64 * 1024;
+/** Rows in arrays of `size`, each written as one chunk of text: few writes, bounded memory. */
+export async function* batches<T>(rows: Rows<T>, size = 1000): AsyncGenerator<T[]> {
+  let batch: T[] = [];
+  for await (const row of rows) {
+    batch.push(row);
+    if (batch.length < size) continue;
+    yield batch;
+    batch = [];
+  }
+  if (batch.length > 0) yield batch;
+}
 
 /**
  * The document as text chunks; their concatenation parses to the same value as the object
@@ -25,19 +34,14 @@ export async function* jsonListDocument<T>(
   tail: Fields = {},
 ): AsyncGenerator<string> {
   const headText = fields(head);
-  let buffer = `{\n${headText}${headText === '' ? '' : ',\n'}  "jobs": [`;
+  yield `{\n${headText}${headText === '' ? '' : ',\n'}  "jobs": [`;
   let first = true;
-  for await (const row of rows) {
-    buffer += `${first ? '\n' : ',\n'}    ${JSON.stringify(toJson(row))}`;
+  for await (const batch of batches(rows)) {
+    yield `${first ? '\n' : ',\n'}    ${batch.map((row) => JSON.stringify(toJson(row))).join(',\n    ')}`;
     first = false;
-    if (buffer.length >= CHUNK_CHARS) {
-      yield buffer;
-      buffer = '';
-    }
   }
-  buffer += first ? ']' : '\n  ]';
   const tailText = fields(tail);
-  yield `${buffer}${tailText === '' ? '' : `,\n${tailText}`}\n}\n`;
+  yield `${first ? ']' : '\n  ]'}${tailText === '' ? '' : `,\n${tailText}`}\n}\n`;
 }
 
 /** `  "key": value` lines, pretty-printed as JSON.stringify(…, null, 2) would nest them. */
