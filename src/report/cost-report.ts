@@ -18,18 +18,14 @@ export function formatCostReport(report: CostReport, options: CostTextOptions): 
   const { color } = options;
   const sections = [
     paint(color, 'bold', `Cost estimate: ${formatCount(report.jobs)} jobs, ${titleCase(report.planName)} plan`),
-    section('Jobs', jobLines(report, options.firstJobs, color)),
-    section('By type', totalsTable('type', report.byType, color)),
-    section('By model', totalsTable('model', report.byModel, color)),
-    section('Price groups', groupsTable(report.byGroup, color)),
-    section('Money', moneyLines(report, color).join('\n')),
-    section('Pace', paceLines(report).join('\n')),
+    `Jobs\n${jobLines(report, options.firstJobs, color)}`,
+    `By type\n${totalsTable('type', report.byType, color)}`,
+    `By model\n${totalsTable('model', report.byModel, color)}`,
+    `Price groups\n${groupsTable(report.byGroup, color)}`,
+    `Money\n${moneyLines(report, color).join('\n')}`,
+    `Pace\n${paceLines(report).join('\n')}`,
   ];
   return `${sections.join('\n\n')}\n`;
-}
-
-function section(title: string, body: string): string {
-  return `${title}\n${body}`;
 }
 
 function jobLines(report: CostReport, shown: readonly CostReportJob[], color: boolean): string {

@@ -14,15 +14,10 @@ export type RunDocumentExtras = Pick<RunDocument, 'finished' | 'error'>;
  * parse the rest. `rows` are every job the summary covers (read from the ledger in windows).
  */
 export function statusJsonChunks(summary: StatusSummary, rows: Rows<StatusJob>, run?: RunDocumentExtras): AsyncGenerator<string> {
-  const runFields = run === undefined ? {} : { kind: 'run', finished: run.finished, error: run.error };
-  return jsonListDocument({ ...statusFields(summary), ...runFields }, rows, statusJobJson);
-}
-
-/** Every field but the jobs. `submitting` is counted apart: jobs a crash caught mid-submit. */
-export function statusFields(summary: StatusSummary): Omit<StatusDocument, 'jobs'> {
   const { counts } = summary;
-  return {
+  const head: Omit<StatusDocument, 'jobs'> = {
     schema_version: SCHEMA_VERSION,
+    // `submitting` is counted apart: jobs a crash caught mid-submit.
     counts: {
       pending: counts.pending,
       submitted: counts.submitted,
@@ -35,6 +30,8 @@ export function statusFields(summary: StatusSummary): Omit<StatusDocument, 'jobs
     spent: microToUsd(summary.spentMicro),
     budget: summary.budgetMicro === null ? null : microToUsd(summary.budgetMicro),
   };
+  const runFields = run === undefined ? {} : { kind: 'run', finished: run.finished, error: run.error };
+  return jsonListDocument({ ...head, ...runFields }, rows, statusJobJson);
 }
 
 /** One job of the document. Type, state and price source come from the ledger, which holds only known values. */
