@@ -24,10 +24,8 @@ export interface StatusJob {
    * Why a `submitted` job is not simply running: the service finished it but its result was not
    * collected, or it could not say how the job is (404, unreachable). `error` holds the reason.
    */
-  issue?: CollectIssue | null;
+  issue?: 'not_collected' | 'status_unknown' | null;
 }
-
-export type CollectIssue = 'not_collected' | 'status_unknown';
 
 /** At most this many jobs of a group are listed; the rest are counted (`status --json` lists every job). */
 export const LISTED_JOBS = 50;
