@@ -1,10 +1,9 @@
 import { escapeControlChars } from '../control-chars.js';
-import { JOB_STATES } from '../jobs/states.js';
 import { decimalUsd, type MicroUsd } from '../money.js';
 import type { CostReport, CostTotals } from '../pricing/report.js';
 import { moneyRows, priceCallsText } from './cost-report.js';
 import { groupParameters, groupSource, groupVoice } from './csv.js';
-import type { ListedJobs, StatusSummary } from './status.js';
+import { stateCountRows, type ListedJobs, type StatusSummary } from './status.js';
 import { formatCount } from './text.js';
 
 /**
@@ -86,11 +85,9 @@ function paceLines(report: CostReport): string[] {
 
 /** `status --format md`: counts, money, and the jobs that need a person. */
 export function statusMarkdown(summary: StatusSummary, title: string): string {
-  const counts: Record<string, number | undefined> = summary.counts;
-  const states = JOB_STATES.filter((state) => state !== 'submitting' || (counts[state] ?? 0) > 0);
   const parts = [
     `# Status: ${cell(title)}`,
-    `## Jobs by state\n\n${table(['state', 'jobs'], states.map((state) => [state, formatCount(counts[state] ?? 0)]), [1])}`,
+    `## Jobs by state\n\n${table(['state', 'jobs'], stateCountRows(summary), [1])}`,
     `## Money\n\n${table(['', 'amount'], statusMoneyRows(summary), [1])}`,
   ];
   if (summary.inDoubt.total > 0) parts.push(jobSection('In doubt (may have been paid; sent again only with --resubmit-in-doubt)', summary.inDoubt));

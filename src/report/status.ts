@@ -76,12 +76,15 @@ function moreLine(group: ListedJobs): string {
   return more > 0 ? `\n  … and ${formatCount(more)} more (mediabatch status --json lists every job)` : '';
 }
 
-function countsTable(summary: StatusSummary, color: boolean): string {
+/** A `state, jobs` row for every state; `submitting` only when a crash left jobs in it. */
+export function stateCountRows(summary: StatusSummary): string[][] {
   const counts: Record<string, number | undefined> = summary.counts;
-  const rows = JOB_STATES.filter((state) => state !== 'submitting' || (counts[state] ?? 0) > 0).map((state) => [
-    state,
-    formatCount(counts[state] ?? 0),
-  ]);
+  const states = JOB_STATES.filter((state) => state !== 'submitting' || (counts[state] ?? 0) > 0);
+  return states.map((state) => [state, formatCount(counts[state] ?? 0)]);
+}
+
+function countsTable(summary: StatusSummary, color: boolean): string {
+  const rows = stateCountRows(summary);
   return `Jobs by state\n${renderTable({ headers: ['state', 'jobs'], rows, align: ['left', 'right'], color })}`;
 }
 
