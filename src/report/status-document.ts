@@ -8,10 +8,8 @@ export type RunDocumentExtras = Pick<RunDocument, 'finished' | 'error'>;
 
 /**
  * `status --json`, and with `run` extras `run --json` and `<name>.run.json`, as text chunks: the
- * contract's fields first (schema_version, counts, spent, budget), then the run's (kind,
- * finished, error), then one job a line. Everything but the jobs is in the first few hundred
- * bytes, so a reader of a million-job run.json (is this a trace of sent requests?) need not
- * parse the rest. `rows` are every job the summary covers (read from the ledger in windows).
+ * contract's fields, then the run's, then one job a line. Everything but the jobs is in the first
+ * few hundred bytes, so a reader of a million-job run.json need not parse the rest.
  */
 export function statusJsonChunks(summary: StatusSummary, rows: Rows<StatusJob>, run?: RunDocumentExtras): AsyncGenerator<string> {
   const { counts } = summary;
