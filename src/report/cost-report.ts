@@ -1,6 +1,7 @@
 import type { CostReport, CostReportJob, CostTotals } from '../pricing/report.js';
-import type { GroupSummary } from '../pricing/types.js';
-import { formatUsd } from '../money.js';
+import type { GroupSummary, PriceSource } from '../pricing/types.js';
+import { formatUsd, type MicroUsd } from '../money.js';
+import { PRICE_SOURCES } from './csv.js';
 import { formatCount, paint, renderTable } from './text.js';
 
 /** Jobs the text report lists one per line before the rest is summarised; the CSV has them all. */
@@ -17,18 +18,14 @@ export function formatCostReport(report: CostReport, options: CostTextOptions): 
   const { color } = options;
   const sections = [
     paint(color, 'bold', `Cost estimate: ${formatCount(report.jobs)} jobs, ${titleCase(report.planName)} plan`),
-    section('Jobs', jobLines(report, options.firstJobs, color)),
-    section('By type', totalsTable('type', report.byType, color)),
-    section('By model', totalsTable('model', report.byModel, color)),
-    section('Price groups', groupsTable(report.byGroup, color)),
-    section('Money', moneyLines(report, color).join('\n')),
-    section('Pace', paceLines(report).join('\n')),
+    `Jobs\n${jobLines(report, options.firstJobs, color)}`,
+    `By type\n${totalsTable('type', report.byType, color)}`,
+    `By model\n${totalsTable('model', report.byModel, color)}`,
+    `Price groups\n${groupsTable(report.byGroup, color)}`,
+    `Money\n${moneyLines(report, color).join('\n')}`,
+    `Pace\n${paceLines(report).join('\n')}`,
   ];
   return `${sections.join('\n\n')}\n`;
-}
-
-function section(title: string, body: string): string {
-  return `${title}\n${body}`;
 }
 
 function jobLines(report: CostReport, shown: readonly CostReportJob[], color: boolean): string {
@@ -72,14 +69,20 @@ function groupLabel(key: string): string {
   return key.split('|').slice(1).map(decodeURIComponent).join(' ');
 }
 
-function moneyLines(report: CostReport, color: boolean): string[] {
-  const rows: [string, string][] = [
-    ['Total (whole manifest)', formatUsd(report.totalMicro)],
-    ['Already spent (ledger)', formatUsd(report.spentMicro)],
-    [`To spend (${formatCount(report.jobsToSend)} jobs)`, formatUsd(report.toSpendMicro)],
-    ['Budget', report.budgetMicro === null ? 'none' : formatUsd(report.budgetMicro)],
+/** The money rows the text and markdown reports share, each amount written by `usd`. */
+export function moneyRows(report: CostReport, usd: (micro: MicroUsd) => string): string[][] {
+  const rows = [
+    ['Total (whole manifest)', usd(report.totalMicro)],
+    ['Already spent (ledger)', usd(report.spentMicro)],
+    [`To spend (${formatCount(report.jobsToSend)} jobs)`, usd(report.toSpendMicro)],
+    ['Budget', report.budgetMicro === null ? 'none' : usd(report.budgetMicro)],
   ];
-  if (report.leftMicro !== null) rows.push(['Left after the run', formatUsd(report.leftMicro)]);
+  if (report.leftMicro !== null) rows.push(['Left after the run', usd(report.leftMicro)]);
+  return rows;
+}
+
+function moneyLines(report: CostReport, color: boolean): string[] {
+  const rows = moneyRows(report, formatUsd);
   if (report.balanceMicro !== null) rows.push(['Balance', formatUsd(report.balanceMicro)]);
   const lines = [renderTable({ rows, align: ['left', 'right'], color })];
   if (!report.withinBudget) lines.push(overBudgetLine(report, color));
@@ -99,12 +102,17 @@ function overBudgetLine(report: CostReport, color: boolean): string {
   return paint(color, 'red', over + fit);
 }
 
+/** `Price calls: 4 (prices: 5 quoted, 5 derived, 0 cached)`, in the text and markdown reports. */
+export function priceCallsText(report: CostReport): string {
+  const jobs = (source: PriceSource): number =>
+    report.byGroup.reduce((sum, group) => sum + group.jobsBySource[source], 0);
+  const prices = PRICE_SOURCES.map((source) => `${formatCount(jobs(source))} ${source}`).join(', ');
+  return `Price calls: ${formatCount(report.priceCalls)} (prices: ${prices})`;
+}
+
 function paceLines(report: CostReport): string[] {
-  const bySource = { quoted: 0, derived: 0, cached: 0 };
-  for (const group of report.byGroup) for (const source of ['quoted', 'derived', 'cached'] as const) bySource[source] += group.jobsBySource[source];
   const lines = [
-    `  Price calls: ${formatCount(report.priceCalls)} (prices: ${formatCount(bySource.quoted)} quoted, ` +
-      `${formatCount(bySource.derived)} derived, ${formatCount(bySource.cached)} cached)`,
+    `  ${priceCallsText(report)}`,
     `  Duration: ${report.durationText}, at least ${formatCount(report.duration.statusPollsMin)} status polls`,
     ...webhookLines(report),
   ];

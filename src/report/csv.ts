@@ -3,11 +3,8 @@ import { escapeControlChars } from '../control-chars.js';
 import { decimalUsd } from '../money.js';
 import type { CostReportJob } from '../pricing/report.js';
 import type { GroupSummary } from '../pricing/types.js';
-import type { Rows } from './json-stream.js';
+import { batches, type Rows } from './json-stream.js';
 import type { StatusJob } from './status.js';
-
-/** One CSV row: every cell already text (money through decimalUsd: `0.000077`, never an exponent). */
-type CsvRecord<C extends string> = Record<C, string>;
 
 /** What a spreadsheet takes for the start of a formula. */
 const FORMULA_START = /^[=+\-@]/;
@@ -24,116 +21,92 @@ export function csvCell(text: string): string {
   return FORMULA_START.test(visible) ? `'${visible}` : visible;
 }
 
-/** Rows are turned into text this many at a time: one stringify call each, bounded memory. */
-const BATCH_ROWS = 1000;
+/**
+ * A file's columns in order, each with its cell's text (money through decimalUsd: `0.000077`,
+ * never an exponent). New columns go at the end: a script that reads cells by position keeps working.
+ */
+type Columns<T> = Record<string, (row: T) => string>;
 
 /**
  * RFC 4180 CSV with a header, as text chunks from an iterable of rows (a million rows are never
  * one string); commas, quotes and newlines in cells (error texts) are quoted.
  */
-export async function* csvChunks<T, C extends string>(rows: Rows<T>, columns: readonly C[], toRecord: (row: T) => CsvRecord<C>): AsyncGenerator<string> {
-  const options = { columns: [...columns], cast: { string: csvCell } };
-  let batch: CsvRecord<C>[] = [];
+async function* csvChunks<T>(rows: Rows<T>, columns: Columns<T>): AsyncGenerator<string> {
+  const options = { columns: Object.keys(columns), cast: { string: csvCell } };
+  const cells = Object.values(columns);
+  const record = (row: T): string[] => cells.map((cell) => cell(row));
   let header = true;
-  for await (const row of rows) {
-    batch.push(toRecord(row));
-    if (batch.length < BATCH_ROWS) continue;
-    yield stringify(batch, { ...options, header });
+  for await (const batch of batches(rows)) {
+    yield stringify(batch.map(record), { ...options, header });
     header = false;
-    batch = [];
   }
-  if (header || batch.length > 0) yield stringify(batch, { ...options, header });
+  if (header) yield stringify([], { ...options, header });
 }
 
 const money = (micro: number | null): string => (micro === null ? '' : decimalUsd(micro));
 
-/** New columns go at the end: a script that reads cells by position keeps working. */
-export const RUN_CSV_COLUMNS = [
-  'id',
-  'type',
-  'model',
-  'state',
-  'price_usd',
-  'price_source',
-  'request_id',
-  'output',
-  'error',
-  'tags',
-  'retryable',
-  'refunded',
-  'in_manifest',
-] as const;
-
 /** What the service said of a failure: `yes`, `no`, or empty when it said nothing (or the job has not failed). */
 const said = (flag: boolean | null | undefined): string => (flag === true ? 'yes' : flag === false ? 'no' : '');
 
+const RUN_CSV = {
+  id: (job) => job.id,
+  type: (job) => job.type,
+  model: (job) => job.model ?? '',
+  state: (job) => job.state,
+  price_usd: (job) => money(job.priceMicro),
+  price_source: (job) => job.priceSource ?? '',
+  request_id: (job) => job.requestId ?? '',
+  output: (job) => job.output ?? '',
+  error: (job) => job.error ?? '',
+  tags: (job) => (job.tags ?? []).join(';'),
+  retryable: (job) => said(job.retryable),
+  refunded: (job) => said(job.refunded),
+  in_manifest: (job) => (job.inManifest === false ? 'no' : 'yes'),
+} satisfies Columns<StatusJob>;
+
+export const RUN_CSV_COLUMNS = Object.keys(RUN_CSV);
+
 /** `<name>.run.csv` and `status --format csv`: one job a row, as the ledger has it. */
 export function runCsvChunks(rows: Rows<StatusJob>): AsyncGenerator<string> {
-  return csvChunks(rows, RUN_CSV_COLUMNS, (job) => ({
-    id: job.id,
-    type: job.type,
-    model: job.model ?? '',
-    state: job.state,
-    price_usd: money(job.priceMicro),
-    price_source: job.priceSource ?? '',
-    request_id: job.requestId ?? '',
-    output: job.output ?? '',
-    error: job.error ?? '',
-    tags: (job.tags ?? []).join(';'),
-    retryable: said(job.retryable),
-    refunded: said(job.refunded),
-    in_manifest: job.inManifest === false ? 'no' : 'yes',
-  }));
+  return csvChunks(rows, RUN_CSV);
 }
-
-export const ESTIMATE_CSV_COLUMNS = ['id', 'type', 'model', 'price_usd', 'price_source', 'to_send'] as const;
 
 /** `<name>.estimate.csv` and `estimate --format csv`: one job a row with its price. */
 export function estimateCsvChunks(rows: Rows<CostReportJob>): AsyncGenerator<string> {
-  return csvChunks(rows, ESTIMATE_CSV_COLUMNS, (job) => ({
-    id: job.id,
-    type: job.type,
-    model: job.model,
-    price_usd: money(job.priceMicro),
-    price_source: job.source,
-    to_send: job.toSend ? 'yes' : 'no',
-  }));
+  return csvChunks(rows, {
+    id: (job) => job.id,
+    type: (job) => job.type,
+    model: (job) => job.model,
+    price_usd: (job) => money(job.priceMicro),
+    price_source: (job) => job.source,
+    to_send: (job) => (job.toSend ? 'yes' : 'no'),
+  });
 }
-
-export const GROUPS_CSV_COLUMNS = [
-  'type',
-  'model',
-  'voice',
-  'parameters',
-  'characters',
-  'jobs',
-  'price_source',
-  'jobs_quoted',
-  'jobs_derived',
-  'jobs_cached',
-  'price_calls',
-  'total_usd',
-] as const;
 
 /**
  * `<name>.estimate.groups.csv`: one price group a row (jobs sharing every priced field), for a
  * spreadsheet or a finance ticket: what each voice and model costs, and how sure each price is.
  */
 export function groupsCsvChunks(groups: Rows<GroupSummary>): AsyncGenerator<string> {
-  return csvChunks(groups, GROUPS_CSV_COLUMNS, (group) => ({
-    type: group.type,
-    model: group.model,
-    voice: group.params['voice'] === undefined || group.params['voice'] === null ? '' : String(group.params['voice']),
-    parameters: groupParameters(group),
-    characters: group.characters === null ? '' : String(group.characters),
-    jobs: String(group.jobs),
-    price_source: groupSource(group),
-    jobs_quoted: String(group.jobsBySource.quoted),
-    jobs_derived: String(group.jobsBySource.derived),
-    jobs_cached: String(group.jobsBySource.cached),
-    price_calls: String(group.calls),
-    total_usd: decimalUsd(group.totalMicro),
-  }));
+  return csvChunks(groups, {
+    type: (group) => group.type,
+    model: (group) => group.model,
+    voice: groupVoice,
+    parameters: groupParameters,
+    characters: (group) => (group.characters === null ? '' : String(group.characters)),
+    jobs: (group) => String(group.jobs),
+    price_source: groupSource,
+    jobs_quoted: (group) => String(group.jobsBySource.quoted),
+    jobs_derived: (group) => String(group.jobsBySource.derived),
+    jobs_cached: (group) => String(group.jobsBySource.cached),
+    price_calls: (group) => String(group.calls),
+    total_usd: (group) => decimalUsd(group.totalMicro),
+  });
+}
+
+export function groupVoice(group: GroupSummary): string {
+  const voice = group.params['voice'];
+  return voice === undefined || voice === null ? '' : String(voice);
 }
 
 /** The priced fields besides model and voice, as `lang=en-us speed=1`. */
@@ -144,8 +117,9 @@ export function groupParameters(group: GroupSummary): string {
     .join(' ');
 }
 
+export const PRICE_SOURCES = ['quoted', 'derived', 'cached'] as const;
+
 /** Where a group's prices came from: one source, or the mix (`quoted+derived`: probes quoted, the rest derived). */
 export function groupSource(group: GroupSummary): string {
-  const sources = (['quoted', 'derived', 'cached'] as const).filter((source) => group.jobsBySource[source] > 0);
-  return sources.length === 0 ? '' : sources.join('+');
+  return PRICE_SOURCES.filter((source) => group.jobsBySource[source] > 0).join('+');
 }

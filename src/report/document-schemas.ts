@@ -3,12 +3,10 @@ import { JOB_TYPES } from '../jobs/index.js';
 import { JOB_STATES } from '../jobs/states.js';
 
 /**
- * The `--json` documents and report files, defined once: the TypeScript types the writers fill
- * are inferred from these schemas, and docs/schemas/*.schema.json is generated from them
- * (test/report/document-schemas.test.ts keeps the committed files equal and checks real output
- * of the CLI against them). Every document has `schema_version: 1` and snake_case keys; money is
- * dollars as a decimal number with at most 6 decimals, from whole micro-dollars (money.ts).
- * Objects are closed, so a schema lists every field this version writes.
+ * The `--json` documents and report files, defined once: the writers' types are inferred from
+ * these schemas and docs/schemas/*.schema.json is generated from them (`npm run generate`).
+ * Every document has `schema_version: 1` and snake_case keys; money is dollars as a decimal number
+ * with at most 6 decimals, from whole micro-dollars. Objects are closed: a schema lists every field.
  */
 
 export const SCHEMA_VERSION = 1;
@@ -230,7 +228,6 @@ export type RunDocument = z.infer<typeof runDocumentSchema>;
 export type ErrorJson = z.infer<typeof errorSchema>;
 export type ProblemJson = z.infer<typeof problemSchema>;
 export type ErrorDocument = z.infer<typeof errorDocumentSchema>;
-export type ValidateDocument = z.infer<typeof validateDocumentSchema>;
 export type ModelsDocument = z.infer<typeof modelsDocumentSchema>;
 
 /** Each document's schema by the file name it is committed under: docs/schemas/<name>.schema.json. */

@@ -1,10 +1,7 @@
 import { microToUsd } from '../money.js';
 import type { CostReport, CostReportJob, CostTotals } from '../pricing/report.js';
-import type { GroupSummary } from '../pricing/types.js';
 import { SCHEMA_VERSION, type EstimateDocument, type EstimateJobJson } from './document-schemas.js';
 import { jsonListDocument, type Rows } from './json-stream.js';
-
-type Fields = Omit<EstimateDocument, 'jobs'>;
 
 /**
  * `estimate --json` and `<name>.estimate.json` as text chunks: the contract's fields first, in
@@ -13,16 +10,11 @@ type Fields = Omit<EstimateDocument, 'jobs'>;
  */
 export function estimateJsonChunks(report: CostReport, rows: Rows<CostReportJob>): AsyncGenerator<string> {
   const { schema_version, total, spent, budget, within_budget, price_calls, ...tail } = estimateFields(report);
-  return jsonListDocument({
-    head: { schema_version, total, spent, budget, within_budget, price_calls },
-    listKey: 'jobs',
-    rows,
-    toJson: estimateJobJson,
-    tail,
-  });
+  const head = { schema_version, total, spent, budget, within_budget, price_calls };
+  return jsonListDocument(head, rows, estimateJobJson, tail);
 }
 
-export function estimateJobJson(job: CostReportJob): EstimateJobJson {
+function estimateJobJson(job: CostReportJob): EstimateJobJson {
   return {
     id: job.id,
     type: job.type,
@@ -35,7 +27,7 @@ export function estimateJobJson(job: CostReportJob): EstimateJobJson {
 }
 
 /** Every field but the jobs; the 0.1 camelCase aliases last. */
-export function estimateFields(report: CostReport): Fields {
+function estimateFields(report: CostReport): Omit<EstimateDocument, 'jobs'> {
   const byModel = totalsJson(report.byModel);
   return {
     schema_version: SCHEMA_VERSION,
@@ -46,7 +38,19 @@ export function estimateFields(report: CostReport): Fields {
     price_calls: report.priceCalls,
     by_model: byModel,
     by_type: totalsJson(report.byType),
-    groups: report.byGroup.map(groupJson),
+    groups: report.byGroup.map((g) => ({
+      key: g.key,
+      type: g.type,
+      model: g.model,
+      params: { ...g.params },
+      jobs: g.jobs,
+      characters: g.characters,
+      distinct_lengths: g.distinctLengths,
+      method: g.method,
+      calls: g.calls,
+      total: microToUsd(g.totalMicro),
+      jobs_by_source: { ...g.jobsBySource },
+    })),
     to_spend: microToUsd(report.toSpendMicro),
     jobs_to_send: report.jobsToSend,
     left: report.leftMicro === null ? null : microToUsd(report.leftMicro),
@@ -75,22 +79,6 @@ export function estimateFields(report: CostReport): Fields {
   };
 }
 
-function groupJson(g: GroupSummary): EstimateDocument['groups'][number] {
-  return {
-    key: g.key,
-    type: g.type,
-    model: g.model,
-    params: { ...g.params },
-    jobs: g.jobs,
-    characters: g.characters,
-    distinct_lengths: g.distinctLengths,
-    method: g.method,
-    calls: g.calls,
-    total: microToUsd(g.totalMicro),
-    jobs_by_source: { ...g.jobsBySource },
-  };
-}
-
-function totalsJson(totals: Record<string, CostTotals>): Record<string, { jobs: number; total: number }> {
+function totalsJson(totals: Record<string, CostTotals>): EstimateDocument['by_type'] {
   return Object.fromEntries(Object.entries(totals).map(([name, t]) => [name, { jobs: t.jobs, total: microToUsd(t.totalMicro) }]));
 }

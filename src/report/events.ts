@@ -15,20 +15,10 @@ export interface LedgerEvent {
   detail: unknown;
 }
 
+const EVENT_CSV_COLUMNS = ['id', 'at', 'job_id', 'event', 'from_state', 'to_state', 'detail'] as const;
+
 /** What `mediabatch log` prints for one event: stable snake_case keys, money in decimal dollars. */
-export interface EventRecord {
-  id: number;
-  at: string;
-  job_id: string | null;
-  event: string;
-  from_state: JobState | null;
-  to_state: JobState | null;
-  detail: unknown;
-}
-
-export const EVENT_CSV_COLUMNS = ['id', 'at', 'job_id', 'event', 'from_state', 'to_state', 'detail'] as const satisfies readonly (keyof EventRecord)[];
-
-export function eventRecord(event: LedgerEvent): EventRecord {
+function eventRecord(event: LedgerEvent): Record<(typeof EVENT_CSV_COLUMNS)[number], unknown> {
   return {
     id: event.id,
     at: event.at,

@@ -1,9 +1,6 @@
-import type { Rows } from './json-stream.js';
+import { batches, type Rows } from './json-stream.js';
 import { statusJobJson } from './status-document.js';
 import type { StatusJob } from './status.js';
-
-/** Lines are handed on at about this size: few writes, little held in memory. */
-const CHUNK_CHARS = 64 * 1024;
 
 /** `status --format ids`: one job id a line, what `run --only` (and xargs) take back. */
 export function idLines(rows: Rows<StatusJob>): AsyncGenerator<string> {
@@ -16,12 +13,5 @@ export function jsonLines(rows: Rows<StatusJob>): AsyncGenerator<string> {
 }
 
 async function* lines<T>(rows: Rows<T>, line: (row: T) => string): AsyncGenerator<string> {
-  let buffer = '';
-  for await (const row of rows) {
-    buffer += `${line(row)}\n`;
-    if (buffer.length < CHUNK_CHARS) continue;
-    yield buffer;
-    buffer = '';
-  }
-  if (buffer !== '') yield buffer;
+  for await (const batch of batches(rows)) yield batch.map((row) => `${line(row)}\n`).join('');
 }

@@ -8,48 +8,46 @@
 /** Per-job rows: an array today; an async iterable of ledger windows is a drop-in replacement. */
 export type Rows<T> = Iterable<T> | AsyncIterable<T>;
 
-export interface ListDocument<T> {
-  /** Fields before the list, in order. */
-  head: Readonly<Record<string, unknown>>;
-  /** The list's key: `jobs`. */
-  listKey: string;
-  rows: Rows<T>;
-  /** One row as its JSON value. */
-  toJson: (row: T) => unknown;
-  /** Fields after the list, in order; an undefined value is left out, as JSON.stringify does. */
-  tail?: Readonly<Record<string, unknown>> | undefined;
+type Fields = Readonly<Record<string, unknown>>;
+
+/** Rows in arrays of `size`, each written as one chunk of text: few writes, bounded memory. */
+export async function* batches<T>(rows: Rows<T>, size = 1000): AsyncGenerator<T[]> {
+  let batch: T[] = [];
+  for await (const row of rows) {
+    batch.push(row);
+    if (batch.length < size) continue;
+    yield batch;
+    batch = [];
+  }
+  if (batch.length > 0) yield batch;
 }
 
-/** Chunks are handed on at about this size: few enough writes, little held in memory. */
-const CHUNK_CHARS = 64 * 1024;
-
-/** The document as text chunks; their concatenation parses to the same value as the object would. */
-export async function* jsonListDocument<T>(document: ListDocument<T>): AsyncGenerator<string> {
-  const head = fields(document.head);
-  let buffer = `{\n${head}${head === '' ? '' : ',\n'}  ${JSON.stringify(document.listKey)}: [`;
+/**
+ * The document as text chunks; their concatenation parses to the same value as the object
+ * `{ ...head, jobs: rows.map(toJson), ...tail }` would (an undefined field is left out, as
+ * JSON.stringify does).
+ */
+export async function* jsonListDocument<T>(
+  head: Fields,
+  rows: Rows<T>,
+  toJson: (row: T) => unknown,
+  tail: Fields = {},
+): AsyncGenerator<string> {
+  const headText = fields(head);
+  yield `{\n${headText}${headText === '' ? '' : ',\n'}  "jobs": [`;
   let first = true;
-  for await (const row of document.rows) {
-    buffer += `${first ? '\n' : ',\n'}    ${JSON.stringify(document.toJson(row))}`;
+  for await (const batch of batches(rows)) {
+    yield `${first ? '\n' : ',\n'}    ${batch.map((row) => JSON.stringify(toJson(row))).join(',\n    ')}`;
     first = false;
-    if (buffer.length >= CHUNK_CHARS) {
-      yield buffer;
-      buffer = '';
-    }
   }
-  buffer += first ? ']' : '\n  ]';
-  const tail = fields(document.tail ?? {});
-  yield `${buffer}${tail === '' ? '' : `,\n${tail}`}\n}\n`;
+  const tailText = fields(tail);
+  yield `${first ? ']' : '\n  ]'}${tailText === '' ? '' : `,\n${tailText}`}\n}\n`;
 }
 
 /** `  "key": value` lines, pretty-printed as JSON.stringify(…, null, 2) would nest them. */
-function fields(record: Readonly<Record<string, unknown>>): string {
+function fields(record: Fields): string {
   return Object.entries(record)
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => `  ${JSON.stringify(key)}: ${JSON.stringify(value, null, 2).replace(/\n/g, '\n  ')}`)
     .join(',\n');
-}
-
-/** A small document written whole: the same layout, no list. */
-export function jsonText(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
 }

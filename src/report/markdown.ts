@@ -1,9 +1,9 @@
 import { escapeControlChars } from '../control-chars.js';
-import { JOB_STATES } from '../jobs/states.js';
 import { decimalUsd, type MicroUsd } from '../money.js';
 import type { CostReport, CostTotals } from '../pricing/report.js';
-import { groupParameters, groupSource } from './csv.js';
-import type { ListedJobs, StatusSummary } from './status.js';
+import { moneyRows, priceCallsText } from './cost-report.js';
+import { groupParameters, groupSource, groupVoice } from './csv.js';
+import { stateCountRows, type ListedJobs, type StatusSummary } from './status.js';
 import { formatCount } from './text.js';
 
 /**
@@ -42,7 +42,7 @@ export function estimateMarkdown(report: CostReport, title: string): string {
     report.byGroup.map((g) => [
       g.type,
       g.model,
-      g.params['voice'] === undefined || g.params['voice'] === null ? '' : String(g.params['voice']),
+      groupVoice(g),
       groupParameters(g),
       g.characters === null ? '' : formatCount(g.characters),
       formatCount(g.jobs),
@@ -64,13 +64,7 @@ export function estimateMarkdown(report: CostReport, title: string): string {
 }
 
 function estimateMoneyRows(report: CostReport): string[][] {
-  const rows = [
-    ['Total (whole manifest)', exactUsd(report.totalMicro)],
-    ['Already spent (ledger)', exactUsd(report.spentMicro)],
-    [`To spend (${formatCount(report.jobsToSend)} jobs)`, exactUsd(report.toSpendMicro)],
-    ['Budget', report.budgetMicro === null ? 'none' : exactUsd(report.budgetMicro)],
-  ];
-  if (report.leftMicro !== null) rows.push(['Left after the run', exactUsd(report.leftMicro)]);
+  const rows = moneyRows(report, exactUsd);
   if (!report.withinBudget) {
     rows.push(['Over budget by', exactUsd(report.overByMicro)]);
     rows.push([`Fits with --partial (${formatCount(report.fitCount)} jobs)`, exactUsd(report.fitMicro)]);
@@ -83,21 +77,17 @@ function estimateMoneyRows(report: CostReport): string[][] {
 }
 
 function paceLines(report: CostReport): string[] {
-  const bySource = { quoted: 0, derived: 0, cached: 0 };
-  for (const group of report.byGroup) for (const source of ['quoted', 'derived', 'cached'] as const) bySource[source] += group.jobsBySource[source];
   return [
-    `- Price calls: ${formatCount(report.priceCalls)} (prices: ${formatCount(bySource.quoted)} quoted, ${formatCount(bySource.derived)} derived, ${formatCount(bySource.cached)} cached)`,
+    `- ${priceCallsText(report)}`,
     `- Duration at the ${report.planName} plan's pace: ${cell(report.durationText)}`,
   ];
 }
 
 /** `status --format md`: counts, money, and the jobs that need a person. */
 export function statusMarkdown(summary: StatusSummary, title: string): string {
-  const counts: Record<string, number | undefined> = summary.counts;
-  const states = JOB_STATES.filter((state) => state !== 'submitting' || (counts[state] ?? 0) > 0);
   const parts = [
     `# Status: ${cell(title)}`,
-    `## Jobs by state\n\n${table(['state', 'jobs'], states.map((state) => [state, formatCount(counts[state] ?? 0)]), [1])}`,
+    `## Jobs by state\n\n${table(['state', 'jobs'], stateCountRows(summary), [1])}`,
     `## Money\n\n${table(['', 'amount'], statusMoneyRows(summary), [1])}`,
   ];
   if (summary.inDoubt.total > 0) parts.push(jobSection('In doubt (may have been paid; sent again only with --resubmit-in-doubt)', summary.inDoubt));

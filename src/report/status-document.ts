@@ -1,31 +1,21 @@
 import { microToUsd } from '../money.js';
-import { SCHEMA_VERSION, type ErrorJson, type StatusDocument, type StatusJobJson } from './document-schemas.js';
+import { SCHEMA_VERSION, type RunDocument, type StatusDocument, type StatusJobJson } from './document-schemas.js';
 import { jsonListDocument, type Rows } from './json-stream.js';
 import type { StatusJob, StatusSummary } from './status.js';
 
 /** What a run adds to the status document: which run wrote it, and what ended it early. */
-export interface RunDocumentExtras {
-  finished: boolean;
-  error?: ErrorJson | undefined;
-}
+export type RunDocumentExtras = Pick<RunDocument, 'finished' | 'error'>;
 
 /**
  * `status --json`, and with `run` extras `run --json` and `<name>.run.json`, as text chunks: the
- * contract's fields first (schema_version, counts, spent, budget), then the run's (kind,
- * finished, error), then one job a line. Everything but the jobs is in the first few hundred
- * bytes, so a reader of a million-job run.json (is this a trace of sent requests?) need not
- * parse the rest. `rows` are every job the summary covers (read from the ledger in windows).
+ * contract's fields, then the run's, then one job a line. Everything but the jobs is in the first
+ * few hundred bytes, so a reader of a million-job run.json need not parse the rest.
  */
 export function statusJsonChunks(summary: StatusSummary, rows: Rows<StatusJob>, run?: RunDocumentExtras): AsyncGenerator<string> {
-  const runFields = run === undefined ? {} : { kind: 'run', finished: run.finished, error: run.error };
-  return jsonListDocument({ head: { ...statusFields(summary), ...runFields }, listKey: 'jobs', rows, toJson: statusJobJson });
-}
-
-/** Every field but the jobs. `submitting` is counted apart: jobs a crash caught mid-submit. */
-export function statusFields(summary: StatusSummary): Omit<StatusDocument, 'jobs'> {
   const { counts } = summary;
-  return {
+  const head: Omit<StatusDocument, 'jobs'> = {
     schema_version: SCHEMA_VERSION,
+    // `submitting` is counted apart: jobs a crash caught mid-submit.
     counts: {
       pending: counts.pending,
       submitted: counts.submitted,
@@ -38,6 +28,8 @@ export function statusFields(summary: StatusSummary): Omit<StatusDocument, 'jobs
     spent: microToUsd(summary.spentMicro),
     budget: summary.budgetMicro === null ? null : microToUsd(summary.budgetMicro),
   };
+  const runFields = run === undefined ? {} : { kind: 'run', finished: run.finished, error: run.error };
+  return jsonListDocument({ ...head, ...runFields }, rows, statusJobJson);
 }
 
 /** One job of the document. Type, state and price source come from the ledger, which holds only known values. */

@@ -3,7 +3,6 @@ import { JOB_STATES, type JobState } from '../jobs/states.js';
 import { formatUsd, type MicroUsd } from '../money.js';
 import { formatCount, paint, renderTable } from './text.js';
 
-
 export interface StatusJob {
   id: string;
   type: string;
@@ -25,10 +24,8 @@ export interface StatusJob {
    * Why a `submitted` job is not simply running: the service finished it but its result was not
    * collected, or it could not say how the job is (404, unreachable). `error` holds the reason.
    */
-  issue?: CollectIssue | null;
+  issue?: 'not_collected' | 'status_unknown' | null;
 }
-
-export type CollectIssue = 'not_collected' | 'status_unknown';
 
 /** At most this many jobs of a group are listed; the rest are counted (`status --json` lists every job). */
 export const LISTED_JOBS = 50;
@@ -79,12 +76,15 @@ function moreLine(group: ListedJobs): string {
   return more > 0 ? `\n  … and ${formatCount(more)} more (mediabatch status --json lists every job)` : '';
 }
 
-function countsTable(summary: StatusSummary, color: boolean): string {
+/** A `state, jobs` row for every state; `submitting` only when a crash left jobs in it. */
+export function stateCountRows(summary: StatusSummary): string[][] {
   const counts: Record<string, number | undefined> = summary.counts;
-  const rows = JOB_STATES.filter((state) => state !== 'submitting' || (counts[state] ?? 0) > 0).map((state) => [
-    state,
-    formatCount(counts[state] ?? 0),
-  ]);
+  const states = JOB_STATES.filter((state) => state !== 'submitting' || (counts[state] ?? 0) > 0);
+  return states.map((state) => [state, formatCount(counts[state] ?? 0)]);
+}
+
+function countsTable(summary: StatusSummary, color: boolean): string {
+  const rows = stateCountRows(summary);
   return `Jobs by state\n${renderTable({ headers: ['state', 'jobs'], rows, align: ['left', 'right'], color })}`;
 }
 
@@ -221,7 +221,6 @@ function stateNotes(summary: StatusSummary): string[] {
   return notes;
 }
 
-/** Where results are. */
 function resultsLine(results: StatusSummary['results']): string {
   if (results.files === 0 || results.folder === null) return 'No results downloaded yet.';
   return `Results: ${formatCount(results.files)} file(s) in ${results.folder}`;

@@ -1,15 +1,11 @@
-/** Styles for terminal text; with `enabled` false the text is returned unchanged. */
-export type Style = 'bold' | 'dim' | 'red' | 'yellow' | 'green';
-
-const CODES: Record<Style, [number, number]> = {
+const CODES = {
   bold: [1, 22],
-  dim: [2, 22],
   red: [31, 39],
   yellow: [33, 39],
-  green: [32, 39],
-};
+} as const;
 
-export function paint(enabled: boolean, style: Style, text: string): string {
+/** Terminal text in a style; with `enabled` false the text is returned unchanged. */
+export function paint(enabled: boolean, style: keyof typeof CODES, text: string): string {
   if (!enabled) return text;
   const [open, close] = CODES[style];
   return `\u001b[${open}m${text}\u001b[${close}m`;
@@ -22,17 +18,15 @@ export interface TableOptions {
   /** Per column; columns without an entry are left-aligned. */
   align?: ('left' | 'right')[];
   color: boolean;
-  indent?: string;
 }
 
-/** Columns padded to their widest cell (measured before any colour), two spaces apart. */
+/** Columns padded to their widest cell (measured before any colour), two spaces apart, indented by two. */
 export function renderTable(options: TableOptions): string {
   const all = options.headers === undefined ? options.rows : [options.headers, ...options.rows];
   const columns = Math.max(0, ...all.map((row) => row.length));
   const widths = Array.from({ length: columns }, (_, col) => Math.max(...all.map((row) => [...(row[col] ?? '')].length)));
-  const indent = options.indent ?? '  ';
   const line = (row: string[]): string =>
-    indent +
+    '  ' +
     row
       .map((cell, col) => pad(cell, widths[col] ?? 0, options.align?.[col] ?? 'left'))
       .join('  ')

@@ -5,6 +5,7 @@ import { JOB_TYPES, kindOf, type JobType } from '../../jobs/index.js';
 import { JOB_STATES, type JobState } from '../../jobs/states.js';
 import type { MicroUsd } from '../../money.js';
 import { describeGroupKey, groupOfPriceKey } from '../../pricing/keys.js';
+import { batches, type Rows } from '../json-stream.js';
 import type { PageMeta, RowTuple } from './browser-view.js';
 import { reviewPageScript } from './browser-script.js';
 import { jsonForScript } from './escape.js';
@@ -25,9 +26,8 @@ export interface ReviewJob {
   priceKey: string | null;
   model: string | null;
   requestId: string | null;
-  /** A speech job's text, when the ledger has it. */
+  /** A speech job's text, or the prompt of a kind that takes one, when the ledger has it. */
   text?: string | null | undefined;
-  /** A prompt, for kinds that take one. */
   prompt?: string | null | undefined;
   tags?: readonly string[] | null | undefined;
   error: string | null;
@@ -53,23 +53,17 @@ const ROWS_PER_CHUNK = 500;
  * `facts.pageDir`. The jobs are read once, as they come: a million of them pass through while
  * this holds one chunk of rows and the totals.
  */
-export async function* renderReviewPage(jobs: AsyncIterable<ReviewJob> | Iterable<ReviewJob>, facts: ReviewPageFacts): AsyncGenerator<string> {
+export async function* renderReviewPage(jobs: Rows<ReviewJob>, facts: ReviewPageFacts): AsyncGenerator<string> {
   const script = reviewPageScript();
   if (/<\/script/i.test(script)) throw new Error('bug in mediabatch: the review page script contains "</script"');
   yield pageStart(facts, contentSecurityPolicy(script, REVIEW_PAGE_CSS), REVIEW_PAGE_CSS);
   yield '<script type="application/json" id="review-rows">[';
   const totals = newTotals();
-  let chunk: string[] = [];
   let first = true;
-  for await (const job of jobs) {
-    chunk.push(jsonForScript(toTuple(job, totals, facts.pageDir)));
-    if (chunk.length === ROWS_PER_CHUNK) {
-      yield (first ? '' : ',') + chunk.join(',');
-      first = false;
-      chunk = [];
-    }
+  for await (const chunk of batches(jobs, ROWS_PER_CHUNK)) {
+    yield (first ? '' : ',') + chunk.map((job) => jsonForScript(toTuple(job, totals, facts.pageDir))).join(',');
+    first = false;
   }
-  if (chunk.length > 0) yield (first ? '' : ',') + chunk.join(',');
   yield ']</script>\n';
   const meta: PageMeta = {
     format: 1,

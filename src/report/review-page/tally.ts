@@ -40,16 +40,13 @@ export class NamedTallies {
 
   /** The number of `name` (or of the overflow entry), counting the job in its tally. */
   add(name: string, job: Parameters<typeof addToTally>[1]): number {
-    let at = this.index.get(name);
+    const known = this.index.has(name) || this.names.length < this.maxNames;
+    const key = known ? name : `\0${this.overflowName}`;
+    let at = this.index.get(key);
     if (at === undefined) {
-      const full = this.names.length >= this.maxNames;
-      const key = full ? `\0${this.overflowName}` : name;
-      at = this.index.get(key);
-      if (at === undefined) {
-        at = this.names.push(full ? this.overflowName : name) - 1;
-        this.tallies.push(emptyTally());
-        this.index.set(key, at);
-      }
+      at = this.names.push(known ? name : this.overflowName) - 1;
+      this.tallies.push(emptyTally());
+      this.index.set(key, at);
     }
     addToTally(this.tallies[at]!, job);
     return at;
