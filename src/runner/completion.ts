@@ -1,7 +1,7 @@
 import type { ServiceRequest } from '../api/types.js';
 import type { JobType } from '../jobs/types.js';
 import type { PollSchedules, RunDeps } from './context.js';
-import type { FollowedJob } from './followed.js';
+import type { FollowedJob } from './status.js';
 import { pollOnce } from './follow.js';
 import type { SplitJoins } from './join-splits.js';
 

@@ -3,10 +3,9 @@ import type { DeliveryJob } from '../store/index.js';
 import type { SignedDelivery, Verdict } from '../webhooks/receiver.js';
 import type { PollSchedules, RunDeps } from './context.js';
 import { settleStatus } from './follow.js';
-import { followedFromRow, type FollowedJob } from './followed.js';
 import type { SplitJoins } from './join-splits.js';
 import { sleep } from './pace.js';
-import { pollStatus } from './status.js';
+import { followedFromRow, pollStatus, type FollowedJob } from './status.js';
 
 /** What a run's receiver did with the deliveries it verified, and how many it refused. */
 export interface Tally {
