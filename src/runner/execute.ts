@@ -10,9 +10,9 @@ import { submitJob } from './submit.js';
 import { jobWindows } from './windows.js';
 
 export interface ExecuteResult {
-  /** Set when a fatal error (auth, balance, disk) ended the run early. */
+  /** A fatal error (auth, balance, disk) that ended the run early. */
   fatal?: FatalRunError | undefined;
-  /** Set when a daily limit stopped submitting under --no-wait: when to run again. */
+  /** A daily limit stopped submitting under --no-wait: when to run again. */
   dailyLimitUntilMs?: number | undefined;
   stoppedBySignal: boolean;
 }
@@ -181,11 +181,7 @@ function track(sending: Sending, recording: Promise<unknown>): void {
   sending.recordings.add(guarded);
 }
 
-/**
- * Runs `work` on the items in order, at most `concurrency` at a time, until `stop` aborts.
- * Every worker takes the next item of one shared iterator when it is free, so nothing is queued
- * ahead for a million jobs.
- */
+/** `work` on the items in order, `concurrency` at a time, each worker taking the next item when free: nothing queued ahead. */
 async function sharedBounded<T>(items: AsyncIterator<T>, concurrency: number, stop: AbortSignal, work: (item: T) => Promise<void>): Promise<void> {
   const worker = async (): Promise<void> => {
     while (!stop.aborted) {

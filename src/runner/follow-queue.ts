@@ -40,7 +40,7 @@ export class FollowQueue {
   /** The ledger may hold submitted jobs not read yet. */
   #more = true;
   #loading: Promise<void> | undefined;
-  /** Notices of new submits while a window was being read. */
+  /** Notices of new submits (one while a window is read means more may be waiting). */
   #noticed = 0;
 
   constructor(deps: RunDeps, completion: Completion) {
@@ -93,7 +93,7 @@ export class FollowQueue {
     await this.#loading;
   }
 
-  /** No more jobs will be added: workers end once every job has ended or been left for later. */
+  /** No more jobs: workers end once every job has ended or been left for later. */
   close(): void {
     this.#closed = true;
     this.#wakeAll();

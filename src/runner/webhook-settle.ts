@@ -53,8 +53,7 @@ export async function settleDelivery(input: SettleInput): Promise<Verdict> {
   // A job this ledger does not know (another manifest's, one whose answer never came) or one
   // already settled: recorded, and nothing changes.
   if (job === undefined || job.state !== 'submitted') return counted(tally, 'ignored');
-  const outcome = await apply(input, job);
-  return counted(tally, outcome);
+  return counted(tally, await apply(input, job));
 }
 
 async function apply(input: SettleInput, job: DeliveryJob): Promise<'applied' | 'ignored'> {
@@ -120,8 +119,6 @@ async function findJob(input: SettleInput): Promise<DeliveryJob | undefined> {
 }
 
 function counted(tally: Tally, outcome: 'applied' | 'duplicate' | 'ignored'): Verdict {
-  if (outcome === 'applied') tally.applied += 1;
-  else if (outcome === 'duplicate') tally.duplicates += 1;
-  else tally.ignored += 1;
+  tally[outcome === 'duplicate' ? 'duplicates' : outcome] += 1;
   return { ok: true, outcome };
 }
