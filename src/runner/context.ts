@@ -48,8 +48,7 @@ export type RunEvent =
   | { kind: 'in_doubt'; id: string; reason: string }
   | { kind: 'not_taken'; id: string; reason: string }
   | { kind: 'skipped'; id: string; reason: string }
-  /** Jobs left out of this run at once (--partial over the budget), each skipped in the ledger. */
-  /** `count` jobs not sent; `skipped` of them were pending and became skipped, the others stay done, failed or in doubt. */
+  /** Left out at once (--partial, over budget): `count` not sent; `skipped` were pending, the rest keep their state. */
   | { kind: 'left_out'; count: number; skipped: number; reason: string }
   /** Retry pass `pass` of `passes` (--retries) sends again `jobs` jobs that failed at the service, retryable and refunded. */
   | { kind: 'retry_pass'; pass: number; passes: number; jobs: number }

@@ -13,6 +13,7 @@ import { describeNonMedia, sniffMedia, SNIFF_BYTES, type MediaKind } from '../me
 import { describeError, FatalRunError, idempotentRetries } from './run-errors.js';
 
 const MAX_URL_REFRESHES = 3;
+const DISK_ERRORS = new Set(['ENOSPC', 'EROFS', 'EACCES', 'EPERM', 'EDQUOT']);
 
 export type DownloadOutcome = 'done' | 'stopped' | 'unreachable';
 
@@ -133,9 +134,8 @@ async function leaveForLater(deps: RunDeps, job: FollowedJob, reason: string): P
 }
 
 function isDiskError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  const causeCode = ((error as { cause?: { code?: unknown } } | undefined)?.cause)?.code;
-  return [code, causeCode].some((c) => c === 'ENOSPC' || c === 'EROFS' || c === 'EACCES' || c === 'EPERM' || c === 'EDQUOT');
+  const failure = error as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  return [failure?.code, failure?.cause?.code].some((code) => typeof code === 'string' && DISK_ERRORS.has(code));
 }
 
 function diskError(deps: RunDeps, error: unknown): LocalIoError {

@@ -101,8 +101,9 @@ async function sendRows(sending: Sending, rows: AsyncIterator<JobRow>, planned: 
  * passes. Each pass reads them from the ledger in windows (those that failed after the pass
  * before began), so nothing is held but the window being sent.
  */
-async function retryFailed(sending: Sending, send: SendSelection, failedAfter: number, idle: () => Promise<void>): Promise<void> {
+async function retryFailed(sending: Sending, send: SendSelection, after: number, idle: () => Promise<void>) {
   const { deps, result } = sending;
+  let failedAfter = after;
   const passes = deps.options.retryFailed;
   for (let n = 1; n <= passes; n += 1) {
     await idle();
@@ -181,7 +182,7 @@ function track(sending: Sending, recording: Promise<unknown>): void {
   sending.recordings.add(guarded);
 }
 
-/** `work` on the items in order, `concurrency` at a time, each worker taking the next item when free: nothing queued ahead. */
+/** `work` on the items in order, `concurrency` at a time, each worker taking the next when free: none queued ahead. */
 async function sharedBounded<T>(items: AsyncIterator<T>, concurrency: number, stop: AbortSignal, work: (item: T) => Promise<void>): Promise<void> {
   const worker = async (): Promise<void> => {
     while (!stop.aborted) {

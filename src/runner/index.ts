@@ -16,7 +16,8 @@ import type { StatusSummary } from '../report/status.js';
 import type { Ledger, SendSelection } from '../store/index.js';
 import { pollingCompletion } from './completion.js';
 import { createRunDeps, createRunProgress, DEFAULT_RETRY, pollEvery, servicePoll, simulatorPoll } from './context.js';
-import type { InFlight, PollSchedules, PricingProgress, RunEvent, RunOptions, RunProgress } from './context.js';
+import type { InFlight, PollSchedules, PricingProgress, RunDeps, RunEvent } from './context.js';
+import type { RunOptions, RunProgress } from './context.js';
 import { ingestManifest } from './ingest.js';
 import { SplitJoins, unjoinedSplits, type UnjoinedSplit } from './join-splits.js';
 import { refuseLostLedger, TRACES_OF_THIS_LEDGER } from './lost-ledger.js';
@@ -257,7 +258,8 @@ async function nothingSent(ledger: Ledger): Promise<boolean> {
 }
 
 /** What an estimate and a run take alike from their request. */
-function commonParts(request: EstimateRequest): { emit: (event: RunEvent) => void; clock: Clock; pace: Pace; budgetMicro: MicroUsd | null } {
+type CommonParts = Pick<RunDeps, 'emit' | 'clock' | 'pace'> & { budgetMicro: MicroUsd | null };
+function commonParts(request: EstimateRequest): CommonParts {
   const emit = request.onEvent ?? (() => undefined);
   const clock = request.clock ?? systemClock;
   const onPause: PaceOptions['onPause'] = (what, untilMs, reason) => emit({ kind: 'paused', what, untilMs, reason });

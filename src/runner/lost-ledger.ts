@@ -45,7 +45,8 @@ const HEAD_BYTES = 64 * 1024;
 
 /** A run report (`finished: false` is written before the first submit) that says requests left. */
 function requestsIn(report: string): EarlierRun | undefined {
-  const text = tryOr(() => (statSync(report).size <= WHOLE_REPORT_BYTES ? readFileSync(report, 'utf8') : readHead(report)), undefined);
+  const whole = (): boolean => statSync(report).size <= WHOLE_REPORT_BYTES;
+  const text = tryOr(() => (whole() ? readFileSync(report, 'utf8') : readHead(report)), undefined);
   const found = text === undefined ? undefined : sentIn(text);
   if (found === undefined) return undefined;
   if (found.sent > 0) return { what: `${report} lists ${found.sent} requests already sent`, path: report };
@@ -87,7 +88,7 @@ function sentIn(text: string): { sent: number; finished: unknown } | undefined {
   if (!/^\{\s*"kind":\s*"run"/.test(text)) return undefined;
   const finished = /"finished":\s*(true|false)/.exec(text)?.[1];
   const counts = /"counts":\s*(\{[^{}]*\})/.exec(text)?.[1];
-  const parsed = counts === undefined ? undefined : tryOr(() => JSON.parse(counts) as Record<string, unknown>, undefined);
+  const parsed = tryOr(() => JSON.parse(counts ?? '') as Record<string, unknown>, undefined);
   if (parsed === undefined) return undefined;
   const sent = Object.entries(parsed)
     .filter(([state]) => !NOT_SENT.has(state))

@@ -117,11 +117,8 @@ export class Pace {
 
 /** The pace of a published plan; `windowMs` may be scaled down for tests and benchmarks. */
 export function planPace(plan: PlanLimits, windowMs = 60_000): Partial<Record<PacedClass, ClassPace>> {
-  const pace: Partial<Record<PacedClass, ClassPace>> = {};
-  for (const [cls, limit] of Object.entries(plan) as [PacedClass, PlanLimits[PacedClass]][]) {
-    pace[cls] = { perWindow: limit.perMinute, windowMs };
-  }
-  return pace;
+  const limits = Object.entries(plan);
+  return Object.fromEntries(limits.map(([cls, limit]) => [cls, { perWindow: limit.perMinute, windowMs }]));
 }
 
 /** Waits `ms`; rejects with the signal's reason on abort. */

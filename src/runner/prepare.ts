@@ -4,7 +4,8 @@ import { JOB_TYPES } from '../jobs/index.js';
 import { priceGroups, type PriceGroup, type PricingResult } from '../pricing/price-jobs.js';
 import type { PriceCache } from '../pricing/types.js';
 import type { Ledger, SendSelection } from '../store/index.js';
-import { createRunProgress, type RetryPolicy, type RunDeps, type RunProgress, type PricingProgress } from './context.js';
+import { createRunProgress, type PricingProgress, type RetryPolicy } from './context.js';
+import type { RunDeps, RunProgress } from './context.js';
 import { idempotentRetries } from './run-errors.js';
 
 /** The catalogue changes rarely (docs/service.md: cache it minutes to a day). */
@@ -45,8 +46,8 @@ export async function loadCatalogue(
  * failure there is the address or the network, said at once.
  */
 export async function readBalanceUsd(deps: Pick<ServiceDeps, 'client' | 'retry' | 'emit'> & { stop?: AbortSignal | undefined }): Promise<number> {
-  const answer = await withRetries(() => deps.client.balance({ signal: deps.stop }), idempotentRetries(deps, 'balance call'));
-  return answer.balanceUsd;
+  const retries = idempotentRetries(deps, 'balance call');
+  return (await withRetries(() => deps.client.balance({ signal: deps.stop }), retries)).balanceUsd;
 }
 
 /**

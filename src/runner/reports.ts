@@ -24,7 +24,8 @@ import { jobWindows, mapRows, readTogether } from './windows.js';
  */
 export async function summarize(ledger: Ledger, budgetMicro: MicroUsd | null): Promise<StatusSummary> {
   const counts = await ledger.countsByState('report');
-  const listed = (query: Omit<JobQuery, 'limit' | 'scope'> & { scope?: 'dropped' }) => listedJobs(ledger, { scope: 'report', ...query });
+  const listed = (query: Omit<JobQuery, 'limit' | 'scope'> & { scope?: 'dropped' }): Promise<ListedJobs> =>
+    listedJobs(ledger, { scope: 'report', ...query });
   // The manifest's scope finds the first in manifest order without sorting every done job.
   const [first] = await ledger.readJobs({ scope: 'manifest', states: ['done'], limit: 1 });
   const firstResult = first ?? (await ledger.readJobs({ scope: 'dropped', states: ['done'], limit: 1 }))[0];

@@ -1,7 +1,7 @@
 import { RateLimitError } from '../api/errors.js';
 import type { RetryOptions } from '../api/retry.js';
 import { ExitCode, MediabatchError } from '../errors.js';
-import type { RetryPolicy, RunEvent } from './context.js';
+import type { RetryPolicy, RunDeps } from './context.js';
 import type { Pace, PacedClass } from './pace.js';
 
 /** Thrown inside a submit when the run stops between two attempts: the job was provably not taken. */
@@ -42,7 +42,7 @@ export function describeError(error: unknown): string {
  * 429 pauses that whole class of requests.
  */
 export function idempotentRetries(
-  deps: { retry: RetryPolicy; stop?: AbortSignal | undefined; emit: (event: RunEvent) => void; pace?: Pace | undefined },
+  deps: { retry: RetryPolicy; stop?: AbortSignal | undefined; emit: RunDeps['emit']; pace?: Pace | undefined },
   what: string,
   cls?: PacedClass,
 ): RetryOptions {

@@ -22,12 +22,13 @@ export function joinsExactly(extension: string): boolean {
 }
 
 /** Joins parts of one format into `outPath`, or says why not (a format that does not join is refused too). */
-export async function joinParts(extension: string, partPaths: readonly string[], outPath: string): Promise<JoinOutcome> {
+export async function joinParts(extension: string, partPaths: readonly string[], outPath: string) {
   const format = formatOf(extension);
   const join = Object.hasOwn(JOINERS, format) ? JOINERS[format] : undefined;
   if (join !== undefined) return join(partPaths, outPath);
-  const formats = Object.keys(JOINERS).join(' and ');
-  return { joined: false, reason: `${format} parts are not joined (only ${formats} join exactly); the playlist lists them` };
+  const only = Object.keys(JOINERS).join(' and ');
+  const reason = `${format} parts are not joined (only ${only} join exactly); the playlist lists them`;
+  return { joined: false, reason } satisfies JoinOutcome;
 }
 
 /**

@@ -26,7 +26,8 @@ export async function readParts<P>(
     if (typeof part === 'string') return `${partName(index, path)} ${part}`;
     const first = parts[0];
     if (first !== undefined && !reader.same(first, part)) {
-      return `${partName(index, path)} is ${reader.describe(part)}, ${partName(0, partPaths[0] ?? '')} is ${reader.describe(first)}`;
+      const firstName = partName(0, partPaths[0] ?? '');
+      return `${partName(index, path)} is ${reader.describe(part)}, ${firstName} is ${reader.describe(first)}`;
     }
     parts.push(part);
   }
@@ -37,7 +38,11 @@ export async function readParts<P>(
  * Writes `outPath` (replacing it) with `write`, then `tail`; a problem `write` returns refuses the
  * join. A half-written output is removed either way, so no partial join is left to look finished.
  */
-export async function writeJoined(outPath: string, write: (out: WriteStream) => Promise<string | undefined>, tail?: Buffer): Promise<JoinOutcome> {
+export async function writeJoined(
+  outPath: string,
+  write: (out: WriteStream) => Promise<string | undefined>,
+  tail?: Buffer,
+): Promise<JoinOutcome> {
   const out = createWriteStream(outPath);
   try {
     const problem = await write(out);

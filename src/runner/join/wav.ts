@@ -97,7 +97,8 @@ export async function joinWav(partPaths: readonly string[], outPath: string): Pr
   const dataBytes = parts.reduce((sum, part) => sum + part.dataBytes, 0);
   const fmt = parts[0]?.fmt ?? Buffer.alloc(0);
   if (12 + 8 + fmt.length + (fmt.length % 2) + dataBytes + (dataBytes % 2) > MAX_RIFF_BYTES) {
-    return { joined: false, reason: `the joined samples (${dataBytes} bytes) would not fit in the 4 GB a WAV file can hold` };
+    const reason = `the joined samples (${dataBytes} bytes) would not fit in the 4 GB a WAV file can hold`;
+    return { joined: false, reason };
   }
   const write = async (out: WriteStream): Promise<undefined> => {
     await writeChunk(out, header(fmt, dataBytes));
