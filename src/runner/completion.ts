@@ -1,7 +1,7 @@
 import type { ServiceRequest } from '../api/types.js';
 import type { JobType } from '../jobs/types.js';
 import type { PollSchedules, RunDeps } from './context.js';
-import type { FollowedJob } from './followed.js';
+import type { FollowedJob } from './status.js';
 import { pollOnce } from './follow.js';
 import type { SplitJoins } from './join-splits.js';
 
@@ -23,7 +23,7 @@ export interface Completion {
   readonly schedules: PollSchedules;
   /** The generation request as sent: webhooks add their URL and this run's secret. */
   request(request: ServiceRequest): ServiceRequest;
-  /** The service took the job; called in the turn markSubmitted is, so a write shares its commit. */
+  /** The service took the job; called in markSubmitted's turn, so a write shares its commit. */
   sent(jobId: string): void;
   /** One look at a job the follow queue holds: 'again' while it runs and is worth asking later. */
   poll(job: FollowedJob, requestId: string, giveUpAtMs: number): Promise<'again' | 'ended'>;

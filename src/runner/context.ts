@@ -14,9 +14,12 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
+/** A run's options, defaults applied (runner/index.ts). */
 export interface RunOptions {
+  /** Submits in flight at once. */
   concurrency: number;
   budgetMicro: MicroUsd | null;
+  /** Stop after submitting; a later run follows and collects. */
   noWait: boolean;
   resubmitInDoubt: boolean;
   outDir: string;
@@ -45,8 +48,7 @@ export type RunEvent =
   | { kind: 'in_doubt'; id: string; reason: string }
   | { kind: 'not_taken'; id: string; reason: string }
   | { kind: 'skipped'; id: string; reason: string }
-  /** Jobs left out of this run at once (--partial over the budget), each skipped in the ledger. */
-  /** `count` jobs not sent; `skipped` of them were pending and became skipped, the others stay done, failed or in doubt. */
+  /** Left out at once (--partial, over budget): `count` not sent; `skipped` were pending, the rest keep their state. */
   | { kind: 'left_out'; count: number; skipped: number; reason: string }
   /** Retry pass `pass` of `passes` (--retries) sends again `jobs` jobs that failed at the service, retryable and refunded. */
   | { kind: 'retry_pass'; pass: number; passes: number; jobs: number }
@@ -135,14 +137,13 @@ export const DEFAULT_RETRY: RetryPolicy = { retries: 5, minDelayMs: 500, maxDela
 export type PollSchedules = Record<JobType, PollSchedule>;
 
 /** The pace the service's own clients poll at, per kind (each kind module states it). */
-export function servicePoll(): PollSchedules {
-  return schedules((kind) => kind.poll.service);
-}
+export const servicePoll = (): PollSchedules => schedules((kind) => kind.poll.service);
 
 /** The simulator finishes jobs in well under a second, so polling it at the service's pace only waits. */
-export function simulatorPoll(): PollSchedules {
-  return schedules((kind) => kind.poll.simulator);
-}
+export const simulatorPoll = (): PollSchedules => schedules((kind) => kind.poll.simulator);
+
+/** One schedule for every kind (tests and local servers). */
+export const uniformPoll = (schedule: PollSchedule): PollSchedules => schedules(() => schedule);
 
 /**
  * `run --poll-ms MS`: every kind's first poll after MS, backing off ×1.5 up to 6×MS; the give-up
@@ -151,11 +152,6 @@ export function simulatorPoll(): PollSchedules {
  */
 export function pollEvery(firstMs: number): PollSchedules {
   return schedules((kind) => ({ firstMs, maxMs: firstMs * 6, factor: 1.5, giveUpMs: kind.poll.service.giveUpMs }));
-}
-
-/** One schedule for every kind (tests and local servers). */
-export function uniformPoll(schedule: PollSchedule): PollSchedules {
-  return schedules(() => schedule);
 }
 
 function schedules(of: (kind: JobKind) => PollSchedule): PollSchedules {

@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ResultUrlExpiredError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
@@ -6,15 +6,14 @@ import type { DownloadResult } from '../api/types.js';
 import { LocalIoError } from '../errors.js';
 import type { RunDeps } from './context.js';
 import type { SplitJoins } from './join-splits.js';
-import { pollStatus } from './status.js';
-import type { FollowedJob } from './followed.js';
+import { pollStatus, type FollowedJob } from './status.js';
 import { placeResult } from './place-result.js';
-import { readHead, resultMismatch } from './result-check.js';
 import { kindOf } from '../jobs/index.js';
-import { sniffMedia } from '../media-type.js';
-import { describeError, FatalRunError } from './run-errors.js';
+import { describeNonMedia, sniffMedia, SNIFF_BYTES, type MediaKind } from '../media-type.js';
+import { describeError, FatalRunError, idempotentRetries } from './run-errors.js';
 
 const MAX_URL_REFRESHES = 3;
+const DISK_ERRORS = new Set(['ENOSPC', 'EROFS', 'EACCES', 'EPERM', 'EDQUOT']);
 
 export type DownloadOutcome = 'done' | 'stopped' | 'unreachable';
 
@@ -71,13 +70,7 @@ async function fetchIntoPlace(deps: RunDeps, joins: SplitJoins, job: FollowedJob
   await mkdir(path.dirname(partPath), { recursive: true });
   const result = await withRetries(
     () => deps.client.download(url, partPath, { maxBytes: deps.options.maxResultBytes, signal: deps.stop }),
-    {
-      kind: 'idempotent',
-      ...deps.options.retry,
-      signal: deps.stop,
-      onRetry: (error, attempt, delayMs) =>
-        deps.emit({ kind: 'retry', what: `download of ${job.id}`, attempt, delayMs, reason: describeError(error) }),
-    },
+    idempotentRetries({ ...deps, retry: deps.options.retry }, `download of ${job.id}`),
   );
   const head = await readHead(partPath);
   const mismatch = resultMismatch(kindOf(job.type).output.media, head, result.contentType);
@@ -141,9 +134,8 @@ async function leaveForLater(deps: RunDeps, job: FollowedJob, reason: string): P
 }
 
 function isDiskError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  const causeCode = ((error as { cause?: { code?: unknown } } | undefined)?.cause)?.code;
-  return [code, causeCode].some((c) => c === 'ENOSPC' || c === 'EROFS' || c === 'EACCES' || c === 'EPERM' || c === 'EDQUOT');
+  const failure = error as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  return [failure?.code, failure?.cause?.code].some((code) => typeof code === 'string' && DISK_ERRORS.has(code));
 }
 
 function diskError(deps: RunDeps, error: unknown): LocalIoError {
@@ -152,4 +144,32 @@ function diskError(deps: RunDeps, error: unknown): LocalIoError {
     'E_OUTPUT',
     error,
   );
+}
+
+/**
+ * Why the downloaded bytes are not a result of this job's kind, or undefined when they are. The
+ * bytes decide; Content-Type only vouches for a binary format this table does not know. A
+ * storage error page served with 200 must never be saved, and recorded, as a paid result.
+ */
+export function resultMismatch(expected: MediaKind, head: Buffer, contentType: string | undefined): string | undefined {
+  const media = sniffMedia(head);
+  if (media?.kinds.includes(expected)) return undefined;
+  const said = contentType === undefined ? '' : `, Content-Type ${contentType.split(';', 1)[0]?.trim()}`;
+  if (media !== undefined) return `the result is not ${expected}: its bytes are ${media.name}${said}`;
+  const looksLike = describeNonMedia(head);
+  if (looksLike !== undefined) return `the result is not ${expected}: its bytes are ${looksLike}${said}`;
+  if (contentType?.toLowerCase().trim().startsWith(`${expected}/`)) return undefined;
+  return `the result is not ${expected}: its bytes match no known ${expected} format${said}`;
+}
+
+/** The first bytes of `file`, for `resultMismatch`. */
+export async function readHead(file: string): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }

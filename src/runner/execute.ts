@@ -10,9 +10,9 @@ import { submitJob } from './submit.js';
 import { jobWindows } from './windows.js';
 
 export interface ExecuteResult {
-  /** Set when a fatal error (auth, balance, disk) ended the run early. */
+  /** A fatal error (auth, balance, disk) that ended the run early. */
   fatal?: FatalRunError | undefined;
-  /** Set when a daily limit stopped submitting under --no-wait: when to run again. */
+  /** A daily limit stopped submitting under --no-wait: when to run again. */
   dailyLimitUntilMs?: number | undefined;
   stoppedBySignal: boolean;
 }
@@ -47,17 +47,18 @@ export async function executePlan(
   if (followers !== undefined) completion.attach({ forget: (id) => followers.forget(id), fatal: (error) => void guard(Promise.reject(error)).catch(() => undefined) });
   const following = followers === undefined ? Promise.resolve() : guard(followers.run(deps.options.concurrency * 2));
 
-  const sender = submitter(deps, completion, { result, followers, guard, halt: control.halt });
+  const sending: Sending = { deps, completion, result, followers, guard, halt: control.halt, recordings: new Set() };
   Object.assign(deps.progress.toSend, plan.send.byType);
   if (plan.send.jobs > 0) {
-    await sender.send(jobWindows(deps.ledger, { scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index }), true);
+    const through = plan.send.all ? undefined : plan.send.through?.index;
+    await sendRows(sending, jobWindows(deps.ledger, { scope: 'manifest', send, through }), true);
   }
   if (followers !== undefined) {
     const idle = async (): Promise<void> => {
       await followers.idle();
       await guard(completion.drained());
     };
-    await retryFailed(deps, { send, failedAfter, result, idle, submit: (rows) => sender.send(rows, false) });
+    await retryFailed(sending, send, failedAfter, idle);
   }
   followers?.close();
   await following;
@@ -67,37 +68,31 @@ export async function executePlan(
   return result;
 }
 
-interface SubmitterParts {
+/** What the submits of one execution share. */
+interface Sending {
+  deps: RunDeps;
+  completion: Completion;
   result: ExecuteResult;
   followers: FollowQueue | undefined;
   guard: (work: Promise<unknown>) => Promise<void>;
   halt: AbortController;
+  /** Each guarded as soon as it exists: a ledger that fails to record a request id must stop the run now. */
+  recordings: Set<Promise<void>>;
 }
 
 /**
- * Submits rows read from the ledger with bounded concurrency; `send` resolves once every request
- * id of them is committed, since following starts from those. `planned`: the plan's count of
- * submits still to send holds the rows already; a retry pass's are added as they are taken.
+ * Submits rows read from the ledger with bounded concurrency; resolves once every request id of
+ * them is committed, since following starts from those. `planned`: the plan's count of submits
+ * still to send holds the rows already; a retry pass's are added as they are taken.
  */
-function submitter(deps: RunDeps, completion: Completion, parts: SubmitterParts): { send(rows: AsyncIterator<JobRow>, planned: boolean): Promise<void> } {
-  const { result, followers, guard, halt } = parts;
+async function sendRows(sending: Sending, rows: AsyncIterator<JobRow>, planned: boolean): Promise<void> {
+  const { deps, guard } = sending;
   const { toSend } = deps.progress;
-  // Each recording is guarded as soon as it exists: a ledger that fails to record a request id
-  // must stop the run now, not surface as an unhandled rejection later.
-  const recordings = new Set<Promise<void>>();
-  const track = (recording: Promise<unknown>): void => {
-    const guarded = guard(recording).finally(() => recordings.delete(guarded));
-    recordings.add(guarded);
-  };
-  return {
-    send: async (rows, planned) => {
-      await sharedBounded(rows, deps.options.concurrency, deps.stop, (row) => {
-        if (!planned) toSend[row.type] = (toSend[row.type] ?? 0) + 1;
-        return guard(submitWithRequeue(deps, completion, row, followers, result, track, halt)).finally(() => (toSend[row.type] = (toSend[row.type] ?? 1) - 1));
-      });
-      await Promise.all(recordings);
-    },
-  };
+  await sharedBounded(rows, deps.options.concurrency, deps.stop, (row) => {
+    if (!planned) toSend[row.type] = (toSend[row.type] ?? 0) + 1;
+    return guard(submitWithRequeue(sending, row)).finally(() => (toSend[row.type] = (toSend[row.type] ?? 1) - 1));
+  });
+  await Promise.all(sending.recordings);
 }
 
 /**
@@ -106,23 +101,21 @@ function submitter(deps: RunDeps, completion: Completion, parts: SubmitterParts)
  * passes. Each pass reads them from the ledger in windows (those that failed after the pass
  * before began), so nothing is held but the window being sent.
  */
-async function retryFailed(
-  deps: RunDeps,
-  pass: { send: SendSelection; failedAfter: number; result: ExecuteResult; idle: () => Promise<void>; submit: (rows: AsyncIterator<JobRow>) => Promise<void> },
-): Promise<void> {
+async function retryFailed(sending: Sending, send: SendSelection, after: number, idle: () => Promise<void>) {
+  const { deps, result } = sending;
+  let failedAfter = after;
   const passes = deps.options.retryFailed;
-  let failedAfter = pass.failedAfter;
   for (let n = 1; n <= passes; n += 1) {
-    await pass.idle();
-    if (deps.stop.aborted || pass.result.fatal !== undefined || pass.result.dailyLimitUntilMs !== undefined) return;
+    await idle();
+    if (deps.stop.aborted || result.fatal !== undefined || result.dailyLimitUntilMs !== undefined) return;
     const startedAfter = await deps.ledger.lastEventId();
     // Without --redo: a job it named that failed for good once more is not paid for again.
-    const query = { scope: 'manifest' as const, send: { ...pass.send, redo: [] }, failedAfter };
+    const query = { scope: 'manifest' as const, send: { ...send, redo: [] }, failedAfter };
     const jobs = await deps.ledger.countJobs(query);
     if (jobs === 0) return;
     deps.emit({ kind: 'retry_pass', pass: n, passes, jobs });
     await deps.ledger.recordEvent(null, 'retry_pass', { pass: n, passes, jobs });
-    await pass.submit(jobWindows(deps.ledger, query));
+    await sendRows(sending, jobWindows(deps.ledger, query), false);
     failedAfter = startedAfter;
   }
 }
@@ -132,26 +125,20 @@ async function retryFailed(
  * rate limit goes back in line (the pace is paused meanwhile); a daily limit under --no-wait
  * stops submitting instead and says when to come back.
  */
-async function submitWithRequeue(
-  deps: RunDeps,
-  completion: Completion,
-  row: JobRow,
-  followers: FollowQueue | undefined,
-  result: ExecuteResult,
-  track: (recording: Promise<unknown>) => void,
-  halt: AbortController,
-): Promise<void> {
+async function submitWithRequeue(sending: Sending, row: JobRow): Promise<void> {
+  const { deps, result } = sending;
   const job = jobFromRow(row);
   // Sent from the state it was read in (the selection read a failure for good only when --redo
   // named it); a job that came back as not taken is pending from then on.
   let from: readonly ReservableState[] = row.state === 'failed' ? ['failed', 'failed_for_good'] : [row.state as ReservableState];
   for (;;) {
     if (deps.stop.aborted || result.dailyLimitUntilMs !== undefined) return;
-    const outcome = await submitJob(deps, completion, job, from);
+    const outcome = await submitJob(deps, sending.completion, job, from);
     from = ['pending'];
     switch (outcome.kind) {
       case 'submitted':
         track(
+          sending,
           outcome.recorded.then((recorded) => {
             if (recorded !== 'submitted') {
               const reason = `the service answered request id ${outcome.requestId}, already given to job "${recorded.conflictWith}"`;
@@ -159,7 +146,7 @@ async function submitWithRequeue(
               return;
             }
             deps.emit({ kind: 'submitted', id: job.id, requestId: outcome.requestId });
-            followers?.notify();
+            sending.followers?.notify();
           }),
         );
         return;
@@ -169,7 +156,7 @@ async function submitWithRequeue(
           result.dailyLimitUntilMs = deps.clock.nowMs() + (outcome.retryAfterMs ?? 0);
           // Submits waiting to be retried (after a 503) would otherwise wait for the reset in the
           // paused class: with nothing to follow under --no-wait, the whole run stops here.
-          halt.abort(new Error('the daily limit is reached (--no-wait)'));
+          sending.halt.abort(new Error('the daily limit is reached (--no-wait)'));
           return;
         }
         if (outcome.retryAfterMs === undefined) return;
@@ -190,11 +177,12 @@ async function submitWithRequeue(
   }
 }
 
-/**
- * Runs `work` on the items in order, at most `concurrency` at a time, until `stop` aborts.
- * Every worker takes the next item of one shared iterator when it is free, so nothing is queued
- * ahead for a million jobs.
- */
+function track(sending: Sending, recording: Promise<unknown>): void {
+  const guarded = sending.guard(recording).finally(() => sending.recordings.delete(guarded));
+  sending.recordings.add(guarded);
+}
+
+/** `work` on the items in order, `concurrency` at a time, each worker taking the next when free: none queued ahead. */
 async function sharedBounded<T>(items: AsyncIterator<T>, concurrency: number, stop: AbortSignal, work: (item: T) => Promise<void>): Promise<void> {
   const worker = async (): Promise<void> => {
     while (!stop.aborted) {

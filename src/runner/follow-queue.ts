@@ -1,6 +1,6 @@
 import type { Completion } from './completion.js';
 import type { RunDeps } from './context.js';
-import { followedFromRow, type FollowedJob } from './followed.js';
+import { followedFromRow, type FollowedJob } from './status.js';
 
 /** Submitted jobs read from the ledger at a time, and how few may be left before reading more. */
 const LOAD_ROWS = 1000;
@@ -26,9 +26,10 @@ interface Followed {
 export class FollowQueue {
   readonly #deps: RunDeps;
   readonly #completion: Completion;
-  readonly #heap: Followed[] = [];
+  /** Ordered by dueMs, earliest first. */
+  readonly #due: Followed[] = [];
   readonly #waiters = new Set<() => void>();
-  /** The jobs followed (in the heap or being asked about), by id, for forget(): a window's worth. */
+  /** The jobs followed (due or being asked about), by id, for forget(): a window's worth. */
   readonly #queued = new Map<string, Followed>();
   /** Jobs submitted before this run started are earlier runs': asked about at their kind's own first poll. */
   readonly #startedIso: string;
@@ -39,7 +40,7 @@ export class FollowQueue {
   /** The ledger may hold submitted jobs not read yet. */
   #more = true;
   #loading: Promise<void> | undefined;
-  /** Notices of new submits while a window was being read. */
+  /** Notices of new submits (one while a window is read means more may be waiting). */
   #noticed = 0;
 
   constructor(deps: RunDeps, completion: Completion) {
@@ -74,7 +75,7 @@ export class FollowQueue {
 
   /** Reads the next window of submitted jobs when few are left and more may be waiting. */
   async #load(): Promise<void> {
-    if (!this.#more || this.#heap.length > LOW_WATER) return;
+    if (!this.#more || this.#due.length > LOW_WATER) return;
     this.#loading ??= (async () => {
       const noticed = this.#noticed;
       const rows = await this.#deps.ledger.readFollowing(this.#seq, LOAD_ROWS);
@@ -92,7 +93,7 @@ export class FollowQueue {
     await this.#loading;
   }
 
-  /** No more jobs will be added: workers end once every job has ended or been left for later. */
+  /** No more jobs: workers end once every job has ended or been left for later. */
   close(): void {
     this.#closed = true;
     this.#wakeAll();
@@ -117,15 +118,8 @@ export class FollowQueue {
    * still be recorded before the run closes its ledger.
    */
   async drained(): Promise<void> {
-    while (this.#inFlight > 0) {
-      await new Promise<void>((resolve) => {
-        const wake = (): void => {
-          this.#waiters.delete(wake);
-          resolve();
-        };
-        this.#waiters.add(wake);
-      });
-    }
+    // Once the run stops, the stop no longer wakes anyone: each wait ends with a job that ends.
+    while (this.#inFlight > 0) await this.#waitForChange();
   }
 
   async #work(): Promise<void> {
@@ -154,9 +148,9 @@ export class FollowQueue {
     for (;;) {
       if (this.#deps.stop.aborted) return undefined;
       await this.#load();
-      const first = this.#heap[0];
+      const first = this.#due[0];
       if (first?.forgotten === true) {
-        this.#pop();
+        this.#due.shift();
         continue;
       }
       if (first === undefined) {
@@ -168,7 +162,7 @@ export class FollowQueue {
         continue;
       }
       const waitMs = first.dueMs - this.#deps.clock.nowMs();
-      if (waitMs <= 0) return this.#pop();
+      if (waitMs <= 0) return this.#due.shift();
       await this.#waitForChange(waitMs);
     }
   }
@@ -192,37 +186,16 @@ export class FollowQueue {
     for (const wake of [...this.#waiters]) wake();
   }
 
-  // A binary min-heap on dueMs: a handful of lines, not worth a dependency.
+  // The queue holds a window or two of jobs: a sorted insert is cheap enough.
   #push(item: Followed): void {
     this.#queued.set(item.job.id, item);
-    const heap = this.#heap;
-    heap.push(item);
-    let i = heap.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (heap[parent]!.dueMs <= item.dueMs) break;
-      heap[i] = heap[parent]!;
-      i = parent;
+    const due = this.#due;
+    let low = 0;
+    for (let high = due.length; low < high; ) {
+      const mid = (low + high) >> 1;
+      if (due[mid]!.dueMs <= item.dueMs) low = mid + 1;
+      else high = mid;
     }
-    heap[i] = item;
-  }
-
-  #pop(): Followed | undefined {
-    const heap = this.#heap;
-    const top = heap[0];
-    const last = heap.pop();
-    if (heap.length === 0 || last === undefined) return top;
-    let i = 0;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= heap.length) break;
-      const right = left + 1;
-      const child = right < heap.length && heap[right]!.dueMs < heap[left]!.dueMs ? right : left;
-      if (heap[child]!.dueMs >= last.dueMs) break;
-      heap[i] = heap[child]!;
-      i = child;
-    }
-    heap[i] = last;
-    return top;
+    due.splice(low, 0, item);
   }
 }

@@ -1,9 +1,8 @@
 import type { RequestStatus } from '../api/types.js';
 import type { RunDeps } from './context.js';
 import { downloadResult } from './download.js';
-import type { FollowedJob } from './followed.js';
 import type { SplitJoins } from './join-splits.js';
-import { pollStatus } from './status.js';
+import { pollStatus, type FollowedJob } from './status.js';
 
 /**
  * One look at a submitted job: ask its status once; when it is done, download the result;

@@ -5,6 +5,7 @@
  * defaults applied here, one AbortSignal, and a sink for events; neither prints or exits.
  */
 import type { ServiceClient } from '../api/types.js';
+import { systemClock, type Clock } from '../clock.js';
 import { checkJobs } from '../manifest/index.js';
 import type { Manifest } from '../manifest/types.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
@@ -13,47 +14,32 @@ import { COST_JOB_LINES } from '../report/cost-report.js';
 import { errorJson } from '../report/error-json.js';
 import type { StatusSummary } from '../report/status.js';
 import type { Ledger, SendSelection } from '../store/index.js';
-import { fitInOrder } from './budget.js';
-import {
-  createRunDeps,
-  createRunProgress,
-  DEFAULT_RETRY,
-  pollEvery,
-  servicePoll,
-  simulatorPoll,
-  type InFlight,
-  type PollSchedules,
-  type PricingProgress,
-  type RetryPolicy,
-  type RunEvent,
-  type RunProgress,
-} from './context.js';
+import { pollingCompletion } from './completion.js';
+import { createRunDeps, createRunProgress, DEFAULT_RETRY, pollEvery, servicePoll, simulatorPoll } from './context.js';
+import type { InFlight, PollSchedules, PricingProgress, RunDeps, RunEvent } from './context.js';
+import type { RunOptions, RunProgress } from './context.js';
 import { ingestManifest } from './ingest.js';
-import { pollingCompletion, type Completion } from './completion.js';
 import { SplitJoins, unjoinedSplits, type UnjoinedSplit } from './join-splits.js';
 import { refuseLostLedger, TRACES_OF_THIS_LEDGER } from './lost-ledger.js';
-import type { Pace, PacedClass } from './pace.js';
-import { limitsOf, paceFor, type PlanChoice } from './pace-plan.js';
+import { limitsOf, paceFor, type Pace, type PaceOptions, type PlanChoice } from './pace.js';
 import type { RunPlan } from './plan.js';
 import { loadCatalogue, priceLedger, readBalanceUsd } from './prepare.js';
 import { costJobOf, ensureWritableFolder, estimateJobs, summarize, writeRunReports, type RunFiles } from './reports.js';
 import { writeReviewPage } from './review-page.js';
-import { runManifest, type RunOutcome } from './run.js';
+import { fitInOrder, runManifest, type RunOutcome } from './run.js';
 import { checkSelection, pickedCounts, picks, type Selection } from './selection.js';
 import { openWebhookCompletion, type WebhookSettings } from './webhooks.js';
-import { systemClock, type Clock } from '../clock.js';
 
 export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPlan, RunProgress, Selection, StatusSummary, UnjoinedSplit, WebhookSettings };
-export { createRunProgress, limitsOf };
-export { refuseLostLedger, writeReviewPage };
+export { createRunProgress, limitsOf, refuseLostLedger, writeReviewPage };
 
 /** The service, as the composition root reached it: a client and the base URL it speaks to. */
-export interface ServiceAccess {
+interface ServiceAccess {
   client: ServiceClient;
   baseUrl: string;
 }
 
-interface Common {
+export interface EstimateRequest {
   manifest: Manifest;
   ledger: Ledger;
   service: ServiceAccess;
@@ -75,10 +61,7 @@ interface Common {
   select?: Selection | undefined;
   /** Where the time of day is read from (pauses, daily resets, the page's date). Default the system's. */
   clock?: Clock | undefined;
-}
-
-export interface EstimateRequest extends Common {
-  /** Submits in flight at once, for the duration estimate. Default 8. */
+  /** Submits in flight at once (for an estimate, the duration it tells). Default 8. */
   concurrency?: number | undefined;
 }
 
@@ -88,23 +71,16 @@ export const DEFAULT_RETRY_FAILED = 2;
 /** The service's outputs are at most 100 MB; the default leaves a little slack for container overhead. */
 export const DEFAULT_MAX_RESULT_BYTES = 110 * 1024 * 1024;
 
-export interface CheckRequest {
-  manifest: Manifest;
-  /**
-   * The service, to check every job against its catalogue (undefined: offline checks only), and
-   * the ledger that caches the catalogue (undefined: none may be written, so none is kept).
-   */
-  service?: (ServiceAccess & { ledger?: Ledger | undefined }) | undefined;
-}
-
 /**
- * Checks every job of a manifest, and with the service its catalogue too, reporting every
- * problem at once (ManifestError). Nothing is recorded: the ids are held in memory, compactly, to
- * find duplicates. Sends nothing. Returns how many jobs the manifest holds.
+ * Checks every job of a manifest, and with the service (and the ledger that caches its catalogue,
+ * if any) its catalogue too, reporting every problem at once (ManifestError). Nothing is recorded:
+ * the ids are held in memory, compactly, to find duplicates. Sends nothing.
  */
-export async function check(request: CheckRequest): Promise<{ jobs: number }> {
-  const { service } = request;
-  const models = service === undefined ? undefined : await loadCatalogue(service);
+export async function check(request: {
+  manifest: Manifest;
+  service?: (ServiceAccess & { ledger?: Ledger | undefined }) | undefined;
+}): Promise<{ jobs: number }> {
+  const models = request.service === undefined ? undefined : await loadCatalogue(request.service);
   let jobs = 0;
   await checkJobs(request.manifest, models, () => (jobs += 1));
   return { jobs };
@@ -124,22 +100,12 @@ export interface EstimateResult {
  * sent (cached prices cost no call) and reports. Sends nothing.
  */
 export async function estimate(request: EstimateRequest): Promise<EstimateResult> {
-  const { manifest, ledger, service } = request;
-  const planName = request.plan ?? 'premium';
-  const budgetMicro = budgetOf(request);
-  const emit = request.onEvent ?? (() => undefined);
-  const deps = {
-    client: service.client,
-    ledger,
-    baseUrl: service.baseUrl,
-    pace: request.pace ?? paceFor(planName, { onPause: pausedEvents(emit), clock: request.clock }).pace,
-    retry: DEFAULT_RETRY,
-    stop: request.signal ?? new AbortController().signal,
-    emit,
-    progress: request.progress,
-  };
+  const { manifest, ledger, service, progress } = request;
+  const { emit, pace, budgetMicro } = commonParts(request);
+  const stop = request.signal ?? new AbortController().signal;
+  const deps = { ...service, ledger, pace, retry: DEFAULT_RETRY, stop, emit, progress };
   const onProgress = (rows: number): void => {
-    if (request.progress !== undefined) request.progress.pricing.jobsRead = rows;
+    if (progress !== undefined) progress.pricing.jobsRead = rows;
   };
   await ingestManifest({ manifest, ledger, models: await loadCatalogue(deps), onProgress });
   const send: SendSelection = { resubmitInDoubt: false, ...request.select };
@@ -147,6 +113,7 @@ export async function estimate(request: EstimateRequest): Promise<EstimateResult
   const pricing = await priceLedger(send, deps);
   const spentMicro = await ledger.spentMicro();
   const balanceUsd = await readBalanceUsd(deps);
+  const planName = request.plan ?? 'premium';
   const report = await buildCostReport({
     lines: await ledger.costRows(send),
     pricing,
@@ -154,7 +121,7 @@ export async function estimate(request: EstimateRequest): Promise<EstimateResult
     budgetMicro,
     fit: (budget) => fitInOrder(ledger, send, spentMicro, budget),
     balanceMicro: usdToMicro(balanceUsd, 'down'),
-    plan: paceFor(planName).limits,
+    plan: limitsOf(planName),
     planName,
     concurrency: request.concurrency ?? DEFAULT_CONCURRENCY,
   });
@@ -162,27 +129,16 @@ export async function estimate(request: EstimateRequest): Promise<EstimateResult
   return { report, firstJobs, jobs: () => estimateJobs(ledger, send) };
 }
 
-
-export interface RunRequest extends Common {
+export interface RunRequest extends EstimateRequest, Partial<Omit<RunOptions, 'budgetMicro' | 'outDir'>> {
   /** The ledger must be opened for a run (its state changes commit before requests leave) and locked. */
   files: RunFiles;
-  /** Submits in flight at once. Default 8. */
-  concurrency?: number | undefined;
-  /** Stop after submitting; a later run follows and collects. */
-  noWait?: boolean | undefined;
-  resubmitInDoubt?: boolean | undefined;
   /** Over budget: send what fits, in manifest order, and skip the rest. */
   partial?: boolean | undefined;
-  /** Retry passes within the run for jobs that failed at the service, retryable and refunded. Default 2. */
-  retryFailed?: number | undefined;
   /**
    * How often running jobs are asked about: the service's own pace (default), the simulator's
    * (jobs end in milliseconds), a first poll after N ms, or a schedule per kind.
    */
   poll?: 'service' | 'simulator' | { firstMs: number } | { schedules: PollSchedules } | undefined;
-  /** Results larger than this are left for a later run. Default 110 MiB. */
-  maxResultBytes?: number | undefined;
-  retry?: RetryPolicy | undefined;
   /** Counts the submits in flight, for a caller that says what a stop waits for. */
   inFlight?: InFlight | undefined;
   /**
@@ -216,21 +172,19 @@ export interface RunResult {
 export async function run(request: RunRequest): Promise<RunResult> {
   const { manifest, ledger, files } = request;
   if ((await nothingSent(ledger)) && (await ledger.getMeta(TRACES_OF_THIS_LEDGER)) === undefined) refuseLostLedger(files);
-  if (request.noWait !== true) await ensureWritableFolder(files.out);
-  const budgetMicro = budgetOf(request);
-  const emit = request.onEvent ?? (() => undefined);
+  const noWait = request.noWait ?? false;
+  if (!noWait) await ensureWritableFolder(files.out);
+  const { emit, clock, pace, budgetMicro } = commonParts(request);
   const userStop = request.signal ?? new AbortController().signal;
   const halt = new AbortController();
-  const basePoll = pollSchedules(request.poll);
-  const clock = request.clock ?? systemClock;
   const deps = createRunDeps({
     client: request.service.client,
     ledger,
-    pace: request.pace ?? paceFor(request.plan ?? 'premium', { onPause: pausedEvents(emit), clock }).pace,
+    pace,
     options: {
       concurrency: request.concurrency ?? DEFAULT_CONCURRENCY,
       budgetMicro,
-      noWait: request.noWait ?? false,
+      noWait,
       resubmitInDoubt: request.resubmitInDoubt ?? false,
       outDir: files.out,
       retry: request.retry ?? DEFAULT_RETRY,
@@ -244,11 +198,12 @@ export async function run(request: RunRequest): Promise<RunResult> {
     progress: request.progress,
   });
   const joins = new SplitJoins(deps);
+  const basePoll = pollSchedules(request.poll);
   // Listening before anything is sent: a delivery may come as soon as the first job is taken.
-  const completion: Completion =
+  const completion =
     request.webhooks === undefined
       ? pollingCompletion(deps, joins, basePoll)
-      : await openWebhookCompletion(deps, joins, request.webhooks, basePoll, request.noWait !== true);
+      : await openWebhookCompletion(deps, joins, request.webhooks, basePoll, !noWait);
   let started = false;
   let outcome: RunOutcome | undefined;
   try {
@@ -286,27 +241,33 @@ export async function run(request: RunRequest): Promise<RunResult> {
   }
   const summary = await summarize(ledger, budgetMicro);
   const fatal = outcome?.execute.fatal;
+  const error = fatal === undefined ? undefined : errorJson(fatal);
   // The run's documents and its review page from one walk of the ledger.
-  await writeRunReports(files, ledger, summary, { finished: true, error: fatal === undefined ? undefined : errorJson(fatal) }, { manifest: manifest.path, budgetMicro, generatedAt: new Date(clock.nowMs()) });
+  const page = { manifest: manifest.path, budgetMicro, generatedAt: new Date(clock.nowMs()) };
+  await writeRunReports(files, ledger, summary, { finished: true, error }, page);
   const select = request.select ?? {};
-  return { outcome, summary, picked: picks(select) ? await pickedCounts(ledger, select) : undefined, unjoined: await unjoinedSplits(ledger) };
+  const picked = picks(select) ? await pickedCounts(ledger, select) : undefined;
+  return { outcome, summary, picked, unjoined: await unjoinedSplits(ledger) };
 }
 
 /** The ledger records no job that ever left this machine (a new one, or one only estimate wrote). */
 async function nothingSent(ledger: Ledger): Promise<boolean> {
   const counts = await ledger.countsByState();
-  return counts.pending + counts.skipped === Object.values(counts).reduce((a, b) => a + b, 0) && (await ledger.spentMicro()) === 0;
+  const jobs = Object.values(counts).reduce((a, b) => a + b, 0);
+  return counts.pending + counts.skipped === jobs && (await ledger.spentMicro()) === 0;
 }
 
-/** A pause of a whole class of requests, told as an event. */
-function pausedEvents(emit: (event: RunEvent) => void): (what: PacedClass, untilMs: number, reason: string) => void {
-  return (what, untilMs, reason) => emit({ kind: 'paused', what, untilMs, reason });
-}
-
-function budgetOf(request: Common): MicroUsd | null {
-  if (request.budgetMicro !== undefined) return request.budgetMicro;
+/** What an estimate and a run take alike from their request. */
+type CommonParts = Pick<RunDeps, 'emit' | 'clock' | 'pace'> & { budgetMicro: MicroUsd | null };
+function commonParts(request: EstimateRequest): CommonParts {
+  const emit = request.onEvent ?? (() => undefined);
+  const clock = request.clock ?? systemClock;
+  const onPause: PaceOptions['onPause'] = (what, untilMs, reason) => emit({ kind: 'paused', what, untilMs, reason });
+  const pace = request.pace ?? paceFor(request.plan ?? 'premium', { onPause, clock });
   // A cap never grows by rounding: a budget typed finer than a micro-dollar rounds down.
-  return request.manifest.budgetUsd === undefined ? null : usdToMicro(request.manifest.budgetUsd, 'down');
+  const { budgetUsd } = request.manifest;
+  const manifestBudget = budgetUsd === undefined ? null : usdToMicro(budgetUsd, 'down');
+  return { emit, clock, pace, budgetMicro: request.budgetMicro !== undefined ? request.budgetMicro : manifestBudget };
 }
 
 function pollSchedules(poll: RunRequest['poll']): PollSchedules {

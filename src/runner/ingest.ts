@@ -75,29 +75,17 @@ async function putBatch(
   onChanged: IngestRequest['onChanged'],
 ): Promise<void> {
   const file = manifest.displayPath;
-  if (batch.claims.length > 0) {
-    const claims = batch.claims.map((claim) => ({ id: claim.id, origin: originOf(claim, file) }));
-    const byId = new Map(batch.claims.map((claim) => [claim.id, claim]));
-    for (const conflict of await session.claim(unit.key, claims)) {
-      const claim = byId.get(conflict.id);
-      if (claim !== undefined) issues.add(duplicateIssue(claim, file, conflict.heldBy));
-    }
-  }
+  const claims = batch.claims.map((claim) => ({ id: claim.id, origin: originOf(claim, file) }));
+  const conflicts = claims.length === 0 ? [] : await session.claim(unit.key, claims);
   const put = await session.put(unit.key, batch.jobs.map((job) => specOf(job, file)));
-  if (put.conflicts.length > 0) {
-    const byId = new Map(batch.jobs.map((job) => [job.id, job]));
-    for (const conflict of put.conflicts) {
-      const job = byId.get(conflict.id);
-      if (job !== undefined) issues.add(duplicateIssue(job, file, conflict.heldBy));
-    }
-  }
-  if (put.moved.length > 0) {
-    const byId = new Map(batch.jobs.map((job) => [job.id, job]));
-    for (const { id, paidAs } of put.moved) {
-      const job = byId.get(id);
-      if (job !== undefined) issues.add(movedIssue(job, file, paidAs));
-    }
-  }
+  const claimed = new Map(batch.claims.map((claim) => [claim.id, claim]));
+  const jobs = new Map(batch.jobs.map((job) => [job.id, job]));
+  const add = <T>(item: T | undefined, issue: (item: T) => Parameters<IssueCollector['add']>[0]): void => {
+    if (item !== undefined) issues.add(issue(item));
+  };
+  for (const { id, heldBy } of conflicts) add(claimed.get(id), (claim) => duplicateIssue(claim, file, heldBy));
+  for (const { id, heldBy } of put.conflicts) add(jobs.get(id), (job) => duplicateIssue(job, file, heldBy));
+  for (const { id, paidAs } of put.moved) add(jobs.get(id), (job) => movedIssue(job, file, paidAs));
   for (const change of put.changed) onChanged?.(change);
   if (batch.files.length > 0) await session.putUnitFiles(unit.key, batch.files);
 }

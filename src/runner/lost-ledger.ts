@@ -32,12 +32,7 @@ interface EarlierRun {
 }
 
 function resultsIn(folder: string): EarlierRun | undefined {
-  let entries: string[];
-  try {
-    entries = readdirSync(folder);
-  } catch {
-    return undefined;
-  }
+  const entries = tryOr(() => readdirSync(folder), []);
   return entries.some((name) => !name.startsWith('.')) ? { what: `${folder} holds results of an earlier run`, path: folder } : undefined;
 }
 
@@ -50,13 +45,9 @@ const HEAD_BYTES = 64 * 1024;
 
 /** A run report (`finished: false` is written before the first submit) that says requests left. */
 function requestsIn(report: string): EarlierRun | undefined {
-  let text: string;
-  try {
-    text = statSync(report).size <= WHOLE_REPORT_BYTES ? readFileSync(report, 'utf8') : readHead(report);
-  } catch {
-    return undefined;
-  }
-  const found = sentIn(text);
+  const whole = (): boolean => statSync(report).size <= WHOLE_REPORT_BYTES;
+  const text = tryOr(() => (whole() ? readFileSync(report, 'utf8') : readHead(report)), undefined);
+  const found = text === undefined ? undefined : sentIn(text);
   if (found === undefined) return undefined;
   if (found.sent > 0) return { what: `${report} lists ${found.sent} requests already sent`, path: report };
   if (found.finished === false) return { what: `${report} says a run started sending requests`, path: report };
@@ -67,11 +58,17 @@ function readHead(file: string): string {
   const fd = openSync(file, 'r');
   try {
     const buffer = Buffer.alloc(HEAD_BYTES);
-    return buffer.subarray(0, readSync(fd, buffer, 0, HEAD_BYTES, 0)).toString('utf8');
-  } catch {
-    return '';
+    return tryOr(() => buffer.subarray(0, readSync(fd, buffer, 0, HEAD_BYTES, 0)).toString('utf8'), '');
   } finally {
     closeSync(fd);
+  }
+}
+
+function tryOr<T, U>(read: () => T, otherwise: U): T | U {
+  try {
+    return read();
+  } catch {
+    return otherwise;
   }
 }
 
@@ -91,13 +88,8 @@ function sentIn(text: string): { sent: number; finished: unknown } | undefined {
   if (!/^\{\s*"kind":\s*"run"/.test(text)) return undefined;
   const finished = /"finished":\s*(true|false)/.exec(text)?.[1];
   const counts = /"counts":\s*(\{[^{}]*\})/.exec(text)?.[1];
-  if (counts === undefined) return undefined;
-  let parsed: Record<string, unknown>;
-  try {
-    parsed = JSON.parse(counts) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
+  const parsed = tryOr(() => JSON.parse(counts ?? '') as Record<string, unknown>, undefined);
+  if (parsed === undefined) return undefined;
   const sent = Object.entries(parsed)
     .filter(([state]) => !NOT_SENT.has(state))
     .reduce((n, [, count]) => n + (typeof count === 'number' ? count : 0), 0);

@@ -1,6 +1,7 @@
 import { TokenBucket } from 'limiter';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { RateLimitInfo } from '../api/types.js';
-import { pacedClasses, type PacedClass, type PlanLimits } from '../jobs/plans.js';
+import { pacedClasses, planLimits, unlimitedPlan, type PacedClass, type PlanLimits } from '../jobs/plans.js';
 import { systemClock, type Clock } from '../clock.js';
 
 export type { PacedClass };
@@ -116,49 +117,39 @@ export class Pace {
 
 /** The pace of a published plan; `windowMs` may be scaled down for tests and benchmarks. */
 export function planPace(plan: PlanLimits, windowMs = 60_000): Partial<Record<PacedClass, ClassPace>> {
-  const pace: Partial<Record<PacedClass, ClassPace>> = {};
-  for (const [cls, limit] of Object.entries(plan) as [PacedClass, PlanLimits[PacedClass]][]) {
-    pace[cls] = { perWindow: limit.perMinute, windowMs };
-  }
-  return pace;
+  const limits = Object.entries(plan);
+  return Object.fromEntries(limits.map(([cls, limit]) => [cls, { perWindow: limit.perMinute, windowMs }]));
 }
 
+/** Waits `ms`; rejects with the signal's reason on abort. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+  return delay(ms, undefined, { signal }).catch(() => Promise.reject(signal?.reason));
 }
 
-function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+async function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (signal === undefined) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    if (signal.aborted) {
-      onAbort();
-      return;
-    }
+  signal.throwIfAborted();
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
   });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The account plan to pace for; `unlimited` keeps no client-side pace (429s are still obeyed). */
+export type PlanChoice = 'basic' | 'premium' | 'unlimited';
+
+/** The limits a plan keeps (the cost report and the progress line time a batch by them). */
+export function limitsOf(plan: PlanChoice): PlanLimits {
+  return plan === 'unlimited' ? unlimitedPlan() : planLimits(plan);
+}
+
+/** The pace of a plan. */
+export function paceFor(plan: PlanChoice, options: PaceOptions = {}): Pace {
+  return new Pace(plan === 'unlimited' ? {} : planPace(limitsOf(plan)), options);
 }

@@ -1,30 +1,24 @@
-import { RateLimitError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
-import type { Model, ServiceClient, ServiceRequest } from '../api/types.js';
+import type { Model, ServiceRequest } from '../api/types.js';
 import { JOB_TYPES } from '../jobs/index.js';
 import { priceGroups, type PriceGroup, type PricingResult } from '../pricing/price-jobs.js';
 import type { PriceCache } from '../pricing/types.js';
 import type { Ledger, SendSelection } from '../store/index.js';
-import { createRunProgress, type RetryPolicy, type RunEvent, type RunProgress, type PricingProgress } from './context.js';
-import type { Pace } from './pace.js';
-import { describeError } from './run-errors.js';
+import { createRunProgress, type PricingProgress, type RetryPolicy } from './context.js';
+import type { RunDeps, RunProgress } from './context.js';
+import { idempotentRetries } from './run-errors.js';
 
 /** The catalogue changes rarely (docs/service.md: cache it minutes to a day). */
 export const CATALOGUE_MAX_AGE_MS = 60 * 60_000;
 /** Prices may change; a day-old quote is still what a person means by "the estimate". */
 export const PRICE_MAX_AGE_MS = 24 * 60 * 60_000;
 
-export interface ServiceDeps {
-  client: ServiceClient;
-  ledger: Ledger;
+/** What pricing, the catalogue and the balance use: a run's dependencies, or an estimate's. */
+export type ServiceDeps = Pick<RunDeps, 'client' | 'ledger' | 'pace' | 'stop' | 'emit'> & {
   baseUrl: string;
-  pace: Pace;
   retry: RetryPolicy;
-  stop: AbortSignal;
-  emit: (event: RunEvent) => void;
-  /** Counts the price calls as they go, for a caller that shows progress. */
   progress?: RunProgress | undefined;
-}
+};
 
 /** The models catalogue, from the ledger's cache when fresh, else every page of the service (cached in the ledger, if one is given). */
 export async function loadCatalogue(
@@ -52,13 +46,8 @@ export async function loadCatalogue(
  * failure there is the address or the network, said at once.
  */
 export async function readBalanceUsd(deps: Pick<ServiceDeps, 'client' | 'retry' | 'emit'> & { stop?: AbortSignal | undefined }): Promise<number> {
-  const answer = await withRetries(() => deps.client.balance({ signal: deps.stop }), {
-    kind: 'idempotent',
-    ...deps.retry,
-    signal: deps.stop,
-    onRetry: (error, attempt, delayMs) => deps.emit({ kind: 'retry', what: 'balance call', attempt, delayMs, reason: describeError(error) }),
-  });
-  return answer.balanceUsd;
+  const retries = idempotentRetries(deps, 'balance call');
+  return (await withRetries(() => deps.client.balance({ signal: deps.stop }), retries)).balanceUsd;
 }
 
 /**
@@ -79,15 +68,7 @@ export async function priceLedger(send: SendSelection, deps: ServiceDeps, option
         calls.answered += 1;
         return answer.value.priceUsd;
       },
-      {
-        kind: 'idempotent',
-        ...deps.retry,
-        signal: deps.stop,
-        onRetry: (error, attempt, delayMs) => {
-          if (error instanceof RateLimitError) deps.pace.rateLimited('price', error);
-          deps.emit({ kind: 'retry', what: 'price call', attempt, delayMs, reason: describeError(error) });
-        },
-      },
+      idempotentRetries(deps, 'price call', 'price'),
     );
   const groups: PriceGroup[] = (await deps.ledger.priceGroups(send)).map((row) => ({
     key: row.groupKey,

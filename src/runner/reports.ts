@@ -11,12 +11,8 @@ import { statusJsonChunks, type RunDocumentExtras } from '../report/status-docum
 import { LISTED_JOBS, type ListedJobs, type StatusJob, type StatusSummary } from '../report/status.js';
 import type { JobQuery, JobRow, JobState, Ledger, SendSelection } from '../store/index.js';
 import { writeReportFile } from './report-file.js';
-import { writeReviewPage, type ReviewPageRequest } from './review-page.js';
-import { jobWindows, readTogether } from './windows.js';
-
-
-/** At most this many jobs of each group a summary lists; the rest are counted. */
-const LISTED = LISTED_JOBS;
+import { modelOf, writeReviewPage, type ReviewPageRequest } from './review-page.js';
+import { jobWindows, mapRows, readTogether } from './windows.js';
 
 /**
  * The run summary and `status`, from the ledger alone, over the manifest's jobs and every job it
@@ -28,11 +24,8 @@ const LISTED = LISTED_JOBS;
  */
 export async function summarize(ledger: Ledger, budgetMicro: MicroUsd | null): Promise<StatusSummary> {
   const counts = await ledger.countsByState('report');
-  const listed = async (query: Omit<JobQuery, 'scope' | 'limit'> & Partial<Pick<JobQuery, 'scope'>>): Promise<ListedJobs> => {
-    const full = { scope: 'report' as const, ...query };
-    const jobs = (await ledger.readJobs({ ...full, limit: LISTED })).map(statusJobOf);
-    return { jobs, total: jobs.length < LISTED ? jobs.length : await ledger.countJobs(full) };
-  };
+  const listed = (query: Omit<JobQuery, 'limit' | 'scope'> & { scope?: 'dropped' }): Promise<ListedJobs> =>
+    listedJobs(ledger, { scope: 'report', ...query });
   // The manifest's scope finds the first in manifest order without sorting every done job.
   const [first] = await ledger.readJobs({ scope: 'manifest', states: ['done'], limit: 1 });
   const firstResult = first ?? (await ledger.readJobs({ scope: 'dropped', states: ['done'], limit: 1 }))[0];
@@ -70,19 +63,23 @@ export function statusJobOf(row: JobRow): StatusJob {
 }
 
 /** Every job a summary covers (or those in `states`), in manifest order, a window at a time (a fresh pass each call). */
-export async function* runJobs(ledger: Ledger, states?: readonly JobState[]): AsyncGenerator<StatusJob> {
-  for await (const row of jobWindows(ledger, { scope: 'report', states })) yield statusJobOf(row);
+export function runJobs(ledger: Ledger, states?: readonly JobState[]): AsyncIterable<StatusJob> {
+  return mapRows(jobWindows(ledger, { scope: 'report', states }), statusJobOf);
 }
 
 /** The first jobs in `states` a summary covers (LISTED_JOBS of them) and how many there are. */
-export async function jobsInStates(ledger: Ledger, states: readonly JobState[]): Promise<ListedJobs> {
-  const jobs = (await ledger.readJobs({ scope: 'report', states, limit: LISTED })).map(statusJobOf);
-  return { jobs, total: jobs.length < LISTED ? jobs.length : await ledger.countJobs({ scope: 'report', states }) };
+export function jobsInStates(ledger: Ledger, states: readonly JobState[]): Promise<ListedJobs> {
+  return listedJobs(ledger, { scope: 'report', states });
+}
+
+async function listedJobs(ledger: Ledger, query: Omit<JobQuery, 'limit'>): Promise<ListedJobs> {
+  const jobs = (await ledger.readJobs({ ...query, limit: LISTED_JOBS })).map(statusJobOf);
+  return { jobs, total: jobs.length < LISTED_JOBS ? jobs.length : await ledger.countJobs(query) };
 }
 
 /** The manifest's jobs as the cost report lists them, `toSend` for those `send` selects (a fresh pass each call). */
-export async function* estimateJobs(ledger: Ledger, send: SendSelection): AsyncGenerator<CostReportJob> {
-  for await (const row of jobWindows(ledger, { scope: 'manifest', flagSend: send })) yield costJobOf(row);
+export function estimateJobs(ledger: Ledger, send: SendSelection): AsyncIterable<CostReportJob> {
+  return mapRows(jobWindows(ledger, { scope: 'manifest', flagSend: send }), costJobOf);
 }
 
 export function costJobOf(row: JobRow): CostReportJob {
@@ -94,11 +91,6 @@ export function costJobOf(row: JobRow): CostReportJob {
     source: (row.priceSource ?? 'quoted') as PriceSource,
     toSend: row.toSend === true,
   };
-}
-
-function modelOf(row: JobRow): string | null {
-  const model = (JSON.parse(row.paramsJson) as { model?: unknown }).model;
-  return typeof model === 'string' ? model : null;
 }
 
 /** The budget the last run was given, as it recorded it (decimal dollars, as every version wrote it). */
@@ -188,10 +180,6 @@ function parseMark(stored: string): ReportsMark | undefined {
 async function stampOf(file: string): Promise<string | null> {
   const info = await stat(file).catch(() => undefined);
   return info === undefined ? null : `${info.size}:${info.mtimeMs}:${info.ino}`;
-}
-
-async function* mapRows<T, U>(rows: AsyncIterable<T>, map: (row: T) => U): AsyncGenerator<U> {
-  for await (const row of rows) yield map(row);
 }
 
 /** What `estimate` writes beside the manifest; no file `run` writes has any of these names. */

@@ -4,7 +4,7 @@ import { renderReviewPage, type ReviewJob } from '../report/review-page/render.j
 import { failureText } from '../report/status.js';
 import type { JobRow, Ledger } from '../store/index.js';
 import { writeReportFile } from './report-file.js';
-import { jobWindows } from './windows.js';
+import { jobWindows, mapRows } from './windows.js';
 
 export interface ReviewPageRequest {
   /** The manifest's path: the page is titled with its name. */
@@ -24,7 +24,7 @@ export async function writeReviewPage(
   rows: AsyncIterable<JobRow> = jobWindows(ledger, { scope: 'report' }),
 ): Promise<void> {
   const spentMicro = await ledger.spentMicro();
-  const pages = renderReviewPage(reviewJobs(rows), {
+  const pages = renderReviewPage(mapRows(rows, reviewJob), {
     title: path.basename(request.manifest),
     generatedAt: request.generatedAt.toISOString(),
     ledger: beside(ledger.location, path.dirname(file)),
@@ -41,14 +41,9 @@ function beside(file: string, dir: string): string {
   return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
 }
 
-/** Every job a summary covers (the manifest's, and outstanding ones it dropped), as the page shows them. */
-async function* reviewJobs(rows: AsyncIterable<JobRow>): AsyncGenerator<ReviewJob> {
-  for await (const row of rows) yield reviewJob(row);
-}
-
 /** What the page shows of a ledger row; the model and a prompt come from the request's parameters. */
 export function reviewJob(row: JobRow): ReviewJob {
-  const params = parseParams(row.paramsJson);
+  const params = paramsOf(row);
   return {
     id: row.id,
     type: row.type,
@@ -57,7 +52,7 @@ export function reviewJob(row: JobRow): ReviewJob {
     spentMicro: row.spentMicro,
     priceSource: row.priceSource,
     priceKey: row.priceKey,
-    model: typeof params['model'] === 'string' ? params['model'] : null,
+    model: modelOf(row),
     requestId: row.requestId,
     text: row.text,
     prompt: typeof params['prompt'] === 'string' ? params['prompt'] : null,
@@ -69,9 +64,15 @@ export function reviewJob(row: JobRow): ReviewJob {
   };
 }
 
-function parseParams(json: string): Record<string, unknown> {
+/** The model a job's parameters name, if any. */
+export function modelOf(row: Pick<JobRow, 'paramsJson'>): string | null {
+  const model = paramsOf(row)['model'];
+  return typeof model === 'string' ? model : null;
+}
+
+function paramsOf(row: Pick<JobRow, 'paramsJson'>): Record<string, unknown> {
   try {
-    const value: unknown = JSON.parse(json);
+    const value: unknown = JSON.parse(row.paramsJson);
     return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
   } catch {
     return {};

@@ -1,16 +1,16 @@
 import { ConfigError } from '../errors.js';
 import type { JobType } from '../jobs/types.js';
 import type { Manifest } from '../manifest/types.js';
-import { decimalUsd, formatUsd, usdToMicro, withinBudget, type MicroUsd } from '../money.js';
+import { budgetFit, decimalUsd, formatUsd, usdToMicro, withinBudget, type MicroUsd } from '../money.js';
 import type { PricingResult } from '../pricing/price-jobs.js';
 import type { Ledger, SendSelection } from '../store/index.js';
-import { fitInOrder } from './budget.js';
 import type { Completion } from './completion.js';
 import type { RunDeps } from './context.js';
 import { executePlan, type ExecuteResult } from './execute.js';
 import { ingestManifest, type IngestResult } from './ingest.js';
 import type { SplitJoins } from './join-splits.js';
-import { planRun, type RunPlan } from './plan.js';
+import { planRun, type BudgetFitResult, type RunPlan } from './plan.js';
+import { jobWindows } from './windows.js';
 import { loadCatalogue, priceLedger, readBalanceUsd, type ServiceDeps } from './prepare.js';
 import { BudgetError } from './run-errors.js';
 import { checkSelection, type Selection } from './selection.js';
@@ -122,4 +122,22 @@ async function checkBalance(deps: RunDeps, toSendMicro: MicroUsd): Promise<void>
       'E_BALANCE',
     );
   }
+}
+
+/**
+ * What of the jobs `send` selects fits under the budget on top of what is spent, in manifest
+ * order (money.ts's rule, the one the ledger's reservation applies too): the prices stream from
+ * the ledger, so this costs a pass over the jobs but never holds them.
+ */
+export async function fitInOrder(ledger: Ledger, send: SendSelection, spentMicro: MicroUsd, budgetMicro: MicroUsd): Promise<BudgetFitResult> {
+  const fit = budgetFit(spentMicro, budgetMicro);
+  const byType: BudgetFitResult['byType'] = {};
+  let through: BudgetFitResult['through'];
+  for await (const row of jobWindows(ledger, { scope: 'manifest', send })) {
+    if (row.priceMicro === null) throw new Error(`bug in mediabatch: job "${row.id}" is to be sent but has no price`);
+    if (!fit.take(row.priceMicro)) break;
+    through = { index: row.manifestIndex, id: row.id };
+    byType[row.type] = (byType[row.type] ?? 0) + 1;
+  }
+  return { count: fit.count, micro: fit.micro, byType, through };
 }

@@ -2,11 +2,28 @@ import { AuthError, NotFoundError, RateLimitError, UnreachableError } from '../a
 import { withRetries } from '../api/retry.js';
 import type { RequestStatus } from '../api/types.js';
 import type { RunDeps } from './context.js';
-import type { FollowedJob } from './followed.js';
-import { describeError, FatalRunError } from './run-errors.js';
+import type { FollowRow } from '../store/index.js';
+import type { JobType } from '../jobs/types.js';
+import { describeError, FatalRunError, idempotentRetries } from './run-errors.js';
 
 // A status call in a module of its own: follow.ts (what a status means) and download.ts (a fresh
 // URL for an expired result) both make one, and follow.ts downloads, so in either it would be a cycle.
+
+/**
+ * What following a sent job and saving its result need: its id, its kind, and the parameters
+ * that name its result file (a speech job's `format`). The ledger row alone supplies them, so a
+ * job removed from the manifest after it was sent (paid for) is still followed and collected.
+ */
+export interface FollowedJob {
+  id: string;
+  type: JobType;
+  params: Readonly<Record<string, unknown>>;
+}
+
+/** From the ledger's row: what was actually sent, even if the manifest changed since. */
+export function followedFromRow(row: Pick<FollowRow, 'id' | 'type' | 'paramsJson'>): FollowedJob {
+  return { id: row.id, type: row.type, params: JSON.parse(row.paramsJson) as Record<string, unknown> };
+}
 
 /**
  * The job's status through the shared pace. A 429 pauses the whole status class for as long as
@@ -50,15 +67,7 @@ async function askStatus(deps: RunDeps, job: FollowedJob, requestId: string): Pr
       deps.pace.observe('status', answer.rateLimit);
       return answer.value;
     },
-    {
-      kind: 'idempotent',
-      ...deps.options.retry,
-      signal: deps.stop,
-      onRetry: (error, attempt, delayMs) => {
-        if (error instanceof RateLimitError) deps.pace.rateLimited('status', error);
-        deps.emit({ kind: 'retry', what: `status of ${job.id}`, attempt, delayMs, reason: describeError(error) });
-      },
-    },
+    idempotentRetries({ ...deps, retry: deps.options.retry }, `status of ${job.id}`, 'status'),
   );
 }
 

@@ -3,10 +3,9 @@ import type { DeliveryJob } from '../store/index.js';
 import type { SignedDelivery, Verdict } from '../webhooks/receiver.js';
 import type { PollSchedules, RunDeps } from './context.js';
 import { settleStatus } from './follow.js';
-import { followedFromRow, type FollowedJob } from './followed.js';
 import type { SplitJoins } from './join-splits.js';
 import { sleep } from './pace.js';
-import { pollStatus } from './status.js';
+import { followedFromRow, pollStatus, type FollowedJob } from './status.js';
 
 /** What a run's receiver did with the deliveries it verified, and how many it refused. */
 export interface Tally {
@@ -54,8 +53,7 @@ export async function settleDelivery(input: SettleInput): Promise<Verdict> {
   // A job this ledger does not know (another manifest's, one whose answer never came) or one
   // already settled: recorded, and nothing changes.
   if (job === undefined || job.state !== 'submitted') return counted(tally, 'ignored');
-  const outcome = await apply(input, job);
-  return counted(tally, outcome);
+  return counted(tally, await apply(input, job));
 }
 
 async function apply(input: SettleInput, job: DeliveryJob): Promise<'applied' | 'ignored'> {
@@ -121,8 +119,6 @@ async function findJob(input: SettleInput): Promise<DeliveryJob | undefined> {
 }
 
 function counted(tally: Tally, outcome: 'applied' | 'duplicate' | 'ignored'): Verdict {
-  if (outcome === 'applied') tally.applied += 1;
-  else if (outcome === 'duplicate') tally.duplicates += 1;
-  else tally.ignored += 1;
+  tally[outcome === 'duplicate' ? 'duplicates' : outcome] += 1;
   return { ok: true, outcome };
 }

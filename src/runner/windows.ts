@@ -41,3 +41,7 @@ export async function readTogether<T>(items: AsyncIterable<T>, readers: readonly
   const failed = settled.find((result) => result.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
 }
+
+export async function* mapRows<T, U>(rows: AsyncIterable<T>, map: (row: T) => U): AsyncGenerator<U> {
+  for await (const row of rows) yield map(row);
+}

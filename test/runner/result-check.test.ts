@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resultMismatch } from '../../src/runner/result-check.js';
+import { resultMismatch } from '../../src/runner/download.js';
 import { mp4StandIn, wavTone } from '../../src/sim/results.js';
 
 const bytes = (...parts: (string | number[])[]): Buffer =>

@@ -1,11 +1,7 @@
-import { once } from 'node:events';
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { createReadStream, type WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { discard } from './discard.js';
-import { readAt } from './read-at.js';
-import { finished } from 'node:stream/promises';
 import { describeStream, type FrameHeader, frameHeaderAt, id3v2Bytes, isInfoFrame, sameStream, trailingTagBytes } from './mp3-frames.js';
-import { type JoinOutcome, partName, refused } from './outcome.js';
+import { type JoinOutcome, partName, readAt, readParts, writeChunk, writeJoined } from './parts.js';
 
 /**
  * Joins MP3 parts by their frames: every part's MPEG audio frames, in order, and nothing else.
@@ -21,34 +17,28 @@ const TAIL_BYTES = 128 + 32;
 
 interface Mp3Part {
   path: string;
-  label: string;
   /** Where the audio frames start and end, tags left out. */
   start: number;
   end: number;
   first: FrameHeader;
 }
 
-async function probe(path: string, index: number): Promise<Mp3Part | string> {
-  const label = partName(index, path);
+async function probe(path: string): Promise<Mp3Part | string> {
   const handle = await open(path, 'r');
   try {
     const size = (await handle.stat()).size;
     const start = id3v2Bytes(await readAt(handle, 0, 10));
     const end = size - trailingTagBytes(await readAt(handle, Math.max(0, size - TAIL_BYTES), Math.min(size, TAIL_BYTES)));
     const first = frameHeaderAt(await readAt(handle, start, 4), 0);
-    if (start >= end || first === undefined) return `${label} does not start with an MPEG audio frame${start > 0 ? ' after its ID3 tag' : ''}`;
-    return { path, label, start, end, first };
+    if (start >= end || first === undefined) return `does not start with an MPEG audio frame${start > 0 ? ' after its ID3 tag' : ''}`;
+    return { path, start, end, first };
   } finally {
     await handle.close();
   }
 }
 
-async function write(out: WriteStream, bytes: Buffer): Promise<void> {
-  if (bytes.length > 0 && !out.write(bytes)) await once(out, 'drain');
-}
-
 /** Copies one part's frames to `out`; a string says why the part is not clean MPEG audio. */
-async function copyFrames(part: Mp3Part, expected: FrameHeader, out: WriteStream): Promise<string | undefined> {
+async function copyFrames(part: Mp3Part, label: string, expected: FrameHeader, out: WriteStream): Promise<string | undefined> {
   let carry = Buffer.alloc(0);
   let offset = part.start;
   let first = true;
@@ -60,22 +50,22 @@ async function copyFrames(part: Mp3Part, expected: FrameHeader, out: WriteStream
     while (!padding && at + 4 <= bytes.length) {
       const header = frameHeaderAt(bytes, at);
       if (header === undefined) {
-        if (bytes[at] !== 0) return `${part.label} has bytes that are not MPEG audio at offset ${offset + at}`;
+        if (bytes[at] !== 0) return `${label} has bytes that are not MPEG audio at offset ${offset + at}`;
         padding = true;
         break;
       }
-      if (!sameStream(expected, header)) return `${part.label} changes to ${describeStream(header)} at offset ${offset + at}`;
+      if (!sameStream(expected, header)) return `${label} changes to ${describeStream(header)} at offset ${offset + at}`;
       if (at + header.bytes > bytes.length) break;
       if (first && isInfoFrame(bytes, at, header)) {
-        await write(out, bytes.subarray(keptFrom, at));
+        await writeChunk(out, bytes.subarray(keptFrom, at));
         keptFrom = at + header.bytes;
       }
       first = false;
       at += header.bytes;
     }
-    await write(out, bytes.subarray(keptFrom, at));
+    await writeChunk(out, bytes.subarray(keptFrom, at));
     if (padding) {
-      if (bytes.subarray(at).some((byte) => byte !== 0)) return `${part.label} has bytes that are not MPEG audio after offset ${offset + at}`;
+      if (bytes.subarray(at).some((byte) => byte !== 0)) return `${label} has bytes that are not MPEG audio after offset ${offset + at}`;
       carry = Buffer.alloc(0);
       offset += bytes.length;
       continue;
@@ -83,40 +73,23 @@ async function copyFrames(part: Mp3Part, expected: FrameHeader, out: WriteStream
     carry = Buffer.from(bytes.subarray(at));
     offset += at;
   }
-  return carry.length > 0 ? `${part.label} ends in the middle of a frame` : undefined;
-}
-
-async function probedParts(partPaths: readonly string[]): Promise<Mp3Part[] | string> {
-  const parts: Mp3Part[] = [];
-  for (const [index, path] of partPaths.entries()) {
-    const part = await probe(path, index);
-    if (typeof part === 'string') return part;
-    const first = parts[0];
-    if (first !== undefined && !sameStream(first.first, part.first)) return `${part.label} is ${describeStream(part.first)}, ${first.label} is ${describeStream(first.first)}`;
-    parts.push(part);
-  }
-  return parts;
+  return carry.length > 0 ? `${label} ends in the middle of a frame` : undefined;
 }
 
 /** Writes `outPath` (replacing it) from the parts' frames in order, or says why they do not join. */
 export async function joinMp3(partPaths: readonly string[], outPath: string): Promise<JoinOutcome> {
-  if (partPaths.length === 0) throw new RangeError('joinMp3 needs at least one part');
-  const parts = await probedParts(partPaths);
-  if (typeof parts === 'string') return refused(parts);
+  const parts = await readParts(partPaths, {
+    read: probe,
+    same: (first, part) => sameStream(first.first, part.first),
+    describe: (part) => describeStream(part.first),
+  });
+  if (typeof parts === 'string') return { joined: false, reason: parts };
   const expected = parts[0]?.first as FrameHeader;
-  const out = createWriteStream(outPath);
-  try {
-    for (const part of parts) {
-      const problem = await copyFrames(part, expected, out);
-      if (problem === undefined) continue;
-      await discard(out, outPath);
-      return refused(problem);
+  return writeJoined(outPath, async (out) => {
+    for (const [index, part] of parts.entries()) {
+      const problem = await copyFrames(part, partName(index, part.path), expected, out);
+      if (problem !== undefined) return problem;
     }
-    out.end();
-    await finished(out);
-  } catch (error) {
-    await discard(out, outPath);
-    throw error;
-  }
-  return { joined: true, bytes: out.bytesWritten };
+    return undefined;
+  });
 }

@@ -1,10 +1,6 @@
-import { once } from 'node:events';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, type WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { discard } from './discard.js';
-import { readAt } from './read-at.js';
-import { finished } from 'node:stream/promises';
-import { type JoinOutcome, partName, refused } from './outcome.js';
+import { type JoinOutcome, readAt, readParts, writeChunk, writeJoined } from './parts.js';
 
 /**
  * Joins WAV parts exactly: one RIFF/WAVE header, the first part's `fmt ` chunk, one `data` chunk
@@ -17,24 +13,17 @@ const MAX_RIFF_BYTES = 0xffff_ffff;
 // A fmt chunk is 16–40 bytes; anything far larger is not a WAV anyone wrote.
 const MAX_FMT_BYTES = 1024;
 
-interface WavFormat {
-  tag: number;
-  channels: number;
-  sampleRate: number;
-  blockAlign: number;
-  bits: number;
-  /** The subformat GUID of WAVE_FORMAT_EXTENSIBLE, hex; '' otherwise. */
-  subformat: string;
-}
+type WavFormat = ReturnType<typeof formatOf>;
 
 interface WavPart {
+  path: string;
   fmt: Buffer;
   format: WavFormat;
   dataStart: number;
   dataBytes: number;
 }
 
-function formatOf(fmt: Buffer): WavFormat {
+function formatOf(fmt: Buffer) {
   const tag = fmt.readUInt16LE(0);
   return {
     tag,
@@ -42,6 +31,7 @@ function formatOf(fmt: Buffer): WavFormat {
     sampleRate: fmt.readUInt32LE(4),
     blockAlign: fmt.readUInt16LE(12),
     bits: fmt.readUInt16LE(14),
+    // The subformat GUID of WAVE_FORMAT_EXTENSIBLE.
     subformat: tag === 0xfffe && fmt.length >= 40 ? fmt.subarray(24, 40).toString('hex') : '',
   };
 }
@@ -70,7 +60,9 @@ async function readPart(path: string): Promise<WavPart | string> {
       } else if (id === 'data') {
         if (fmt === undefined) return 'has its data before its fmt chunk';
         if (at + 8 + bytes > size) return `says its data is ${bytes} bytes but the file ends before that (a stream's header?)`;
-        return { fmt, format: formatOf(fmt), dataStart: at + 8, dataBytes: bytes };
+        const format = formatOf(fmt);
+        if (format.blockAlign === 0 || bytes % format.blockAlign !== 0) return 'does not hold whole sample frames';
+        return { path, fmt, format, dataStart: at + 8, dataBytes: bytes };
       }
       at += 8 + bytes + (bytes % 2);
     }
@@ -94,46 +86,29 @@ function header(fmt: Buffer, dataBytes: number): Buffer {
   return out;
 }
 
-async function checkedParts(partPaths: readonly string[]): Promise<WavPart[] | string> {
-  const parts: WavPart[] = [];
-  for (const [index, path] of partPaths.entries()) {
-    const part = await readPart(path);
-    if (typeof part === 'string') return `${partName(index, path)} ${part}`;
-    const first = parts[0]?.format ?? part.format;
-    if (JSON.stringify(part.format) !== JSON.stringify(first)) {
-      return `${partName(index, path)} is ${describe(part.format)}, ${partName(0, partPaths[0] ?? '')} is ${describe(first)}`;
-    }
-    if (part.format.blockAlign === 0 || part.dataBytes % part.format.blockAlign !== 0) return `${partName(index, path)} does not hold whole sample frames`;
-    parts.push(part);
-  }
-  return parts;
-}
-
 /** Writes `outPath` (replacing it) from the parts in order, or says why they do not join. */
 export async function joinWav(partPaths: readonly string[], outPath: string): Promise<JoinOutcome> {
-  if (partPaths.length === 0) throw new RangeError('joinWav needs at least one part');
-  const parts = await checkedParts(partPaths);
-  if (typeof parts === 'string') return refused(parts);
+  const parts = await readParts(partPaths, {
+    read: readPart,
+    same: (first, part) => JSON.stringify(part.format) === JSON.stringify(first.format),
+    describe: (part) => describe(part.format),
+  });
+  if (typeof parts === 'string') return { joined: false, reason: parts };
   const dataBytes = parts.reduce((sum, part) => sum + part.dataBytes, 0);
   const fmt = parts[0]?.fmt ?? Buffer.alloc(0);
-  const totalBytes = 12 + 8 + fmt.length + (fmt.length % 2) + 8 + dataBytes + (dataBytes % 2);
-  if (totalBytes - 8 > MAX_RIFF_BYTES) return refused(`the joined samples (${dataBytes} bytes) would not fit in the 4 GB a WAV file can hold`);
-  const head = header(fmt, dataBytes);
-  const out = createWriteStream(outPath);
-  try {
-    out.write(head);
-    for (const [index, part] of parts.entries()) {
-      if (part.dataBytes === 0) continue;
-      const source = createReadStream(partPaths[index] ?? '', { start: part.dataStart, end: part.dataStart + part.dataBytes - 1 });
-      // Not pipeline(…, { end: false }): it leaves its listeners on `out`, one set per part.
-      for await (const chunk of source) if (!out.write(chunk as Buffer)) await once(out, 'drain');
-    }
-    // A chunk of odd size is followed by a pad byte (RIFF's rule), not counted in its size.
-    out.end(dataBytes % 2 === 1 ? Buffer.alloc(1) : undefined);
-    await finished(out);
-  } catch (error) {
-    await discard(out, outPath);
-    throw error;
+  if (12 + 8 + fmt.length + (fmt.length % 2) + dataBytes + (dataBytes % 2) > MAX_RIFF_BYTES) {
+    const reason = `the joined samples (${dataBytes} bytes) would not fit in the 4 GB a WAV file can hold`;
+    return { joined: false, reason };
   }
-  return { joined: true, bytes: totalBytes };
+  const write = async (out: WriteStream): Promise<undefined> => {
+    await writeChunk(out, header(fmt, dataBytes));
+    for (const part of parts) {
+      if (part.dataBytes === 0) continue;
+      // Not pipeline(…, { end: false }): it leaves its listeners on `out`, one set per part.
+      const source = createReadStream(part.path, { start: part.dataStart, end: part.dataStart + part.dataBytes - 1 });
+      for await (const chunk of source) await writeChunk(out, chunk as Buffer);
+    }
+  };
+  // A chunk of odd size is followed by a pad byte (RIFF's rule), not counted in its size.
+  return writeJoined(outPath, write, dataBytes % 2 === 1 ? Buffer.alloc(1) : undefined);
 }
