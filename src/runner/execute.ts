@@ -1,10 +1,12 @@
 import type { Completion } from './completion.js';
 import type { RunDeps } from './context.js';
 import { FollowQueue } from './follow-queue.js';
+import { sendInLanes, type LaneOutcome } from './lanes.js';
 import { jobFromRow } from './ingest.js';
 import type { RunPlan } from './plan.js';
 import { LocalIoError } from '../errors.js';
-import type { JobRow, ReservableState, SendSelection } from '../store/index.js';
+import { JOB_TYPES } from '../jobs/index.js';
+import type { JobQuery, JobRow, ReservableState, SendSelection } from '../store/index.js';
 import { FatalRunError } from './run-errors.js';
 import { submitJob } from './submit.js';
 import { jobWindows } from './windows.js';
@@ -47,17 +49,17 @@ export async function executePlan(
   if (followers !== undefined) completion.attach({ forget: (id) => followers.forget(id), fatal: (error) => void guard(Promise.reject(error)).catch(() => undefined) });
   const following = followers === undefined ? Promise.resolve() : guard(followers.run(deps.options.concurrency * 2));
 
-  const sender = submitter(deps, completion, { result, followers, guard, halt: control.halt });
+  const sender = submitter(deps, completion, { result, followers, guard });
   Object.assign(deps.progress.toSend, plan.send.byType);
   if (plan.send.jobs > 0) {
-    await sender.send(jobWindows(deps.ledger, { scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index }), true);
+    await sender.send({ scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index }, true);
   }
   if (followers !== undefined) {
     const idle = async (): Promise<void> => {
       await followers.idle();
       await guard(completion.drained());
     };
-    await retryFailed(deps, { send, failedAfter, result, idle, submit: (rows) => sender.send(rows, false) });
+    await retryFailed(deps, { send, failedAfter, result, idle, submit: (query) => sender.send(query, false) });
   }
   followers?.close();
   await following;
@@ -71,16 +73,19 @@ interface SubmitterParts {
   result: ExecuteResult;
   followers: FollowQueue | undefined;
   guard: (work: Promise<unknown>) => Promise<void>;
-  halt: AbortController;
 }
 
+/** The jobs of a send: every lane reads its own class's jobs among them, in manifest order. */
+type SendQuery = Omit<JobQuery, 'after' | 'limit' | 'types'>;
+
 /**
- * Submits rows read from the ledger with bounded concurrency; `send` resolves once every request
- * id of them is committed, since following starts from those. `planned`: the plan's count of
- * submits still to send holds the rows already; a retry pass's are added as they are taken.
+ * Submits the jobs a query selects, each endpoint class in a lane of its own (runner/lanes.ts)
+ * on the run's shared workers; `send` resolves once every request id of them is committed,
+ * since following starts from those. `planned`: the plan's count of submits still to send
+ * holds the rows already; a retry pass's are added as they are taken.
  */
-function submitter(deps: RunDeps, completion: Completion, parts: SubmitterParts): { send(rows: AsyncIterator<JobRow>, planned: boolean): Promise<void> } {
-  const { result, followers, guard, halt } = parts;
+function submitter(deps: RunDeps, completion: Completion, parts: SubmitterParts): { send(query: SendQuery, planned: boolean): Promise<void> } {
+  const { result, guard } = parts;
   const { toSend } = deps.progress;
   // Each recording is guarded as soon as it exists: a ledger that fails to record a request id
   // must stop the run now, not surface as an unhandled rejection later.
@@ -90,14 +95,35 @@ function submitter(deps: RunDeps, completion: Completion, parts: SubmitterParts)
     recordings.add(guarded);
   };
   return {
-    send: async (rows, planned) => {
-      await sharedBounded(rows, deps.options.concurrency, deps.stop, (row) => {
-        if (!planned) toSend[row.type] = (toSend[row.type] ?? 0) + 1;
-        return guard(submitWithRequeue(deps, completion, row, followers, result, track, halt)).finally(() => (toSend[row.type] = (toSend[row.type] ?? 1) - 1));
+    send: async (query, planned) => {
+      // A row that came back not taken is pending from then on, whatever state it was read in.
+      const requeued = new Set<string>();
+      const lanes = JOB_TYPES.map((type) => ({ cls: `submit:${type}` as const, items: jobWindows(deps.ledger, { ...query, types: [type] }) }));
+      await sendInLanes(lanes, {
+        concurrency: deps.options.concurrency,
+        stop: deps.stop,
+        take: (cls, signal) => deps.pace.take(cls, signal),
+        work: async (row, stop) => {
+          const again = requeued.delete(row.id);
+          if (!planned && !again) toSend[row.type] = (toSend[row.type] ?? 0) + 1;
+          const from: readonly ReservableState[] = again ? ['pending'] : fromState(row);
+          const submitted = submitRow(deps, completion, row, { from, stop, followers: parts.followers, result, track });
+          // A fatal failure is the guard's (the run halts); the lane just goes on to see the stop.
+          await guard(submitted);
+          const outcome = await submitted.catch((): LaneOutcome => 'next');
+          if (outcome === 'again') requeued.add(row.id);
+          else toSend[row.type] = (toSend[row.type] ?? 1) - 1;
+          return outcome;
+        },
       });
       await Promise.all(recordings);
     },
   };
+}
+
+/** Sent from the state it was read in: the selection read a failure for good only when --redo named it. */
+function fromState(row: JobRow): readonly ReservableState[] {
+  return row.state === 'failed' ? ['failed', 'failed_for_good'] : [row.state as ReservableState];
 }
 
 /**
@@ -108,7 +134,7 @@ function submitter(deps: RunDeps, completion: Completion, parts: SubmitterParts)
  */
 async function retryFailed(
   deps: RunDeps,
-  pass: { send: SendSelection; failedAfter: number; result: ExecuteResult; idle: () => Promise<void>; submit: (rows: AsyncIterator<JobRow>) => Promise<void> },
+  pass: { send: SendSelection; failedAfter: number; result: ExecuteResult; idle: () => Promise<void>; submit: (query: SendQuery) => Promise<void> },
 ): Promise<void> {
   const passes = deps.options.retryFailed;
   let failedAfter = pass.failedAfter;
@@ -122,91 +148,58 @@ async function retryFailed(
     if (jobs === 0) return;
     deps.emit({ kind: 'retry_pass', pass: n, passes, jobs });
     await deps.ledger.recordEvent(null, 'retry_pass', { pass: n, passes, jobs });
-    await pass.submit(jobWindows(deps.ledger, query));
+    await pass.submit(query);
     failedAfter = startedAfter;
   }
 }
 
 /**
- * Submits one job read from the ledger. A job the service provably did not take because of a
- * rate limit goes back in line (the pace is paused meanwhile); a daily limit under --no-wait
- * stops submitting instead and says when to come back.
+ * Submits one job read from the ledger and says what its lane does next. A job the service
+ * provably did not take because of a rate limit goes back to its lane (the class is paused
+ * meanwhile); a daily limit under --no-wait closes the lane instead and says when to come back.
  */
-async function submitWithRequeue(
+async function submitRow(
   deps: RunDeps,
   completion: Completion,
   row: JobRow,
-  followers: FollowQueue | undefined,
-  result: ExecuteResult,
-  track: (recording: Promise<unknown>) => void,
-  halt: AbortController,
-): Promise<void> {
+  parts: { from: readonly ReservableState[]; stop: AbortSignal; followers: FollowQueue | undefined; result: ExecuteResult; track: (recording: Promise<unknown>) => void },
+): Promise<LaneOutcome> {
   const job = jobFromRow(row);
-  // Sent from the state it was read in (the selection read a failure for good only when --redo
-  // named it); a job that came back as not taken is pending from then on.
-  let from: readonly ReservableState[] = row.state === 'failed' ? ['failed', 'failed_for_good'] : [row.state as ReservableState];
-  for (;;) {
-    if (deps.stop.aborted || result.dailyLimitUntilMs !== undefined) return;
-    const outcome = await submitJob(deps, completion, job, from);
-    from = ['pending'];
-    switch (outcome.kind) {
-      case 'submitted':
-        track(
-          outcome.recorded.then((recorded) => {
-            if (recorded !== 'submitted') {
-              const reason = `the service answered request id ${outcome.requestId}, already given to job "${recorded.conflictWith}"`;
-              deps.emit({ kind: 'in_doubt', id: job.id, reason });
-              return;
-            }
-            deps.emit({ kind: 'submitted', id: job.id, requestId: outcome.requestId });
-            followers?.notify();
-          }),
-        );
-        return;
-      case 'not-taken':
-        deps.emit({ kind: 'not_taken', id: job.id, reason: outcome.reason });
-        if (outcome.daily && deps.options.noWait) {
-          result.dailyLimitUntilMs = deps.clock.nowMs() + (outcome.retryAfterMs ?? 0);
-          // Submits waiting to be retried (after a 503) would otherwise wait for the reset in the
-          // paused class: with nothing to follow under --no-wait, the whole run stops here.
-          halt.abort(new Error('the daily limit is reached (--no-wait)'));
-          return;
-        }
-        if (outcome.retryAfterMs === undefined) return;
-        continue;
-      case 'refused':
-        deps.emit({ kind: 'failed', id: job.id, reason: outcome.reason });
-        return;
-      case 'in-doubt':
-        deps.emit({ kind: 'in_doubt', id: job.id, reason: outcome.reason });
-        return;
-      case 'over-budget':
-        await deps.ledger.markSkipped(job.id, 'the budget was reached during the run');
-        deps.emit({ kind: 'skipped', id: job.id, reason: 'the budget was reached during the run' });
-        return;
-      case 'stopped':
-        return;
-    }
-  }
-}
-
-/**
- * Runs `work` on the items in order, at most `concurrency` at a time, until `stop` aborts.
- * Every worker takes the next item of one shared iterator when it is free, so nothing is queued
- * ahead for a million jobs.
- */
-async function sharedBounded<T>(items: AsyncIterator<T>, concurrency: number, stop: AbortSignal, work: (item: T) => Promise<void>): Promise<void> {
-  const worker = async (): Promise<void> => {
-    while (!stop.aborted) {
-      const next = await items.next();
-      if (next.done === true) return;
-      await work(next.value);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: concurrency }, worker));
-  } finally {
-    await items.return?.();
+  const outcome = await submitJob(deps, completion, job, { from: parts.from, stop: parts.stop });
+  switch (outcome.kind) {
+    case 'submitted':
+      parts.track(
+        outcome.recorded.then((recorded) => {
+          if (recorded !== 'submitted') {
+            const reason = `the service answered request id ${outcome.requestId}, already given to job "${recorded.conflictWith}"`;
+            deps.emit({ kind: 'in_doubt', id: job.id, reason });
+            return;
+          }
+          deps.emit({ kind: 'submitted', id: job.id, requestId: outcome.requestId });
+          parts.followers?.notify();
+        }),
+      );
+      return 'next';
+    case 'not-taken':
+      deps.emit({ kind: 'not_taken', id: job.id, reason: outcome.reason });
+      if (outcome.daily && deps.options.noWait) {
+        // Nothing to follow under --no-wait: this class waits for the next run, the others go on.
+        parts.result.dailyLimitUntilMs ??= deps.clock.nowMs() + (outcome.retryAfterMs ?? 0);
+        return 'close';
+      }
+      return outcome.rateLimited || outcome.retryAfterMs !== undefined ? 'again' : 'next';
+    case 'refused':
+      deps.emit({ kind: 'failed', id: job.id, reason: outcome.reason });
+      return 'next';
+    case 'in-doubt':
+      deps.emit({ kind: 'in_doubt', id: job.id, reason: outcome.reason });
+      return 'next';
+    case 'over-budget':
+      await deps.ledger.markSkipped(job.id, 'the budget was reached during the run');
+      deps.emit({ kind: 'skipped', id: job.id, reason: 'the budget was reached during the run' });
+      return 'next';
+    case 'stopped':
+      return 'next';
   }
 }
 
