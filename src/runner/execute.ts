@@ -6,6 +6,7 @@ import { jobFromRow } from './ingest.js';
 import type { RunPlan } from './plan.js';
 import { LocalIoError } from '../errors.js';
 import { JOB_TYPES } from '../jobs/index.js';
+import type { JobType } from '../jobs/types.js';
 import type { JobQuery, JobRow, ReservableState, SendSelection } from '../store/index.js';
 import { FatalRunError } from './run-errors.js';
 import { submitJob } from './submit.js';
@@ -52,14 +53,15 @@ export async function executePlan(
   const sender = submitter(deps, completion, { result, followers, guard });
   Object.assign(deps.progress.toSend, plan.send.byType);
   if (plan.send.jobs > 0) {
-    await sender.send({ scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index }, true);
+    const types = JOB_TYPES.filter((type) => (plan.send.byType[type] ?? 0) > 0);
+    await sender.send({ scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index }, types, true);
   }
   if (followers !== undefined) {
     const idle = async (): Promise<void> => {
       await followers.idle();
       await guard(completion.drained());
     };
-    await retryFailed(deps, { send, failedAfter, result, idle, submit: (query) => sender.send(query, false) });
+    await retryFailed(deps, { send, failedAfter, result, idle, submit: (query, types) => sender.send(query, types, false) });
   }
   followers?.close();
   await following;
@@ -84,7 +86,11 @@ type SendQuery = Omit<JobQuery, 'after' | 'limit' | 'types'>;
  * since following starts from those. `planned`: the plan's count of submits still to send
  * holds the rows already; a retry pass's are added as they are taken.
  */
-function submitter(deps: RunDeps, completion: Completion, parts: SubmitterParts): { send(query: SendQuery, planned: boolean): Promise<void> } {
+function submitter(
+  deps: RunDeps,
+  completion: Completion,
+  parts: SubmitterParts,
+): { send(query: SendQuery, types: readonly JobType[], planned: boolean): Promise<void> } {
   const { result, guard } = parts;
   const { toSend } = deps.progress;
   // Each recording is guarded as soon as it exists: a ledger that fails to record a request id
@@ -95,10 +101,12 @@ function submitter(deps: RunDeps, completion: Completion, parts: SubmitterParts)
     recordings.add(guarded);
   };
   return {
-    send: async (query, planned) => {
+    // Lanes only for the kinds that have jobs to send: a lane's first window would otherwise
+    // walk every row of the manifest for nothing.
+    send: async (query, types, planned) => {
       // A row that came back not taken is pending from then on, whatever state it was read in.
       const requeued = new Set<string>();
-      const lanes = JOB_TYPES.map((type) => ({ cls: `submit:${type}` as const, items: jobWindows(deps.ledger, { ...query, types: [type] }) }));
+      const lanes = types.map((type) => ({ cls: `submit:${type}` as const, items: jobWindows(deps.ledger, { ...query, types: [type] }) }));
       await sendInLanes(lanes, {
         concurrency: deps.options.concurrency,
         stop: deps.stop,
@@ -134,7 +142,7 @@ function fromState(row: JobRow): readonly ReservableState[] {
  */
 async function retryFailed(
   deps: RunDeps,
-  pass: { send: SendSelection; failedAfter: number; result: ExecuteResult; idle: () => Promise<void>; submit: (query: SendQuery) => Promise<void> },
+  pass: { send: SendSelection; failedAfter: number; result: ExecuteResult; idle: () => Promise<void>; submit: (query: SendQuery, types: readonly JobType[]) => Promise<void> },
 ): Promise<void> {
   const passes = deps.options.retryFailed;
   let failedAfter = pass.failedAfter;
@@ -144,11 +152,12 @@ async function retryFailed(
     const startedAfter = await deps.ledger.lastEventId();
     // Without --redo: a job it named that failed for good once more is not paid for again.
     const query = { scope: 'manifest' as const, send: { ...pass.send, redo: [] }, failedAfter };
-    const jobs = await deps.ledger.countJobs(query);
+    const byType = await Promise.all(JOB_TYPES.map(async (type) => [type, await deps.ledger.countJobs({ ...query, types: [type] })] as const));
+    const jobs = byType.reduce((sum, [, n]) => sum + n, 0);
     if (jobs === 0) return;
     deps.emit({ kind: 'retry_pass', pass: n, passes, jobs });
     await deps.ledger.recordEvent(null, 'retry_pass', { pass: n, passes, jobs });
-    await pass.submit(query);
+    await pass.submit(query, byType.filter(([, n]) => n > 0).map(([type]) => type));
     failedAfter = startedAfter;
   }
 }
