@@ -6,7 +6,8 @@
  * against the simulator in this process over loopback, with no latency and no rate limit
  * unless said otherwise. The review page is measured in headless Chromium (bench/review-page.ts):
  * BENCH_REVIEW_JOBS synthetic jobs, 100,000 unless said otherwise. BENCH_ONLY=sources runs only
- * the sources at scale, BENCH_ONLY=validate only their bare read and validate (printed, not written).
+ * the sources at scale, BENCH_ONLY=validate only their bare read and validate (printed, not written),
+ * BENCH_ONLY=pace only the mixed-class runs against the plans' pace (printed, not written).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -15,6 +16,7 @@ import { startSimulator } from '../src/sim/index.js';
 import { bareUndiciSubmits } from './bare-undici.js';
 import { benchManifest, writeLargeManifest } from './manifest-bench.js';
 import { fmt, measureCli, ROOT } from './measure.js';
+import { formatMixedFigures, mixedClassesRun, type MixedFigures } from './mixed-classes.js';
 import { pacedRun } from './paced.js';
 import { formatReviewPageFigures, reviewPageBench } from './review-page.js';
 import { formatSourceFigures, sourcesBench } from './sources.js';
@@ -37,6 +39,23 @@ async function sourcesOnly(validateOnly: boolean): Promise<void> {
   }
 }
 
+/** Speech, images and video side by side: Premium at its real minute, Basic (under its daily caps) at a scaled one. */
+async function mixedClasses(dir: string): Promise<{ premium: MixedFigures; basic: MixedFigures }> {
+  const premium = await mixedClassesRun(dir, 'premium', 100, 60_000);
+  const basic = await mixedClassesRun(dir, 'basic', 15, 1_000);
+  return { premium, basic };
+}
+
+async function paceOnly(): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'mediabatch-bench-'));
+  try {
+    const { premium, basic } = await mixedClasses(dir);
+    printRows([formatMixedFigures(premium), formatMixedFigures(basic)]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 function printRows(rows: readonly [string, string][]): void {
   const width = Math.max(...rows.map(([k]) => k.length));
   process.stdout.write(`${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`);
@@ -45,6 +64,7 @@ function printRows(rows: readonly [string, string][]): void {
 async function main(): Promise<void> {
   const only = process.env['BENCH_ONLY'];
   if (only === 'sources' || only === 'validate') return sourcesOnly(only === 'validate');
+  if (only === 'pace') return paceOnly();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'mediabatch-bench-'));
   const results: Record<string, unknown> = {};
   const rows: [string, string][] = [];
@@ -116,6 +136,9 @@ async function main(): Promise<void> {
     const paced = await pacedRun(dir);
     results['paced'] = paced;
     rows.push(['paced run', `${(paced.achievedFraction * 100).toFixed(1)}% of the allowed rate, ${paced.rateLimited} × 429 in ${paced.requests} submits`]);
+    const mixed = await mixedClasses(dir);
+    results['mixedClasses'] = mixed;
+    rows.push(formatMixedFigures(mixed.premium), formatMixedFigures(mixed.basic));
 
     // (f) one Basic-plan day of speech jobs followed by polling, then by webhooks.
     const hooks = await webhookStatusCalls(path.join(dir, 'webhooks'));

@@ -16,6 +16,8 @@ export interface RetryOptions {
   /** Cap of the backoff; also the longest Retry-After that is waited here (see withRetries). */
   maxDelayMs: number;
   signal?: AbortSignal | undefined;
+  /** Retryable failures that are the caller's to wait for instead (a submit's 429: its lane waits). */
+  leaveToCaller?: ((error: ApiError) => boolean) | undefined;
   onRetry?: ((error: ApiError, attempt: number, delayMs: number) => void) | undefined;
 }
 
@@ -62,7 +64,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
  * fails an attempt in flight surfaces as that attempt's own error (see `requestSent`).
  */
 export async function withRetries<T>(fn: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
-  const { kind, retries, minDelayMs, maxDelayMs, signal, onRetry } = options;
+  const { kind, retries, minDelayMs, maxDelayMs, signal, leaveToCaller, onRetry } = options;
   signal?.throwIfAborted();
   return pRetry(fn, {
     retries,
@@ -71,7 +73,7 @@ export async function withRetries<T>(fn: (attempt: number) => Promise<T>, option
     maxTimeout: 0,
     randomize: false,
     async shouldRetry({ error, attemptNumber }) {
-      if (!isRetryable(error, kind)) return false;
+      if (!isRetryable(error, kind) || leaveToCaller?.(error) === true) return false;
       const requestedMs = error.retryAfterMs ?? 0;
       if (requestedMs > maxDelayMs) return false;
       signal?.throwIfAborted();

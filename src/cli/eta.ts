@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { JobType } from '../jobs/types.js';
 import type { PacedClass, PlanLimits } from '../jobs/plans.js';
 import { estimateDuration } from '../pricing/duration.js';
@@ -7,13 +8,21 @@ export interface EtaInput {
   nowMs: number;
   /** Jobs not settled yet (neither done, failed, in doubt nor skipped). */
   leftJobs: number;
-  /** Of them, the submits this run still has to make, by kind: what the submit pace holds back. */
+  /** Of them, the submits this run still has to make, by kind: what each class's pace holds back. */
   toSend: Partial<Record<JobType, number>>;
   plan: { limits: PlanLimits; name: string };
-  /** The end of the latest pause still under way (0: none). Nothing moves before it. */
-  pausedUntilMs: number;
-  /** Jobs this run settled so far, and in how long: the rate seen. */
-  settledGained: number;
+  /** Per class, the end of its pause under way: nothing of that class moves before it. */
+  pausedUntil: Partial<Record<PacedClass, number>>;
+  /** false under --no-wait: the run ends with its last submit; nothing is polled or waited for. */
+  following: boolean;
+  /** What this run did since its first submit, and in how long: the rates seen. */
+  seen: RunRates;
+}
+
+export interface RunRates {
+  submitted: number;
+  settled: number;
+  /** Since the first submit of this run (0 before it). */
   elapsedMs: number;
 }
 
@@ -26,21 +35,27 @@ export function settleRatePerS(settledGained: number, elapsedMs: number): number
 }
 
 /**
- * How long the rest of the run takes at least, in ms, or undefined while nothing says. The plan's
- * pace bounds it from below (pricing/duration.ts, the arithmetic `estimate` shows), starting once
- * the pause under way ends; the rate seen so far, when slower (a service busy generating), wins.
- * Never shorter than a known pause.
+ * How long the rest of the run takes at least, in ms, or undefined while nothing says. Each
+ * class is paced on its own, side by side (runner/lanes.ts): a class needs its pause under way,
+ * then its submits at its pace (pricing/duration.ts, the arithmetic `estimate` shows); a
+ * followed run also needs a status poll for every job not settled, at the shared status pace.
+ * The slowest of them sets the time. The rate seen since the first submit, when slower (a
+ * service busy generating, or no pace to go by), wins.
  */
 export function etaMs(input: EtaInput): number | undefined {
-  if (input.leftJobs <= 0) return undefined;
-  const pauseMs = Math.max(0, input.pausedUntilMs - input.nowMs);
-  const sending = Object.values(input.toSend).reduce((sum, n) => sum + Math.max(0, n), 0);
-  // One status poll at least for each job still to send and each one sent and not finished.
-  const polls = Math.max(sending, input.leftJobs);
-  const paceMs = estimateDuration(input.toSend, input.plan.limits, input.plan.name, polls).durationMs;
-  const rate = settleRatePerS(input.settledGained, input.elapsedMs);
-  const seenMs = rate > 0 ? (input.leftJobs / rate) * 1000 : 0;
-  const eta = Math.max(pauseMs + paceMs, seenMs);
+  const { nowMs, toSend, plan, pausedUntil, following, seen } = input;
+  const sending = Object.values(toSend).reduce((sum, n) => sum + Math.max(0, n), 0);
+  const left = following ? input.leftJobs : sending;
+  if (left <= 0) return undefined;
+  const pauseMs = (cls: PacedClass): number => Math.max(0, (pausedUntil[cls] ?? 0) - nowMs);
+  const classesMs = Object.entries(toSend)
+    .filter(([, n]) => (n ?? 0) > 0)
+    .map(([type, n]) => pauseMs(`submit:${type as JobType}`) + estimateDuration({ [type]: n }, plan.limits, plan.name, 0).durationMs);
+  if (following) classesMs.push(pauseMs('status') + estimateDuration({}, plan.limits, plan.name, input.leftJobs).durationMs);
+  const paceMs = Math.max(0, ...classesMs);
+  const ratePerS = following ? settleRatePerS(seen.settled, seen.elapsedMs) : settleRatePerS(seen.submitted, seen.elapsedMs);
+  const seenMs = ratePerS > 0 ? (left / ratePerS) * 1000 : 0;
+  const eta = Math.max(paceMs, seenMs);
   return eta > 0 ? eta : undefined;
 }
 
@@ -53,30 +68,47 @@ export interface Pause {
 /** Events after which a job is settled for this run. */
 const SETTLES: ReadonlySet<RunEvent['kind']> = new Set(['done', 'failed', 'in_doubt', 'skipped']);
 
+/** What the progress line shows of the pace: submits a second while the run sends, then jobs settled a second. */
+export interface RateView {
+  perS: number;
+  what: 'submits' | 'jobs';
+}
+
 /**
- * What a run has shown of its pace since it started: the pauses its events announced and the
- * jobs it settled. `view` gives the rate, the pause under way and the ETA at a moment.
+ * What a run has shown of its pace since it started: the pauses its events announced, the
+ * submits it made and the jobs it settled. `view` gives the rate, the pause under way and the
+ * ETA at a moment.
  */
 export class TimeLeft {
   readonly #pauses = new Map<PacedClass, Pause>();
+  #firstSubmitMs: number | undefined;
+  #submitted = 0;
   #settled = 0;
 
   constructor(
     private readonly plan: { limits: PlanLimits; name: string },
     private readonly run: RunProgress,
-    private readonly startedMs: number,
+    private readonly clock: Clock,
+    /** false under --no-wait. */
+    private readonly following: boolean,
   ) {}
 
   onEvent(event: RunEvent): void {
     if (event.kind === 'paused') this.#pauses.set(event.what, { untilMs: event.untilMs, reason: event.reason });
+    if (event.kind === 'submitting') this.#firstSubmitMs ??= this.clock.nowMs();
+    if (event.kind === 'submitted') this.#submitted += 1;
     if (SETTLES.has(event.kind)) this.#settled += 1;
   }
 
-  view(nowMs: number, leftJobs: number): { ratePerS: number; pause: Pause | undefined; etaMs: number | undefined } {
-    const elapsedMs = nowMs - this.startedMs;
-    const pause = this.#pauseUnderWay(nowMs);
-    const eta = etaMs({ nowMs, leftJobs, toSend: this.run.toSend, plan: this.plan, pausedUntilMs: pause?.untilMs ?? 0, settledGained: this.#settled, elapsedMs });
-    return { ratePerS: settleRatePerS(this.#settled, elapsedMs), pause, etaMs: eta };
+  view(nowMs: number, leftJobs: number): { rate: RateView; pause: Pause | undefined; etaMs: number | undefined } {
+    const seen = { submitted: this.#submitted, settled: this.#settled, elapsedMs: this.#firstSubmitMs === undefined ? 0 : nowMs - this.#firstSubmitMs };
+    const pausedUntil = Object.fromEntries([...this.#pauses].map(([cls, pause]) => [cls, pause.untilMs]));
+    const eta = etaMs({ nowMs, leftJobs, toSend: this.run.toSend, plan: this.plan, pausedUntil, following: this.following, seen });
+    const sending = Object.values(this.run.toSend).some((n) => (n ?? 0) > 0);
+    const rate: RateView = sending
+      ? { perS: settleRatePerS(seen.submitted, seen.elapsedMs), what: 'submits' }
+      : { perS: settleRatePerS(seen.settled, seen.elapsedMs), what: 'jobs' };
+    return { rate, pause: this.#pauseUnderWay(nowMs), etaMs: eta };
   }
 
   /** Of the pauses still under way, the one that ends last. */

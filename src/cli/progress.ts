@@ -6,7 +6,7 @@ import type { RunEvent, RunProgress } from '../runner/context.js';
 import { formatCount } from '../report/text.js';
 import { formatUsd, type MicroUsd } from '../money.js';
 import { formatDuration, stamp } from './clock.js';
-import { TimeLeft, type Pause } from './eta.js';
+import { TimeLeft, type Pause, type RateView } from './eta.js';
 import { describeEvent, pauseText } from './event-text.js';
 import { logLine } from './output.js';
 
@@ -48,6 +48,8 @@ export interface ProgressOptions {
   plan: { limits: PlanLimits; name: string };
   /** Kept current by the runner (the submits still to make). */
   run: RunProgress;
+  /** false under --no-wait: the run ends with its last submit. */
+  following: boolean;
   clock: Clock;
   intervalMs?: number;
 }
@@ -55,7 +57,7 @@ export interface ProgressOptions {
 export function startProgress(options: ProgressOptions): Progress {
   const live = options.live?.(process.stderr);
   const { clock } = options;
-  const time = new TimeLeft(options.plan, options.run, clock.nowMs());
+  const time = new TimeLeft(options.plan, options.run, clock, options.following);
   const stamped = (line: string): string => stamp(line, clock.nowMs());
   let latest = options.initial;
   let reading: Promise<void> | undefined;
@@ -107,7 +109,7 @@ export interface ProgressView {
   snap: ProgressSnapshot;
   total: number;
   nowMs: number;
-  ratePerS: number;
+  rate: RateView;
   etaMs: number | undefined;
   pause: Pause | undefined;
   timeZone?: string;
@@ -122,12 +124,12 @@ export function progressLine(view: ProgressView): string {
   return (
     `${formatCount(c['done'] ?? 0)}/${formatCount(view.total)} done · ${formatCount((c['submitted'] ?? 0) + (c['submitting'] ?? 0))} running · ` +
     `${formatCount(c['pending'] ?? 0)} pending · ${formatCount(c['failed'] ?? 0)} failed · ${formatCount(c['in_doubt'] ?? 0)} in doubt · ` +
-    `${formatCount(c['skipped'] ?? 0)} skipped · spent ${formatUsd(view.snap.spentMicro)}${budget} · ${formatRate(view.ratePerS)}${paused}${eta}`
+    `${formatCount(c['skipped'] ?? 0)} skipped · spent ${formatUsd(view.snap.spentMicro)}${budget} · ${formatRate(view.rate.perS, view.rate.what)}${paused}${eta}`
   );
 }
 
-/** Jobs a second, or a minute when fewer than one a second (Basic's pace reads `4.8 jobs/min`). */
-export function formatRate(perS: number): string {
+/** Jobs (or submits) a second, or a minute when fewer than one a second (Basic's pace reads `4.8 jobs/min`). */
+export function formatRate(perS: number, what: RateView['what'] = 'jobs'): string {
   const rate = Math.max(0, perS);
-  return rate >= 1 || rate === 0 ? `${rate.toFixed(1)} jobs/s` : `${(rate * 60).toFixed(1)} jobs/min`;
+  return rate >= 1 || rate === 0 ? `${rate.toFixed(1)} ${what}/s` : `${(rate * 60).toFixed(1)} ${what}/min`;
 }

@@ -1,18 +1,21 @@
 import type { Completion } from './completion.js';
 import type { RunDeps } from './context.js';
 import { FollowQueue } from './follow-queue.js';
+import { sendInLanes, type LaneOutcome } from './lanes.js';
 import { jobFromRow } from './ingest.js';
 import type { RunPlan } from './plan.js';
 import { LocalIoError } from '../errors.js';
-import type { JobRow, ReservableState, SendSelection } from '../store/index.js';
+import { JOB_TYPES } from '../jobs/index.js';
+import type { JobType } from '../jobs/types.js';
+import type { JobQuery, JobRow, ReservableState, SendSelection } from '../store/index.js';
 import { FatalRunError } from './run-errors.js';
 import { submitJob } from './submit.js';
 import { jobWindows } from './windows.js';
 
 export interface ExecuteResult {
-  /** A fatal error (auth, balance, disk) that ended the run early. */
+  /** Set when a fatal error (auth, balance, disk) ended the run early. */
   fatal?: FatalRunError | undefined;
-  /** A daily limit stopped submitting under --no-wait: when to run again. */
+  /** Set when a daily limit stopped submitting under --no-wait: when to run again. */
   dailyLimitUntilMs?: number | undefined;
   stoppedBySignal: boolean;
 }
@@ -47,18 +50,18 @@ export async function executePlan(
   if (followers !== undefined) completion.attach({ forget: (id) => followers.forget(id), fatal: (error) => void guard(Promise.reject(error)).catch(() => undefined) });
   const following = followers === undefined ? Promise.resolve() : guard(followers.run(deps.options.concurrency * 2));
 
-  const sending: Sending = { deps, completion, result, followers, guard, halt: control.halt, recordings: new Set() };
+  const sender = submitter(deps, completion, { result, followers, guard });
   Object.assign(deps.progress.toSend, plan.send.byType);
   if (plan.send.jobs > 0) {
-    const through = plan.send.all ? undefined : plan.send.through?.index;
-    await sendRows(sending, jobWindows(deps.ledger, { scope: 'manifest', send, through }), true);
+    const types = JOB_TYPES.filter((type) => (plan.send.byType[type] ?? 0) > 0);
+    await sender.send({ scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index }, types, true);
   }
   if (followers !== undefined) {
     const idle = async (): Promise<void> => {
       await followers.idle();
       await guard(completion.drained());
     };
-    await retryFailed(sending, send, failedAfter, idle);
+    await retryFailed(deps, { send, failedAfter, result, idle, submit: (query, types) => sender.send(query, types, false) });
   }
   followers?.close();
   await following;
@@ -68,31 +71,67 @@ export async function executePlan(
   return result;
 }
 
-/** What the submits of one execution share. */
-interface Sending {
-  deps: RunDeps;
-  completion: Completion;
+interface SubmitterParts {
   result: ExecuteResult;
   followers: FollowQueue | undefined;
   guard: (work: Promise<unknown>) => Promise<void>;
-  halt: AbortController;
-  /** Each guarded as soon as it exists: a ledger that fails to record a request id must stop the run now. */
-  recordings: Set<Promise<void>>;
 }
 
+/** The jobs of a send: every lane reads its own class's jobs among them, in manifest order. */
+type SendQuery = Omit<JobQuery, 'after' | 'limit' | 'types'>;
+
 /**
- * Submits rows read from the ledger with bounded concurrency; resolves once every request id of
- * them is committed, since following starts from those. `planned`: the plan's count of submits
- * still to send holds the rows already; a retry pass's are added as they are taken.
+ * Submits the jobs a query selects, each endpoint class in a lane of its own (runner/lanes.ts)
+ * on the run's shared workers; `send` resolves once every request id of them is committed,
+ * since following starts from those. `planned`: the plan's count of submits still to send
+ * holds the rows already; a retry pass's are added as they are taken.
  */
-async function sendRows(sending: Sending, rows: AsyncIterator<JobRow>, planned: boolean): Promise<void> {
-  const { deps, guard } = sending;
+function submitter(
+  deps: RunDeps,
+  completion: Completion,
+  parts: SubmitterParts,
+): { send(query: SendQuery, types: readonly JobType[], planned: boolean): Promise<void> } {
+  const { result, guard } = parts;
   const { toSend } = deps.progress;
-  await sharedBounded(rows, deps.options.concurrency, deps.stop, (row) => {
-    if (!planned) toSend[row.type] = (toSend[row.type] ?? 0) + 1;
-    return guard(submitWithRequeue(sending, row)).finally(() => (toSend[row.type] = (toSend[row.type] ?? 1) - 1));
-  });
-  await Promise.all(sending.recordings);
+  // Each recording is guarded as soon as it exists: a ledger that fails to record a request id
+  // must stop the run now, not surface as an unhandled rejection later.
+  const recordings = new Set<Promise<void>>();
+  const track = (recording: Promise<unknown>): void => {
+    const guarded = guard(recording).finally(() => recordings.delete(guarded));
+    recordings.add(guarded);
+  };
+  return {
+    // Lanes only for the kinds that have jobs to send: a lane's first window would otherwise
+    // walk every row of the manifest for nothing.
+    send: async (query, types, planned) => {
+      // A row that came back not taken is pending from then on, whatever state it was read in.
+      const requeued = new Set<string>();
+      const lanes = types.map((type) => ({ cls: `submit:${type}` as const, items: jobWindows(deps.ledger, { ...query, types: [type] }) }));
+      await sendInLanes(lanes, {
+        concurrency: deps.options.concurrency,
+        stop: deps.stop,
+        take: (cls, signal) => deps.pace.take(cls, signal),
+        work: async (row, stop) => {
+          const again = requeued.delete(row.id);
+          if (!planned && !again) toSend[row.type] = (toSend[row.type] ?? 0) + 1;
+          const from: readonly ReservableState[] = again ? ['pending'] : fromState(row);
+          const submitted = submitRow(deps, completion, row, { from, stop, followers: parts.followers, result, track });
+          // A fatal failure is the guard's (the run halts); the lane just goes on to see the stop.
+          await guard(submitted);
+          const outcome = await submitted.catch((): LaneOutcome => 'next');
+          if (outcome === 'again') requeued.add(row.id);
+          else toSend[row.type] = (toSend[row.type] ?? 1) - 1;
+          return outcome;
+        },
+      });
+      await Promise.all(recordings);
+    },
+  };
+}
+
+/** Sent from the state it was read in: the selection read a failure for good only when --redo named it. */
+function fromState(row: JobRow): readonly ReservableState[] {
+  return row.state === 'failed' ? ['failed', 'failed_for_good'] : [row.state as ReservableState];
 }
 
 /**
@@ -101,100 +140,75 @@ async function sendRows(sending: Sending, rows: AsyncIterator<JobRow>, planned: 
  * passes. Each pass reads them from the ledger in windows (those that failed after the pass
  * before began), so nothing is held but the window being sent.
  */
-async function retryFailed(sending: Sending, send: SendSelection, after: number, idle: () => Promise<void>) {
-  const { deps, result } = sending;
-  let failedAfter = after;
+async function retryFailed(
+  deps: RunDeps,
+  pass: { send: SendSelection; failedAfter: number; result: ExecuteResult; idle: () => Promise<void>; submit: (query: SendQuery, types: readonly JobType[]) => Promise<void> },
+): Promise<void> {
   const passes = deps.options.retryFailed;
+  let failedAfter = pass.failedAfter;
   for (let n = 1; n <= passes; n += 1) {
-    await idle();
-    if (deps.stop.aborted || result.fatal !== undefined || result.dailyLimitUntilMs !== undefined) return;
+    await pass.idle();
+    if (deps.stop.aborted || pass.result.fatal !== undefined || pass.result.dailyLimitUntilMs !== undefined) return;
     const startedAfter = await deps.ledger.lastEventId();
     // Without --redo: a job it named that failed for good once more is not paid for again.
-    const query = { scope: 'manifest' as const, send: { ...send, redo: [] }, failedAfter };
-    const jobs = await deps.ledger.countJobs(query);
+    const query = { scope: 'manifest' as const, send: { ...pass.send, redo: [] }, failedAfter };
+    const byType = await Promise.all(JOB_TYPES.map(async (type) => [type, await deps.ledger.countJobs({ ...query, types: [type] })] as const));
+    const jobs = byType.reduce((sum, [, n]) => sum + n, 0);
     if (jobs === 0) return;
     deps.emit({ kind: 'retry_pass', pass: n, passes, jobs });
     await deps.ledger.recordEvent(null, 'retry_pass', { pass: n, passes, jobs });
-    await sendRows(sending, jobWindows(deps.ledger, query), false);
+    await pass.submit(query, byType.filter(([, n]) => n > 0).map(([type]) => type));
     failedAfter = startedAfter;
   }
 }
 
 /**
- * Submits one job read from the ledger. A job the service provably did not take because of a
- * rate limit goes back in line (the pace is paused meanwhile); a daily limit under --no-wait
- * stops submitting instead and says when to come back.
+ * Submits one job read from the ledger and says what its lane does next. A job the service
+ * provably did not take because of a rate limit goes back to its lane (the class is paused
+ * meanwhile); a daily limit under --no-wait closes the lane instead and says when to come back.
  */
-async function submitWithRequeue(sending: Sending, row: JobRow): Promise<void> {
-  const { deps, result } = sending;
+async function submitRow(
+  deps: RunDeps,
+  completion: Completion,
+  row: JobRow,
+  parts: { from: readonly ReservableState[]; stop: AbortSignal; followers: FollowQueue | undefined; result: ExecuteResult; track: (recording: Promise<unknown>) => void },
+): Promise<LaneOutcome> {
   const job = jobFromRow(row);
-  // Sent from the state it was read in (the selection read a failure for good only when --redo
-  // named it); a job that came back as not taken is pending from then on.
-  let from: readonly ReservableState[] = row.state === 'failed' ? ['failed', 'failed_for_good'] : [row.state as ReservableState];
-  for (;;) {
-    if (deps.stop.aborted || result.dailyLimitUntilMs !== undefined) return;
-    const outcome = await submitJob(deps, sending.completion, job, from);
-    from = ['pending'];
-    switch (outcome.kind) {
-      case 'submitted':
-        track(
-          sending,
-          outcome.recorded.then((recorded) => {
-            if (recorded !== 'submitted') {
-              const reason = `the service answered request id ${outcome.requestId}, already given to job "${recorded.conflictWith}"`;
-              deps.emit({ kind: 'in_doubt', id: job.id, reason });
-              return;
-            }
-            deps.emit({ kind: 'submitted', id: job.id, requestId: outcome.requestId });
-            sending.followers?.notify();
-          }),
-        );
-        return;
-      case 'not-taken':
-        deps.emit({ kind: 'not_taken', id: job.id, reason: outcome.reason });
-        if (outcome.daily && deps.options.noWait) {
-          result.dailyLimitUntilMs = deps.clock.nowMs() + (outcome.retryAfterMs ?? 0);
-          // Submits waiting to be retried (after a 503) would otherwise wait for the reset in the
-          // paused class: with nothing to follow under --no-wait, the whole run stops here.
-          sending.halt.abort(new Error('the daily limit is reached (--no-wait)'));
-          return;
-        }
-        if (outcome.retryAfterMs === undefined) return;
-        continue;
-      case 'refused':
-        deps.emit({ kind: 'failed', id: job.id, reason: outcome.reason });
-        return;
-      case 'in-doubt':
-        deps.emit({ kind: 'in_doubt', id: job.id, reason: outcome.reason });
-        return;
-      case 'over-budget':
-        await deps.ledger.markSkipped(job.id, 'the budget was reached during the run');
-        deps.emit({ kind: 'skipped', id: job.id, reason: 'the budget was reached during the run' });
-        return;
-      case 'stopped':
-        return;
-    }
-  }
-}
-
-function track(sending: Sending, recording: Promise<unknown>): void {
-  const guarded = sending.guard(recording).finally(() => sending.recordings.delete(guarded));
-  sending.recordings.add(guarded);
-}
-
-/** `work` on the items in order, `concurrency` at a time, each worker taking the next when free: none queued ahead. */
-async function sharedBounded<T>(items: AsyncIterator<T>, concurrency: number, stop: AbortSignal, work: (item: T) => Promise<void>): Promise<void> {
-  const worker = async (): Promise<void> => {
-    while (!stop.aborted) {
-      const next = await items.next();
-      if (next.done === true) return;
-      await work(next.value);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: concurrency }, worker));
-  } finally {
-    await items.return?.();
+  const outcome = await submitJob(deps, completion, job, { from: parts.from, stop: parts.stop });
+  switch (outcome.kind) {
+    case 'submitted':
+      parts.track(
+        outcome.recorded.then((recorded) => {
+          if (recorded !== 'submitted') {
+            const reason = `the service answered request id ${outcome.requestId}, already given to job "${recorded.conflictWith}"`;
+            deps.emit({ kind: 'in_doubt', id: job.id, reason });
+            return;
+          }
+          deps.emit({ kind: 'submitted', id: job.id, requestId: outcome.requestId });
+          parts.followers?.notify();
+        }),
+      );
+      return 'next';
+    case 'not-taken':
+      deps.emit({ kind: 'not_taken', id: job.id, reason: outcome.reason });
+      if (outcome.daily && deps.options.noWait) {
+        // Nothing to follow under --no-wait: this class waits for the next run, the others go on.
+        parts.result.dailyLimitUntilMs ??= deps.clock.nowMs() + (outcome.retryAfterMs ?? 0);
+        return 'close';
+      }
+      return outcome.rateLimited || outcome.retryAfterMs !== undefined ? 'again' : 'next';
+    case 'refused':
+      deps.emit({ kind: 'failed', id: job.id, reason: outcome.reason });
+      return 'next';
+    case 'in-doubt':
+      deps.emit({ kind: 'in_doubt', id: job.id, reason: outcome.reason });
+      return 'next';
+    case 'over-budget':
+      await deps.ledger.markSkipped(job.id, 'the budget was reached during the run');
+      deps.emit({ kind: 'skipped', id: job.id, reason: 'the budget was reached during the run' });
+      return 'next';
+    case 'stopped':
+      return 'next';
   }
 }
 

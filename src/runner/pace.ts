@@ -61,16 +61,19 @@ export class Pace {
   /** Waits until one request of `cls` may be sent; rejects with the signal's reason on abort. */
   async take(cls: PacedClass, signal?: AbortSignal): Promise<void> {
     const state = this.#state(cls);
+    await this.#pauseOver(state, signal);
+    if (state.bucket !== undefined) await abortable(state.bucket.removeTokens(1), signal);
+    // A pause may have begun while this request waited for its token: it waits that out too,
+    // keeping its token (taking another would add a whole spacing to every pause).
+    await this.#pauseOver(state, signal);
+  }
+
+  async #pauseOver(state: ClassState, signal: AbortSignal | undefined): Promise<void> {
     for (;;) {
       signal?.throwIfAborted();
       const waitMs = state.pausedUntilMs - this.#clock.nowMs();
-      if (waitMs > 0) {
-        await sleep(waitMs, signal);
-        continue;
-      }
-      if (state.bucket !== undefined) await abortable(state.bucket.removeTokens(1), signal);
-      // A pause may have begun while this request waited for its token.
-      if (state.pausedUntilMs <= this.#clock.nowMs()) return;
+      if (waitMs <= 0) return;
+      await sleep(waitMs, signal);
     }
   }
 

@@ -10,26 +10,28 @@ import { describeError, FatalRunError, SubmitAbandoned } from './run-errors.js';
 
 export type SubmitOutcome =
   | { kind: 'submitted'; requestId: string; recorded: Promise<SubmittedResult> }
-  | { kind: 'not-taken'; reason: string; retryAfterMs?: number | undefined; daily: boolean }
+  | { kind: 'not-taken'; reason: string; retryAfterMs?: number | undefined; rateLimited: boolean; daily: boolean }
   | { kind: 'refused' | 'in-doubt'; reason: string }
   | { kind: 'over-budget' }
   | { kind: 'stopped' };
 
 /**
- * Sends one job at most once as far as anyone can know. Order matters here:
+ * Sends one job, once the pace of its class allowed it (runner/lanes.ts), at most once as far as
+ * anyone can know. `stop` is the run's, or its lane's when the class can send no more. Order matters here:
  * 1. the price is reserved and the row becomes `submitting`, committed, before any byte leaves,
  *    so a crash at any later point is found by the next run as `in_doubt`, never as `pending`;
  * 2. the request is retried only while the service provably did not take it (429, 503, no
  *    connection), through the one retry layer;
  * 3. the answer (request id or failure) is committed before the next step.
  */
-export async function submitJob(deps: RunDeps, completion: Completion, job: SendableJob, allowFrom: readonly ReservableState[]): Promise<SubmitOutcome> {
+export async function submitJob(
+  deps: RunDeps,
+  completion: Completion,
+  job: SendableJob,
+  sending: { from: readonly ReservableState[]; stop: AbortSignal },
+): Promise<SubmitOutcome> {
   const cls: PacedClass = `submit:${job.type}`;
-  try {
-    await deps.pace.take(cls, deps.stop);
-  } catch {
-    return { kind: 'stopped' };
-  }
+  const allowFrom = sending.from;
   const reserved = await deps.ledger.reserveForSubmit(job.id, deps.options.budgetMicro, allowFrom);
   if (reserved === 'over-budget') return { kind: 'over-budget' };
   // Another process changed it (only one run holds the lock, so this is a bug, or a person's edit).
@@ -38,7 +40,7 @@ export async function submitJob(deps: RunDeps, completion: Completion, job: Send
 
   let requestId: string;
   try {
-    requestId = await sendWithRetries(deps, completion.request(kindOf(job.type).submit(job)), job, cls);
+    requestId = await sendWithRetries(deps, completion.request(kindOf(job.type).submit(job)), job, { cls, stop: sending.stop });
   } catch (error) {
     return recordFailure(deps, job, error);
   }
@@ -55,7 +57,12 @@ export async function submitJob(deps: RunDeps, completion: Completion, job: Send
   return { kind: 'submitted', requestId, recorded };
 }
 
-async function sendWithRetries(deps: RunDeps, request: ServiceRequest, job: SendableJob, cls: PacedClass): Promise<string> {
+async function sendWithRetries(
+  deps: RunDeps,
+  request: ServiceRequest,
+  job: SendableJob,
+  { cls, stop }: { cls: PacedClass; stop: AbortSignal },
+): Promise<string> {
   // Aborting the retry layer is only safe between attempts: an attempt in flight must be
   // allowed to finish, or its answer (and the request id in it) would be thrown away.
   const betweenAttempts = new AbortController();
@@ -64,13 +71,13 @@ async function sendWithRetries(deps: RunDeps, request: ServiceRequest, job: Send
   const onStop = (): void => {
     if (!inFlight) betweenAttempts.abort(new SubmitAbandoned('the run is stopping'));
   };
-  deps.stop.addEventListener('abort', onStop, { once: true });
+  stop.addEventListener('abort', onStop, { once: true });
   // An upload (images, multipart) may take its longer timeout to answer: a stop says so.
   const uploads = 'multipart' in request ? 1 : 0;
   return withRetries(
     async (attempt) => {
       if (attempt > 1) {
-        if (deps.stop.aborted) throw new SubmitAbandoned('the run is stopping');
+        if (stop.aborted) throw new SubmitAbandoned('the run is stopping');
         await deps.pace.take(cls, betweenAttempts.signal);
       }
       inFlight = true;
@@ -90,14 +97,15 @@ async function sendWithRetries(deps: RunDeps, request: ServiceRequest, job: Send
       kind: 'submit',
       ...deps.options.retry,
       signal: betweenAttempts.signal,
+      // A 429 pauses the whole class: the job goes back to its lane, which waits without a worker.
+      leaveToCaller: (error) => error instanceof RateLimitError,
       onRetry: (error, attempt, delayMs) => {
-        if (error instanceof RateLimitError) deps.pace.rateLimited(cls, error);
         deps.emit({ kind: 'retry', what: `submit ${job.id}`, attempt, delayMs, reason: describeError(error) });
         // onRetry runs only after an attempt that provably was not taken, so stopping now is safe.
-        if (deps.stop.aborted) betweenAttempts.abort(new SubmitAbandoned('the run is stopping'));
+        if (stop.aborted) betweenAttempts.abort(new SubmitAbandoned('the run is stopping'));
       },
     },
-  ).finally(() => deps.stop.removeEventListener('abort', onStop));
+  ).finally(() => stop.removeEventListener('abort', onStop));
 }
 
 async function recordFailure(deps: RunDeps, job: SendableJob, error: unknown): Promise<SubmitOutcome> {
@@ -118,6 +126,7 @@ async function recordFailure(deps: RunDeps, job: SendableJob, error: unknown): P
         kind: 'not-taken',
         reason,
         retryAfterMs: rateLimited?.retryAfterMs,
+        rateLimited: rateLimited !== undefined,
         daily: rateLimited?.limitType === 'daily',
       };
     }

@@ -172,6 +172,8 @@ export interface JobQuery {
   scope: JobScope;
   /** Only jobs in these states. */
   states?: readonly JobState[] | undefined;
+  /** Only jobs of these kinds: one endpoint class's jobs, which the runner sends in a lane of their own. */
+  types?: readonly JobType[] | undefined;
   /** Only jobs a run with this selection may send. */
   send?: SendSelection | undefined;
   /** Only jobs a person picked (--only, --tag), whatever their state. */

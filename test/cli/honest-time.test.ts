@@ -4,7 +4,7 @@ import { etaMs, settleRatePerS, TimeLeft } from '../../src/cli/eta.js';
 import { describeEvent, pauseText } from '../../src/cli/event-text.js';
 import { pricingLine } from '../../src/cli/pricing-progress.js';
 import { formatRate, progressLine } from '../../src/cli/progress.js';
-import { createRunProgress, limitsOf } from '../../src/runner/index.js';
+import { createRunProgress, limitsOf, type RunProgress } from '../../src/runner/index.js';
 
 const at = (iso: string): number => Date.parse(iso);
 const PARIS = 'Europe/Paris';
@@ -64,28 +64,44 @@ describe('the time left of a run', () => {
   const unlimited = { limits: limitsOf('unlimited'), name: 'unlimited' };
   const now = at('2025-01-15T20:18:00Z');
 
+  const none = { submitted: 0, settled: 0, elapsedMs: 0 };
+
   it('is never shorter than a known pause, however fast the run went before it', () => {
-    const pausedUntilMs = now + 3 * HOUR + 42 * MINUTE;
-    const fast = { nowMs: now, leftJobs: 10, toSend: {}, plan: unlimited, pausedUntilMs, settledGained: 1_000, elapsedMs: 10_000 };
+    const untilMs = now + 3 * HOUR + 42 * MINUTE;
+    const fast = { nowMs: now, leftJobs: 10, toSend: {}, plan: unlimited, pausedUntil: { status: untilMs }, following: true, seen: { submitted: 1_000, settled: 1_000, elapsedMs: 10_000 } };
     expect(etaMs(fast)).toBe(3 * HOUR + 42 * MINUTE);
     // With nothing seen yet, the pause alone still says something.
-    expect(etaMs({ ...fast, settledGained: 0 })).toBe(3 * HOUR + 42 * MINUTE);
-    // Basic: the pause, then the pace of what is left (10 speech submits at 5/min after it).
-    expect(etaMs({ ...fast, toSend: { txt2audio: 10 }, plan: basic })).toBe(3 * HOUR + 42 * MINUTE + 2 * MINUTE);
+    expect(etaMs({ ...fast, seen: none })).toBe(3 * HOUR + 42 * MINUTE);
+    // Basic: the class's pause, then the pace of what it has left (10 speech submits at 5/min after it).
+    const speech = { ...fast, toSend: { txt2audio: 10 }, plan: basic, pausedUntil: { 'submit:txt2audio': untilMs } };
+    expect(etaMs(speech)).toBe(3 * HOUR + 42 * MINUTE + 2 * MINUTE);
   });
 
   it("follows the plan's pace rather than the last seconds' rate", () => {
     // Basic, 100 speech jobs still to send: the pace (5/min) says 20 minutes, whatever came before.
-    const input = { nowMs: now, leftJobs: 100, toSend: { txt2audio: 100 }, plan: basic, pausedUntilMs: 0, settledGained: 5, elapsedMs: 1_000 };
+    const input = { nowMs: now, leftJobs: 100, toSend: { txt2audio: 100 }, plan: basic, pausedUntil: {}, following: true, seen: { submitted: 5, settled: 5, elapsedMs: 1_000 } };
     expect(etaMs(input)).toBe(20 * MINUTE);
     // The same at any moment between two submits: it does not climb while the run waits its turn.
-    expect(etaMs({ ...input, elapsedMs: 11_000 })).toBe(20 * MINUTE);
+    expect(etaMs({ ...input, seen: { ...input.seen, elapsedMs: 11_000 } })).toBe(20 * MINUTE);
     // Past a daily cap (Basic: 200 status calls a day) the rest waits for the next day, as `estimate` counts it.
     expect(etaMs({ ...input, leftJobs: 300, toSend: { txt2audio: 300 } })).toBe(24 * HOUR + 2 * MINUTE);
     // A service slower than the pace (jobs generating for long) makes the rate seen win.
-    expect(etaMs({ ...input, settledGained: 1, elapsedMs: 60_000 })).toBe(100 * MINUTE);
+    expect(etaMs({ ...input, seen: { submitted: 5, settled: 1, elapsedMs: 60_000 } })).toBe(100 * MINUTE);
     expect(etaMs({ ...input, leftJobs: 0 })).toBeUndefined();
-    expect(etaMs({ ...input, plan: unlimited, settledGained: 0 })).toBeUndefined();
+    expect(etaMs({ ...input, plan: unlimited, seen: none })).toBeUndefined();
+  });
+
+  it('takes each class at its own pace, side by side: the slowest, its pause included, sets the time', () => {
+    // Basic: 10 speech jobs (5/min: 2 minutes) and 6 images (3/min: 2 minutes), under --no-wait.
+    const input = { nowMs: now, leftJobs: 16, toSend: { txt2audio: 10, txt2img: 6 }, plan: basic, pausedUntil: {}, following: false, seen: none };
+    expect(etaMs(input)).toBe(2 * MINUTE);
+    // Images paused for 5 minutes by a 429: speech goes on meanwhile, so 7 minutes, not 9.
+    expect(etaMs({ ...input, pausedUntil: { 'submit:txt2img': now + 5 * MINUTE } })).toBe(7 * MINUTE);
+    // A pause of a class with nothing left to send holds nothing back.
+    expect(etaMs({ ...input, toSend: { txt2audio: 10 }, pausedUntil: { 'submit:txt2img': now + 5 * MINUTE } })).toBe(2 * MINUTE);
+    // Under --no-wait no job is polled, so the status pace and the jobs not settled do not count.
+    expect(etaMs({ ...input, leftJobs: 100_000 })).toBe(2 * MINUTE);
+    expect(etaMs({ ...input, toSend: {} })).toBeUndefined();
   });
 
   it('never has a negative rate, even when the counts went down (in-doubt jobs sent again)', () => {
@@ -95,11 +111,13 @@ describe('the time left of a run', () => {
     expect(formatRate(-0.3)).toBe('0.0 jobs/s');
     expect(formatRate(0.08)).toBe('4.8 jobs/min');
     expect(formatRate(12)).toBe('12.0 jobs/s');
+    expect(formatRate(4.85, 'submits')).toBe('4.8 submits/s');
   });
 
-  it("learns from the run's events: the pauses they announce, the jobs they settle", () => {
-    const run = { ...createRunProgress(), toSend: { txt2audio: 4 } };
-    const time = new TimeLeft(unlimited, run, now);
+  it("learns from the run's events: the pauses they announce, the submits it makes, the jobs they settle", () => {
+    const run: RunProgress = { ...createRunProgress(), toSend: { txt2audio: 4 } };
+    let clockMs = now;
+    const time = new TimeLeft(unlimited, run, { nowMs: () => clockMs }, true);
     const until = now + 90 * MINUTE;
     time.onEvent({ kind: 'paused', what: 'status', untilMs: now + MINUTE, reason: 'a rate limit (HTTP 429)' });
     time.onEvent({ kind: 'paused', what: 'submit:txt2audio', untilMs: until, reason: 'the daily limit' });
@@ -109,20 +127,28 @@ describe('the time left of a run', () => {
       time.onEvent({ kind: 'done', id, path: `/o/${id}.wav`, bytes: 1 });
     }
     time.onEvent({ kind: 'not_taken', id: 'c', reason: '429' });
-    // Two settled in 10 s; the pause that ends last holds the ETA back.
-    expect(time.view(now + 10_000, 4)).toEqual({ ratePerS: 0.2, pause: { untilMs: until, reason: 'the daily limit' }, etaMs: until - now - 10_000 });
-    // Once it is over (no pace under --plan unlimited), the rate seen over the whole run says the rest.
-    expect(time.view(until + 1, 4)).toEqual({ ratePerS: 2 / ((until + 1 - now) / 1000), pause: undefined, etaMs: (4 / (2 / ((until + 1 - now) / 1000))) * 1000 });
+    // Two submits in the 10 s since the first; the paused class holds the ETA back.
+    clockMs = now + 10_000;
+    expect(time.view(clockMs, 4)).toEqual({ rate: { perS: 0.2, what: 'submits' }, pause: { untilMs: until, reason: 'the daily limit' }, etaMs: until - clockMs });
+    // Nothing left to send: the rate is of jobs settled, and once the pause is over (no pace
+    // under --plan unlimited) the rate seen since the first submit says the rest.
+    run.toSend = {};
+    const later = until + 1;
+    const ratePerS = 2 / ((later - now) / 1000);
+    expect(time.view(later, 4)).toEqual({ rate: { perS: ratePerS, what: 'jobs' }, pause: undefined, etaMs: (4 / ratePerS) * 1000 });
   });
 
   it('shows the pause and an ETA at least as long on the progress line', () => {
     const pause = { untilMs: at('2025-01-16T00:00:00Z'), reason: 'the daily limit' };
     const snap = { counts: { done: 1_204, submitted: 3, pending: 3_793 }, spentMicro: 1_230_000, budgetMicro: 5_000_000 };
-    const eta = etaMs({ nowMs: now, leftJobs: 3_796, toSend: { txt2audio: 3_793 }, plan: basic, pausedUntilMs: pause.untilMs, settledGained: 1_204, elapsedMs: HOUR });
-    const line = progressLine({ snap, total: 5_000, nowMs: now, ratePerS: settleRatePerS(1_204, HOUR), etaMs: eta, pause, timeZone: NEW_YORK });
+    // The speech pause runs beside the status polls (3,796 at 200 a day), which set the time.
+    const seen = { submitted: 1_207, settled: 1_204, elapsedMs: HOUR };
+    const toSend = { txt2audio: 3_793 };
+    const eta = etaMs({ nowMs: now, leftJobs: 3_796, toSend, plan: basic, pausedUntil: { 'submit:txt2audio': pause.untilMs }, following: true, seen });
+    const line = progressLine({ snap, total: 5_000, nowMs: now, rate: { perS: settleRatePerS(1_204, HOUR), what: 'jobs' }, etaMs: eta, pause, timeZone: NEW_YORK });
     expect(line).toBe(
       '1,204/5,000 done · 3 running · 3,793 pending · 0 failed · 0 in doubt · 0 skipped · spent $1.23 of $5.00 · 20.1 jobs/min · ' +
-        'paused by the daily limit until 19:00 (in 3h42m) · ETA 18d04h',
+        'paused by the daily limit until 19:00 (in 3h42m) · ETA 18d01h',
     );
   });
 });

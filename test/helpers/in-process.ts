@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServiceClient } from '../../src/api/client.js';
 import { openManifest } from '../../src/manifest/open.js';
-import { DEFAULT_RETRY, simulatorPoll, type PollSchedules, type RetryPolicy, type RunEvent } from '../../src/runner/context.js';
+import { DEFAULT_RETRY, simulatorPoll, type PollSchedules, type RetryPolicy, type RunEvent, type RunProgress } from '../../src/runner/context.js';
 import type { MicroUsd } from '../../src/money.js';
 import type { CostReport, CostReportJob } from '../../src/pricing/report.js';
 import { estimate, run, type PlanChoice, type RunFiles, type RunResult } from '../../src/runner/index.js';
@@ -35,6 +35,9 @@ export interface InProcessRun {
   /** The documents' paths as the CLI names them (with the review page); default: beside `outDir`, no page. */
   files?: RunFiles;
   options?: { poll?: PollSchedules; maxResultBytes?: number; retry?: RetryPolicy };
+  /** Sees each event as it happens (they are all returned too), with the progress the runner keeps. */
+  onEvent?: (event: RunEvent) => void;
+  progress?: RunProgress;
 }
 
 /**
@@ -74,7 +77,11 @@ export async function runInProcessResult(input: InProcessRun): Promise<{ events:
       poll: { schedules: input.options?.poll ?? simulatorPoll() },
       retry: input.options?.retry ?? { ...DEFAULT_RETRY, minDelayMs: 10, maxDelayMs: 50 },
       maxResultBytes: input.options?.maxResultBytes ?? 1e7,
-      onEvent: (event) => events.push(event),
+      onEvent: (event) => {
+        events.push(event);
+        input.onEvent?.(event);
+      },
+      progress: input.progress,
     });
     return { events, result };
   } finally {

@@ -170,7 +170,7 @@ async function runWithDisplay(session: WorkSession, display: RunDisplay, result:
         ticker.stop();
         log?.write(runPlanRecord(runPlan, total, session.planName));
         const snapshot = async () => ({ counts: await ledger.countsByState('report'), spentMicro: await ledger.spentMicro(), budgetMicro: session.budgetMicro });
-        progress = startProgress({ snapshot, initial: await snapshot(), total, live, plan, run: runProgress, clock });
+        progress = startProgress({ snapshot, initial: await snapshot(), total, live, plan, run: runProgress, clock, following: args.wait });
       },
     });
   } finally {

@@ -5,9 +5,10 @@ import { appendEvent, byPlace, globMatcher, inScope, manifestOrder, picker, plac
 /** The conditions of a query (ledger.ts: JobQuery) as one test. */
 function queryTest(data: MemoryData, query: Omit<JobQuery, 'limit' | 'after'>): JobTest {
   const tests: JobTest[] = [(job) => inScope(job, query.scope)];
-  const { states, send, pick, failedAfter, issue, through } = query;
+  const { states, types, send, pick, failedAfter, issue, through } = query;
   if (through !== undefined) tests.push((job) => job.manifestIndex <= through);
   if (states !== undefined) tests.push((job) => states.includes(job.state));
+  if (types !== undefined) tests.push((job) => types.includes(job.type));
   if (send !== undefined) tests.push(sender(send));
   if (pick !== undefined) tests.push(picker(pick));
   if (issue !== undefined) tests.push((job) => job.state === 'submitted' && job.issue === issue);

@@ -247,6 +247,10 @@ function jobFilter(query: Omit<JobQuery, 'limit'>): { where: string; params: Rec
     where.push('state IN (SELECT value FROM json_each(@states))');
     params['states'] = JSON.stringify(query.states);
   }
+  if (query.types !== undefined) {
+    where.push('type IN (SELECT value FROM json_each(@types))');
+    params['types'] = JSON.stringify(query.types);
+  }
   if (query.send !== undefined) {
     where.push(`(${SEND_SQL})`);
     Object.assign(params, sendParams(query.send));

@@ -51,6 +51,16 @@ export function selectionContract(ledgers: Ledgers): void {
       expect(await ledger.countJobs({ scope: 'manifest', pick: { only: ['ch-*'] }, send: SEND })).toBe(2);
     });
 
+    it('a query by kinds reads one endpoint class in manifest order, window by window', async () => {
+      const ledger = await ledgers.create();
+      const kinds = ['txt2audio', 'txt2img', 'txt2audio', 'img2video', 'txt2img', 'txt2audio'] as const;
+      await sync(ledger, kinds.map((type, i) => ({ ...spec(`j${i}`, i), type })));
+      expect(await ids(ledger, { scope: 'manifest', types: ['txt2audio'] })).toEqual(['j0', 'j2', 'j5']);
+      expect(await ids(ledger, { scope: 'manifest', types: ['txt2img', 'img2video'] })).toEqual(['j1', 'j3', 'j4']);
+      expect(await ids(ledger, { scope: 'manifest', types: [] })).toEqual([]);
+      expect(await ledger.countJobs({ scope: 'manifest', types: ['txt2img'], states: ['pending'] })).toBe(2);
+    });
+
     it('pricing, costs, the flag on listings and --partial all see the one selection', async () => {
       const ledger = await ledgers.create();
       await tagged(ledger);

@@ -1,0 +1,127 @@
+import type { PacedClass } from './pace.js';
+
+/** What became of one job a lane handed to a worker. */
+export type LaneOutcome =
+  /** Sent, settled or given up: the lane goes on with its next job. */
+  | 'next'
+  /** Provably not taken (a 429): it goes back to the front of its lane, behind the class's pause. */
+  | 'again'
+  /** Its class can send nothing more in this run (a daily limit under --no-wait): the lane closes. */
+  | 'close';
+
+export interface Lane<T> {
+  cls: PacedClass;
+  /** The class's jobs in manifest order, read a window at a time. */
+  items: AsyncIterator<T>;
+}
+
+export interface LaneDeps<T> {
+  concurrency: number;
+  stop: AbortSignal;
+  /** Waits for one request of `cls` to be allowed (the class's pace and pauses); rejects on `stop`. */
+  take: (cls: PacedClass, signal: AbortSignal) => Promise<void>;
+  /** Does one job on a worker; `signal` aborts when the run stops or the lane closes. */
+  work: (item: T, signal: AbortSignal) => Promise<LaneOutcome>;
+}
+
+/**
+ * Sends each endpoint class's jobs in a lane of its own, side by side, on `concurrency` shared
+ * workers. A lane waits for its class's pace before it asks for a worker, so a job held back
+ * by its pace, a 429 or a daily limit never keeps a worker, or a place in line, from another
+ * class; within a lane the jobs start in manifest order. Settles when every lane has nothing
+ * left to send and every job it started is over.
+ */
+export async function sendInLanes<T>(lanes: readonly Lane<T>[], deps: LaneDeps<T>): Promise<void> {
+  const workers = new Workers(deps.concurrency);
+  const wakeOnStop = (): void => workers.wakeAll();
+  deps.stop.addEventListener('abort', wakeOnStop, { once: true });
+  try {
+    await Promise.all(lanes.map((lane) => runLane(lane, deps, workers)));
+  } finally {
+    deps.stop.removeEventListener('abort', wakeOnStop);
+  }
+}
+
+async function runLane<T>(lane: Lane<T>, deps: LaneDeps<T>, workers: Workers): Promise<void> {
+  const closed = new AbortController();
+  const signal = AbortSignal.any([deps.stop, closed.signal]);
+  const again: T[] = [];
+  const started = new Set<Promise<void>>();
+  let failure: { error: unknown } | undefined;
+  try {
+    while (!signal.aborted) {
+      const item = again.shift() ?? (await nextOf(lane.items));
+      if (item === undefined) {
+        // Read to its end; a job still out may yet come back to be sent again.
+        if (started.size === 0) break;
+        await Promise.race(started);
+        continue;
+      }
+      try {
+        await deps.take(lane.cls, signal);
+      } catch {
+        break;
+      }
+      if (!(await workers.take(signal))) break;
+      const job: Promise<void> = deps
+        .work(item, signal)
+        .then(
+          (outcome) => {
+            if (outcome === 'again') again.unshift(item);
+            if (outcome === 'close') closed.abort(new Error(`${lane.cls} can send nothing more in this run`));
+          },
+          (error: unknown) => {
+            // A failure the caller does not handle ends the lane and, once its jobs are over, the send.
+            failure ??= { error };
+            closed.abort(error);
+          },
+        )
+        .finally(() => {
+          workers.give();
+          started.delete(job);
+        });
+      started.add(job);
+    }
+  } finally {
+    await Promise.all(started);
+    await lane.items.return?.();
+  }
+  if (failure !== undefined) throw failure.error;
+}
+
+async function nextOf<T>(items: AsyncIterator<T>): Promise<T | undefined> {
+  const next = await items.next();
+  return next.done === true ? undefined : next.value;
+}
+
+/** A count of free workers, shared by the lanes (at most one waiter a lane). */
+class Workers {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(count: number) {
+    this.#free = count;
+  }
+
+  /** Resolves true with a worker, or false once `signal` aborts (the worker is not taken). */
+  async take(signal: AbortSignal): Promise<boolean> {
+    while (this.#free === 0) {
+      if (signal.aborted) return false;
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    }
+    if (signal.aborted) return false;
+    this.#free -= 1;
+    return true;
+  }
+
+  /** Every waiter looks again: one takes the worker, one whose lane closed meanwhile gives up. */
+  give(): void {
+    this.#free += 1;
+    this.wakeAll();
+  }
+
+  /** Lets every waiter look at its signal again (a stop). */
+  wakeAll(): void {
+    for (const wake of this.#waiting.splice(0)) wake();
+  }
+}
