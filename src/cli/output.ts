@@ -62,6 +62,9 @@ export function writeJsonDocument(document: object): Promise<void> {
   return writeJson({ schema_version: 1, ...document });
 }
 
+/** The exit code of an unexpected internal error: a bug, reported with its stack on stderr. */
+export const INTERNAL_ERROR_EXIT = 70;
+
 /**
  * Whether the command line asks for --json (or --format json), read from the raw arguments (the
  * last of --json, --json=true|false, --json true|false, --no-json wins): a usage error has no

@@ -1,4 +1,4 @@
-import type { CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import { ExitCode } from '../../errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_UPLOAD_TIMEOUT_MS } from '../../api/client.js';
 import type { InFlight, RunEvent } from '../../runner/context.js';
@@ -7,7 +7,7 @@ import { errorJson } from '../../report/error-json.js';
 import { statusJsonChunks } from '../../report/status-document.js';
 import { formatStatusText, submittedLines, type StatusSummary } from '../../report/status.js';
 import { runJobs } from '../../runner/reports.js';
-import type { CommandResult } from '../main.js';
+import type { CommandContext } from '../app.js';
 import { envHint, envOptions, optionLabel } from '../env-options.js';
 import { manifestPaths, parseConcurrency, requireNamesForStdin, parseWholeNumber, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
 import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
@@ -23,7 +23,6 @@ import { existsSync } from 'node:fs';
 import { webhookSettings, withWebhookOptions, type WebhookArgs } from '../webhook-options.js';
 import { parseSelection, withSelectionOptions, type SelectionArgs } from '../selection-options.js';
 import type { UnjoinedSplit, WebhookSettings } from '../../runner/index.js';
-import type { Clock } from '../../clock.js';
 
 interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs, WebhookArgs, SelectionArgs {
   manifest: string;
@@ -54,80 +53,75 @@ const DEFAULT_MAX_RESULT_MB = DEFAULT_MAX_RESULT_BYTES / MIB;
 const MAX_RESULT_MB_CEILING = 10_240;
 const MAX_RETRIES = 20;
 
-/** `argv`: the command line as typed, which the resume hint repeats. */
-export function runCommand(result: CommandResult, argv: readonly string[], clock: Clock): CommandModule<object, RunArgs> {
-  return {
-    command: 'run <manifest>',
-    describe: 'estimate, enforce the budget, submit, follow and download; run it again to resume',
-    builder: (y) =>
-      withSelectionOptions(withWebhookOptions(withManifestFileOptions(withPlanOptions(withSharedOptions(y)))), 'run')
-        .positional('manifest', { type: 'string', demandOption: true })
-        .option('concurrency', { type: 'string', describe: `submits in flight at once (${envHint('concurrency')}; default 8)` })
-        .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })
-        .option('out', { type: 'string', describe: `results folder (${envHint('out')}; default: <manifest>.out/ beside the manifest)` })
-        .option('resubmit-in-doubt', { type: 'boolean', default: false, describe: 'send in-doubt jobs again (they may be paid twice)' })
-        .option('partial', { type: 'boolean', default: false, describe: 'over budget: send what fits in manifest order, skip the rest' })
-        .option('poll-ms', {
-          type: 'string',
-          describe: `first status poll after MS for every kind, backing off to 6×MS (${envHint('poll-ms')}; default: the service's pace, 1.5 s audio, 5 s video)`,
-        })
-        .option('max-result-mb', {
-          type: 'string',
-          describe: `refuse (and collect on a later run) results larger than this many megabytes (${envHint('max-result-mb')}; default ${DEFAULT_MAX_RESULT_MB})`,
-        })
-        .option('retries', {
-          type: 'string',
-          describe: `send a job that failed at the service, retryable and refunded, again within this run, up to N more times (${envHint('retries')}; default ${DEFAULT_RETRY_FAILED}; 0: leave it failed)`,
-        })
-        .option('log-file', { type: 'string', describe: 'append every event to this file as JSON Lines (env MEDIABATCH_LOG_FILE)' })
-        .middleware(envOptions(['concurrency', 'out', 'poll-ms', 'max-result-mb', 'retries'], process.env)),
-    handler: async (args) => {
-      const numbers: RunNumbers = {
-        concurrency: parseConcurrency(args),
-        pollMs: parseWholeNumber(optionLabel(args, 'poll-ms'), args['poll-ms'], { min: 10, max: 600_000, unit: 'milliseconds' }),
-        maxResultMb:
-          parseWholeNumber(optionLabel(args, 'max-result-mb'), args['max-result-mb'], { min: 1, max: MAX_RESULT_MB_CEILING, unit: 'megabytes' }) ??
-          DEFAULT_MAX_RESULT_MB,
-        webhooks: webhookSettings(args, process.env),
-        retries: parseWholeNumber(optionLabel(args, 'retries'), args.retries, { min: 0, max: MAX_RETRIES, unit: 'retries' }) ?? DEFAULT_RETRY_FAILED,
-        select: parseSelection(args),
-      };
-      requireNamesForStdin(args, true);
-      const paths = manifestPaths(args.manifest, args.db, args.out);
-      // The log opens first: a log file that cannot be written stops the run before anything is sent.
-      result.exitCode = await withRunLog(args, paths.manifest, async (log, end) => {
-        // Before the ledger is opened (which would create an empty one) as well as after, in run().
-        if (!existsSync(paths.db)) refuseLostLedger(paths);
-        const session = await openWorkSession(args, { command: 'run', run: true, clock });
-        let failure: unknown;
-        try {
-          return await runWithDisplay(session, { args, numbers, argv, log, end, clock }, result);
-        } catch (error) {
-          failure = error;
-          throw error;
-        } finally {
-          await session.close(failure);
-        }
-      }, clock);
-    },
-  };
+export function builder(y: Argv): Argv {
+  return withSelectionOptions(withWebhookOptions(withManifestFileOptions(withPlanOptions(withSharedOptions(y)))), 'run')
+    .positional('manifest', { type: 'string', demandOption: true })
+    .option('concurrency', { type: 'string', describe: `submits in flight at once (${envHint('concurrency')}; default 8)` })
+    .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })
+    .option('out', { type: 'string', describe: `results folder (${envHint('out')}; default: <manifest>.out/ beside the manifest)` })
+    .option('resubmit-in-doubt', { type: 'boolean', default: false, describe: 'send in-doubt jobs again (they may be paid twice)' })
+    .option('partial', { type: 'boolean', default: false, describe: 'over budget: send what fits in manifest order, skip the rest' })
+    .option('poll-ms', {
+      type: 'string',
+      describe: `first status poll after MS for every kind, backing off to 6×MS (${envHint('poll-ms')}; default: the service's pace, 1.5 s audio, 5 s video)`,
+    })
+    .option('max-result-mb', {
+      type: 'string',
+      describe: `refuse (and collect on a later run) results larger than this many megabytes (${envHint('max-result-mb')}; default ${DEFAULT_MAX_RESULT_MB})`,
+    })
+    .option('retries', {
+      type: 'string',
+      describe: `send a job that failed at the service, retryable and refunded, again within this run, up to N more times (${envHint('retries')}; default ${DEFAULT_RETRY_FAILED}; 0: leave it failed)`,
+    })
+    .option('log-file', { type: 'string', describe: 'append every event to this file as JSON Lines (env MEDIABATCH_LOG_FILE)' })
+    .middleware(envOptions(['concurrency', 'out', 'poll-ms', 'max-result-mb', 'retries'], process.env));
 }
 
-/** What a run's display needs beside the session: the parsed options, the command line, the log. */
+export async function handler(args: RunArgs, context: CommandContext): Promise<number> {
+  const { clock } = context;
+  const numbers: RunNumbers = {
+    concurrency: parseConcurrency(args),
+    pollMs: parseWholeNumber(optionLabel(args, 'poll-ms'), args['poll-ms'], { min: 10, max: 600_000, unit: 'milliseconds' }),
+    maxResultMb:
+      parseWholeNumber(optionLabel(args, 'max-result-mb'), args['max-result-mb'], { min: 1, max: MAX_RESULT_MB_CEILING, unit: 'megabytes' }) ??
+      DEFAULT_MAX_RESULT_MB,
+    webhooks: webhookSettings(args, process.env),
+    retries: parseWholeNumber(optionLabel(args, 'retries'), args.retries, { min: 0, max: MAX_RETRIES, unit: 'retries' }) ?? DEFAULT_RETRY_FAILED,
+    select: parseSelection(args),
+  };
+  requireNamesForStdin(args, true);
+  const paths = manifestPaths(args.manifest, args.db, args.out);
+  // The log opens first: a log file that cannot be written stops the run before anything is sent.
+  return withRunLog(args, paths.manifest, async (log, end) => {
+    // Before the ledger is opened (which would create an empty one) as well as after, in run().
+    if (!existsSync(paths.db)) refuseLostLedger(paths);
+    const session = await openWorkSession(args, { command: 'run', run: true, clock });
+    let failure: unknown;
+    try {
+      return await runWithDisplay(session, { args, numbers, log, end }, context);
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      await session.close(failure);
+    }
+  }, clock);
+}
+
+/** What a run's display needs beside the session: the parsed options and the log. */
 interface RunDisplay {
   args: RunArgs;
   numbers: RunNumbers;
-  argv: readonly string[];
   log: LogFile | undefined;
   /** Where the summary goes for the log's last line. */
   end: RunLogEnd;
-  clock: Clock;
 }
 
 /** Calls the runner with the terminal's stop handlers and progress display around it, then renders the end. */
-async function runWithDisplay(session: WorkSession, display: RunDisplay, result: CommandResult): Promise<number> {
+async function runWithDisplay(session: WorkSession, display: RunDisplay, context: CommandContext): Promise<number> {
   const { ledger, manifest } = session;
-  const { args, numbers, log, clock } = display;
+  const { args, numbers, log } = display;
+  const { argv, clock } = context;
   const inFlight: InFlight = { submits: 0, uploads: 0 };
   const stopControl = installStopHandlers(logLine, waitFor(inFlight), (signal, forced) => log?.write({ event: 'signal', signal, forced }));
   const plan = { limits: limitsOf(session.planName), name: session.planName };
@@ -180,17 +174,17 @@ async function runWithDisplay(session: WorkSession, display: RunDisplay, result:
   }
   const { outcome, summary } = ran;
   display.end.summary = summary;
-  if (args.json) await writeSummaryDocument(session, summary, outcome, result);
+  if (args.json) await writeSummaryDocument(session, summary, outcome, context);
   else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
   // run() writes them whenever it returns, a stop or a fatal error included.
   const { runJson, runCsv, reportHtml } = session.paths;
   logLine(`reports written: ${runJson}, ${runCsv} and the review page ${reportHtml}`);
   if (outcome === undefined) {
     // Nothing was sent: --redo is still to do, and repeated.
-    logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: ${resumeHint(display.argv, ['resubmit-in-doubt'])}`);
+    logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: ${resumeHint(argv, ['resubmit-in-doubt'])}`);
     return ExitCode.interrupted;
   }
-  return finish(outcome, { summary, picked: ran.picked, unjoined: unjoinedLines(ran.unjoined, display.argv) }, resumeHint(display.argv), numbers.webhooks !== undefined, clock.nowMs());
+  return finish(outcome, { summary, picked: ran.picked, unjoined: unjoinedLines(ran.unjoined, argv) }, resumeHint(argv), numbers.webhooks !== undefined, clock.nowMs());
 }
 
 /** What keeps each split job from its joined file, and the command that sends only those parts. */
@@ -223,10 +217,10 @@ function resumeHint(argv: readonly string[], leaveOut?: readonly string[]): stri
  * The run's --json document. A fatal error (auth, balance, disk) is thrown after it by finish();
  * it goes into this document, so stdout still holds exactly one.
  */
-async function writeSummaryDocument(session: WorkSession, summary: StatusSummary, outcome: RunOutcome | undefined, result: CommandResult): Promise<void> {
+async function writeSummaryDocument(session: WorkSession, summary: StatusSummary, outcome: RunOutcome | undefined, context: CommandContext): Promise<void> {
   const fatal = outcome?.execute.fatal;
   await writeStdoutChunks(statusJsonChunks(summary, runJobs(session.ledger), { finished: true, error: fatal === undefined ? undefined : errorJson(fatal) }));
-  result.errorInDocument = fatal !== undefined;
+  context.errorInDocument = fatal !== undefined;
 }
 
 /** A stop waits for submits in flight; each answers (or fails) within the client's timeout for its kind. */
