@@ -9,7 +9,8 @@ import { snakeCaseKeys } from '../report/events.js';
 import type { StatusSummary } from '../report/status.js';
 import { errorDocument } from './error-document.js';
 import { openLogFile, type LogFile, type LogRecord } from './log-file.js';
-import { resolveBaseUrl, type SharedArgs } from './options.js';
+import type { SharedArgs } from './options.js';
+import { resolveBaseUrl } from './service.js';
 import { logLine } from './output.js';
 
 /** Filled in by the run once it has its summary, for the log's last line. */

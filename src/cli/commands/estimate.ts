@@ -8,16 +8,29 @@ import { estimateJsonChunks } from '../../report/estimate-document.js';
 import { estimateMarkdown } from '../../report/markdown.js';
 import { createRunProgress, estimate, limitsOf } from '../../runner/index.js';
 import { writeEstimateReports } from '../../runner/reports.js';
-import { stamp } from '../clock.js';
-import { envHint, envOptions } from '../env-options.js';
-import { describeEvent } from '../event-text.js';
-import { resolveFormat, withFormatOption, type FormatArgs, type OutputFormat } from '../format.js';
+import { printEvent } from '../event-text.js';
 import type { CommandContext } from '../app.js';
-import { parseConcurrency, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
+import {
+  envHint,
+  envOptions,
+  parseConcurrency,
+  parseSelection,
+  resolveFormat,
+  withFormatOption,
+  withManifestFileOptions,
+  withPlanOptions,
+  withSelectionOptions,
+  withSharedOptions,
+  type FormatArgs,
+  type ManifestFileArgs,
+  type OutputFormat,
+  type PlanArgs,
+  type SelectionArgs,
+  type SharedArgs,
+} from '../options.js';
 import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
 import { startPricingTicker } from '../pricing-progress.js';
-import { openWorkSession, withPlanOptions, type PlanArgs } from '../session.js';
-import { parseSelection, withSelectionOptions, type SelectionArgs } from '../selection-options.js';
+import { openWorkSession } from '../session.js';
 
 /** What estimate prints: every format a report has but the listings of status. */
 type EstimateFormat = Extract<OutputFormat, 'table' | 'json' | 'csv' | 'md'>;
@@ -58,9 +71,7 @@ export async function handler(args: EstimateArgs, { clock }: CommandContext): Pr
       clock,
       onEvent: (event) => {
         ticker.onEvent(event);
-        const nowMs = clock.nowMs();
-        const line = describeEvent(event, nowMs);
-        if (line !== undefined) logLine(stamp(line, nowMs));
+        printEvent(event, clock.nowMs());
       },
     }).finally(() => ticker.stop());
     const title = path.basename(session.paths.manifest);

@@ -4,9 +4,9 @@ import { formatCount } from '../../report/text.js';
 import { writeReviewPage } from '../../runner/index.js';
 import { storedBudget } from '../../runner/reports.js';
 import type { CommandContext } from '../app.js';
-import { openLedgerToRead } from '../ledger.js';
+import { manifestPaths, openLedgerToRead } from '../ledger.js';
 import { openFile } from '../open-file.js';
-import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
+import { withSharedOptions, type SharedArgs } from '../options.js';
 import { logLine, writeJsonDocument, writeStdout } from '../output.js';
 
 interface ReportArgs extends SharedArgs {

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { ConfigError, UsageError } from '../../errors.js';
 import type { Simulator, SimOptions } from '../../sim/index.js';
-import { parseDecimal, parseUsd, parseWholeNumber } from '../options.js';
+import { parseBudget, parseDecimal, parseWholeNumber } from '../options.js';
 import { logLine, writeStdout } from '../output.js';
 import { nextStopSignal } from '../signals.js';
 import { DEFAULT_LISTEN, parseListen } from '../webhook-options.js';
@@ -56,7 +56,7 @@ async function simOptions(args: SimArgs): Promise<SimOptions & { port: number }>
     faults: args.faults,
     seed: parseWholeNumber('--seed', args.seed, { min: 0, max: 0xffff_ffff }) ?? 1,
     jobErrorRate: parseDecimal('--job-error-rate', args['job-error-rate'], { min: 0, max: 1, expected: 'a share from 0 to 1 (such as 0.1)' }) ?? 0,
-    balanceUsd: parseUsd('--balance', args.balance) ?? 1000,
+    balanceUsd: parseBudget(args.balance, '--balance') ?? 1000,
     pricing: args.pricing,
     webhookTarget: args.webhooks === undefined ? undefined : webhookTarget(args.webhooks),
   };

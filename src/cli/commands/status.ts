@@ -9,9 +9,8 @@ import { statusJsonChunks } from '../../report/status-document.js';
 import { formatStateListing, formatStatusText, type StatusSummary } from '../../report/status.js';
 import { jobsInStates, runJobs, storedBudget, summarize } from '../../runner/reports.js';
 import type { Ledger } from '../../store/index.js';
-import { resolveFormat, withFormatOption, type FormatArgs, type OutputFormat } from '../format.js';
-import { openLedgerToRead } from '../ledger.js';
-import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
+import { manifestPaths, openLedgerToRead } from '../ledger.js';
+import { resolveFormat, withFormatOption, withSharedOptions, type FormatArgs, type OutputFormat, type SharedArgs } from '../options.js';
 import { useColor, writeStdout, writeStdoutChunks } from '../output.js';
 
 interface StatusArgs extends SharedArgs, FormatArgs {

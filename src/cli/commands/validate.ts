@@ -5,7 +5,7 @@ import { ManifestError } from '../../manifest/errors.js';
 import { openManifest, STDIN_MANIFEST } from '../../manifest/open.js';
 import type { Manifest } from '../../manifest/types.js';
 import { errorDocument } from '../error-document.js';
-import { manifestPaths, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
+import { withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
 import { logLine, writeJsonDocument, writeStdout } from '../output.js';
 
 interface ValidateArgs extends SharedArgs, ManifestFileArgs {
@@ -58,7 +58,7 @@ async function checkOffline(manifest: Manifest): Promise<number> {
  * write it): the catalogue is then fetched and not kept.
  */
 async function checkOnline(args: ValidateArgs, manifest: Manifest): Promise<number> {
-  const [{ openService }, { openLedgerFor, tryRunLock }, { check }] = await Promise.all([
+  const [{ openService }, { manifestPaths, openLedgerFor, tryRunLock }, { check }] = await Promise.all([
     import('../service.js'),
     import('../ledger.js'),
     import('../../runner/index.js'),
