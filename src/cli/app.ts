@@ -23,40 +23,22 @@ interface CommandFile {
  * Each command's module is loaded only when that command runs or shows its --help, as
  * changesets does: `mediabatch validate` never loads the runner, the simulator or the HTTP client.
  */
-const COMMANDS: readonly (readonly [string, string, () => Promise<CommandFile>])[] = [
-  [
-    'validate <manifest>',
-    'check every job of a manifest and report every problem at once; sends no generation request',
-    () => import('./commands/validate.js'),
-  ],
-  [
-    'estimate <manifest>',
-    'price every job and print the cost report; exit 3 if over budget; submits nothing',
-    () => import('./commands/estimate.js'),
-  ],
-  [
-    'run <manifest>',
-    'estimate, enforce the budget, submit, follow and download; run it again to resume',
-    () => import('./commands/run.js'),
-  ],
-  [
-    'status <manifest>',
-    'read the ledger only: counts by state, spend, jobs in doubt, failures, results',
-    () => import('./commands/status.js'),
-  ],
-  [
-    'log <manifest>',
-    "print the ledger's event history, oldest first (reads the ledger only)",
-    () => import('./commands/log.js'),
-  ],
-  [
-    'report <manifest>',
-    'write the review page <name>.report.html from the ledger alone: totals, every job with filters, players for the results',
-    () => import('./commands/report.js'),
-  ],
-  ['models', 'list the models of the account, with voices, languages and limits', () => import('./commands/models.js')],
-  ['sim', 'run the built-in simulator of the service as a loopback HTTP server', () => import('./commands/sim.js')],
-  ['schema', "print the manifest's JSON Schema (for editor completion)", () => import('./commands/schema.js')],
+const COMMANDS: readonly (readonly [string, () => Promise<CommandFile>, string])[] = [
+  ['validate <manifest>', () => import('./commands/validate.js'),
+    'check every job of a manifest and report every problem at once; sends no generation request'],
+  ['estimate <manifest>', () => import('./commands/estimate.js'),
+    'price every job and print the cost report; exit 3 if over budget; submits nothing'],
+  ['run <manifest>', () => import('./commands/run.js'),
+    'estimate, enforce the budget, submit, follow and download; run it again to resume'],
+  ['status <manifest>', () => import('./commands/status.js'),
+    'read the ledger only: counts by state, spend, jobs in doubt, failures, results'],
+  ['log <manifest>', () => import('./commands/log.js'),
+    "print the ledger's event history, oldest first (reads the ledger only)"],
+  ['report <manifest>', () => import('./commands/report.js'),
+    'write the review page <name>.report.html from the ledger alone: totals, every job with filters, players for the results'],
+  ['models', () => import('./commands/models.js'), 'list the models of the account, with voices, languages and limits'],
+  ['sim', () => import('./commands/sim.js'), 'run the built-in simulator of the service as a loopback HTTP server'],
+  ['schema', () => import('./commands/schema.js'), "print the manifest's JSON Schema (for editor completion)"],
 ];
 
 export async function main(argv: string[]): Promise<number> {
@@ -78,7 +60,7 @@ function parser(argv: string[], context: CommandContext, done: (exitCode: number
   const cli = yargs(argv)
     .scriptName('mediabatch')
     .usage('$0 <command> [options]\n\nBatch runner for text-to-speech and image-to-video jobs: validate, price, budget, run, resume.');
-  for (const [command, describe, load] of COMMANDS) {
+  for (const [command, load, describe] of COMMANDS) {
     cli.command(
       command,
       describe,

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Argv, MiddlewareFunction } from 'yargs';
 import { UsageError } from '../errors.js';
 import type { Selection } from '../runner/index.js';
@@ -138,12 +137,12 @@ const SAID: Record<Exclude<OutputFormat, 'csv'>, string> = {
   jsonl: 'jsonl (one job a line, as the json document lists it)',
 };
 
-export function withFormatOption<T, F extends OutputFormat>(argv: Argv<T>, formats: readonly F[], csvIs: string): Argv<T> {
+export function withFormatOption<T, F extends OutputFormat>(argv: Argv<T>, formats: readonly F[], csvIs: string): Argv<T & { format?: F | undefined }> {
   const said = formats.map((format) => (format === 'csv' ? `csv (${csvIs})` : SAID[format as Exclude<OutputFormat, 'csv'>]));
   return argv.option('format', {
     choices: formats,
     describe: `what to print: ${said.slice(0, -1).join(', ')} or ${said.at(-1) ?? ''}`,
-  });
+  }) as Argv<T & { format?: F | undefined }>;
 }
 
 /** The format asked for; `--json` with another `--format` is two answers to one question. */

@@ -8,7 +8,7 @@ import type { RunEvent, RunPlan } from '../runner/index.js';
 import { snakeCaseKeys } from '../report/events.js';
 import type { StatusSummary } from '../report/status.js';
 import { errorDocument } from './error-document.js';
-import { openLogFile, type LogFile, type LogRecord } from './log-file.js';
+import { LogFile, type LogRecord } from './log-file.js';
 import type { SharedArgs } from './options.js';
 import { resolveBaseUrl } from './service.js';
 import { logLine } from './output.js';
@@ -31,7 +31,7 @@ export async function withRunLog(
   clock: Clock,
 ): Promise<number> {
   const file = args['log-file'] ?? (process.env['MEDIABATCH_LOG_FILE'] || undefined);
-  const log = file === undefined ? undefined : openLogFile(file, (message) => logLine(`warning: ${message}`), clock);
+  const log = file === undefined ? undefined : new LogFile(file, (message) => logLine(`warning: ${message}`), clock);
   const end: RunLogEnd = {};
   try {
     log?.write(runStartRecord(args, manifestPath));

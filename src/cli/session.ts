@@ -4,7 +4,7 @@ import { ManifestError } from '../manifest/errors.js';
 import { openManifest, STDIN_MANIFEST } from '../manifest/open.js';
 import { usdToMicro } from '../money.js';
 import type { PlanChoice } from '../runner/index.js';
-import type { Ledger, LockHolder } from '../store/index.js';
+import type { LockHolder } from '../store/index.js';
 import { check } from '../runner/index.js';
 import { claimLedger, discardLedger, lockedOrCopy, manifestPaths, openLedgerFor, requireNamesForStdin } from './ledger.js';
 import { optionLabel, parseBudget, parsePlan, type ManifestFileArgs, type PlanArgs, type SharedArgs } from './options.js';

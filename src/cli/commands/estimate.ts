@@ -21,12 +21,7 @@ import {
   withPlanOptions,
   withSelectionOptions,
   withSharedOptions,
-  type FormatArgs,
-  type ManifestFileArgs,
   type OutputFormat,
-  type PlanArgs,
-  type SelectionArgs,
-  type SharedArgs,
 } from '../options.js';
 import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
 import { startPricingTicker } from '../pricing-progress.js';
@@ -35,12 +30,7 @@ import { openWorkSession } from '../session.js';
 /** What estimate prints: every format a report has but the listings of status. */
 type EstimateFormat = Extract<OutputFormat, 'table' | 'json' | 'csv' | 'md'>;
 
-interface EstimateArgs extends SharedArgs, PlanArgs, ManifestFileArgs, FormatArgs<EstimateFormat>, SelectionArgs {
-  manifest: string;
-  concurrency?: string | undefined;
-}
-
-export function builder(y: Argv): Argv {
+export function builder(y: Argv) {
   return withSelectionOptions(withFormatOption(withManifestFileOptions(withPlanOptions(withSharedOptions(y))), ['table', 'json', 'csv', 'md'], 'one job a row'), 'estimate')
     .positional('manifest', { type: 'string', demandOption: true })
     .option('concurrency', {
@@ -49,6 +39,8 @@ export function builder(y: Argv): Argv {
     })
     .middleware(envOptions(['concurrency'], process.env));
 }
+
+type EstimateArgs = Awaited<ReturnType<typeof builder>['argv']>;
 
 export async function handler(args: EstimateArgs, { clock }: CommandContext): Promise<number> {
   const format = resolveFormat(args);

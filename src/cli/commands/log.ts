@@ -4,26 +4,22 @@ import { UsageError } from '../../errors.js';
 import { eventsCsv, eventsJsonl } from '../../report/events.js';
 import type { EventRow, Ledger } from '../../store/index.js';
 import { openLedgerToRead } from '../ledger.js';
-import { withSharedOptions, type SharedArgs } from '../options.js';
+import { withSharedOptions } from '../options.js';
 import { stdoutOpen, writeStdout } from '../output.js';
 
 const FORMATS = ['jsonl', 'csv'] as const;
 
-interface LogArgs extends SharedArgs {
-  manifest: string;
-  format: (typeof FORMATS)[number];
-  job?: string | undefined;
-}
-
 /** Events read and printed at a time: the output streams, whatever the size of the log. */
 const WINDOW = 2_000;
 
-export function builder(y: Argv): Argv {
+export function builder(y: Argv) {
   return withSharedOptions(y)
     .positional('manifest', { type: 'string', demandOption: true })
     .option('format', { choices: FORMATS, default: 'jsonl' as const, describe: 'one JSON document a line, or CSV with a header' })
     .option('job', { type: 'string', describe: "only this job's events" });
 }
+
+type LogArgs = Awaited<ReturnType<typeof builder>['argv']>;
 
 export async function handler(args: LogArgs): Promise<number> {
   const ledger = await openLedgerToRead(args.manifest, args.db);

@@ -3,17 +3,15 @@ import type { Argv } from 'yargs';
 import type { Model } from '../../api/types.js';
 import type { ModelsDocument } from '../../report/document-schemas.js';
 import { escapeControlChars } from '../../control-chars.js';
-import { withSharedOptions, type SharedArgs } from '../options.js';
+import { withSharedOptions } from '../options.js';
 import { writeJsonDocument, writeStdout } from '../output.js';
 import { openService } from '../service.js';
 
-interface ModelsArgs extends SharedArgs {
-  type?: JobType | undefined;
-}
-
-export function builder(y: Argv): Argv {
+export function builder(y: Argv) {
   return withSharedOptions(y).option('type', { choices: JOB_TYPES, describe: 'only models of this type' });
 }
+
+type ModelsArgs = Awaited<ReturnType<typeof builder>['argv']>;
 
 export async function handler(args: ModelsArgs): Promise<number> {
   const service = await openService(args, process.env);

@@ -6,19 +6,16 @@ import { storedBudget } from '../../runner/reports.js';
 import type { CommandContext } from '../app.js';
 import { manifestPaths, openLedgerToRead } from '../ledger.js';
 import { openFile } from '../open-file.js';
-import { withSharedOptions, type SharedArgs } from '../options.js';
+import { withSharedOptions } from '../options.js';
 import { logLine, writeJsonDocument, writeStdout } from '../output.js';
 
-interface ReportArgs extends SharedArgs {
-  manifest: string;
-  open: boolean;
-}
-
-export function builder(y: Argv): Argv {
+export function builder(y: Argv) {
   return withSharedOptions(y)
     .positional('manifest', { type: 'string', demandOption: true })
     .option('open', { type: 'boolean', default: false, describe: "open the page with the system's default program" });
 }
+
+type ReportArgs = Awaited<ReturnType<typeof builder>['argv']>;
 
 export async function handler(args: ReportArgs, { clock }: CommandContext): Promise<number> {
   const paths = manifestPaths(args.manifest, args.db);

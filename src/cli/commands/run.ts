@@ -21,26 +21,12 @@ import { resumeHint, unjoinedLines } from '../resume-hint.js';
 import { runEventRecord, runPlanRecord, withRunLog, type RunLogEnd } from '../run-log.js';
 import { openWorkSession, type WorkSession } from '../session.js';
 import { installStopHandlers, type InFlightWait } from '../signals.js';
-import { webhookSettings, withWebhookOptions, type WebhookArgs } from '../webhook-options.js';
-
-/** The numeric options as typed (flag or variable): each is parsed by one function of options.ts. */
-interface RunArgs extends options.SharedArgs, options.PlanArgs, options.ManifestFileArgs, WebhookArgs, options.SelectionArgs {
-  manifest: string;
-  'log-file'?: string | undefined;
-  concurrency?: string | undefined;
-  wait: boolean;
-  out?: string | undefined;
-  'resubmit-in-doubt': boolean;
-  partial: boolean;
-  'poll-ms'?: string | undefined;
-  'max-result-mb'?: string | undefined;
-  retries?: string | undefined;
-}
+import { webhookSettings, withWebhookOptions } from '../webhook-options.js';
 
 const MIB = 1024 * 1024;
 const DEFAULT_MAX_RESULT_MB = runner.DEFAULT_MAX_RESULT_BYTES / MIB;
 
-export function builder(y: Argv): Argv {
+export function builder(y: Argv) {
   const env = options.envHint;
   const shared = options.withPlanOptions(options.withSharedOptions(y));
   return options
@@ -85,6 +71,8 @@ function runOptions(args: RunArgs) {
     webhooks: webhookSettings(args, process.env),
   };
 }
+
+type RunArgs = Awaited<ReturnType<typeof builder>['argv']>;
 
 export async function handler(args: RunArgs, context: CommandContext): Promise<number> {
   const asked = runOptions(args);

@@ -6,21 +6,8 @@ import { logLine, writeStdout } from '../output.js';
 import { nextStopSignal } from '../signals.js';
 import { DEFAULT_LISTEN, parseListen } from '../webhook-options.js';
 
-/** The numeric options as typed: each is parsed by one function of options.ts, which quotes it back. */
-interface SimArgs {
-  port?: string | undefined;
-  plan: 'basic' | 'premium' | 'unlimited';
-  latency?: string | undefined;
-  faults?: string | undefined;
-  seed?: string | undefined;
-  'job-error-rate'?: string | undefined;
-  balance?: string | undefined;
-  pricing: 'linear' | 'minimum' | 'rounded';
-  /** '' when given alone: the receiver's default address. */
-  webhooks?: string | undefined;
-}
-
-export function builder(y: Argv): Argv {
+/** The numeric options are read as typed: each is parsed by one function of options.ts, which quotes it back. */
+export function builder(y: Argv) {
   return y
     .option('port', { type: 'string', describe: 'port on 127.0.0.1 (default 0: a free one)' })
     .option('plan', { choices: ['basic', 'premium', 'unlimited'] as const, default: 'premium' as const, describe: 'rate limits to enforce' })
@@ -35,6 +22,8 @@ export function builder(y: Argv): Argv {
       describe: `deliver webhooks of jobs sent with webhook_url to a receiver at HOST:PORT (alone: ${DEFAULT_LISTEN}, where run --webhook-url listens by default)`,
     });
 }
+
+type SimArgs = Awaited<ReturnType<typeof builder>['argv']>;
 
 export async function handler(args: SimArgs): Promise<number> {
   const options = await simOptions(args);

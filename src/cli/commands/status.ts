@@ -10,16 +10,10 @@ import { formatStateListing, formatStatusText, type StatusSummary } from '../../
 import { jobsInStates, runJobs, storedBudget, summarize } from '../../runner/reports.js';
 import type { Ledger } from '../../store/index.js';
 import { manifestPaths, openLedgerToRead } from '../ledger.js';
-import { resolveFormat, withFormatOption, withSharedOptions, type FormatArgs, type OutputFormat, type SharedArgs } from '../options.js';
+import { resolveFormat, withFormatOption, withSharedOptions, type OutputFormat } from '../options.js';
 import { useColor, writeStdout, writeStdoutChunks } from '../output.js';
 
-interface StatusArgs extends SharedArgs, FormatArgs {
-  manifest: string;
-  /** As typed: `failed,in_doubt`, or the flag given more than once. */
-  state?: string | string[] | undefined;
-}
-
-export function builder(y: Argv): Argv {
+export function builder(y: Argv) {
   return withFormatOption(withSharedOptions(y), ['table', 'json', 'csv', 'md', 'ids', 'jsonl'], 'one job a row, as <name>.run.csv')
     .option('state', {
       type: 'string',
@@ -27,6 +21,8 @@ export function builder(y: Argv): Argv {
     })
     .positional('manifest', { type: 'string', demandOption: true });
 }
+
+type StatusArgs = Awaited<ReturnType<typeof builder>['argv']>;
 
 export async function handler(args: StatusArgs): Promise<number> {
   const format = resolveFormat(args);

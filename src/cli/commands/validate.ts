@@ -5,19 +5,16 @@ import { ManifestError } from '../../manifest/errors.js';
 import { openManifest, STDIN_MANIFEST } from '../../manifest/open.js';
 import type { Manifest } from '../../manifest/types.js';
 import { errorDocument } from '../error-document.js';
-import { withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
+import { withManifestFileOptions, withSharedOptions, type SharedArgs } from '../options.js';
 import { logLine, writeJsonDocument, writeStdout } from '../output.js';
 
-interface ValidateArgs extends SharedArgs, ManifestFileArgs {
-  manifest: string;
-  offline: boolean;
-}
-
-export function builder(y: Argv): Argv {
+export function builder(y: Argv) {
   return withManifestFileOptions(withSharedOptions(y))
     .positional('manifest', { type: 'string', demandOption: true, describe: 'the YAML manifest' })
     .option('offline', { type: 'boolean', default: false, describe: 'check only what needs no service' });
 }
+
+type ValidateArgs = Awaited<ReturnType<typeof builder>['argv']>;
 
 export async function handler(args: ValidateArgs): Promise<number> {
   try {
