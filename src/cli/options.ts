@@ -137,7 +137,11 @@ const SAID: Record<Exclude<OutputFormat, 'csv'>, string> = {
   jsonl: 'jsonl (one job a line, as the json document lists it)',
 };
 
-export function withFormatOption<T, F extends OutputFormat>(argv: Argv<T>, formats: readonly F[], csvIs: string): Argv<T & { format?: F | undefined }> {
+export function withFormatOption<T, F extends OutputFormat>(
+  argv: Argv<T>,
+  formats: readonly F[],
+  csvIs: string,
+): Argv<T & { format?: F | undefined }> {
   const said = formats.map((format) => (format === 'csv' ? `csv (${csvIs})` : SAID[format as Exclude<OutputFormat, 'csv'>]));
   return argv.option('format', {
     choices: formats,

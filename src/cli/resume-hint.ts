@@ -31,7 +31,10 @@ const NOT_REPEATED: Readonly<Record<string, { takes: 'switch' | 'value'; why: st
  * command (`mediabatch run book.yaml --budget 2 --out 'my results'`) and those of `leaveOut`
  * that were given and left out.
  */
-export function resumeCommand(argv: readonly string[], leaveOut: readonly string[] = Object.keys(NOT_REPEATED)): { text: string; leftOut: string[] } {
+export function resumeCommand(
+  argv: readonly string[],
+  leaveOut: readonly string[] = Object.keys(NOT_REPEATED),
+): { text: string; leftOut: string[] } {
   const commandAt = argv.indexOf('run');
   const args = argv.filter((_, i) => i !== commandAt);
   const kept: string[] = [];

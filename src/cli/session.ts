@@ -6,8 +6,8 @@ import { usdToMicro } from '../money.js';
 import type { PlanChoice } from '../runner/index.js';
 import type { LockHolder } from '../store/index.js';
 import { check } from '../runner/index.js';
-import { claimLedger, discardLedger, lockedOrCopy, manifestPaths, openLedgerFor, requireNamesForStdin } from './ledger.js';
-import { optionLabel, parseBudget, parsePlan, type ManifestFileArgs, type PlanArgs, type SharedArgs } from './options.js';
+import * as ledgers from './ledger.js';
+import * as flags from './options.js';
 import { logLine } from './output.js';
 import { openService, readToken, resolveBaseUrl } from './service.js';
 import type { Clock } from '../clock.js';
@@ -20,15 +20,15 @@ import type { Clock } from '../clock.js';
  * under it.
  */
 export async function openWorkSession(
-  args: SharedArgs & PlanArgs & ManifestFileArgs & { manifest: string; out?: string | undefined },
+  args: flags.SharedArgs & flags.PlanArgs & flags.ManifestFileArgs & { manifest: string; out?: string | undefined },
   options: { command: string; run: boolean; clock: Clock },
 ) {
   // The command line (and MEDIABATCH_* variables, filled in by the middleware) is checked first.
-  const givenBudgetUsd = parseBudget(args.budget, optionLabel(args, 'budget'));
-  const planName: PlanChoice = parsePlan(optionLabel(args, 'plan'), args.plan) ?? (args.sim ? 'unlimited' : 'premium');
-  requireNamesForStdin(args, options.run);
+  const givenBudgetUsd = flags.parseBudget(args.budget, flags.optionLabel(args, 'budget'));
+  const planName: PlanChoice = flags.parsePlan(flags.optionLabel(args, 'plan'), args.plan) ?? (args.sim ? 'unlimited' : 'premium');
+  ledgers.requireNamesForStdin(args, options.run);
   const manifest = await openManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'], input: args.manifest === STDIN_MANIFEST ? process.stdin : undefined });
-  const paths = manifestPaths(args.manifest, args.db, args.out);
+  const paths = ledgers.manifestPaths(args.manifest, args.db, args.out);
   // Flag, else MEDIABATCH_BUDGET, else the manifest's.
   const budgetUsd = givenBudgetUsd ?? manifest.budgetUsd ?? null;
   // A cap never grows by rounding: a budget typed with finer steps than a micro-dollar rounds down.
@@ -46,13 +46,13 @@ export async function openWorkSession(
     }
   }
   const created = !existsSync(paths.db);
-  const opened = await openLedgerFor(paths.db, 'read-write', options.clock);
+  const opened = await ledgers.openLedgerFor(paths.db, 'read-write', options.clock);
   let ledger = opened;
   try {
-    await claimLedger(opened, paths.manifest);
+    await ledgers.claimLedger(opened, paths.manifest);
     const holder = { pid: process.pid, host: os.hostname(), command: options.command };
     if (options.run) await opened.acquireRunLock(holder);
-    else ledger = await lockedOrCopy(opened, holder, (busy) => logLine(copyNote(paths.db, busy, options.command)));
+    else ledger = await ledgers.lockedOrCopy(opened, holder, (busy) => logLine(copyNote(paths.db, busy, options.command)));
     const service = await openService(args, process.env, options.clock);
     return {
       manifest,
@@ -69,7 +69,7 @@ export async function openWorkSession(
         await service.close();
         // Releases the run lock once every change asked for is committed.
         await ledger.close();
-        if (created && error instanceof ManifestError) await discardLedger(paths.db);
+        if (created && error instanceof ManifestError) await ledgers.discardLedger(paths.db);
       },
     };
   } catch (error) {

@@ -151,7 +151,8 @@ async function runWithDisplay(
   display.end.summary = summary;
   const fatal = outcome?.execute.fatal;
   if (display.json) {
-    // A fatal error (auth, balance, disk) is thrown below; it goes into this document, so stdout still holds exactly one.
+    // A fatal error (auth, balance, disk) is thrown below: it goes into this document, so stdout
+    // still holds exactly one.
     const error = fatal === undefined ? undefined : errorJson(fatal);
     await writeStdoutChunks(statusJsonChunks(summary, runJobs(ledger), { finished: true, error }));
     context.errorInDocument = fatal !== undefined;
