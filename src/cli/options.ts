@@ -98,7 +98,7 @@ export function withManifestFileOptions<T>(argv: Argv<T>): Argv<T & ManifestFile
   }) as Argv<T & ManifestFileArgs>;
 }
 
-/** As typed (flag or variable): parsed by parseUsd and parsePlan. */
+/** As typed (flag or variable): parsed by parseBudget and parsePlan. */
 export interface PlanArgs {
   plan?: string | undefined;
   budget?: string | undefined;
