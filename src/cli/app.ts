@@ -1,55 +1,74 @@
-import yargs from 'yargs';
+import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { ConfigError, ExitCode, isMediabatchError, UsageError } from '../errors.js';
-import { ManifestError } from '../manifest/errors.js';
-import { STDIN_MANIFEST } from '../manifest/open.js';
-import { estimateCommand } from './commands/estimate.js';
-import { logCommand } from './commands/log.js';
-import { modelsCommand } from './commands/models.js';
-import { reportCommand } from './commands/report.js';
-import { runCommand } from './commands/run.js';
-import { schemaCommand } from './commands/schema.js';
-import { simCommand } from './commands/sim.js';
-import { statusCommand } from './commands/status.js';
-import { validateCommand } from './commands/validate.js';
-import { errorDocument, INTERNAL_ERROR_EXIT } from './error-document.js';
-import { asksForJson, logLine, writeJsonDocument } from './output.js';
-import { systemClock } from '../clock.js';
+import { ConfigError, ExitCode, UsageError } from '../errors.js';
+import { systemClock, type Clock } from '../clock.js';
+import { asksForJson, INTERNAL_ERROR_EXIT } from './output.js';
 
-/** Each command's handler returns its exit code through this holder. */
-export interface CommandResult {
-  exitCode: number;
+/** What every command is given beside its arguments; a command returns its exit code or throws. */
+export interface CommandContext {
+  /** The command line as typed, which a run's resume hint repeats. */
+  readonly argv: readonly string[];
+  readonly clock: Clock;
   /** Set by a command whose --json document already carries the error it then throws. */
-  errorInDocument?: boolean;
+  errorInDocument: boolean;
 }
+
+/** A command's module: its options, and what it does. */
+interface CommandFile {
+  builder?: (y: Argv) => Argv;
+  handler: (args: never, context: CommandContext) => Promise<number>;
+}
+
+/**
+ * Each command's module is loaded only when that command runs or shows its --help, as
+ * changesets does: `mediabatch validate` never loads the runner, the simulator or the HTTP client.
+ */
+const COMMANDS: readonly (readonly [string, () => Promise<CommandFile>, string])[] = [
+  ['validate <manifest>', () => import('./commands/validate.js'),
+    'check every job of a manifest and report every problem at once; sends no generation request'],
+  ['estimate <manifest>', () => import('./commands/estimate.js'),
+    'price every job and print the cost report; exit 3 if over budget; submits nothing'],
+  ['run <manifest>', () => import('./commands/run.js'),
+    'estimate, enforce the budget, submit, follow and download; run it again to resume'],
+  ['status <manifest>', () => import('./commands/status.js'),
+    'read the ledger only: counts by state, spend, jobs in doubt, failures, results'],
+  ['log <manifest>', () => import('./commands/log.js'),
+    "print the ledger's event history, oldest first (reads the ledger only)"],
+  ['report <manifest>', () => import('./commands/report.js'),
+    'write the review page <name>.report.html from the ledger alone: totals, every job with filters, players for the results'],
+  ['models', () => import('./commands/models.js'), 'list the models of the account, with voices, languages and limits'],
+  ['sim', () => import('./commands/sim.js'), 'run the built-in simulator of the service as a loopback HTTP server'],
+  ['schema', () => import('./commands/schema.js'), "print the manifest's JSON Schema (for editor completion)"],
+];
 
 export async function main(argv: string[]): Promise<number> {
-  const result: CommandResult = { exitCode: ExitCode.ok };
+  // Where the real time enters: every command that reads the time is given this clock.
+  const context: CommandContext = { argv, clock: systemClock, errorInDocument: false };
+  let exitCode: number = ExitCode.ok;
   try {
     requireCurrentFolder();
-    await parse(argv, result);
+    await parser(argv, context, (code) => (exitCode = code)).parseAsync();
   } catch (error) {
+    const { reportError } = await import('./error-document.js');
     // Read from the raw arguments: a usage error (unknown flag, missing argument) has no parsed ones.
-    return report(error, { json: asksForJson(argv) && result.errorInDocument !== true });
+    return reportError(error, { json: asksForJson(argv) && !context.errorInDocument });
   }
-  return result.exitCode;
+  return exitCode;
 }
 
-async function parse(argv: string[], result: CommandResult): Promise<void> {
-  // Where the real time enters: every command that reads the time is given this clock.
-  const clock = systemClock;
-  await yargs(argv)
+function parser(argv: string[], context: CommandContext, done: (exitCode: number) => void): Argv {
+  const cli = yargs(argv)
     .scriptName('mediabatch')
-    .usage('$0 <command> [options]\n\nBatch runner for text-to-speech and image-to-video jobs: validate, price, budget, run, resume.')
-    .command(validateCommand(result))
-    .command(estimateCommand(result, clock))
-    .command(runCommand(result, argv, clock))
-    .command(statusCommand(result))
-    .command(logCommand(result))
-    .command(reportCommand(result, clock))
-    .command(modelsCommand(result))
-    .command(simCommand(result))
-    .command(schemaCommand(result))
+    .usage('$0 <command> [options]\n\nBatch runner for text-to-speech and image-to-video jobs: validate, price, budget, run, resume.');
+  for (const [command, load, describe] of COMMANDS) {
+    cli.command(
+      command,
+      describe,
+      async (y) => (await load()).builder?.(y) ?? y,
+      async (args) => done(await (await load()).handler(args as never, context)),
+    );
+  }
+  return cli
     .middleware(stdinManifestArgument(argv))
     // yargs answers `--get-yargs-completions` itself: the script calls it back with the words typed so far.
     .completion('completion', 'print the shell completion script (bash or zsh: mediabatch completion >> ~/.bashrc)')
@@ -61,8 +80,7 @@ async function parse(argv: string[], result: CommandResult): Promise<void> {
       throw error ?? new UsageError(`${message}; see mediabatch --help`);
     })
     .help()
-    .version()
-    .parseAsync();
+    .version();
 }
 
 /** yargs, and every relative path, ask for the current folder: one deleted under the shell has none. */
@@ -80,32 +98,15 @@ function requireCurrentFolder(): void {
 
 /**
  * yargs reads a lone `-` as an empty string (yargs-parser #381): put back the manifest `-` that
- * means "jobs as JSON Lines on stdin" when the raw arguments (before `--`) hold one.
+ * means "jobs as JSON Lines on stdin" (STDIN_MANIFEST, spelt out here so that loading the CLI
+ * does not load the manifest's modules) when the raw arguments (before `--`) hold one.
  */
 function stdinManifestArgument(argv: readonly string[]): (args: Record<string, unknown>) => void {
   const end = argv.indexOf('--');
-  const givesDash = (end === -1 ? argv : argv.slice(0, end)).includes(STDIN_MANIFEST);
+  const givesDash = (end === -1 ? argv : argv.slice(0, end)).includes('-');
   return (args) => {
-    if (givesDash && args.manifest === '') args.manifest = STDIN_MANIFEST;
+    if (givesDash && args.manifest === '') args.manifest = '-';
   };
-}
-
-/**
- * The only place an error becomes text and an exit code: a line on stderr for the person, and
- * under --json the same message as a document on stdout for scripts.
- */
-export async function report(error: unknown, options: { json: boolean }): Promise<number> {
-  const document = errorDocument(error);
-  if (error instanceof ManifestError) {
-    logLine(error.message);
-  } else if (isMediabatchError(error)) {
-    logLine(`mediabatch: ${error.message}`);
-  } else {
-    logLine(error instanceof Error ? (error.stack ?? error.message) : String(error));
-    logLine('mediabatch: this is a bug in mediabatch (an unexpected internal error); the ledger keeps what was done.');
-  }
-  if (options.json) await writeJsonDocument(document);
-  return document.error.exit_code;
 }
 
 export function start(): void {

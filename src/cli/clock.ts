@@ -3,14 +3,8 @@
  * how long from now. Every function takes the zone explicitly too, so tests fix it.
  */
 
-interface LocalParts {
-  /** `2025-06-03` */
-  date: string;
-  /** `01:00:00` */
-  time: string;
-}
-
-function localParts(ms: number, timeZone: string | undefined): LocalParts {
+/** `{ date: '2025-06-03', time: '01:00:00' }` */
+function localParts(ms: number, timeZone: string | undefined): { date: string; time: string } {
   const format = new Intl.DateTimeFormat('en-GB', {
     timeZone,
     year: 'numeric',

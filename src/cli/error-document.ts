@@ -2,11 +2,7 @@ import { isMediabatchError } from '../errors.js';
 import { ManifestError, type ManifestIssue } from '../manifest/errors.js';
 import { SCHEMA_VERSION, type ErrorDocument, type ProblemJson } from '../report/document-schemas.js';
 import { errorJson } from '../report/error-json.js';
-
-export type { ErrorDocument };
-
-/** The exit code of an unexpected internal error: a bug, reported with its stack on stderr. */
-export const INTERNAL_ERROR_EXIT = 70;
+import { INTERNAL_ERROR_EXIT, logLine, writeJsonDocument } from './output.js';
 
 /**
  * A failure as `--json` prints it: the stable code, the message a person reads on stderr (never
@@ -24,7 +20,7 @@ export function errorDocument(error: unknown): ErrorDocument {
 }
 
 /** One manifest problem with snake_case keys; an absent part is left out of the JSON. */
-export function problemJson(issue: ManifestIssue): ProblemJson {
+function problemJson(issue: ManifestIssue): ProblemJson {
   return {
     file: issue.file,
     line: issue.line,
@@ -38,4 +34,22 @@ export function problemJson(issue: ManifestIssue): ProblemJson {
     got: issue.got,
     hint: issue.hint,
   };
+}
+
+/**
+ * The only place an error becomes text and an exit code: a line on stderr for the person, and
+ * under --json the same message as a document on stdout for scripts.
+ */
+export async function reportError(error: unknown, options: { json: boolean }): Promise<number> {
+  const document = errorDocument(error);
+  if (error instanceof ManifestError) {
+    logLine(error.message);
+  } else if (isMediabatchError(error)) {
+    logLine(`mediabatch: ${error.message}`);
+  } else {
+    logLine(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    logLine('mediabatch: this is a bug in mediabatch (an unexpected internal error); the ledger keeps what was done.');
+  }
+  if (options.json) await writeJsonDocument(document);
+  return document.error.exit_code;
 }

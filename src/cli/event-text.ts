@@ -1,7 +1,8 @@
 import { escapeControlChars } from '../control-chars.js';
 import type { PacedClass } from '../jobs/plans.js';
 import type { RunEvent } from '../runner/context.js';
-import { untilText } from './clock.js';
+import { stamp, untilText } from './clock.js';
+import { logLine } from './output.js';
 
 /** `submit:<kind>` → `<kind> submits`, `status` → `status calls`. */
 export function describeClass(cls: PacedClass): string {
@@ -20,6 +21,12 @@ export function pauseText(pause: { untilMs: number; reason: string }, nowMs: num
 export function describeEvent(event: RunEvent, nowMs: number, timeZone?: string): string | undefined {
   const line = eventLine(event, nowMs, timeZone);
   return line === undefined ? undefined : escapeControlChars(line);
+}
+
+/** An event's line on stderr with the time, for output that is not a live display. */
+export function printEvent(event: RunEvent, nowMs: number): void {
+  const line = describeEvent(event, nowMs);
+  if (line !== undefined) logLine(stamp(line, nowMs));
 }
 
 function eventLine(event: RunEvent, nowMs: number, timeZone: string | undefined): string | undefined {

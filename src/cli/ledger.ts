@@ -3,9 +3,60 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
+import { STDIN_MANIFEST } from '../manifest/open.js';
 import { LedgerLockedError, openSqliteLedger, type Ledger, type LockHolder, type SqliteLedgerMode } from '../store/index.js';
-import { manifestPaths } from './options.js';
 import type { Clock } from '../clock.js';
+
+export type ManifestPaths = ReturnType<typeof manifestPaths>;
+
+/**
+ * Files that live beside a manifest `<dir>/<name>.yaml`: ledger, results folder, reports. A
+ * ledger given with `--db` names the results folder and the reports instead (`--db x.mediabatch.db`:
+ * `x.out/`, `x.run.json` beside the manifest): `a.yaml` and `a.yml` in one folder, or two
+ * ledgers of one manifest, then never share a folder or overwrite each other's reports.
+ */
+export function manifestPaths(manifestArg: string, dbArg?: string, outArg?: string) {
+  const manifest = path.resolve(manifestArg);
+  requireNamesForStdin({ manifest: manifestArg, db: dbArg }, false);
+  // Jobs from stdin keep their reports beside the ledger they were given.
+  const dir = path.dirname(manifestArg === STDIN_MANIFEST && dbArg !== undefined ? path.resolve(dbArg) : manifest);
+  const name = dbArg === undefined ? path.basename(manifest).replace(/\.ya?ml$/i, '') : ledgerStem(dbArg);
+  return {
+    manifest,
+    db: path.resolve(dbArg ?? path.join(dir, `${name}.mediabatch.db`)),
+    out: path.resolve(outArg ?? path.join(dir, `${name}.out`)),
+    // Written by `estimate` only.
+    estimateJson: path.join(dir, `${name}.estimate.json`),
+    estimateCsv: path.join(dir, `${name}.estimate.csv`),
+    estimateGroupsCsv: path.join(dir, `${name}.estimate.groups.csv`),
+    estimateMd: path.join(dir, `${name}.estimate.md`),
+    // Written by `run` only: before its first submit (the trace of sent requests that outlives a
+    // lost ledger) and again at its end.
+    runJson: path.join(dir, `${name}.run.json`),
+    runCsv: path.join(dir, `${name}.run.csv`),
+    // What mediabatch 0.1 wrote for both: still read as a trace of a run.
+    legacyReport: path.join(dir, `${name}.report.json`),
+    // The review page: written by `report`, and by `run` when it ends.
+    reportHtml: path.join(dir, `${name}.report.html`),
+  };
+}
+
+/** `x.mediabatch.db` → `x`; `x.db` → `x`; `x` → `x`. */
+function ledgerStem(db: string): string {
+  const base = path.basename(db);
+  return base.replace(/\.mediabatch\.db$/i, '').replace(/\.[^.]*$/, '') || base;
+}
+
+/**
+ * Jobs read from stdin (the manifest `-`) have no file to name the ledger, the results folder and
+ * the reports after: the ledger must be given (`--db`), and for a run the results folder (`--out`).
+ */
+export function requireNamesForStdin(args: { manifest: string; db?: string | undefined; out?: string | undefined }, run: boolean): void {
+  if (args.manifest !== STDIN_MANIFEST) return;
+  const missing = [args.db === undefined ? '--db PATH' : undefined, run && args.out === undefined ? '--out DIR' : undefined].filter((flag) => flag !== undefined);
+  if (missing.length === 0) return;
+  throw new UsageError(`reading jobs from stdin (the manifest -) needs ${missing.join(' and ')}: there is no manifest file to name ${run ? 'them' : 'it'} after`);
+}
 
 /**
  * Opens the ledger file: 'read-only' for status; 'read-write' (creating it and its folder if

@@ -7,29 +7,17 @@ import type { Clock } from '../clock.js';
 /** One line of a log file: the event's name, then its fields (snake_case); `at` is added. */
 export type LogRecord = { event: string } & Record<string, unknown>;
 
-export interface LogFile {
-  readonly path: string;
-  /** Appends the record as one JSON line with `at` (ISO 8601, UTC). Never waits, never throws. */
-  write(record: LogRecord): void;
-  /** Writes what is left, then closes the file. */
-  close(): Promise<void>;
-}
-
 /** Lines waiting for a slow disk beyond this are dropped (and said once): the run matters more than its log. */
 const MAX_PENDING_BYTES = 32 * 1024 * 1024;
 
 /**
- * Opens `file` for appending (a resumed run adds to the same file; so may two runs at once, a
- * line each at a time), creating its folder. Throws a LocalIoError (exit 4) when it cannot, so a
+ * A log file opened for appending (a resumed run adds to the same file; so may two runs at once,
+ * a line each at a time), its folder created. Throws a LocalIoError (exit 4) when it cannot, so a
  * run refuses before it sends anything. Lines are written in the background, a batch at a time;
  * whatever is still waiting when the process exits (a second Ctrl-C, a crash) is written then,
  * synchronously. A write that fails is said once on stderr through `warn`, and the run goes on.
  */
-export function openLogFile(file: string, warn: (message: string) => void, clock: Clock): LogFile {
-  return new AppendLog(file, openForAppend(file), warn, clock);
-}
-
-class AppendLog implements LogFile {
+export class LogFile {
   #pending: string[] = [];
   #pendingBytes = 0;
   /** The batch handed to the thread pool, and the file's size before it: at exit, whether it landed. */
@@ -39,17 +27,19 @@ class AppendLog implements LogFile {
   #closed = false;
   #dropped = 0;
   readonly #idle: (() => void)[] = [];
+  readonly #fd: number;
   readonly #atExit = (): void => this.#flushSync();
 
   constructor(
     readonly path: string,
-    private readonly fd: number,
     private readonly warn: (message: string) => void,
     private readonly clock: Clock,
   ) {
+    this.#fd = openForAppend(path);
     process.on('exit', this.#atExit);
   }
 
+  /** Appends the record as one JSON line with `at` (ISO 8601, UTC). Never waits, never throws. */
   write(record: LogRecord): void {
     if (this.#failed || this.#closed) return;
     const line = `${terminalSafeJson({ at: this.#nowIso(), ...record })}\n`;
@@ -68,12 +58,13 @@ class AppendLog implements LogFile {
     return new Date(this.clock.nowMs()).toISOString();
   }
 
+  /** Writes what is left, then closes the file. */
   async close(): Promise<void> {
     if (this.#writing) await new Promise<void>((resolve) => this.#idle.push(resolve));
     if (this.#closed) return;
     this.#closed = true;
     process.off('exit', this.#atExit);
-    await new Promise<void>((resolve) => close(this.fd, () => resolve()));
+    await new Promise<void>((resolve) => close(this.#fd, () => resolve()));
   }
 
   /** Writes what waits as one batch; lines that come meanwhile make the next one. */
@@ -91,8 +82,8 @@ class AppendLog implements LogFile {
   }
 
   #writeAll(buffer: Buffer): void {
-    this.#inFlight = { buffer, sizeBefore: sizeOf(this.fd) };
-    write(this.fd, buffer, 0, buffer.length, null, (error, written) => {
+    this.#inFlight = { buffer, sizeBefore: sizeOf(this.#fd) };
+    write(this.#fd, buffer, 0, buffer.length, null, (error, written) => {
       this.#inFlight = undefined;
       if (error) {
         this.#failed = true;
@@ -115,10 +106,10 @@ class AppendLog implements LogFile {
     this.#closed = true;
     try {
       const batch = this.#inFlight;
-      const landed = batch === undefined || (batch.sizeBefore >= 0 && sizeOf(this.fd) >= batch.sizeBefore + batch.buffer.length);
-      if (!landed) writeSync(this.fd, batch.buffer);
-      if (this.#pending.length > 0) writeSync(this.fd, this.#pending.join(''));
-      closeSync(this.fd);
+      const landed = batch === undefined || (batch.sizeBefore >= 0 && sizeOf(this.#fd) >= batch.sizeBefore + batch.buffer.length);
+      if (!landed) writeSync(this.#fd, batch.buffer);
+      if (this.#pending.length > 0) writeSync(this.#fd, this.#pending.join(''));
+      closeSync(this.#fd);
     } catch {
       // Exiting: there is no one left to tell.
     }

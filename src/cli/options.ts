@@ -1,12 +1,60 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import type { Argv } from 'yargs';
-import { parseBaseUrl } from '../api/base-url.js';
-import { ConfigError, UsageError } from '../errors.js';
-import { envHint, envOptions, optionLabel } from './env-options.js';
-import { STDIN_MANIFEST } from '../manifest/open.js';
+import type { Argv, MiddlewareFunction } from 'yargs';
+import { UsageError } from '../errors.js';
+import type { Selection } from '../runner/index.js';
+import { DEFAULT_BASE_URL } from './service.js';
 
-export const DEFAULT_BASE_URL = 'https://api.deapi.ai';
+/**
+ * Options a `MEDIABATCH_<OPTION>` environment variable may give (`MEDIABATCH_BUDGET`,
+ * `MEDIABATCH_POLL_MS`, …). Precedence: the flag, then the variable, then the manifest (budget),
+ * then the default. Left out on purpose: the token (MEDIABATCH_TOKEN is its only variable, and
+ * there is no flag for it), and the switches that spend or reach further than asked
+ * (`--resubmit-in-doubt`, `--partial`, `--allow-outside-files`): a variable set long ago in a
+ * profile must never pay for a job twice or send files the command line did not allow.
+ * `MEDIABATCH_BASE_URL` is read by resolveBaseUrl (service.ts), with the same precedence.
+ */
+type EnvOption = 'db' | 'budget' | 'plan' | 'concurrency' | 'out' | 'poll-ms' | 'max-result-mb' | 'retries';
+
+/** `poll-ms` → `MEDIABATCH_POLL_MS`. */
+function envName(option: EnvOption): string {
+  return `MEDIABATCH_${option.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/** Where each option filled from the environment came from, kept on the parsed arguments. */
+const SOURCES = Symbol('mediabatch option sources');
+
+type Sourced = { [SOURCES]?: Partial<Record<string, string>> };
+
+/**
+ * Middleware for a command's builder (run after yargs checked the flags): each of `options` not
+ * given as a flag takes its variable's text, as typed, and remembers where it came from. Every
+ * such option is read as a string and checked by one parser below, the same for the flag and the
+ * variable, whose message then names the variable.
+ */
+export function envOptions(options: readonly EnvOption[], env: NodeJS.ProcessEnv): MiddlewareFunction {
+  return (argv) => {
+    const record = argv as Record<string, unknown> & Sourced;
+    const sources: Partial<Record<string, string>> = {};
+    for (const option of options) {
+      const name = envName(option);
+      const value = env[name];
+      if (record[option] !== undefined || value === undefined) continue;
+      record[option] = value;
+      sources[option] = name;
+    }
+    // Several option groups add their own middleware: each adds to what the others found.
+    record[SOURCES] = { ...record[SOURCES], ...sources };
+  };
+}
+
+/** What a message calls an option: `MEDIABATCH_BUDGET` when the variable gave it, else `--budget`. */
+export function optionLabel(args: object, option: string): string {
+  return (args as Sourced)[SOURCES]?.[option] ?? `--${option}`;
+}
+
+/** For --help: where else the option may come from. */
+export function envHint(option: EnvOption): string {
+  return `env ${envName(option)}`;
+}
 
 /** The options every command shares (docs/commands.md, "Shared options"). */
 export interface SharedArgs {
@@ -50,96 +98,117 @@ export function withManifestFileOptions<T>(argv: Argv<T>): Argv<T & ManifestFile
   }) as Argv<T & ManifestFileArgs>;
 }
 
-/** The base URL from --base-url, else MEDIABATCH_BASE_URL, else the service's, checked by parseBaseUrl. */
-export function resolveBaseUrl(args: SharedArgs, env: NodeJS.ProcessEnv): string {
-  const fromFlag = args['base-url'];
-  const fromEnv = env['MEDIABATCH_BASE_URL'];
-  if (fromFlag !== undefined) return parseBaseUrl(fromFlag, '--base-url').text;
-  if (fromEnv !== undefined) return parseBaseUrl(fromEnv, 'MEDIABATCH_BASE_URL').text;
-  return DEFAULT_BASE_URL;
+/** As typed (flag or variable): parsed by parseBudget and parsePlan. */
+export interface PlanArgs {
+  plan?: string | undefined;
+  budget?: string | undefined;
+}
+
+export const PLAN_CHOICES = ['basic', 'premium', 'unlimited'] as const;
+
+export function withPlanOptions<T>(argv: Argv<T>): Argv<T & PlanArgs> {
+  return argv
+    .option('budget', {
+      type: 'string',
+      describe: `cap on the whole spend for this manifest, in USD (${envHint('budget')}; overrides the manifest)`,
+    })
+    .option('plan', {
+      type: 'string',
+      describe: `pace requests for this account plan: ${PLAN_CHOICES.join(', ')} (${envHint('plan')}; default premium, unlimited under --sim)`,
+    })
+    .middleware(envOptions(['budget', 'plan'], process.env)) as Argv<T & PlanArgs>;
+}
+
+/** What a report command prints on stdout; its files are written whatever is chosen. */
+export type OutputFormat = 'table' | 'json' | 'csv' | 'md' | 'ids' | 'jsonl';
+
+/** `--json` is `--format json`, and a table is the default. */
+export interface FormatArgs<F extends OutputFormat = OutputFormat> {
+  json: boolean;
+  format?: F | undefined;
+}
+
+/** How --help names each format; `csv` is said by the command. */
+const SAID: Record<Exclude<OutputFormat, 'csv'>, string> = {
+  table: 'table (default)',
+  json: 'json (as --json)',
+  md: 'md (markdown for a pull request or a ticket)',
+  ids: 'ids (one job id a line, for --only)',
+  jsonl: 'jsonl (one job a line, as the json document lists it)',
+};
+
+export function withFormatOption<T, F extends OutputFormat>(
+  argv: Argv<T>,
+  formats: readonly F[],
+  csvIs: string,
+): Argv<T & { format?: F | undefined }> {
+  const said = formats.map((format) => (format === 'csv' ? `csv (${csvIs})` : SAID[format as Exclude<OutputFormat, 'csv'>]));
+  return argv.option('format', {
+    choices: formats,
+    describe: `what to print: ${said.slice(0, -1).join(', ')} or ${said.at(-1) ?? ''}`,
+  }) as Argv<T & { format?: F | undefined }>;
+}
+
+/** The format asked for; `--json` with another `--format` is two answers to one question. */
+export function resolveFormat<F extends OutputFormat>(args: FormatArgs<F>): F | 'table' | 'json' {
+  if (args.json && args.format !== undefined && args.format !== 'json') {
+    throw new UsageError(`--json and --format ${args.format} ask for two different outputs; give one (--json is --format json)`);
+  }
+  return args.json ? 'json' : (args.format ?? 'table');
+}
+
+/** A flag given once is a string; given again, yargs makes the values a list. */
+type Repeated = string | string[] | undefined;
+
+export interface SelectionArgs {
+  only?: Repeated;
+  tag?: Repeated;
+  redo?: Repeated;
 }
 
 /**
- * The token, from `--token-file` or MEDIABATCH_TOKEN only: a `--token` flag would show in `ps`
- * and in shell history. The value never goes into a message.
+ * `--only`, `--tag` and `--redo` of run and estimate. Repeatable rather than greedy lists, so
+ * nothing after them is taken for a value (the manifest may come last); ids never hold a comma,
+ * so `--only` and `--redo` also take comma lists, which is how a shell pastes many of them:
+ * `--only "$(mediabatch status book.yaml --state failed --format ids | paste -sd, -)"`.
  */
-export function readToken(args: SharedArgs, env: NodeJS.ProcessEnv): string {
-  const file = args['token-file'];
-  if (file !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-      throw new ConfigError(`--token-file ${file}: cannot read it (${code}); give a readable file holding the API token`, 'E_TOKEN');
-    }
-    const token = text.trim();
-    if (token === '') throw new ConfigError(`--token-file ${file} is empty; put the API token in it`, 'E_TOKEN');
-    if (/\s/.test(token)) throw new ConfigError(`--token-file ${file}: expected one token on one line`, 'E_TOKEN');
-    return token;
+export function withSelectionOptions<T>(argv: Argv<T>, command: 'run' | 'estimate'): Argv<T & SelectionArgs> {
+  const verb = command === 'run' ? 'send' : 'count as to send';
+  const redo =
+    command === 'run'
+      ? 'generate these done or failed jobs again, on purpose (priced and budgeted; an earlier result is kept beside the new one)'
+      : 'count these done or failed jobs as generated again (priced and budgeted as run --redo would)';
+  return argv
+    .option('only', {
+      type: 'string',
+      describe: `${verb} only jobs whose id matches: an id, or a glob with * ? [...] ("ch-0*"); repeatable, or a comma list`,
+    })
+    .option('tag', { type: 'string', describe: `${verb} only jobs carrying this tag (any of them, when repeated)` })
+    .option('redo', { type: 'string', describe: `${redo}; repeatable, or a comma list` }) as Argv<T & SelectionArgs>;
+}
+
+/** The selection the flags ask for; an empty value is refused (it would pick nothing, or everything). */
+export function parseSelection(args: SelectionArgs): Selection {
+  const only = values('--only', args.only, true);
+  const tags = values('--tag', args.tag, false);
+  const redo = values('--redo', args.redo, true);
+  const globs = redo.filter((id) => /[*?[]/.test(id));
+  if (globs.length > 0) {
+    throw new UsageError(`--redo takes ids of done or failed jobs, not patterns: got ${globs.map((g) => JSON.stringify(g)).join(', ')} (list them with: mediabatch status <manifest> --state done,failed --format ids)`);
   }
-  const token = env['MEDIABATCH_TOKEN']?.trim();
-  if (token === undefined || token === '') {
-    throw new ConfigError(
-      'no API token: set MEDIABATCH_TOKEN or pass --token-file PATH (or try --sim to use the built-in simulator)',
-      'E_TOKEN',
-    );
+  return { only, tags, redo };
+}
+
+function values(flag: string, given: Repeated, commas: boolean): string[] {
+  if (given === undefined) return [];
+  const all = (Array.isArray(given) ? given : [given]).flatMap((value) => (commas ? String(value).split(',') : [String(value)]));
+  // Ids never hold spaces: ` a, b` is two ids. A tag is taken as typed.
+  const kept = commas ? all.map((value) => value.trim()) : all;
+  if (kept.some((value) => value.trim() === '')) {
+    const what = flag === '--tag' ? 'a tag' : flag === '--redo' ? 'an id' : 'an id or a glob such as "ch-0*"';
+    throw new UsageError(`${flag}: expected ${what}, got an empty value${commas ? ' (or an empty item of a comma list)' : ''}`);
   }
-  return token;
-}
-
-export interface ManifestPaths {
-  manifest: string;
-  db: string;
-  out: string;
-  /** Written by `estimate` only. */
-  estimateJson: string;
-  estimateCsv: string;
-  estimateGroupsCsv: string;
-  estimateMd: string;
-  /**
-   * Written by `run` only: before its first submit (the trace of sent requests that outlives a
-   * lost ledger) and again at its end. `estimate` never touches these.
-   */
-  runJson: string;
-  runCsv: string;
-  /** `<name>.report.json`, what mediabatch 0.1 wrote for both: still read as a trace of a run. */
-  legacyReport: string;
-  /** The review page: written by `report`, and by `run` when it ends. */
-  reportHtml: string;
-}
-
-/**
- * Files that live beside a manifest `<dir>/<name>.yaml`: ledger, results folder, reports. A
- * ledger given with `--db` names the results folder and the reports instead (`--db x.mediabatch.db`:
- * `x.out/`, `x.run.json` beside the manifest): `a.yaml` and `a.yml` in one folder, or two
- * ledgers of one manifest, then never share a folder or overwrite each other's reports.
- */
-export function manifestPaths(manifestArg: string, dbArg?: string, outArg?: string): ManifestPaths {
-  const manifest = path.resolve(manifestArg);
-  requireNamesForStdin({ manifest: manifestArg, db: dbArg }, false);
-  // Jobs from stdin keep their reports beside the ledger they were given.
-  const dir = path.dirname(manifestArg === STDIN_MANIFEST && dbArg !== undefined ? path.resolve(dbArg) : manifest);
-  const name = dbArg === undefined ? path.basename(manifest).replace(/\.ya?ml$/i, '') : ledgerStem(dbArg);
-  return {
-    manifest,
-    db: path.resolve(dbArg ?? path.join(dir, `${name}.mediabatch.db`)),
-    out: path.resolve(outArg ?? path.join(dir, `${name}.out`)),
-    estimateJson: path.join(dir, `${name}.estimate.json`),
-    estimateCsv: path.join(dir, `${name}.estimate.csv`),
-    estimateGroupsCsv: path.join(dir, `${name}.estimate.groups.csv`),
-    estimateMd: path.join(dir, `${name}.estimate.md`),
-    runJson: path.join(dir, `${name}.run.json`),
-    runCsv: path.join(dir, `${name}.run.csv`),
-    legacyReport: path.join(dir, `${name}.report.json`),
-    reportHtml: path.join(dir, `${name}.report.html`),
-  };
-}
-
-/** `x.mediabatch.db` → `x`; `x.db` → `x`; `x` → `x`. */
-function ledgerStem(db: string): string {
-  const base = path.basename(db);
-  return base.replace(/\.mediabatch\.db$/i, '').replace(/\.[^.]*$/, '') || base;
+  return [...new Set(kept)];
 }
 
 /*
@@ -188,13 +257,9 @@ export function parseWholeNumber(flag: string, value: unknown, range: { min: num
   return n;
 }
 
-export function parseUsd(flag: string, value: unknown): number | undefined {
-  return parseDecimal(flag, value, { min: 0, expected: 'a number of USD ≥ 0 (such as 25 or 12.50)' });
-}
-
-/** `--budget` or MEDIABATCH_BUDGET (the label names which); undefined when neither is given. */
+/** `--budget`, MEDIABATCH_BUDGET or `--balance` (the label names which); undefined when not given. */
 export function parseBudget(value: unknown, label = '--budget'): number | undefined {
-  return parseUsd(label, value);
+  return parseDecimal(label, value, { min: 0, expected: 'a number of USD ≥ 0 (such as 25 or 12.50)' });
 }
 
 export const DEFAULT_CONCURRENCY = 8;
@@ -204,8 +269,6 @@ export function parseConcurrency(args: { concurrency?: string | undefined }): nu
   return parseWholeNumber(optionLabel(args, 'concurrency'), args.concurrency, { min: 1, max: 64 }) ?? DEFAULT_CONCURRENCY;
 }
 
-export const PLAN_CHOICES = ['basic', 'premium', 'unlimited'] as const;
-
 /** `--plan` or MEDIABATCH_PLAN, read as typed so that both are refused with the same words. */
 export function parsePlan(label: string, value: unknown): (typeof PLAN_CHOICES)[number] | undefined {
   const text = flagText(label, value);
@@ -213,15 +276,4 @@ export function parsePlan(label: string, value: unknown): (typeof PLAN_CHOICES)[
   const plan = PLAN_CHOICES.find((choice) => choice === text.trim());
   if (plan === undefined) throw new UsageError(`${label}: expected one of ${PLAN_CHOICES.map((c) => `"${c}"`).join(', ')}, got ${given(text)}`);
   return plan;
-}
-
-/**
- * Jobs read from stdin (the manifest `-`) have no file to name the ledger, the results folder and
- * the reports after: the ledger must be given (`--db`), and for a run the results folder (`--out`).
- */
-export function requireNamesForStdin(args: { manifest: string; db?: string | undefined; out?: string | undefined }, run: boolean): void {
-  if (args.manifest !== STDIN_MANIFEST) return;
-  const missing = [args.db === undefined ? '--db PATH' : undefined, run && args.out === undefined ? '--out DIR' : undefined].filter((flag) => flag !== undefined);
-  if (missing.length === 0) return;
-  throw new UsageError(`reading jobs from stdin (the manifest -) needs ${missing.join(' and ')}: there is no manifest file to name ${run ? 'them' : 'it'} after`);
 }

@@ -19,28 +19,22 @@ export function stdoutOpen(): boolean {
 }
 
 /**
- * Writes to stdout and resolves once the data is handed to the OS, so an exit cannot cut it.
- * A stdout nobody reads any more resolves at once: there is no one left to tell.
+ * Writes text chunks to stdout as fast as the reader takes them (a million-job document is never
+ * one string), and resolves once the last is handed to the OS, so an exit cannot cut it. A stdout
+ * that nobody reads any more ends the writing: there is no one left to tell.
  */
-export function writeStdout(text: string): Promise<void> {
-  return new Promise((resolve) => {
-    if (!isOpen(process.stdout)) return resolve();
-    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`, () => resolve());
-  });
-}
-
-/**
- * Writes a document's text chunks to stdout as fast as the reader takes them (a million-job
- * document is never one string), and resolves once the last is handed to the OS. A stdout that
- * nobody reads any more ends the writing: there is no one left to tell.
- */
-export async function writeStdoutChunks(chunks: AsyncIterable<string>): Promise<void> {
+export async function writeStdoutChunks(chunks: AsyncIterable<string> | Iterable<string>): Promise<void> {
   const out = process.stdout;
   for await (const chunk of chunks) {
     if (!isOpen(out)) return;
     if (!out.write(chunk)) await drainedOrGone(out);
   }
   await new Promise<void>((resolve) => (isOpen(out) ? out.write('', () => resolve()) : resolve()));
+}
+
+/** A text on stdout, ended by a newline. */
+export function writeStdout(text: string): Promise<void> {
+  return writeStdoutChunks([text.endsWith('\n') ? text : `${text}\n`]);
 }
 
 function drainedOrGone(stream: NodeJS.WriteStream): Promise<void> {
@@ -61,6 +55,9 @@ export function writeJson(value: unknown): Promise<void> {
 export function writeJsonDocument(document: object): Promise<void> {
   return writeJson({ schema_version: 1, ...document });
 }
+
+/** The exit code of an unexpected internal error: a bug, reported with its stack on stderr. */
+export const INTERNAL_ERROR_EXIT = 70;
 
 /**
  * Whether the command line asks for --json (or --format json), read from the raw arguments (the

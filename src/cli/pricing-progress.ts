@@ -2,17 +2,13 @@ import type { Clock } from '../clock.js';
 import type { PlanLimits } from '../jobs/plans.js';
 import type { PricingProgress, RunEvent } from '../runner/index.js';
 import { stamp } from './clock.js';
+import type { Pause } from './eta.js';
 import { pauseText } from './event-text.js';
 
 export interface PricingTicker {
   /** Takes the price class's pauses into account. */
   onEvent(event: RunEvent): void;
   stop(): void;
-}
-
-interface Pause {
-  untilMs: number;
-  reason: string;
 }
 
 /**

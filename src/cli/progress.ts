@@ -10,8 +10,6 @@ import { TimeLeft, type Pause, type RateView } from './eta.js';
 import { describeEvent, pauseText } from './event-text.js';
 import { logLine } from './output.js';
 
-export { describeEvent };
-
 export interface ProgressSnapshot {
   counts: Record<string, number>;
   spentMicro: MicroUsd;

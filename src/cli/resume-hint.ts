@@ -6,26 +6,35 @@
  * must never bring back what the user overrode, such as the manifest's larger budget.
  */
 
-/**
- * The options left out, each with whether it takes a value. Sending in-doubt jobs again may pay
- * for them twice: a person decides each time. A redo already under way goes on without --redo
- * (its jobs are to send or on their way), and one that finished would be generated, and paid
- * for, once more.
- */
-export const NOT_REPEATED: Readonly<Record<string, 'switch' | 'value'>> = { 'resubmit-in-doubt': 'switch', redo: 'value' };
+import type { UnjoinedSplit } from '../runner/index.js';
 
-export interface ResumeCommand {
-  /** `mediabatch run book.yaml --budget 2 --out 'my results'` */
-  text: string;
-  /** The options of NOT_REPEATED (those asked to be left out) that were given and left out. */
-  leftOut: string[];
-}
+/**
+ * The options left out, each with whether it takes a value and why it is not in the command to
+ * paste. Sending in-doubt jobs again may pay for them twice: a person decides each time. A redo
+ * already under way goes on without --redo (its jobs are to send or on their way), and one that
+ * finished would be generated, and paid for, once more.
+ */
+const NOT_REPEATED: Readonly<Record<string, { takes: 'switch' | 'value'; why: string }>> = {
+  'resubmit-in-doubt': {
+    takes: 'switch',
+    why: 'without --resubmit-in-doubt: add it again only once you have checked that no result came for the jobs in doubt',
+  },
+  redo: {
+    takes: 'value',
+    why: 'without --redo: the jobs it sent again are collected (or sent) by the plain command; one it had not reached yet is still done or failed, so name it with --redo again',
+  },
+};
 
 /**
  * `argv`: the arguments after the program's name, the command `run` among them. `leaveOut`:
- * which of NOT_REPEATED to leave out (a run that sent nothing may repeat --redo).
+ * which of NOT_REPEATED to leave out (a run that sent nothing may repeat --redo). Answers the
+ * command (`mediabatch run book.yaml --budget 2 --out 'my results'`) and those of `leaveOut`
+ * that were given and left out.
  */
-export function resumeCommand(argv: readonly string[], leaveOut: readonly string[] = Object.keys(NOT_REPEATED)): ResumeCommand {
+export function resumeCommand(
+  argv: readonly string[],
+  leaveOut: readonly string[] = Object.keys(NOT_REPEATED),
+): { text: string; leftOut: string[] } {
   const commandAt = argv.indexOf('run');
   const args = argv.filter((_, i) => i !== commandAt);
   const kept: string[] = [];
@@ -45,7 +54,7 @@ export function resumeCommand(argv: readonly string[], leaveOut: readonly string
     const next = args[i + 1];
     // A switch takes a following `true` or `false` as its value; an option its next argument.
     if (arg.includes('=') || next === undefined) continue;
-    if (NOT_REPEATED[name] === 'value' || next === 'true' || next === 'false') i += 1;
+    if (NOT_REPEATED[name].takes === 'value' || next === 'true' || next === 'false') i += 1;
   }
   return { text: ['mediabatch', 'run', ...kept].map(shellQuote).join(' '), leftOut: [...leftOut] };
 }
@@ -61,4 +70,19 @@ function flagName(arg: string): string | undefined {
 export function shellQuote(arg: string): string {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
   return `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The command to paste, and why an option is not in it when it was given. */
+export function resumeHint(argv: readonly string[], leaveOut?: readonly string[]): string {
+  const { text, leftOut } = resumeCommand(argv, leaveOut);
+  return leftOut.length === 0 ? text : `${text} (${leftOut.map((name) => NOT_REPEATED[name]?.why).join('; ')})`;
+}
+
+/** What keeps each split job from its joined file, and the command that sends only those parts. */
+export function unjoinedLines(unjoined: readonly UnjoinedSplit[], argv: readonly string[]): string[] {
+  const command = resumeCommand(argv).text;
+  return unjoined.map(({ id, failedParts }) => {
+    const [them, those] = failedParts.length === 1 ? ['it', 'that part'] : ['them', 'those parts'];
+    return `job "${id}" cannot be joined: ${failedParts.join(', ')} failed and no run sends ${them} again by itself. To generate only ${those} (priced and budgeted; the done parts are not paid again), then join: ${command} --redo ${failedParts.join(',')}`;
+  });
 }

@@ -8,8 +8,9 @@ import type { RunEvent, RunPlan } from '../runner/index.js';
 import { snakeCaseKeys } from '../report/events.js';
 import type { StatusSummary } from '../report/status.js';
 import { errorDocument } from './error-document.js';
-import { openLogFile, type LogFile, type LogRecord } from './log-file.js';
-import { resolveBaseUrl } from './options.js';
+import { LogFile, type LogRecord } from './log-file.js';
+import type { SharedArgs } from './options.js';
+import { resolveBaseUrl } from './service.js';
 import { logLine } from './output.js';
 
 /** Filled in by the run once it has its summary, for the log's last line. */
@@ -24,13 +25,13 @@ export interface RunLogEnd {
  * A file that cannot be opened throws before `work` starts (exit 4, nothing sent).
  */
 export async function withRunLog(
-  args: Readonly<Record<string, unknown>> & { 'log-file'?: string | undefined },
+  args: SharedArgs & { 'log-file'?: string | undefined },
   manifestPath: string,
   work: (log: LogFile | undefined, end: RunLogEnd) => Promise<number>,
   clock: Clock,
 ): Promise<number> {
   const file = args['log-file'] ?? (process.env['MEDIABATCH_LOG_FILE'] || undefined);
-  const log = file === undefined ? undefined : openLogFile(file, (message) => logLine(`warning: ${message}`), clock);
+  const log = file === undefined ? undefined : new LogFile(file, (message) => logLine(`warning: ${message}`), clock);
   const end: RunLogEnd = {};
   try {
     log?.write(runStartRecord(args, manifestPath));
@@ -64,7 +65,7 @@ const SECRET = /token|secret|password|credential/i;
  * The run's first line: every option given, as parsed (kebab-case keys become snake_case),
  * with the base URL only as checked (a URL with a password in it is refused, never logged).
  */
-export function runStartRecord(args: Readonly<Record<string, unknown>>, manifestPath: string): LogRecord {
+function runStartRecord(args: SharedArgs, manifestPath: string): LogRecord {
   const options: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(args)) {
     // yargs also gives each kebab-case key in camelCase, and its own `_` and `$0`.
@@ -75,10 +76,10 @@ export function runStartRecord(args: Readonly<Record<string, unknown>>, manifest
   return { event: 'run_start', pid: process.pid, manifest: manifestPath, base_url: checkedBaseUrl(args), options };
 }
 
-function checkedBaseUrl(args: Readonly<Record<string, unknown>>): string | undefined {
-  if (args['sim'] === true) return undefined;
+function checkedBaseUrl(args: SharedArgs): string | undefined {
+  if (args.sim) return undefined;
   try {
-    return resolveBaseUrl({ 'base-url': args['base-url'] as string | undefined, json: false, sim: false }, process.env);
+    return resolveBaseUrl(args, process.env);
   } catch {
     return undefined;
   }
@@ -104,7 +105,7 @@ export function runPlanRecord(plan: RunPlan, total: number, planName: string): L
 }
 
 /** The run's last line: its exit code, the counts and spend when it got that far, the error when one ended it. */
-export function runEndRecord(exitCode: number, summary: StatusSummary | undefined, error?: unknown): LogRecord {
+function runEndRecord(exitCode: number, summary: StatusSummary | undefined, error?: unknown): LogRecord {
   const record: LogRecord = { event: 'run_end', exit_code: exitCode };
   if (summary !== undefined) {
     record['counts'] = summary.counts;

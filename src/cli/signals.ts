@@ -16,11 +16,6 @@ function onStopSignals(handler: (name: NodeJS.Signals) => void): () => void {
   };
 }
 
-export interface StopControl {
-  signal: AbortSignal;
-  dispose(): void;
-}
-
 /**
  * Until a command handles signals itself, the first stop signal exits at once with 130:
  * no generation request can be in flight then (a run sends none before its handlers are in).
@@ -72,7 +67,7 @@ export function installStopHandlers(
   log: (line: string) => void,
   inFlight?: InFlightWait,
   onStop?: (name: NodeJS.Signals, forced: boolean) => void,
-): StopControl {
+): { signal: AbortSignal; dispose(): void } {
   const restore = suspendExitNow();
   const controller = new AbortController();
   let reminder: NodeJS.Timeout | undefined;

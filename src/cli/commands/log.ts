@@ -1,51 +1,42 @@
-import type { CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import { escapeControlChars } from '../../control-chars.js';
 import { UsageError } from '../../errors.js';
 import { eventsCsv, eventsJsonl } from '../../report/events.js';
 import type { EventRow, Ledger } from '../../store/index.js';
-import type { CommandResult } from '../main.js';
 import { openLedgerToRead } from '../ledger.js';
-import { withSharedOptions, type SharedArgs } from '../options.js';
+import { withSharedOptions } from '../options.js';
 import { stdoutOpen, writeStdout } from '../output.js';
 
 const FORMATS = ['jsonl', 'csv'] as const;
 
-interface LogArgs extends SharedArgs {
-  manifest: string;
-  format: (typeof FORMATS)[number];
-  job?: string | undefined;
-}
-
 /** Events read and printed at a time: the output streams, whatever the size of the log. */
 const WINDOW = 2_000;
 
-export function logCommand(result: CommandResult): CommandModule<object, LogArgs> {
-  return {
-    command: 'log <manifest>',
-    describe: "print the ledger's event history, oldest first (reads the ledger only)",
-    builder: (y) =>
-      withSharedOptions(y)
-        .positional('manifest', { type: 'string', demandOption: true })
-        .option('format', { choices: FORMATS, default: 'jsonl' as const, describe: 'one JSON document a line, or CSV with a header' })
-        .option('job', { type: 'string', describe: "only this job's events" }),
-    handler: async (args) => {
-      const ledger = await openLedgerToRead(args.manifest, args.db);
-      try {
-        if (args.job !== undefined) await checkJob(ledger, args.job, args.manifest);
-        let header = args.format === 'csv';
-        for await (const window of eventWindows(ledger, args.job)) {
-          if (!stdoutOpen()) break;
-          await writeStdout(args.format === 'csv' ? eventsCsv(window, { header }) : eventsJsonl(window));
-          header = false;
-        }
-        // A log with no event yet still gets its header, so a script reads the columns.
-        if (header) await writeStdout(eventsCsv([], { header }));
-        result.exitCode = 0;
-      } finally {
-        await ledger.close();
-      }
-    },
-  };
+export function builder(y: Argv) {
+  return withSharedOptions(y)
+    .positional('manifest', { type: 'string', demandOption: true })
+    .option('format', { choices: FORMATS, default: 'jsonl' as const, describe: 'one JSON document a line, or CSV with a header' })
+    .option('job', { type: 'string', describe: "only this job's events" });
+}
+
+type LogArgs = Awaited<ReturnType<typeof builder>['argv']>;
+
+export async function handler(args: LogArgs): Promise<number> {
+  const ledger = await openLedgerToRead(args.manifest, args.db);
+  try {
+    if (args.job !== undefined) await checkJob(ledger, args.job, args.manifest);
+    let header = args.format === 'csv';
+    for await (const window of eventWindows(ledger, args.job)) {
+      if (!stdoutOpen()) break;
+      await writeStdout(args.format === 'csv' ? eventsCsv(window, { header }) : eventsJsonl(window));
+      header = false;
+    }
+    // A log with no event yet still gets its header, so a script reads the columns.
+    if (header) await writeStdout(eventsCsv([], { header }));
+    return 0;
+  } finally {
+    await ledger.close();
+  }
 }
 
 async function checkJob(ledger: Ledger, jobId: string, manifest: string): Promise<void> {

@@ -1,38 +1,29 @@
 import { JOB_TYPES, type JobType } from '../../jobs/index.js';
-import type { CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import type { Model } from '../../api/types.js';
 import type { ModelsDocument } from '../../report/document-schemas.js';
 import { escapeControlChars } from '../../control-chars.js';
-import type { CommandResult } from '../main.js';
-import { withSharedOptions, type SharedArgs } from '../options.js';
+import { withSharedOptions } from '../options.js';
 import { writeJsonDocument, writeStdout } from '../output.js';
 import { openService } from '../service.js';
 
-interface ModelsArgs extends SharedArgs {
-  type?: JobType | undefined;
+export function builder(y: Argv) {
+  return withSharedOptions(y).option('type', { choices: JOB_TYPES, describe: 'only models of this type' });
 }
 
-export function modelsCommand(result: CommandResult): CommandModule<object, ModelsArgs> {
-  return {
-    command: 'models',
-    describe: 'list the models of the account, with voices, languages and limits',
-    builder: (y) =>
-      withSharedOptions(y).option('type', { choices: JOB_TYPES, describe: 'only models of this type' }),
-    handler: async (args) => {
-      const service = await openService(args, process.env);
-      try {
-        const types: readonly JobType[] = args.type === undefined ? JOB_TYPES : [args.type];
-        const models = (await service.client.listModels({ types })).filter((m) =>
-          m.inferenceTypes.some((t) => types.includes(t as JobType)),
-        );
-        if (args.json) await writeJsonDocument({ models: models.map(modelJson) });
-        else await writeStdout(formatModels(models));
-        result.exitCode = 0;
-      } finally {
-        await service.close();
-      }
-    },
-  };
+type ModelsArgs = Awaited<ReturnType<typeof builder>['argv']>;
+
+export async function handler(args: ModelsArgs): Promise<number> {
+  const service = await openService(args, process.env);
+  try {
+    const types: readonly JobType[] = args.type === undefined ? JOB_TYPES : [args.type];
+    const models = (await service.client.listModels({ types })).filter((m) => m.inferenceTypes.some((t) => types.includes(t as JobType)));
+    if (args.json) await writeJsonDocument({ models: models.map(modelJson) });
+    else await writeStdout(formatModels(models));
+    return 0;
+  } finally {
+    await service.close();
+  }
 }
 
 /** A model in the `models --json` document: the client's names back in snake_case. */

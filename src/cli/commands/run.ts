@@ -1,161 +1,130 @@
-import type { CommandModule } from 'yargs';
+import { existsSync } from 'node:fs';
+import type { Argv } from 'yargs';
 import { ExitCode } from '../../errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_UPLOAD_TIMEOUT_MS } from '../../api/client.js';
-import type { InFlight, RunEvent } from '../../runner/context.js';
-import { createRunProgress, DEFAULT_MAX_RESULT_BYTES, DEFAULT_RETRY_FAILED, limitsOf, refuseLostLedger, run, type RunOutcome, type Selection } from '../../runner/index.js';
+import type { InFlight } from '../../runner/context.js';
+import * as runner from '../../runner/index.js';
 import { errorJson } from '../../report/error-json.js';
 import { statusJsonChunks } from '../../report/status-document.js';
-import { formatStatusText, submittedLines, type StatusSummary } from '../../report/status.js';
+import { formatStatusText, submittedLines } from '../../report/status.js';
 import { runJobs } from '../../runner/reports.js';
-import type { CommandResult } from '../main.js';
-import { envHint, envOptions, optionLabel } from '../env-options.js';
-import { manifestPaths, parseConcurrency, requireNamesForStdin, parseWholeNumber, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
+import type { CommandContext } from '../app.js';
+import { printEvent } from '../event-text.js';
+import { manifestPaths, requireNamesForStdin } from '../ledger.js';
+import * as options from '../options.js';
 import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
-import { stamp, untilText } from '../clock.js';
+import { untilText } from '../clock.js';
 import type { LogFile } from '../log-file.js';
 import { startPricingTicker } from '../pricing-progress.js';
-import { describeEvent, loadLiveRenderer, startProgress, type Progress } from '../progress.js';
-import { resumeCommand } from '../resume-hint.js';
+import { loadLiveRenderer, startProgress, type Progress } from '../progress.js';
+import { resumeHint, unjoinedLines } from '../resume-hint.js';
 import { runEventRecord, runPlanRecord, withRunLog, type RunLogEnd } from '../run-log.js';
-import { openWorkSession, withPlanOptions, type PlanArgs, type WorkSession } from '../session.js';
+import { openWorkSession, type WorkSession } from '../session.js';
 import { installStopHandlers, type InFlightWait } from '../signals.js';
-import { existsSync } from 'node:fs';
-import { webhookSettings, withWebhookOptions, type WebhookArgs } from '../webhook-options.js';
-import { parseSelection, withSelectionOptions, type SelectionArgs } from '../selection-options.js';
-import type { UnjoinedSplit, WebhookSettings } from '../../runner/index.js';
-import type { Clock } from '../../clock.js';
-
-interface RunArgs extends SharedArgs, PlanArgs, ManifestFileArgs, WebhookArgs, SelectionArgs {
-  manifest: string;
-  'log-file'?: string | undefined;
-  /** As typed, like poll-ms: parsed in the handler. */
-  concurrency?: string | undefined;
-  wait: boolean;
-  out?: string | undefined;
-  'resubmit-in-doubt': boolean;
-  partial: boolean;
-  'poll-ms'?: string | undefined;
-  'max-result-mb'?: string | undefined;
-  retries?: string | undefined;
-}
-
-/** The numeric flags, parsed. */
-interface RunNumbers {
-  concurrency: number;
-  pollMs: number | undefined;
-  maxResultMb: number;
-  webhooks: WebhookSettings | undefined;
-  retries: number;
-  select: Selection;
-}
+import { webhookSettings, withWebhookOptions } from '../webhook-options.js';
 
 const MIB = 1024 * 1024;
-const DEFAULT_MAX_RESULT_MB = DEFAULT_MAX_RESULT_BYTES / MIB;
-const MAX_RESULT_MB_CEILING = 10_240;
-const MAX_RETRIES = 20;
+const DEFAULT_MAX_RESULT_MB = runner.DEFAULT_MAX_RESULT_BYTES / MIB;
 
-/** `argv`: the command line as typed, which the resume hint repeats. */
-export function runCommand(result: CommandResult, argv: readonly string[], clock: Clock): CommandModule<object, RunArgs> {
+export function builder(y: Argv) {
+  const env = options.envHint;
+  const shared = options.withPlanOptions(options.withSharedOptions(y));
+  return options
+    .withSelectionOptions(withWebhookOptions(options.withManifestFileOptions(shared)), 'run')
+    .positional('manifest', { type: 'string', demandOption: true })
+    .option('concurrency', { type: 'string', describe: `submits in flight at once (${env('concurrency')}; default 8)` })
+    .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })
+    .option('out', { type: 'string', describe: `results folder (${env('out')}; default: <manifest>.out/ beside the manifest)` })
+    .option('resubmit-in-doubt', { type: 'boolean', default: false, describe: 'send in-doubt jobs again (they may be paid twice)' })
+    .option('partial', { type: 'boolean', default: false, describe: 'over budget: send what fits in manifest order, skip the rest' })
+    .option('poll-ms', {
+      type: 'string',
+      describe: `first status poll after MS for every kind, backing off to 6×MS (${env('poll-ms')}; default: the service's pace, 1.5 s audio, 5 s video)`,
+    })
+    .option('max-result-mb', {
+      type: 'string',
+      describe: `refuse (and collect on a later run) results larger than this many megabytes (${env('max-result-mb')}; default ${DEFAULT_MAX_RESULT_MB})`,
+    })
+    .option('retries', {
+      type: 'string',
+      describe: `send a job that failed at the service, retryable and refunded, again within this run, up to N more times (${env('retries')}; default ${runner.DEFAULT_RETRY_FAILED}; 0: leave it failed)`,
+    })
+    .option('log-file', { type: 'string', describe: 'append every event to this file as JSON Lines (env MEDIABATCH_LOG_FILE)' })
+    .middleware(options.envOptions(['concurrency', 'out', 'poll-ms', 'max-result-mb', 'retries'], process.env));
+}
+
+/** The runner's options from the command line, each checked before anything is opened. */
+function runOptions(args: RunArgs) {
+  const whole = (option: string, range: { min: number; max: number; unit: string }) =>
+    options.parseWholeNumber(options.optionLabel(args, option), args[option as keyof RunArgs], range);
+  const pollMs = whole('poll-ms', { min: 10, max: 600_000, unit: 'milliseconds' });
+  const maxResultMb = whole('max-result-mb', { min: 1, max: 10_240, unit: 'megabytes' }) ?? DEFAULT_MAX_RESULT_MB;
   return {
-    command: 'run <manifest>',
-    describe: 'estimate, enforce the budget, submit, follow and download; run it again to resume',
-    builder: (y) =>
-      withSelectionOptions(withWebhookOptions(withManifestFileOptions(withPlanOptions(withSharedOptions(y)))), 'run')
-        .positional('manifest', { type: 'string', demandOption: true })
-        .option('concurrency', { type: 'string', describe: `submits in flight at once (${envHint('concurrency')}; default 8)` })
-        .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })
-        .option('out', { type: 'string', describe: `results folder (${envHint('out')}; default: <manifest>.out/ beside the manifest)` })
-        .option('resubmit-in-doubt', { type: 'boolean', default: false, describe: 'send in-doubt jobs again (they may be paid twice)' })
-        .option('partial', { type: 'boolean', default: false, describe: 'over budget: send what fits in manifest order, skip the rest' })
-        .option('poll-ms', {
-          type: 'string',
-          describe: `first status poll after MS for every kind, backing off to 6×MS (${envHint('poll-ms')}; default: the service's pace, 1.5 s audio, 5 s video)`,
-        })
-        .option('max-result-mb', {
-          type: 'string',
-          describe: `refuse (and collect on a later run) results larger than this many megabytes (${envHint('max-result-mb')}; default ${DEFAULT_MAX_RESULT_MB})`,
-        })
-        .option('retries', {
-          type: 'string',
-          describe: `send a job that failed at the service, retryable and refunded, again within this run, up to N more times (${envHint('retries')}; default ${DEFAULT_RETRY_FAILED}; 0: leave it failed)`,
-        })
-        .option('log-file', { type: 'string', describe: 'append every event to this file as JSON Lines (env MEDIABATCH_LOG_FILE)' })
-        .middleware(envOptions(['concurrency', 'out', 'poll-ms', 'max-result-mb', 'retries'], process.env)),
-    handler: async (args) => {
-      const numbers: RunNumbers = {
-        concurrency: parseConcurrency(args),
-        pollMs: parseWholeNumber(optionLabel(args, 'poll-ms'), args['poll-ms'], { min: 10, max: 600_000, unit: 'milliseconds' }),
-        maxResultMb:
-          parseWholeNumber(optionLabel(args, 'max-result-mb'), args['max-result-mb'], { min: 1, max: MAX_RESULT_MB_CEILING, unit: 'megabytes' }) ??
-          DEFAULT_MAX_RESULT_MB,
-        webhooks: webhookSettings(args, process.env),
-        retries: parseWholeNumber(optionLabel(args, 'retries'), args.retries, { min: 0, max: MAX_RETRIES, unit: 'retries' }) ?? DEFAULT_RETRY_FAILED,
-        select: parseSelection(args),
-      };
-      requireNamesForStdin(args, true);
-      const paths = manifestPaths(args.manifest, args.db, args.out);
-      // The log opens first: a log file that cannot be written stops the run before anything is sent.
-      result.exitCode = await withRunLog(args, paths.manifest, async (log, end) => {
-        // Before the ledger is opened (which would create an empty one) as well as after, in run().
-        if (!existsSync(paths.db)) refuseLostLedger(paths);
-        const session = await openWorkSession(args, { command: 'run', run: true, clock });
-        let failure: unknown;
-        try {
-          return await runWithDisplay(session, { args, numbers, argv, log, end, clock }, result);
-        } catch (error) {
-          failure = error;
-          throw error;
-        } finally {
-          await session.close(failure);
-        }
-      }, clock);
-    },
+    concurrency: options.parseConcurrency(args),
+    noWait: !args.wait,
+    resubmitInDoubt: args['resubmit-in-doubt'],
+    partial: args.partial,
+    select: options.parseSelection(args),
+    retryFailed: whole('retries', { min: 0, max: 20, unit: 'retries' }) ?? runner.DEFAULT_RETRY_FAILED,
+    poll: pollMs !== undefined ? { firstMs: pollMs } : args.sim ? ('simulator' as const) : ('service' as const),
+    maxResultBytes: maxResultMb * MIB,
+    webhooks: webhookSettings(args, process.env),
   };
 }
 
-/** What a run's display needs beside the session: the parsed options, the command line, the log. */
-interface RunDisplay {
-  args: RunArgs;
-  numbers: RunNumbers;
-  argv: readonly string[];
-  log: LogFile | undefined;
-  /** Where the summary goes for the log's last line. */
-  end: RunLogEnd;
-  clock: Clock;
+type RunArgs = Awaited<ReturnType<typeof builder>['argv']>;
+
+export async function handler(args: RunArgs, context: CommandContext): Promise<number> {
+  const asked = runOptions(args);
+  requireNamesForStdin(args, true);
+  const paths = manifestPaths(args.manifest, args.db, args.out);
+  // The log opens first: a log file that cannot be written stops the run before anything is sent.
+  return withRunLog(args, paths.manifest, async (log, end) => {
+    // Before the ledger is opened (which would create an empty one) as well as after, in run().
+    if (!existsSync(paths.db)) runner.refuseLostLedger(paths);
+    const session = await openWorkSession(args, { command: 'run', run: true, clock: context.clock });
+    let failure: unknown;
+    try {
+      return await runWithDisplay(session, asked, { json: args.json, log, end }, context);
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      await session.close(failure);
+    }
+  }, context.clock);
 }
 
 /** Calls the runner with the terminal's stop handlers and progress display around it, then renders the end. */
-async function runWithDisplay(session: WorkSession, display: RunDisplay, result: CommandResult): Promise<number> {
-  const { ledger, manifest } = session;
-  const { args, numbers, log, clock } = display;
+async function runWithDisplay(
+  session: WorkSession,
+  asked: ReturnType<typeof runOptions>,
+  display: { json: boolean; log: LogFile | undefined; end: RunLogEnd },
+  context: CommandContext,
+): Promise<number> {
+  const { ledger, planName, budgetMicro } = session;
+  const { log } = display;
+  const { argv, clock } = context;
   const inFlight: InFlight = { submits: 0, uploads: 0 };
   const stopControl = installStopHandlers(logLine, waitFor(inFlight), (signal, forced) => log?.write({ event: 'signal', signal, forced }));
-  const plan = { limits: limitsOf(session.planName), name: session.planName };
-  const runProgress = createRunProgress();
-  const ticker = startPricingTicker({ progress: runProgress.pricing, plan, print: logLine, clock });
-  let progress: Progress | undefined;
+  const plan = { limits: runner.limitsOf(planName), name: planName };
+  const progress = runner.createRunProgress();
+  const ticker = startPricingTicker({ progress: progress.pricing, plan, print: logLine, clock });
+  let shown: Progress | undefined;
   const live = await loadLiveRenderer(process.stderr.isTTY === true);
-  let ran: Awaited<ReturnType<typeof run>>;
+  let ran: Awaited<ReturnType<typeof runner.run>>;
   try {
-    ran = await run({
-      manifest,
+    ran = await runner.run({
+      ...asked,
+      manifest: session.manifest,
       ledger,
       service: session.service,
       files: session.paths,
-      budgetMicro: session.budgetMicro,
-      plan: session.planName,
-      concurrency: numbers.concurrency,
-      noWait: !args.wait,
-      resubmitInDoubt: args['resubmit-in-doubt'],
-      partial: args.partial,
-      select: numbers.select,
-      retryFailed: numbers.retries,
-      poll: numbers.pollMs !== undefined ? { firstMs: numbers.pollMs } : args.sim ? 'simulator' : 'service',
-      maxResultBytes: numbers.maxResultMb * MIB,
-      webhooks: numbers.webhooks,
+      budgetMicro,
+      plan: planName,
       signal: stopControl.signal,
       inFlight,
-      progress: runProgress,
+      progress,
       onEvent: (event) => {
         log?.write(runEventRecord(event));
         ticker.onEvent(event);
@@ -163,70 +132,65 @@ async function runWithDisplay(session: WorkSession, display: RunDisplay, result:
         if (event.kind === 'webhooks_listening') session.service.simulator?.setWebhookTarget(`http://${event.address}`);
         // Before the first submit there is no live display: warnings (changed jobs, recovered
         // in-doubt ones) and pauses are printed as they come.
-        if (progress) progress.onEvent(event);
+        if (shown) shown.onEvent(event);
         else printEvent(event, clock.nowMs());
       },
       onStart: async ({ plan: runPlan, total }) => {
         ticker.stop();
-        log?.write(runPlanRecord(runPlan, total, session.planName));
-        const snapshot = async () => ({ counts: await ledger.countsByState('report'), spentMicro: await ledger.spentMicro(), budgetMicro: session.budgetMicro });
-        progress = startProgress({ snapshot, initial: await snapshot(), total, live, plan, run: runProgress, clock, following: args.wait });
+        log?.write(runPlanRecord(runPlan, total, planName));
+        const snapshot = async () => ({ counts: await ledger.countsByState('report'), spentMicro: await ledger.spentMicro(), budgetMicro });
+        shown = startProgress({ snapshot, initial: await snapshot(), total, live, plan, run: progress, clock, following: !asked.noWait });
       },
     });
   } finally {
     ticker.stop();
-    await progress?.stop();
+    await shown?.stop();
     stopControl.dispose();
   }
   const { outcome, summary } = ran;
   display.end.summary = summary;
-  if (args.json) await writeSummaryDocument(session, summary, outcome, result);
-  else await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
+  const fatal = outcome?.execute.fatal;
+  if (display.json) {
+    // A fatal error (auth, balance, disk) is thrown below: it goes into this document, so stdout
+    // still holds exactly one.
+    const error = fatal === undefined ? undefined : errorJson(fatal);
+    await writeStdoutChunks(statusJsonChunks(summary, runJobs(ledger), { finished: true, error }));
+    context.errorInDocument = fatal !== undefined;
+  } else {
+    await writeStdout(formatStatusText(summary, { color: useColor(process.stdout) }));
+  }
   // run() writes them whenever it returns, a stop or a fatal error included.
   const { runJson, runCsv, reportHtml } = session.paths;
   logLine(`reports written: ${runJson}, ${runCsv} and the review page ${reportHtml}`);
   if (outcome === undefined) {
     // Nothing was sent: --redo is still to do, and repeated.
-    logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: ${resumeHint(display.argv, ['resubmit-in-doubt'])}`);
+    logLine(`stopped before the first submit: nothing was sent. Run the same command again to start: ${resumeHint(argv, ['resubmit-in-doubt'])}`);
     return ExitCode.interrupted;
   }
-  return finish(outcome, { summary, picked: ran.picked, unjoined: unjoinedLines(ran.unjoined, display.argv) }, resumeHint(display.argv), numbers.webhooks !== undefined, clock.nowMs());
-}
-
-/** What keeps each split job from its joined file, and the command that sends only those parts. */
-function unjoinedLines(unjoined: readonly UnjoinedSplit[], argv: readonly string[]): string[] {
-  const command = resumeCommand(argv).text;
-  return unjoined.map(({ id, failedParts }) => {
-    const parts = failedParts.join(', ');
-    return `job "${id}" cannot be joined: ${parts} failed and no run sends ${failedParts.length === 1 ? 'it' : 'them'} again by itself. To generate only ${failedParts.length === 1 ? 'that part' : 'those parts'} (priced and budgeted; the done parts are not paid again), then join: ${command} --redo ${failedParts.join(',')}`;
-  });
-}
-
-function printEvent(event: RunEvent, nowMs: number): void {
-  const line = describeEvent(event, nowMs);
-  if (line !== undefined) logLine(stamp(line, nowMs));
-}
-
-/** Why an option the run was given is not in the command to paste. */
-const LEFT_OUT_WHY: Record<string, string> = {
-  'resubmit-in-doubt': 'without --resubmit-in-doubt: add it again only once you have checked that no result came for the jobs in doubt',
-  redo: 'without --redo: the jobs it sent again are collected (or sent) by the plain command; one it had not reached yet is still done or failed, so name it with --redo again',
-};
-
-/** The command to paste, and why an option is not in it when it was given. */
-function resumeHint(argv: readonly string[], leaveOut?: readonly string[]): string {
-  const { text, leftOut } = resumeCommand(argv, leaveOut);
-  return leftOut.length === 0 ? text : `${text} (${leftOut.map((name) => LEFT_OUT_WHY[name]).join('; ')})`;
-}
-
-/**
- * The run's --json document. A fatal error (auth, balance, disk) is thrown after it by finish();
- * it goes into this document, so stdout still holds exactly one.
- */
-async function writeSummaryDocument(session: WorkSession, summary: StatusSummary, outcome: RunOutcome | undefined, result: CommandResult): Promise<void> {
-  const fatal = outcome?.execute.fatal;
-  await writeStdoutChunks(statusJsonChunks(summary, runJobs(session.ledger), { finished: true, error: fatal === undefined ? undefined : errorJson(fatal) }));
-  result.errorInDocument = fatal !== undefined;
+  if (fatal !== undefined) throw fatal;
+  const hint = resumeHint(argv);
+  const { execute } = outcome;
+  if (execute.stoppedBySignal) {
+    logLine(`stopped. Every request sent was recorded; run the same command again to resume: ${hint}`);
+    return ExitCode.interrupted;
+  }
+  if (execute.dailyLimitUntilMs !== undefined) {
+    // Told from when the run ended.
+    const after = untilText(execute.dailyLimitUntilMs, clock.nowMs());
+    logLine(`the daily limit is reached; run the same command again after ${after} to resume: ${hint}`);
+    return ExitCode.incomplete;
+  }
+  // Paid for, and still to collect: every later run follows them, from the ledger alone.
+  for (const line of submittedLines(summary)) logLine(`${line}. run the same command again to collect them: ${hint}`);
+  for (const line of unjoinedLines(ran.unjoined, argv)) logLine(line);
+  const counts: Record<string, number> = summary.counts;
+  if (asked.webhooks !== undefined && (counts['submitted'] ?? 0) > 0) {
+    logLine('while no run listens, the service retries their webhook deliveries for about a day; the next run with --webhook-url listens again and takes them (and asks about the rest)');
+  }
+  // Every job done is 0; with --only/--tag, every job they pick: a run of a few jobs is judged on those.
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  const allDone = ran.picked === undefined ? (counts['done'] ?? 0) === total : ran.picked.done === ran.picked.jobs;
+  return allDone ? ExitCode.ok : ExitCode.incomplete;
 }
 
 /** A stop waits for submits in flight; each answers (or fails) within the client's timeout for its kind. */
@@ -240,41 +204,4 @@ function waitFor(inFlight: InFlight): InFlightWait {
       return inFlight.uploads > 0 ? 'the timeout of video submits, which upload images' : 'the request timeout';
     },
   };
-}
-
-/**
- * The exit code and last words. Every job done is 0; with --only/--tag, every job they pick:
- * a run of a few jobs is judged on those.
- */
-function finish(
-  outcome: RunOutcome,
-  end: { summary: StatusSummary; picked: { jobs: number; done: number } | undefined; unjoined: readonly string[] },
-  hint: string,
-  webhooks: boolean,
-  /** When the run ended: the daily reset's distance is told from it. */
-  nowMs: number,
-): number {
-  const { summary, picked } = end;
-  const counts: Record<string, number> = summary.counts;
-  const { execute } = outcome;
-  if (execute.fatal !== undefined) throw execute.fatal;
-  if (execute.stoppedBySignal) {
-    logLine(`stopped. Every request sent was recorded; run the same command again to resume: ${hint}`);
-    return ExitCode.interrupted;
-  }
-  if (execute.dailyLimitUntilMs !== undefined) {
-    const after = untilText(execute.dailyLimitUntilMs, nowMs);
-    logLine(`the daily limit is reached; run the same command again after ${after} to resume: ${hint}`);
-    return ExitCode.incomplete;
-  }
-  const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  const allDone = picked === undefined ? (counts['done'] ?? 0) === total : picked.done === picked.jobs;
-  // Paid for, and still to collect: every later run follows them, from the ledger alone.
-  const collect = `run the same command again to collect them: ${hint}`;
-  for (const line of submittedLines(summary)) logLine(`${line}. ${collect}`);
-  for (const line of end.unjoined) logLine(line);
-  if (webhooks && (counts['submitted'] ?? 0) > 0) {
-    logLine('while no run listens, the service retries their webhook deliveries for about a day; the next run with --webhook-url listens again and takes them (and asks about the rest)');
-  }
-  return allDone ? ExitCode.ok : ExitCode.incomplete;
 }

@@ -1,55 +1,39 @@
-import type { CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import { ConfigError, UsageError } from '../../errors.js';
 import type { Simulator, SimOptions } from '../../sim/index.js';
-import type { CommandResult } from '../main.js';
-import { parseDecimal, parseUsd, parseWholeNumber } from '../options.js';
+import { parseBudget, parseDecimal, parseWholeNumber } from '../options.js';
 import { logLine, writeStdout } from '../output.js';
 import { nextStopSignal } from '../signals.js';
 import { DEFAULT_LISTEN, parseListen } from '../webhook-options.js';
 
-/** The numeric options as typed: each is parsed by one function of options.ts, which quotes it back. */
-interface SimArgs {
-  port?: string | undefined;
-  plan: 'basic' | 'premium' | 'unlimited';
-  latency?: string | undefined;
-  faults?: string | undefined;
-  seed?: string | undefined;
-  'job-error-rate'?: string | undefined;
-  balance?: string | undefined;
-  pricing: 'linear' | 'minimum' | 'rounded';
-  /** '' when given alone: the receiver's default address. */
-  webhooks?: string | undefined;
+/** The numeric options are read as typed: each is parsed by one function of options.ts, which quotes it back. */
+export function builder(y: Argv) {
+  return y
+    .option('port', { type: 'string', describe: 'port on 127.0.0.1 (default 0: a free one)' })
+    .option('plan', { choices: ['basic', 'premium', 'unlimited'] as const, default: 'premium' as const, describe: 'rate limits to enforce' })
+    .option('latency', { type: 'string', describe: 'ms added to every answer (default 0)' })
+    .option('faults', { type: 'string', describe: 'fault spec, e.g. "503=0.1,500-after=0.05,reset-after=0.02,submit:html502=0.05"' })
+    .option('seed', { type: 'string', describe: 'seed for faults and job outcomes (default 1)' })
+    .option('job-error-rate', { type: 'string', describe: 'share of accepted jobs that end in error, 0 to 1 (default 0)' })
+    .option('balance', { type: 'string', describe: 'starting balance in USD (default 1000)' })
+    .option('pricing', { choices: ['linear', 'minimum', 'rounded'] as const, default: 'linear' as const, describe: 'price law' })
+    .option('webhooks', {
+      type: 'string',
+      describe: `deliver webhooks of jobs sent with webhook_url to a receiver at HOST:PORT (alone: ${DEFAULT_LISTEN}, where run --webhook-url listens by default)`,
+    });
 }
 
-export function simCommand(result: CommandResult): CommandModule<object, SimArgs> {
-  return {
-    command: 'sim',
-    describe: 'run the built-in simulator of the service as a loopback HTTP server',
-    builder: (y) =>
-      y
-        .option('port', { type: 'string', describe: 'port on 127.0.0.1 (default 0: a free one)' })
-        .option('plan', { choices: ['basic', 'premium', 'unlimited'] as const, default: 'premium' as const, describe: 'rate limits to enforce' })
-        .option('latency', { type: 'string', describe: 'ms added to every answer (default 0)' })
-        .option('faults', { type: 'string', describe: 'fault spec, e.g. "503=0.1,500-after=0.05,reset-after=0.02,submit:html502=0.05"' })
-        .option('seed', { type: 'string', describe: 'seed for faults and job outcomes (default 1)' })
-        .option('job-error-rate', { type: 'string', describe: 'share of accepted jobs that end in error, 0 to 1 (default 0)' })
-        .option('balance', { type: 'string', describe: 'starting balance in USD (default 1000)' })
-        .option('pricing', { choices: ['linear', 'minimum', 'rounded'] as const, default: 'linear' as const, describe: 'price law' })
-        .option('webhooks', {
-          type: 'string',
-          describe: `deliver webhooks of jobs sent with webhook_url to a receiver at HOST:PORT (alone: ${DEFAULT_LISTEN}, where run --webhook-url listens by default)`,
-        }),
-    handler: async (args) => {
-      const options = await simOptions(args);
-      const sim = await listen(options);
-      await writeStdout(`listening on ${sim.url}\ntoken ${sim.token}`);
-      if (options.webhookTarget !== undefined) logLine(`webhooks of jobs sent with webhook_url go to ${options.webhookTarget}`);
-      logLine(`simulator (${args.plan} plan); stop with Ctrl-C. Try: MEDIABATCH_TOKEN=${sim.token} mediabatch models --base-url ${sim.url}`);
-      await nextStopSignal();
-      await sim.close();
-      result.exitCode = 0;
-    },
-  };
+type SimArgs = Awaited<ReturnType<typeof builder>['argv']>;
+
+export async function handler(args: SimArgs): Promise<number> {
+  const options = await simOptions(args);
+  const sim = await listen(options);
+  await writeStdout(`listening on ${sim.url}\ntoken ${sim.token}`);
+  if (options.webhookTarget !== undefined) logLine(`webhooks of jobs sent with webhook_url go to ${options.webhookTarget}`);
+  logLine(`simulator (${args.plan} plan); stop with Ctrl-C. Try: MEDIABATCH_TOKEN=${sim.token} mediabatch models --base-url ${sim.url}`);
+  await nextStopSignal();
+  await sim.close();
+  return 0;
 }
 
 /** Every option checked before the simulator starts: a bad value is a usage error naming it. */
@@ -61,7 +45,7 @@ async function simOptions(args: SimArgs): Promise<SimOptions & { port: number }>
     faults: args.faults,
     seed: parseWholeNumber('--seed', args.seed, { min: 0, max: 0xffff_ffff }) ?? 1,
     jobErrorRate: parseDecimal('--job-error-rate', args['job-error-rate'], { min: 0, max: 1, expected: 'a share from 0 to 1 (such as 0.1)' }) ?? 0,
-    balanceUsd: parseUsd('--balance', args.balance) ?? 1000,
+    balanceUsd: parseBudget(args.balance, '--balance') ?? 1000,
     pricing: args.pricing,
     webhookTarget: args.webhooks === undefined ? undefined : webhookTarget(args.webhooks),
   };

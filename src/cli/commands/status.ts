@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import { UsageError } from '../../errors.js';
 import { isJobState, JOB_STATES, type JobState } from '../../jobs/states.js';
 import { runCsvChunks } from '../../report/csv.js';
@@ -9,51 +9,41 @@ import { statusJsonChunks } from '../../report/status-document.js';
 import { formatStateListing, formatStatusText, type StatusSummary } from '../../report/status.js';
 import { jobsInStates, runJobs, storedBudget, summarize } from '../../runner/reports.js';
 import type { Ledger } from '../../store/index.js';
-import { resolveFormat, withFormatOption, type FormatArgs, type OutputFormat } from '../format.js';
-import { openLedgerToRead } from '../ledger.js';
-import type { CommandResult } from '../main.js';
-import { manifestPaths, withSharedOptions, type SharedArgs } from '../options.js';
+import { manifestPaths, openLedgerToRead } from '../ledger.js';
+import { resolveFormat, withFormatOption, withSharedOptions, type OutputFormat } from '../options.js';
 import { useColor, writeStdout, writeStdoutChunks } from '../output.js';
 
-interface StatusArgs extends SharedArgs, FormatArgs {
-  manifest: string;
-  /** As typed: `failed,in_doubt`, or the flag given more than once. */
-  state?: string | string[] | undefined;
+export function builder(y: Argv) {
+  return withFormatOption(withSharedOptions(y), ['table', 'json', 'csv', 'md', 'ids', 'jsonl'], 'one job a row, as <name>.run.csv')
+    .option('state', {
+      type: 'string',
+      describe: `list only jobs in these states, comma-separated (${JOB_STATES.join(', ')}); table adds their list to the summary`,
+    })
+    .positional('manifest', { type: 'string', demandOption: true });
 }
 
-export function statusCommand(result: CommandResult): CommandModule<object, StatusArgs> {
-  return {
-    command: 'status <manifest>',
-    describe: 'read the ledger only: counts by state, spend, jobs in doubt, failures, results',
-    builder: (y) =>
-      withFormatOption(withSharedOptions(y), ['table', 'json', 'csv', 'md', 'ids', 'jsonl'], 'one job a row, as <name>.run.csv')
-        .option('state', {
-          type: 'string',
-          describe: `list only jobs in these states, comma-separated (${JOB_STATES.join(', ')}); table adds their list to the summary`,
-        })
-        .positional('manifest', { type: 'string', demandOption: true }),
-    handler: async (args) => {
-      const format = resolveFormat(args);
-      const states = parseStates(args.state);
-      if (states !== undefined && format === 'md') {
-        throw new UsageError('--state lists jobs, and --format md is the summary for a ticket, without a list: use --format csv (or table, ids, jsonl, json) with --state');
-      }
-      const paths = manifestPaths(args.manifest, args.db);
-      const ledger = await openLedgerToRead(args.manifest, args.db);
-      try {
-        const summary = await summarize(ledger, await storedBudget(ledger));
-        // estimate records the jobs and validate caches the catalogue, but nothing was sent: a
-        // table of pending jobs would say less than this.
-        if (summary.spentMicro === 0 && summary.counts.pending + summary.counts.skipped === Object.values(summary.counts).reduce((a, b) => a + b, 0)) {
-          throw new UsageError(`nothing has been run for ${args.manifest} yet: the ledger ${paths.db} records no job sent (or pass --db PATH)`);
-        }
-        await print(ledger, summary, { format, states }, path.basename(paths.manifest));
-        result.exitCode = 0;
-      } finally {
-        await ledger.close();
-      }
-    },
-  };
+type StatusArgs = Awaited<ReturnType<typeof builder>['argv']>;
+
+export async function handler(args: StatusArgs): Promise<number> {
+  const format = resolveFormat(args);
+  const states = parseStates(args.state);
+  if (states !== undefined && format === 'md') {
+    throw new UsageError('--state lists jobs, and --format md is the summary for a ticket, without a list: use --format csv (or table, ids, jsonl, json) with --state');
+  }
+  const paths = manifestPaths(args.manifest, args.db);
+  const ledger = await openLedgerToRead(args.manifest, args.db);
+  try {
+    const summary = await summarize(ledger, await storedBudget(ledger));
+    // estimate records the jobs and validate caches the catalogue, but nothing was sent: a
+    // table of pending jobs would say less than this.
+    if (summary.spentMicro === 0 && summary.counts.pending + summary.counts.skipped === Object.values(summary.counts).reduce((a, b) => a + b, 0)) {
+      throw new UsageError(`nothing has been run for ${args.manifest} yet: the ledger ${paths.db} records no job sent (or pass --db PATH)`);
+    }
+    await print(ledger, summary, { format, states }, path.basename(paths.manifest));
+    return 0;
+  } finally {
+    await ledger.close();
+  }
 }
 
 /** `--state failed,in_doubt` (or given twice): the states, each checked; undefined when not given. */

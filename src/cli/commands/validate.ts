@@ -1,55 +1,52 @@
 import os from 'node:os';
-import type { CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
+import { checkJobs } from '../../manifest/load.js';
 import { ManifestError } from '../../manifest/errors.js';
 import { openManifest, STDIN_MANIFEST } from '../../manifest/open.js';
 import type { Manifest } from '../../manifest/types.js';
-import { check } from '../../runner/index.js';
-import type { CommandResult } from '../main.js';
 import { errorDocument } from '../error-document.js';
-import { openLedgerFor, tryRunLock } from '../ledger.js';
-import { manifestPaths, withManifestFileOptions, withSharedOptions, type ManifestFileArgs, type SharedArgs } from '../options.js';
+import { withManifestFileOptions, withSharedOptions, type SharedArgs } from '../options.js';
 import { logLine, writeJsonDocument, writeStdout } from '../output.js';
-import { openService } from '../service.js';
+
+export function builder(y: Argv) {
+  return withManifestFileOptions(withSharedOptions(y))
+    .positional('manifest', { type: 'string', demandOption: true, describe: 'the YAML manifest' })
+    .option('offline', { type: 'boolean', default: false, describe: 'check only what needs no service' });
+}
+
+type ValidateArgs = Awaited<ReturnType<typeof builder>['argv']>;
+
+export async function handler(args: ValidateArgs): Promise<number> {
+  try {
+    const stdin = args.manifest === STDIN_MANIFEST;
+    const manifest = await openManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'], input: stdin ? process.stdin : undefined });
+    const offline = args.offline || !hasCredentials(args);
+    if (offline && !args.offline) {
+      logLine('no token given: checked offline only (set MEDIABATCH_TOKEN, --token-file or --sim to check models and voices)');
+    }
+    const jobs = offline ? await checkOffline(manifest) : await checkOnline(args, manifest);
+    const checked = offline ? 'offline checks only' : 'checked against the models catalogue';
+    if (args.json) await writeJsonDocument({ valid: true, jobs, offline, problems: [] });
+    else await writeStdout(`${manifest.displayPath}: ${jobs} job(s), valid (${checked}).`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof ManifestError) || !args.json) throw error;
+    const { error: failure, problems } = errorDocument(error);
+    await writeJsonDocument({ valid: false, error: failure, problems: problems ?? [] });
+    logLine(`${args.manifest}: ${error.total} problem(s)`);
+    return error.exitCode;
+  }
+}
 
 function hasCredentials(args: SharedArgs): boolean {
   return args.sim || args['token-file'] !== undefined || (process.env['MEDIABATCH_TOKEN'] ?? '').trim() !== '';
 }
 
-interface ValidateArgs extends SharedArgs, ManifestFileArgs {
-  manifest: string;
-  offline: boolean;
-}
-
-export function validateCommand(result: CommandResult): CommandModule<object, ValidateArgs> {
-  return {
-    command: 'validate <manifest>',
-    describe: 'check every job of a manifest and report every problem at once; sends no generation request',
-    builder: (y) =>
-      withManifestFileOptions(withSharedOptions(y))
-        .positional('manifest', { type: 'string', demandOption: true, describe: 'the YAML manifest' })
-        .option('offline', { type: 'boolean', default: false, describe: 'check only what needs no service' }),
-    handler: async (args) => {
-      try {
-        const stdin = args.manifest === STDIN_MANIFEST;
-        const manifest = await openManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'], input: stdin ? process.stdin : undefined });
-        const offline = args.offline || !hasCredentials(args);
-        if (offline && !args.offline) {
-          logLine('no token given: checked offline only (set MEDIABATCH_TOKEN, --token-file or --sim to check models and voices)');
-        }
-        const { jobs } = offline ? await check({ manifest }) : await checkOnline(args, manifest);
-        const checked = offline ? 'offline checks only' : 'checked against the models catalogue';
-        if (args.json) await writeJsonDocument({ valid: true, jobs, offline, problems: [] });
-        else await writeStdout(`${manifest.displayPath}: ${jobs} job(s), valid (${checked}).`);
-        result.exitCode = 0;
-      } catch (error) {
-        if (!(error instanceof ManifestError) || !args.json) throw error;
-        const { error: failure, problems } = errorDocument(error);
-        await writeJsonDocument({ valid: false, error: failure, problems: problems ?? [] });
-        logLine(`${args.manifest}: ${error.total} problem(s)`);
-        result.exitCode = error.exitCode;
-      }
-    },
-  };
+/** The runner's `check` without a service, called here so that an offline check never loads the runner. */
+async function checkOffline(manifest: Manifest): Promise<number> {
+  let jobs = 0;
+  await checkJobs(manifest, undefined, () => (jobs += 1));
+  return jobs;
 }
 
 /**
@@ -57,13 +54,19 @@ export function validateCommand(result: CommandResult): CommandModule<object, Va
  * stdin without --db (no ledger is theirs), nor while a run holds the ledger (nothing else may
  * write it): the catalogue is then fetched and not kept.
  */
-async function checkOnline(args: ValidateArgs, manifest: Manifest): Promise<{ jobs: number }> {
+async function checkOnline(args: ValidateArgs, manifest: Manifest): Promise<number> {
+  const [{ openService }, { manifestPaths, openLedgerFor, tryRunLock }, { check }] = await Promise.all([
+    import('../service.js'),
+    import('../ledger.js'),
+    import('../../runner/index.js'),
+  ]);
   const service = await openService(args, process.env);
   try {
     const ledger = args.manifest === STDIN_MANIFEST && args.db === undefined ? undefined : await openLedgerFor(manifestPaths(args.manifest, args.db).db, 'read-write');
     try {
       const busy = ledger && (await tryRunLock(ledger, { pid: process.pid, host: os.hostname(), command: 'validate' }));
-      return await check({ manifest, service: { client: service.client, baseUrl: service.baseUrl, ledger: busy === undefined ? ledger : undefined } });
+      const cache = busy === undefined ? ledger : undefined;
+      return (await check({ manifest, service: { client: service.client, baseUrl: service.baseUrl, ledger: cache } })).jobs;
     } finally {
       await ledger?.close();
     }
