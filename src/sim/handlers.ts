@@ -8,10 +8,9 @@ import { JobBook, type SimJob } from './jobs.js';
 import { SIM_KINDS, simKind, type SimJobType as JobType } from './kinds/index.js';
 import type { ResolvedOptions } from './options.js';
 import { bucketError, type ResultSigner } from './results.js';
-import type { Fields } from './rules.js';
+import type { ErrorBag, Fields } from './rules.js';
 import type { SimStats } from './stats.js';
 import { webhookFields, type WebhookRequest, type WebhookSender } from './webhooks.js';
-import type { Validated } from './validate.js';
 
 /** Generation is refused below this balance (docs/service.md, "Balance"). */
 const MIN_BALANCE_USD = 0.49;
@@ -39,9 +38,7 @@ function resultFiles(): Map<string, ResultFile> {
   return files;
 }
 
-function invalid(result: Validated<unknown>): Reply | undefined {
-  return result.ok ? undefined : apiError(422, result.bag.message(), result.bag.errors);
-}
+const invalid = ({ bag }: { bag: ErrorBag }): Reply => apiError(422, bag.message(), bag.errors);
 
 export class SimApi {
   private readonly catalogue: SimModel[];
@@ -96,17 +93,17 @@ export class SimApi {
     return json(200, { data: { balance: this.wallet.balanceUsd } });
   }
 
-  price(type: JobType, fields: Fields): Reply {
-    const result = simKind(type).price(fields, this.models, this.options.pricing);
-    return invalid(result) ?? json(200, { data: { price: result.ok ? result.value : 0 } });
+  async price(type: JobType, fields: Fields): Promise<Reply> {
+    const result = await simKind(type).check(fields, this.models, this.options.pricing, true);
+    return result.ok ? json(200, { data: { price: result.value.priceUsd } }) : invalid(result);
   }
 
   async submit(type: JobType, fields: Fields): Promise<Reply> {
     // Every kind's request may carry a webhook; checked first, as one rule of every form request.
     const hook = webhookFields(fields);
     if (!hook.ok) return apiError(422, Object.values(hook.errors).flat()[0] ?? 'The given data was invalid.', hook.errors);
-    const result = await simKind(type).submit(fields, this.models, this.options.pricing);
-    if (!result.ok) return invalid(result) ?? apiError(422, 'The given data was invalid.');
+    const result = await simKind(type).check(fields, this.models, this.options.pricing, false);
+    if (!result.ok) return invalid(result);
     return this.accept(type, result.value.fingerprint, result.value.priceUsd, hook.value);
   }
 

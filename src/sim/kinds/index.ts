@@ -23,5 +23,3 @@ export function simKind(type: SimJobType): SimKind {
 export function perKind<T>(pick: (kind: SimKind) => T): Record<SimJobType, T> {
   return Object.fromEntries(SIM_KINDS.map((kind) => [kind.type, pick(kind)])) as Record<SimJobType, T>;
 }
-
-export type { Accepted, Models, SimKind } from './kind.js';
