@@ -18,8 +18,3 @@ const BY_TYPE = new Map<string, SimKind>(SIM_KINDS.map((kind) => [kind.type, kin
 export function simKind(type: SimJobType): SimKind {
   return BY_TYPE.get(type) as SimKind;
 }
-
-/** One entry per kind, its value from `pick`. */
-export function perKind<T>(pick: (kind: SimKind) => T): Record<SimJobType, T> {
-  return Object.fromEntries(SIM_KINDS.map((kind) => [kind.type, pick(kind)])) as Record<SimJobType, T>;
-}

@@ -4,11 +4,27 @@
  */
 import { createHash } from 'node:crypto';
 import type { ModelSpec, SimModel } from '../catalogue.js';
-import type { ClassLimit, PlanName } from '../plans.js';
-import { applyMode, type PricingMode } from '../pricing.js';
+import type { ClassLimit, PlanName } from '../rate-limit.js';
 import { Check, type Fields, type Validated } from '../rules.js';
 
 export type Models = ReadonlyMap<string, SimModel>;
+
+/**
+ * The simulator's price laws. Each kind computes a linear price; 'linear' keeps it, 'minimum' and
+ * 'rounded' break linearity in the ways a real price list might, so clients that derive prices
+ * from probes must notice and fall back to quoting.
+ */
+export type PricingMode = 'linear' | 'minimum' | 'rounded';
+
+const MINIMUM_USD = 0.0005;
+const round8 = (usd: number): number => Math.round(usd * 1e8) / 1e8;
+
+function applyMode(linearUsd: number, mode: PricingMode): number {
+  if (mode === 'minimum') return round8(Math.max(MINIMUM_USD, linearUsd));
+  // The small epsilon keeps 0.0012 from becoming 0.0013 through float noise.
+  if (mode === 'rounded') return Math.ceil(round8(linearUsd) * 1e4 - 1e-9) / 1e4;
+  return round8(linearUsd);
+}
 
 /** A request that passed: every value its rules returned, and the model it names. */
 export type Checked<P> = { [K in keyof P]: Exclude<P[K], undefined> } & { model: SimModel };
