@@ -6,17 +6,8 @@
 import { fillerModel } from './kinds/filler.js';
 import { SIM_KINDS } from './kinds/index.js';
 
-export interface SimVoice {
-  name: string;
-  slug: string;
-  gender: string;
-}
-
-export interface SimLanguage {
-  name: string;
-  slug: string;
-  voices: SimVoice[];
-}
+export type SimVoice = Record<'name' | 'slug' | 'gender', string>;
+export type SimLanguage = Pick<SimVoice, 'name' | 'slug'> & { voices: SimVoice[] };
 
 export interface SimModel {
   name: string;

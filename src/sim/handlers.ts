@@ -12,6 +12,7 @@ import type { ResolvedOptions } from './options.js';
 import { bucketError, ResultSigner } from './results.js';
 import type { Fields } from './rules.js';
 import { createStats, type SimStats } from './stats.js';
+import { Timers } from './timers.js';
 import { webhookFields, WebhookSender } from './webhooks.js';
 
 /** Generation is refused below this balance (docs/service.md, "Balance"). */
@@ -26,6 +27,7 @@ const round8 = (usd: number): number => Math.round(usd * 1e8) / 1e8;
 export class SimApi {
   balanceUsd: number;
   baseUrl = '';
+  readonly timers = new Timers();
   readonly jobs: JobBook;
   readonly stats: SimStats;
   readonly webhooks: WebhookSender;
@@ -43,11 +45,12 @@ export class SimApi {
     this.catalogue = buildCatalogue(options.extraModels);
     this.models = new Map(this.catalogue.map((m) => [m.slug, m]));
     this.signer = new ResultSigner(randomBytes(32), options.clock);
-    this.jobs = new JobBook(options, (usd) => {
+    this.jobs = new JobBook(options, this.timers, (usd) => {
       this.balanceUsd = round8(this.balanceUsd + usd);
     });
     this.stats = createStats(this.jobs);
-    this.webhooks = new WebhookSender(options, faults, this.stats.webhooks, this.jobs, (job, now) => this.resultUrl(job, now));
+    const resultUrl = (job: SimJob, now: number): string => this.resultUrl(job, now);
+    this.webhooks = new WebhookSender(options, this.timers, faults, this.stats.webhooks, this.jobs, resultUrl);
   }
 
   /** A Laravel page of models; `limit` is honoured up to 50, `per_page` is not. */

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { simKind, type SimJobType as JobType } from './kinds/index.js';
 import type { ResolvedOptions } from './options.js';
 import { mulberry32, type Random } from './prng.js';
+import type { Timers } from './timers.js';
 
 export interface JobError {
   error_code: 'WORKER_TIMEOUT' | 'WORKER_ERROR' | 'PROCESSING_ERROR';
@@ -52,10 +53,10 @@ export function statusAt(job: SimJob, now: number): { status: JobStatus; progres
 export class JobBook {
   readonly jobs = new Map<string, SimJob>();
   private readonly random: Random;
-  private readonly refundTimers = new Set<NodeJS.Timeout>();
 
   constructor(
     private readonly options: ResolvedOptions,
+    private readonly timers: Timers,
     private readonly refund: (usd: number) => void,
   ) {
     // A separate stream for job outcomes, so adding a fault does not change which jobs fail.
@@ -79,19 +80,10 @@ export class JobBook {
       const retryable = this.options.errorRetryable;
       job.error = { ...(ERRORS[Math.floor(errorDraw * ERRORS.length)] ?? ERRORS[0]!), retryable, refunded: retryable };
       // The money comes back when the job fails, not when someone asks about it.
-      if (retryable) this.later(job.pendingMs + job.processingMs, () => this.refund(job.priceUsd));
+      if (retryable) this.timers.after(job.pendingMs + job.processingMs, () => this.refund(job.priceUsd), true);
     }
     this.jobs.set(job.requestId, job);
     return job;
-  }
-
-  private later(ms: number, run: () => void): void {
-    const timer = setTimeout(() => {
-      this.refundTimers.delete(timer);
-      run();
-    }, ms);
-    timer.unref();
-    this.refundTimers.add(timer);
   }
 
   countByStatus(): Record<JobStatus, number> {
@@ -119,10 +111,5 @@ export class JobBook {
   otherThan(requestId: string): string {
     for (const id of this.jobs.keys()) if (id !== requestId) return id;
     return randomUUID();
-  }
-
-  close(): void {
-    for (const timer of this.refundTimers) clearTimeout(timer);
-    this.refundTimers.clear();
   }
 }

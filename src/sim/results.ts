@@ -3,7 +3,7 @@
  * an HMAC over the path and expiry, 403 with an XML body once expired or tampered with.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
+import { crc32, deflateSync } from 'node:zlib';
 import type { Clock } from '../clock.js';
 
 /** A real WAV: 16-bit PCM mono, a 440 Hz tone of `seconds`, so clients can check the header. */
@@ -70,16 +70,6 @@ export function pngImage(size = 64): Buffer {
   }
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
-}
-
-/** CRC-32 as PNG chunks carry it (ISO 3309, the same polynomial as zip). */
-export function crc32(bytes: Buffer): number {
-  let crc = 0xffffffff;
-  for (const byte of bytes) {
-    crc ^= byte;
-    for (let bit = 0; bit < 8; bit++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
-  }
-  return (crc ^ 0xffffffff) >>> 0;
 }
 
 export class ResultSigner {

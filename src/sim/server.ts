@@ -12,23 +12,7 @@ import { resolveOptions, type ResolvedOptions, type SimOptions } from './options
 import { mulberry32 } from './prng.js';
 import { RateLimiter, type LimitedClass } from './rate-limit.js';
 import type { Fields } from './rules.js';
-import { statsToJson, type CallKind, type SimStats } from './stats.js';
-
-export interface Simulator {
-  /** e.g. http://127.0.0.1:43121 — the base URL to give a client. */
-  url: string;
-  token: string;
-  port: number;
-  stats: SimStats;
-  /** The balance now, in USD. */
-  readonly balanceUsd: number;
-  close(): Promise<void>;
-  /** Replaces the fault spec; the fault generator carries on where it was. */
-  setFaults(spec: string): void;
-  setBalance(usd: number): void;
-  /** Where webhook deliveries go from now on (e.g. http://127.0.0.1:8787); undefined: nowhere, retried. */
-  setWebhookTarget(target: string | undefined): void;
-}
+import { statsToJson, type CallKind } from './stats.js';
 
 /** The service's limit on a whole request body (docs/service.md: 75 MB). */
 const MAX_BODY_BYTES = 75 * 1024 * 1024;
@@ -50,7 +34,6 @@ class SimServer {
   private readonly faultRandom: () => number;
   private readonly limiter: RateLimiter;
   private readonly routes: Map<string, Route>;
-  private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(readonly options: ResolvedOptions) {
     this.faults = parseFaultSpec(options.faults);
@@ -80,17 +63,6 @@ class SimServer {
     return { method: 'GET', call: 'status', cls: 'status', scope: 'status', run: () => this.api.status(id) };
   }
 
-  private delay(ms: number): Promise<void> {
-    if (ms <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        resolve();
-      }, ms);
-      this.timers.add(timer);
-    });
-  }
-
   private authorized(req: IncomingMessage): boolean {
     return /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim() === this.options.token;
   }
@@ -107,7 +79,7 @@ class SimServer {
       return writeReply(req, res, this.authorized(req) ? json(200, stats) : apiError(401, 'Unauthenticated.'));
     }
     const answer = async (reply: Reply, headers: Record<string, string> = {}): Promise<void> => {
-      await this.delay(this.options.latencyMs);
+      await this.api.timers.sleep(this.options.latencyMs);
       writeReply(req, res, reply, headers);
     };
     const route = this.route(url.pathname);
@@ -140,20 +112,20 @@ class SimServer {
       return answer(fault === 'html502' ? html(502, 'Bad Gateway') : apiError(500, 'Server Error'));
     }
     const reply = await route.run(req, url);
-    if (fault === 'slow') await this.delay(this.options.slowMs);
+    if (fault === 'slow') await this.api.timers.sleep(this.options.slowMs);
     return answer(fault === '500-after' ? apiError(500, 'Server Error') : reply, limit.headers);
   }
 
   close(): void {
+    this.api.timers.close();
     this.api.webhooks.close();
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    this.api.jobs.close();
   }
 }
 
+export type Simulator = Awaited<ReturnType<typeof startSimulator>>;
+
 /** Starts the simulator on 127.0.0.1 (a free port unless `options.port` is given). */
-export async function startSimulator(options: SimOptions = {}): Promise<Simulator> {
+export async function startSimulator(options: SimOptions = {}) {
   const sim = new SimServer(resolveOptions(options));
   const server = createServer((req, res) => {
     sim.handle(req, res).catch(() => {
@@ -171,11 +143,13 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
   const port = (server.address() as AddressInfo).port;
   sim.api.baseUrl = `http://127.0.0.1:${port}`;
   return {
+    /** e.g. http://127.0.0.1:43121 — the base URL to give a client. */
     url: sim.api.baseUrl,
     token: sim.options.token,
     port,
     stats: sim.api.stats,
-    get balanceUsd() {
+    /** The balance now, in USD. */
+    get balanceUsd(): number {
       return sim.api.balanceUsd;
     },
     close: () =>
@@ -185,13 +159,15 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
         // Keep-alive sockets would otherwise hold close() open until they time out.
         server.closeAllConnections();
       }),
-    setFaults: (spec) => {
+    /** Replaces the fault spec; the fault generator carries on where it was. */
+    setFaults: (spec: string): void => {
       sim.faults = parseFaultSpec(spec);
     },
-    setBalance: (usd) => {
+    setBalance: (usd: number): void => {
       sim.api.balanceUsd = usd;
     },
-    setWebhookTarget: (target) => {
+    /** Where webhook deliveries go from now on (e.g. http://127.0.0.1:8787); undefined: nowhere, retried. */
+    setWebhookTarget: (target: string | undefined): void => {
       sim.options.webhookTarget = target;
     },
   };

@@ -15,6 +15,7 @@ import { endsAt, type JobBook, type SimJob } from './jobs.js';
 import type { ResolvedOptions } from './options.js';
 import { mulberry32, type Random } from './prng.js';
 import type { WebhookStats } from './stats.js';
+import type { Timers } from './timers.js';
 
 export interface WebhookRequest {
   url: string;
@@ -44,13 +45,12 @@ const OVERSIZED_BYTES = 1.5 * 1024 * 1024;
 const TIMEOUT_MS = 10_000;
 
 export class WebhookSender {
-  private readonly timers = new Set<NodeJS.Timeout>();
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 16 });
-  private closed = false;
   private readonly random: Random;
 
   constructor(
     private readonly options: ResolvedOptions,
+    private readonly timers: Timers,
     private readonly faults: () => FaultSpec,
     private readonly stats: WebhookStats,
     private readonly jobs: JobBook,
@@ -62,19 +62,18 @@ export class WebhookSender {
 
   /** Plans a job's deliveries when it is accepted; each event draws its fault now, in acceptance order. */
   schedule(job: SimJob, webhook: WebhookRequest): void {
-    const startsAt = job.acceptedAt + job.pendingMs;
+    const now = this.options.clock.nowMs();
+    const startsInMs = job.acceptedAt + job.pendingMs - now;
+    const endsInMs = endsAt(job) - now;
     const started = this.draw();
     const ended = this.draw();
     const end = job.error ? 'job.failed' : 'job.completed';
     // Reordered: the start is told after the end, as a delivery retried late would arrive.
-    this.at(started === 'reorder' ? endsAt(job) + 20 : startsAt, () => this.deliver(job, webhook, 'job.processing', started));
-    this.at(endsAt(job), () => this.deliver(job, webhook, end, ended));
+    this.timers.after(started === 'reorder' ? endsInMs + 20 : startsInMs, () => this.deliver(job, webhook, 'job.processing', started));
+    this.timers.after(endsInMs, () => this.deliver(job, webhook, end, ended));
   }
 
   close(): void {
-    this.closed = true;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
     this.agent.destroy();
   }
 
@@ -101,7 +100,7 @@ export class WebhookSender {
   }
 
   private async attempt(d: Delivery, n: number): Promise<void> {
-    if (this.closed) return;
+    if (this.timers.closed) return;
     const spoil = n === 1 ? d.fault : undefined;
     let attempt = this.sign(d, spoil === 'stale' ? STALE_S : 0);
     if (spoil === 'bad-signature') attempt.headers['X-DeAPI-Signature'] = `sha256=${'0'.repeat(64)}`;
@@ -111,7 +110,7 @@ export class WebhookSender {
       this.stats.delivered += 1;
       // The same delivery id again, freshly signed, as a service that retried too eagerly would.
       if (d.fault === 'duplicate') void this.post(d.path, this.sign(d));
-      if (d.fault === 'replay') this.at(this.options.clock.nowMs() + 50, () => void this.post(d.path, attempt));
+      if (d.fault === 'replay') this.timers.after(50, () => void this.post(d.path, attempt));
       return;
     }
     if (n >= this.options.webhookAttempts) {
@@ -119,7 +118,7 @@ export class WebhookSender {
       return;
     }
     const waitMs = Math.min(this.options.webhookRetryMs * 2 ** (n - 1), this.options.webhookRetryMaxMs);
-    this.at(this.options.clock.nowMs() + waitMs, () => void this.attempt(d, n + 1));
+    this.timers.after(waitMs, () => void this.attempt(d, n + 1));
   }
 
   /** An attempt at `d`, signed now, or `ageS` seconds ago. */
@@ -141,7 +140,7 @@ export class WebhookSender {
   private post(path: string, attempt: Attempt): Promise<number | undefined> {
     const target = this.options.webhookTarget;
     this.stats.attempts += 1;
-    if (target === undefined || this.closed) return Promise.resolve(this.answered(undefined));
+    if (target === undefined || this.timers.closed) return Promise.resolve(this.answered(undefined));
     return new Promise((resolve) => {
       const headers = { ...attempt.headers, 'Content-Length': String(attempt.body.length) };
       const req = request(`${target}${path}`, { method: 'POST', agent: this.agent, headers }, (res) => {
@@ -172,24 +171,12 @@ export class WebhookSender {
     }
     return { ...common, status: 'error', previous_status: 'processing', failed_at: iso, ...job.error };
   }
-
-  private at(whenMs: number, run: () => void): void {
-    if (this.closed) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      run();
-    }, Math.max(0, whenMs - this.options.clock.nowMs()));
-    this.timers.add(timer);
-  }
 }
 
 function pathOf(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.pathname}${parsed.search}`;
-  } catch {
-    return '/';
-  }
+  if (!URL.canParse(url)) return '/';
+  const { pathname, search } = new URL(url);
+  return `${pathname}${search}`;
 }
 
 /** The same event with a padding field past 1 MiB: still valid JSON, signed, just too large. */
