@@ -43,16 +43,9 @@ export function buildCatalogue(extraModels: number): SimModel[] {
   const kindsOf = (spec: ModelSpec): string[] => SIM_KINDS.filter((k) => k.models.includes(spec)).map((k) => k.type);
   const real = specs.map((spec) => withDefaults({ ...spec, types: kindsOf(spec) }));
   const filler = Array.from({ length: Math.max(0, extraModels) }, (_, i) => withDefaults(fillerModel(i)));
-  const total = real.length + filler.length;
-  const out: SimModel[] = [];
-  let nextReal = 0;
-  let nextFiller = 0;
-  for (let i = 0; i < total; i++) {
-    // Place real model k at about position k * total / real.length.
-    const dueReal = nextReal < real.length && i >= Math.floor((nextReal * total) / real.length);
-    const model = dueReal || nextFiller >= filler.length ? real[nextReal++] : filler[nextFiller++];
-    if (model) out.push(model);
-  }
+  const out = [...filler];
+  // Real model k goes to position k * total / real.length; those before it are already in place.
+  real.forEach((model, k) => out.splice(Math.floor((k * (real.length + filler.length)) / real.length), 0, model));
   return out;
 }
 

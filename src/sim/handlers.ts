@@ -35,7 +35,7 @@ export class SimApi {
   private readonly models: Map<string, SimModel>;
   private readonly signer: ResultSigner;
   // A result's bytes by its URL's ending (kinds may share one), built once: the bench downloads thousands.
-  private readonly results = new Map(SIM_KINDS.map(({ result }) => [result.ending, { ...result, body: result.bytes() }]));
+  private readonly results = new Map(SIM_KINDS.map(({ result: r }) => [r.ending, { ...r, body: r.bytes() }]));
 
   constructor(
     private readonly options: ResolvedOptions,
@@ -87,7 +87,8 @@ export class SimApi {
 
   async price(type: JobType, fields: Fields): Promise<Reply> {
     const result = await simKind(type).check(fields, this.models, this.options.pricing, true);
-    return result.ok ? json(200, { data: { price: result.value.priceUsd } }) : apiError(422, result.bag.message(), result.bag.errors);
+    if (!result.ok) return apiError(422, result.bag.message(), result.bag.errors);
+    return json(200, { data: { price: result.value.priceUsd } });
   }
 
   /** Charging happens at acceptance, the moment the request id exists: a lost answer still costs. */

@@ -58,16 +58,13 @@ export async function parseFields(contentType = '', body: Buffer): Promise<Field
   }
 }
 
-/** Errors go out as HTML to clients that did not ask for JSON, as the real service does. */
-function wantsJson(req: IncomingMessage): boolean {
-  const accept = req.headers.accept ?? '';
-  return accept.includes('json') || accept.includes('*/*');
-}
-
 export function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply, extraHeaders: Record<string, string> = {}): void {
   if (res.destroyed || res.headersSent) return;
   let { body, contentType } = reply;
-  if (reply.status >= 400 && contentType === 'application/json' && !wantsJson(req)) {
+  const accept = req.headers.accept ?? '';
+  // Errors go out as HTML to clients that did not ask for JSON, as the real service does.
+  const wantsJson = accept.includes('json') || accept.includes('*/*');
+  if (reply.status >= 400 && contentType === 'application/json' && !wantsJson) {
     const message = (JSON.parse(String(body)) as { message?: string }).message ?? 'Error';
     ({ body, contentType } = html(reply.status, message));
   }

@@ -9,13 +9,6 @@ import type { ResolvedOptions } from './options.js';
 import { mulberry32, type Random } from './prng.js';
 import type { Timers } from './timers.js';
 
-export interface JobError {
-  error_code: 'WORKER_TIMEOUT' | 'WORKER_ERROR' | 'PROCESSING_ERROR';
-  error_message: string;
-  error_reason: string;
-  retryable: boolean;
-  refunded: boolean;
-}
 
 export interface SimJob {
   requestId: string;
@@ -32,11 +25,13 @@ export interface SimJob {
 
 export type JobStatus = 'pending' | 'processing' | 'done' | 'error';
 
-const ERRORS: readonly Omit<JobError, 'retryable' | 'refunded'>[] = [
+const ERRORS = [
   { error_code: 'WORKER_TIMEOUT', error_message: 'The worker did not finish in time.', error_reason: 'timeout' },
   { error_code: 'WORKER_ERROR', error_message: 'The worker failed while generating.', error_reason: 'worker_crashed' },
   { error_code: 'PROCESSING_ERROR', error_message: 'The output could not be processed.', error_reason: 'postprocessing_failed' },
-];
+] as const;
+
+type JobError = (typeof ERRORS)[number] & { retryable: boolean; refunded: boolean };
 
 export const endsAt = (job: SimJob): number => job.acceptedAt + job.pendingMs + job.processingMs;
 

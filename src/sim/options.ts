@@ -56,20 +56,24 @@ export type SimOptions = Partial<typeof DEFAULTS> & {
   webhookTarget?: string | undefined;
 };
 
-export type ResolvedOptions = typeof DEFAULTS & Omit<SimOptions, 'rateLimits' | keyof typeof DEFAULTS> & { rateRules: RateRules };
+export type ResolvedOptions = typeof DEFAULTS & Omit<SimOptions, keyof typeof DEFAULTS> & { rateRules: RateRules };
 
-const NON_NEGATIVE = ['latencyMs', 'resultUrlTtlMs', 'extraModels', 'slowMs', 'webhookRetryMs', 'webhookRetryMaxMs', 'webhookAttempts'] as const;
+const NON_NEGATIVE = [
+  'latencyMs', 'resultUrlTtlMs', 'extraModels', 'slowMs', 'webhookRetryMs', 'webhookRetryMaxMs', 'webhookAttempts',
+] as const;
 
 /** Fills in defaults and rejects values that would make the simulator misbehave. */
 export function resolveOptions(options: SimOptions = {}): ResolvedOptions {
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  const resolved: ResolvedOptions = { ...DEFAULTS, ...given, rateRules: rulesFor(options.plan ?? 'unlimited', options.rateLimits) };
+  const resolved: ResolvedOptions = { ...DEFAULTS, ...given, rateRules: {} };
+  resolved.rateRules = rulesFor(resolved.plan, options.rateLimits);
   const { jobErrorRate, rateWindowMs } = resolved;
-  if (!(jobErrorRate >= 0 && jobErrorRate <= 1)) throw new Error(`simulator option jobErrorRate: expected 0–1, got ${jobErrorRate}`);
-  if (!(rateWindowMs > 0)) throw new Error(`simulator option rateWindowMs: expected > 0, got ${rateWindowMs}`);
+  const refuse = (name: string, expected: string, got: number): Error =>
+    new Error(`simulator option ${name}: expected ${expected}, got ${got}`);
+  if (!(jobErrorRate >= 0 && jobErrorRate <= 1)) throw refuse('jobErrorRate', '0–1', jobErrorRate);
+  if (!(rateWindowMs > 0)) throw refuse('rateWindowMs', '> 0', rateWindowMs);
   for (const name of NON_NEGATIVE) {
-    const value = resolved[name];
-    if (!Number.isFinite(value) || value < 0) throw new Error(`simulator option ${name}: expected a number ≥ 0, got ${value}`);
+    if (!Number.isFinite(resolved[name]) || resolved[name] < 0) throw refuse(name, 'a number ≥ 0', resolved[name]);
   }
   resolved.webhookAttempts = Math.max(1, Math.floor(resolved.webhookAttempts));
   return resolved;

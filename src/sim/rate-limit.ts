@@ -30,7 +30,8 @@ const SHARED: Record<PlanName, Record<'price' | 'status', ClassLimit>> = {
 /** A plan's limits (each kind's submits in its file in kinds/), then any the options give instead. */
 export function rulesFor(plan: PlanName | 'unlimited', overrides: RateRules = {}): RateRules {
   if (plan === 'unlimited') return { ...overrides };
-  const limits = [...SIM_KINDS.map((kind) => [`submit:${kind.type}`, kind.plans[plan]] as const), ...Object.entries(SHARED[plan])];
+  const submits = SIM_KINDS.map((kind) => [`submit:${kind.type}`, kind.plans[plan]] as const);
+  const limits = [...submits, ...Object.entries(SHARED[plan])];
   const rules = limits.map(([cls, { perMinute, perDay }]) => [cls, { perWindow: perMinute, perDay }]);
   return { ...Object.fromEntries(rules), ...overrides } as RateRules;
 }
@@ -38,7 +39,7 @@ export function rulesFor(plan: PlanName | 'unlimited', overrides: RateRules = {}
 const DAY_MS = 86_400_000;
 
 export class RateLimiter {
-  private readonly counters = new Map<LimitedClass, { window: number; windowCount: number; day: number; dayCount: number }>();
+  private readonly counters = new Map<LimitedClass, Record<'window' | 'windowCount' | 'day' | 'dayCount', number>>();
 
   constructor(
     private readonly rules: RateRules,

@@ -61,9 +61,8 @@ function isImage(bytes: Buffer): boolean {
     || (head.startsWith('BM') && bytes.length > 26) || (head.startsWith('RIFF') && head.slice(8, 12) === 'WEBP');
 }
 
-/** One request's fields against the model it names (undefined when that check failed). */
-export class Check {
-  readonly bag = new ErrorBag();
+/** One request's fields against the model it names (undefined when that check failed), and its errors. */
+export class Check extends ErrorBag {
   readonly model: SimModel | undefined;
 
   constructor(
@@ -71,14 +70,11 @@ export class Check {
     models: ReadonlyMap<string, SimModel>,
     type: string,
   ) {
+    super();
     const slug = this.string('model');
     const model = slug === undefined ? undefined : models.get(slug);
     this.model = model?.types.includes(type) ? model : undefined;
     if (slug !== undefined && !this.model) this.add('model', 'The selected model is invalid.');
-  }
-
-  add(field: string, message: string): undefined {
-    return this.bag.add(field, message);
   }
 
   string(field: string): string | undefined {

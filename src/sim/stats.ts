@@ -56,7 +56,7 @@ export function statsToJson(stats: SimStats, balanceUsd: number): Record<string,
   const { events, attempts, delivered, gaveUp, answers, faults } = stats.webhooks;
   return {
     schema_version: 1,
-    accepted: stats.accepted.map(({ requestId, type, fingerprint, at }) => ({ request_id: requestId, type, fingerprint, at })),
+    accepted: stats.accepted.map(({ requestId, ...job }) => ({ request_id: requestId, ...job })),
     calls: stats.calls,
     rate_limited: stats.rateLimited,
     faults: stats.faults,

@@ -32,10 +32,7 @@ interface Delivery {
   fault: WebhookFaultKind | undefined;
 }
 
-interface Attempt {
-  body: Buffer;
-  headers: Record<string, string>;
-}
+type Attempt = Pick<Delivery, 'body'> & { headers: Record<string, string> };
 
 type Event = 'job.processing' | 'job.completed' | 'job.failed';
 
@@ -69,7 +66,8 @@ export class WebhookSender {
     const ended = this.draw();
     const end = job.error ? 'job.failed' : 'job.completed';
     // Reordered: the start is told after the end, as a delivery retried late would arrive.
-    this.timers.after(started === 'reorder' ? endsInMs + 20 : startsInMs, () => this.deliver(job, webhook, 'job.processing', started));
+    const startInMs = started === 'reorder' ? endsInMs + 20 : startsInMs;
+    this.timers.after(startInMs, () => this.deliver(job, webhook, 'job.processing', started));
     this.timers.after(endsInMs, () => this.deliver(job, webhook, end, ended));
   }
 
@@ -86,8 +84,8 @@ export class WebhookSender {
     const deliveryId = randomUUID();
     const now = this.options.clock.nowMs();
     // The payload is fixed when the event happens: a late retry carries a result URL that may have expired.
-    const payload = { event, delivery_id: deliveryId, timestamp: new Date(now).toISOString(), data: this.data(job, event, now) };
-    const body = Buffer.from(JSON.stringify(payload));
+    const timestamp = new Date(now).toISOString();
+    const body = Buffer.from(JSON.stringify({ event, delivery_id: deliveryId, timestamp, data: this.data(job, event, now) }));
     const delivery: Delivery = { path: pathOf(webhook.url), secret: webhook.secret, event, deliveryId, body, fault };
     if (fault !== undefined) this.stats.faults[fault] = (this.stats.faults[fault] ?? 0) + 1;
     this.stats.events += 1;

@@ -13,8 +13,4 @@ export const SIM_KINDS = [txt2audio, txt2img, img2video, txt2video] as const;
 
 export type SimJobType = (typeof SIM_KINDS)[number]['type'];
 
-const BY_TYPE = new Map<string, SimKind>(SIM_KINDS.map((kind) => [kind.type, kind]));
-
-export function simKind(type: SimJobType): SimKind {
-  return BY_TYPE.get(type) as SimKind;
-}
+export const simKind = (type: SimJobType): SimKind => SIM_KINDS.find((kind) => kind.type === type) as SimKind;

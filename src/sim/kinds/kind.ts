@@ -29,11 +29,7 @@ function applyMode(linearUsd: number, mode: PricingMode): number {
 /** A request that passed: every value its rules returned, and the model it names. */
 export type Checked<P> = { [K in keyof P]: Exclude<P[K], undefined> } & { model: SimModel };
 
-/** What an accepted submit costs and the hash of what it asked for (two equal submits, one fingerprint). */
-export interface Accepted {
-  fingerprint: string;
-  priceUsd: number;
-}
+type Priced = { fingerprint: string; priceUsd: number };
 
 interface KindFacts<T extends string> {
   type: T;
@@ -58,8 +54,11 @@ export interface KindSpec<T extends string, P> extends KindFacts<T> {
 
 /** Everything the simulator knows of one endpoint; one per file in this folder, listed in kinds/index.ts. */
 export interface SimKind<T extends string = string> extends KindFacts<T> {
-  /** A price query or a submit checked: its price and fingerprint, or its 422 error bag. */
-  check(fields: Fields, models: Models, mode: PricingMode, forPrice: boolean): Promise<Validated<Accepted>>;
+  /**
+   * A price query or a submit checked: what it costs and the hash of what it asked for (two equal
+   * submits, one fingerprint), or its 422 error bag.
+   */
+  check(fields: Fields, models: Models, mode: PricingMode, forPrice: boolean): Promise<Validated<Priced>>;
 }
 
 export function defineKind<T extends string, P>(spec: KindSpec<T, P>): SimKind<T> {
@@ -69,7 +68,7 @@ export function defineKind<T extends string, P>(spec: KindSpec<T, P>): SimKind<T
     async check(fields, models, mode, forPrice) {
       const c = new Check(fields, models, facts.type);
       const read = await check(c, forPrice);
-      if (!c.bag.empty || !c.model) return { ok: false, bag: c.bag };
+      if (!c.empty || !c.model) return { ok: false, bag: c };
       // Each rule that leaves a value undefined puts its error in the bag: with the bag empty, none is.
       const p = { ...read, model: c.model } as Checked<P>;
       // Numbers are parsed before they are hashed, so JSON and multipart spellings of a job agree.

@@ -53,7 +53,7 @@ export function videoKind<T extends string>(
     check: async (c, forPrice) => {
       const priced = ['width', 'height', 'steps', 'frames', 'fps'].map((field) => c.bounded(field));
       const [width, height, steps, frameCount, fps] = priced;
-      const model = c.bag.empty ? c.model : undefined;
+      const model = c.empty ? c.model : undefined;
       const submit = async () => ({
         prompt: c.string('prompt'),
         negativePrompt: c.optional('negative_prompt'),
