@@ -20,7 +20,6 @@ const MIN_BALANCE_USD = 0.49;
 const DEFAULT_PAGE_SIZE = 25;
 const MAX_PAGE_SIZE = 50;
 const NOT_FOUND = 'No query results for the requested resource.';
-const XML = 'application/xml';
 
 const round8 = (usd: number): number => Math.round(usd * 1e8) / 1e8;
 
@@ -74,10 +73,11 @@ export class SimApi {
       return `${path}?${query.toString()}`;
     };
     const from = slice.length ? (page - 1) * perPage + 1 : null;
+    const to = from && from + slice.length - 1;
     return json(200, {
       data: slice.map(modelToWire),
       links: { first: link(1), last: link(lastPage), prev: page > 1 ? link(page - 1) : null, next: page < lastPage ? link(page + 1) : null },
-      meta: { current_page: page, last_page: lastPage, per_page: perPage, total, path, from, to: from && from + slice.length - 1 },
+      meta: { current_page: page, last_page: lastPage, per_page: perPage, total, path, from, to },
     });
   }
 
@@ -138,14 +138,12 @@ export class SimApi {
     const served = this.results.get(match?.[2] ?? '');
     const job = match && served ? this.jobs.jobs.get(match[1] ?? '') : undefined;
     if (!job || !served || statusAt(job, this.options.clock.nowMs()).status !== 'done') {
-      return { status: 404, body: bucketError('NoSuchKey', 'The specified key does not exist.'), contentType: XML };
+      return bucketError(404, 'NoSuchKey', 'The specified key does not exist.');
     }
     const verdict = this.signer.check(file, url.searchParams.get('expires'), url.searchParams.get('sig'));
-    if (verdict === 'expired') return { status: 403, body: bucketError('AccessDenied', 'Request has expired'), contentType: XML };
-    if (verdict === 'bad-signature') {
-      const message = 'The request signature we calculated does not match the signature you provided.';
-      return { status: 403, body: bucketError('SignatureDoesNotMatch', message), contentType: XML };
-    }
+    if (verdict === 'expired') return bucketError(403, 'AccessDenied', 'Request has expired');
+    const mismatch = 'The request signature we calculated does not match the signature you provided.';
+    if (verdict === 'bad-signature') return bucketError(403, 'SignatureDoesNotMatch', mismatch);
     return { status: 200, body: served.body, contentType: served.contentType };
   }
 }

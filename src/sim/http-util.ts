@@ -43,7 +43,8 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
  * Form fields from a JSON, multipart or urlencoded body. Like Laravel, a body it cannot read
  * counts as no fields at all, which then fails validation as "required".
  */
-export async function parseFields(contentType = '', body: Buffer): Promise<Fields> {
+export async function parseFields(req: IncomingMessage, body: Buffer): Promise<Fields> {
+  const contentType = req.headers['content-type'] ?? '';
   const type = contentType.toLowerCase();
   try {
     if (type.includes('json')) {

@@ -4,6 +4,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
+import type { Reply } from './http-util.js';
 import type { Clock } from '../clock.js';
 
 /** A real WAV: 16-bit PCM mono, a 440 Hz tone of `seconds`, so clients can check the header. */
@@ -99,6 +100,8 @@ export class ResultSigner {
   }
 }
 
-export function bucketError(code: 'AccessDenied' | 'SignatureDoesNotMatch' | 'NoSuchKey', message: string): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>\n`;
+/** A refusal as a bucket words it: XML, never the API's JSON. */
+export function bucketError(status: 403 | 404, code: string, message: string): Reply {
+  const error = `<Error><Code>${code}</Code><Message>${message}</Message></Error>\n`;
+  return { status, body: `<?xml version="1.0" encoding="UTF-8"?>\n${error}`, contentType: 'application/xml' };
 }

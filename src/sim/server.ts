@@ -23,8 +23,8 @@ const BEFORE_FAULTS: ReadonlySet<FaultKind> = new Set(['503', '500-before', 'htm
 interface Route {
   method: 'GET' | 'POST';
   call: CallKind;
+  /** Submits, price and status calls are rate limited and take faults of their scope (= `call`). */
   cls?: LimitedClass;
-  scope?: FaultScope;
   run(req: IncomingMessage, url: URL): Promise<Reply> | Reply;
 }
 
@@ -40,18 +40,21 @@ class SimServer {
     this.faultRandom = mulberry32(options.seed);
     this.api = new SimApi(options, () => this.faults);
     this.limiter = new RateLimiter(options.rateRules, options.rateWindowMs, options.clock);
-    const withFields = (run: (fields: Fields) => Promise<Reply>) => async (req: IncomingMessage): Promise<Reply> => {
-      const body = await readBody(req, MAX_BODY_BYTES);
-      return body ? run(await parseFields(req.headers['content-type'], body)) : html(413, 'Request Entity Too Large');
-    };
+    const post = (call: 'submit' | 'price', cls: LimitedClass, handle: (fields: Fields) => Promise<Reply>): Route => ({
+      method: 'POST',
+      call,
+      cls,
+      run: async (req) => {
+        const body = await readBody(req, MAX_BODY_BYTES);
+        return body ? handle(await parseFields(req, body)) : html(413, 'Request Entity Too Large');
+      },
+    });
     this.routes = new Map<string, Route>([
       [`${API}/models`, { method: 'GET', call: 'models', run: (_req, url) => this.api.listModels(url) }],
       [`${API}/balance`, { method: 'GET', call: 'balance', run: () => this.api.balance() }],
       ...SIM_KINDS.flatMap(({ type }): [string, Route][] => [
-        [`${API}/${type}`, { method: 'POST', call: 'submit', cls: `submit:${type}`, scope: 'submit',
-          run: withFields((fields) => this.api.submit(type, fields)) }],
-        [`${API}/${type}/price-calculation`, { method: 'POST', call: 'price', cls: 'price', scope: 'price',
-          run: withFields((fields) => this.api.price(type, fields)) }],
+        [`${API}/${type}`, post('submit', `submit:${type}`, (fields) => this.api.submit(type, fields))],
+        [`${API}/${type}/price-calculation`, post('price', 'price', (fields) => this.api.price(type, fields))],
       ]),
     ]);
   }
@@ -60,7 +63,7 @@ class SimServer {
     const status = /^\/api\/v1\/client\/request-status\/([^/]+)$/.exec(path);
     if (!status) return this.routes.get(path);
     const id = decodeURIComponent(status[1] ?? '');
-    return { method: 'GET', call: 'status', cls: 'status', scope: 'status', run: () => this.api.status(id) };
+    return { method: 'GET', call: 'status', cls: 'status', run: () => this.api.status(id) };
   }
 
   private authorized(req: IncomingMessage): boolean {
@@ -92,7 +95,7 @@ class SimServer {
     const { stats } = this.api;
     stats.calls[route.call]++;
     // One draw per faultable request in arrival order, even if it is then refused, keeps runs reproducible.
-    const fault = route.scope ? pickFault(this.faults, route.scope, this.faultRandom()) : undefined;
+    const fault = route.cls ? pickFault(this.faults, route.call as FaultScope, this.faultRandom()) : undefined;
     const limit = route.cls ? this.limiter.check(route.cls) : { allowed: true, headers: {} };
     if (!limit.allowed && route.cls) {
       stats.rateLimited[route.cls] = (stats.rateLimited[route.cls] ?? 0) + 1;
