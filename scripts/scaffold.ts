@@ -43,49 +43,26 @@ export const ${id}: JobKind<'${name}'> = {
 };
 `;
 
-const simTemplate = (name: string, id: string): string => `/** \`POST /${name}\`, JSON; the result is a PNG. Written by \`npm run new-kind\`: give it the service's models, checks and price law. */
-import type { SimModel } from '../catalogue.js';
-import { fingerprint } from '../fingerprint.js';
-import { applyMode, type PricingMode } from '../pricing.js';
+const simTemplate = (name: string, id: string): string => `/**
+ * \`POST /${name}\`, JSON; the result is a PNG. Written by \`npm run new-kind\`: give it the service's
+ * models, checks and price law.
+ */
 import { pngImage } from '../results.js';
-import { ErrorBag, requiredString, type Fields } from '../rules.js';
-import { lookupModel, mapValid, type Validated } from '../validate.js';
-import type { Models, SimKind } from './kind.js';
+import { defineKind } from './kind.js';
 
-const TYPE = '${name}';
 const USD_PER_JOB = 0.001;
 
-const MODEL: SimModel = {
-  name: '${name} model', slug: '${id}_model', types: [TYPE], limits: {}, features: {}, defaults: {}, languages: [], priceFactor: 1,
-};
-
-interface Params {
-  model: SimModel;
-  prompt?: string | undefined;
-}
-
-/** A price query takes the model; a submit the prompt too. */
-function validate(fields: Fields, models: Models, forPrice: boolean): Validated<Params> {
-  const bag = new ErrorBag();
-  const model = lookupModel(bag, fields, models, TYPE);
-  const prompt = forPrice ? undefined : requiredString(bag, fields, 'prompt');
-  return bag.empty && model ? { ok: true, value: { model, prompt } } : { ok: false, bag };
-}
-
-const price = (p: Params, mode: PricingMode): number => applyMode(USD_PER_JOB * p.model.priceFactor, mode);
-
-export const ${id}: SimKind<typeof TYPE> = {
-  type: TYPE,
-  models: [MODEL],
-  price: (fields, models, mode) => mapValid(validate(fields, models, true), (p) => price(p, mode)),
-  submit: (fields, models, mode) => mapValid(validate(fields, models, false), (p) => ({
-    fingerprint: fingerprint([TYPE, p.model.slug, p.prompt]),
-    priceUsd: price(p, mode),
-  })),
+export const ${id} = defineKind({
+  type: '${name}',
+  models: [{ name: '${name} model', slug: '${id}_model' }],
+  // A price query takes the model; a submit the prompt too.
+  check: (c, forPrice) => ({ prompt: forPrice ? null : c.string('prompt') }),
+  usd: (p) => USD_PER_JOB * p.model.priceFactor,
+  canonical: (p) => [p.prompt],
   result: { ending: 'image', contentType: 'image/png', bytes: () => pngImage() },
   pace: { pendingMs: 100, processingMs: 400 },
   plans: { basic: { perMinute: 1, perDay: 15 }, premium: { perMinute: 300 } },
-};
+});
 `;
 
 /** Adds `id` to the list `listName` of the module at `path`, with its import after the others. */

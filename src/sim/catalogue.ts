@@ -6,21 +6,13 @@
 import { fillerModel } from './kinds/filler.js';
 import { SIM_KINDS } from './kinds/index.js';
 
-export interface SimVoice {
-  name: string;
-  slug: string;
-  gender: string;
-}
-
-export interface SimLanguage {
-  name: string;
-  slug: string;
-  voices: SimVoice[];
-}
+export type SimVoice = Record<'name' | 'slug' | 'gender', string>;
+export type SimLanguage = Pick<SimVoice, 'name' | 'slug'> & { voices: SimVoice[] };
 
 export interface SimModel {
   name: string;
   slug: string;
+  /** The kinds it serves: those listing it, or a filler's own. */
   types: string[];
   /** Serve `inference_types` as an object keyed by type, as some records do. */
   typesAsObject?: boolean;
@@ -36,23 +28,24 @@ export interface SimModel {
   priceFactor: number;
 }
 
+/** A model as a kind's file writes it: what it leaves out is empty, its price factor 1. */
+export type ModelSpec = Pick<SimModel, 'name' | 'slug'> & Partial<SimModel>;
+
+const withDefaults = (spec: ModelSpec): SimModel =>
+  ({ types: [], limits: {}, features: {}, defaults: {}, languages: [], priceFactor: 1, ...spec });
+
 /**
  * The whole catalogue in serving order. Real models are spread through the filler so the
  * last of them sits past the first page of 25.
  */
 export function buildCatalogue(extraModels: number): SimModel[] {
-  const real = [...new Set(SIM_KINDS.flatMap((kind) => kind.models))];
-  const filler = Array.from({ length: Math.max(0, extraModels) }, (_, i) => fillerModel(i));
-  const total = real.length + filler.length;
-  const out: SimModel[] = [];
-  let nextReal = 0;
-  let nextFiller = 0;
-  for (let i = 0; i < total; i++) {
-    // Place real model k at about position k * total / real.length.
-    const dueReal = nextReal < real.length && i >= Math.floor((nextReal * total) / real.length);
-    const model = dueReal || nextFiller >= filler.length ? real[nextReal++] : filler[nextFiller++];
-    if (model) out.push(model);
-  }
+  const specs = [...new Set(SIM_KINDS.flatMap((kind): readonly ModelSpec[] => kind.models))];
+  const kindsOf = (spec: ModelSpec): string[] => SIM_KINDS.filter((k) => k.models.includes(spec)).map((k) => k.type);
+  const real = specs.map((spec) => withDefaults({ ...spec, types: kindsOf(spec) }));
+  const filler = Array.from({ length: Math.max(0, extraModels) }, (_, i) => withDefaults(fillerModel(i)));
+  const out = [...filler];
+  // Real model k goes to position k * total / real.length; those before it are already in place.
+  real.forEach((model, k) => out.splice(Math.floor((k * (real.length + filler.length)) / real.length), 0, model));
   return out;
 }
 

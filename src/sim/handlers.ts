@@ -1,17 +1,19 @@
 /**
- * The service's endpoints as functions from a parsed request to a Reply. Auth, rate limits,
- * faults and latency are the server's business; here is only what each endpoint does.
+ * The service's endpoints as functions from a parsed request to a Reply, and the state they
+ * share: balance, jobs, stats, webhooks. Auth, rate limits, faults and latency are the server's.
  */
+import { randomBytes } from 'node:crypto';
 import { buildCatalogue, modelToWire, type SimModel } from './catalogue.js';
+import type { FaultSpec } from './faults.js';
 import { apiError, json, type Reply } from './http-util.js';
-import { JobBook, type SimJob } from './jobs.js';
+import { JobBook, statusAt, type SimJob } from './jobs.js';
 import { SIM_KINDS, simKind, type SimJobType as JobType } from './kinds/index.js';
 import type { ResolvedOptions } from './options.js';
-import { bucketError, type ResultSigner } from './results.js';
+import { bucketError, ResultSigner } from './results.js';
 import type { Fields } from './rules.js';
-import type { SimStats } from './stats.js';
-import { webhookFields, type WebhookRequest, type WebhookSender } from './webhooks.js';
-import type { Validated } from './validate.js';
+import { createStats, type SimStats } from './stats.js';
+import { Timers } from './timers.js';
+import { webhookFields, WebhookSender } from './webhooks.js';
 
 /** Generation is refused below this balance (docs/service.md, "Balance"). */
 const MIN_BALANCE_USD = 0.49;
@@ -19,47 +21,35 @@ const DEFAULT_PAGE_SIZE = 25;
 const MAX_PAGE_SIZE = 50;
 const NOT_FOUND = 'No query results for the requested resource.';
 
-export interface Wallet {
-  balanceUsd: number;
-}
-
 const round8 = (usd: number): number => Math.round(usd * 1e8) / 1e8;
 
-/** A result's bytes and content type by its URL's ending (kinds may share one); each body built once. */
-interface ResultFile {
-  contentType: string;
-  body: Buffer;
-}
-
-function resultFiles(): Map<string, ResultFile> {
-  const files = new Map<string, ResultFile>();
-  for (const { result } of SIM_KINDS) {
-    if (!files.has(result.ending)) files.set(result.ending, { contentType: result.contentType, body: result.bytes() });
-  }
-  return files;
-}
-
-function invalid(result: Validated<unknown>): Reply | undefined {
-  return result.ok ? undefined : apiError(422, result.bag.message(), result.bag.errors);
-}
-
 export class SimApi {
+  balanceUsd: number;
+  baseUrl = '';
+  readonly timers = new Timers();
+  readonly jobs: JobBook;
+  readonly stats: SimStats;
+  readonly webhooks: WebhookSender;
   private readonly catalogue: SimModel[];
   private readonly models: Map<string, SimModel>;
-  // Built once: the bench downloads thousands of results.
-  private readonly results = resultFiles();
+  private readonly signer: ResultSigner;
+  // A result's bytes by its URL's ending (kinds may share one), built once: the bench downloads thousands.
+  private readonly results = new Map(SIM_KINDS.map(({ result: r }) => [r.ending, { ...r, body: r.bytes() }]));
 
   constructor(
     private readonly options: ResolvedOptions,
-    private readonly wallet: Wallet,
-    private readonly jobs: JobBook,
-    private readonly stats: SimStats,
-    private readonly signer: ResultSigner,
-    private readonly baseUrl: () => string,
-    private readonly webhooks: WebhookSender,
+    faults: () => FaultSpec,
   ) {
+    this.balanceUsd = options.balanceUsd;
     this.catalogue = buildCatalogue(options.extraModels);
     this.models = new Map(this.catalogue.map((m) => [m.slug, m]));
+    this.signer = new ResultSigner(randomBytes(32), options.clock);
+    this.jobs = new JobBook(options, this.timers, (usd) => {
+      this.balanceUsd = round8(this.balanceUsd + usd);
+    });
+    this.stats = createStats(this.jobs);
+    const resultUrl = (job: SimJob, now: number): string => this.resultUrl(job, now);
+    this.webhooks = new WebhookSender(options, this.timers, faults, this.stats.webhooks, this.jobs, resultUrl);
   }
 
   /** A Laravel page of models; `limit` is honoured up to 50, `per_page` is not. */
@@ -69,12 +59,12 @@ export class SimApi {
     const pageParam = Number(url.searchParams.get('page'));
     const page = Number.isInteger(pageParam) && pageParam > 0 ? pageParam : 1;
     const filter = url.searchParams.get('filter[inference_types]');
-    const types = filter === null ? undefined : filter.split(',').map((t) => t.trim()).filter((t) => t !== '');
-    const matching = types === undefined ? this.catalogue : this.catalogue.filter((m) => m.types.some((t) => types.includes(t)));
+    const types = filter?.split(',').map((t) => t.trim());
+    const matching = types ? this.catalogue.filter((m) => m.types.some((t) => types.includes(t))) : this.catalogue;
     const total = matching.length;
     const lastPage = Math.max(1, Math.ceil(total / perPage));
     const slice = matching.slice((page - 1) * perPage, page * perPage);
-    const path = `${this.baseUrl()}/api/v1/client/models`;
+    const path = `${this.baseUrl}/api/v1/client/models`;
     const link = (n: number): string => {
       const query = new URLSearchParams();
       if (url.searchParams.has('limit')) query.set('limit', String(perPage));
@@ -82,70 +72,63 @@ export class SimApi {
       query.set('page', String(n));
       return `${path}?${query.toString()}`;
     };
+    const from = slice.length ? (page - 1) * perPage + 1 : null;
+    const to = from && from + slice.length - 1;
     return json(200, {
       data: slice.map(modelToWire),
       links: { first: link(1), last: link(lastPage), prev: page > 1 ? link(page - 1) : null, next: page < lastPage ? link(page + 1) : null },
-      meta: {
-        current_page: page, last_page: lastPage, per_page: perPage, total, path,
-        from: slice.length ? (page - 1) * perPage + 1 : null, to: slice.length ? (page - 1) * perPage + slice.length : null,
-      },
+      meta: { current_page: page, last_page: lastPage, per_page: perPage, total, path, from, to },
     });
   }
 
   balance(): Reply {
-    return json(200, { data: { balance: this.wallet.balanceUsd } });
+    return json(200, { data: { balance: this.balanceUsd } });
   }
 
-  price(type: JobType, fields: Fields): Reply {
-    const result = simKind(type).price(fields, this.models, this.options.pricing);
-    return invalid(result) ?? json(200, { data: { price: result.ok ? result.value : 0 } });
+  async price(type: JobType, fields: Fields): Promise<Reply> {
+    const result = await simKind(type).check(fields, this.models, this.options.pricing, true);
+    if (!result.ok) return apiError(422, result.bag.message(), result.bag.errors);
+    return json(200, { data: { price: result.value.priceUsd } });
   }
 
+  /** Charging happens at acceptance, the moment the request id exists: a lost answer still costs. */
   async submit(type: JobType, fields: Fields): Promise<Reply> {
     // Every kind's request may carry a webhook; checked first, as one rule of every form request.
     const hook = webhookFields(fields);
     if (!hook.ok) return apiError(422, Object.values(hook.errors).flat()[0] ?? 'The given data was invalid.', hook.errors);
-    const result = await simKind(type).submit(fields, this.models, this.options.pricing);
-    if (!result.ok) return invalid(result) ?? apiError(422, 'The given data was invalid.');
-    return this.accept(type, result.value.fingerprint, result.value.priceUsd, hook.value);
+    const result = await simKind(type).check(fields, this.models, this.options.pricing, false);
+    if (!result.ok) return apiError(422, result.bag.message(), result.bag.errors);
+    const { fingerprint, priceUsd } = result.value;
+    if (this.balanceUsd < MIN_BALANCE_USD || this.balanceUsd < priceUsd) {
+      return apiError(422, 'Not enough balance.', { balance: ['Not enough balance.'] });
+    }
+    this.balanceUsd = round8(this.balanceUsd - priceUsd);
+    const job = this.jobs.accept(type, fingerprint, priceUsd);
+    this.stats.accepted.push({ requestId: job.requestId, type, fingerprint, at: job.acceptedAt });
+    if (hook.value !== undefined) this.webhooks.schedule(job, hook.value);
+    return json(200, { data: { request_id: job.requestId } });
   }
 
   /** A fresh pre-signed URL for a finished job's result. */
   resultUrl(job: SimJob, now: number): string {
-    return this.signer.url(this.baseUrl(), `${job.requestId}.${simKind(job.type).result.ending}`, this.options.resultUrlTtlMs, now);
-  }
-
-  // Charging happens at acceptance, the moment the request id exists: a lost answer still costs.
-  private accept(type: JobType, fingerprint: string, priceUsd: number, webhook: WebhookRequest | undefined): Reply {
-    if (this.wallet.balanceUsd < MIN_BALANCE_USD || this.wallet.balanceUsd < priceUsd) {
-      return apiError(422, 'Not enough balance.', { balance: ['Not enough balance.'] });
-    }
-    this.wallet.balanceUsd = round8(this.wallet.balanceUsd - priceUsd);
-    const job = this.jobs.accept(type, fingerprint, priceUsd);
-    this.stats.accepted.push({ requestId: job.requestId, type, fingerprint, at: job.acceptedAt });
-    if (webhook !== undefined) this.webhooks.schedule(job, webhook);
-    return json(200, { data: { request_id: job.requestId } });
+    return this.signer.url(this.baseUrl, `${job.requestId}.${simKind(job.type).result.ending}`, this.options.resultUrlTtlMs, now);
   }
 
   status(requestId: string): Reply {
     const job = this.jobs.jobs.get(requestId);
     if (!job) return apiError(404, NOT_FOUND);
     const now = this.options.clock.nowMs();
-    const { status, progress } = JobBook.statusAt(job, now);
+    const { status, progress } = statusAt(job, now);
     const data: Record<string, unknown> = {
       status,
       // The service sometimes sends progress as a string; clients must accept both.
       progress: job.index % 2 === 1 ? progress.toFixed(2) : progress,
-      result_url: null,
+      result_url: status === 'done' ? this.resultUrl(job, now) : null,
       results_alt_formats: null,
       result: null,
       preview: null,
+      ...(status === 'error' ? job.error : {}),
     };
-    if (status === 'done') {
-      data['result_url'] = this.resultUrl(job, now);
-    } else if (status === 'error' && job.error) {
-      Object.assign(data, job.error);
-    }
     return json(200, { data });
   }
 
@@ -154,15 +137,13 @@ export class SimApi {
     const match = /^([0-9a-f-]{36})\.([a-z0-9]+)$/.exec(file);
     const served = this.results.get(match?.[2] ?? '');
     const job = match && served ? this.jobs.jobs.get(match[1] ?? '') : undefined;
-    const xml = 'application/xml';
-    if (!job || !served || JobBook.statusAt(job, this.options.clock.nowMs()).status !== 'done') {
-      return { status: 404, body: bucketError('NoSuchKey', 'The specified key does not exist.'), contentType: xml };
+    if (!job || !served || statusAt(job, this.options.clock.nowMs()).status !== 'done') {
+      return bucketError(404, 'NoSuchKey', 'The specified key does not exist.');
     }
     const verdict = this.signer.check(file, url.searchParams.get('expires'), url.searchParams.get('sig'));
-    if (verdict === 'expired') return { status: 403, body: bucketError('AccessDenied', 'Request has expired'), contentType: xml };
-    if (verdict === 'bad-signature') {
-      return { status: 403, body: bucketError('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'), contentType: xml };
-    }
+    if (verdict === 'expired') return bucketError(403, 'AccessDenied', 'Request has expired');
+    const mismatch = 'The request signature we calculated does not match the signature you provided.';
+    if (verdict === 'bad-signature') return bucketError(403, 'SignatureDoesNotMatch', mismatch);
     return { status: 200, body: served.body, contentType: served.contentType };
   }
 }

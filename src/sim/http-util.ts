@@ -22,62 +22,50 @@ export function apiError(status: number, message: string, errors?: Record<string
 }
 
 export function html(status: number, title: string): Reply {
-  const body = `<!DOCTYPE html>\n<html><head><title>${status} ${title}</title></head>\n<body><center><h1>${status} ${title}</h1></center><hr><center>nginx</center></body></html>\n`;
-  return { status, body, contentType: 'text/html; charset=UTF-8' };
+  const head = `<!DOCTYPE html>\n<html><head><title>${status} ${title}</title></head>\n`;
+  const body = `<body><center><h1>${status} ${title}</h1></center><hr><center>nginx</center></body></html>\n`;
+  return { status, body: head + body, contentType: 'text/html; charset=UTF-8' };
 }
 
-/** The whole request body up to `maxBytes`; beyond that it is drained and dropped. */
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<{ tooLarge: boolean; body: Buffer }> {
-  const declared = Number(req.headers['content-length'] ?? 0);
+/** The whole request body, or undefined when over `maxBytes` (read to its end all the same). */
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let total = 0;
-  let tooLarge = declared > maxBytes;
+  // Keep reading to the end even when too large, so the client sees our answer, not a reset.
   for await (const chunk of req as AsyncIterable<Buffer>) {
     total += chunk.length;
-    if (total > maxBytes) tooLarge = true;
-    // Keep reading to the end even when too large, so the client sees our answer, not a reset.
-    if (!tooLarge) chunks.push(chunk);
+    if (total <= maxBytes) chunks.push(chunk);
   }
-  return { tooLarge, body: tooLarge ? Buffer.alloc(0) : Buffer.concat(chunks) };
+  return total > maxBytes || Number(req.headers['content-length'] ?? 0) > maxBytes ? undefined : Buffer.concat(chunks);
 }
 
 /**
  * Form fields from a JSON, multipart or urlencoded body. Like Laravel, a body it cannot read
  * counts as no fields at all, which then fails validation as "required".
  */
-export async function parseFields(contentType: string | undefined, body: Buffer): Promise<Fields> {
-  const type = (contentType ?? '').toLowerCase();
-  if (type.includes('json')) {
-    try {
+export async function parseFields(req: IncomingMessage, body: Buffer): Promise<Fields> {
+  const contentType = req.headers['content-type'] ?? '';
+  const type = contentType.toLowerCase();
+  try {
+    if (type.includes('json')) {
       const parsed: unknown = JSON.parse(body.toString('utf8'));
       return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Fields) : {};
-    } catch {
-      return {};
     }
+    if (!type.startsWith('multipart/form-data') && !type.startsWith('application/x-www-form-urlencoded')) return {};
+    const request = new Request('http://sim.local/', { method: 'POST', headers: { 'content-type': contentType }, body });
+    return Object.fromEntries(await request.formData());
+  } catch {
+    return {};
   }
-  if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded')) {
-    try {
-      const form = await new Request('http://sim.local/', { method: 'POST', headers: { 'content-type': contentType ?? '' }, body }).formData();
-      const fields: Fields = {};
-      for (const [key, value] of form.entries()) fields[key] = value;
-      return fields;
-    } catch {
-      return {};
-    }
-  }
-  return {};
-}
-
-/** Errors go out as HTML to clients that did not ask for JSON, as the real service does. */
-function wantsJson(req: IncomingMessage): boolean {
-  const accept = req.headers.accept ?? '';
-  return accept.includes('json') || accept.includes('*/*');
 }
 
 export function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply, extraHeaders: Record<string, string> = {}): void {
   if (res.destroyed || res.headersSent) return;
   let { body, contentType } = reply;
-  if (reply.status >= 400 && contentType === 'application/json' && !wantsJson(req)) {
+  const accept = req.headers.accept ?? '';
+  // Errors go out as HTML to clients that did not ask for JSON, as the real service does.
+  const wantsJson = accept.includes('json') || accept.includes('*/*');
+  if (reply.status >= 400 && contentType === 'application/json' && !wantsJson) {
     const message = (JSON.parse(String(body)) as { message?: string }).message ?? 'Error';
     ({ body, contentType } = html(reply.status, message));
   }

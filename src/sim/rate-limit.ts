@@ -1,39 +1,45 @@
 /**
- * Fixed-window rate limits per endpoint class, as the service counts them: one counter per
- * window of `windowMs` (a minute at the service) and one per UTC day. A refused request is
- * not counted, so a client that waits out Retry-After gets its full allowance back.
+ * Rate limits per endpoint class, as the service counts them: one counter per fixed window of
+ * `windowMs` (a minute at the service) and one per UTC day. A refused request is not counted, so
+ * a client that waits out Retry-After gets its full allowance back.
  */
-import type { SimJobType } from './kinds/index.js';
+import { SIM_KINDS, type SimJobType } from './kinds/index.js';
 import type { Clock } from '../clock.js';
 
 /** Endpoint classes the service counts apart: each kind's submits, every price call, every status call. */
 export type LimitedClass = `submit:${SimJobType}` | 'price' | 'status';
 
-export interface ClassRule {
-  perWindow: number;
+export type PlanName = 'basic' | 'premium';
+
+/** A class's limit on a published plan. (The client paces itself by the same figures, kept in src/jobs.) */
+export interface ClassLimit {
+  perMinute: number;
+  /** Daily cap, reset at 00:00 UTC; undefined when the plan states none. */
   perDay?: number | undefined;
 }
 
-export type RateRules = Partial<Record<LimitedClass, ClassRule>>;
+export type RateRules = Partial<Record<LimitedClass, { perWindow: number; perDay?: number | undefined }>>;
 
-export interface RateDecision {
-  allowed: boolean;
-  headers: Record<string, string>;
-  /** Which counter refused the request. */
-  type?: 'minute' | 'daily';
-}
+const SHARED: Record<PlanName, Record<'price' | 'status', ClassLimit>> = {
+  basic: { price: { perMinute: 50, perDay: 200 }, status: { perMinute: 50, perDay: 200 } },
+  // Premium states 300/min for generation and nothing for price and status calls; the service's docs say
+  // to assume those are limited all the same, so they get the generation figure.
+  premium: { price: { perMinute: 300 }, status: { perMinute: 300 } },
+};
 
-interface Counter {
-  window: number;
-  windowCount: number;
-  day: number;
-  dayCount: number;
+/** A plan's limits (each kind's submits in its file in kinds/), then any the options give instead. */
+export function rulesFor(plan: PlanName | 'unlimited', overrides: RateRules = {}): RateRules {
+  if (plan === 'unlimited') return { ...overrides };
+  const submits = SIM_KINDS.map((kind) => [`submit:${kind.type}`, kind.plans[plan]] as const);
+  const limits = [...submits, ...Object.entries(SHARED[plan])];
+  const rules = limits.map(([cls, { perMinute, perDay }]) => [cls, { perWindow: perMinute, perDay }]);
+  return { ...Object.fromEntries(rules), ...overrides } as RateRules;
 }
 
 const DAY_MS = 86_400_000;
 
 export class RateLimiter {
-  private readonly counters = new Map<LimitedClass, Counter>();
+  private readonly counters = new Map<LimitedClass, Record<'window' | 'windowCount' | 'day' | 'dayCount', number>>();
 
   constructor(
     private readonly rules: RateRules,
@@ -42,25 +48,16 @@ export class RateLimiter {
   ) {}
 
   /** Counts one request of `cls` if the limits allow it; the headers go on the answer either way. */
-  check(cls: LimitedClass): RateDecision {
+  check(cls: LimitedClass): { allowed: boolean; headers: Record<string, string> } {
     const now = this.clock.nowMs();
     const rule = this.rules[cls];
     if (!rule) return { allowed: true, headers: {} };
     const window = Math.floor(now / this.windowMs);
     const day = Math.floor(now / DAY_MS);
-    let counter = this.counters.get(cls);
-    if (!counter) {
-      counter = { window, windowCount: 0, day, dayCount: 0 };
-      this.counters.set(cls, counter);
-    }
-    if (counter.window !== window) {
-      counter.window = window;
-      counter.windowCount = 0;
-    }
-    if (counter.day !== day) {
-      counter.day = day;
-      counter.dayCount = 0;
-    }
+    const counter = this.counters.get(cls) ?? { window, windowCount: 0, day, dayCount: 0 };
+    this.counters.set(cls, counter);
+    if (counter.window !== window) Object.assign(counter, { window, windowCount: 0 });
+    if (counter.day !== day) Object.assign(counter, { day, dayCount: 0 });
     const dailyFull = rule.perDay !== undefined && counter.dayCount >= rule.perDay;
     const windowFull = counter.windowCount >= rule.perWindow;
     if (!dailyFull && !windowFull) {
@@ -80,6 +77,6 @@ export class RateLimiter {
     const resetAt = dailyFull ? (day + 1) * DAY_MS : (window + 1) * this.windowMs;
     headers['Retry-After'] = String(Math.max(1, Math.ceil((resetAt - now) / 1000)));
     headers['X-RateLimit-Type'] = dailyFull ? 'daily' : 'minute';
-    return { allowed: false, headers, type: dailyFull ? 'daily' : 'minute' };
+    return { allowed: false, headers };
   }
 }

@@ -3,7 +3,8 @@
  * an HMAC over the path and expiry, 403 with an XML body once expired or tampered with.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
+import { crc32, deflateSync } from 'node:zlib';
+import type { Reply } from './http-util.js';
 import type { Clock } from '../clock.js';
 
 /** A real WAV: 16-bit PCM mono, a 440 Hz tone of `seconds`, so clients can check the header. */
@@ -72,16 +73,6 @@ export function pngImage(size = 64): Buffer {
   return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
 }
 
-/** CRC-32 as PNG chunks carry it (ISO 3309, the same polynomial as zip). */
-export function crc32(bytes: Buffer): number {
-  let crc = 0xffffffff;
-  for (const byte of bytes) {
-    crc ^= byte;
-    for (let bit = 0; bit < 8; bit++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
 export class ResultSigner {
   constructor(
     private readonly secret: Buffer,
@@ -109,6 +100,8 @@ export class ResultSigner {
   }
 }
 
-export function bucketError(code: 'AccessDenied' | 'SignatureDoesNotMatch' | 'NoSuchKey', message: string): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>\n`;
+/** A refusal as a bucket words it: XML, never the API's JSON. */
+export function bucketError(status: 403 | 404, code: string, message: string): Reply {
+  const error = `<Error><Code>${code}</Code><Message>${message}</Message></Error>\n`;
+  return { status, body: `<?xml version="1.0" encoding="UTF-8"?>\n${error}`, contentType: 'application/xml' };
 }

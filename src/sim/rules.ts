@@ -1,11 +1,16 @@
 /**
- * Laravel-style field rules: each records its message in an error bag and returns the parsed
- * value or undefined. Messages follow Laravel's wording, so clients see what the service sends.
+ * Laravel-style field rules, applied as the service's form requests apply them: each records its
+ * message in one error bag (a 422 with every problem) and returns the parsed value, or undefined.
+ * Messages follow Laravel's wording, so clients see what the service sends.
  */
+import { createHash } from 'node:crypto';
+import type { SimModel } from './catalogue.js';
 
 /** A form value: JSON scalars, multipart strings, or multipart files. */
 export type FieldValue = string | number | boolean | null | undefined | Blob | object;
 export type Fields = Record<string, FieldValue>;
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; bag: ErrorBag };
 
 export class ErrorBag {
   readonly errors: Record<string, string[]> = {};
@@ -28,33 +33,16 @@ export class ErrorBag {
   }
 }
 
-export function attribute(field: string): string {
-  return field.replace(/_/g, ' ');
-}
-
-function isBlank(value: FieldValue): boolean {
-  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
-}
-
-export function requiredString(bag: ErrorBag, fields: Fields, field: string): string | undefined {
-  const value = fields[field];
-  if (isBlank(value)) return bag.add(field, `The ${attribute(field)} field is required.`);
-  if (typeof value !== 'string') return bag.add(field, `The ${attribute(field)} field must be a string.`);
-  return value;
-}
-
-export function optionalString(bag: ErrorBag, fields: Fields, field: string): string | undefined {
-  const value = fields[field];
-  if (isBlank(value)) return undefined;
-  if (typeof value !== 'string') return bag.add(field, `The ${attribute(field)} field must be a string.`);
-  return value;
-}
-
 export interface NumberRule {
   integer?: boolean;
   min?: number | undefined;
   max?: number | undefined;
 }
+
+export const attribute = (field: string): string => field.replace(/_/g, ' ');
+
+const isBlank = (value: FieldValue): boolean =>
+  value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 function toNumber(value: FieldValue): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
@@ -62,42 +50,94 @@ function toNumber(value: FieldValue): number | undefined {
   return undefined;
 }
 
-/** A required number (numeric strings accepted, as Laravel does for form fields) within bounds. */
-export function requiredNumber(bag: ErrorBag, fields: Fields, field: string, rule: NumberRule = {}): number | undefined {
-  const raw = fields[field];
-  const name = attribute(field);
-  if (isBlank(raw)) return bag.add(field, `The ${name} field is required.`);
-  const value = toNumber(raw);
-  if (value === undefined) return bag.add(field, `The ${name} field must be ${rule.integer ? 'an integer' : 'a number'}.`);
-  if (rule.integer && !Number.isInteger(value)) return bag.add(field, `The ${name} field must be an integer.`);
-  const { min, max } = rule;
-  if (min !== undefined && max !== undefined && min === max && value !== min) {
-    return bag.add(field, `The ${name} field must be ${min}.`);
-  }
-  if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
-    if (min !== undefined && max !== undefined) return bag.add(field, `The ${name} field must be between ${min} and ${max}.`);
-    if (min !== undefined) return bag.add(field, `The ${name} field must be at least ${min}.`);
-    return bag.add(field, `The ${name} field must not be greater than ${max}.`);
-  }
-  return value;
+/** Image checks the service applies to uploads: the type by its bytes, and a size cap. */
+const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+const IMAGE_TYPES_TEXT = 'jpg, jpeg, png, gif, bmp, webp';
+
+/** Whether the bytes really are one of the allowed types, whatever the upload's name says. */
+function isImage(bytes: Buffer): boolean {
+  const head = bytes.subarray(0, 12).toString('latin1');
+  return head.startsWith('\xff\xd8\xff') || head.startsWith('\x89PNG\r\n\x1a\n') || /^GIF8[79]a/.test(head)
+    || (head.startsWith('BM') && bytes.length > 26) || (head.startsWith('RIFF') && head.slice(8, 12) === 'WEBP');
 }
 
-export function oneOf<T extends string | number>(bag: ErrorBag, field: string, value: T | undefined, allowed: readonly T[]): T | undefined {
-  if (value === undefined) return undefined;
-  return allowed.includes(value) ? value : bag.add(field, `The selected ${attribute(field)} is invalid.`);
+/** One request's fields against the model it names (undefined when that check failed), and its errors. */
+export class Check extends ErrorBag {
+  readonly model: SimModel | undefined;
+
+  constructor(
+    readonly fields: Fields,
+    models: ReadonlyMap<string, SimModel>,
+    type: string,
+  ) {
+    super();
+    const slug = this.string('model');
+    const model = slug === undefined ? undefined : models.get(slug);
+    this.model = model?.types.includes(type) ? model : undefined;
+    if (slug !== undefined && !this.model) this.add('model', 'The selected model is invalid.');
+  }
+
+  string(field: string): string | undefined {
+    const value = this.fields[field];
+    if (isBlank(value)) return this.add(field, `The ${attribute(field)} field is required.`);
+    if (typeof value !== 'string') return this.add(field, `The ${attribute(field)} field must be a string.`);
+    return value;
+  }
+
+  /** Null when left out; undefined when given but not a string. */
+  optional(field: string): string | null | undefined {
+    return isBlank(this.fields[field]) ? null : this.string(field);
+  }
+
+  /** A required number (numeric strings accepted, as Laravel does for form fields) within bounds. */
+  number(field: string, rule: NumberRule = {}): number | undefined {
+    const raw = this.fields[field];
+    const name = attribute(field);
+    if (isBlank(raw)) return this.add(field, `The ${name} field is required.`);
+    const value = toNumber(raw);
+    const { integer, min, max } = rule;
+    const must = (what: string): undefined => this.add(field, `The ${name} field must ${what}.`);
+    if (value === undefined) return must(integer ? 'be an integer' : 'be a number');
+    if (integer && !Number.isInteger(value)) return must('be an integer');
+    if (min !== undefined && max !== undefined && min === max && value !== min) return must(`be ${min}`);
+    if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
+      if (min !== undefined && max !== undefined) return must(`be between ${min} and ${max}`);
+      return must(min !== undefined ? `be at least ${min}` : `not be greater than ${max}`);
+    }
+    return value;
+  }
+
+  /** The model's `min_<field>` and `max_<field>`. */
+  range(field: string): NumberRule {
+    return { min: this.model?.limits[`min_${field}`], max: this.model?.limits[`max_${field}`] };
+  }
+
+  /** An integer within the model's range. */
+  bounded(field: string): number | undefined {
+    return this.number(field, { integer: true, ...this.range(field) });
+  }
+
+  oneOf<T extends string | number>(field: string, value: T | undefined, allowed: readonly T[]): T | undefined {
+    if (value === undefined) return undefined;
+    return allowed.includes(value) ? value : this.add(field, `The selected ${attribute(field)} is invalid.`);
+  }
+
+  /** An uploaded image's sha256, once its type (by magic bytes) and size pass; null when left out. */
+  async image(field: string, required: boolean): Promise<string | null | undefined> {
+    const value = this.fields[field];
+    const name = attribute(field);
+    if (value === undefined || value === null || value === '') {
+      return required ? this.add(field, `The ${name} field is required.`) : null;
+    }
+    if (!(value instanceof Blob)) return this.add(field, `The ${name} field must be a file.`);
+    if (value.size > MAX_IMAGE_BYTES) {
+      return this.add(field, `The ${name} field must not be greater than ${MAX_IMAGE_BYTES / 1024} kilobytes.`);
+    }
+    const bytes = Buffer.from(await value.arrayBuffer());
+    if (!isImage(bytes)) return this.add(field, `The ${name} field must be a file of type: ${IMAGE_TYPES_TEXT}.`);
+    return createHash('sha256').update(bytes).digest('hex');
+  }
 }
 
 /** Counts characters as PHP's mb_strlen does: code points, not UTF-16 units. */
-export function charCount(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    // A high surrogate followed by a low one is one code point.
-    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-    count++;
-  }
-  return count;
-}
+export const charCount = (text: string): number => [...text].length;

@@ -3,7 +3,7 @@
  * and injected faults. Updating is O(1) per request; the derived views are computed on demand.
  */
 import type { SimJobType as JobType } from './kinds/index.js';
-import type { JobBook, JobStatus } from './jobs.js';
+import type { JobBook } from './jobs.js';
 
 export interface AcceptedJob {
   requestId: string;
@@ -14,61 +14,53 @@ export interface AcceptedJob {
   at: number;
 }
 
-/** The webhook deliveries the simulator made (sim/webhooks.ts). */
-export interface WebhookStats {
-  /** Events delivered or still being tried (one per job start, one per job end). */
-  events: number;
-  /** POSTs made: first attempts, retries, duplicates, replays and forgeries. */
-  attempts: number;
-  /** Attempts answered 2xx (duplicates and replays not counted). */
-  delivered: number;
-  /** Events whose every attempt failed. */
-  gaveUp: number;
-  /** Answers by HTTP status; `none` for no answer (nobody listening, reset, timeout). */
-  answers: Record<string, number>;
-  /** Webhook faults injected, by kind. */
-  faults: Record<string, number>;
-}
-
 export type CallKind = 'models' | 'balance' | 'price' | 'status' | 'submit' | 'download';
 
-export interface SimStats {
-  accepted: AcceptedJob[];
-  calls: Record<CallKind, number>;
-  /** 429s answered, by endpoint class. */
-  rateLimited: Record<string, number>;
-  /** Faults injected, by kind. */
-  faults: Record<string, number>;
-  webhooks: WebhookStats;
-  /** Fingerprints accepted more than once, except resubmits of jobs that failed retryably and were refunded. */
-  duplicates(): { fingerprint: string; requestIds: string[] }[];
-  jobsByStatus(): Record<JobStatus, number>;
-}
-
-export function createStats(jobs: JobBook): SimStats {
+export function createStats(jobs: JobBook) {
   return {
-    accepted: [],
-    calls: { models: 0, balance: 0, price: 0, status: 0, submit: 0, download: 0 },
-    rateLimited: {},
-    faults: {},
-    webhooks: { events: 0, attempts: 0, delivered: 0, gaveUp: 0, answers: {}, faults: {} },
+    accepted: [] as AcceptedJob[],
+    calls: { models: 0, balance: 0, price: 0, status: 0, submit: 0, download: 0 } satisfies Record<CallKind, number>,
+    /** 429s answered, by endpoint class. */
+    rateLimited: {} as Record<string, number>,
+    /** Faults injected, by kind. */
+    faults: {} as Record<string, number>,
+    /** The webhook deliveries the simulator made (sim/webhooks.ts). */
+    webhooks: {
+      /** Events delivered or still being tried (one per job start, one per job end). */
+      events: 0,
+      /** POSTs made: first attempts, retries, duplicates, replays and forgeries. */
+      attempts: 0,
+      /** Attempts answered 2xx (duplicates and replays not counted). */
+      delivered: 0,
+      /** Events whose every attempt failed. */
+      gaveUp: 0,
+      /** Answers by HTTP status; `none` for no answer (nobody listening, reset, timeout). */
+      answers: {} as Record<string, number>,
+      /** Webhook faults injected, by kind. */
+      faults: {} as Record<string, number>,
+    },
+    /** Fingerprints accepted more than once, except resubmits of jobs that failed retryably and were refunded. */
     duplicates: () => jobs.duplicates(),
     jobsByStatus: () => jobs.countByStatus(),
   };
 }
+
+export type SimStats = ReturnType<typeof createStats>;
+export type WebhookStats = SimStats['webhooks'];
 
 /**
  * The stats as a JSON document, for GET /__sim/stats: versioned and snake_case like every
  * document mediabatch writes (docs/schemas/sim-stats.schema.json).
  */
 export function statsToJson(stats: SimStats, balanceUsd: number): Record<string, unknown> {
+  const { events, attempts, delivered, gaveUp, answers, faults } = stats.webhooks;
   return {
     schema_version: 1,
-    accepted: stats.accepted.map((job) => ({ request_id: job.requestId, type: job.type, fingerprint: job.fingerprint, at: job.at })),
+    accepted: stats.accepted.map(({ requestId, ...job }) => ({ request_id: requestId, ...job })),
     calls: stats.calls,
     rate_limited: stats.rateLimited,
     faults: stats.faults,
-    webhooks: { events: stats.webhooks.events, attempts: stats.webhooks.attempts, delivered: stats.webhooks.delivered, gave_up: stats.webhooks.gaveUp, answers: stats.webhooks.answers, faults: stats.webhooks.faults },
+    webhooks: { events, attempts, delivered, gave_up: gaveUp, answers, faults },
     duplicates: stats.duplicates().map((dup) => ({ fingerprint: dup.fingerprint, request_ids: dup.requestIds })),
     jobs_by_status: stats.jobsByStatus(),
     balance: balanceUsd,

@@ -11,141 +11,142 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { pickFault, type FaultSpec, type WebhookFaultKind } from './faults.js';
-import { JobBook, type SimJob } from './jobs.js';
-import type { Random } from './prng.js';
+import { endsAt, type JobBook, type SimJob } from './jobs.js';
+import type { ResolvedOptions } from './options.js';
+import { mulberry32, type Random } from './prng.js';
 import type { WebhookStats } from './stats.js';
-import type { Clock } from '../clock.js';
-
-export interface WebhookSenderOptions {
-  /** e.g. http://127.0.0.1:8787; undefined: nobody listens (attempts fail and are retried). */
-  target: string | undefined;
-  /** The first retry's wait; each next one doubles, up to `retryMaxMs`. */
-  retryMs: number;
-  retryMaxMs: number;
-  /** Attempts per delivery, the first included. */
-  attempts: number;
-  timeoutMs: number;
-  clock: Clock;
-}
+import type { Timers } from './timers.js';
 
 export interface WebhookRequest {
   url: string;
   secret: string | undefined;
 }
 
-interface Attempt {
+/** One event for one job: what each attempt at it sends, and the fault drawn for it. */
+interface Delivery {
+  path: string;
+  secret: string | undefined;
+  event: Event;
+  deliveryId: string;
   body: Buffer;
-  headers: Record<string, string>;
+  fault: WebhookFaultKind | undefined;
 }
+
+type Attempt = Pick<Delivery, 'body'> & { headers: Record<string, string> };
 
 type Event = 'job.processing' | 'job.completed' | 'job.failed';
 
 /** How far in the past a `stale` fault dates its timestamp: twice the five minutes a receiver allows. */
 const STALE_S = 600;
 const OVERSIZED_BYTES = 1.5 * 1024 * 1024;
+const TIMEOUT_MS = 10_000;
 
 export class WebhookSender {
-  private readonly timers = new Set<NodeJS.Timeout>();
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 16 });
-  private closed = false;
+  private readonly random: Random;
 
   constructor(
-    public options: WebhookSenderOptions,
+    private readonly options: ResolvedOptions,
+    private readonly timers: Timers,
     private readonly faults: () => FaultSpec,
-    private readonly random: Random,
     private readonly stats: WebhookStats,
+    private readonly jobs: JobBook,
     private readonly resultUrl: (job: SimJob, now: number) => string,
-    private readonly otherJob: (job: SimJob) => string,
-  ) {}
+  ) {
+    // Their own stream: deliveries' faults do not shift which answers fail.
+    this.random = mulberry32(options.seed ^ 0x9e3779b9);
+  }
 
   /** Plans a job's deliveries when it is accepted; each event draws its fault now, in acceptance order. */
   schedule(job: SimJob, webhook: WebhookRequest): void {
-    const startsAt = job.acceptedAt + job.pendingMs;
-    const endsAt = JobBook.endsAt(job);
+    const now = this.options.clock.nowMs();
+    const startsInMs = job.acceptedAt + job.pendingMs - now;
+    const endsInMs = endsAt(job) - now;
     const started = this.draw();
     const ended = this.draw();
+    const end = job.error ? 'job.failed' : 'job.completed';
     // Reordered: the start is told after the end, as a delivery retried late would arrive.
-    const startAt = started === 'reorder' ? endsAt + 20 : startsAt;
-    this.at(startAt, () => this.deliver(job, webhook, 'job.processing', started === 'reorder' ? undefined : started));
-    this.at(endsAt, () => this.deliver(job, webhook, job.error ? 'job.failed' : 'job.completed', ended === 'reorder' ? undefined : ended));
+    const startInMs = started === 'reorder' ? endsInMs + 20 : startsInMs;
+    this.timers.after(startInMs, () => this.deliver(job, webhook, 'job.processing', started));
+    this.timers.after(endsInMs, () => this.deliver(job, webhook, end, ended));
   }
 
   close(): void {
-    this.closed = true;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
     this.agent.destroy();
   }
 
   private draw(): WebhookFaultKind | undefined {
-    const fault = pickFault(this.faults(), 'webhook', this.random());
-    return fault as WebhookFaultKind | undefined;
+    return pickFault(this.faults(), 'webhook', this.random()) as WebhookFaultKind | undefined;
   }
 
-  private deliver(job: SimJob, webhook: WebhookRequest, event: Event, fault: WebhookFaultKind | undefined): void {
+  private deliver(job: SimJob, webhook: WebhookRequest, event: Event, drawn: WebhookFaultKind | undefined): void {
+    const fault = drawn === 'reorder' ? undefined : drawn;
     const deliveryId = randomUUID();
     const now = this.options.clock.nowMs();
     // The payload is fixed when the event happens: a late retry carries a result URL that may have expired.
-    const body = Buffer.from(JSON.stringify({ event, delivery_id: deliveryId, timestamp: new Date(now).toISOString(), data: this.data(job, event, now) }));
+    const timestamp = new Date(now).toISOString();
+    const body = Buffer.from(JSON.stringify({ event, delivery_id: deliveryId, timestamp, data: this.data(job, event, now) }));
+    const delivery: Delivery = { path: pathOf(webhook.url), secret: webhook.secret, event, deliveryId, body, fault };
     if (fault !== undefined) this.stats.faults[fault] = (this.stats.faults[fault] ?? 0) + 1;
     this.stats.events += 1;
-    const path = pathOf(webhook.url);
-    void this.attempt(path, webhook.secret, { event, deliveryId, body }, 1, fault);
+    void this.attempt(delivery, 1);
     if (fault === 'forged') {
       // Someone who saw this delivery sends it again naming another job, under its signature.
-      const forgedBody = Buffer.from(body.toString('utf8').replace(job.requestId, this.otherJob(job)));
-      const original = this.sign(webhook.secret, { event, deliveryId, body }, this.nowSeconds());
-      void this.post(path, { body: forgedBody, headers: original.headers });
+      const forged = body.toString('utf8').replace(job.requestId, this.jobs.otherThan(job.requestId));
+      void this.post(delivery.path, { body: Buffer.from(forged), headers: this.sign(delivery).headers });
     }
   }
 
-  private async attempt(path: string, secret: string | undefined, event: { event: Event; deliveryId: string; body: Buffer }, n: number, fault: WebhookFaultKind | undefined): Promise<void> {
-    if (this.closed) return;
-    const spoil = n === 1 && (fault === 'bad-signature' || fault === 'stale' || fault === 'oversized') ? fault : undefined;
-    let attempt = this.sign(secret, event, this.nowSeconds() - (spoil === 'stale' ? STALE_S : 0));
+  private async attempt(d: Delivery, n: number): Promise<void> {
+    if (this.timers.closed) return;
+    const spoil = n === 1 ? d.fault : undefined;
+    let attempt = this.sign(d, spoil === 'stale' ? STALE_S : 0);
     if (spoil === 'bad-signature') attempt.headers['X-DeAPI-Signature'] = `sha256=${'0'.repeat(64)}`;
-    if (spoil === 'oversized') attempt = this.sign(secret, { ...event, body: padded(event.body) }, this.nowSeconds());
-    const status = await this.post(path, attempt);
+    if (spoil === 'oversized') attempt = this.sign({ ...d, body: padded(d.body) });
+    const status = await this.post(d.path, attempt);
     if (status !== undefined && status >= 200 && status < 300) {
       this.stats.delivered += 1;
       // The same delivery id again, freshly signed, as a service that retried too eagerly would.
-      if (fault === 'duplicate') void this.post(path, this.sign(secret, event, this.nowSeconds()));
-      if (fault === 'replay') this.at(this.options.clock.nowMs() + 50, () => void this.post(path, attempt));
+      if (d.fault === 'duplicate') void this.post(d.path, this.sign(d));
+      if (d.fault === 'replay') this.timers.after(50, () => void this.post(d.path, attempt));
       return;
     }
-    if (n >= this.options.attempts) {
+    if (n >= this.options.webhookAttempts) {
       this.stats.gaveUp += 1;
       return;
     }
-    const waitMs = Math.min(this.options.retryMs * 2 ** (n - 1), this.options.retryMaxMs);
-    this.at(this.options.clock.nowMs() + waitMs, () => void this.attempt(path, secret, event, n + 1, fault));
+    const waitMs = Math.min(this.options.webhookRetryMs * 2 ** (n - 1), this.options.webhookRetryMaxMs);
+    this.timers.after(waitMs, () => void this.attempt(d, n + 1));
   }
 
-  private sign(secret: string | undefined, event: { event: Event; deliveryId: string; body: Buffer }, timestamp: number): Attempt {
+  /** An attempt at `d`, signed now, or `ageS` seconds ago. */
+  private sign(d: Delivery, ageS = 0): Attempt {
+    const timestamp = Math.floor(this.options.clock.nowMs() / 1000) - ageS;
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
       'X-DeAPI-Timestamp': String(timestamp),
-      'X-DeAPI-Event': event.event,
-      'X-DeAPI-Delivery-Id': event.deliveryId,
+      'X-DeAPI-Event': d.event,
+      'X-DeAPI-Delivery-Id': d.deliveryId,
     };
-    if (secret !== undefined) {
-      headers['X-DeAPI-Signature'] = `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(event.body).digest('hex')}`;
+    if (d.secret !== undefined) {
+      headers['X-DeAPI-Signature'] = `sha256=${createHmac('sha256', d.secret).update(`${timestamp}.`).update(d.body).digest('hex')}`;
     }
-    return { body: event.body, headers };
+    return { body: d.body, headers };
   }
 
   /** One POST; the answer's status, or undefined when none came (no receiver, reset, timeout). */
   private post(path: string, attempt: Attempt): Promise<number | undefined> {
-    const target = this.options.target;
+    const target = this.options.webhookTarget;
     this.stats.attempts += 1;
-    if (target === undefined || this.closed) return Promise.resolve(this.answered(undefined));
+    if (target === undefined || this.timers.closed) return Promise.resolve(this.answered(undefined));
     return new Promise((resolve) => {
-      const req = request(`${target}${path}`, { method: 'POST', agent: this.agent, headers: { ...attempt.headers, 'Content-Length': String(attempt.body.length) } }, (res) => {
+      const headers = { ...attempt.headers, 'Content-Length': String(attempt.body.length) };
+      const req = request(`${target}${path}`, { method: 'POST', agent: this.agent, headers }, (res) => {
         res.resume();
         res.once('end', () => resolve(this.answered(res.statusCode)));
         res.once('error', () => resolve(this.answered(res.statusCode)));
       });
-      req.setTimeout(this.options.timeoutMs, () => req.destroy(new Error('no answer in time')));
+      req.setTimeout(TIMEOUT_MS, () => req.destroy(new Error('no answer in time')));
       // A receiver that refuses a large body may close before reading it all: its answer still counts.
       req.once('error', () => resolve(this.answered(undefined)));
       req.end(attempt.body);
@@ -163,32 +164,17 @@ export class WebhookSender {
     const iso = new Date(now).toISOString();
     if (event === 'job.processing') return { ...common, status: 'processing', previous_status: 'pending', started_at: iso };
     if (event === 'job.completed') {
-      return { ...common, status: 'done', previous_status: 'processing', completed_at: iso, result_url: this.resultUrl(job, now), processing_time_ms: job.processingMs };
+      const result = { result_url: this.resultUrl(job, now), processing_time_ms: job.processingMs };
+      return { ...common, status: 'done', previous_status: 'processing', completed_at: iso, ...result };
     }
     return { ...common, status: 'error', previous_status: 'processing', failed_at: iso, ...job.error };
-  }
-
-  private nowSeconds(): number {
-    return Math.floor(this.options.clock.nowMs() / 1000);
-  }
-
-  private at(whenMs: number, run: () => void): void {
-    if (this.closed) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      run();
-    }, Math.max(0, whenMs - this.options.clock.nowMs()));
-    this.timers.add(timer);
   }
 }
 
 function pathOf(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.pathname}${parsed.search}`;
-  } catch {
-    return '/';
-  }
+  if (!URL.canParse(url)) return '/';
+  const { pathname, search } = new URL(url);
+  return `${pathname}${search}`;
 }
 
 /** The same event with a padding field past 1 MiB: still valid JSON, signed, just too large. */

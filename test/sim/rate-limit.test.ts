@@ -59,7 +59,7 @@ describe('simulator: rate limits', () => {
     expect(refused.headers.get('retry-after')).toBe('1800');
   });
 
-  it("applies the basic plan's table from plans.ts", async () => {
+  it("applies the basic plan's table (rate-limit.ts)", async () => {
     sim = await startSimulator({ ...FAST, plan: 'basic' });
     const answer = await submitAudio(sim);
     expect(answer.headers.get('x-ratelimit-limit')).toBe('5');

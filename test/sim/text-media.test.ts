@@ -1,6 +1,5 @@
-import { inflateSync } from 'node:zlib';
+import { crc32, inflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { crc32 } from '../../src/sim/results.js';
 import { call, FAST, startSimulator, waitForEnd, type Simulator } from './helpers.js';
 
 const IMAGE = { prompt: 'a red kite over the dunes', model: 'Flux1schnell', width: 512, height: 512, guidance: 0, steps: 4, seed: 7 };

@@ -13,15 +13,4 @@ export const SIM_KINDS = [txt2audio, txt2img, img2video, txt2video] as const;
 
 export type SimJobType = (typeof SIM_KINDS)[number]['type'];
 
-const BY_TYPE = new Map<string, SimKind>(SIM_KINDS.map((kind) => [kind.type, kind]));
-
-export function simKind(type: SimJobType): SimKind {
-  return BY_TYPE.get(type) as SimKind;
-}
-
-/** One entry per kind, its value from `pick`. */
-export function perKind<T>(pick: (kind: SimKind) => T): Record<SimJobType, T> {
-  return Object.fromEntries(SIM_KINDS.map((kind) => [kind.type, pick(kind)])) as Record<SimJobType, T>;
-}
-
-export type { Accepted, Models, SimKind } from './kind.js';
+export const simKind = (type: SimJobType): SimKind => SIM_KINDS.find((kind) => kind.type === type) as SimKind;

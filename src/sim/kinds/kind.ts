@@ -1,33 +1,80 @@
-import type { SimModel } from '../catalogue.js';
-import type { ClassLimit, PlanName } from '../plans.js';
-import type { PricingMode } from '../pricing.js';
-import type { Fields } from '../rules.js';
-import type { Validated } from '../validate.js';
+/**
+ * What a kind's file states (`KindSpec`), and what `defineKind` adds the same way for every kind:
+ * the model looked up first, every problem in one 422 bag, the price law and the fingerprint.
+ */
+import { createHash } from 'node:crypto';
+import type { ModelSpec, SimModel } from '../catalogue.js';
+import type { ClassLimit, PlanName } from '../rate-limit.js';
+import { Check, type Fields, type Validated } from '../rules.js';
 
 export type Models = ReadonlyMap<string, SimModel>;
 
-/** What an accepted submit costs and the hash of what it asked for (two equal submits, one fingerprint). */
-export interface Accepted {
-  fingerprint: string;
-  priceUsd: number;
+/**
+ * The simulator's price laws. Each kind computes a linear price; 'linear' keeps it, 'minimum' and
+ * 'rounded' break linearity in the ways a real price list might, so clients that derive prices
+ * from probes must notice and fall back to quoting.
+ */
+export type PricingMode = 'linear' | 'minimum' | 'rounded';
+
+const MINIMUM_USD = 0.0005;
+const round8 = (usd: number): number => Math.round(usd * 1e8) / 1e8;
+
+function applyMode(linearUsd: number, mode: PricingMode): number {
+  if (mode === 'minimum') return round8(Math.max(MINIMUM_USD, linearUsd));
+  // The small epsilon keeps 0.0012 from becoming 0.0013 through float noise.
+  if (mode === 'rounded') return Math.ceil(round8(linearUsd) * 1e4 - 1e-9) / 1e4;
+  return round8(linearUsd);
 }
 
-/**
- * Everything the simulator knows of one endpoint (`POST /<type>` and its price calculation):
- * one object per file in this folder, listed in kinds/index.ts. The shared files name no kind.
- */
-export interface SimKind<T extends string = string> {
+/** A request that passed: every value its rules returned, and the model it names. */
+export type Checked<P> = { [K in keyof P]: Exclude<P[K], undefined> } & { model: SimModel };
+
+type Priced = { fingerprint: string; priceUsd: number };
+
+interface KindFacts<T extends string> {
   type: T;
-  /** The catalogue's records serving it; a record shared by two kinds is listed by both. */
-  models: readonly SimModel[];
-  /** A price query checked and priced (USD), or its 422 error bag. */
-  price(fields: Fields, models: Models, mode: PricingMode): Validated<number>;
-  /** A submit checked; what it costs and its fingerprint, or its 422 error bag. */
-  submit(fields: Fields, models: Models, mode: PricingMode): Validated<Accepted> | Promise<Validated<Accepted>>;
+  /** The catalogue's records serving it (`POST /<type>`); a record listed by two kinds serves both. */
+  models: readonly ModelSpec[];
   /** How its result is served: the URL's ending (never a reliable type), its content type, its bytes (built once). */
   result: { ending: string; contentType: string; bytes: () => Buffer };
   /** Default time in 'pending' and in 'processing'. */
   pace: { pendingMs: number; processingMs: number };
   /** Its submits' rate limits on each published plan. */
   plans: Record<PlanName, ClassLimit>;
+}
+
+export interface KindSpec<T extends string, P> extends KindFacts<T> {
+  /** Reads a price query (`forPrice`) or a submit, after its model; every problem goes in `c`'s bag. */
+  check(c: Check, forPrice: boolean): P | Promise<P>;
+  /** The price in USD before the pricing mode: linear in what it depends on. */
+  usd(p: Checked<P>): number;
+  /** What makes a submit the same job as another, after its type and its model. */
+  canonical(p: Checked<P>): unknown[];
+}
+
+/** Everything the simulator knows of one endpoint; one per file in this folder, listed in kinds/index.ts. */
+export interface SimKind<T extends string = string> extends KindFacts<T> {
+  /**
+   * A price query or a submit checked: what it costs and the hash of what it asked for (two equal
+   * submits, one fingerprint), or its 422 error bag.
+   */
+  check(fields: Fields, models: Models, mode: PricingMode, forPrice: boolean): Promise<Validated<Priced>>;
+}
+
+export function defineKind<T extends string, P>(spec: KindSpec<T, P>): SimKind<T> {
+  const { check, usd, canonical, ...facts } = spec;
+  return {
+    ...facts,
+    async check(fields, models, mode, forPrice) {
+      const c = new Check(fields, models, facts.type);
+      const read = await check(c, forPrice);
+      if (!c.empty || !c.model) return { ok: false, bag: c };
+      // Each rule that leaves a value undefined puts its error in the bag: with the bag empty, none is.
+      const p = { ...read, model: c.model } as Checked<P>;
+      // Numbers are parsed before they are hashed, so JSON and multipart spellings of a job agree.
+      const canonicalJson = JSON.stringify([facts.type, p.model.slug, ...canonical(p)]);
+      const fingerprint = createHash('sha256').update(canonicalJson).digest('hex');
+      return { ok: true, value: { priceUsd: applyMode(usd(p), mode), fingerprint } };
+    },
+  };
 }
