@@ -84,6 +84,14 @@ async function regularFile(path: string): Promise<FileCheck<{ size: number; stam
   }
 }
 
+/** `path` inside the scope and a regular file: its real path, or why it cannot be read. */
+export function checkRegularFile(scope: FileScope, path: string): Promise<FileCheck<string>> {
+  return confined(scope, path, async (real) => {
+    const file = await regularFile(real);
+    return file.ok ? { ok: true, value: real } : file;
+  });
+}
+
 function lineOf(text: string, index: number): number {
   let line = 1;
   for (let at = text.indexOf('\n'); at !== -1 && at < index; at = text.indexOf('\n', at + 1)) line += 1;

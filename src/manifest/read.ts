@@ -1,13 +1,11 @@
 import type { Model } from '../api/types.js';
 import type { ManifestIssue } from './errors.js';
 import { newFileCache } from './files.js';
-import type { ReadFile } from './finish.js';
-import { resolveRow, type Claimant, type RowContext, type RowInput, type RowOutcome } from './rows.js';
+import { resolveRow, type Claimant, type ReadFile, type RowContext, type RowInput, type RowOutcome } from './rows.js';
 import { jobItemSchema } from './schema.js';
 import { yamlLocator } from './schema-issues.js';
-import type { Manifest, ManifestUnit, ResolvedJob } from './types.js';
+import type { Manifest, ManifestUnit, ResolvedJob, SourcePosition } from './types.js';
 import { readSourceBatches, type SourceContext, type SourceRow } from './sources/index.js';
-import type { SourcePosition } from './types.js';
 import { jobNodes, locateMap, locatePath } from './yaml-source.js';
 
 /** Rows resolved together: their files read concurrently, handed on as one batch. */
@@ -24,21 +22,18 @@ export interface UnitBatch {
   files: ReadFile[];
 }
 
-export interface ReadOptions {
-  /** The service's catalogue: each job is checked against it (undefined: offline). */
-  models?: readonly Model[] | undefined;
-}
-
 /**
- * A unit's jobs, a batch at a time, in manifest order. Nothing is kept between batches but a few
- * cached files, so a source of any size reads in bounded memory. Duplicate ids are not looked
- * for here: that needs every id, which is the ledger's (or load.ts's) to hold.
+ * A unit's jobs, a batch at a time, in manifest order; `models`: the catalogue to check each job
+ * against (undefined: offline). Nothing is kept between batches but a few cached files, so a
+ * source of any size reads in bounded memory. Duplicate ids are the ledger's (or load.ts's) to find.
  */
-export async function* readUnit(manifest: Manifest, unit: ManifestUnit, options: ReadOptions = {}): AsyncGenerator<UnitBatch> {
+export async function* readUnit(manifest: Manifest, unit: ManifestUnit, options: { models?: readonly Model[] | undefined } = {}): AsyncGenerator<UnitBatch> {
   const { reading } = manifest;
   const ctx: RowContext = {
-    draft: { defaults: reading.defaults, takesDefaults: reading.input === undefined },
-    finish: { dir: reading.scope.folder, cache: newFileCache(reading.scope) },
+    defaults: reading.defaults,
+    takesDefaults: reading.input === undefined,
+    dir: reading.scope.folder,
+    cache: newFileCache(reading.scope),
     file: manifest.displayPath,
     models: options.models,
     schema: jobItemSchema(),

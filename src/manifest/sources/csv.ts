@@ -1,15 +1,14 @@
 import { CsvError, parse } from 'csv-parse';
-import { createReadStream } from 'node:fs';
 import { pipeline, type Readable } from 'node:stream';
 import type { JobType } from '../../jobs/index.js';
 import { expectedGot } from '../errors.js';
 import { type CellShape, cellShape, coerceCell } from './coerce.js';
 import { type ColumnPlan, planColumns } from './csv-columns.js';
-import type { TableEntry } from './entry-types.js';
-import { jobFieldSpec } from './job-fields.js';
-import { assembleRow, manifestAt, openSourceFile, type ProblemBody, problemAt, sourceDisplayPath } from './rows.js';
+import type { TableEntry } from './types.js';
+import { fieldSpecFor } from '../fields.js';
+import { assembleRow, manifestAt, openTable, type ProblemBody, problemAt, sourceDisplayPath } from './rows.js';
 import type { SourceContext, SourceItem, SourceLocation } from './types.js';
-import { NOT_UTF8, REPLACEMENT_CHAR, type Utf8Watch, watchedUtf8 } from './utf8-watch.js';
+import { NOT_UTF8, REPLACEMENT_CHAR, type Utf8Watch } from './utf8-watch.js';
 
 // A row this large is a quote left open, not a row: the text limit is 1 MB.
 const MAX_RECORD_CHARS = 4 * 1024 * 1024;
@@ -67,7 +66,7 @@ function cellReader(plan: ColumnPlan): (type: JobType, fields: Record<string, un
   const shapesOf = (type: JobType) => {
     let list = shapes.get(type);
     if (list === undefined) {
-      list = [...plan.columnOf.keys()].filter((field) => field !== 'type').map((field) => [field, cellShape(jobFieldSpec(type, field))]);
+      list = [...plan.columnOf.keys()].filter((field) => field !== 'type').map((field) => [field, cellShape(fieldSpecFor(type, field))]);
       shapes.set(type, list);
     }
     return list;
@@ -169,13 +168,8 @@ async function* batchesOf(records: Readable): AsyncGenerator<string[][]> {
 }
 
 async function openInput(entry: TableEntry, context: SourceContext): Promise<{ batches: AsyncIterable<string[][]>; utf8: Utf8Watch } | { problem: SourceItem }> {
-  let input: Readable;
-  if (context.input !== undefined) input = context.input;
-  else {
-    const opened = await openSourceFile(context, entry.kind, entry.file);
-    if ('problem' in opened) return opened;
-    input = createReadStream(opened.path);
-  }
+  const opened = await openTable(entry, context);
+  if ('problem' in opened) return opened;
   const parser = parse({
     delimiter: entry.kind === 'tsv' ? '\t' : ',',
     bom: true,
@@ -184,7 +178,6 @@ async function openInput(entry: TableEntry, context: SourceContext): Promise<{ b
     relax_quotes: true,
     max_record_size: MAX_RECORD_CHARS,
   });
-  const utf8 = watchedUtf8(input);
   // pipeline: an error or an early stop on either side tears both down.
-  return { batches: batchesOf(pipeline(utf8, parser, () => undefined)), utf8 };
+  return { batches: batchesOf(pipeline(opened.input, parser, () => undefined)), utf8: opened.input };
 }

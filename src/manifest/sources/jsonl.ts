@@ -1,12 +1,11 @@
-import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import { expectedGot, formatGot, printable } from '../errors.js';
 import { sizeText } from '../files.js';
-import type { TableEntry } from './entry-types.js';
-import { assembleRow, manifestAt, openSourceFile, problemAt, sourceDisplayPath } from './rows.js';
+import type { TableEntry } from './types.js';
+import { assembleRow, manifestAt, openTable, problemAt, sourceDisplayPath } from './rows.js';
 import type { SourceContext, SourceItem, SourceLocation } from './types.js';
-import { NOT_UTF8, REPLACEMENT_CHAR, type Utf8Watch, watchedUtf8 } from './utf8-watch.js';
+import { NOT_UTF8, REPLACEMENT_CHAR, type Utf8Watch } from './utf8-watch.js';
 
 const DETAIL_MAX_CHARS = 60;
 
@@ -125,14 +124,9 @@ function itemOf(reading: Reading, line: string, at: SourceLocation, ordinal: num
  */
 export async function* readJsonl(entry: TableEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
   const display = sourceDisplayPath(context.manifestFile, entry.file);
-  let input: Readable;
-  if (context.input !== undefined) input = context.input;
-  else {
-    const opened = await openSourceFile(context, entry.kind, entry.file);
-    if ('problem' in opened) return yield [opened.problem];
-    input = createReadStream(opened.path);
-  }
-  const reading: Reading = { entry, byKey: fieldsByKey(entry), context, utf8: watchedUtf8(input) };
+  const opened = await openTable(entry, context);
+  if ('problem' in opened) return yield [opened.problem];
+  const reading: Reading = { entry, byKey: fieldsByKey(entry), context, utf8: opened.input };
   let lineNumber = 0;
   let ordinal = 0;
   try {
@@ -155,7 +149,7 @@ export async function* readJsonl(entry: TableEntry, context: SourceContext): Asy
       yield [problemAt({ file: display, line: 1, col: 1 }, { ...expectedGot('at least one job (one JSON object a line)', 'nothing'), hint: 'pipe or redirect the jobs in (< jobs.jsonl)' })];
     }
   } finally {
-    input.destroy();
+    opened.source.destroy();
   }
 }
 
