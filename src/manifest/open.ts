@@ -10,7 +10,7 @@ import { checkDefaultsTexts } from './text-checks.js';
 import type { ManifestIssue } from './errors.js';
 import { parseSourceEntry } from './sources/index.js';
 import type { Manifest, ManifestUnit } from './types.js';
-import { defaultsNode, locateMap, locatePath, parseManifestSource, type ManifestSource } from './yaml-source.js';
+import { locateMap, locatePath, parseManifestSource, type ManifestSource } from './yaml-source.js';
 
 export interface LoadOptions {
   /** Let text_file and image paths point outside the manifest's folder (`--allow-outside-files`). */
@@ -54,8 +54,7 @@ export async function openManifest(path: string, options: LoadOptions = {}): Pro
 function defaultsBlocks(source: ManifestSource, root: unknown, check: SchemaCheck): Record<JobType, DefaultsBlock> {
   const rawDefaults = (root as { defaults?: Record<string, unknown> } | null)?.defaults;
   const block = (type: JobType) => {
-    const location = locateMap(defaultsNode(source, type), { line: 1, col: 1 });
-    return defaultsBlock(rawDefaults?.[type], type, location, check.invalidPaths);
+    return defaultsBlock(rawDefaults?.[type], type, locateMap(source, ['defaults', type]), check.invalidPaths);
   };
   return Object.fromEntries(JOB_TYPES.map((type) => [type, block(type)])) as Record<JobType, DefaultsBlock>;
 }

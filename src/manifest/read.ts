@@ -6,7 +6,7 @@ import { jobItemSchema } from './schema.js';
 import { yamlLocator } from './schema-issues.js';
 import type { Manifest, ManifestUnit, ResolvedJob, SourcePosition } from './types.js';
 import { readSourceBatches, type SourceContext, type SourceRow } from './sources/index.js';
-import { jobNodes, locateMap, locatePath } from './yaml-source.js';
+import { locateMap, locatePath } from './yaml-source.js';
 
 /** Rows resolved together: their files read concurrently, handed on as one batch. */
 export const BATCH_ROWS = 256;
@@ -95,12 +95,10 @@ function* inlineRows(manifest: Manifest): Generator<RowInput> {
   const { source } = manifest.reading;
   const jobs = (source.root as { jobs?: unknown } | null)?.jobs;
   if (!Array.isArray(jobs)) return;
-  const nodes = jobNodes(source);
   const locate = yamlLocator(source);
-  const fallback = { line: 1, col: 1 };
   for (const [index, raw] of jobs.entries()) {
     const site = { file: manifest.displayPath, root: source.root, locate, prefix: ['jobs', index], jobIndex: index };
-    yield { index, raw, site, location: locateMap(nodes[index], fallback) };
+    yield { index, raw, site, location: locateMap(source, ['jobs', index]) };
   }
 }
 

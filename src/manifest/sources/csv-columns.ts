@@ -1,11 +1,10 @@
 import { expectedGot, formatGot } from '../errors.js';
 import { SHOWN_ISSUES } from '../issues.js';
 import { closest, quotedList } from '../suggest.js';
-import type { TableEntry } from './types.js';
+import type { SourceContext, SourceItem, SourceLocation, TableEntry } from './types.js';
 import { jobFieldNames } from '../fields.js';
 import { complaintBody, manifestAt, problemAt, templateProblem } from './rows.js';
 import type { Complaint } from './template.js';
-import type { SourceContext, SourceItem, SourceLocation } from './types.js';
 
 /**
  * How a CSV/TSV header maps onto job fields: `columns: { field: column }` first, then every

@@ -1,7 +1,6 @@
-import type { MatrixEntry } from './types.js';
+import type { MatrixEntry, SourceContext, SourceItem, SourceLocation } from './types.js';
 import { assembleRow, BATCH_ROWS, manifestAt, templateProblem } from './rows.js';
 import type { Filling, Placeholder } from './template.js';
-import type { SourceContext, SourceItem, SourceLocation } from './types.js';
 
 /** The next combination, the last list turning fastest; false after the last one. */
 function advance(counters: number[], entry: MatrixEntry): boolean {
