@@ -25,10 +25,9 @@ export const STDIN_MANIFEST = '-';
 const STDIN_NAME = '<stdin>';
 
 /**
- * Reads a manifest's YAML and checks what surrounds its jobs (version, budget, defaults, the list
- * of jobs): the problems found go in `issues`, reported with the jobs' own once they are read
- * (manifest/read.ts), so a person sees every problem at once. Throws ManifestError only when the
- * YAML cannot be read at all, UsageError when the file cannot be opened.
+ * Reads a manifest's YAML and checks what surrounds its jobs: the problems go in `issues`, to be
+ * reported with the jobs' own, all at once. Throws ManifestError only when the YAML cannot be read
+ * at all, UsageError when the file cannot be opened.
  */
 export async function openManifest(path: string, options: LoadOptions = {}): Promise<Manifest> {
   if (path === STDIN_MANIFEST) return stdinManifest(options);
@@ -59,7 +58,6 @@ function defaultsBlocks(source: ManifestSource, root: unknown, check: SchemaChec
   return Object.fromEntries(JOB_TYPES.map((type) => [type, block(type)])) as Record<JobType, DefaultsBlock>;
 }
 
-/** The inline jobs come first: position 0. */
 function inlineUnit(root: unknown): ManifestUnit[] {
   const jobs = (root as { jobs?: unknown } | null)?.jobs;
   return Array.isArray(jobs) ? [{ key: 'jobs', position: 0, kind: 'jobs', label: 'jobs:' }] : [];

@@ -2,11 +2,10 @@ import { resolve } from 'node:path';
 import type { Model } from '../api/types.js';
 import { kindOf, type ImageRef } from '../jobs/index.js';
 import { catalogueIssues } from './catalogue.js';
-import { countChars, contentHash } from './content-hash.js';
+import { countChars, contentHash, imageHashes } from './content-hash.js';
 import { draftJob, type DraftContext, type JobDraft, type RowSite } from './draft.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
 import { checkImage, type FileCache, type FileCheck, readTextFile } from './files.js';
-import { idOf } from './ids.js';
 import { jobItemSchema } from './schema.js';
 import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
 import { partsOf, splitModeOf } from './parts.js';
@@ -177,16 +176,15 @@ async function finishJob(ctx: RowContext, site: RowSite, draft: JobDraft, tags: 
   for (const [field, value] of Object.entries(draft.fields)) {
     if (value !== undefined && field !== textField && !(field in kind.files)) params[field] = value;
   }
-  const imageHashes = Object.fromEntries(Object.entries(files.images).map(([field, ref]) => [field, ref.sha256]));
-  const images = Object.keys(imageHashes).length === 0 ? undefined : imageHashes;
   const textFile = textField === undefined ? undefined : draft.fields[kind.textFrom?.file ?? ''];
-  const hash = contentHash({ type: draft.type, params, text, images });
-  const { id, idDerived } = idOf(draft.givenId, { type: draft.type, contentHash: hash });
+  const hash = contentHash({ type: draft.type, params, text, images: imageHashes(files.images) });
+  // Derived: stable under reordering, new on any content change.
+  const id = draft.givenId ?? `${draft.type}-${hash.slice(0, 16)}`;
   // Every field named, none spread: a literal that starts with a spread is built in V8's slow
   // dictionary mode, and each of a million jobs is read field by field on its way to the ledger.
   const job: ResolvedJob = {
     id,
-    idDerived,
+    idDerived: draft.givenId === undefined,
     index: draft.index,
     inlineIndex: site.jobIndex,
     type: draft.type,

@@ -10,7 +10,7 @@ const SENT_TEXT_FIELDS = ['text', 'prompt', 'negative_prompt'] as const;
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-export interface Unsendable {
+interface Unsendable {
   expected: string;
   detail: string;
   hint: string;
@@ -26,7 +26,7 @@ function characterNumber(text: string, index: number): number {
  * byte) writes, and no service wants it in a prompt; an unpaired surrogate (a lone `"\ud800"`
  * escape) has no UTF-8 encoding at all, so the request body would carry U+FFFD instead of it.
  */
-export function unsendableText(text: string): Unsendable | undefined {
+function unsendableText(text: string): Unsendable | undefined {
   const nul = text.indexOf('\u0000');
   if (nul !== -1) {
     const detail = `a NUL character at character ${characterNumber(text, nul)}`;
@@ -61,11 +61,7 @@ function check(file: string, locate: Locator, schema: SchemaCheck, path: PathSeg
   schema.issues.push({ ...issue, hint: problem.hint });
 }
 
-/**
- * Reports the text fields of one job (at `path` from `root`) that could not be sent as written,
- * or are too long to be meant, into `schema`. Only fields the job's type has: any other was
- * already reported as an unknown field.
- */
+/** Reports a job's text fields that cannot be sent as written, or are too long to be meant, into `schema`. */
 export function checkJobTexts(file: string, locate: Locator, job: unknown, path: PathSegment[], schema: SchemaCheck, jobIndex?: number): void {
   if (job === null || typeof job !== 'object') return;
   const record = job as Record<string, unknown>;
@@ -77,7 +73,7 @@ export function checkJobTexts(file: string, locate: Locator, job: unknown, path:
   }
 }
 
-/** Reports text fields in defaults that could not be sent as written, or are too long to be meant, into `schema`. */
+/** The same for the text fields of defaults. */
 export function checkDefaultsTexts(file: string, source: ManifestSource, root: unknown, schema: SchemaCheck): void {
   const locate: Locator = (path) => locatePath(source, path);
   const { defaults } = (root ?? {}) as { defaults?: unknown };
