@@ -62,7 +62,9 @@ export function defaultsBlock(raw: unknown, type: JobType, location: MapLocation
   return { values, written, positions };
 }
 
-function issueAt(site: RowSite, position: SourcePosition, body: Omit<ManifestIssue, 'file' | 'line' | 'col'>): ManifestIssue {
+type IssueBody = Omit<ManifestIssue, 'file' | 'line' | 'col'>;
+
+function issueAt(site: RowSite, position: SourcePosition, body: IssueBody): ManifestIssue {
   const jobIndex = site.jobIndex === undefined ? {} : { jobIndex: site.jobIndex };
   return { file: position.file ?? site.file, line: position.line, col: position.col, ...jobIndex, ...body };
 }
@@ -71,7 +73,8 @@ function missingIssue(context: DraftContext, site: RowSite, draft: JobDraft, fie
   const inDefaults = context.takesDefaults && field in paramsOf(draft.type);
   const hint = inDefaults ? `set it on the job or in defaults.${draft.type}` : 'set it on the job';
   const expected = fieldSpecFor(draft.type, field)?.expected ?? 'a value';
-  return issueAt(site, { line: draft.start.line, col: draft.start.col }, { field, ...expectedGot(expected, 'nothing'), hint });
+  const at = { line: draft.start.line, col: draft.start.col };
+  return issueAt(site, at, { field, ...expectedGot(expected, 'nothing'), hint });
 }
 
 /** A kind whose job gives one of two fields (`text` or `text_file`): exactly one of them. */
@@ -82,7 +85,8 @@ function checkExactlyOne(site: RowSite, draft: JobDraft, raw: Record<string, unk
   const hasFirst = first in raw;
   if (hasFirst !== second in raw) return;
   const position = hasFirst ? (draft.positions[second] ?? draft.start) : draft.start;
-  site.issues.push(issueAt(site, position, { field: hasFirst ? second : first, ...expectedGot(`${first} or ${second}`, hasFirst ? 'both' : 'neither') }));
+  const body = expectedGot(`${first} or ${second}`, hasFirst ? 'both' : 'neither');
+  site.issues.push(issueAt(site, position, { field: hasFirst ? second : first, ...body }));
   draft.complete = false;
 }
 
@@ -108,7 +112,13 @@ function mergeFields(context: DraftContext, site: RowSite, draft: JobDraft, raw:
 }
 
 /** Merges the defaults under one row and reports missing fields; undefined for a row without a usable type. */
-export function draftJob(context: DraftContext, site: RowSite, index: number, raw: Record<string, unknown>, location: MapLocation): JobDraft | undefined {
+export function draftJob(
+  context: DraftContext,
+  site: RowSite,
+  index: number,
+  raw: Record<string, unknown>,
+  location: MapLocation,
+): JobDraft | undefined {
   const type = raw['type'];
   if (!isJobType(type) || site.invalid.has('type')) return undefined;
   const draft: JobDraft = { index, type, fields: {}, positions: {}, start: location.start, complete: true };

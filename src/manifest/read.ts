@@ -27,7 +27,11 @@ export interface UnitBatch {
  * against (undefined: offline). Nothing is kept between batches but a few cached files, so a
  * source of any size reads in bounded memory. Duplicate ids are the ledger's (or load.ts's) to find.
  */
-export async function* readUnit(manifest: Manifest, unit: ManifestUnit, options: { models?: readonly Model[] | undefined } = {}): AsyncGenerator<UnitBatch> {
+export async function* readUnit(
+  manifest: Manifest,
+  unit: ManifestUnit,
+  options: { models?: readonly Model[] | undefined } = {},
+): AsyncGenerator<UnitBatch> {
   const { reading } = manifest;
   const ctx: RowContext = {
     defaults: reading.defaults,

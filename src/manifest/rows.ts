@@ -65,12 +65,15 @@ export async function resolveRow(ctx: RowContext, input: RowInput): Promise<RowO
   const { site } = input;
   const parsed = ctx.schema.safeParse(input.raw);
   const check = translateSchemaIssues(site, parsed.success ? [] : parsed.error.issues);
-  // Not a mapping: the schema says what was expected; there is nothing to resolve.
-  if (input.raw === null || typeof input.raw !== 'object' || Array.isArray(input.raw)) return { jobs: [], files: [], issues: check.issues };
   const raw = input.raw as Record<string, unknown>;
+  // Not a mapping: the schema says what was expected; there is nothing to resolve.
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return { jobs: [], files: [], issues: check.issues };
+  }
   const prefix = site.prefix ?? [];
   checkJobTexts(site.file, site.locate, raw, [...prefix], check, site.jobIndex);
-  const rowSite: RowSite = { file: site.file, jobIndex: site.jobIndex, invalid: fieldsUnder(check.invalidPaths, prefix), issues: check.issues };
+  const invalid = fieldsUnder(check.invalidPaths, prefix);
+  const rowSite: RowSite = { file: site.file, jobIndex: site.jobIndex, invalid, issues: check.issues };
   const draft = draftJob(ctx, rowSite, input.index, raw, input.location);
   const usableTags = Array.isArray(raw['tags']) && !rowSite.invalid.has('tags') ? (raw['tags'] as string[]) : undefined;
   const finished = draft === undefined ? undefined : await finishJob(ctx, rowSite, draft, usableTags);
@@ -82,7 +85,8 @@ export async function resolveRow(ctx: RowContext, input: RowInput): Promise<RowO
   }
   const { job } = finished;
   const issues = label(job.id);
-  const parts = partsOf(job, rowSite.invalid.has('split') ? undefined : splitModeOf(raw['split']), ctx.models, ctx.file);
+  const split = rowSite.invalid.has('split') ? undefined : splitModeOf(raw['split']);
+  const parts = partsOf(job, split, ctx.models, ctx.file);
   issues.push(...parts.issues);
   // The parts differ from each other only in their text, each within the limit: the first speaks for all.
   const checked = parts.jobs[0];
@@ -166,7 +170,12 @@ async function readFiles(ctx: RowContext, site: RowSite, draft: JobDraft): Promi
  * from the hash). Derived ids and change detection rest on the content hash, so its input keeps
  * one shape for every kind: the parameters (files and text apart), the text, each image's sha256.
  */
-async function finishJob(ctx: RowContext, site: RowSite, draft: JobDraft, tags: readonly string[] | undefined): Promise<{ job: ResolvedJob; files: ReadFile[] } | undefined> {
+async function finishJob(
+  ctx: RowContext,
+  site: RowSite,
+  draft: JobDraft,
+  tags: readonly string[] | undefined,
+): Promise<{ job: ResolvedJob; files: ReadFile[] } | undefined> {
   const kind = kindOf(draft.type);
   const files = await readFiles(ctx, site, draft);
   const textField = kind.textFrom?.field;

@@ -92,12 +92,11 @@ function quotedNumberHint(got: unknown, expected: string): string | undefined {
   return numeric ? 'write the number without quotes' : undefined;
 }
 
-function issueBase(file: string, locate: Locator, where: Where, path: readonly PathSegment[], target: 'key' | 'value'): ManifestIssue {
-  const position = locate(path, target);
-  const issue: ManifestIssue = { file: position.file ?? file, line: position.line, col: position.col, message: '' };
-  if (where.jobIndex !== undefined) issue.jobIndex = where.jobIndex;
-  if (where.field !== undefined) issue.field = where.field;
-  return issue;
+function issueBase(file: string, locate: Locator, where: Where, path: readonly PathSegment[], target: 'key' | 'value') {
+  const { line, col, file: at } = locate(path, target);
+  const jobIndex = where.jobIndex === undefined ? {} : { jobIndex: where.jobIndex };
+  const field = where.field === undefined ? {} : { field: where.field };
+  return { file: at ?? file, line, col, message: '', ...jobIndex, ...field };
 }
 
 function unknownKeyIssues(file: string, locate: Locator, root: unknown, issue: z.core.$ZodIssueUnrecognizedKeys, path: PathSegment[], inline: boolean): ManifestIssue[] {
@@ -110,14 +109,10 @@ function unknownKeyIssues(file: string, locate: Locator, root: unknown, issue: z
   });
 }
 
-function rootDisplay(root: unknown): string {
-  return root === null || root === undefined ? 'an empty file' : formatGot(root);
-}
-
 /**
- * How issues are placed: `root` is the value the paths start from (the manifest, or a source's
- * row as `{ jobs: [row] }`), `locate` finds each path's position, `prefix` is put before zod's
- * paths (an item checked alone), and `inline` says whether `jobs.N` is job #N of the manifest.
+ * How issues are placed: `root` is what the paths start from (the manifest, or a source's row as
+ * `{ jobs: [row] }`), `prefix` goes before zod's paths (an item checked alone), and `inline` says
+ * whether `jobs.N` is job #N of the manifest.
  */
 export interface IssueSite {
   file: string;
@@ -147,7 +142,7 @@ export function translateSchemaIssues(site: IssueSite, zodIssues: readonly z.cor
     const expected = expectedFor(zodIssue, where, path, got);
     const hint = quotedNumberHint(got, expected);
     const base = issueBase(file, locate, where, path, 'value');
-    const gotText = path.length === 0 ? rootDisplay(root) : formatGot(got);
+    const gotText = path.length === 0 && (root === null || root === undefined) ? 'an empty file' : formatGot(got);
     issues.push({ ...base, ...expectedGot(expected, gotText), ...(hint === undefined ? {} : { hint }) });
   }
   return { issues, invalidPaths };

@@ -134,7 +134,7 @@ export function parseManifestSource(text: string, file: string): ManifestSource 
     // merge: `<<: *common` merges a mapping, as most YAML users expect, instead of being a key named "<<".
     const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true });
     // After a syntax error the tree is a guess: checking it would report phantom problems.
-    if (doc.errors.length > 0) throw new ManifestError(doc.errors.map((error) => syntaxIssue(file, lineCounter, error)));
+    if (doc.errors.length > 0) throw new ManifestError(doc.errors.map((e) => syntaxIssue(file, lineCounter, e)));
     const root = plainRoot(file, lineCounter, doc);
     flattenStrings(root);
     return { root, index: indexNode(lineCounter, doc.contents, 0) };
@@ -178,7 +178,7 @@ export function locatePath(source: ManifestSource, path: readonly PathSegment[],
 /** The layout of the mapping at `path` (a job or a defaults block). */
 export function locateMap(source: ManifestSource, path: readonly PathSegment[]): MapLocation {
   let node = source.index;
-  for (const segment of path) node = node?.kind === 'seq' ? node.items?.[segment as number] : findPair(node, segment)?.value;
+  for (const step of path) node = node?.kind === 'seq' ? node.items?.[step as number] : findPair(node, step)?.value;
   const fields = new Map<string, { key: SourcePosition; value: SourcePosition }>();
   const start = node?.start ?? FILE_START;
   if (node?.kind !== 'map') return { start, fields };

@@ -114,7 +114,8 @@ export async function* readJsonl(entry: TableEntry, context: SourceContext): Asy
     const notUtf8 = opened.input.invalid ? line.indexOf(REPLACEMENT_CHAR) : -1;
     if (notUtf8 !== -1) return problemAt({ ...at, col: notUtf8 + 1 }, NOT_UTF8, ordinal);
     const parsed = parseLine(line, at, ordinal);
-    return 'item' in parsed ? parsed.item : lineItem(entry, byKey, { line, object: parsed.object, ordinal, at }, context);
+    if ('item' in parsed) return parsed.item;
+    return lineItem(entry, byKey, { line, object: parsed.object, ordinal, at }, context);
   };
   let lineNumber = 0;
   let ordinal = 0;

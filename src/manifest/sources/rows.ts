@@ -38,16 +38,13 @@ export function manifestAt(context: SourceContext, path: readonly (string | numb
   return { file: context.manifestFile, ...context.locate(path, target) };
 }
 
-interface TableInput {
-  source: Readable;
-  input: Utf8Watch;
-}
-
 /**
  * What a table source reads: `context.input` (stdin), else its file, checked as every file a
  * manifest names is; through a Utf8Watch. Or the problem, located at the entry's key (`csv: a.csv`).
  */
-export async function openTable(entry: TableEntry, context: SourceContext): Promise<TableInput | { problem: SourceItem }> {
+type Opened = { source: Readable; input: Utf8Watch } | { problem: SourceItem };
+
+export async function openTable(entry: TableEntry, context: SourceContext): Promise<Opened> {
   if (context.input !== undefined) return { source: context.input, input: watchedUtf8(context.input) };
   const check = await checkRegularFile(context.scope, resolve(context.manifestDir, entry.file));
   if (check.ok) {
@@ -55,7 +52,8 @@ export async function openTable(entry: TableEntry, context: SourceContext): Prom
     return { source, input: watchedUtf8(source) };
   }
   const got = `${formatGot(entry.file)} (${check.detail})`;
-  return { problem: problemAt(manifestAt(context, [entry.kind]), { field: entry.kind, ...expectedGot(check.expected, got), hint: check.hint }) };
+  const body = { field: entry.kind, ...expectedGot(check.expected, got), hint: check.hint };
+  return { problem: problemAt(manifestAt(context, [entry.kind]), body) };
 }
 
 /** The entry's id template's first placeholder the source cannot fill, as a problem at `id:`. */
