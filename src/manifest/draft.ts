@@ -1,6 +1,6 @@
 import { isJobType, kindOf, type JobType } from '../jobs/index.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
-import { contentOf, fieldSpecFor, paramsOf } from './fields.js';
+import { fieldSpecFor } from './fields.js';
 import { pathKey } from './schema-issues.js';
 import type { FieldPosition, SourcePosition } from './types.js';
 import type { MapLocation } from './yaml-source.js';
@@ -51,7 +51,7 @@ export function defaultsBlock(raw: unknown, type: JobType, location: MapLocation
   if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
     for (const [key, value] of Object.entries(raw)) {
       written.add(key);
-      if (!(key in paramsOf(type)) || invalidPaths.has(pathKey(['defaults', type, key]))) continue;
+      if (!(key in kindOf(type).params) || invalidPaths.has(pathKey(['defaults', type, key]))) continue;
       values[key] = value;
       // One object per field, not one per job: V8 gives every `{ ...at, fromDefaults }` clone a
       // hidden class of its own.
@@ -70,7 +70,7 @@ function issueAt(site: RowSite, position: SourcePosition, body: IssueBody): Mani
 }
 
 function missingIssue(context: DraftContext, site: RowSite, draft: JobDraft, field: string): ManifestIssue {
-  const inDefaults = context.takesDefaults && field in paramsOf(draft.type);
+  const inDefaults = context.takesDefaults && field in kindOf(draft.type).params;
   const hint = inDefaults ? `set it on the job or in defaults.${draft.type}` : 'set it on the job';
   const expected = fieldSpecFor(draft.type, field)?.expected ?? 'a value';
   const at = { line: draft.start.line, col: draft.start.col };
@@ -93,7 +93,7 @@ function checkExactlyOne(site: RowSite, draft: JobDraft, raw: Record<string, unk
 // A job's own value wins over the default; a value the schema rejected is left out (already reported).
 function mergeFields(context: DraftContext, site: RowSite, draft: JobDraft, raw: Record<string, unknown>, location: MapLocation): void {
   const block = context.defaults[draft.type];
-  for (const name of [...Object.keys(contentOf(draft.type)), ...Object.keys(paramsOf(draft.type))]) {
+  for (const name of [...Object.keys(kindOf(draft.type).content), ...Object.keys(kindOf(draft.type).params)]) {
     if (name in raw) {
       if (site.invalid.has(name)) {
         draft.complete = false;

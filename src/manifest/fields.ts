@@ -39,18 +39,9 @@ export function directivesOf(type: JobType): Readonly<Record<string, FieldSpec>>
  */
 export function jobFieldNames(type?: JobType): string[] {
   if (type === undefined) return [...new Set(JOB_TYPES.flatMap((one) => jobFieldNames(one)))];
+  const kind = kindOf(type);
   const [id, ...directives] = Object.keys(directivesOf(type));
-  return [id ?? 'id', 'type', ...directives, ...Object.keys(contentOf(type)), ...Object.keys(paramsOf(type))];
-}
-
-/** Fields a job of that type may set itself or take from `defaults.<type>`. */
-export function paramsOf(type: JobType): Readonly<Record<string, FieldSpec>> {
-  return kindOf(type).params;
-}
-
-/** Fields only a job itself may set. */
-export function contentOf(type: JobType): Readonly<Record<string, FieldSpec>> {
-  return kindOf(type).content;
+  return [id ?? 'id', 'type', ...directives, ...Object.keys(kind.content), ...Object.keys(kind.params)];
 }
 
 export const TYPES_TEXT = JOB_TYPES.map((type) => `"${type}"`).join(', ');
@@ -78,7 +69,8 @@ export function fieldSpecFor(type: JobType | undefined, field: string): FieldSpe
   if (field === 'id' || field === 'tags') return COMMON_FIELDS[field];
   if (type === undefined) return undefined;
   // Own keys only: a field named `constructor` or `toString` must not find Object's.
-  const table = [paramsOf(type), contentOf(type), directivesOf(type)].find((fields) => Object.hasOwn(fields, field));
+  const { params, content } = kindOf(type);
+  const table = [params, content, directivesOf(type)].find((fields) => Object.hasOwn(fields, field));
   return table?.[field];
 }
 

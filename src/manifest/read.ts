@@ -13,7 +13,6 @@ export const BATCH_ROWS = 256;
 /** Distinct files read at once: enough to overlap I/O, few enough never to run out of descriptors. */
 const FILE_CONCURRENCY = 32;
 
-/** Jobs of one unit, in order, with the problems found in their rows and the files they were read from. */
 export interface UnitBatch {
   jobs: ResolvedJob[];
   /** Ids given by rows that have problems: still unique across the manifest. */

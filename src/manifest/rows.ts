@@ -13,23 +13,19 @@ import { checkJobTexts } from './text-checks.js';
 import type { ResolvedJob } from './types.js';
 import type { MapLocation } from './yaml-source.js';
 
-/** What every row of one reading shares. */
+/** What every row of one reading shares: `dir` is the manifest's folder, `file` its path as messages show it. */
 export interface RowContext extends DraftContext {
-  /** The manifest's folder: relative paths in it are resolved against this. */
   dir: string;
   cache: FileCache;
-  /** The manifest's path as messages show it. */
   file: string;
-  /** The service's catalogue, when it is known: each job is checked against it. */
+  /** The service's catalogue, when it is known. */
   models?: readonly Model[] | undefined;
   schema: ReturnType<typeof jobItemSchema>;
 }
 
 /** One row to resolve: an inline job, or a row a source yielded. */
 export interface RowInput {
-  /** Manifest order (see ResolvedJob.index). */
   index: number;
-  /** The row's own fields, as written; not a mapping is a problem. */
   raw: unknown;
   /** Where schema problems are placed: `site.prefix` leads from `site.root` to this row. */
   site: IssueSite & { jobIndex?: number | undefined };
@@ -125,7 +121,6 @@ function fileIssue<T>(site: RowSite, draft: JobDraft, field: string, written: st
 }
 
 interface ReadFiles {
-  /** The text of the kind's text file, when it could be read. */
   text?: string | undefined;
   images: Record<string, ImageRef>;
   files: ReadFile[];

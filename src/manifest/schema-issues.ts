@@ -1,7 +1,7 @@
-import { isJobType, JOB_TYPES, type JobType } from '../jobs/index.js';
+import { isJobType, JOB_TYPES, kindOf, type JobType } from '../jobs/index.js';
 import type * as z from 'zod';
 import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
-import { contentOf, fieldSpecFor, jobFieldNames, paramsOf, TOP_LEVEL_EXPECTED, TYPES_TEXT } from './fields.js';
+import { fieldSpecFor, jobFieldNames, TOP_LEVEL_EXPECTED, TYPES_TEXT } from './fields.js';
 import { closest, quotedList } from './suggest.js';
 import type { SourcePosition } from './types.js';
 import { locatePath, type ManifestSource, type PathSegment } from './yaml-source.js';
@@ -61,14 +61,14 @@ function allowedKeys(root: unknown, path: readonly PathSegment[]): { keys: strin
   const [first, second] = path;
   if (path.length === 0) return { keys: Object.keys(TOP_LEVEL_EXPECTED) };
   if (first === 'defaults' && path.length === 1) return { keys: [...JOB_TYPES] };
-  if (first === 'defaults' && isJobType(second)) return { keys: Object.keys(paramsOf(second)), contentOf: second };
+  if (first === 'defaults' && isJobType(second)) return { keys: Object.keys(kindOf(second).params), contentOf: second };
   const type = valueAt(root, [...path, 'type']);
   if (!isJobType(type)) return { keys: [] };
   return { keys: jobFieldNames(type) };
 }
 
 function unknownKeyHint(key: string, allowed: { keys: string[]; contentOf?: JobType }): string | undefined {
-  if (allowed.contentOf !== undefined && Object.hasOwn(contentOf(allowed.contentOf), key)) {
+  if (allowed.contentOf !== undefined && Object.hasOwn(kindOf(allowed.contentOf).content, key)) {
     return `${key} belongs on each job, not in defaults`;
   }
   const near = closest(key, allowed.keys, 1);

@@ -1,7 +1,6 @@
 import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
 import { MAX_TEXT_BYTES, sizeText } from './files.js';
-import { isJobType, JOB_TYPES } from '../jobs/index.js';
-import { contentOf, paramsOf } from './fields.js';
+import { isJobType, JOB_TYPES, kindOf } from '../jobs/index.js';
 import { pathKey, type Locator, type SchemaCheck } from './schema-issues.js';
 import { locatePath, type ManifestSource, type PathSegment } from './yaml-source.js';
 
@@ -68,7 +67,7 @@ export function checkJobTexts(file: string, locate: Locator, job: unknown, path:
   const type = record['type'];
   if (!isJobType(type)) return;
   for (const field of SENT_TEXT_FIELDS) {
-    if (!(field in contentOf(type)) && !(field in paramsOf(type))) continue;
+    if (!(field in kindOf(type).content) && !(field in kindOf(type).params)) continue;
     check(file, locate, schema, [...path, field], record[field], { ...(jobIndex === undefined ? {} : { jobIndex }), field });
   }
 }
@@ -81,7 +80,7 @@ export function checkDefaultsTexts(file: string, source: ManifestSource, root: u
     const block = (defaults as Record<string, Record<string, unknown> | undefined> | null | undefined)?.[type];
     if (block === null || typeof block !== 'object') continue;
     for (const field of SENT_TEXT_FIELDS) {
-      if (field in paramsOf(type)) check(file, locate, schema, ['defaults', type, field], block[field], { field: `defaults.${type}.${field}` });
+      if (field in kindOf(type).params) check(file, locate, schema, ['defaults', type, field], block[field], { field: `defaults.${type}.${field}` });
     }
   }
 }
