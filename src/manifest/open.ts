@@ -21,6 +21,8 @@ export interface LoadOptions {
 
 /** The manifest `-`: jobs as JSON Lines on stdin, one job object a line, `type` on each. */
 export const STDIN_MANIFEST = '-';
+/** The inline jobs come first: position 0. */
+const INLINE_UNIT: ManifestUnit = { key: 'jobs', position: 0, kind: 'jobs', label: 'jobs:' };
 /** How messages name stdin: `<stdin>:12`. */
 const STDIN_NAME = '<stdin>';
 
@@ -37,14 +39,14 @@ export async function openManifest(path: string, options: LoadOptions = {}): Pro
   const parsed = headerSchema().safeParse(root);
   const check = translateSchemaIssues({ file: path, root, locate: yamlLocator(source) }, parsed.success ? [] : parsed.error.issues);
   checkDefaultsTexts(path, source, root, check);
-  const budget = (root as { budget?: unknown } | null)?.budget;
+  const { budget, jobs } = (root ?? {}) as { budget?: unknown; jobs?: unknown };
   const { units: sourceUnits, problems: sourceProblems } = sourceEntries(path, source, root);
   const scope = await fileScope(dirname(absolute), options.allowOutsideFiles === true);
   return {
     path: absolute,
     displayPath: path,
     ...(typeof budget === 'number' && !check.invalidPaths.has('budget') ? { budgetUsd: budget } : {}),
-    units: [...inlineUnit(root), ...sourceUnits],
+    units: Array.isArray(jobs) ? [INLINE_UNIT, ...sourceUnits] : sourceUnits,
     issues: [...check.issues, ...sourceProblems],
     reading: { source, defaults: defaultsBlocks(source, root, check), scope },
   };
@@ -56,11 +58,6 @@ function defaultsBlocks(source: ManifestSource, root: unknown, check: SchemaChec
     return defaultsBlock(rawDefaults?.[type], type, locateMap(source, ['defaults', type]), check.invalidPaths);
   };
   return Object.fromEntries(JOB_TYPES.map((type) => [type, block(type)])) as Record<JobType, DefaultsBlock>;
-}
-
-function inlineUnit(root: unknown): ManifestUnit[] {
-  const jobs = (root as { jobs?: unknown } | null)?.jobs;
-  return Array.isArray(jobs) ? [{ key: 'jobs', position: 0, kind: 'jobs', label: 'jobs:' }] : [];
 }
 
 /** Each entry of `sources:` checked once: a unit for each good one, the problems of the others. */

@@ -80,7 +80,8 @@ export function checkDefaultsTexts(file: string, source: ManifestSource, root: u
     const block = (defaults as Record<string, Record<string, unknown> | undefined> | null | undefined)?.[type];
     if (block === null || typeof block !== 'object') continue;
     for (const field of SENT_TEXT_FIELDS) {
-      if (field in kindOf(type).params) check(file, locate, schema, ['defaults', type, field], block[field], { field: `defaults.${type}.${field}` });
+      if (!(field in kindOf(type).params)) continue;
+      check(file, locate, schema, ['defaults', type, field], block[field], { field: `defaults.${type}.${field}` });
     }
   }
 }

@@ -51,7 +51,8 @@ function cellReader(plan: ColumnPlan): (type: JobType, fields: Record<string, un
   const shapesOf = (type: JobType) => {
     let list = shapes.get(type);
     if (list === undefined) {
-      list = [...plan.columnOf.keys()].filter((field) => field !== 'type').map((field) => [field, cellShape(fieldSpecFor(type, field))]);
+      const fields = [...plan.columnOf.keys()].filter((field) => field !== 'type');
+      list = fields.map((field) => [field, cellShape(fieldSpecFor(type, field))]);
       shapes.set(type, list);
     }
     return list;
