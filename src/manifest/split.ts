@@ -41,20 +41,6 @@ const ABBREVIATION_END = /(?:^|[\s(["'“‘])(?:Mr|Mrs|Ms|Mx|Dr|Prof|Rev|St|Mt|
 // A blank line (spaces allowed on it) or the Unicode paragraph separator ends a paragraph.
 const PARAGRAPH_BREAK = /\n[^\S\n]*\n|\u2029/g;
 
-/** Counts code points from left to right over offsets that only grow. */
-class CodePointCursor {
-  private offset = 0;
-  private count = 0;
-  constructor(private readonly text: string) {}
-
-  at(offset: number): number {
-    if (offset < this.offset) throw new RangeError('CodePointCursor moves forward only');
-    this.count += countChars(this.text.slice(this.offset, offset));
-    this.offset = offset;
-    return this.count;
-  }
-}
-
 function trimmed(text: string, start: number, end: number): Span | undefined {
   let from = start;
   let to = end;
@@ -130,12 +116,19 @@ export function splitText(text: string, mode: SplitMode, maxChars: number, local
   if (total <= maxChars) return { ok: true, parts: [{ text, start: 0, end: text.length, chars: total }] };
   const segmenter = new Intl.Segmenter(locale, { granularity: 'sentence' });
   const spans = mode === 'paragraphs' ? paragraphSpans(text, maxChars, segmenter) : sentenceSpans(text, 0, text.length, segmenter);
-  const cursor = new CodePointCursor(text);
+  // Code points up to an offset, counted left to right once: the spans' offsets only grow.
+  let offsetSeen = 0;
+  let charsSeen = 0;
+  const charsTo = (offset: number): number => {
+    charsSeen += countChars(text.slice(offsetSeen, offset));
+    offsetSeen = offset;
+    return charsSeen;
+  };
   const parts: TextPart[] = [];
   let current: { start: number; end: number; startCount: number; endCount: number } | undefined;
   for (const span of spans) {
-    const startCount = cursor.at(span.start);
-    const endCount = cursor.at(span.end);
+    const startCount = charsTo(span.start);
+    const endCount = charsTo(span.end);
     if (endCount - startCount > maxChars) return { ok: false, problem: overLimit(text, span, endCount - startCount, maxChars) };
     if (current !== undefined && endCount - current.startCount <= maxChars) {
       current.end = span.end;
