@@ -31,22 +31,15 @@ export function contentHash(content: HashedContent): string {
   return createHash('sha256').update(canonicalJson(content)).digest('hex');
 }
 
-/** `<type>-<first 16 hex of the content hash>`: stable under reordering, new on any content change. */
-export function deriveId(type: JobType, hash: string): string {
-  return `${type}-${hash.slice(0, 16)}`;
+/** sha256 of each image's bytes by field, or undefined when the job has none. */
+export function imageHashes(images: Readonly<Record<string, { sha256: string }>>): Record<string, string> | undefined {
+  const entries = Object.entries(images).map(([field, ref]) => [field, ref.sha256] as const);
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
 }
+
+const SURROGATE_PAIRS = /[\ud800-\udbff][\udc00-\udfff]/g;
 
 /** Characters as the service counts them: Unicode code points, not UTF-16 units. */
 export function countChars(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    // A high surrogate followed by a low one is one code point.
-    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-    count++;
-  }
-  return count;
+  return text.length - (text.match(SURROGATE_PAIRS)?.length ?? 0);
 }

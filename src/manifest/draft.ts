@@ -1,6 +1,6 @@
 import { isJobType, kindOf, type JobType } from '../jobs/index.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
-import { contentOf, fieldSpecFor, paramsOf } from './fields.js';
+import { fieldSpecFor } from './fields.js';
 import { pathKey } from './schema-issues.js';
 import type { FieldPosition, SourcePosition } from './types.js';
 import type { MapLocation } from './yaml-source.js';
@@ -9,14 +9,13 @@ import type { MapLocation } from './yaml-source.js';
 export interface DefaultsBlock {
   values: Record<string, unknown>;
   written: Set<string>;
-  /** Where each usable value sits, made once and shared by every job that takes it. */
+  /** Made once and shared by every job that takes the value. */
   positions: Map<string, FieldPosition>;
 }
 
 /**
- * A job after the schema and the defaults merge, before its files are read. `complete` is false
- * when a field is missing or unusable: such a job is still checked for file problems, but gets
- * no derived id.
+ * A job after the schema and the defaults merge, before its files are read. Not `complete` when a
+ * field is missing or unusable: its files are still checked, but it gets no derived id.
  */
 export interface JobDraft {
   index: number;
@@ -28,27 +27,20 @@ export interface JobDraft {
   complete: boolean;
 }
 
-/** What every row of a manifest shares: the defaults blocks. */
-export interface DraftContext {
-  defaults: Record<JobType, DefaultsBlock>;
-  /** False for jobs read from stdin: there is no `defaults:` to point a person at. */
-  takesDefaults: boolean;
-}
-
-/**
- * Where one row (an inline job, or a source's row) is, and what the schema made of it: the file
- * its positions are in, the inline job's index for messages, the fields the schema rejected,
- * the fields its source entry gives every row, and where its problems go.
- */
+/** Where one row is and what the schema made of it; its problems go in `issues`. */
 export interface RowSite {
   file: string;
   /** 0-based index of an inline job (messages say job #n); undefined for a source's row. */
   jobIndex?: number | undefined;
   /** Fields of the row the schema rejected (already reported): never merged, never "missing". */
   invalid: ReadonlySet<string>;
-  /** Fields the row's source entry sets for every row: under the row's own, over defaults. */
-  entry?: DefaultsBlock | undefined;
   issues: ManifestIssue[];
+}
+
+/** What drafting needs of a reading: the defaults, and whether there is a `defaults:` (not stdin). */
+export interface DraftContext {
+  defaults: Record<JobType, DefaultsBlock>;
+  takesDefaults: boolean;
 }
 
 /** The usable values of a defaults block: the schema rejected none of them. */
@@ -59,10 +51,10 @@ export function defaultsBlock(raw: unknown, type: JobType, location: MapLocation
   if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
     for (const [key, value] of Object.entries(raw)) {
       written.add(key);
-      if (!(key in paramsOf(type)) || invalidPaths.has(pathKey(['defaults', type, key]))) continue;
+      if (!(key in kindOf(type).params) || invalidPaths.has(pathKey(['defaults', type, key]))) continue;
       values[key] = value;
-      // One object per field, not one per job: a copy per job was 5 objects a job, each with a
-      // hidden class of its own (V8 gives every `{ ...at, fromDefaults }` clone a new one), ~14 MB.
+      // One object per field, not one per job: V8 gives every `{ ...at, fromDefaults }` clone a
+      // hidden class of its own.
       const { line, col } = location.fields.get(key)?.value ?? location.start;
       positions.set(key, { line, col, fromDefaults: true });
     }
@@ -70,42 +62,38 @@ export function defaultsBlock(raw: unknown, type: JobType, location: MapLocation
   return { values, written, positions };
 }
 
+type IssueBody = Omit<ManifestIssue, 'file' | 'line' | 'col'>;
+
+function issueAt(site: RowSite, position: SourcePosition, body: IssueBody): ManifestIssue {
+  const jobIndex = site.jobIndex === undefined ? {} : { jobIndex: site.jobIndex };
+  return { file: position.file ?? site.file, line: position.line, col: position.col, ...jobIndex, ...body };
+}
+
 function missingIssue(context: DraftContext, site: RowSite, draft: JobDraft, field: string): ManifestIssue {
-  const inDefaults = context.takesDefaults && field in paramsOf(draft.type);
+  const inDefaults = context.takesDefaults && field in kindOf(draft.type).params;
   const hint = inDefaults ? `set it on the job or in defaults.${draft.type}` : 'set it on the job';
   const expected = fieldSpecFor(draft.type, field)?.expected ?? 'a value';
-  return { file: site.file, ...at(draft.start), ...label(site), field, ...expectedGot(expected, 'nothing'), hint };
-}
-
-function label(site: RowSite): { jobIndex?: number } {
-  return site.jobIndex === undefined ? {} : { jobIndex: site.jobIndex };
-}
-
-function at(position: SourcePosition): { line: number; col: number } {
-  return { line: position.line, col: position.col };
+  const at = { line: draft.start.line, col: draft.start.col };
+  return issueAt(site, at, { field, ...expectedGot(expected, 'nothing'), hint });
 }
 
 /** A kind whose job gives one of two fields (`text` or `text_file`): exactly one of them. */
-function checkExactlyOne(site: RowSite, draft: JobDraft, given: (field: string) => boolean): void {
+function checkExactlyOne(site: RowSite, draft: JobDraft, raw: Record<string, unknown>): void {
   const pair = kindOf(draft.type).exactlyOne;
   if (pair === undefined) return;
   const [first, second] = pair;
-  const hasFirst = given(first);
-  if (hasFirst === given(second)) {
-    const field = hasFirst ? second : first;
-    const position = hasFirst ? (draft.positions[second] ?? draft.start) : draft.start;
-    const got = hasFirst ? 'both' : 'neither';
-    site.issues.push({ file: position.file ?? site.file, ...at(position), ...label(site), field, ...expectedGot(`${first} or ${second}`, got) });
-    draft.complete = false;
-  }
+  const hasFirst = first in raw;
+  if (hasFirst !== second in raw) return;
+  const position = hasFirst ? (draft.positions[second] ?? draft.start) : draft.start;
+  const body = expectedGot(`${first} or ${second}`, hasFirst ? 'both' : 'neither');
+  site.issues.push(issueAt(site, position, { field: hasFirst ? second : first, ...body }));
+  draft.complete = false;
 }
 
-// A job's own value wins over its source entry's, which wins over the default; a value the schema
-// rejected is left out (already reported).
+// A job's own value wins over the default; a value the schema rejected is left out (already reported).
 function mergeFields(context: DraftContext, site: RowSite, draft: JobDraft, raw: Record<string, unknown>, location: MapLocation): void {
-  const blocks = [site.entry, context.defaults[draft.type]].filter((b): b is DefaultsBlock => b !== undefined);
-  const names = [...Object.keys(contentOf(draft.type)), ...Object.keys(paramsOf(draft.type))];
-  for (const name of names) {
+  const block = context.defaults[draft.type];
+  for (const name of [...Object.keys(kindOf(draft.type).content), ...Object.keys(kindOf(draft.type).params)]) {
     if (name in raw) {
       if (site.invalid.has(name)) {
         draft.complete = false;
@@ -113,45 +101,40 @@ function mergeFields(context: DraftContext, site: RowSite, draft: JobDraft, raw:
       }
       draft.fields[name] = raw[name];
       draft.positions[name] = location.fields.get(name)?.value ?? draft.start;
-      continue;
+    } else if (block.written.has(name)) {
+      if (!(name in block.values)) draft.complete = false;
+      else {
+        draft.fields[name] = block.values[name];
+        draft.positions[name] = block.positions.get(name) ?? draft.start;
+      }
     }
-    const block = blocks.find((candidate) => candidate.written.has(name));
-    if (block === undefined) continue;
-    if (!(name in block.values)) {
-      draft.complete = false;
-      continue;
-    }
-    draft.fields[name] = block.values[name];
-    draft.positions[name] = block.positions.get(name) ?? draft.start;
   }
 }
 
-/**
- * Merges the source entry's fields and the defaults under one row and reports missing fields;
- * undefined for a row without a usable type. `type` is the row's own, or its source's.
- */
-export function draftJob(context: DraftContext, site: RowSite, index: number, raw: Record<string, unknown>, type: unknown, location: MapLocation): JobDraft | undefined {
+/** Merges the defaults under one row and reports missing fields; undefined for a row without a usable type. */
+export function draftJob(
+  context: DraftContext,
+  site: RowSite,
+  index: number,
+  raw: Record<string, unknown>,
+  location: MapLocation,
+): JobDraft | undefined {
+  const type = raw['type'];
   if (!isJobType(type) || site.invalid.has('type')) return undefined;
-  const idValid = typeof raw['id'] === 'string' && !site.invalid.has('id');
   const draft: JobDraft = { index, type, fields: {}, positions: {}, start: location.start, complete: true };
   if (typeof raw['id'] === 'string') draft.givenId = raw['id'];
-  if ('id' in raw && !idValid) draft.complete = false;
+  if ('id' in raw && (typeof raw['id'] !== 'string' || site.invalid.has('id'))) draft.complete = false;
   for (const key of ['type', 'id']) {
     const position = location.fields.get(key)?.value;
     if (position !== undefined) draft.positions[key] = position;
   }
   mergeFields(context, site, draft, raw, location);
-  const given = (field: string): boolean => field in raw || site.entry?.written.has(field) === true;
-  checkExactlyOne(site, draft, given);
+  checkExactlyOne(site, draft, raw);
   for (const field of kindOf(draft.type).required) {
-    if (draft.fields[field] !== undefined || hasRejected(context, site, draft, raw, field)) continue;
+    // A field given but rejected by the schema was reported there; "missing" would be a second, wrong message.
+    if (draft.fields[field] !== undefined || field in raw || context.defaults[draft.type].written.has(field)) continue;
     site.issues.push(missingIssue(context, site, draft, field));
     draft.complete = false;
   }
   return draft;
-}
-
-// A field given but rejected by the schema was reported there; "missing" would be a second, wrong message.
-function hasRejected(context: DraftContext, site: RowSite, draft: JobDraft, raw: Record<string, unknown>, field: string): boolean {
-  return field in raw || site.entry?.written.has(field) === true || context.defaults[draft.type].written.has(field);
 }

@@ -25,17 +25,14 @@ const GOT_MAX_CHARS = 60;
 const JOB_LABEL_MAX_CHARS = 40;
 const FIELD_MAX_CHARS = 60;
 
-function shorten(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
 // Control characters, bidi overrides and lone surrogates: printed as they are, an id or key from
 // the manifest could break the one-line-per-issue layout or drive the terminal (ANSI escapes).
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** A name taken from the manifest (job id, key, anchor) as a message shows it: escaped, cut short. */
 export function printable(text: string, max: number): string {
-  return shorten(text, max).replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const short = text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return short.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A value as a message shows it: JSON-ish, `nothing` for a missing one, cut at ~60 characters. */

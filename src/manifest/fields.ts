@@ -1,12 +1,8 @@
 import * as z from 'zod';
 import { JOB_TYPES, kindOf, type FieldSpec, type JobType } from '../jobs/index.js';
 
-/**
- * The manifest's own fields, and the lookups of each kind's fields (jobs/<type>.ts). A field's
- * zod schema and the words a message uses for what it expects sit side by side, so a message can
- * never describe a rule the schema does not enforce.
- */
-export type { FieldSpec };
+// A field's zod schema and the words a message uses for what it expects sit side by side, so a
+// message can never describe a rule the schema does not enforce.
 
 // The negative look-ahead keeps "." and ".." out: ids become file names under the output folder.
 export const ID_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
@@ -37,23 +33,22 @@ export function directivesOf(type: JobType): Readonly<Record<string, FieldSpec>>
   return kindOf(type).splittable === undefined ? COMMON_FIELDS : { ...COMMON_FIELDS, split: SPLIT_FIELD };
 }
 
-/** Every field a job of that type may have, `type` included, in the order messages list them. */
-export function jobFieldNames(type: JobType): string[] {
+/**
+ * Every field a job of that type may have, `type` included, in the order messages list them; of
+ * any kind when `type` is undefined (a source's `type` column decides per row).
+ */
+export function jobFieldNames(type?: JobType): string[] {
+  if (type === undefined) return [...new Set(JOB_TYPES.flatMap((one) => jobFieldNames(one)))];
+  const kind = kindOf(type);
   const [id, ...directives] = Object.keys(directivesOf(type));
-  return [id ?? 'id', 'type', ...directives, ...Object.keys(contentOf(type)), ...Object.keys(paramsOf(type))];
-}
-
-/** Fields a job of that type may set itself or take from `defaults.<type>`. */
-export function paramsOf(type: JobType): Readonly<Record<string, FieldSpec>> {
-  return kindOf(type).params;
-}
-
-/** Fields only a job itself may set. */
-export function contentOf(type: JobType): Readonly<Record<string, FieldSpec>> {
-  return kindOf(type).content;
+  return [id ?? 'id', 'type', ...directives, ...Object.keys(kind.content), ...Object.keys(kind.params)];
 }
 
 export const TYPES_TEXT = JOB_TYPES.map((type) => `"${type}"`).join(', ');
+export const TYPE_FIELD: FieldSpec = {
+  schema: z.enum(JOB_TYPES).describe('What to generate'),
+  expected: `one of ${TYPES_TEXT}`,
+};
 
 export const TOP_LEVEL_EXPECTED: Record<string, string> = {
   version: '1',
@@ -68,11 +63,18 @@ export function listed(names: readonly string[]): string {
   return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and/or ${names.at(-1)}`;
 }
 
-/** The words for a field of a job or of defaults, whichever table holds it. */
+/** The spec of a field of a job or of defaults (`type` included), whichever table holds it. */
 export function fieldSpecFor(type: JobType | undefined, field: string): FieldSpec | undefined {
+  if (field === 'type') return TYPE_FIELD;
   if (field === 'id' || field === 'tags') return COMMON_FIELDS[field];
   if (type === undefined) return undefined;
   // Own keys only: a field named `constructor` or `toString` must not find Object's.
-  const table = [paramsOf(type), contentOf(type), directivesOf(type)].find((fields) => Object.hasOwn(fields, field));
+  const { params, content } = kindOf(type);
+  const table = [params, content, directivesOf(type)].find((fields) => Object.hasOwn(fields, field));
   return table?.[field];
+}
+
+/** The kinds that have `field`, for a hint when a field is given to a kind without it. */
+export function kindsWithField(field: string): JobType[] {
+  return JOB_TYPES.filter((type) => fieldSpecFor(type, field) !== undefined);
 }

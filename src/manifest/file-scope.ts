@@ -8,9 +8,8 @@ import type { FileCheck } from './files.js';
  * service, so by default every file must be inside the manifest's folder once symlinks are resolved.
  */
 export interface FileScope {
-  /** The manifest's folder as paths in it are resolved against. */
+  /** The manifest's folder, as written and with its symlinks resolved. */
   folder: string;
-  /** The same folder with its symlinks resolved. */
   realFolder: string;
   /** `--allow-outside-files`: the user vouches for the manifest. */
   allowOutside: boolean;

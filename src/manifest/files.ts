@@ -4,34 +4,21 @@ import { sniffImageType } from '../media-type.js';
 import { confine, type FileScope } from './file-scope.js';
 import type { ImageRef } from './types.js';
 
-/**
- * A text larger than this, in a file or inline, is almost certainly a mistake (and would cost real
- * money): one constant for both, so `text:` cannot carry what `text_file:` may not.
- */
+// A text larger than this, in a file or inline, is almost certainly a mistake (and costs real money).
 export const MAX_TEXT_BYTES = 1024 * 1024;
 /** The service's limit per image (docs/service.md). */
-export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
-/** What a local file check found: the content, or why it cannot be used (`expected`, `got` detail). */
+/** What a local file check found: the content, or why it cannot be used. */
 export type FileCheck<T> = { ok: true; value: T } | { ok: false; expected: string; detail: string; hint?: string };
 
-export type ImageInfo = Omit<ImageRef, 'written'> & { stamp: string };
-
-/** A text file's content and its stamp (size and modification time) when it was read. */
-export interface TextInfo {
-  text: string;
-  path: string;
-  stamp: string;
-}
+type ImageInfo = Omit<ImageRef, 'written'> & { stamp: string };
+type TextInfo = { text: string; path: string; stamp: string };
 
 /** Files remembered per cache: enough for every picture a batch shares, never every file of a million rows. */
 const CACHED_FILES = 1000;
 
-/**
- * Per-read caches keyed by absolute path: a picture used by 1,000 jobs is read and hashed once.
- * Bounded (the oldest entry goes first), so a source naming a million files keeps a thousand.
- * Created for each reading of a manifest, with the scope files must be in.
- */
+/** Per-reading caches by absolute path, oldest out first: a picture used by many jobs is read and hashed once. */
 export interface FileCache {
   scope: FileScope;
   texts: Map<string, Promise<FileCheck<TextInfo>>>;
@@ -82,6 +69,14 @@ async function regularFile(path: string): Promise<FileCheck<{ size: number; stam
     }
     return { ok: false, expected: 'a readable file', detail: `cannot read it: ${code ?? String(error)}` };
   }
+}
+
+/** `path` inside the scope and a regular file: its real path, or why it cannot be read. */
+export function checkRegularFile(scope: FileScope, path: string): Promise<FileCheck<string>> {
+  return confined(scope, path, async (real) => {
+    const file = await regularFile(real);
+    return file.ok ? { ok: true, value: real } : file;
+  });
 }
 
 function lineOf(text: string, index: number): number {

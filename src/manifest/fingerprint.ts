@@ -7,13 +7,10 @@ import { matchingFiles } from './sources/files.js';
 import type { Manifest, ManifestUnit } from './types.js';
 
 /**
- * What a unit's jobs are made of, short of reading its rows: what the manifest writes for it
- * (its jobs or its source entry, the defaults, where it sits), where its files are looked up, the
- * catalogue its jobs are checked (and split) against, and for a source what it reads: the bytes
- * of its CSV/TSV/JSONL file, or the list of files its pattern matches. Equal fingerprints, and
- * the files its rows named unchanged (their stamps, which the ledger keeps), mean reading it
- * again would give the same jobs: the ledger keeps them as they are. Hashing a source's bytes
- * costs one read of the file, a fraction of parsing it, and a file merely touched is not re-read.
+ * What a unit's jobs are made of, short of reading its rows: what the manifest writes for it,
+ * where its files are looked up, the catalogue, and for a source the bytes of its file or the
+ * files its pattern matches. Equal fingerprints, and the files its rows named unchanged, mean
+ * reading it again would give the same jobs. Hashing bytes costs a fraction of parsing them.
  */
 export async function unitFingerprint(manifest: Manifest, unit: ManifestUnit, models: readonly Model[] | undefined): Promise<string> {
   const root = manifest.reading.source.root as { jobs?: unknown; defaults?: unknown; sources?: unknown[] } | null;

@@ -1,17 +1,12 @@
-/** Where a job is written: what a duplicate's message names (ids.ts `originOf`). */
-interface Where {
-  file: string;
-  line: number;
-  col: number;
-}
+import type { ManifestIssue } from './errors.js';
+
+type Where = Pick<ManifestIssue, 'file' | 'line' | 'col'>;
 
 /**
  * The ids of a manifest's jobs, each with where it was first written, compared ignoring case: ids
  * become file names, and some file systems ignore case (ASCII letters, as the ledger's NOCASE
- * compares them: the only letters the schema allows in an id). Held in typed arrays, not a Set
- * of strings: a million ids and their places take tens of MB, not hundreds. Exact: a shared hash
- * is told apart by the characters. Open addressing with linear probing over entry numbers; every
- * array grows by doubling.
+ * compares them). Typed arrays, not a Set of strings: a million ids take tens of MB, not hundreds.
+ * Open addressing with linear probing over entry numbers; every array grows by doubling.
  */
 export class IdSet {
   /** Entry number + 1 per slot (0: free), and the id's hash, so that a probe rarely compares characters. */
@@ -100,7 +95,6 @@ export class IdSet {
   }
 }
 
-/** A–Z as a–z; every other character as it is. */
 function foldCase(code: number): number {
   return code >= 65 && code <= 90 ? code + 32 : code;
 }

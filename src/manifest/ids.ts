@@ -1,11 +1,5 @@
-import { deriveId } from './content-hash.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
 import type { ResolvedJob } from './types.js';
-
-/** The given id, or `<type>-<hash prefix>` derived from the job's content. */
-export function idOf(givenId: string | undefined, job: Pick<ResolvedJob, 'type' | 'contentHash'>): { id: string; idDerived: boolean } {
-  return givenId === undefined ? { id: deriveId(job.type, job.contentHash), idDerived: true } : { id: givenId, idDerived: false };
-}
 
 /** Where a job is written, as messages and the ledger name it: `file:line:col`. */
 export function originOf(job: Pick<ResolvedJob, 'position'>, manifestFile: string): string {

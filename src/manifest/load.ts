@@ -7,8 +7,6 @@ import { readUnit } from './read.js';
 import type { Claimant } from './rows.js';
 import type { LoadedManifest, Manifest, ResolvedJob } from './types.js';
 
-export type { LoadOptions };
-
 /**
  * Reads a whole manifest into memory: every job resolved, ids unique (ignoring case), every
  * problem reported at once as a ManifestError (UsageError when the file cannot be read). For

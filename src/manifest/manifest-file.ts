@@ -4,31 +4,22 @@ import { MediabatchError, UsageError } from '../errors.js';
 import { ManifestError } from './errors.js';
 import { MAX_TEXT_BYTES, sizeText } from './files.js';
 
-/**
- * The largest manifest read. Parsing holds the whole YAML tree, so it costs memory in proportion
- * to the text: `validate` of a 10.8 MB, 100,000-job manifest peaks near 780 MB, of a 31.7 MB,
- * 290,000-job one near 2.7 GB, and of one 30 MB double-quoted text near 950 MB. Past this a
- * manifest would be split anyway (each part with its own ledger). Not bounded: a file of millions
- * of tiny values (`[1,1,1,…]` to 32 MB) fills a 4 GB heap while yaml builds its tree.
- */
-export const MAX_MANIFEST_BYTES = 32 * 1024 * 1024;
+// Parsing holds the whole YAML tree, many times the text's size: unbounded, a file of millions of
+// tiny values fills the heap while yaml builds it. A manifest this large would be split anyway.
+const MAX_MANIFEST_BYTES = 32 * 1024 * 1024;
 
-/**
- * The longest text written in the manifest. yaml holds a scalar many times over while it unfolds
- * it (a 20 MB quoted one peaks near 900 MB, a block one near 300 MB), so a text far past what a
- * job may send (1 MB, written with escapes up to twice as long) is refused before parsing: by its
- * line, or for a block scalar (`text: |`) by the lines it spans.
- */
-export const MAX_LINE_BYTES = 2 * MAX_TEXT_BYTES;
+// yaml holds a scalar many times over while it unfolds it, so a text far past what a job may send
+// (1 MB, written with escapes up to twice as long) is refused before parsing: by its line, or for a
+// block scalar (`text: |`) by the lines it spans.
+const MAX_LINE_BYTES = 2 * MAX_TEXT_BYTES;
 
 // A line that ends by opening a block scalar: `key: |`, `- >-`, `text: |2 # comment`.
 const BLOCK_HEADER = /(?:^|[:-])[ \t]+[|>][-+1-9]{0,2}[ \t]*(?:#.*)?$/;
 
+/** `length`: in bytes; for a `block` (a scalar spanning lines from `line` on), as far as it was read. */
 interface LongText {
   line: number;
-  /** Its length in bytes; for a block, as far as it was read. */
   length: number;
-  /** The scalar spans lines from `line` on, rather than being one line. */
   block: boolean;
 }
 
@@ -82,10 +73,7 @@ function readCapped(absolute: string): Promise<Buffer> {
   });
 }
 
-/**
- * The manifest's text. A file over MAX_MANIFEST_BYTES is refused by its size before a byte is
- * read. Throws UsageError when the file cannot be read, ManifestError when it is too large or not UTF-8.
- */
+/** The manifest's text. Throws UsageError when it cannot be read, ManifestError when too large or not UTF-8. */
 export async function readManifestText(path: string, absolute: string): Promise<string> {
   let bytes: Buffer;
   try {

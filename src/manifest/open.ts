@@ -10,7 +10,7 @@ import { checkDefaultsTexts } from './text-checks.js';
 import type { ManifestIssue } from './errors.js';
 import { parseSourceEntry } from './sources/index.js';
 import type { Manifest, ManifestUnit } from './types.js';
-import { defaultsNode, locateMap, locatePath, parseManifestSource, type ManifestSource } from './yaml-source.js';
+import { locateMap, locatePath, parseManifestSource, type ManifestSource } from './yaml-source.js';
 
 export interface LoadOptions {
   /** Let text_file and image paths point outside the manifest's folder (`--allow-outside-files`). */
@@ -21,14 +21,15 @@ export interface LoadOptions {
 
 /** The manifest `-`: jobs as JSON Lines on stdin, one job object a line, `type` on each. */
 export const STDIN_MANIFEST = '-';
+/** The inline jobs come first: position 0. */
+const INLINE_UNIT: ManifestUnit = { key: 'jobs', position: 0, kind: 'jobs', label: 'jobs:' };
 /** How messages name stdin: `<stdin>:12`. */
 const STDIN_NAME = '<stdin>';
 
 /**
- * Reads a manifest's YAML and checks what surrounds its jobs (version, budget, defaults, the list
- * of jobs): the problems found go in `issues`, reported with the jobs' own once they are read
- * (manifest/read.ts), so a person sees every problem at once. Throws ManifestError only when the
- * YAML cannot be read at all, UsageError when the file cannot be opened.
+ * Reads a manifest's YAML and checks what surrounds its jobs: the problems go in `issues`, to be
+ * reported with the jobs' own, all at once. Throws ManifestError only when the YAML cannot be read
+ * at all, UsageError when the file cannot be opened.
  */
 export async function openManifest(path: string, options: LoadOptions = {}): Promise<Manifest> {
   if (path === STDIN_MANIFEST) return stdinManifest(options);
@@ -38,14 +39,14 @@ export async function openManifest(path: string, options: LoadOptions = {}): Pro
   const parsed = headerSchema().safeParse(root);
   const check = translateSchemaIssues({ file: path, root, locate: yamlLocator(source) }, parsed.success ? [] : parsed.error.issues);
   checkDefaultsTexts(path, source, root, check);
-  const budget = (root as { budget?: unknown } | null)?.budget;
+  const { budget, jobs } = (root ?? {}) as { budget?: unknown; jobs?: unknown };
   const { units: sourceUnits, problems: sourceProblems } = sourceEntries(path, source, root);
   const scope = await fileScope(dirname(absolute), options.allowOutsideFiles === true);
   return {
     path: absolute,
     displayPath: path,
     ...(typeof budget === 'number' && !check.invalidPaths.has('budget') ? { budgetUsd: budget } : {}),
-    units: [...inlineUnit(root), ...sourceUnits],
+    units: Array.isArray(jobs) ? [INLINE_UNIT, ...sourceUnits] : sourceUnits,
     issues: [...check.issues, ...sourceProblems],
     reading: { source, defaults: defaultsBlocks(source, root, check), scope },
   };
@@ -54,16 +55,9 @@ export async function openManifest(path: string, options: LoadOptions = {}): Pro
 function defaultsBlocks(source: ManifestSource, root: unknown, check: SchemaCheck): Record<JobType, DefaultsBlock> {
   const rawDefaults = (root as { defaults?: Record<string, unknown> } | null)?.defaults;
   const block = (type: JobType) => {
-    const location = locateMap(defaultsNode(source, type), { line: 1, col: 1 });
-    return defaultsBlock(rawDefaults?.[type], type, location, check.invalidPaths);
+    return defaultsBlock(rawDefaults?.[type], type, locateMap(source, ['defaults', type]), check.invalidPaths);
   };
   return Object.fromEntries(JOB_TYPES.map((type) => [type, block(type)])) as Record<JobType, DefaultsBlock>;
-}
-
-/** The inline jobs come first: position 0. */
-function inlineUnit(root: unknown): ManifestUnit[] {
-  const jobs = (root as { jobs?: unknown } | null)?.jobs;
-  return Array.isArray(jobs) ? [{ key: 'jobs', position: 0, kind: 'jobs', label: 'jobs:' }] : [];
 }
 
 /** Each entry of `sources:` checked once: a unit for each good one, the problems of the others. */

@@ -1,7 +1,7 @@
 import type { Model } from '../api/types.js';
 import { kindOf } from '../jobs/index.js';
 import { modelOf } from './catalogue.js';
-import { contentHash } from './content-hash.js';
+import { contentHash, imageHashes } from './content-hash.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
 import { idIssue } from './ids.js';
 import { ID_PATTERN, SPLIT_MODES, type SplitMode } from './fields.js';
@@ -46,17 +46,12 @@ export function partsOf(job: ResolvedJob, mode: SplitMode | undefined, models: r
       parentId: job.id,
       text: part.text,
       textChars: part.chars,
-      contentHash: contentHash({ type: job.type, params, text: part.text, images: imageHashes(job) }),
+      contentHash: contentHash({ type: job.type, params, text: part.text, images: imageHashes(job.images) }),
     };
   });
   const tooLong = jobs.find((part) => !ID_PATTERN.test(part.id));
   if (tooLong !== undefined) return { jobs: [], issues: [idTooLongIssue(job, tooLong.id, manifestFile)] };
   return { jobs, issues: [] };
-}
-
-function imageHashes(job: ResolvedJob): Record<string, string> | undefined {
-  const entries = Object.entries(job.images).map(([field, ref]) => [field, ref.sha256] as const);
-  return entries.length === 0 ? undefined : Object.fromEntries(entries);
 }
 
 function splitIssue(job: ResolvedJob, field: string, problem: { line: number; col: number; expected: string; got: string; hint: string }, manifestFile: string): ManifestIssue {

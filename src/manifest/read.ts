@@ -1,21 +1,18 @@
 import type { Model } from '../api/types.js';
 import type { ManifestIssue } from './errors.js';
 import { newFileCache } from './files.js';
-import type { ReadFile } from './finish.js';
-import { resolveRow, type Claimant, type RowContext, type RowInput, type RowOutcome } from './rows.js';
+import { resolveRow, type Claimant, type ReadFile, type RowContext, type RowInput, type RowOutcome } from './rows.js';
 import { jobItemSchema } from './schema.js';
 import { yamlLocator } from './schema-issues.js';
-import type { Manifest, ManifestUnit, ResolvedJob } from './types.js';
+import type { Manifest, ManifestUnit, ResolvedJob, SourcePosition } from './types.js';
 import { readSourceBatches, type SourceContext, type SourceRow } from './sources/index.js';
-import type { SourcePosition } from './types.js';
-import { jobNodes, locateMap, locatePath } from './yaml-source.js';
+import { locateMap, locatePath } from './yaml-source.js';
 
 /** Rows resolved together: their files read concurrently, handed on as one batch. */
 export const BATCH_ROWS = 256;
 /** Distinct files read at once: enough to overlap I/O, few enough never to run out of descriptors. */
 const FILE_CONCURRENCY = 32;
 
-/** Jobs of one unit, in order, with the problems found in their rows and the files they were read from. */
 export interface UnitBatch {
   jobs: ResolvedJob[];
   /** Ids given by rows that have problems: still unique across the manifest. */
@@ -24,21 +21,22 @@ export interface UnitBatch {
   files: ReadFile[];
 }
 
-export interface ReadOptions {
-  /** The service's catalogue: each job is checked against it (undefined: offline). */
-  models?: readonly Model[] | undefined;
-}
-
 /**
- * A unit's jobs, a batch at a time, in manifest order. Nothing is kept between batches but a few
- * cached files, so a source of any size reads in bounded memory. Duplicate ids are not looked
- * for here: that needs every id, which is the ledger's (or load.ts's) to hold.
+ * A unit's jobs, a batch at a time, in manifest order; `models`: the catalogue to check each job
+ * against (undefined: offline). Nothing is kept between batches but a few cached files, so a
+ * source of any size reads in bounded memory. Duplicate ids are the ledger's (or load.ts's) to find.
  */
-export async function* readUnit(manifest: Manifest, unit: ManifestUnit, options: ReadOptions = {}): AsyncGenerator<UnitBatch> {
+export async function* readUnit(
+  manifest: Manifest,
+  unit: ManifestUnit,
+  options: { models?: readonly Model[] | undefined } = {},
+): AsyncGenerator<UnitBatch> {
   const { reading } = manifest;
   const ctx: RowContext = {
-    draft: { defaults: reading.defaults, takesDefaults: reading.input === undefined },
-    finish: { dir: reading.scope.folder, cache: newFileCache(reading.scope) },
+    defaults: reading.defaults,
+    takesDefaults: reading.input === undefined,
+    dir: reading.scope.folder,
+    cache: newFileCache(reading.scope),
     file: manifest.displayPath,
     models: options.models,
     schema: jobItemSchema(),
@@ -100,12 +98,10 @@ function* inlineRows(manifest: Manifest): Generator<RowInput> {
   const { source } = manifest.reading;
   const jobs = (source.root as { jobs?: unknown } | null)?.jobs;
   if (!Array.isArray(jobs)) return;
-  const nodes = jobNodes(source);
   const locate = yamlLocator(source);
-  const fallback = { line: 1, col: 1 };
   for (const [index, raw] of jobs.entries()) {
     const site = { file: manifest.displayPath, root: source.root, locate, prefix: ['jobs', index], jobIndex: index };
-    yield { index, raw, site, location: locateMap(nodes[index], fallback) };
+    yield { index, raw, site, location: locateMap(source, ['jobs', index]) };
   }
 }
 

@@ -1,8 +1,11 @@
+import { resolve } from 'node:path';
 import type { Model } from '../api/types.js';
+import { kindOf, type ImageRef } from '../jobs/index.js';
 import { catalogueIssues } from './catalogue.js';
-import { draftJob, type DefaultsBlock, type DraftContext, type RowSite } from './draft.js';
-import type { ManifestIssue } from './errors.js';
-import { finishJob, type FinishContext, type ReadFile } from './finish.js';
+import { countChars, contentHash, imageHashes } from './content-hash.js';
+import { draftJob, type DraftContext, type JobDraft, type RowSite } from './draft.js';
+import { expectedGot, type ManifestIssue } from './errors.js';
+import { checkImage, type FileCache, type FileCheck, readTextFile } from './files.js';
 import { jobItemSchema } from './schema.js';
 import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
 import { partsOf, splitModeOf } from './parts.js';
@@ -10,42 +13,39 @@ import { checkJobTexts } from './text-checks.js';
 import type { ResolvedJob } from './types.js';
 import type { MapLocation } from './yaml-source.js';
 
-/** What every row of one reading shares. */
-export interface RowContext {
-  draft: DraftContext;
-  finish: FinishContext;
-  /** The manifest's path as messages show it. */
+/** What every row of one reading shares: `dir` is the manifest's folder, `file` its path as messages show it. */
+export interface RowContext extends DraftContext {
+  dir: string;
+  cache: FileCache;
   file: string;
-  /** The service's catalogue, when it is known: each job is checked against it. */
+  /** The service's catalogue, when it is known. */
   models?: readonly Model[] | undefined;
-  /** jobItemSchema(), made once per reading. */
   schema: ReturnType<typeof jobItemSchema>;
 }
 
 /** One row to resolve: an inline job, or a row a source yielded. */
 export interface RowInput {
-  /** Manifest order (see ResolvedJob.index). */
   index: number;
-  /** The row's own fields, as written (`type` among them when the row gives it); not a mapping is a problem. */
   raw: unknown;
   /** Where schema problems are placed: `site.prefix` leads from `site.root` to this row. */
   site: IssueSite & { jobIndex?: number | undefined };
-  /** Where the row's own fields are written. */
   location: MapLocation;
-  /** Fields its source entry gives every row (`type` among them when the entry gives it). */
-  entry?: DefaultsBlock | undefined;
 }
 
 /** What a duplicate message needs of a job: its id, and where it is. */
 export type Claimant = Pick<ResolvedJob, 'id' | 'idDerived' | 'inlineIndex' | 'position' | 'fieldPositions'>;
 
+/** A file a job's content was read from, with its stamp: what tells a later reading it changed. */
+export interface ReadFile {
+  path: string;
+  stamp: string;
+}
+
 /**
- * A row resolved: its job (or none, with its problems), and the files its content was read from.
- * A row with problems that gives a usable id still `claims` it, so a second job with that id is
- * reported in the same pass.
+ * A row resolved: its job, or the parts of its split text, or none with its problems. A row with
+ * problems that gives a usable id still `claims` it, so a second job with that id is reported too.
  */
 export interface RowOutcome {
-  /** The row's job; the parts of its text when it is split (`split:`); none when it has problems. */
   jobs: ResolvedJob[];
   claim?: Claimant | undefined;
   files: ReadFile[];
@@ -59,24 +59,20 @@ export interface RowOutcome {
  */
 export async function resolveRow(ctx: RowContext, input: RowInput): Promise<RowOutcome> {
   const { site } = input;
-  if (input.raw === null || typeof input.raw !== 'object' || Array.isArray(input.raw)) {
-    // Not a mapping: the schema says what was expected; there is nothing to resolve.
-    const parsed = ctx.schema.safeParse(input.raw);
-    return { jobs: [], files: [], issues: translateSchemaIssues(site, parsed.success ? [] : parsed.error.issues).issues };
-  }
-  const raw = input.raw as Record<string, unknown>;
-  const type = raw['type'] ?? input.entry?.values['type'];
-  // A source's row carries its type already; an inline job may take it from its entry.
-  const typed = raw['type'] === type ? raw : { ...raw, type };
-  const parsed = ctx.schema.safeParse(typed);
+  const parsed = ctx.schema.safeParse(input.raw);
   const check = translateSchemaIssues(site, parsed.success ? [] : parsed.error.issues);
+  const raw = input.raw as Record<string, unknown>;
+  // Not a mapping: the schema says what was expected; there is nothing to resolve.
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return { jobs: [], files: [], issues: check.issues };
+  }
   const prefix = site.prefix ?? [];
-  checkJobTexts(site.file, site.locate, typed, [...prefix], check, site.jobIndex);
-  const rowSite: RowSite = { file: site.file, jobIndex: site.jobIndex, invalid: fieldsUnder(check.invalidPaths, prefix), entry: input.entry, issues: check.issues };
-  const draft = draftJob(ctx.draft, rowSite, input.index, raw, type, input.location);
-  const tags = raw['tags'] ?? input.entry?.values['tags'];
-  const usableTags = Array.isArray(tags) && !rowSite.invalid.has('tags') ? (tags as string[]) : undefined;
-  const finished = draft === undefined ? undefined : await finishJob(ctx.finish, rowSite, draft, usableTags);
+  checkJobTexts(site.file, site.locate, raw, [...prefix], check, site.jobIndex);
+  const invalid = fieldsUnder(check.invalidPaths, prefix);
+  const rowSite: RowSite = { file: site.file, jobIndex: site.jobIndex, invalid, issues: check.issues };
+  const draft = draftJob(ctx, rowSite, input.index, raw, input.location);
+  const usableTags = Array.isArray(raw['tags']) && !rowSite.invalid.has('tags') ? (raw['tags'] as string[]) : undefined;
+  const finished = draft === undefined ? undefined : await finishJob(ctx, rowSite, draft, usableTags);
   const label = (id: unknown): ManifestIssue[] => (typeof id !== 'string' ? check.issues : check.issues.map((issue) => ({ ...issue, jobId: id })));
   if (finished === undefined || draft === undefined) {
     const usable = draft?.givenId !== undefined && !rowSite.invalid.has('id');
@@ -85,7 +81,7 @@ export async function resolveRow(ctx: RowContext, input: RowInput): Promise<RowO
   }
   const { job } = finished;
   const issues = label(job.id);
-  const split = rowSite.invalid.has('split') ? undefined : splitModeOf(raw['split'] ?? input.entry?.values['split']);
+  const split = rowSite.invalid.has('split') ? undefined : splitModeOf(raw['split']);
   const parts = partsOf(job, split, ctx.models, ctx.file);
   issues.push(...parts.issues);
   // The parts differ from each other only in their text, each within the limit: the first speaks for all.
@@ -106,4 +102,105 @@ function fieldsUnder(paths: ReadonlySet<string>, prefix: readonly (string | numb
     if (field !== undefined && field !== '') fields.add(field);
   }
   return fields;
+}
+
+function fileIssue<T>(site: RowSite, draft: JobDraft, field: string, written: string, check: FileCheck<T>): T | undefined {
+  if (check.ok) return check.value;
+  const at = draft.positions[field] ?? draft.start;
+  const issue: ManifestIssue = {
+    file: at.file ?? site.file,
+    line: at.line,
+    col: at.col,
+    ...(site.jobIndex === undefined ? {} : { jobIndex: site.jobIndex }),
+    field,
+    ...expectedGot(check.expected, `${JSON.stringify(written)} (${check.detail})`),
+  };
+  if (check.hint !== undefined) issue.hint = check.hint;
+  site.issues.push(issue);
+  return undefined;
+}
+
+interface ReadFiles {
+  text?: string | undefined;
+  images: Record<string, ImageRef>;
+  files: ReadFile[];
+  /** A file named by the job could not be used (already reported). */
+  failed: boolean;
+}
+
+/** Reads every file the job names, as its kind says what each must be; every problem reported. */
+async function readFiles(ctx: RowContext, site: RowSite, draft: JobDraft): Promise<ReadFiles> {
+  const read: ReadFiles = { images: {}, files: [], failed: false };
+  const named = Object.entries(kindOf(draft.type).files).flatMap(([field, sort]) => {
+    const written = draft.fields[field];
+    return typeof written === 'string' ? [{ field, sort, written }] : [];
+  });
+  // Most rows of a big source name no file: no promise for each of them.
+  if (named.length === 0) return read;
+  await Promise.all(
+    named.map(async ({ field, sort, written }) => {
+      const path = resolve(ctx.dir, written);
+      if (sort === 'text') {
+        const info = fileIssue(site, draft, field, written, await readTextFile(ctx.cache, path));
+        read.text = info?.text;
+        if (info === undefined) read.failed = true;
+        else read.files.push({ path: info.path, stamp: info.stamp });
+        return;
+      }
+      const info = fileIssue(site, draft, field, written, await checkImage(ctx.cache, path));
+      if (info === undefined) {
+        read.failed = true;
+        return;
+      }
+      const { stamp, ...image } = info;
+      read.images[field] = { ...image, written };
+      read.files.push({ path: info.path, stamp });
+    }),
+  );
+  return read;
+}
+
+/**
+ * Reads the job's files, hashes its resolved content and names it (its given id, or one derived
+ * from the hash). Derived ids and change detection rest on the content hash, so its input keeps
+ * one shape for every kind: the parameters (files and text apart), the text, each image's sha256.
+ */
+async function finishJob(
+  ctx: RowContext,
+  site: RowSite,
+  draft: JobDraft,
+  tags: readonly string[] | undefined,
+): Promise<{ job: ResolvedJob; files: ReadFile[] } | undefined> {
+  const kind = kindOf(draft.type);
+  const files = await readFiles(ctx, site, draft);
+  const textField = kind.textFrom?.field;
+  const text = files.text ?? (textField === undefined ? undefined : (draft.fields[textField] as string | undefined));
+  if (!draft.complete || files.failed || (textField !== undefined && text === undefined)) return undefined;
+  const params: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(draft.fields)) {
+    if (value !== undefined && field !== textField && !(field in kind.files)) params[field] = value;
+  }
+  const textFile = textField === undefined ? undefined : draft.fields[kind.textFrom?.file ?? ''];
+  const hash = contentHash({ type: draft.type, params, text, images: imageHashes(files.images) });
+  // Derived: stable under reordering, new on any content change.
+  const id = draft.givenId ?? `${draft.type}-${hash.slice(0, 16)}`;
+  // Every field named, none spread: a literal that starts with a spread is built in V8's slow
+  // dictionary mode, and each of a million jobs is read field by field on its way to the ledger.
+  const job: ResolvedJob = {
+    id,
+    idDerived: draft.givenId === undefined,
+    index: draft.index,
+    inlineIndex: site.jobIndex,
+    type: draft.type,
+    contentHash: hash,
+    params,
+    text,
+    textChars: text === undefined ? undefined : countChars(text),
+    textFile: typeof textFile === 'string' ? textFile : undefined,
+    images: files.images,
+    tags,
+    position: draft.start,
+    fieldPositions: draft.positions,
+  };
+  return { job, files: files.files };
 }

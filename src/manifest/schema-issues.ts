@@ -1,7 +1,7 @@
-import { isJobType, JOB_TYPES, type JobType } from '../jobs/index.js';
+import { isJobType, JOB_TYPES, kindOf, type JobType } from '../jobs/index.js';
 import type * as z from 'zod';
 import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
-import { contentOf, fieldSpecFor, jobFieldNames, paramsOf, TOP_LEVEL_EXPECTED, TYPES_TEXT } from './fields.js';
+import { fieldSpecFor, jobFieldNames, TOP_LEVEL_EXPECTED, TYPES_TEXT } from './fields.js';
 import { closest, quotedList } from './suggest.js';
 import type { SourcePosition } from './types.js';
 import { locatePath, type ManifestSource, type PathSegment } from './yaml-source.js';
@@ -61,14 +61,14 @@ function allowedKeys(root: unknown, path: readonly PathSegment[]): { keys: strin
   const [first, second] = path;
   if (path.length === 0) return { keys: Object.keys(TOP_LEVEL_EXPECTED) };
   if (first === 'defaults' && path.length === 1) return { keys: [...JOB_TYPES] };
-  if (first === 'defaults' && isJobType(second)) return { keys: Object.keys(paramsOf(second)), contentOf: second };
+  if (first === 'defaults' && isJobType(second)) return { keys: Object.keys(kindOf(second).params), contentOf: second };
   const type = valueAt(root, [...path, 'type']);
   if (!isJobType(type)) return { keys: [] };
   return { keys: jobFieldNames(type) };
 }
 
 function unknownKeyHint(key: string, allowed: { keys: string[]; contentOf?: JobType }): string | undefined {
-  if (allowed.contentOf !== undefined && Object.hasOwn(contentOf(allowed.contentOf), key)) {
+  if (allowed.contentOf !== undefined && Object.hasOwn(kindOf(allowed.contentOf).content, key)) {
     return `${key} belongs on each job, not in defaults`;
   }
   const near = closest(key, allowed.keys, 1);
@@ -92,12 +92,11 @@ function quotedNumberHint(got: unknown, expected: string): string | undefined {
   return numeric ? 'write the number without quotes' : undefined;
 }
 
-function issueBase(file: string, locate: Locator, where: Where, path: readonly PathSegment[], target: 'key' | 'value'): ManifestIssue {
-  const position = locate(path, target);
-  const issue: ManifestIssue = { file: position.file ?? file, line: position.line, col: position.col, message: '' };
-  if (where.jobIndex !== undefined) issue.jobIndex = where.jobIndex;
-  if (where.field !== undefined) issue.field = where.field;
-  return issue;
+function issueBase(file: string, locate: Locator, where: Where, path: readonly PathSegment[], target: 'key' | 'value') {
+  const { line, col, file: at } = locate(path, target);
+  const jobIndex = where.jobIndex === undefined ? {} : { jobIndex: where.jobIndex };
+  const field = where.field === undefined ? {} : { field: where.field };
+  return { file: at ?? file, line, col, message: '', ...jobIndex, ...field };
 }
 
 function unknownKeyIssues(file: string, locate: Locator, root: unknown, issue: z.core.$ZodIssueUnrecognizedKeys, path: PathSegment[], inline: boolean): ManifestIssue[] {
@@ -110,14 +109,10 @@ function unknownKeyIssues(file: string, locate: Locator, root: unknown, issue: z
   });
 }
 
-function rootDisplay(root: unknown): string {
-  return root === null || root === undefined ? 'an empty file' : formatGot(root);
-}
-
 /**
- * How issues are placed: `root` is the value the paths start from (the manifest, or a source's
- * row as `{ jobs: [row] }`), `locate` finds each path's position, `prefix` is put before zod's
- * paths (an item checked alone), and `inline` says whether `jobs.N` is job #N of the manifest.
+ * How issues are placed: `root` is what the paths start from (the manifest, or a source's row as
+ * `{ jobs: [row] }`), `prefix` goes before zod's paths (an item checked alone), and `inline` says
+ * whether `jobs.N` is job #N of the manifest.
  */
 export interface IssueSite {
   file: string;
@@ -147,7 +142,7 @@ export function translateSchemaIssues(site: IssueSite, zodIssues: readonly z.cor
     const expected = expectedFor(zodIssue, where, path, got);
     const hint = quotedNumberHint(got, expected);
     const base = issueBase(file, locate, where, path, 'value');
-    const gotText = path.length === 0 ? rootDisplay(root) : formatGot(got);
+    const gotText = path.length === 0 && (root === null || root === undefined) ? 'an empty file' : formatGot(got);
     issues.push({ ...base, ...expectedGot(expected, gotText), ...(hint === undefined ? {} : { hint }) });
   }
   return { issues, invalidPaths };

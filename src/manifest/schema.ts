@@ -26,8 +26,12 @@ function jobSchema(kind: JobKind) {
     .describe(kind.title);
 }
 
-export function defaultsSchema(kind: JobKind) {
-  return z.strictObject(optionalShape(kind.params)).describe(`Merged under every ${kind.type} job`);
+function defaultsSchema(): z.ZodType {
+  const blocks = JOB_KINDS.map((kind) => {
+    const block = z.strictObject(optionalShape(kind.params)).describe(`Merged under every ${kind.type} job`);
+    return [kind.type, block.optional()];
+  });
+  return z.strictObject(Object.fromEntries(blocks)).optional();
 }
 
 /** One job, whatever its kind (`type` picks which): what each inline job and each source's row is checked against. */
@@ -41,12 +45,11 @@ export function jobItemSchema() {
  * its own as it is read (jobItemSchema), so a manifest's jobs are never all held as zod output.
  */
 export function headerSchema() {
-  const defaults: Shape = Object.fromEntries(JOB_KINDS.map((kind) => [kind.type, defaultsSchema(kind).optional()]));
   return z
     .strictObject({
       version: z.literal(1),
       budget: z.number().min(0).optional(),
-      defaults: z.strictObject(defaults).optional(),
+      defaults: defaultsSchema(),
       jobs: z.array(z.unknown()).optional(),
       // Each entry is checked on its own (manifest/sources/entry.ts), with messages of its own.
       sources: z.array(z.unknown()).optional(),
@@ -55,15 +58,13 @@ export function headerSchema() {
 }
 
 /** The whole manifest. Unknown keys are errors at every level, so typos fail loudly. */
-export function manifestSchema() {
-  const jobs = JOB_KINDS.map(jobSchema) as [ReturnType<typeof jobSchema>, ...ReturnType<typeof jobSchema>[]];
-  const defaults: Shape = Object.fromEntries(JOB_KINDS.map((kind) => [kind.type, defaultsSchema(kind).optional()]));
+function manifestSchema() {
   return z
     .strictObject({
       version: z.literal(1).describe('Manifest format version; always 1'),
       budget: z.number().min(0).optional().describe('Cap on total spend in USD; --budget overrides'),
-      defaults: z.strictObject(defaults).optional(),
-      jobs: z.array(z.discriminatedUnion('type', jobs)).optional().describe('The jobs, in order'),
+      defaults: defaultsSchema(),
+      jobs: z.array(jobItemSchema()).optional().describe('The jobs, in order'),
       sources: z.array(sourceEntrySchema()).optional().describe('Jobs from spreadsheets, JSON Lines files, folders and matrices, after the inline jobs'),
     })
     .describe('A mediabatch manifest: jobs, sources, or both');

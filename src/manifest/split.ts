@@ -3,29 +3,20 @@ import { countChars } from './content-hash.js';
 import { printable } from './errors.js';
 
 /**
- * `split: sentences | paragraphs`: a text longer than the model's `max_text` cut into parts the
- * service takes, each a job of its own (`<id>.p001` …). Cuts fall only between sentences (or
- * paragraphs), never inside a word. Lengths are Unicode code points, as the service counts them.
- *
- * The whitespace at a cut belongs to neither part: each part of a split text starts and ends with
- * a non-space character, and `text.slice(part.end, next.start)` is whitespace only. So joining the
- * parts with the whitespace between them gives back the text, less any whitespace before the first
- * part or after the last. A text within the limit is one part, the text exactly as it was.
+ * One part of a text cut at sentences (or paragraphs) for `split:`; `start`/`end` are UTF-16
+ * offsets into the text, `chars` code points as the service counts them. The whitespace at a cut
+ * belongs to neither part, so the parts with the whitespace between them give back the text.
  */
 export interface TextPart {
   text: string;
-  /** UTF-16 offsets into the original text: `text.slice(start, end) === part.text`. */
   start: number;
   end: number;
-  /** Length in code points, as the service counts it. */
   chars: number;
 }
 
-/** A sentence longer than the limit on its own: where it starts in the text and how long it is. */
-export interface SplitProblem {
-  /** UTF-16 offset of the sentence in the text. */
+/** A sentence longer than the limit on its own: its UTF-16 offset, its line and column in code points. */
+interface SplitProblem {
   offset: number;
-  /** 1-based line and column (in code points) of the sentence within the text. */
   line: number;
   col: number;
   chars: number;
@@ -36,7 +27,7 @@ export interface SplitProblem {
   hint: string;
 }
 
-export type SplitResult = { ok: true; parts: TextPart[] } | { ok: false; problem: SplitProblem };
+type SplitResult = { ok: true; parts: TextPart[] } | { ok: false; problem: SplitProblem };
 
 interface Span {
   start: number;
@@ -49,20 +40,6 @@ const EXCERPT_CHARS = 40;
 const ABBREVIATION_END = /(?:^|[\s(["'“‘])(?:Mr|Mrs|Ms|Mx|Dr|Prof|Rev|St|Mt|Capt|Gen|Col|Lt|Sgt|vs|cf|e\.g|i\.e|[A-Z])\.$/;
 // A blank line (spaces allowed on it) or the Unicode paragraph separator ends a paragraph.
 const PARAGRAPH_BREAK = /\n[^\S\n]*\n|\u2029/g;
-
-/** Counts code points from left to right over offsets that only grow. */
-class CodePointCursor {
-  private offset = 0;
-  private count = 0;
-  constructor(private readonly text: string) {}
-
-  at(offset: number): number {
-    if (offset < this.offset) throw new RangeError('CodePointCursor moves forward only');
-    this.count += countChars(this.text.slice(this.offset, offset));
-    this.offset = offset;
-    return this.count;
-  }
-}
 
 function trimmed(text: string, start: number, end: number): Span | undefined {
   let from = start;
@@ -130,9 +107,8 @@ function overLimit(text: string, span: Span, chars: number, maxChars: number): S
 }
 
 /**
- * Cuts `text` into parts of at most `maxChars` code points, packing whole sentences (or, for
- * `paragraphs`, whole paragraphs, a paragraph over the limit by its sentences) greedily. A text
- * within the limit is one part, unchanged. A single sentence over the limit is a problem.
+ * Cuts `text` into parts of at most `maxChars` code points, packing whole sentences (or whole
+ * paragraphs, one over the limit by its sentences) greedily; a text within the limit is one part.
  */
 export function splitText(text: string, mode: SplitMode, maxChars: number, locale?: string): SplitResult {
   if (!Number.isInteger(maxChars) || maxChars < 1) throw new RangeError(`maxChars must be a whole number above 0, got ${maxChars}`);
@@ -140,12 +116,19 @@ export function splitText(text: string, mode: SplitMode, maxChars: number, local
   if (total <= maxChars) return { ok: true, parts: [{ text, start: 0, end: text.length, chars: total }] };
   const segmenter = new Intl.Segmenter(locale, { granularity: 'sentence' });
   const spans = mode === 'paragraphs' ? paragraphSpans(text, maxChars, segmenter) : sentenceSpans(text, 0, text.length, segmenter);
-  const cursor = new CodePointCursor(text);
+  // Code points up to an offset, counted left to right once: the spans' offsets only grow.
+  let offsetSeen = 0;
+  let charsSeen = 0;
+  const charsTo = (offset: number): number => {
+    charsSeen += countChars(text.slice(offsetSeen, offset));
+    offsetSeen = offset;
+    return charsSeen;
+  };
   const parts: TextPart[] = [];
   let current: { start: number; end: number; startCount: number; endCount: number } | undefined;
   for (const span of spans) {
-    const startCount = cursor.at(span.start);
-    const endCount = cursor.at(span.end);
+    const startCount = charsTo(span.start);
+    const endCount = charsTo(span.end);
     if (endCount - startCount > maxChars) return { ok: false, problem: overLimit(text, span, endCount - startCount, maxChars) };
     if (current !== undefined && endCount - current.startCount <= maxChars) {
       current.end = span.end;

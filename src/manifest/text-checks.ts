@@ -1,7 +1,6 @@
 import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
 import { MAX_TEXT_BYTES, sizeText } from './files.js';
-import { isJobType, JOB_TYPES } from '../jobs/index.js';
-import { contentOf, paramsOf } from './fields.js';
+import { isJobType, JOB_TYPES, kindOf } from '../jobs/index.js';
 import { pathKey, type Locator, type SchemaCheck } from './schema-issues.js';
 import { locatePath, type ManifestSource, type PathSegment } from './yaml-source.js';
 
@@ -10,7 +9,7 @@ const SENT_TEXT_FIELDS = ['text', 'prompt', 'negative_prompt'] as const;
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-export interface Unsendable {
+interface Unsendable {
   expected: string;
   detail: string;
   hint: string;
@@ -26,7 +25,7 @@ function characterNumber(text: string, index: number): number {
  * byte) writes, and no service wants it in a prompt; an unpaired surrogate (a lone `"\ud800"`
  * escape) has no UTF-8 encoding at all, so the request body would carry U+FFFD instead of it.
  */
-export function unsendableText(text: string): Unsendable | undefined {
+function unsendableText(text: string): Unsendable | undefined {
   const nul = text.indexOf('\u0000');
   if (nul !== -1) {
     const detail = `a NUL character at character ${characterNumber(text, nul)}`;
@@ -61,23 +60,19 @@ function check(file: string, locate: Locator, schema: SchemaCheck, path: PathSeg
   schema.issues.push({ ...issue, hint: problem.hint });
 }
 
-/**
- * Reports the text fields of one job (at `path` from `root`) that could not be sent as written,
- * or are too long to be meant, into `schema`. Only fields the job's type has: any other was
- * already reported as an unknown field.
- */
+/** Reports a job's text fields that cannot be sent as written, or are too long to be meant, into `schema`. */
 export function checkJobTexts(file: string, locate: Locator, job: unknown, path: PathSegment[], schema: SchemaCheck, jobIndex?: number): void {
   if (job === null || typeof job !== 'object') return;
   const record = job as Record<string, unknown>;
   const type = record['type'];
   if (!isJobType(type)) return;
   for (const field of SENT_TEXT_FIELDS) {
-    if (!(field in contentOf(type)) && !(field in paramsOf(type))) continue;
+    if (!(field in kindOf(type).content) && !(field in kindOf(type).params)) continue;
     check(file, locate, schema, [...path, field], record[field], { ...(jobIndex === undefined ? {} : { jobIndex }), field });
   }
 }
 
-/** Reports text fields in defaults that could not be sent as written, or are too long to be meant, into `schema`. */
+/** The same for the text fields of defaults. */
 export function checkDefaultsTexts(file: string, source: ManifestSource, root: unknown, schema: SchemaCheck): void {
   const locate: Locator = (path) => locatePath(source, path);
   const { defaults } = (root ?? {}) as { defaults?: unknown };
@@ -85,7 +80,8 @@ export function checkDefaultsTexts(file: string, source: ManifestSource, root: u
     const block = (defaults as Record<string, Record<string, unknown> | undefined> | null | undefined)?.[type];
     if (block === null || typeof block !== 'object') continue;
     for (const field of SENT_TEXT_FIELDS) {
-      if (field in paramsOf(type)) check(file, locate, schema, ['defaults', type, field], block[field], { field: `defaults.${type}.${field}` });
+      if (!(field in kindOf(type).params)) continue;
+      check(file, locate, schema, ['defaults', type, field], block[field], { field: `defaults.${type}.${field}` });
     }
   }
 }

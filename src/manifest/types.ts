@@ -7,21 +7,16 @@ import type { ManifestSource } from './yaml-source.js';
 
 export type { FieldPosition, ImageRef, JobType, ResolvedJob, SourcePosition } from '../jobs/index.js';
 
-/**
- * A manifest as it was opened: what surrounds its jobs, checked, and the units its jobs come
- * from. Its jobs are read unit by unit (manifest/read.ts), never all held at once.
- */
+/** A manifest as it was opened; its jobs are read unit by unit (manifest/read.ts), never all held at once. */
 export interface Manifest {
-  /** Absolute path of the manifest file. */
+  /** Absolute; `displayPath` is as the user gave it, for messages. */
   path: string;
-  /** The path as the user gave it (relative if they gave a relative one), for messages. */
   displayPath: string;
   budgetUsd?: number | undefined;
   /** In manifest order: the inline `jobs:`, then each of `sources:`. */
   units: ManifestUnit[];
   /** Problems found when it was opened (top level, defaults, sources): reported with its jobs'. */
   issues: ManifestIssue[];
-  /** What reading its units needs. */
   reading: ManifestReading;
 }
 
@@ -34,7 +29,7 @@ export interface ManifestUnit {
   kind: 'jobs' | 'csv' | 'tsv' | 'jsonl' | 'files' | 'matrix';
   /** How messages name it: `jobs:`, `csv chapters.csv`. */
   label: string;
-  /** A source's checked entry, and its place in `sources:` (0-based). */
+  /** `index`: 0-based in `sources:`. */
   source?: { entry: SourceEntry; index: number } | undefined;
 }
 
@@ -46,7 +41,7 @@ export interface ManifestReading {
   input?: import('node:stream').Readable | undefined;
 }
 
-/** A manifest read whole, for small manifests and tests: every job in memory (manifest/load.ts). */
+/** A manifest read whole, for small manifests and tests. */
 export interface LoadedManifest extends Omit<Manifest, 'reading' | 'issues'> {
   jobs: ResolvedJob[];
 }

@@ -1,26 +1,17 @@
 import { type Alias, type Document, isAlias, isMap, isPair, isScalar, isSeq, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { printable } from './errors.js';
 
-/**
- * A YAML document as a plain value, with every alias resolved to the value its anchor names.
- *
- * yaml's own toJS is not used: it resolves each alias by scanning every anchor and alias before
- * it (100,000 jobs each using one anchor took 386 s), converts a merge source again at every use
- * (nested merges cost 9× per level), and its only guard against an alias bomb counts aliases,
- * refusing the 101st use of an ordinary `voice: *v`. Here an alias is a map lookup and shares its
- * anchor's value (no copy), and what is bounded is the size of the value once every alias is
- * written out, counted once per object (memoised by identity), so linear in the document.
- */
+// yaml's own toJS is not used: it resolves each alias by scanning every anchor and alias before it
+// (quadratic), converts a merge source again at every use, and its only guard against an alias bomb
+// counts aliases, refusing the 101st use of an ordinary `voice: *v`. Here an alias is a map lookup
+// sharing its anchor's value, and what is bounded is the size once every alias is written out,
+// counted once per object, so linear in the document.
 
-/**
- * Values (scalars, lists, mappings) once every alias is written out. A manifest at the size cap
- * written out in full holds about this many (32 MB at ~7 bytes a value), so anchors never let a
- * manifest grow past what writing it out could; an alias bomb ("billion laughs") expands to
- * hundreds of millions, and each value costs memory and time wherever the manifest is checked.
- */
-export const MAX_EXPANDED_VALUES = 5_000_000;
+// About what a manifest at the size cap holds written out in full, so anchors never let a manifest
+// grow past what writing it out could; an alias bomb ("billion laughs") expands to hundreds of millions.
+const MAX_EXPANDED_VALUES = 5_000_000;
 
-/** Why a document has no plain value: the message, and the node to point at. */
+/** Why a document has no plain value, and the node to point at. */
 export class PlainValueProblem extends Error {
   constructor(
     readonly node: Node | undefined,
@@ -31,15 +22,14 @@ export class PlainValueProblem extends Error {
 }
 
 interface Walk {
-  /** Each anchor's latest node so far, in document order: an alias names the last one before it. */
+  /** Each anchor's latest node so far: an alias names the last one before it. */
   anchors: Map<string, Node>;
   /** Anchored nodes being converted: an alias to one of them would repeat forever. */
   open: Set<Node>;
-  /** Anchored nodes converted, for the aliases after them. */
   values: Map<Node, unknown>;
   /** Expanded size of each list and mapping made so far. */
   sizes: Map<object, number>;
-  /** Entries of merge sources looked at: a merge copies, so each use costs its source's size. */
+  /** A merge copies, so each use costs its source's size. */
   mergedEntries: number;
 }
 
@@ -52,11 +42,9 @@ function sizeOf(walk: Walk, value: unknown): number {
 function sized<T extends object>(walk: Walk, value: T): T {
   let size = 1;
   for (const item of Object.values(value)) size += sizeOf(walk, item);
-  // Refused even where the container is not kept (a list of merge sources, a key): only an alias
-  // bomb gets near the bound, and stopping at the first container past it stops the work too.
-  if (size > MAX_EXPANDED_VALUES) {
-    throw new PlainValueProblem(undefined, TOO_LARGE);
-  }
+  // Refused even where the container is not kept (merge sources, a key): stopping at the first
+  // container past the bound stops an alias bomb's work too.
+  if (size > MAX_EXPANDED_VALUES) throw new PlainValueProblem(undefined, TOO_LARGE);
   walk.sizes.set(value, size);
   return value;
 }
@@ -104,11 +92,8 @@ function kindOf(value: unknown): string {
   return typeof value === 'string' ? 'text' : typeof value;
 }
 
-/**
- * `<<: *common` (or a list of such): each source's entries that `target` does not have yet, so
- * earlier sources win over later ones and the mapping's own keys, written before or after, win
- * over all (YAML's merge key, as yaml applies it).
- */
+// `<<: *common` (or a list of such): earlier sources win over later ones, and the mapping's own keys,
+// written before or after, over all (YAML's merge key, as yaml applies it).
 function merge(walk: Walk, target: Record<string, unknown>, pair: Pair): void {
   const value = convert(walk, pair.value);
   const sources = Array.isArray(value) ? value : [value];
@@ -137,16 +122,14 @@ function mapValue(walk: Walk, node: YAMLMap): Record<string, unknown> {
 }
 
 function seqValue(walk: Walk, node: YAMLSeq): unknown[] {
-  return sized(
-    walk,
-    node.items.map((item) => {
-      // `[a: 1]` is a list holding the mapping {a: 1}.
-      if (!isPair(item)) return convert(walk, item);
-      const single: Record<string, unknown> = {};
-      addPair(walk, single, item);
-      return sized(walk, single);
-    }),
-  );
+  const items = node.items.map((item) => {
+    // `[a: 1]` is a list holding the mapping {a: 1}.
+    if (!isPair(item)) return convert(walk, item);
+    const single: Record<string, unknown> = {};
+    addPair(walk, single, item);
+    return sized(walk, single);
+  });
+  return sized(walk, items);
 }
 
 function nodeValue(walk: Walk, node: Node): unknown {
@@ -172,11 +155,9 @@ function convert(walk: Walk, node: unknown): unknown {
 }
 
 /**
- * The document's plain value, as yaml's toJS would give it, with aliases sharing their anchor's
- * value and merge keys applied. Throws PlainValueProblem for an alias without an anchor, an alias
- * inside its own anchor, a merge of something other than mappings, or a value larger than
- * MAX_EXPANDED_VALUES once expanded. The walk recurses: a RangeError on
- * a value nested thousands of levels deep is the caller's to report.
+ * The document's plain value, as yaml's toJS would give it, aliases sharing their anchor's value.
+ * Throws PlainValueProblem for a bad alias or merge, or a value too large once expanded. The walk
+ * recurses: a RangeError on a value nested thousands of levels deep is the caller's to report.
  */
 export function plainValue(doc: Document.Parsed): unknown {
   const walk: Walk = { anchors: new Map(), open: new Set(), values: new Map(), sizes: new Map(), mergedEntries: 0 };

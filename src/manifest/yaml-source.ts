@@ -4,12 +4,11 @@ import type { SourcePosition } from './types.js';
 import { PlainValueProblem, plainValue } from './yaml-plain.js';
 
 /**
- * What is kept of one YAML node once its Document is gone: where it starts and, for mappings and
- * sequences near the top, their pairs or items. For 10,000 jobs the Document holds 27–44 MB and
- * this 8–10 MB, and it lets the Document die inside the parse, so load.ts and the checks after it
- * never hold the tree whatever they keep across their awaits.
+ * What is kept of one YAML node once its Document is gone: where it starts and, near the top, its
+ * pairs or items. A fraction of the Document's size, and the Document dies inside the parse, so
+ * the checks after it never hold the tree whatever they keep across their awaits.
  */
-export interface NodeIndex {
+interface NodeIndex {
   kind: 'map' | 'seq' | 'other';
   /** Undefined for a value that is not written (`voice:` with nothing after it). */
   start: SourcePosition | undefined;
@@ -17,31 +16,23 @@ export interface NodeIndex {
   items?: (NodeIndex | undefined)[];
 }
 
-/**
- * A pair with a scalar key; pairs with other keys can never match a path, so they are not kept
- * (nor merge keys: a merged field has no position of its own, so it is placed at its mapping).
- */
-export interface PairIndex {
+// Only pairs with a scalar key: others never match a path. Nor merge keys: a merged field has no
+// position of its own, so it is placed at its mapping.
+interface PairIndex {
   key: unknown;
   keyStart: SourcePosition | undefined;
   value: NodeIndex | undefined;
 }
 
-/** A parsed manifest: its plain value and the positions messages need. */
 export interface ManifestSource {
   root: unknown;
   index: NodeIndex | undefined;
 }
 
-export interface FieldLocation {
-  key: SourcePosition;
-  value: SourcePosition;
-}
-
 /** Where a mapping starts and where each of its keys and values sits. */
 export interface MapLocation {
   start: SourcePosition;
-  fields: Map<string, FieldLocation>;
+  fields: Map<string, { key: SourcePosition; value: SourcePosition }>;
 }
 
 export type PathSegment = string | number;
@@ -91,11 +82,10 @@ function firstAliasPosition(lineCounter: LineCounter, doc: Document.Parsed): Sou
 }
 
 /**
- * Rewrites every string of a plain value flat. yaml builds a quoted scalar a character at a time;
- * V8 keeps such a string as a tree of concatenations, ~30 bytes per character: a 10,000-job
- * manifest's values took ~29 MB instead of ~4. Converting a string to a number makes V8 flatten it
- * in place (as the flatstr package does); the number itself is not wanted. Iterative, and each
- * object once: a value may be thousands of levels deep or, through aliases, shared.
+ * Rewrites every string of a plain value flat. yaml builds a quoted scalar a character at a time,
+ * which V8 keeps as a tree of concatenations many times the string's size; converting it to a
+ * number flattens it in place (as the flatstr package does). Iterative, and each object once: a
+ * value may be thousands of levels deep or, through aliases, shared.
  */
 function flattenStrings(value: unknown): void {
   const seen = new Set<object>();
@@ -130,29 +120,24 @@ function plainRoot(file: string, lineCounter: LineCounter, doc: Document.Parsed)
   }
 }
 
-function readSource(text: string, file: string): ManifestSource {
-  const lineCounter = new LineCounter();
-  // prettyErrors would put a multi-line code excerpt into the message; one line per issue reads better.
-  // merge: `<<: *common` merges a mapping, as most YAML users expect, instead of being a key named "<<".
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true });
-  // After a syntax error the tree is a guess: checking it would report phantom problems.
-  if (doc.errors.length > 0) throw new ManifestError(doc.errors.map((error) => syntaxIssue(file, lineCounter, error)));
-  const root = plainRoot(file, lineCounter, doc);
-  flattenStrings(root);
-  return { root, index: indexNode(lineCounter, doc.contents, 0) };
-}
-
 const TOO_DEEP = 'YAML syntax: nested too deeply to read (more levels of lists or mappings than the parser can follow); flatten the structure';
 
 /**
- * The manifest text read as one YAML document (`parseDocument` with a `LineCounter`): its plain
- * value and the positions of its nodes. The Document is not kept: it is garbage once this returns.
- * Throws ManifestError for every syntax error (located), a second document, nesting too deep to
- * read, or a problem with aliases or merge keys. `file` is the path messages show.
+ * The manifest text as one YAML document: its plain value and the positions of its nodes. Throws
+ * ManifestError for every syntax error (located), a second document, nesting too deep to read,
+ * or a problem with aliases or merge keys. `file` is the path messages show.
  */
 export function parseManifestSource(text: string, file: string): ManifestSource {
+  const lineCounter = new LineCounter();
   try {
-    return readSource(text, file);
+    // prettyErrors would put a multi-line code excerpt into the message; one line per issue reads better.
+    // merge: `<<: *common` merges a mapping, as most YAML users expect, instead of being a key named "<<".
+    const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true });
+    // After a syntax error the tree is a guess: checking it would report phantom problems.
+    if (doc.errors.length > 0) throw new ManifestError(doc.errors.map((e) => syntaxIssue(file, lineCounter, e)));
+    const root = plainRoot(file, lineCounter, doc);
+    flattenStrings(root);
+    return { root, index: indexNode(lineCounter, doc.contents, 0) };
   } catch (error) {
     // The parser and the plain value recurse: a structure thousands of levels deep overflows the
     // stack, which is bad input, not a bug.
@@ -190,10 +175,12 @@ export function locatePath(source: ManifestSource, path: readonly PathSegment[],
   return best;
 }
 
-/** The layout of one mapping (a job or a defaults block). */
-export function locateMap(node: NodeIndex | undefined, fallback: SourcePosition): MapLocation {
-  const fields = new Map<string, FieldLocation>();
-  const start = node?.start ?? fallback;
+/** The layout of the mapping at `path` (a job or a defaults block). */
+export function locateMap(source: ManifestSource, path: readonly PathSegment[]): MapLocation {
+  let node = source.index;
+  for (const step of path) node = node?.kind === 'seq' ? node.items?.[step as number] : findPair(node, step)?.value;
+  const fields = new Map<string, { key: SourcePosition; value: SourcePosition }>();
+  const start = node?.start ?? FILE_START;
   if (node?.kind !== 'map') return { start, fields };
   for (const pair of node.pairs ?? []) {
     if (typeof pair.key !== 'string') continue;
@@ -201,14 +188,4 @@ export function locateMap(node: NodeIndex | undefined, fallback: SourcePosition)
     fields.set(pair.key, { key, value: pair.value?.start ?? key });
   }
   return { start, fields };
-}
-
-/** The nodes of `jobs:` items, in order; empty when `jobs` is not a sequence. */
-export function jobNodes(source: ManifestSource): (NodeIndex | undefined)[] {
-  const jobs = findPair(source.index, 'jobs')?.value;
-  return jobs?.kind === 'seq' ? (jobs.items ?? []) : [];
-}
-
-export function defaultsNode(source: ManifestSource, type: string): NodeIndex | undefined {
-  return findPair(findPair(source.index, 'defaults')?.value, type)?.value;
 }

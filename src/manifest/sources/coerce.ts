@@ -2,18 +2,10 @@ import type * as z from 'zod';
 import type { FieldSpec } from '../../jobs/index.js';
 
 /**
- * A CSV/TSV cell is text; a field may want a number, a boolean or a list. The field's own zod
- * schema says which, so a new field needs no rule here. A cell that does not read as what the
- * field wants is left as the text it is, for the validator to report at the cell ("expected a
- * number above 0, got "fast"").
- *
- * - number fields: a plain decimal (`12`, `-3`, `0.75`, `.5`), spaces around allowed; no
- *   exponents, hex, thousands separators or units (`1e3`, `0x10`, `1,000`, `5s` stay text);
- * - boolean fields: `true` / `false`, any case;
- * - lists of text (`tags`): a JSON array (`["a","b"]`), or items separated by commas
- *   (`book, part one` → `["book", "part one"]`, blanks dropped);
- * - other lists and objects (`loras`): JSON (`[{"name":"x","weight":0.8}]`);
- * - everything else (text, slugs, choices, paths): the cell exactly as written.
+ * A CSV/TSV cell is text; the field's own zod schema says whether it wants a number (a plain
+ * decimal: `1e3`, `0x10`, `1,000` stay text), a boolean (any case), a list of text (JSON, or items
+ * separated by commas) or other JSON. A cell that does not read so is left as written, for the
+ * validator to report at the cell.
  */
 export type CellShape = 'text' | 'number' | 'boolean' | 'text-list' | 'json';
 
@@ -52,7 +44,7 @@ function json(cell: string): unknown {
   }
 }
 
-/** The cell as its field wants it, or the cell unchanged when it does not read that way. */
+/** The cell as its field wants it, or unchanged when it does not read that way. */
 export function coerceCell(cell: string, shape: CellShape): unknown {
   const trimmed = cell.trim();
   switch (shape) {

@@ -1,11 +1,10 @@
 import { expectedGot, formatGot } from '../errors.js';
 import { SHOWN_ISSUES } from '../issues.js';
 import { closest, quotedList } from '../suggest.js';
-import type { TableEntry } from './entry-types.js';
-import { jobFieldNames } from './job-fields.js';
-import { complaintBody, manifestAt, problemAt } from './rows.js';
-import { type Complaint, unknownPlaceholder } from './template.js';
-import type { SourceContext, SourceItem, SourceLocation } from './types.js';
+import type { SourceContext, SourceItem, SourceLocation, TableEntry } from './types.js';
+import { jobFieldNames } from '../fields.js';
+import { complaintBody, manifestAt, problemAt, templateProblem } from './rows.js';
+import type { Complaint } from './template.js';
 
 /**
  * How a CSV/TSV header maps onto job fields: `columns: { field: column }` first, then every
@@ -112,10 +111,6 @@ function sourceLevelProblems(entry: TableEntry, context: SourceContext, plan: Co
     const hint = 'add a type column, or type: to the source entry';
     problems.push(problemAt(at(1), { field: 'type', ...expectedGot('a type for every row', 'no type column and no type on the entry'), hint }));
   }
-  if (entry.idTemplate !== undefined) {
-    const offered = ['n', ...plan.columnOf.keys(), ...Object.keys(entry.fields)];
-    const complaint = unknownPlaceholder(entry.idTemplate, offered, (p) => p.attribute !== 'index' && offered.includes(p.name));
-    if (complaint !== undefined) problems.push(problemAt(manifestAt(context, ['id']), complaintBody('id', complaint)));
-  }
-  return problems;
+  const template = templateProblem(entry, context, ['n', ...plan.columnOf.keys(), ...Object.keys(entry.fields)]);
+  return template === undefined ? problems : [...problems, template];
 }

@@ -1,22 +1,25 @@
 import { CsvError, parse } from 'csv-parse';
-import { createReadStream } from 'node:fs';
 import { pipeline, type Readable } from 'node:stream';
 import type { JobType } from '../../jobs/index.js';
 import { expectedGot } from '../errors.js';
 import { type CellShape, cellShape, coerceCell } from './coerce.js';
 import { type ColumnPlan, planColumns } from './csv-columns.js';
-import type { TableEntry } from './entry-types.js';
-import { jobFieldSpec } from './job-fields.js';
-import { assembleRow, manifestAt, openSourceFile, type ProblemBody, problemAt, sourceDisplayPath } from './rows.js';
-import type { SourceContext, SourceItem, SourceLocation } from './types.js';
-import { NOT_UTF8, REPLACEMENT_CHAR, type Utf8Watch, watchedUtf8 } from './utf8-watch.js';
+import { fieldSpecFor } from '../fields.js';
+import { assembleRow, manifestAt, openTable, type ProblemBody, problemAt, sourceDisplayPath } from './rows.js';
+import type { SourceContext, SourceItem, SourceLocation, TableEntry } from './types.js';
+import { NOT_UTF8, REPLACEMENT_CHAR, type Utf8Watch } from './utf8-watch.js';
 
 // A row this large is a quote left open, not a row: the text limit is 1 MB.
 const MAX_RECORD_CHARS = 4 * 1024 * 1024;
 const LINE_BREAKS = /\r\n|\r|\n/g;
 
-function lineBreaksIn(cells: readonly string[]): number {
-  let count = 0;
+/**
+ * The lines a row spans: one, plus the line breaks inside its quoted cells, kept as written. Empty
+ * lines come through as rows of one empty cell, so every line is counted. (csv-parse's own `info`
+ * line count is off for CRLF files with quoted line breaks, and asking for it halves the speed.)
+ */
+function linesOf(cells: readonly string[]): number {
+  let count = 1;
   for (const cell of cells) if (cell.includes('\n') || cell.includes('\r')) count += cell.match(LINE_BREAKS)?.length ?? 0;
   return count;
 }
@@ -42,32 +45,14 @@ function tooLongBody(cells: number): ProblemBody {
   return { ...expectedGot('a row of at most 4 MB', got), hint: 'no list of jobs has rows this wide: is this the right file, with the right delimiter?' };
 }
 
-/**
- * Where each row starts. Empty lines come through as rows of one empty cell (and are skipped
- * later), so every physical line is seen: a row takes one line plus the line breaks inside its
- * quoted cells, which are kept exactly as written. (csv-parse's own `info` line count is off for
- * CRLF files with quoted line breaks, and asking for `info` makes parsing about twice as slow.)
- */
-class LineCounter {
-  private lines = 0;
-
-  /** The line the next row starts on. */
-  get next(): number {
-    return this.lines + 1;
-  }
-
-  consume(cells: readonly string[]): void {
-    this.lines += 1 + lineBreaksIn(cells);
-  }
-}
-
 /** Coerces a row's cells once its type is known; each field's shape is worked out once per type. */
 function cellReader(plan: ColumnPlan): (type: JobType, fields: Record<string, unknown>) => void {
   const shapes = new Map<JobType, [string, CellShape][]>();
   const shapesOf = (type: JobType) => {
     let list = shapes.get(type);
     if (list === undefined) {
-      list = [...plan.columnOf.keys()].filter((field) => field !== 'type').map((field) => [field, cellShape(jobFieldSpec(type, field))]);
+      const fields = [...plan.columnOf.keys()].filter((field) => field !== 'type');
+      list = fields.map((field) => [field, cellShape(fieldSpecFor(type, field))]);
       shapes.set(type, list);
     }
     return list;
@@ -102,18 +87,17 @@ function rowItem({ entry, plan, coerce, context }: Table, cells: readonly string
 }
 
 /**
- * Rows of a CSV (`csv:`) or TSV (`tsv:`) source, streamed in batches (the rows one chunk of the
- * file held): csv-parse reads the file a chunk at a time and no row is kept once yielded. The header is row 1; a problem is located at
- * `file:line:column`, the line where its row starts and the 1-based number of its cell. Blank
- * rows (every cell empty) are skipped; an empty cell leaves its field to the entry or defaults.
- * A malformed quote ends the reading: everything after it would be guesswork.
+ * Rows of a CSV or TSV source, in the batches csv-parse has ready; no row is kept once yielded.
+ * The header is row 1; a problem is at `file:line:cell`, the line its row starts on. Blank rows
+ * are skipped; an empty cell leaves its field to the entry or defaults. A malformed quote ends the
+ * reading: everything after it would be guesswork.
  */
 export async function* readCsv(entry: TableEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
   const display = sourceDisplayPath(context.manifestFile, entry.file);
   const opened = await openInput(entry, context);
   if ('problem' in opened) return yield [opened.problem];
   const delimiterName = entry.kind === 'tsv' ? 'tab' : 'comma';
-  const lines = new LineCounter();
+  let linesRead = 0;
   let table: Table | undefined;
   let width = 0;
   let ordinal = 0;
@@ -121,8 +105,8 @@ export async function* readCsv(entry: TableEntry, context: SourceContext): Async
     for await (const batch of opened.batches) {
       const items: SourceItem[] = [];
       for (const record of batch) {
-        const line = lines.next;
-        lines.consume(record);
+        const line = linesRead + 1;
+        linesRead += linesOf(record);
         const at = (col: number): SourceLocation => ({ file: display, line, col });
         if (record.every((cell) => cell.trim() === '')) continue;
         const notUtf8 = opened.utf8.invalid ? record.findIndex((cell) => cell.includes(REPLACEMENT_CHAR)) : -1;
@@ -146,7 +130,7 @@ export async function* readCsv(entry: TableEntry, context: SourceContext): Async
     if (!(error instanceof CsvError)) throw error;
     // The parser gave up inside the row after the last one it gave: that row starts on the next line.
     const col = typeof error['column'] === 'number' ? error['column'] + 1 : 1;
-    return yield [problemAt({ file: display, line: lines.next, col }, parseErrorBody(error))];
+    return yield [problemAt({ file: display, line: linesRead + 1, col }, parseErrorBody(error))];
   }
   if (table === undefined) yield [problemAt({ file: display, line: 1, col: 1 }, expectedGot('a header row naming the columns', 'an empty file'))];
 }
@@ -156,10 +140,7 @@ function raggedBody(width: number, cells: number, delimiterName: string): Proble
   return { ...expectedGot(`${width} cells (as the header has)`, `${cells}`), hint };
 }
 
-/**
- * The parser's records in the batches it has ready: a stream's async iterator costs a round of
- * promises per record, which for small rows is as much as the parsing itself.
- */
+// A stream's async iterator costs a round of promises per record, as much as parsing a small row.
 async function* batchesOf(records: Readable): AsyncGenerator<string[][]> {
   for await (const first of records as AsyncIterable<string[]>) {
     const batch = [first];
@@ -169,13 +150,8 @@ async function* batchesOf(records: Readable): AsyncGenerator<string[][]> {
 }
 
 async function openInput(entry: TableEntry, context: SourceContext): Promise<{ batches: AsyncIterable<string[][]>; utf8: Utf8Watch } | { problem: SourceItem }> {
-  let input: Readable;
-  if (context.input !== undefined) input = context.input;
-  else {
-    const opened = await openSourceFile(context, entry.kind, entry.file);
-    if ('problem' in opened) return opened;
-    input = createReadStream(opened.path);
-  }
+  const opened = await openTable(entry, context);
+  if ('problem' in opened) return opened;
   const parser = parse({
     delimiter: entry.kind === 'tsv' ? '\t' : ',',
     bom: true,
@@ -184,7 +160,6 @@ async function openInput(entry: TableEntry, context: SourceContext): Promise<{ b
     relax_quotes: true,
     max_record_size: MAX_RECORD_CHARS,
   });
-  const utf8 = watchedUtf8(input);
   // pipeline: an error or an early stop on either side tears both down.
-  return { batches: batchesOf(pipeline(utf8, parser, () => undefined)), utf8 };
+  return { batches: batchesOf(pipeline(opened.input, parser, () => undefined)), utf8: opened.input };
 }

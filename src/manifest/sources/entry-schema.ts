@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { JOB_TYPES } from '../../jobs/index.js';
-import { TABLE_KINDS, type TableKind } from './entry-types.js';
-import { jobFieldNames, jobFieldSpec, TYPE_FIELD } from './job-fields.js';
+import { TABLE_KINDS, type TableKind } from './types.js';
+import { jobFieldNames, fieldSpecFor, TYPE_FIELD } from '../fields.js';
 
 /**
  * The zod schema of one `sources:` entry, for the manifest's schema and so its JSON Schema
@@ -17,7 +17,7 @@ function optionalJobFields(): Record<string, z.ZodType> {
     // One schema per distinct rule: `prompt` is the same text for three kinds, so it is listed once.
     const distinct = new Map<string, z.ZodType>();
     for (const type of JOB_TYPES) {
-      const spec = jobFieldSpec(type, name);
+      const spec = fieldSpecFor(type, name);
       if (spec !== undefined) distinct.set(JSON.stringify(z.toJSONSchema(spec.schema)), spec.schema);
     }
     const schemas = [...distinct.values()];

@@ -2,10 +2,9 @@ import { type Dirent, readdir } from 'node:fs';
 import { posix } from 'node:path';
 import { glob } from 'tinyglobby';
 import { expectedGot, formatGot } from '../errors.js';
-import type { FilesEntry } from './entry-types.js';
-import { assembleRow, BATCH_ROWS, complaintBody, manifestAt, problemAt } from './rows.js';
-import { type Filling, type IdTemplate, parseIdTemplate, type Placeholder, stemOf, unknownPlaceholder } from './template.js';
-import type { SourceContext, SourceItem, SourceLocation } from './types.js';
+import type { FilesEntry, SourceContext, SourceItem, SourceLocation } from './types.js';
+import { assembleRow, BATCH_ROWS, manifestAt, problemAt, templateProblem } from './rows.js';
+import { type Filling, type IdTemplate, parseIdTemplate, type Placeholder, stemOf } from './template.js';
 
 /** Without an `id:` on the entry, each file's job is named after the file. */
 const DEFAULT_TEMPLATE = parseIdTemplate('{stem}') as { ok: true; value: IdTemplate };
@@ -59,13 +58,6 @@ export async function matchingFiles(entry: FilesEntry, context: Pick<SourceConte
   return found.filter(inside).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-function templateProblem(entry: FilesEntry, context: SourceContext): SourceItem | undefined {
-  if (entry.idTemplate === undefined) return undefined;
-  const offered = [...FILE_NAMES, entry.field, ...Object.keys(entry.fields)];
-  const complaint = unknownPlaceholder(entry.idTemplate, offered, (p) => p.attribute !== 'index' && offered.includes(p.name));
-  return complaint === undefined ? undefined : problemAt(manifestAt(context, ['id']), complaintBody('id', complaint));
-}
-
 /**
  * One row per file matching `files:` (a glob relative to the manifest's folder), the file's path
  * in `field`. Located at the entry's `files:` value in the manifest. A pattern that matches
@@ -76,7 +68,7 @@ function templateProblem(entry: FilesEntry, context: SourceContext): SourceItem 
 export async function* readFiles(given: FilesEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
   const entry: FilesEntry = { ...given, idTemplate: given.idTemplate ?? DEFAULT_TEMPLATE.value };
   const at = manifestAt(context, ['files']);
-  const template = templateProblem(entry, context);
+  const template = templateProblem(entry, context, [...FILE_NAMES, entry.field, ...Object.keys(entry.fields)]);
   if (template !== undefined) return yield [template];
   const paths = await matchingFiles(entry, context);
   if (paths.length === 0) {

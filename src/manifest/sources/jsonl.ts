@@ -1,12 +1,10 @@
-import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import { expectedGot, formatGot, printable } from '../errors.js';
 import { sizeText } from '../files.js';
-import type { TableEntry } from './entry-types.js';
-import { assembleRow, manifestAt, openSourceFile, problemAt, sourceDisplayPath } from './rows.js';
-import type { SourceContext, SourceItem, SourceLocation } from './types.js';
-import { NOT_UTF8, REPLACEMENT_CHAR, type Utf8Watch, watchedUtf8 } from './utf8-watch.js';
+import type { SourceContext, SourceItem, SourceLocation, TableEntry } from './types.js';
+import { assembleRow, manifestAt, openTable, problemAt, sourceDisplayPath } from './rows.js';
+import { NOT_UTF8, REPLACEMENT_CHAR } from './utf8-watch.js';
 
 const DETAIL_MAX_CHARS = 60;
 
@@ -51,9 +49,8 @@ function conflict(entry: TableEntry, row: LineRow, key: string): SourceItem {
 }
 
 /**
- * The row's fields: the object itself when nothing is renamed or added (most JSON Lines sources:
- * no copy a line), else the entry's fields with the line's over them. null means "not given", as
- * an empty cell does: the field takes the entry's value or the default.
+ * The row's fields: the object itself when nothing is renamed or added (no copy a line), else the
+ * entry's fields with the line's over them. null means "not given", as an empty cell does.
  */
 function fieldsOfLine(entry: TableEntry, byKey: Map<string, string[]>, row: LineRow): { fields: Record<string, unknown> } | { item: SourceItem } {
   const plain = byKey.size === 0 && Object.keys(entry.fields).length === 0;
@@ -101,42 +98,29 @@ function parseLine(line: string, at: SourceLocation, ordinal: number): { object:
   return { item: problemAt(at, expectedGot('a JSON object (one job a line)', formatGot(value)), ordinal) };
 }
 
-interface Reading {
-  entry: TableEntry;
-  byKey: Map<string, string[]>;
-  context: SourceContext;
-  utf8: Utf8Watch;
-}
-
-function itemOf(reading: Reading, line: string, at: SourceLocation, ordinal: number): SourceItem {
-  const notUtf8 = reading.utf8.invalid ? line.indexOf(REPLACEMENT_CHAR) : -1;
-  if (notUtf8 !== -1) return problemAt({ ...at, col: notUtf8 + 1 }, NOT_UTF8, ordinal);
-  const parsed = parseLine(line, at, ordinal);
-  return 'item' in parsed ? parsed.item : lineItem(reading.entry, reading.byKey, { line, object: parsed.object, ordinal, at }, reading.context);
-}
 
 /**
- * Rows of a JSON Lines source, streamed in batches (the lines one chunk of input held): each
- * non-blank line one JSON object
- * whose keys are fields (`columns: { field: key }` renames). Located `file:line:col`, the column
- * being where the value of the field in question starts when it can be found, else 1. A key no
- * field has is passed on as it is, for validation to report as an unknown field. Reads
- * `context.input` instead of the file when given (stdin).
+ * Rows of a JSON Lines source, in the batches one chunk of input held: each non-blank line one JSON
+ * object whose keys are fields (`columns: { field: key }` renames). Located `file:line:col`, the
+ * column where the field's value starts when it can be found simply. A key no field has is passed
+ * on, for validation to report as an unknown field.
  */
 export async function* readJsonl(entry: TableEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
   const display = sourceDisplayPath(context.manifestFile, entry.file);
-  let input: Readable;
-  if (context.input !== undefined) input = context.input;
-  else {
-    const opened = await openSourceFile(context, entry.kind, entry.file);
-    if ('problem' in opened) return yield [opened.problem];
-    input = createReadStream(opened.path);
-  }
-  const reading: Reading = { entry, byKey: fieldsByKey(entry), context, utf8: watchedUtf8(input) };
+  const opened = await openTable(entry, context);
+  if ('problem' in opened) return yield [opened.problem];
+  const byKey = fieldsByKey(entry);
+  const itemOf = (line: string, at: SourceLocation, ordinal: number): SourceItem => {
+    const notUtf8 = opened.input.invalid ? line.indexOf(REPLACEMENT_CHAR) : -1;
+    if (notUtf8 !== -1) return problemAt({ ...at, col: notUtf8 + 1 }, NOT_UTF8, ordinal);
+    const parsed = parseLine(line, at, ordinal);
+    if ('item' in parsed) return parsed.item;
+    return lineItem(entry, byKey, { line, object: parsed.object, ordinal, at }, context);
+  };
   let lineNumber = 0;
   let ordinal = 0;
   try {
-    for await (const batch of linesOf(reading.utf8)) {
+    for await (const batch of linesOf(opened.input)) {
       const items: SourceItem[] = [];
       for (const text of batch) {
         lineNumber += 1;
@@ -146,7 +130,7 @@ export async function* readJsonl(entry: TableEntry, context: SourceContext): Asy
           continue;
         }
         const line = lineNumber === 1 ? text.replace(/^\uFEFF/, '') : text;
-        if (line.trim() !== '') items.push(itemOf(reading, line, at, ordinal++));
+        if (line.trim() !== '') items.push(itemOf(line, at, ordinal++));
       }
       if (items.length > 0) yield items;
     }
@@ -155,7 +139,7 @@ export async function* readJsonl(entry: TableEntry, context: SourceContext): Asy
       yield [problemAt({ file: display, line: 1, col: 1 }, { ...expectedGot('at least one job (one JSON object a line)', 'nothing'), hint: 'pipe or redirect the jobs in (< jobs.jsonl)' })];
     }
   } finally {
-    input.destroy();
+    opened.source.destroy();
   }
 }
 
@@ -168,13 +152,13 @@ class LongLine {
 }
 
 function lineOrLong(line: string): string | LongLine {
-  return line.length > MAX_LINE_CHARS ? new LongLine(Buffer.byteLength(line)) : withoutCr(line);
+  if (line.length > MAX_LINE_CHARS) return new LongLine(Buffer.byteLength(line));
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
 }
 
 /**
- * The lines of a stream, a chunk's worth at a time: split on LF, a CR before it dropped (CRLF
- * files). node:readline would do, but its async iterator costs a round of promises per line. A
- * line past MAX_LINE_CHARS is not held: the rest of it is only counted, up to its end.
+ * The lines of a stream, a chunk's worth at a time, a CR before each LF dropped (node:readline's
+ * iterator costs a round of promises per line). A line past MAX_LINE_CHARS is only counted.
  */
 async function* linesOf(input: Readable): AsyncGenerator<(string | LongLine)[]> {
   const decoder = new StringDecoder('utf8');
@@ -201,8 +185,4 @@ async function* linesOf(input: Readable): AsyncGenerator<(string | LongLine)[]> 
   const rest = carry + decoder.end();
   if (longBytes !== undefined) yield [new LongLine(longBytes + Buffer.byteLength(rest))];
   else if (rest !== '') yield [lineOrLong(rest)];
-}
-
-function withoutCr(line: string): string {
-  return line.endsWith('\r') ? line.slice(0, -1) : line;
 }

@@ -1,16 +1,6 @@
-import type { MatrixEntry } from './entry-types.js';
-import { assembleRow, BATCH_ROWS, complaintBody, manifestAt, problemAt } from './rows.js';
-import { type Filling, type Placeholder, unknownPlaceholder } from './template.js';
-import type { SourceContext, SourceItem, SourceLocation } from './types.js';
-
-function templateProblem(entry: MatrixEntry, context: SourceContext): SourceItem | undefined {
-  if (entry.idTemplate === undefined) return undefined;
-  const lists = entry.lists.map((list) => list.field);
-  const offered = ['n', ...lists, ...Object.keys(entry.fields)];
-  const allowed = (p: Placeholder) => (p.attribute === 'index' ? lists.includes(p.name) : offered.includes(p.name));
-  const complaint = unknownPlaceholder(entry.idTemplate, offered, allowed);
-  return complaint === undefined ? undefined : problemAt(manifestAt(context, ['id']), complaintBody('id', complaint));
-}
+import type { MatrixEntry, SourceContext, SourceItem, SourceLocation } from './types.js';
+import { assembleRow, BATCH_ROWS, manifestAt, templateProblem } from './rows.js';
+import type { Filling, Placeholder } from './template.js';
 
 /** The next combination, the last list turning fastest; false after the last one. */
 function advance(counters: number[], entry: MatrixEntry): boolean {
@@ -33,7 +23,10 @@ function advance(counters: number[], entry: MatrixEntry): boolean {
  * name without extension), `{n}`, and the entry's fields.
  */
 export async function* readMatrix(entry: MatrixEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
-  const template = templateProblem(entry, context);
+  const lists = entry.lists.map((list) => list.field);
+  const offered = ['n', ...lists, ...Object.keys(entry.fields)];
+  const allowed = (p: Placeholder) => (p.attribute === 'index' ? lists.includes(p.name) : offered.includes(p.name));
+  const template = templateProblem(entry, context, offered, allowed);
   if (template !== undefined) return yield [template];
   if (entry.lists.some((list) => list.values.length === 0)) return;
   const at = manifestAt(context, ['matrix']);

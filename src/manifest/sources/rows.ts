@@ -1,13 +1,14 @@
-import { stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import { isJobType, JOB_TYPES, type JobType } from '../../jobs/index.js';
 import { expectedGot, formatGot, type ManifestIssue } from '../errors.js';
-import { confine } from '../file-scope.js';
+import { TYPE_FIELD } from '../fields.js';
+import { checkRegularFile } from '../files.js';
 import { closest, quotedList } from '../suggest.js';
-import type { SourceEntry } from './entry-types.js';
-import { TYPE_FIELD } from './job-fields.js';
-import { type Complaint, type Filling, type Placeholder, renderId } from './template.js';
-import type { SourceContext, SourceItem, SourceLocation, SourceProblem } from './types.js';
+import { type Complaint, type Filling, type Placeholder, renderId, unknownPlaceholder } from './template.js';
+import type { SourceContext, SourceEntry, SourceItem, SourceLocation, SourceProblem, TableEntry } from './types.js';
+import { type Utf8Watch, watchedUtf8 } from './utf8-watch.js';
 
 /** Rows a reader of an in-memory list (files, matrix) hands over at once, as a file's chunk would. */
 export const BATCH_ROWS = 1000;
@@ -38,24 +39,32 @@ export function manifestAt(context: SourceContext, path: readonly (string | numb
 }
 
 /**
- * The file a table source reads, checked as every file a manifest names is (inside the manifest's
- * folder unless `--allow-outside-files`, a regular file): its real path, or the problem, located
- * at the entry's key (`csv: chapters.csv`).
+ * What a table source reads: `context.input` (stdin), else its file, checked as every file a
+ * manifest names is; through a Utf8Watch. Or the problem, located at the entry's key (`csv: a.csv`).
  */
-export async function openSourceFile(context: SourceContext, key: string, written: string): Promise<{ path: string } | { problem: SourceItem }> {
-  const at = manifestAt(context, [key]);
-  const fail = (expected: string, detail: string, hint?: string) => ({ problem: problemAt(at, { field: key, ...expectedGot(expected, `${formatGot(written)} (${detail})`), hint }) });
-  const where = await confine(context.scope, resolve(context.manifestDir, written));
-  if (!where.ok) return fail(where.expected, where.detail, where.hint);
-  try {
-    const info = await stat(where.value);
-    if (info.isFile()) return { path: where.value };
-    return fail('a regular file', info.isDirectory() ? 'a directory' : 'not a regular file');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return fail('an existing file', 'no such file', "paths are relative to the manifest's folder");
-    return fail('a readable file', `cannot read it: ${code ?? String(error)}`);
+type Opened = { source: Readable; input: Utf8Watch } | { problem: SourceItem };
+
+export async function openTable(entry: TableEntry, context: SourceContext): Promise<Opened> {
+  if (context.input !== undefined) return { source: context.input, input: watchedUtf8(context.input) };
+  const check = await checkRegularFile(context.scope, resolve(context.manifestDir, entry.file));
+  if (check.ok) {
+    const source = createReadStream(check.value);
+    return { source, input: watchedUtf8(source) };
   }
+  const got = `${formatGot(entry.file)} (${check.detail})`;
+  const body = { field: entry.kind, ...expectedGot(check.expected, got), hint: check.hint };
+  return { problem: problemAt(manifestAt(context, [entry.kind]), body) };
+}
+
+/** The entry's id template's first placeholder the source cannot fill, as a problem at `id:`. */
+export function templateProblem(
+  entry: SourceEntry,
+  context: SourceContext,
+  offered: readonly string[],
+  allowed = (p: Placeholder) => p.attribute !== 'index' && offered.includes(p.name),
+): SourceItem | undefined {
+  const complaint = entry.idTemplate === undefined ? undefined : unknownPlaceholder(entry.idTemplate, offered, allowed);
+  return complaint === undefined ? undefined : problemAt(manifestAt(context, ['id']), complaintBody('id', complaint));
 }
 
 export interface RowInput {

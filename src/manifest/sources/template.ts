@@ -2,13 +2,9 @@ import { COMMON_FIELDS, ID_PATTERN } from '../fields.js';
 import { formatGot } from '../errors.js';
 import { closest } from '../suggest.js';
 
-/**
- * Id templates of sources: `ch-{stem}`, `promo-{first_frame_image.stem}-{prompt.index}`. A
- * placeholder is `{name}` or `{name.index}` / `{name.stem}`; what names exist depends on the
- * source (a matrix's lists, a table's fields, a file's stem). Braces are never id characters, so
- * no escaping is needed: a brace outside a placeholder is a mistake.
- */
-export type Attribute = 'index' | 'stem';
+// Id templates of sources: `ch-{stem}`, `promo-{first_frame_image.stem}-{prompt.index}`. Braces
+// are never id characters, so no escaping is needed: a brace outside a placeholder is a mistake.
+type Attribute = 'index' | 'stem';
 
 export interface Placeholder {
   name: string;
@@ -22,7 +18,6 @@ export interface IdTemplate {
   pieces: (string | Placeholder)[];
 }
 
-/** What a message says, split as ManifestIssue splits it. */
 export interface Complaint {
   expected: string;
   got: string;
@@ -61,10 +56,7 @@ export function placeholders(template: IdTemplate): Placeholder[] {
   return template.pieces.filter((piece): piece is Placeholder => typeof piece !== 'string');
 }
 
-/**
- * The first placeholder `allowed` refuses, as a complaint listing what the source offers.
- * `allowed(name, attribute)` says whether the source can fill it.
- */
+/** The first placeholder `allowed` refuses, as a complaint listing what the source offers. */
 export function unknownPlaceholder(template: IdTemplate, offered: readonly string[], allowed: (p: Placeholder) => boolean): Complaint | undefined {
   const bad = placeholders(template).find((p) => !allowed(p));
   if (bad === undefined) return undefined;
@@ -120,10 +112,7 @@ function pieceText(placeholder: Placeholder, filling: Filling): Parsed<string> {
   return { ok: true, value: safe };
 }
 
-/**
- * The id a template makes for one row; `fill` gives each placeholder's value (undefined: this
- * row has none). The result must be a valid id (fields.ts), or it is refused.
- */
+/** The id a template makes for one row, which must be a valid id; `fill` gives each placeholder's value. */
 export function renderId(template: IdTemplate, fill: (p: Placeholder) => Filling | undefined): Parsed<string> & { placeholder?: Placeholder } {
   let id = '';
   for (const piece of template.pieces) {

@@ -3,34 +3,75 @@ import type { JobType } from '../../jobs/index.js';
 import type { ManifestIssue } from '../errors.js';
 import type { FileScope } from '../file-scope.js';
 import type { SourcePosition } from '../types.js';
+import type { IdTemplate } from './template.js';
+
+/** The kinds of source, by the key that names them on an entry. */
+export const TABLE_KINDS = ['csv', 'tsv', 'jsonl'] as const;
+export const SOURCE_KINDS = [...TABLE_KINDS, 'files', 'matrix'] as const;
+export type TableKind = (typeof TABLE_KINDS)[number];
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+/** The keys an entry of each kind has besides job fields. */
+export const OWN_KEYS: Readonly<Record<SourceKind, readonly string[]>> = {
+  csv: ['csv', 'type', 'columns', 'id'],
+  tsv: ['tsv', 'type', 'columns', 'id'],
+  jsonl: ['jsonl', 'type', 'columns', 'id'],
+  files: ['files', 'type', 'field', 'id'],
+  matrix: ['matrix', 'type', 'id'],
+};
+
+interface EntryBase {
+  /** The entry's `type`, when it gives one (a table may take it from a column instead). */
+  type?: JobType | undefined;
+  idTemplate?: IdTemplate | undefined;
+  /** Job fields written on the entry: they apply to every row (a row's own value wins). */
+  fields: Record<string, unknown>;
+}
+
+export interface TableEntry extends EntryBase {
+  kind: TableKind;
+  /** As written, relative to the manifest's folder. */
+  file: string;
+  /** field → column (CSV/TSV) or key (JSONL). */
+  columns: Record<string, string>;
+}
+
+export interface FilesEntry extends EntryBase {
+  kind: 'files';
+  type: JobType;
+  glob: string;
+  /** The field each matching file fills (`text_file`, `first_frame_image` …). */
+  field: string;
+}
+
+export interface MatrixEntry extends EntryBase {
+  kind: 'matrix';
+  /** In the order written: the first list is the outermost loop. */
+  lists: { field: string; values: readonly unknown[] }[];
+}
+
+export type SourceEntry = TableEntry | FilesEntry | MatrixEntry;
 
 /** A place in some file: a CSV cell, a JSONL line, or a key of the manifest itself. */
 export interface SourceLocation {
-  /** The path as messages show it (relative to where the user ran the command). */
+  /** As messages show it (relative to where the user ran the command). */
   file: string;
   line: number;
   col: number;
 }
 
-/**
- * One problem a source reader found, shaped as a ManifestIssue so the caller can report it as
- * one: `file:line:col field: expected …, got …; hint`. `ordinal` is the row it belongs to (absent
- * for a problem of the whole source: a missing file, a header, an id template).
- */
+/** A problem a reader found; `ordinal` is its row's (absent for a problem of the whole source). */
 export interface SourceProblem extends ManifestIssue {
   ordinal?: number;
 }
 
-/**
- * One job's worth of input from a source: its raw fields (the entry's own job fields merged under
- * the row's) before defaults are merged and before validation, and where each came from.
- */
+/** One job's raw fields (the entry's own job fields under the row's), before defaults and validation. */
 export interface SourceRow {
-  /** 0-based among the rows this source yields (problems included), in the order it yields them. */
+  /** 0-based among the items this source yields (problems included). */
   ordinal: number;
-  /** Always valid: a row without a usable type is a problem instead. Also in `fields.type`. */
+  /** Always valid (a row without a usable type is a problem instead); also in `fields.type`. */
   type: JobType;
-  /** Field name → value; `id` when an id column or template gave one, absent otherwise. */
+  /** `id` when an id column or template gave one. */
   fields: Record<string, unknown>;
   /** Where the row starts: a CSV row's first cell, a JSONL line, the manifest entry. */
   at: SourceLocation;
@@ -42,8 +83,8 @@ export type SourceItem = { row: SourceRow; problem?: undefined } | { problem: So
 
 /**
  * Where something inside the source entry is written in the manifest: `path` is relative to the
- * entry (`['matrix', 'prompt', 1]`, `[]` for the entry itself); `key` asks for the key rather
- * than its value. A path that does not exist gives the nearest enclosing position.
+ * entry (`['matrix', 'prompt', 1]`, `[]` for the entry itself). A path that does not exist gives
+ * the nearest enclosing position.
  */
 export type LocateInEntry = (path: readonly (string | number)[], target?: 'key' | 'value') => SourcePosition;
 
@@ -53,9 +94,8 @@ export interface SourceContext {
   manifestFile: string;
   /** The manifest's folder, absolute: paths in the entry are relative to it. */
   manifestDir: string;
-  /** Where files may be (`--allow-outside-files`); a files glob never leaves the folder anyway. */
   scope: FileScope;
   locate: LocateInEntry;
-  /** Read from this stream instead of the entry's file (stdin for `-`); the entry's path still names it in messages. */
+  /** Read from this stream instead of the entry's file (stdin for `-`); the entry's path still names it. */
   input?: Readable | undefined;
 }
