@@ -6,7 +6,8 @@ import type { CliResult } from './cli.js';
  * The CLI's entry point in this process, for refusals of what was typed or read (each decided
  * before a command sends anything or reads stdin): the exit code it returns and what it wrote on
  * stdout and stderr. A spawn costs about half a second of startup; one spawn per distinct
- * behaviour shows the process.
+ * behaviour shows the process. It takes this process's stdout, stderr and environment while it
+ * runs: not for tests that run side by side (describe.concurrent).
  */
 export async function mainInProcess(
   argv: string[],
