@@ -3,14 +3,16 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
-import { runCli, type CliOptions } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { expectDocument } from '../helpers/documents.js';
 import { useWorkspace } from '../helpers/workspace.js';
 
 /**
- * What finance and scripts get from the built CLI: the files each command writes, the documents
+ * What finance and scripts get from the CLI: the files each command writes, the documents
  * checked against their committed JSON Schemas (docs/schemas), --format, and options from
- * MEDIABATCH_* variables with their precedence.
+ * MEDIABATCH_* variables with their precedence. Through the CLI's main in this process, with the
+ * variables set as a shell sets them; a run and the completion script through the built CLI.
  */
 
 /** Four speech jobs in two voices (two price groups), with a budget of its own. */
@@ -44,11 +46,11 @@ describe('finance output', () => {
     await writeFile(manifest, MANIFEST);
   });
 
-  const against = (env: CliOptions['env'] = {}): CliOptions => ({ env: { MEDIABATCH_TOKEN: sim.token, MEDIABATCH_BASE_URL: sim.url, ...env } });
+  const against = (env: Record<string, string> = {}) => ({ MEDIABATCH_TOKEN: sim.token, MEDIABATCH_BASE_URL: sim.url, ...env });
 
   it('estimate writes four files of its own; --json follows the schema; MEDIABATCH_BUDGET beats the manifest and MEDIABATCH_PLAN=basic works', async () => {
     sim = await workspace.startSim();
-    const result = await runCli(['estimate', manifest, '--json'], against({ MEDIABATCH_BUDGET: '2.5', MEDIABATCH_PLAN: 'basic' }));
+    const result = await mainInProcess(['estimate', manifest, '--json'], against({ MEDIABATCH_BUDGET: '2.5', MEDIABATCH_PLAN: 'basic' }));
     expect(result.code, result.stderr).toBe(0);
     const doc = expectDocument<EstimateDocument>('estimate', result.stdout);
     expect(Object.keys(doc).slice(0, 8)).toEqual(['schema_version', 'total', 'spent', 'budget', 'within_budget', 'price_calls', 'jobs', 'by_model']);
@@ -74,15 +76,15 @@ describe('finance output', () => {
 
   it('a --budget flag beats MEDIABATCH_BUDGET; --format md prints the markdown', async () => {
     sim = await workspace.startSim();
-    const result = await runCli(['estimate', manifest, '--format', 'md', '--budget', '1.25'], against({ MEDIABATCH_BUDGET: '2.5' }));
+    const result = await mainInProcess(['estimate', manifest, '--format', 'md', '--budget', '1.25'], against({ MEDIABATCH_BUDGET: '2.5' }));
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^# Cost estimate: show\.yaml\n/);
     expect(result.stdout).toContain('| Budget | $1.25 |');
   });
 
   it('a bad MEDIABATCH_ value is refused with the words of the bad flag, naming the variable; --format json gets the error document', async () => {
-    const fromEnv = await runCli(['estimate', manifest, '--sim'], { env: { MEDIABATCH_PLAN: 'gold' } });
-    const fromFlag = await runCli(['estimate', manifest, '--sim', '--plan', 'gold', '--format', 'json']);
+    const fromEnv = await mainInProcess(['estimate', manifest, '--sim'], { MEDIABATCH_PLAN: 'gold' });
+    const fromFlag = await mainInProcess(['estimate', manifest, '--sim', '--plan', 'gold', '--format', 'json']);
     expect([fromEnv.code, fromFlag.code]).toEqual([2, 2]);
     expect(fromEnv.stderr).toBe('mediabatch: MEDIABATCH_PLAN: expected one of "basic", "premium", "unlimited", got "gold"\n');
     const message = '--plan: expected one of "basic", "premium", "unlimited", got "gold"';
@@ -105,7 +107,7 @@ describe('finance output', () => {
     for (const line of csv.slice(1)) expect(line).toMatch(/^[a-z]+,txt2audio,Kokoro,done,0\.\d+,(quoted|derived|cached),/);
     for (const name of ['show.estimate.json', 'show.estimate.csv', 'show.estimate.md']) expect(existsSync(file(name)), name).toBe(false);
 
-    const status = await runCli(['status', manifest, '--json']);
+    const status = await mainInProcess(['status', manifest, '--json']);
     expect(status.code, status.stderr).toBe(0);
     const ledger = expectDocument<{ jobs: unknown[] }>('status', status.stdout);
     expect(ledger.jobs).toEqual(summary.jobs);
@@ -113,21 +115,21 @@ describe('finance output', () => {
 
   it('validate and models documents follow their schemas, problems in snake_case', async () => {
     await writeFile(manifest, 'version: 1\njobs:\n  - { id: a, type: txt2audio, text: hi, model: Kokoro, voise: x }\n');
-    const invalid = await runCli(['validate', manifest, '--offline', '--json']);
+    const invalid = await mainInProcess(['validate', manifest, '--offline', '--json']);
     expect(invalid.code).toBe(2);
     const doc = expectDocument<{ problems: Record<string, unknown>[] }>('validate', invalid.stdout);
     expect(doc.problems.find((problem) => problem['field'] === 'voise')).toMatchObject({ job_index: 0, job_id: 'a', line: 3 });
-    const models = await runCli(['models', '--sim', '--json']);
+    const models = await mainInProcess(['models', '--sim', '--json']);
     expect(models.code, models.stderr).toBe(0);
     expect(expectDocument<{ models: { inference_types: string[] }[] }>('models', models.stdout).models.length).toBeGreaterThan(3);
   });
 
   it('completion prints a shell script, and the completion call lists the commands', async () => {
-    const script = await runCli(['completion']);
+    // yargs answers these itself, outside the commands' exit codes: through the process.
+    const [script, words] = await Promise.all([runCli(['completion']), runCli(['--get-yargs-completions', 'mediabatch', ''])]);
     expect(script.code).toBe(0);
     expect(script.stdout).toContain('complete -o bashdefault -o default -F _mediabatch_yargs_completions mediabatch');
     expect(script.stdout).toContain('mediabatch --get-yargs-completions');
-    const words = await runCli(['--get-yargs-completions', 'mediabatch', '']);
     expect(words.stdout.trim().split('\n')).toEqual(['validate', 'estimate', 'run', 'status', 'log', 'report', 'models', 'sim', 'schema', 'completion']);
   });
 });

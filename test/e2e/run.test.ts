@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { usdToMicro } from '../../src/money.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 
@@ -18,8 +19,11 @@ describe('mediabatch run against the simulator', () => {
     dir = workspace.dir;
   });
 
-  const cli = (args: string[]) =>
-    runCli([...args, '--base-url', sim.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
+  const against = (args: string[]) => [...args, '--base-url', sim.url, '--plan', 'unlimited'];
+  /** The built CLI: the path a user takes, once. */
+  const cli = (args: string[]) => runCli(against(args), { env: { MEDIABATCH_TOKEN: sim.token } });
+  /** The CLI's main in this process: the same exit codes and texts, without a start-up each. */
+  const main = (args: string[]) => mainInProcess(against(args), { MEDIABATCH_TOKEN: sim.token });
 
   it('runs every job to a verified file, and a second run sends nothing', async () => {
     sim = await workspace.startSim({ ...FAST });
@@ -40,7 +44,7 @@ describe('mediabatch run against the simulator', () => {
     expect(readdirSync(path.join(dir, 'batch.out')).filter((f) => f.endsWith('.part'))).toEqual([]);
     expect(sim.stats.accepted.length).toBe(12);
 
-    const second = await cli(['run', manifest, '--json']);
+    const second = await main(['run', manifest, '--json']);
     expect(second.code).toBe(0);
     expect(sim.stats.accepted.length).toBe(12);
     expect(sim.stats.duplicates()).toEqual([]);
@@ -55,20 +59,20 @@ describe('mediabatch run against the simulator', () => {
   it('refuses a run over budget with exit 3 and sends nothing; --partial sends the prefix that fits', async () => {
     sim = await workspace.startSim({ ...FAST });
     const manifest = await writeTtsManifest(dir, { jobs: 10 });
-    const estimate = await cli(['estimate', manifest, '--json']);
+    const estimate = await main(['estimate', manifest, '--json']);
     expect(estimate.code).toBe(0);
     const report = JSON.parse(estimate.stdout) as { total: number; jobs: { price: number }[] };
     // The ledger counts each price in whole micro-dollars, rounded up (the simulator quotes finer).
     const budget = (report.jobs.slice(0, 4).reduce((s, j) => s + usdToMicro(j.price, 'up'), 0) / 1e6) * 1.000001;
 
-    const refused = await cli(['run', manifest, '--budget', String(budget)]);
+    const refused = await main(['run', manifest, '--budget', String(budget)]);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/would be exceeded by \$/);
     expect(refused.stderr).toMatch(/4 of them fit/);
     expect(hasStackTrace(refused.stderr)).toBe(false);
     expect(sim.stats.accepted.length).toBe(0);
 
-    const partial = await cli(['run', manifest, '--budget', String(budget), '--partial', '--json']);
+    const partial = await main(['run', manifest, '--budget', String(budget), '--partial', '--json']);
     expect(partial.code).toBe(1);
     const summary = JSON.parse(partial.stdout) as { counts: Record<string, number>; spent: number };
     expect(summary.counts.done).toBe(4);
@@ -77,7 +81,7 @@ describe('mediabatch run against the simulator', () => {
     expect(sim.stats.accepted.length).toBe(4);
 
     // The cap counts earlier runs: the same budget sends nothing more.
-    const again = await cli(['run', manifest, '--budget', String(budget), '--partial', '--json']);
+    const again = await main(['run', manifest, '--budget', String(budget), '--partial', '--json']);
     expect(sim.stats.accepted.length).toBe(4);
     expect((JSON.parse(again.stdout) as { counts: Record<string, number> }).counts.skipped).toBe(6);
   });
@@ -85,7 +89,7 @@ describe('mediabatch run against the simulator', () => {
   it('a wrong token stops with one line and exit 4', async () => {
     sim = await workspace.startSim({ ...FAST });
     const manifest = await writeTtsManifest(dir, { jobs: 2 });
-    const result = await runCli(['run', manifest, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: 'wrong' } });
+    const result = await mainInProcess(['run', manifest, '--base-url', sim.url], { MEDIABATCH_TOKEN: 'wrong' });
     expect(result.code).toBe(4);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).not.toContain('wrong');

@@ -5,11 +5,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MediabatchError } from '../../src/errors.js';
 import type { Simulator } from '../../src/sim/index.js';
-import { CLI, cliEnv, collect, hasStackTrace, runCli } from '../helpers/cli.js';
+import { CLI, cliEnv, collect, hasStackTrace } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { estimateInProcess, runInProcessResult, type InProcessRun } from '../helpers/in-process.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { cliAgainst, FAST, ledgerRows, simArgs } from '../reliability/helpers.js';
+import { FAST, ledgerRows, mainAgainst, simArgs } from '../reliability/helpers.js';
 import { openSqliteLedger } from '../../src/store/index.js';
 
 interface StatusJob {
@@ -99,16 +100,16 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     expect(sim.stats.calls.price).toBe(0);
     expect(Object.values(await states(workspace.dir)).every((state) => state === 'pending')).toBe(true);
 
-    const empty = await cliAgainst(sim, ['run', manifest, '--only', 'ch-01,']);
+    const empty = await mainAgainst(sim, ['run', manifest, '--only', 'ch-01,']);
     expect(empty.code).toBe(2);
     expect(empty.stderr.trim()).toBe('mediabatch: --only: expected an id or a glob such as "ch-0*", got an empty value (or an empty item of a comma list)');
 
-    const badState = await runCli(['status', manifest, '--state', 'failed,in-doubt']);
+    const badState = await mainInProcess(['status', manifest, '--state', 'failed,in-doubt']);
     expect(badState.code).toBe(2);
     expect(badState.stderr.trim()).toBe(
       'mediabatch: --state: expected job states, comma-separated, from pending, submitting, submitted, done, failed, in_doubt, skipped; got "in-doubt" (as in --state failed,in_doubt)',
     );
-    const md = await runCli(['status', manifest, '--state', 'failed', '--format', 'md']);
+    const md = await mainInProcess(['status', manifest, '--state', 'failed', '--format', 'md']);
     expect(md.code).toBe(2);
     expect(md.stderr.trim()).toBe(
       'mediabatch: --state lists jobs, and --format md is the summary for a ticket, without a list: use --format csv (or table, ids, jsonl, json) with --state',
@@ -121,7 +122,7 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     const manifest = await taggedManifest(workspace.dir, { a: [], b: [], c: [] });
     expect((await runHere(sim, manifest, { select: { only: ['a', 'b'] } })).result.picked).toEqual({ jobs: 2, done: 2 });
     const first = (await ledgerRows(path.join(workspace.dir, 'book.mediabatch.db'))).find((row) => row.id === 'a')!;
-    const refused = await cliAgainst(sim, ['run', manifest, '--redo', 'c']);
+    const refused = await mainAgainst(sim, ['run', manifest, '--redo', 'c']);
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim()).toBe(
       `mediabatch: --redo "c": the job is pending, not done or failed (a run sends it as it is). Nothing was sent. ${PICK_HINT}`,
@@ -161,7 +162,7 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     const doc = JSON.parse(readFileSync(runJson, 'utf8')) as { spent: number; jobs: StatusJob[] };
     // Room for one redo more than what is spent.
     const budget = (doc.spent + doc.jobs[0]!.price).toFixed(6);
-    const redo = await cliAgainst(sim, ['run', manifest, '--redo', 'a,b,c', '--partial', '--budget', budget]);
+    const redo = await mainAgainst(sim, ['run', manifest, '--redo', 'a,b,c', '--partial', '--budget', budget]);
     expect(redo.code, redo.stderr).toBe(0);
     expect(redo.stderr).toContain('not sent 2 job(s) that stay done, failed or in doubt: over budget (--partial)');
     expect(redo.stderr).not.toMatch(/skipped +2 job\(s\)/);
@@ -181,11 +182,11 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     const failed = (await ledgerRows(db)).filter((row) => row.state === 'failed').map((row) => row.id);
     expect(failed.length).toBeGreaterThan(0);
 
-    const ids = await runCli(['status', manifest, '--state', 'failed', '--format', 'ids']);
+    const ids = await mainInProcess(['status', manifest, '--state', 'failed', '--format', 'ids']);
     expect(ids.code, ids.stderr).toBe(0);
     expect(ids.stdout).toBe(failed.map((id) => `${id}\n`).join(''));
 
-    const table = await runCli(['status', manifest, '--state', 'failed']);
+    const table = await mainInProcess(['status', manifest, '--state', 'failed']);
     expect(table.stdout).toContain(`\nJobs failed: ${failed.length}\n`);
     for (const id of failed) expect(table.stdout).toMatch(new RegExp(`\\n  ${id} +txt2audio +failed +\\S`));
 
@@ -201,7 +202,7 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     expect(csv.filter((line) => line.includes(',done,')).every((line) => line.endsWith(',,,yes'))).toBe(true);
     const page = readFileSync(path.join(workspace.dir, 'batch.report.html'), 'utf8');
     expect(page.match(/ \(retryable, refunded: a later run sends it again\)"/g)).toHaveLength(failed.length);
-    const lines = await runCli(['status', manifest, '--state', 'failed,pending', '--format', 'jsonl']);
+    const lines = await mainInProcess(['status', manifest, '--state', 'failed,pending', '--format', 'jsonl']);
     expect(lines.code).toBe(0);
     expect(lines.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual(json.jobs.filter((job) => job.state === 'failed' || job.state === 'pending'));
 

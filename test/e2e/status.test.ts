@@ -4,6 +4,7 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 
@@ -48,7 +49,7 @@ describe('mediabatch status', () => {
     sim = undefined;
 
     const port = await closedPort();
-    const json = await runCli(['status', manifest, '--base-url', `http://127.0.0.1:${port}`, '--json']);
+    const json = await mainInProcess(['status', manifest, '--base-url', `http://127.0.0.1:${port}`, '--json']);
     expect(json.stderr).toBe('');
     expect(json.code).toBe(0);
     const doc = JSON.parse(json.stdout) as StatusDoc;
@@ -76,7 +77,7 @@ describe('mediabatch status', () => {
     const donePrices = doc.jobs.filter((j) => j.state === 'done').reduce((s, j) => s + j.price, 0);
     expect(doc.spent).toBeGreaterThanOrEqual(donePrices - 1e-12);
 
-    const text = await runCli(['status', manifest, '--base-url', `http://127.0.0.1:${port}`]);
+    const text = await mainInProcess(['status', manifest, '--base-url', `http://127.0.0.1:${port}`]);
     expect(text.code).toBe(0);
     expect(hasStackTrace(text.stderr)).toBe(false);
     for (const job of doc.jobs.filter((j) => j.state === 'failed')) {
@@ -105,15 +106,15 @@ describe('mediabatch status', () => {
     const nothingRun = `mediabatch: nothing has been run for ${manifest} yet: the ledger ${path.join(dir, 'batch.mediabatch.db')} records no job sent (or pass --db PATH)`;
 
     // A command that stops on its configuration leaves no ledger behind.
-    const noToken = await runCli(['estimate', manifest, '--base-url', sim.url]);
+    const noToken = await mainInProcess(['estimate', manifest, '--base-url', sim.url]);
     expect(noToken.code).toBe(4);
-    expect((await runCli(['status', manifest])).stderr.trim()).toBe(noLedger);
+    expect((await mainInProcess(['status', manifest])).stderr.trim()).toBe(noLedger);
 
     const env = { MEDIABATCH_TOKEN: sim.token };
-    expect((await runCli(['validate', manifest, '--base-url', sim.url], { env })).code).toBe(0);
-    expect((await runCli(['estimate', manifest, '--base-url', sim.url, '--plan', 'unlimited'], { env })).code).toBe(0);
+    expect((await mainInProcess(['validate', manifest, '--base-url', sim.url], env)).code).toBe(0);
+    expect((await mainInProcess(['estimate', manifest, '--base-url', sim.url, '--plan', 'unlimited'], env)).code).toBe(0);
     for (const json of [[], ['--json']]) {
-      const result = await runCli(['status', manifest, ...json]);
+      const result = await mainInProcess(['status', manifest, ...json]);
       expect(result.code).toBe(2);
       expect(result.stderr.trim()).toBe(nothingRun);
       // Under --json the same message is also a document on stdout; otherwise stdout stays empty.

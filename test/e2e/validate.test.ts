@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { startSecondServer, type SecondServer } from './second-server.js';
 import { openSqliteLedger } from '../../src/store/index.js';
 import { createServiceClient } from '../../src/api/client.js';
@@ -48,6 +49,11 @@ async function issuesOf(checking: Promise<unknown>): Promise<ManifestIssue[]> {
   return (error as ManifestError).issues;
 }
 
+/**
+ * `validate` through the CLI's main in this process (the exit code it returns, what it writes);
+ * through the built CLI where the process matters: a manifest on stdin, and a run's lock held by
+ * another live process (this one).
+ */
 describe('mediabatch validate', () => {
   let dir: string;
   let cleanup: () => Promise<void>;
@@ -73,7 +79,7 @@ describe('mediabatch validate', () => {
 
   it('reports every problem of a broken manifest at file:line:col, exit 2, no stack trace; --json lists them', async () => {
     const file = await write('broken.yaml', BROKEN);
-    const result = await runCli(['validate', file, '--offline']);
+    const result = await mainInProcess(['validate', file, '--offline']);
     expect(result.code).toBe(2);
     expect(hasStackTrace(result.stderr)).toBe(false);
     const lines = result.stderr.trim().split('\n');
@@ -112,7 +118,7 @@ describe('mediabatch validate', () => {
     } finally {
       await run.close();
     }
-    const free = await runCli(['validate', file, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: sim.token } });
+    const free = await mainInProcess(['validate', file, '--base-url', sim.url], { MEDIABATCH_TOKEN: sim.token });
     expect(free.code, free.stderr).toBe(0);
     const ledger = await openSqliteLedger(db, { mode: 'read-only' });
     try {
@@ -136,11 +142,11 @@ describe('mediabatch validate', () => {
         '',
       ].join('\n'),
     );
-    const valid = await runCli(['validate', await write('valid.yaml', VALID), '--offline'], { env });
+    const valid = await mainInProcess(['validate', await write('valid.yaml', VALID), '--offline'], env);
     expect(valid.code, valid.stderr).toBe(0);
     // estimate without a token checks the manifest offline first, the same way.
     const broken = await write('broken.yaml', BROKEN);
-    const estimate = await runCli(['estimate', broken], { env });
+    const estimate = await mainInProcess(['estimate', broken], env);
     expect(estimate.code, estimate.stderr).toBe(2);
     expect(estimate.stderr).toContain(`${broken}:13:9 job "one" (#3) id: expected a unique id, got "one" (also the id of the job at ${broken}:5:5)`);
   });
@@ -152,21 +158,21 @@ describe('mediabatch validate', () => {
     const broken = await write('broken.yaml', BROKEN);
     const voice = await write('voice.yaml', UNKNOWN_VOICE);
 
-    const ok = await runCli(['validate', valid, '--offline', '--base-url', server.url], { env });
+    const ok = await mainInProcess(['validate', valid, '--offline', '--base-url', server.url], env);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout.trim()).toBe(`${valid}: 2 job(s), valid (offline checks only).`);
-    const okJson = await runCli(['validate', valid, '--offline', '--json', '--base-url', server.url], { env });
+    const okJson = await mainInProcess(['validate', valid, '--offline', '--json', '--base-url', server.url], env);
     expect(JSON.parse(okJson.stdout)).toMatchObject({ valid: true, jobs: 2, offline: true, problems: [] });
     // The voice can only be checked against the catalogue: offline (the check without a service) it passes.
     expect(await check({ manifest: await openManifest(voice) })).toEqual({ jobs: 2 });
-    const brokenOffline = await runCli(['validate', broken, '--offline', '--base-url', server.url], { env });
+    const brokenOffline = await mainInProcess(['validate', broken, '--offline', '--base-url', server.url], env);
     expect(brokenOffline.code, brokenOffline.stderr).toBe(2);
     expect(server.requests).toEqual([]);
   });
 
   it('without a token it checks offline and says so', async () => {
     const valid = await write('valid.yaml', VALID);
-    const result = await runCli(['validate', valid, '--base-url', 'http://127.0.0.1:9']);
+    const result = await mainInProcess(['validate', valid, '--base-url', 'http://127.0.0.1:9']);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/no token given: checked offline only/);
   });
@@ -178,13 +184,13 @@ describe('mediabatch validate', () => {
     const voice = await write('voice.yaml', UNKNOWN_VOICE);
     const valid = await write('valid.yaml', VALID);
 
-    const bad = await runCli(['validate', voice, ...args], { env });
+    const bad = await mainInProcess(['validate', voice, ...args], env);
     expect(bad.code).toBe(2);
     expect(hasStackTrace(bad.stderr)).toBe(false);
     expect(bad.stderr).toContain(
       `${voice}:11:12 job "two" (#2) voice: expected a voice of Kokoro for en-us, got "af_skye"; voices for en-us: af_sky, af_bella, am_adam`,
     );
-    const badJson = await runCli(['validate', voice, ...args, '--json'], { env });
+    const badJson = await mainInProcess(['validate', voice, ...args, '--json'], env);
     expect(badJson.code).toBe(2);
     const problems = (JSON.parse(badJson.stdout) as { problems: Problem[] }).problems;
     expect(problems).toHaveLength(1);
@@ -212,14 +218,14 @@ describe('mediabatch validate', () => {
       '  - id: two', '    type: txt2audio', '    text: "Hello."', '    voice: v058_gamma', ''].join('\n'));
 
     const wrong = 'wrong-token-5e2b9c';
-    const refused = await runCli(['validate', manifest, '--base-url', server.url, '--json'], { env: { MEDIABATCH_TOKEN: wrong } });
+    const refused = await mainInProcess(['validate', manifest, '--base-url', server.url, '--json'], { MEDIABATCH_TOKEN: wrong });
     expect(refused.code).toBe(4);
     expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: 'E_API_AUTH', exit_code: 4 } });
     expect(refused.stdout).not.toContain(wrong);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     expect(refused.stderr).not.toContain(wrong);
 
-    const result = await runCli(['validate', manifest, '--base-url', server.url], { env: { MEDIABATCH_TOKEN: server.token } });
+    const result = await mainInProcess(['validate', manifest, '--base-url', server.url], { MEDIABATCH_TOKEN: server.token });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       `${manifest}:11:12 job "two" (#2) voice: expected a voice of Second_Tts_058 for en-us, got "v058_gamma"; voices for en-us: v058_alpha, v058_beta`,

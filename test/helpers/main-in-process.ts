@@ -3,20 +3,38 @@ import { main } from '../../src/cli/app.js';
 import type { CliResult } from './cli.js';
 
 /**
- * The CLI's entry point in this process, for refusals of what was typed (each decided before a
- * command starts anything or reads stdin): the exit code it returns and what it wrote on stderr.
- * A spawn costs about half a second of startup; one spawn per distinct behaviour shows the process.
+ * The CLI's entry point in this process, for refusals of what was typed or read (each decided
+ * before a command sends anything or reads stdin): the exit code it returns and what it wrote on
+ * stdout and stderr. A spawn costs about half a second of startup; one spawn per distinct
+ * behaviour shows the process. It takes this process's stdout, stderr and environment while it
+ * runs: not for tests that run side by side (describe.concurrent).
  */
-export async function mainInProcess(argv: string[]): Promise<Pick<CliResult, 'code' | 'stderr'>> {
+export async function mainInProcess(
+  argv: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<Pick<CliResult, 'code' | 'stdout' | 'stderr'>> {
+  // The environment a spawn gets from cliEnv: none of the developer's token or base URL, no colour.
+  const variables = { MEDIABATCH_TOKEN: undefined, MEDIABATCH_BASE_URL: undefined, NO_COLOR: '1', ...env };
+  for (const [name, value] of Object.entries(variables)) vi.stubEnv(name, value);
+  let stdout = '';
   let stderr = '';
-  const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += chunk.toString();
-    return true;
-  });
+  // The CLI waits for a write's callback before it goes on (a flushed document): the capture calls it.
+  const capture = (stream: NodeJS.WriteStream, append: (text: string) => void) =>
+    vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      append(chunk.toString());
+      const done = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
+      if (done !== undefined) queueMicrotask(done);
+      return true;
+    });
+  const writes = [
+    capture(process.stdout, (text) => (stdout += text)),
+    capture(process.stderr, (text) => (stderr += text)),
+  ];
   try {
     const code = await main(argv);
-    return { code, stderr };
+    return { code, stdout, stderr };
   } finally {
-    write.mockRestore();
+    for (const write of writes) write.mockRestore();
+    vi.unstubAllEnvs();
   }
 }

@@ -35,3 +35,24 @@ export function useWorkspace(): Workspace {
     },
   };
 }
+
+/**
+ * A workspace of one test, for tests that run side by side (describe.concurrent), which cannot
+ * share useWorkspace's: pass the test context's onTestFinished, which removes and closes it.
+ */
+export async function ownWorkspace(onTestFinished: (cleanup: () => Promise<void>) => void): Promise<Workspace> {
+  const { dir, cleanup } = await tempDir();
+  const sims: Simulator[] = [];
+  onTestFinished(async () => {
+    for (const sim of sims.splice(0)) await sim.close();
+    await cleanup();
+  });
+  return {
+    dir,
+    startSim: async (options) => {
+      const sim = await startSimulator(options);
+      sims.push(sim);
+      return sim;
+    },
+  };
+}

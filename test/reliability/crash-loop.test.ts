@@ -1,11 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
-import type { Simulator } from '../../src/sim/index.js';
-import { hasStackTrace } from '../helpers/cli.js';
+import type { ChildProcess } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { hasStackTrace, tempDir, type CliResult } from '../helpers/cli.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { byState, cliAgainst, collect, delay, FAST, ledgerRows, prng, quickCheck, startAgainst, type StatusJson } from './helpers.js';
-import { useWorkspace } from '../helpers/workspace.js';
 
 /**
  * A run killed again and again at random moments, resumed each time, then finished. Startup of
@@ -19,36 +19,56 @@ const SEED = Number(process.env['RELIABILITY_SEED'] ?? Date.now() % 1_000_000);
 /**
  * When to stop the n-th run. Even runs: a random moment after the spawn, often still in startup
  * or pricing. Odd runs: a random moment after this run's own submits start reaching the
- * simulator (or it started following), so the stop lands mid-submit while there is work left.
+ * simulator (or it started following), so the stop lands mid-submit while there is work left;
+ * a run that ends first (nothing left to do) is not waited for.
  */
-async function stopMoment(sim: Simulator, n: number, random: () => number): Promise<void> {
+async function stopMoment(sim: Simulator, n: number, random: () => number, ended: () => boolean): Promise<void> {
   if (n % 2 === 0) return delay(150 + Math.floor(random() * 750));
   const calls = sim.stats.calls.submit + sim.stats.calls.status;
-  const until = Date.now() + 3000;
-  while (sim.stats.calls.submit + sim.stats.calls.status < calls + 3 && Date.now() < until) await delay(5);
+  while (sim.stats.calls.submit + sim.stats.calls.status < calls + 3 && !ended()) await delay(5);
   return delay(Math.floor(random() * 250));
 }
 
-describe(`a run stopped over and over (seed ${SEED})`, () => {
-  const workspace = useWorkspace();
-  let sim: Simulator;
-  let dir: string;
+/** A spawned run and whether it has ended yet. */
+interface StartedRun {
+  child: ChildProcess;
+  result: Promise<CliResult>;
+  ended: () => boolean;
+}
 
-  beforeEach(() => {
-    dir = workspace.dir;
-  });
+function startRun(sim: Simulator, manifest: string): StartedRun {
+  const child = startAgainst(sim, ['run', manifest, '--concurrency', '4']);
+  let over = false;
+  const result = collect(child).finally(() => (over = true));
+  return { child, result, ended: () => over };
+}
 
-  it('SIGKILL at random moments: nothing accepted twice, and only jobs caught mid-submit end in doubt', async () => {
-    sim = await workspace.startSim({ ...FAST, latencyMs: 50, seed: SEED });
+/**
+ * A folder and a simulator of the test's own, removed and closed afterwards: the two tests run
+ * side by side (each mostly waits for its CLI), so they cannot share the per-test workspace.
+ */
+async function inOwnSpace(test: (dir: string, sim: Simulator) => Promise<void>): Promise<void> {
+  const { dir, cleanup } = await tempDir();
+  const sim = await startSimulator({ ...FAST, latencyMs: 50, seed: SEED });
+  try {
+    await test(dir, sim);
+  } finally {
+    await sim.close();
+    await cleanup();
+  }
+}
+
+describe.concurrent(`a run stopped over and over (seed ${SEED})`, () => {
+  const killed = 'SIGKILL at random moments: nothing accepted twice, and only jobs caught mid-submit end in doubt';
+  it(killed, () => inOwnSpace(async (dir, sim) => {
     const manifest = await writeTtsManifest(dir, { jobs: JOBS });
     const db = path.join(dir, 'batch.mediabatch.db');
     const random = prng(SEED);
     const caughtSubmitting = new Set<string>();
 
     for (let kill = 0; kill < KILLS; kill += 1) {
-      const child = startAgainst(sim, ['run', manifest, '--concurrency', '4']);
-      const ended = collect(child);
-      await stopMoment(sim, kill, random);
+      const { child, result: ended, ended: hasEnded } = startRun(sim, manifest);
+      await stopMoment(sim, kill, random, hasEnded);
       child.kill('SIGKILL');
       const result = await ended;
       // A run that finished before the kill is fine too; any other ending is not.
@@ -91,18 +111,17 @@ describe(`a run stopped over and over (seed ${SEED})`, () => {
       expect(sim.stats.calls.submit).toBe(before + inDoubt.length);
       expect(byState(await ledgerRows(db))).toEqual({ done: JOBS });
     }
-  });
+  }));
 
-  it('SIGTERM at random moments: exit 130 each time, nothing in doubt, everything done once', async () => {
-    sim = await workspace.startSim({ ...FAST, latencyMs: 50, seed: SEED });
+  const stopped = 'SIGTERM at random moments: exit 130 each time, nothing in doubt, everything done once';
+  it(stopped, () => inOwnSpace(async (dir, sim) => {
     const manifest = await writeTtsManifest(dir, { jobs: JOBS });
     const db = path.join(dir, 'batch.mediabatch.db');
     const random = prng(SEED + 1);
 
     for (let stop = 0; stop < KILLS; stop += 1) {
-      const child = startAgainst(sim, ['run', manifest, '--concurrency', '4']);
-      const ended = collect(child);
-      await stopMoment(sim, stop, random);
+      const { child, result: ended, ended: hasEnded } = startRun(sim, manifest);
+      await stopMoment(sim, stop, random, hasEnded);
       child.kill('SIGTERM');
       const result = await ended;
       expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
@@ -124,5 +143,5 @@ describe(`a run stopped over and over (seed ${SEED})`, () => {
     expect(sim.stats.duplicates()).toEqual([]);
     expect(sim.stats.accepted.length).toBe(JOBS);
     expect(quickCheck(db)).toBe('ok');
-  });
+  }));
 });

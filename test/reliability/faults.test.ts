@@ -1,12 +1,12 @@
 import path from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY } from '../../src/runner/context.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { hasStackTrace } from '../helpers/cli.js';
 import { readRunJson, runInProcessResult } from '../helpers/in-process.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { byState, cliAgainst, FAST, ledgerRows, quickCheck, type StatusJson } from './helpers.js';
-import { useWorkspace } from '../helpers/workspace.js';
+import { ownWorkspace } from '../helpers/workspace.js';
 
 /**
  * Every fault the simulator injects, at a high rate on submits, then all of them mixed on every
@@ -19,14 +19,8 @@ import { useWorkspace } from '../helpers/workspace.js';
 const JOBS = 30;
 const RATE = 0.3;
 
-describe('runs against a faulty service', () => {
-  const workspace = useWorkspace();
-  let sim: Simulator;
-  let dir: string;
-
-  beforeEach(() => {
-    dir = workspace.dir;
-  });
+// Each test mostly waits (backoffs, Retry-After, slow answers) on a simulator of its own: side by side.
+describe.concurrent('runs against a faulty service', () => {
 
   /**
    * One run of `manifest` in this process, as `run --json` would report it; a fatal error fails
@@ -34,7 +28,7 @@ describe('runs against a faulty service', () => {
    * backoffs: which request draws a fault is the seeded order, not the time. The cap still lets
    * the simulator's Retry-After of 503s (1 s) be waited by the call, as the CLI's does.
    */
-  async function runJson(manifest: string): Promise<StatusJson> {
+  async function runJson(sim: Simulator, dir: string, manifest: string): Promise<StatusJson> {
     const outDir = path.join(dir, 'batch.out');
     const ledgerPath = path.join(dir, 'batch.mediabatch.db');
     const { result } = await runInProcessResult({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token, options: { retry: { ...DEFAULT_RETRY, minDelayMs: 10, maxDelayMs: 1000 } } });
@@ -44,10 +38,12 @@ describe('runs against a faulty service', () => {
 
   const ambiguous = ['500-before', '500-after', 'reset-before', 'reset-after', 'html502'] as const;
 
-  it.each(ambiguous)('submit:%s=0.3 puts exactly the faulted submits in doubt and never resends them', async (kind) => {
-    sim = await workspace.startSim({ ...FAST, latencyMs: 5, faults: `submit:${kind}=${RATE}`, seed: 7 });
+  const exactlyFaulted = 'submit:%s=0.3 puts exactly the faulted submits in doubt and never resends them';
+  it.for(ambiguous)(exactlyFaulted, async (kind, { onTestFinished }) => {
+    const { dir, startSim } = await ownWorkspace(onTestFinished);
+    const sim = await startSim({ ...FAST, latencyMs: 5, faults: `submit:${kind}=${RATE}`, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: JOBS });
-    const summary = await runJson(manifest);
+    const summary = await runJson(sim, dir, manifest);
     const faulted = sim.stats.faults[kind] ?? 0;
     expect(faulted).toBeGreaterThan(0);
 
@@ -64,12 +60,14 @@ describe('runs against a faulty service', () => {
     const expectedAccepted = kind.endsWith('-after') ? JOBS : JOBS - faulted;
     expect(sim.stats.accepted.length).toBe(expectedAccepted);
 
-    expect((await runJson(manifest)).counts.in_doubt).toBe(faulted);
+    expect((await runJson(sim, dir, manifest)).counts.in_doubt).toBe(faulted);
     expect(sim.stats.calls.submit).toBe(JOBS);
   });
 
-  it('jobs left in doubt: the CLI run exits 1, without a stack trace, and sends none of them again', async () => {
-    sim = await workspace.startSim({ ...FAST, latencyMs: 5, faults: `submit:reset-after=${RATE}`, seed: 7 });
+  it('jobs left in doubt: the CLI run exits 1, without a stack trace, and sends none of them again', async (test) => {
+    const { onTestFinished } = test;
+    const { dir, startSim } = await ownWorkspace(onTestFinished);
+    const sim = await startSim({ ...FAST, latencyMs: 5, faults: `submit:reset-after=${RATE}`, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: JOBS });
     const first = await cliAgainst(sim, ['run', manifest, '--json']);
     expect(hasStackTrace(first.stderr), first.stderr).toBe(false);
@@ -79,21 +77,22 @@ describe('runs against a faulty service', () => {
     expect((JSON.parse(first.stdout) as StatusJson).counts.in_doubt).toBe(faulted);
     // A second run sends none of them again and still counts them in doubt (so exits 1 again):
     // the runner's decision, shown in-process by the tests above for every ambiguous fault.
-    expect((await runJson(manifest)).counts.in_doubt).toBe(faulted);
+    expect((await runJson(sim, dir, manifest)).counts.in_doubt).toBe(faulted);
     expect(sim.stats.calls.submit).toBe(JOBS);
   });
 
-  it('submit:503=0.3 is retried until taken: every job done, none in doubt, none twice', async () => {
-    sim = await workspace.startSim({ ...FAST, latencyMs: 5, faults: `submit:503=${RATE}`, seed: 7 });
+  it('submit:503=0.3 is retried until taken: every job done, none in doubt, none twice', async ({ onTestFinished }) => {
+    const { dir, startSim } = await ownWorkspace(onTestFinished);
+    const sim = await startSim({ ...FAST, latencyMs: 5, faults: `submit:503=${RATE}`, seed: 7 });
     // Fewer jobs than the others: each 503 costs its job the simulator's Retry-After (1 s).
     const jobs = 12;
     const manifest = await writeTtsManifest(dir, { jobs });
-    const firstSummary = await runJson(manifest);
+    const firstSummary = await runJson(sim, dir, manifest);
     // A job refused six times in a row (0.3^6 per job; which request draws a fault depends on the
     // order requests arrive in) is left pending, not in doubt: the next run sends it.
     expect(firstSummary.counts.in_doubt).toBe(0);
     expect(firstSummary.counts.done + firstSummary.counts.pending, JSON.stringify(firstSummary.counts)).toBe(jobs);
-    const summary = firstSummary.counts.pending === 0 ? firstSummary : await runJson(manifest);
+    const summary = firstSummary.counts.pending === 0 ? firstSummary : await runJson(sim, dir, manifest);
     expect(summary.counts.done).toBe(jobs);
     expect(summary.counts.in_doubt).toBe(0);
     expect(sim.stats.faults['503']).toBeGreaterThan(0);
@@ -102,17 +101,21 @@ describe('runs against a faulty service', () => {
     expect(sim.stats.duplicates()).toEqual([]);
   });
 
-  it('slow=0.3 (answers late, within the client timeout) costs time only: every job done', async () => {
-    sim = await workspace.startSim({ ...FAST, latencyMs: 5, faults: `slow=${RATE}`, slowMs: 100, seed: 7 });
+  it('slow=0.3 (answers late, within the client timeout) costs time only: every job done', async (test) => {
+    const { onTestFinished } = test;
+    const { dir, startSim } = await ownWorkspace(onTestFinished);
+    const sim = await startSim({ ...FAST, latencyMs: 5, faults: `slow=${RATE}`, slowMs: 100, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: JOBS });
-    expect((await runJson(manifest)).counts.done).toBe(JOBS);
+    expect((await runJson(sim, dir, manifest)).counts.done).toBe(JOBS);
     expect(sim.stats.faults['slow']).toBeGreaterThan(0);
     expect(sim.stats.accepted.length).toBe(JOBS);
     expect(sim.stats.duplicates()).toEqual([]);
   });
 
-  it('every fault mixed on every endpoint, and jobs failing at the service: each job ends done, in doubt or failed with a reason', async () => {
-    sim = await workspace.startSim({
+  const mixed = 'every fault mixed on every endpoint, and jobs failing at the service: each job ends done, in doubt or failed with a reason';
+  it(mixed, async ({ onTestFinished }) => {
+    const { dir, startSim } = await ownWorkspace(onTestFinished);
+    const sim = await startSim({
       ...FAST,
       latencyMs: 5,
       faults: '503=0.1,500-before=0.04,500-after=0.04,reset-before=0.04,reset-after=0.04,slow=0.04,html502=0.04',
@@ -127,7 +130,7 @@ describe('runs against a faulty service', () => {
     // collects it. Three runs leave nothing running.
     let summary: StatusJson | undefined;
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      summary = await runJson(manifest);
+      summary = await runJson(sim, dir, manifest);
       if (summary.counts.submitted === 0) break;
     }
     expect(summary).toBeDefined();
@@ -143,7 +146,7 @@ describe('runs against a faulty service', () => {
     expect(quickCheck(db)).toBe('ok');
 
     const submits = sim.stats.calls.submit;
-    await runJson(manifest);
+    await runJson(sim, dir, manifest);
     expect(sim.stats.calls.submit).toBe(submits);
   });
 });

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { LocalIoError } from '../../src/errors.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { collect, runCli, startCli, type CliResult } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { openSqliteLedger, type Ledger } from '../../src/store/index.js';
 
 /** Jobs end in tens of milliseconds in the simulator: the tests poll it at that pace, not the service's. */
@@ -15,6 +16,11 @@ export function simArgs(sim: Simulator): string[] {
 
 export function cliAgainst(sim: Simulator, args: string[], timeoutMs = 60_000): Promise<CliResult> {
   return runCli([...args, ...simArgs(sim)], { env: { MEDIABATCH_TOKEN: sim.token }, timeoutMs });
+}
+
+/** `cliAgainst` through the CLI's main in this process: for refusals, where the process adds nothing. */
+export function mainAgainst(sim: Simulator, args: string[]): Promise<Pick<CliResult, 'code' | 'stdout' | 'stderr'>> {
+  return mainInProcess([...args, ...simArgs(sim)], { MEDIABATCH_TOKEN: sim.token });
 }
 
 export function startAgainst(sim: Simulator, args: string[]) {

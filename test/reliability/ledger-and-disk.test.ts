@@ -6,8 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
 import { deleteLedgerFiles } from '../helpers/ledger-files.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
-import { byState, cliAgainst, collect, delay, FAST, ledgerRows, quickCheck, startAgainst } from './helpers.js';
+import { byState, cliAgainst, collect, delay, FAST, ledgerRows, mainAgainst, quickCheck, startAgainst } from './helpers.js';
 import { openSqliteLedger } from '../../src/store/index.js';
 import type { RunResult } from '../../src/runner/index.js';
 import type { Clock } from '../../src/clock.js';
@@ -100,7 +101,7 @@ describe('the ledger and the results folder under trouble', () => {
     sim = await startSimulator({ ...FAST });
     await runHere({ noWait: true });
     // The CLI's estimate: the files it writes beside the manifest are its own, never the run's.
-    const estimate = await runCli(['estimate', manifest, '--base-url', sim.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
+    const estimate = await mainInProcess(['estimate', manifest, '--base-url', sim.url, '--plan', 'unlimited'], { MEDIABATCH_TOKEN: sim.token });
     expect(estimate.code, estimate.stderr).toBe(0);
     expect(existsSync(path.join(dir, 'batch.estimate.json'))).toBe(true);
     expect(existsSync(path.join(dir, 'batch.estimate.csv'))).toBe(true);
@@ -172,7 +173,7 @@ describe('the ledger and the results folder under trouble', () => {
     original.close();
     truncateSync(db, Math.floor(size / 2) + 100);
 
-    const run = await cliAgainst(sim, ['run', manifest]);
+    const run = await mainAgainst(sim, ['run', manifest]);
     expectRefusal(run, 4, /ledger .*batch\.mediabatch\.db is not a usable SQLite database/);
     // status opens the ledger read-only: that open refuses it too (the same error, so the same exit 4).
     await expect(openSqliteLedger(db, { mode: 'read-only' })).rejects.toThrow(/ledger .*batch\.mediabatch\.db is not a usable SQLite database/);
@@ -212,7 +213,7 @@ describe('the ledger and the results folder under trouble', () => {
     writeFileSync(blocker, 'a file');
     const out = path.join(blocker, 'out');
 
-    const result = await cliAgainst(sim, ['run', manifest, '--out', out]);
+    const result = await mainAgainst(sim, ['run', manifest, '--out', out]);
     expectRefusal(result, 4, /cannot write results to .*not-a-folder\/out/);
     expect(sim.stats.calls.submit).toBe(0);
     expect(quickCheck(db)).toBe('ok');
@@ -229,7 +230,7 @@ describe('the ledger and the results folder under trouble', () => {
     const out = path.join(dir, 'batch.out');
     writeFileSync(out, 'a file');
 
-    const result = await cliAgainst(sim, ['run', manifest]);
+    const result = await mainAgainst(sim, ['run', manifest]);
     expectRefusal(result, 4, /cannot write results to .*batch\.out: .*batch\.out is a file, not a folder; move it away or pass --out DIR\. Nothing was sent\./);
     expect(sim.stats.calls.submit).toBe(0);
     await expect(runHere({ outDir: path.join(out, 'inner'), files: undefined })).rejects.toThrow(
