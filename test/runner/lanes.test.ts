@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { Pace } from '../../src/runner/pace.js';
-import type { AcceptedJob } from '../../src/sim/index.js';
+import type { Simulator } from '../../src/sim/index.js';
+
+type AcceptedJob = Simulator['stats']['accepted'][number];
 import { openMemoryLedger } from '../../src/store/index.js';
 
 const SPEECH = 'txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }';
