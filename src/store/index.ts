@@ -1,4 +1,4 @@
-/** The ledger: one async interface in roles (ledger.ts), the SQLite implementation (the only code that knows better-sqlite3) and the in-memory one. */
+/** The ledger: one async interface in roles (ledger.ts) and the SQLite implementation (the only code that knows better-sqlite3). */
 export type {
   Ledger,
   IngestLedger,
@@ -46,4 +46,3 @@ export { LedgerLockedError } from './ledger.js';
 export { openSqliteLedger, type SqliteLedgerMode, type SqliteLedgerOptions } from './sqlite/sqlite-ledger.js';
 export { SCHEMA_VERSION } from './sqlite/schema.js';
 export { JOB_STATES, isJobState, canTransition, type JobState, type State } from '../jobs/states.js';
-export { openMemoryLedger, type MemoryLedger, type MemoryLedgerOptions } from './memory/memory-ledger.js';

@@ -3,8 +3,9 @@
  * service answered. It is the only record of what was paid for, so every implementation keeps
  * the promises below; test/store/ledger-contract.ts checks them against each one.
  *
- * Nothing here names a database. The SQLite ledger (store/sqlite/) is the one mediabatch ships;
- * the in-memory one (store/memory/) is for tests about planning, pricing and the runner's decisions.
+ * Nothing here names a database. The SQLite ledger (store/sqlite/) is the only one in src/. The
+ * in-memory one is test code (test/support/memory-ledger/), for tests about planning, pricing and
+ * the runner's decisions: the program never opens it.
  * A caller takes the role it uses (IngestLedger, PlanLedger …); `Ledger` is all of them.
  */
 import { ConfigError } from '../errors.js';
