@@ -5,29 +5,22 @@ import { LocalIoError } from '../../errors.js';
 /**
  * Keeps watch on the ledger file a connection was opened from. SQLite keeps writing to a file
  * that was deleted (or replaced) under it, so without this a run would go on paying for jobs
- * whose records vanish with the process. Checked before every group commit (changes.ts): a
- * `stat` costs microseconds against a commit's fraction of a millisecond.
+ * whose records vanish with the process. Checked before every group commit: a `stat` costs
+ * microseconds against a commit's fraction of a millisecond.
+ *
+ * The check throws LocalIoError E_LEDGER_GONE when the file is no longer at its path. The first
+ * time it finds the file gone, it writes what the connection holds (everything committed so
+ * far) back to the path, or beside it when another file took its place, so that no record is lost.
  */
-export interface FileWatch {
-  /**
-   * Throws LocalIoError E_LEDGER_GONE when the file is no longer at its path. The first time it
-   * finds the file gone, it writes what the connection holds (everything committed so far) back
-   * to the path, or beside it when another file took its place, so that no record is lost.
-   */
-  assertInPlace(): void;
-}
-
-export function watchFile(db: Database.Database, path: string): FileWatch {
+export function watchFile(db: Database.Database, path: string): () => void {
   const opened = statSync(path);
   let gone: LocalIoError | undefined;
-  return {
-    assertInPlace: () => {
-      if (gone !== undefined) throw gone;
-      const now = statSync(path, { throwIfNoEntry: false });
-      if (now !== undefined && now.dev === opened.dev && now.ino === opened.ino) return;
-      gone = rescue(db, path, now === undefined);
-      throw gone;
-    },
+  return () => {
+    if (gone !== undefined) throw gone;
+    const now = statSync(path, { throwIfNoEntry: false });
+    if (now !== undefined && now.dev === opened.dev && now.ino === opened.ino) return;
+    gone = rescue(db, path, now === undefined);
+    throw gone;
   };
 }
 

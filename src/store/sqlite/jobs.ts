@@ -1,51 +1,29 @@
 import type Database from 'better-sqlite3';
 import type {
   CostRow,
-  EventRow,
-  EventWindow,
   FollowRow,
-  JobPick,
+  IngestLedger,
   JobQuery,
-  JobRow,
-  JobScope,
   KeyPrice,
+  ListingLedger,
+  PlanLedger,
   PriceGroupRow,
   SendSelection,
   UnitFile,
   UnitRecord,
 } from '../ledger.js';
-import type { StoreContext } from './context.js';
+import type { StoreContext, Sync } from './context.js';
 import { JOB_COLUMNS_SQL, toEventRow, toJobRow, type RawEvent } from './rows.js';
 import { isGlob, pickParams, pickSql, scopeSql, SEND_SQL, sendParams, sendSql } from './selection.js';
 import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
 import type { JobType } from '../../jobs/types.js';
-import type { MicroUsd } from '../../money.js';
 
-/** The jobs table and the event log as the synchronous core reads them, a window at a time. */
-export interface JobRecords {
-  units(): UnitRecord[];
-  unitFiles(unitKey: string, afterPath: string, limit: number): UnitFile[];
-  getJob(id: string): JobRow | undefined;
-  readJobs(query: JobQuery): JobRow[];
-  countJobs(query: Omit<JobQuery, 'after' | 'limit'>): number;
-  readFollowing(afterSeq: number, limit: number): FollowRow[];
-  readParts(parentId: string): JobRow[];
-  splitsDone(afterId: string, limit: number): string[];
-  priceGroups(send: SendSelection): PriceGroupRow[];
-  applyPrices(prices: readonly KeyPrice[], send: SendSelection): void;
-  costRows(send: SendSelection, only?: 'to_send'): CostRow[];
-  skipAfter(after: number, send: SendSelection, reason: string): { leftOut: number; skipped: number };
-  unmatchedPicks(pick: JobPick): { only: string[]; tags: string[] };
-  lastEventId(): number;
-  countsByState(scope?: JobScope): Record<JobState, number>;
-  spentMicro(): MicroUsd;
-  jobsVersion(): number;
-  eventsFor(id: string | null): EventRow[];
-  readEvents(window: EventWindow): EventRow[];
-  recordEvent(jobId: string | null, kind: string, detail?: unknown): void;
-}
+/** The jobs table and the event log, read a window at a time, and the plan's writes over a selection. */
+type JobRecords = ListingLedger &
+  Omit<IngestLedger, 'beginIngest'> &
+  Pick<PlanLedger, 'priceGroups' | 'applyPrices' | 'costRows' | 'skipAfter' | 'unmatchedPicks' | 'spentMicro'>;
 
-// The issue is the kind of the note that set last_error (collect-notes.ts); only the few
+// The issue is the kind of the note that set last_error (transitions.ts); only the few
 // submitted rows with an error look it up, through the events' index on job_id.
 const ISSUE_VALUE_SQL = "SELECT kind FROM events WHERE events.job_id = jobs.id AND kind IN ('not_collected', 'status_unknown') ORDER BY events.id DESC LIMIT 1";
 const ISSUE_SQL = `CASE WHEN state = 'submitted' AND last_error IS NOT NULL THEN (${ISSUE_VALUE_SQL}) END AS issue`;
@@ -57,7 +35,7 @@ const PICK = 'pick_';
 // The bulk skip below writes what markSkipped writes, one row at a time; it must stay a move the table allows.
 if (!canTransition('pending', 'skipped')) throw new Error('bug in mediabatch: skipAfter moves pending jobs to skipped, which the state table forbids');
 
-export function createJobRecords(ctx: StoreContext): JobRecords {
+export function createJobRecords(ctx: StoreContext): Sync<JobRecords> {
   const { db } = ctx;
   const statements = new Map<string, Database.Statement>();
   /** Statements whose text depends on a query's shape, prepared once per shape. */
@@ -209,7 +187,6 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
       const rows = jobId === undefined ? selectWindow.all(afterId, limit) : selectJobWindow.all(jobId, afterId, limit);
       return rows.map(toEventRow);
     },
-    recordEvent: (jobId, kind, detail) => ctx.insertEvent(jobId, kind, null, null, detail),
   };
 }
 

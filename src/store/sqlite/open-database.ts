@@ -37,7 +37,7 @@ export function openDatabase(path: string, readonly: boolean, scratch = false): 
   try {
     if (scratch) configureScratch(db);
     else configure(db, readonly);
-    // A reader changes nothing: a damaged page it reads fails that read (core.ts turns it into
+    // A reader changes nothing: a damaged page it reads fails that read (sqlite-ledger.ts turns it into
     // the same message), and the next command that writes checks the whole file before it spends.
     if (!readonly) checkIntegrity(db, path);
     migrate(db, path, readonly);

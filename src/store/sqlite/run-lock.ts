@@ -1,16 +1,6 @@
-import type { StoreContext } from './context.js';
+import type { StoreContext, Sync } from './context.js';
 import { asLocalIoError } from './open-database.js';
-import { holderIsAlive, LedgerLockedError, type LockHolder } from '../ledger.js';
-
-export interface RunLock {
-  /**
-   * Makes this process the only one running jobs from this ledger. A lock whose holder is
-   * still alive is refused (LedgerLockedError E_LOCKED); a dead holder's lock is taken over.
-   */
-  acquireRunLock(holder: LockHolder): void;
-  /** Drops the lock if this pid on this host holds it. */
-  releaseRunLock(): void;
-}
+import { holderIsAlive, LedgerLockedError, type LedgerHandle, type LockHolder } from '../ledger.js';
 
 interface LockRow {
   pid: number;
@@ -19,7 +9,8 @@ interface LockRow {
   command: string;
 }
 
-export function createRunLock(ctx: StoreContext): RunLock {
+/** The run lock (LedgerHandle.acquireRunLock); releasing drops it only if this pid on this host holds it. */
+export function createRunLock(ctx: StoreContext): Sync<Pick<LedgerHandle, 'acquireRunLock' | 'releaseRunLock'>> {
   const { db } = ctx;
   const selectLock = db.prepare<[], LockRow>('SELECT pid, host, started_at, command FROM run_lock WHERE id = 1');
   const replaceLock = db.prepare(

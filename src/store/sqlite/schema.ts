@@ -286,7 +286,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // 5.5 s to 2.5 s. It covers the counts (state and in_manifest are all they read). Windows
     // of a walk in manifest order name jobs_by_manifest_index (jobs.ts, fromSql): the planner
     // would otherwise take this one and sort every matching row for each window.
-    // The few submitted jobs a run left a note on (collect-notes.ts) have an index of their own:
+    // The few submitted jobs a run left a note on (transitions.ts) have an index of their own:
     // among a million submitted, finding them took a row lookup each (1.1 s).
     sql: `
       CREATE INDEX jobs_by_state ON jobs (state, in_manifest, manifest_index);
@@ -305,7 +305,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // spend_on_insert alone and 4.8 s with a counting trigger too. Jobs are inserted by the
     // ingest alone (test/store/schema.test.ts holds it to that), which counts what it inserted
     // when it commits, and never with a spend, so spend_on_insert goes (each writable open
-    // recounts the spend anyway, core.ts).
+    // recounts the spend anyway, sqlite-ledger.ts).
     sql: `
       INSERT INTO counters (name, value) VALUES ('jobs_written', 0);
       DROP TRIGGER spend_on_insert;

@@ -1,19 +1,11 @@
-import type { StoreContext } from './context.js';
-import type { DeliveryJob, DeliveryRecord, WebhookRun } from '../ledger.js';
+import type { StoreContext, Sync } from './context.js';
+import type { DeliveryJob, WebhookLedger, WebhookRun } from '../ledger.js';
 
 /**
  * What following jobs by webhook keeps (migration 7): each run's secret, which run sent each
  * job, and every delivery id applied. Nothing here writes an event with a secret in it.
  */
-export interface WebhookRecords {
-  addWebhookRun(secret: string): number;
-  webhookRuns(): WebhookRun[];
-  jobForDelivery(requestId: string): DeliveryJob | undefined;
-  noteWebhookRun(jobId: string, runId: number): void;
-  recordDelivery(delivery: DeliveryRecord): boolean;
-}
-
-export function createWebhookRecords(ctx: StoreContext): WebhookRecords {
+export function createWebhookRecords(ctx: StoreContext): Sync<WebhookLedger> {
   const { db } = ctx;
   const insertRun = db.prepare<{ secret: string; now: string }>('INSERT INTO webhook_runs (secret, created_at) VALUES (@secret, @now)');
   const selectRuns = db.prepare<[], WebhookRun>('SELECT id, secret FROM webhook_runs ORDER BY id');
