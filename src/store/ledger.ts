@@ -25,17 +25,16 @@ export interface JobSpec {
   type: JobType;
   paramsJson: string;
   textChars?: number | undefined;
-  /** The text a speech job speaks. */
   text?: string | undefined;
   /** The images it sends, by field (the manifest's ImageRef: path, written, contentType, bytes, sha256). */
   filesJson?: string | undefined;
   tags?: readonly string[] | undefined;
-  /** Where the manifest gives it, for messages: `file:line:col`. */
+  /** `file:line:col`, for messages. */
   origin: string;
   /** Its price group (every priced field but the length) and its full price key. */
   groupKey: string;
   priceKey: string;
-  /** A part of a text split into several jobs: the id of the job it is a part of. */
+  /** A part of a split text: the id of the job it is a part of. */
   parentId?: string | undefined;
 }
 
@@ -73,24 +72,20 @@ export interface SyncResult {
   changed: number;
   /** Jobs the manifest no longer lists (still collected when paid for). */
   dropped: number;
-  /** Jobs the manifest lists, after this ingest. */
   listed: number;
 }
 
-/** One unit of a manifest (its inline jobs, or one source) as the last ingest that read it left it. */
-export interface UnitRecord {
-  key: string;
-  position: number;
-  fingerprint: string;
-  jobs: number;
-  readAt: string;
-}
-
-/** A unit as the ingest ends: read again (with its new fingerprint), or kept as it was. */
+/** A unit of a manifest (its inline jobs, or one source) as the ingest ends: read again, or kept as it was. */
 export interface UnitState {
   key: string;
   position: number;
   fingerprint: string;
+}
+
+/** A unit as the last ingest that read it left it. */
+export interface UnitRecord extends UnitState {
+  jobs: number;
+  readAt: string;
 }
 
 /** A file a unit's rows named and its stamp (size and modification time) when it was read. */
@@ -118,12 +113,12 @@ export interface UnitFile {
 export interface LedgerIngest {
   keep(unitKey: string): Promise<void>;
   /**
-   * Ids given by rows that have problems (the ingest will be rolled back): they still take part
-   * in the uniqueness check, so a second job with such an id is reported in the same pass.
+   * Ids of rows that have problems (the ingest will be rolled back) still take part in the
+   * uniqueness check, so a second job with such an id is reported in the same pass.
    */
   claim(unitKey: string, claims: readonly { id: string; origin: string }[]): Promise<IdConflict[]>;
   put(unitKey: string, specs: readonly JobSpec[]): Promise<PutResult>;
-  /** The files a unit's rows named, so the next ingest can tell whether the unit changed. */
+  /** So that the next ingest can tell whether the unit changed. */
   putUnitFiles(unitKey: string, files: readonly UnitFile[]): Promise<void>;
   commit(units: readonly UnitState[]): Promise<SyncResult>;
   rollback(): Promise<void>;
@@ -142,12 +137,8 @@ export type JobScope = 'manifest' | 'report' | 'dropped' | 'all';
  * every job.
  */
 export interface JobPick {
-  /**
-   * Ids, or globs over the whole id (`*`, `?`, `[...]`, as a shell matches file names), matched
-   * case-sensitively: `ch-0*`, `intro-??`, `take-[12]`.
-   */
+  /** Ids, or globs over the whole id as a shell matches file names, case-sensitive: `ch-0*`, `take-[12]`. */
   only?: readonly string[] | undefined;
-  /** Tags, each matched exactly. */
   tags?: readonly string[] | undefined;
 }
 
@@ -159,7 +150,7 @@ export interface JobPick {
  */
 export interface SendSelection extends JobPick {
   resubmitInDoubt: boolean;
-  /** Done or failed jobs to generate again on purpose (`run --redo`): priced and budgeted as any job to send. */
+  /** `run --redo`: priced and budgeted as any job to send. */
   redo?: readonly string[] | undefined;
 }
 
@@ -169,16 +160,16 @@ export interface JobCursor {
   id: string;
 }
 
+/** Every field given narrows the rows read, except `flagSend`. */
 export interface JobQuery {
   scope: JobScope;
-  /** Only jobs in these states. */
   states?: readonly JobState[] | undefined;
   /** Only jobs a run with this selection may send. */
   send?: SendSelection | undefined;
   /** Only jobs a person picked (--only, --tag), whatever their state. */
   pick?: JobPick | undefined;
   /**
-   * Only failed jobs whose failure the event log records after event `failedAfter` (an id from
+   * Only failed jobs whose failure the event log records after this event id (from
    * `lastEventId`): the jobs that failed during this run, which `run --retries` sends again.
    */
   failedAfter?: number | undefined;
@@ -187,12 +178,12 @@ export interface JobQuery {
   /** Say of each row read whether a run with this selection may send it (JobRow.toSend). */
   flagSend?: SendSelection | undefined;
   /**
-   * Keyset: only rows after this one in manifest order (the last row of the previous window).
-   * A query with a cursor is a window of a walk, read in manifest order at the cost of its own
-   * size; without one it is a listing, which the ledger may answer by state first.
+   * Keyset: the last row of the previous window. A query with a cursor is a window of a walk,
+   * read in manifest order at the cost of its own size; without one it is a listing, which the
+   * ledger may answer by state first.
    */
   after?: JobCursor | undefined;
-  /** Only rows up to this manifest index. */
+  /** A manifest index. */
   through?: number | undefined;
   limit: number;
 }
@@ -218,7 +209,6 @@ export interface PriceGroupRow {
   lengths: { chars: number; jobs: number }[];
 }
 
-/** A price for every job with this price key. */
 export interface KeyPrice {
   priceKey: string;
   priceMicro: MicroUsd;
@@ -235,7 +225,6 @@ export interface CostRow {
   toSend: boolean;
   jobs: number;
   priceMicro: MicroUsd;
-  /** Jobs without a price yet. */
   unpriced: number;
 }
 
@@ -250,9 +239,8 @@ export interface JobRow {
   text: string | null;
   filesJson: string | null;
   tags: string[];
-  /** Where the manifest gave it (`file:line:col`); null for rows from before mediabatch kept it. */
+  /** null for rows from before mediabatch kept it. */
   origin: string | null;
-  /** Whether the manifest still lists it. */
   inManifest: boolean;
   parentId: string | null;
   groupKey: string | null;
@@ -265,12 +253,12 @@ export interface JobRow {
   /** What the ledger counts as committed for this job (the spend rule on reserveForSubmit). */
   spentMicro: MicroUsd;
   lastError: string | null;
-  /** What the service said of its failure (null when it did not fail at the service). */
+  /** What the service said of its failure; null when it did not fail at the service. */
   retryable: boolean | null;
   refunded: boolean | null;
   /** Set on a `submitted` job an earlier look left uncollected; `lastError` says why. */
   issue: CollectIssue | null;
-  /** Whether a run may send it, when the query asked (JobQuery.flagSend); else undefined. */
+  /** Set when the query asked (JobQuery.flagSend). */
   toSend?: boolean | undefined;
   resultPath: string | null;
   resultBytes: number | null;
@@ -305,9 +293,9 @@ export interface EventRow {
 
 /** A window of the event log, oldest first: a log of millions of events is read a window at a time. */
 export interface EventWindow {
-  /** Only events whose id is larger: 0 for the first window, then the last id of the one before. */
+  /** 0 for the first window, then the last id of the one before. */
   afterId: number;
-  /** At most this many events (a whole number ≥ 1). */
+  /** A whole number ≥ 1. */
   limit: number;
   /** Only this job's events; absent: every event, the run-level ones included. */
   jobId?: string | undefined;
@@ -345,11 +333,9 @@ export interface CachedPrice {
   ageMs: number;
 }
 
-export interface PriceEntry {
+export interface PriceEntry extends Omit<CachedPrice, 'ageMs'> {
   /** The price parameters, canonicalised by pricing/ (never a token). */
   key: string;
-  priceUsd: number;
-  source: string;
 }
 
 /** A run that sent jobs with webhooks, and the secret their deliveries are signed with. */
@@ -360,12 +346,7 @@ export interface WebhookRun {
 }
 
 /** A job as a webhook delivery finds it, by the request id the service names. */
-export interface DeliveryJob {
-  id: string;
-  type: JobType;
-  state: JobState;
-  /** The parameters it was sent with (a speech job's `format` names its result file). */
-  paramsJson: string;
+export interface DeliveryJob extends Pick<JobRow, 'id' | 'type' | 'state' | 'paramsJson'> {
   /** The run that sent it with webhooks (its secret signs the job's deliveries); null: sent without. */
   webhookRun: number | null;
 }
@@ -401,7 +382,7 @@ export function holderIsAlive(holder: Pick<LockHolder, 'pid' | 'host'>, thisHost
   }
 }
 
-/** acquireRunLock's refusal (E_LOCKED): another live process holds the lock. */
+/** acquireRunLock's refusal: another live process holds the lock. */
 export class LedgerLockedError extends ConfigError {
   constructor(
     message: string,
@@ -413,12 +394,8 @@ export class LedgerLockedError extends ConfigError {
 
 /** Bringing the manifest in (runner/ingest.ts): the ingest, and what the last one recorded. */
 export interface IngestLedger {
-  /**
-   * Starts bringing the ledger in line with the manifest (see LedgerIngest). While it is open,
-   * nothing else may change the ledger through this handle.
-   */
+  /** While the ingest is open, nothing else may change the ledger through this handle. */
   beginIngest(): Promise<LedgerIngest>;
-  /** Every unit the last ingests recorded, with its fingerprint. */
   units(): Promise<UnitRecord[]>;
   /** The files a unit's rows named when it was read, in windows by path. */
   unitFiles(unitKey: string, afterPath: string, limit: number): Promise<UnitFile[]>;
@@ -429,32 +406,31 @@ export interface ListingLedger {
   getJob(id: string): Promise<JobRow | undefined>;
   /** Jobs in manifest order, a window at a time: every listing and every submit reads this way. */
   readJobs(query: JobQuery): Promise<JobRow[]>;
-  /** How many jobs a query would read, all windows together. */
   countJobs(query: Omit<JobQuery, 'after' | 'limit'>): Promise<number>;
-  /** Submitted jobs with a request id, in the order they became submitted, after `afterSeq`. */
+  /** Submitted jobs with a request id, in the order they became submitted. */
   readFollowing(afterSeq: number, limit: number): Promise<FollowRow[]>;
-  /** The parts of a split job the manifest lists (`parent_id`), in order. */
+  /** The parts of a split job the manifest lists, in order. */
   readParts(parentId: string): Promise<JobRow[]>;
-  /** Split jobs whose listed parts are all done, by id after `afterId`: the joins a run writes. */
+  /** Split jobs whose listed parts are all done, by id: the joins a run writes. */
   splitsDone(afterId: string, limit: number): Promise<string[]>;
-  /** Jobs by state, over `scope` (default: every row). */
+  /** Over `scope` (default: every row). */
   countsByState(scope?: JobScope): Promise<Record<JobState, number>>;
   /**
    * A number that changes with every write to a job, from any process: a document read from
    * the ledger at one version says the same at the same version, so it need not be written again.
    */
   jobsVersion(): Promise<number>;
-  /** The id of the newest event (0 for an empty log): a later query's `failedAfter` starts there. */
+  /** 0 for an empty log: a later query's `failedAfter` starts there. */
   lastEventId(): Promise<number>;
-  /** A job's events, oldest first (what `mediabatch log --job` shows); null: the run-level events. */
+  /** A job's events, oldest first (`mediabatch log --job`); null: the run-level events. */
   eventsFor(jobId: string | null): Promise<EventRow[]>;
-  /** The next window of the event log after `afterId`, oldest first (`mediabatch log`); empty at the end. */
+  /** Oldest first (`mediabatch log`); empty at the end. */
   readEvents(window: EventWindow): Promise<EventRow[]>;
 }
 
 /** Pricing, the plan and the budget: the jobs a selection sends, their prices and what was spent. */
 export interface PlanLedger {
-  /** The jobs `send` selects, by price group, with their text lengths: what pricing quotes. */
+  /** What pricing quotes. */
   priceGroups(send: SendSelection): Promise<PriceGroupRow[]>;
   /**
    * Every job `send` selects whose price key is listed takes that price (and source), in one
@@ -472,16 +448,15 @@ export interface PlanLedger {
    * many were left out, and how many of them became skipped.
    */
   skipAfter(after: number, send: SendSelection, reason: string): Promise<{ leftOut: number; skipped: number }>;
-  /** The parts of `pick` that match no job of the manifest: patterns of `only`, and `tags`. */
+  /** The parts of `pick` that match no job of the manifest. */
   unmatchedPicks(pick: JobPick): Promise<{ only: string[]; tags: string[] }>;
-  /** What the ledger counts as spent: the sum of every job's spend, earlier runs included. */
+  /** The sum of every job's spend, earlier runs included. */
   spentMicro(): Promise<MicroUsd>;
-  /** Every cached price at most `maxAgeMs` old, by key. */
   getPrices(maxAgeMs: number): Promise<Map<string, CachedPrice>>;
   putPrices(rows: readonly PriceEntry[]): Promise<void>;
   /** Drops cached prices that turned out to be out of date. */
   forgetPrices(keys: readonly string[]): Promise<void>;
-  /** The parsed models catalogue of `baseUrl` if it is at most `maxAgeMs` old. */
+  /** The parsed models catalogue, if it is at most `maxAgeMs` old. */
   getCatalogue(baseUrl: string, maxAgeMs: number): Promise<unknown>;
   putCatalogue(baseUrl: string, json: unknown): Promise<void>;
 }
@@ -544,22 +519,21 @@ export interface WebhookLedger {
    * secrets are kept for as long as the ledger: the service retries deliveries for a day.
    */
   addWebhookRun(secret: string): Promise<number>;
-  /** Every run's webhook secret, oldest first. */
+  /** Oldest first. */
   webhookRuns(): Promise<WebhookRun[]>;
-  /** The job holding `requestId`, with the run that sent it; undefined when no job does. */
   jobForDelivery(requestId: string): Promise<DeliveryJob | undefined>;
   /**
    * Notes that run `runId` sent job `jobId` (a later send by another run replaces the note).
    * Asked in the same turn as markSubmitted, it commits with it.
    */
   noteWebhookRun(jobId: string, runId: number): Promise<void>;
-  /** Records a delivery by its id: true the first time, false (and nothing written) for an id seen before. */
+  /** True the first time, false (and nothing written) for an id seen before. */
   recordDelivery(delivery: DeliveryRecord): Promise<boolean>;
 }
 
 /** The handle itself: where it lives, its notes, the run lock, and its lifetime. */
 export interface LedgerHandle {
-  /** Where the ledger lives, as messages name it (for SQLite, the file). */
+  /** As messages name it (for SQLite, the file). */
   readonly location: string;
   /** Opened for `status`: reads only. */
   readonly readonly: boolean;
@@ -570,7 +544,7 @@ export interface LedgerHandle {
    * still alive is refused (LedgerLockedError, E_LOCKED); a dead holder's lock is taken over.
    */
   acquireRunLock(holder: LockHolder): Promise<void>;
-  /** Drops the lock if this handle holds it. */
+  /** If this handle holds it. */
   releaseRunLock(): Promise<void>;
   /**
    * Writes what is committed now into a new file that opens as a ledger of its own: what a
@@ -582,7 +556,7 @@ export interface LedgerHandle {
    * waiting: a request id, a webhook note). A run calls it before it reads its summary.
    */
   flush(): Promise<void>;
-  /** Waits for every change asked for so far, releases the run lock if held, then closes. Safe to call twice. */
+  /** As flush, then releases the run lock if held and closes. Safe to call twice. */
   close(): Promise<void>;
 }
 
