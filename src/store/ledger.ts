@@ -1,12 +1,10 @@
 /**
  * The ledger: what mediabatch knows about every job of one manifest, what it cost and what the
  * service answered. It is the only record of what was paid for, so every implementation keeps
- * the promises below; test/store/ledger-contract.ts checks them against each one.
- *
- * Nothing here names a database. The SQLite ledger (store/sqlite/) is the only one in src/. The
- * in-memory one is test code (test/support/memory-ledger/), for tests about planning, pricing and
- * the runner's decisions: the program never opens it.
- * A caller takes the role it uses (IngestLedger, PlanLedger …); `Ledger` is all of them.
+ * the promises below; test/store/ledger-contract.ts checks them against each one. The SQLite
+ * ledger (store/sqlite/) is the only one in src/. The in-memory one is test code
+ * (test/support/memory-ledger/), for tests about planning, pricing and the runner's decisions:
+ * the program never opens it. A caller takes the role it uses (IngestLedger, PlanLedger …).
  */
 import { ConfigError } from '../errors.js';
 import type { JobState } from '../jobs/states.js';
@@ -45,14 +43,14 @@ export interface ChangedJob {
   state: JobState;
 }
 
-/** A job not recorded because another job of the manifest holds its id (ignoring case). */
+/** Another job of the manifest holds its id (ignoring case). */
 export interface IdConflict {
   id: string;
   origin: string;
   heldBy: { id: string; origin: string | null };
 }
 
-/** A job whose content (new, or changed) is what another id was already paid for. */
+/** Its content (new, or changed) is what another id was already paid for. */
 export interface MovedJob {
   id: string;
   paidAs: { id: string; state: JobState };
@@ -62,7 +60,6 @@ export interface PutResult {
   conflicts: IdConflict[];
   /** Jobs already sent whose content differs now: they keep their old content and result. */
   changed: ChangedJob[];
-  /** Jobs that would be sent (or were changed) with content another id already counts a spend for. */
   moved: MovedJob[];
 }
 
@@ -100,13 +97,11 @@ export interface UnitFile {
  * leaves the ledger as it was.
  *
  * - `keep(unit)`: a unit unchanged since it was last read; its jobs stay listed as they are.
- * - `put(unit, specs)`: jobs of a unit being read, in manifest order. A new id becomes pending;
- *   a pending or skipped job, or a failure retryable and refunded, whose content changed takes
- *   the new content and loses its price (nothing is paid for it); a job already sent whose
- *   content changed keeps its content and is reported in `changed`. A job whose id (ignoring
- *   case) another job of this manifest holds is not recorded: it comes back in `conflicts`. A
- *   new or changed content that another id counts a spend for comes back in `moved` (not in
- *   `changed`): the caller refuses the manifest, or would pay for that content twice.
+ * - `put(unit, specs)`: in manifest order. A new id becomes pending; new content for a job
+ *   nothing was paid for (pending, skipped, or a failure retryable and refunded) replaces the
+ *   old and drops its price; a job already sent keeps its content and comes back in `changed`.
+ *   New or changed content another id counts a spend for comes back in `moved` instead: the
+ *   caller refuses the manifest, or would pay for that content twice.
  * - `commit(units)`: every job of a unit read again but not seen, and of a unit no longer
  *   listed, leaves the manifest; the units' fingerprints are stored.
  */
@@ -131,11 +126,7 @@ export interface LedgerIngest {
  */
 export type JobScope = 'manifest' | 'report' | 'dropped' | 'all';
 
-/**
- * The jobs a person picked (`run --only`, `--tag`): a job is picked when its id matches one of
- * `only` (when given) and it carries one of `tags` (when given). An empty or absent list picks
- * every job.
- */
+/** `run --only`, `--tag`: a job is picked when each list given (not empty) has a match. */
 export interface JobPick {
   /** Ids, or globs over the whole id as a shell matches file names, case-sensitive: `ch-0*`, `take-[12]`. */
   only?: readonly string[] | undefined;
@@ -143,10 +134,9 @@ export interface JobPick {
 }
 
 /**
- * The jobs a run may send (each only if the manifest lists it and `JobPick` picks it): pending
- * and skipped ones, failed ones the service called retryable and refunded, in-doubt ones only
- * when asked for, and the done or failed jobs named in `redo`. Pricing, the plan, the budget check,
- * --partial and the submits all read this one selection.
+ * The jobs a run may send, listed and picked: pending and skipped ones, failures the service
+ * called retryable and refunded, in-doubt ones when asked for, and the done or failed jobs in
+ * `redo`. Pricing, the plan, the budget check, --partial and the submits all read this one.
  */
 export interface SendSelection extends JobPick {
   resubmitInDoubt: boolean;
@@ -164,16 +154,14 @@ export interface JobCursor {
 export interface JobQuery {
   scope: JobScope;
   states?: readonly JobState[] | undefined;
-  /** Only jobs a run with this selection may send. */
   send?: SendSelection | undefined;
-  /** Only jobs a person picked (--only, --tag), whatever their state. */
+  /** Whatever their state. */
   pick?: JobPick | undefined;
   /**
    * Only failed jobs whose failure the event log records after this event id (from
    * `lastEventId`): the jobs that failed during this run, which `run --retries` sends again.
    */
   failedAfter?: number | undefined;
-  /** Only submitted jobs an earlier look left with this collect issue. */
   issue?: CollectIssue | undefined;
   /** Say of each row read whether a run with this selection may send it (JobRow.toSend). */
   flagSend?: SendSelection | undefined;
@@ -189,16 +177,11 @@ export interface JobQuery {
 }
 
 /** A job that was sent and is to be followed, in the order it became submitted. */
-export interface FollowRow {
-  id: string;
-  type: JobType;
+export interface FollowRow extends Pick<JobRow, 'id' | 'type' | 'paramsJson' | 'submittedAt'> {
   requestId: string;
-  paramsJson: string;
   followSeq: number;
-  submittedAt: string | null;
 }
 
-/** One price group of the jobs in some states, and how many of them have each text length. */
 export interface PriceGroupRow {
   groupKey: string;
   type: JobType;
@@ -216,12 +199,9 @@ export interface KeyPrice {
   source: string;
 }
 
-/** Jobs and money of the manifest by kind, model, price group and price source, and whether they are to be sent. */
-export interface CostRow {
-  type: JobType;
+/** Jobs and money by kind, model, price group and price source, and whether they are to be sent. */
+export interface CostRow extends Pick<JobRow, 'type' | 'groupKey' | 'priceSource'> {
   model: string | null;
-  groupKey: string | null;
-  priceSource: string | null;
   toSend: boolean;
   jobs: number;
   priceMicro: MicroUsd;
@@ -270,11 +250,9 @@ export interface JobRow {
 }
 
 /**
- * Why a paid job is still `submitted` after a run asked about it:
- * - 'not_collected': the service finished it, but its result could not be saved (a refused
- *   URL, a result over the size limit, bytes that are not the media asked for, a cut download);
- * - 'status_unknown': the service could not say how it is (404 for its request id, unreachable).
- * Neither is a failure of the job: its request id is the only handle on a paid result, so every
+ * Why a paid job is still `submitted` after a run asked about it: its result could not be saved
+ * (refused URL, too large, not the media asked for, cut download), or the service could not say
+ * how it is. Neither is a failure: its request id is the only handle on a paid result, so every
  * later run asks again.
  */
 export type CollectIssue = 'not_collected' | 'status_unknown';
@@ -291,7 +269,7 @@ export interface EventRow {
   detail: unknown;
 }
 
-/** A window of the event log, oldest first: a log of millions of events is read a window at a time. */
+/** A log of millions of events is read a window at a time. */
 export interface EventWindow {
   /** 0 for the first window, then the last id of the one before. */
   afterId: number;
@@ -323,10 +301,7 @@ export interface StoredResult {
   sha256: string;
 }
 
-/**
- * A cached price. The cache holds what pricing stores: quotes in dollars as the service gave
- * them, and fitted per-character rates, which are fractions of a micro-dollar.
- */
+/** Dollars as the service gave them, or fitted per-character rates: fractions of a micro-dollar. */
 export interface CachedPrice {
   priceUsd: number;
   source: string;
@@ -338,7 +313,6 @@ export interface PriceEntry extends Omit<CachedPrice, 'ageMs'> {
   key: string;
 }
 
-/** A run that sent jobs with webhooks, and the secret their deliveries are signed with. */
 export interface WebhookRun {
   id: number;
   /** Never shown: not in output, reports, logs or events. */
@@ -354,9 +328,9 @@ export interface DeliveryJob extends Pick<JobRow, 'id' | 'type' | 'state' | 'par
 /** A verified webhook delivery, recorded so that its id is applied at most once. */
 export interface DeliveryRecord {
   deliveryId: string;
-  /** `job.processing`, `job.completed`, `job.failed`, as the service names it. */
+  /** As the service names it: `job.completed` … */
   event: string;
-  /** The job it names; null when no job of this ledger holds its request id. */
+  /** null when no job of this ledger holds its request id. */
   jobId: string | null;
 }
 
@@ -392,7 +366,7 @@ export class LedgerLockedError extends ConfigError {
   }
 }
 
-/** Bringing the manifest in (runner/ingest.ts): the ingest, and what the last one recorded. */
+/** Bringing the manifest in (runner/ingest.ts). */
 export interface IngestLedger {
   /** While the ingest is open, nothing else may change the ledger through this handle. */
   beginIngest(): Promise<LedgerIngest>;
@@ -415,10 +389,7 @@ export interface ListingLedger {
   splitsDone(afterId: string, limit: number): Promise<string[]>;
   /** Over `scope` (default: every row). */
   countsByState(scope?: JobScope): Promise<Record<JobState, number>>;
-  /**
-   * A number that changes with every write to a job, from any process: a document read from
-   * the ledger at one version says the same at the same version, so it need not be written again.
-   */
+  /** Changes with every write to a job, from any process: a document need not be written again at one version. */
   jobsVersion(): Promise<number>;
   /** 0 for an empty log: a later query's `failedAfter` starts there. */
   lastEventId(): Promise<number>;
@@ -432,21 +403,11 @@ export interface ListingLedger {
 export interface PlanLedger {
   /** What pricing quotes. */
   priceGroups(send: SendSelection): Promise<PriceGroupRow[]>;
-  /**
-   * Every job `send` selects whose price key is listed takes that price (and source), in one
-   * transaction. A job already sent keeps the price it was sent at.
-   */
+  /** In one transaction; a job already sent keeps the price it was sent at. */
   applyPrices(prices: readonly KeyPrice[], send: SendSelection): Promise<void>;
-  /**
-   * The manifest's jobs and their prices by kind, model, group and source; `toSend` for those
-   * `send` selects. With 'to_send', only those (a plan's lines), found without reading the rest.
-   */
+  /** The manifest's jobs; with 'to_send' only those `send` selects (a plan's), found without reading the rest. */
   costRows(send: SendSelection, only?: 'to_send'): Promise<CostRow[]>;
-  /**
-   * The jobs `send` selects after manifest index `after` are left out of this run: pending ones
-   * become skipped, the others stay as they are; each gets an event with `reason`. Returns how
-   * many were left out, and how many of them became skipped.
-   */
+  /** `--partial`: the selected jobs after `after` are left out; pending ones become skipped; each gets an event. */
   skipAfter(after: number, send: SendSelection, reason: string): Promise<{ leftOut: number; skipped: number }>;
   /** The parts of `pick` that match no job of the manifest. */
   unmatchedPicks(pick: JobPick): Promise<{ only: string[]; tags: string[] }>;
@@ -492,16 +453,11 @@ export interface TransitionLedger {
   markInDoubt(jobId: string, reason: string): Promise<void>;
   /** submitted → done, with where its result is. */
   markDone(jobId: string, result: StoredResult): Promise<void>;
-  /**
-   * submitted → failed, with the service's reason and whether it called the failure retryable
-   * and refunded it. A retryable, refunded failure may be sent again (reserveForSubmit from
-   * 'failed'); its spend falls back to what earlier attempts may have cost.
-   */
+  /** submitted → failed. A retryable, refunded one may be sent again; its spend falls back to earlier attempts'. */
   markFailedRemote(jobId: string, failure: RemoteFailure): Promise<void>;
   /**
-   * pending → skipped. A job already skipped, in_doubt (not resending it is the default anyway,
-   * and its price must stay counted), failed or done (not sent again after all) stays as it is,
-   * with an event saying why.
+   * pending → skipped. A job skipped, in_doubt (its price must stay counted), failed or done
+   * stays as it is, with an event saying why.
    */
   markSkipped(jobId: string, reason: string): Promise<void>;
   /** submitted → submitted, `reason` as its error, and an event of kind `issue`. */
@@ -512,26 +468,20 @@ export interface TransitionLedger {
   recordEvent(jobId: string | null, kind: string, detail?: unknown): Promise<void>;
 }
 
-/** What following jobs by webhook keeps: the runs' secrets, who sent each job, the deliveries applied. */
+/** What following jobs by webhook keeps. */
 export interface WebhookLedger {
-  /**
-   * Stores a new run's webhook secret (32–255 characters) and answers the run's number. The
-   * secrets are kept for as long as the ledger: the service retries deliveries for a day.
-   */
+  /** A secret of 32–255 characters; the run's number. Kept: the service retries deliveries for a day. */
   addWebhookRun(secret: string): Promise<number>;
   /** Oldest first. */
   webhookRuns(): Promise<WebhookRun[]>;
   jobForDelivery(requestId: string): Promise<DeliveryJob | undefined>;
-  /**
-   * Notes that run `runId` sent job `jobId` (a later send by another run replaces the note).
-   * Asked in the same turn as markSubmitted, it commits with it.
-   */
+  /** A later send by another run replaces the note. Asked in the same turn as markSubmitted, it commits with it. */
   noteWebhookRun(jobId: string, runId: number): Promise<void>;
   /** True the first time, false (and nothing written) for an id seen before. */
   recordDelivery(delivery: DeliveryRecord): Promise<boolean>;
 }
 
-/** The handle itself: where it lives, its notes, the run lock, and its lifetime. */
+/** The handle itself: where it lives, its notes, the run lock, its lifetime. */
 export interface LedgerHandle {
   /** As messages name it (for SQLite, the file). */
   readonly location: string;
@@ -546,15 +496,9 @@ export interface LedgerHandle {
   acquireRunLock(holder: LockHolder): Promise<void>;
   /** If this handle holds it. */
   releaseRunLock(): Promise<void>;
-  /**
-   * Writes what is committed now into a new file that opens as a ledger of its own: what a
-   * command that must not change this one (another process holds its run lock) works on.
-   */
+  /** What is committed, as a ledger of its own: for a command that must not change this one (it is locked). */
   copyTo(file: string): Promise<void>;
-  /**
-   * Waits until every change asked for so far has its answer (some are asked for without
-   * waiting: a request id, a webhook note). A run calls it before it reads its summary.
-   */
+  /** Until every change asked for has its answer (some are not awaited: a request id, a webhook note). */
   flush(): Promise<void>;
   /** As flush, then releases the run lock if held and closes. Safe to call twice. */
   close(): Promise<void>;

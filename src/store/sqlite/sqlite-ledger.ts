@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
 import { LocalIoError } from '../../errors.js';
-import { JOB_STATES } from '../../jobs/states.js';
 import type { Ledger, LedgerHandle, LedgerIngest } from '../ledger.js';
 import { createCaches } from './caches.js';
 import { createContext, type Sync } from './context.js';
@@ -56,7 +55,6 @@ const CHANGES: readonly (keyof Core)[] = [
 export async function openSqliteLedger(path: string, options: SqliteLedgerOptions): Promise<Ledger> {
   const readonly = options.mode === 'read-only';
   const db = openDatabase(path, readonly, options.mode === 'scratch');
-  if (!readonly) prepareToWrite(db, path);
   const ctx = createContext(db, path, options.nowMs ?? Date.now);
   const lock = createRunLock(ctx);
   const core: Core = {
@@ -101,25 +99,6 @@ export async function openSqliteLedger(path: string, options: SqliteLedgerOption
     flush: () => committer.drained(),
     close: () => (closed ??= close()),
   };
-}
-
-/**
- * The first write: another process holding the file's write lock is found here. The states a
- * job may be in are rows (migration 5): this version's list is added to what the file has. The
- * running total is kept by triggers; recomputing it once per open costs one scan.
- */
-function prepareToWrite(db: Database.Database, path: string): void {
-  try {
-    db.transaction(() => {
-      const addState = db.prepare('INSERT OR IGNORE INTO job_states (name) VALUES (?)');
-      for (const state of JOB_STATES) addState.run(state);
-      db.prepare('UPDATE spend_total SET spent_micro = (SELECT COALESCE(SUM(spent_micro), 0) FROM jobs) WHERE id = 1')
-        .run();
-    }).immediate();
-  } catch (error) {
-    db.close();
-    throw asLocalIoError(path, error);
-  }
 }
 
 /** A synchronous call's answer as a promise, with SQLite's failures as the LocalIoError a person can act on. */
