@@ -14,7 +14,7 @@ import type {
 } from '../ledger.js';
 import type { StoreContext, Sync } from './context.js';
 import { JOB_COLUMNS_SQL, toEventRow, toJobRow, type RawEvent } from './rows.js';
-import { isGlob, pickParams, pickSql, scopeSql, SEND_SQL, sendParams, sendSql } from './selection.js';
+import { isGlob, pickParams, pickSql, SCOPE_SQL, SEND_SQL, sendParams, sendSql } from './selection.js';
 import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
 import type { JobType } from '../../jobs/types.js';
 
@@ -171,7 +171,7 @@ export function createJobRecords(ctx: StoreContext): Sync<JobRecords> {
     lastEventId: () => selectLastEvent.get()?.id ?? 0,
     countsByState: (scope = 'all') => {
       const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
-      const rows = prepared(`SELECT state, COUNT(*) AS n FROM jobs WHERE ${scopeSql(scope)} GROUP BY state`).all() as { state: JobState; n: number }[];
+      const rows = prepared(`SELECT state, COUNT(*) AS n FROM jobs WHERE ${SCOPE_SQL[scope]} GROUP BY state`).all() as { state: JobState; n: number }[];
       for (const { state, n } of rows) counts[state] = n;
       return counts;
     },
@@ -204,7 +204,7 @@ function fromSql(query: Pick<JobQuery, 'issue' | 'after'>): string {
 
 /** The conditions of a query, one text per query shape; the values are bound, never written into it. */
 function jobFilter(query: Omit<JobQuery, 'limit'>): { where: string; params: Record<string, unknown> } {
-  const where = [scopeSql(query.scope)];
+  const where = [SCOPE_SQL[query.scope]];
   const params: Record<string, unknown> = {};
   if (query.after !== undefined) {
     // Dropped jobs may share an index with listed ones: the id breaks the tie.

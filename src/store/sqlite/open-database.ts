@@ -37,8 +37,8 @@ export function openDatabase(path: string, readonly: boolean, scratch = false): 
   }
   try {
     configure(db, readonly, scratch);
-    // A reader changes nothing: a damaged page it reads fails that read (sqlite-ledger.ts turns it into
-    // the same message), and the next command that writes checks the whole file before it spends.
+    // A reader changes nothing: a damaged page it reads fails that read (with the same message,
+    // asLocalIoError), and the next command that writes checks the whole file before it spends.
     if (!readonly) checkIntegrity(db, path);
     migrate(db, path, readonly);
     if (!readonly) prepareToWrite(db);
@@ -154,26 +154,18 @@ export function asLocalIoError(path: string, error: unknown): unknown {
   // SQLite says only "readonly database" or "unable to open": which file or folder it is matters.
   const permission = MAYBE_PERMISSIONS.test(code) ? permissionProblem(path, error) : undefined;
   if (permission !== undefined) return permission;
+  const again = 'then run the same command again (a job caught mid-submit is then marked in doubt)';
   if (code === 'SQLITE_FULL') {
-    return new LocalIoError(
-      `cannot write the ledger ${path}: no space left on the device holding the ledger (${message}): free space there, then run the same command again (a job caught mid-submit is then marked in doubt)`,
-      'E_LEDGER_FULL',
-      error,
-    );
+    const full = `no space left on the device holding the ledger (${message}): free space there`;
+    return new LocalIoError(`cannot write the ledger ${path}: ${full}, ${again}`, 'E_LEDGER_FULL', error);
   }
   if (code.startsWith('SQLITE_IOERR')) {
-    return new LocalIoError(
-      `cannot write the ledger ${path} (${message}): free disk space or fix the disk, then run the same command again (a job caught mid-submit is then marked in doubt)`,
-      'E_LEDGER_WRITE',
-      error,
-    );
+    const fix = 'free disk space or fix the disk';
+    return new LocalIoError(`cannot write the ledger ${path} (${message}): ${fix}, ${again}`, 'E_LEDGER_WRITE', error);
   }
   if (code === 'SQLITE_BUSY') {
-    return new LocalIoError(
-      `ledger ${path} stayed locked by another process for ${BUSY_TIMEOUT_MS / 1000} s: wait for it to finish and try again`,
-      'E_LEDGER_BUSY',
-      error,
-    );
+    const waited = `stayed locked by another process for ${BUSY_TIMEOUT_MS / 1000} s`;
+    return new LocalIoError(`ledger ${path} ${waited}: wait for it to finish and try again`, 'E_LEDGER_BUSY', error);
   }
   return cannotOpen(path, error);
 }

@@ -12,13 +12,9 @@ import { createTransitions } from './transitions.js';
 import { createWebhookRecords } from './webhooks.js';
 
 /**
- * How a SQLite ledger is opened; each mode is what one kind of caller needs:
- * - 'read-only': `status` and reports. Never creates, migrates or writes (a missing file is a
- *   LocalIoError E_NO_LEDGER); every change is refused as a bug.
- * - 'read-write': run, estimate, validate, tests. Creates and migrates the file; a turn of the
- *   event loop's state changes commit in one transaction (groupCommit below).
- * - 'scratch': a throw-away file for one command (estimate's copy while a run holds the ledger):
- *   as 'read-write', with no WAL and no disk flushes.
+ * 'read-only' (`status`, reports) never creates, migrates or writes: a missing file is
+ * E_NO_LEDGER, every change a bug. 'read-write' creates and migrates the file. 'scratch' is a
+ * throw-away file for one command (estimate's copy while a run holds the ledger): no WAL, no flushes.
  */
 export type SqliteLedgerMode = 'read-only' | 'read-write' | 'scratch';
 
@@ -139,16 +135,17 @@ function groupCommit(db: Database.Database, path: string, assertInPlace: () => v
   const commitWaiting = (): void => {
     const batch = waiting;
     waiting = [];
-    let outcomes: { ok: boolean; value: unknown }[];
+    let answers: (() => void)[];
     try {
       // A file deleted or replaced under the run: record nothing more where nobody will find it.
       assertInPlace();
-      outcomes = db.transaction(() =>
+      answers = db.transaction(() =>
         batch.map((w) => {
           try {
-            return { ok: true, value: w.change() };
+            const value = w.change();
+            return () => w.resolve(value);
           } catch (error) {
-            return { ok: false, value: asLocalIoError(path, error) };
+            return () => w.reject(asLocalIoError(path, error));
           }
         }),
       ).immediate();
@@ -159,11 +156,7 @@ function groupCommit(db: Database.Database, path: string, assertInPlace: () => v
       for (const w of batch) w.reject(failure);
       return;
     }
-    batch.forEach((w, i) => {
-      const outcome = outcomes[i];
-      if (outcome?.ok) w.resolve(outcome.value);
-      else w.reject(outcome?.value);
-    });
+    for (const settle of answers) settle();
   };
   return {
     commit: <T>(change: () => T) =>

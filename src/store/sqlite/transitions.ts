@@ -43,16 +43,13 @@ export function createTransitions(ctx: StoreContext): Sync<TransitionLedger> {
     action: string,
     from: readonly JobState[],
     body: (row: RawJob, ...args: A) => R,
-  ): ((id: string, ...args: A) => R) => {
-    const run = db.transaction((id: string, ...args: A) => body(load(id, from, action), ...args));
-    return (id, ...args) => run(id, ...args);
-  };
+  ): ((id: string, ...args: A) => R) =>
+    db.transaction((id: string, ...args: A) => body(load(id, from, action), ...args));
 
   const selectRequestHolder = db.prepare<[string, string], { id: string }>('SELECT id FROM jobs WHERE request_id = ? AND id <> ? LIMIT 1');
 
-  const selectSubmitting = db.prepare<[], RawJob>(
-    "SELECT * FROM jobs WHERE state = 'submitting' ORDER BY manifest_index",
-  );
+  const submitting = "SELECT * FROM jobs WHERE state = 'submitting' ORDER BY manifest_index";
+  const selectSubmitting = db.prepare<[], RawJob>(submitting);
   const recover = db.transaction((): string[] => {
     const rows = selectSubmitting.all();
     for (const row of rows) {
