@@ -1,5 +1,5 @@
 import type { StoreContext, Sync } from './context.js';
-import type { CachedPrice, LedgerHandle, PlanLedger, PriceEntry } from '../ledger.js';
+import type { CachedPrice, LedgerHandle, PlanLedger } from '../ledger.js';
 
 type Caches = Pick<PlanLedger, 'getPrices' | 'putPrices' | 'forgetPrices' | 'getCatalogue' | 'putCatalogue'> &
   Pick<LedgerHandle, 'getMeta' | 'setMeta'>;
@@ -28,14 +28,7 @@ export function createCaches(ctx: StoreContext): Sync<Caches> {
   );
   const ageMs = (iso: string): number => ctx.nowMs() - Date.parse(iso);
 
-  const putPrices = db.transaction((rows: readonly PriceEntry[]) => {
-    const now = ctx.nowIso();
-    for (const row of rows) upsertPrice.run({ key: row.key, priceUsd: row.priceUsd, source: row.source, now });
-  });
   const deletePrice = db.prepare('DELETE FROM prices WHERE key = ?');
-  const forgetPrices = db.transaction((keys: readonly string[]) => {
-    for (const key of keys) deletePrice.run(key);
-  });
 
   return {
     getPrices: (maxAgeMs) => {
@@ -46,8 +39,13 @@ export function createCaches(ctx: StoreContext): Sync<Caches> {
       }
       return fresh;
     },
-    putPrices: (rows) => putPrices.immediate(rows),
-    forgetPrices: (keys) => forgetPrices.immediate(keys),
+    putPrices: (rows) => {
+      const now = ctx.nowIso();
+      for (const row of rows) upsertPrice.run({ key: row.key, priceUsd: row.priceUsd, source: row.source, now });
+    },
+    forgetPrices: (keys) => {
+      for (const key of keys) deletePrice.run(key);
+    },
     getCatalogue: (baseUrl, maxAgeMs) => {
       const row = selectCatalogue.get(baseUrl);
       if (row === undefined || ageMs(row.fetched_at) > maxAgeMs) return undefined;

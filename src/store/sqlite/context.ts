@@ -19,21 +19,12 @@ export type JobProgress = Pick<
   | 'follow_seq' | 'result_path' | 'result_bytes' | 'result_sha256' | 'submitted_at' | 'finished_at'
 >;
 
-/** What every part of the ledger shares: the connection, the clock and the core statements. */
-export interface StoreContext {
-  db: Database.Database;
-  path: string;
-  nowIso(): string;
-  nowMs(): number;
-  getRawJob(id: string): RawJob | undefined;
-  /** `at` defaults to now; a state change passes the time it stamped on the row. */
-  insertEvent(jobId: string | null, kind: string, from: JobState | null, to: JobState | null, detail: unknown, at?: string): void;
-  /** Writes `next` over the row only if it is still in `from`; returns whether it was. */
-  writeProgress(id: string, from: JobState, next: JobProgress, now: string): boolean;
-  spentTotalMicro(): MicroUsd;
-}
+type State = JobState | null;
 
-export function createContext(db: Database.Database, path: string, nowMs: () => number): StoreContext {
+/** What every part of the ledger shares: the connection, the clock and the core statements. */
+export type StoreContext = ReturnType<typeof createContext>;
+
+export function createContext(db: Database.Database, path: string, nowMs: () => number) {
   const selectJob = db.prepare<[string], RawJob>('SELECT * FROM jobs WHERE id = ?');
   const insertEvent = db.prepare(
     `INSERT INTO events (at, job_id, kind, from_state, to_state, detail_json)
@@ -54,12 +45,17 @@ export function createContext(db: Database.Database, path: string, nowMs: () => 
     path,
     nowMs,
     nowIso,
-    getRawJob: (id) => selectJob.get(id),
-    insertEvent: (jobId, kind, from, to, detail, at = nowIso()) => {
+    getRawJob: (id: string) => selectJob.get(id),
+    /** `at` defaults to now; a state change passes the time it stamped on the row. */
+    insertEvent: (jobId: string | null, kind: string, from: State, to: State, detail: unknown, at = nowIso()): void => {
       insertEvent.run({ at, jobId, kind, from, to, detail: detail === undefined ? null : JSON.stringify(detail) });
     },
-    // `next` may be a whole row with changes: the statement binds the columns it names.
-    writeProgress: (id, from, next, now) => updateProgress.run({ ...next, id, from, now }).changes === 1,
-    spentTotalMicro: () => spentTotal.get()?.total ?? 0,
+    /**
+     * Writes `next` over the row only if it is still in `from`; returns whether it was. `next`
+     * may be a whole row with changes: the statement binds the columns it names.
+     */
+    writeProgress: (id: string, from: JobState, next: JobProgress, now: string) =>
+      updateProgress.run({ ...next, id, from, now }).changes === 1,
+    spentTotalMicro: (): MicroUsd => spentTotal.get()?.total ?? 0,
   };
 }

@@ -131,11 +131,6 @@ export function createJobRecords(ctx: StoreContext): Sync<JobRecords> {
       clearKeyPrices.run();
     }
   };
-  const skipAfter = db.transaction((after: number, send: SendSelection, reason: string): { leftOut: number; skipped: number } => {
-    const values = { after, reason, now: ctx.nowIso(), ...sendParams(send) };
-    const leftOut = skipEvents.run(values).changes;
-    return { leftOut, skipped: skipRows.run(values).changes };
-  });
 
   return {
     units: () => selectUnits.all(),
@@ -163,7 +158,11 @@ export function createJobRecords(ctx: StoreContext): Sync<JobRecords> {
     applyPrices,
     costRows: (send, only) =>
       (only === 'to_send' ? selectCostsToSend : selectCosts).all(sendParams(send)).map((row) => ({ ...row, toSend: row.toSend === 1 })),
-    skipAfter: (after, send, reason) => skipAfter.immediate(after, send, reason),
+    skipAfter: (after, send, reason) => {
+      const values = { after, reason, now: ctx.nowIso(), ...sendParams(send) };
+      const leftOut = skipEvents.run(values).changes;
+      return { leftOut, skipped: skipRows.run(values).changes };
+    },
     unmatchedPicks: (pick) => ({
       only: (pick.only ?? []).filter((pattern) => (isGlob(pattern) ? selectIdMatching : selectIdListed).get(pattern) === undefined),
       tags: (pick.tags ?? []).filter((tag) => selectTagCarried.get(tag) === undefined),

@@ -50,15 +50,6 @@ export function createTransitions(ctx: StoreContext): Sync<TransitionLedger> {
 
   const submitting = "SELECT * FROM jobs WHERE state = 'submitting' ORDER BY manifest_index";
   const selectSubmitting = db.prepare<[], RawJob>(submitting);
-  const recover = db.transaction((): string[] => {
-    const rows = selectSubmitting.all();
-    for (const row of rows) {
-      move(row, 'in_doubt', 'recovered', { reason: 'crashed while submitting' }, () => ({
-        last_error: 'crashed while submitting: the service may have taken it',
-      }));
-    }
-    return rows.map((row) => row.id);
-  });
 
   // A note on a paid job still `submitted` after a run asked about it (see CollectIssue): the
   // reason is the row's last_error, the kind the note's event.
@@ -109,7 +100,15 @@ export function createTransitions(ctx: StoreContext): Sync<TransitionLedger> {
   );
 
   return {
-    recoverInterrupted: () => recover.immediate(),
+    recoverInterrupted: () => {
+      const rows = selectSubmitting.all();
+      for (const row of rows) {
+        move(row, 'in_doubt', 'recovered', { reason: 'crashed while submitting' }, () => ({
+          last_error: 'crashed while submitting: the service may have taken it',
+        }));
+      }
+      return rows.map((row) => row.id);
+    },
     // IMMEDIATE takes the write lock before reading the total, so a second process cannot
     // reserve between our read and our write and push the ledger past the budget.
     reserveForSubmit: (id, budgetMicro, allowFrom) => reserve.immediate(id, budgetMicro, allowFrom),

@@ -21,17 +21,13 @@ export function createWebhookRecords(ctx: StoreContext): Sync<WebhookLedger> {
     'INSERT OR IGNORE INTO webhook_deliveries (delivery_id, received_at, event, job_id) VALUES (@deliveryId, @now, @event, @jobId)',
   );
 
-  const addRun = db.transaction((secret: string): number => {
-    const runId = Number(insertRun.run({ secret, now: ctx.nowIso() }).lastInsertRowid);
-    // The run's number only: the secret never goes into the event log.
-    ctx.insertEvent(null, 'webhook_run', null, null, { run: runId });
-    return runId;
-  });
-
   return {
     addWebhookRun: (secret) => {
       if (secret.length < 32 || secret.length > 255) throw new Error('bug in mediabatch: a webhook secret must be 32 to 255 characters');
-      return addRun.immediate(secret);
+      const runId = Number(insertRun.run({ secret, now: ctx.nowIso() }).lastInsertRowid);
+      // The run's number only: the secret never goes into the event log.
+      ctx.insertEvent(null, 'webhook_run', null, null, { run: runId });
+      return runId;
     },
     webhookRuns: () => selectRuns.all(),
     jobForDelivery: (requestId) => selectJob.get(requestId),
