@@ -36,11 +36,9 @@ export interface JobSpec {
   parentId?: string | undefined;
 }
 
-export interface ChangedJob {
-  id: string;
+export interface ChangedJob extends Pick<JobRow, 'id' | 'state'> {
   oldHash: string;
   newHash: string;
-  state: JobState;
 }
 
 /** Another job of the manifest holds its id (ignoring case). */
@@ -120,9 +118,8 @@ export interface LedgerIngest {
 }
 
 /**
- * Which jobs a read covers: the manifest's (`manifest`), those plus every job the manifest
- * dropped that is outstanding, in doubt or done (`report`: what a summary must not hide, every
- * paid result included), those dropped ones alone (`dropped`), or every row.
+ * The manifest's jobs; those and every dropped job outstanding, in doubt or done (`report`: what
+ * a summary must not hide, every paid result included); those dropped ones alone; or every row.
  */
 export type JobScope = 'manifest' | 'report' | 'dropped' | 'all';
 
@@ -157,10 +154,7 @@ export interface JobQuery {
   send?: SendSelection | undefined;
   /** Whatever their state. */
   pick?: JobPick | undefined;
-  /**
-   * Only failed jobs whose failure the event log records after this event id (from
-   * `lastEventId`): the jobs that failed during this run, which `run --retries` sends again.
-   */
+  /** Failed after this event id (from `lastEventId`): this run's failures, which `--retries` sends again. */
   failedAfter?: number | undefined;
   issue?: CollectIssue | undefined;
   /** Say of each row read whether a run with this selection may send it (JobRow.toSend). */
@@ -182,9 +176,8 @@ export interface FollowRow extends Pick<JobRow, 'id' | 'type' | 'paramsJson' | '
   followSeq: number;
 }
 
-export interface PriceGroupRow {
+export interface PriceGroupRow extends Pick<JobRow, 'type'> {
   groupKey: string;
-  type: JobType;
   /** The parameters of one of its jobs: every job of the group shares the priced ones. */
   paramsJson: string;
   jobs: number;
@@ -280,13 +273,9 @@ export interface EventWindow {
 }
 
 export type ReserveResult = 'reserved' | 'over-budget' | 'wrong-state';
-/** 'submitted', or the job that already holds the request id the service answered (→ in_doubt). */
+/** Or the job that already holds the request id the service answered (→ in_doubt). */
 export type SubmittedResult = 'submitted' | { conflictWith: string };
-/**
- * 'failed' is a failure the service called retryable and refunded; 'failed_for_good' any other
- * failure, and 'done', are sent again only on purpose (`run --redo`): a done job's result stays
- * on the row until the new one replaces it there.
- */
+/** 'failed' is retryable and refunded; any other failure ('failed_for_good') and 'done' are sent again on purpose. */
 export type ReservableState = 'pending' | 'skipped' | 'in_doubt' | 'failed' | 'failed_for_good' | 'done';
 
 export interface RemoteFailure {
@@ -319,7 +308,7 @@ export interface WebhookRun {
   secret: string;
 }
 
-/** A job as a webhook delivery finds it, by the request id the service names. */
+/** Found by the request id a delivery names. */
 export interface DeliveryJob extends Pick<JobRow, 'id' | 'type' | 'state' | 'paramsJson'> {
   /** The run that sent it with webhooks (its secret signs the job's deliveries); null: sent without. */
   webhookRun: number | null;
@@ -337,14 +326,13 @@ export interface DeliveryRecord {
 export interface LockHolder {
   pid: number;
   host: string;
-  /** The command line shown to whoever finds the ledger locked (never holds a token). */
+  /** Shown to whoever finds the ledger locked (never holds a token). */
   command: string;
 }
 
 /**
  * The lock's liveness rule, the same in every ledger: a holder on another host cannot be checked
- * from here, so it counts as alive; on this host signal 0 tells whether the pid exists (EPERM:
- * it exists but belongs to someone else).
+ * from here, so it counts as alive; here signal 0 tells whether the pid exists (EPERM: someone else's).
  */
 export function holderIsAlive(holder: Pick<LockHolder, 'pid' | 'host'>, thisHost: string): boolean {
   if (holder.host !== thisHost) return true;
@@ -375,10 +363,10 @@ export interface IngestLedger {
   unitFiles(unitKey: string, afterPath: string, limit: number): Promise<UnitFile[]>;
 }
 
-/** Reading jobs and the event log, a window at a time: every listing, report and follow queue. */
+/** Every listing, report and follow queue. */
 export interface ListingLedger {
   getJob(id: string): Promise<JobRow | undefined>;
-  /** Jobs in manifest order, a window at a time: every listing and every submit reads this way. */
+  /** In manifest order, a window at a time: every listing and every submit reads this way. */
   readJobs(query: JobQuery): Promise<JobRow[]>;
   countJobs(query: Omit<JobQuery, 'after' | 'limit'>): Promise<number>;
   /** Submitted jobs with a request id, in the order they became submitted. */
@@ -399,7 +387,7 @@ export interface ListingLedger {
   readEvents(window: EventWindow): Promise<EventRow[]>;
 }
 
-/** Pricing, the plan and the budget: the jobs a selection sends, their prices and what was spent. */
+/** Pricing, the plan and the budget. */
 export interface PlanLedger {
   /** What pricing quotes. */
   priceGroups(send: SendSelection): Promise<PriceGroupRow[]>;
@@ -440,9 +428,8 @@ export interface TransitionLedger {
    */
   reserveForSubmit(jobId: string, budgetMicro: MicroUsd | null, allowFrom: readonly ReservableState[]): Promise<ReserveResult>;
   /**
-   * submitting → submitted with the service's request id. A request id the ledger already gives
-   * to another job is a conflict: a misbehaving service, and no way to tell which job it means.
-   * The job goes `in_doubt` instead (its price stays counted) and the other keeps the id.
+   * A request id another job already holds means a misbehaving service and no way to tell which
+   * job it means: this one goes `in_doubt` instead (its price stays counted), the other keeps it.
    */
   markSubmitted(jobId: string, requestId: string): Promise<SubmittedResult>;
   /** submitting → pending, reservation released: the service provably did not take it. */
@@ -451,7 +438,6 @@ export interface TransitionLedger {
   markRefused(jobId: string, reason: string): Promise<void>;
   /** submitting → in_doubt: it may have been taken; its price stays counted as spent. */
   markInDoubt(jobId: string, reason: string): Promise<void>;
-  /** submitted → done, with where its result is. */
   markDone(jobId: string, result: StoredResult): Promise<void>;
   /** submitted → failed. A retryable, refunded one may be sent again; its spend falls back to earlier attempts'. */
   markFailedRemote(jobId: string, failure: RemoteFailure): Promise<void>;
@@ -460,9 +446,9 @@ export interface TransitionLedger {
    * stays as it is, with an event saying why.
    */
   markSkipped(jobId: string, reason: string): Promise<void>;
-  /** submitted → submitted, `reason` as its error, and an event of kind `issue`. */
+  /** `reason` as its error, and an event of kind `issue`. */
   noteUncollected(jobId: string, issue: CollectIssue, reason: string): Promise<void>;
-  /** submitted → submitted: asked, and still running at the service; an earlier note is cleared. */
+  /** Still running at the service: an earlier note is cleared. */
   noteStillRunning(jobId: string): Promise<void>;
   /** An event that changes no state: run-level (jobId null) or a note on a job. */
   recordEvent(jobId: string | null, kind: string, detail?: unknown): Promise<void>;
@@ -485,7 +471,6 @@ export interface WebhookLedger {
 export interface LedgerHandle {
   /** As messages name it (for SQLite, the file). */
   readonly location: string;
-  /** Opened for `status`: reads only. */
   readonly readonly: boolean;
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;

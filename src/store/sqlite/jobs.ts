@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type {
   CostRow,
+  EventRow,
   FollowRow,
   IngestLedger,
   JobQuery,
@@ -13,7 +14,7 @@ import type {
   UnitRecord,
 } from '../ledger.js';
 import type { StoreContext, Sync } from './context.js';
-import { JOB_COLUMNS_SQL, toEventRow, toJobRow, type RawEvent } from './rows.js';
+import { JOB_COLUMNS_SQL, toJobRow } from './rows.js';
 import { isGlob, pickParams, pickSql, SCOPE_SQL, SEND_SQL, sendParams, sendSql } from './selection.js';
 import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
 import type { JobType } from '../../jobs/types.js';
@@ -27,6 +28,15 @@ type JobRecords = ListingLedger &
 // submitted rows with an error look it up, through the events' index on job_id.
 const ISSUE_VALUE_SQL = "SELECT kind FROM events WHERE events.job_id = jobs.id AND kind IN ('not_collected', 'status_unknown') ORDER BY events.id DESC LIMIT 1";
 const ISSUE_SQL = `CASE WHEN state = 'submitted' AND last_error IS NOT NULL THEN (${ISSUE_VALUE_SQL}) END AS issue`;
+
+/** The log's columns under EventRow's names; `detail` is JSON text until parseDetail. */
+const EVENTS = `SELECT id, at, job_id AS jobId, kind, from_state AS fromState, to_state AS toState,
+  detail_json AS detail FROM events`;
+
+function parseDetail(row: EventRow): EventRow {
+  row.detail = typeof row.detail === 'string' ? JSON.parse(row.detail) : null;
+  return row;
+}
 
 /** Parameter prefixes of a listing's flag and of a pick beside a send selection in one statement. */
 const FLAG = 'flag_';
@@ -99,13 +109,12 @@ export function createJobRecords(ctx: StoreContext): Sync<JobRecords> {
   // Kept by triggers on every write to a job (schema.ts, migration 9).
   const selectJobsVersion = db.prepare<[], { value: number }>("SELECT value FROM counters WHERE name = 'jobs_written'");
   const selectLastEvent = db.prepare<[], { id: number | null }>('SELECT MAX(id) AS id FROM events');
-  const selectEvents = db.prepare<[string], RawEvent>('SELECT * FROM events WHERE job_id = ? ORDER BY id');
-  const selectRunEvents = db.prepare<[], RawEvent>('SELECT * FROM events WHERE job_id IS NULL ORDER BY id');
+  const selectRunEvents = db.prepare<[], EventRow>(`${EVENTS} WHERE job_id IS NULL ORDER BY id`);
   // Both walk an index in id order from `afterId` (events_by_job holds (job_id, rowid)), so a
-  // window costs its own size whatever the log's.
-  const selectWindow = db.prepare<[number, number], RawEvent>('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?');
-  const selectJobWindow = db.prepare<[string, number, number], RawEvent>(
-    'SELECT * FROM events WHERE job_id = ? AND id > ? ORDER BY id LIMIT ?',
+  // window costs its own size whatever the log's. A limit of -1 is none.
+  const selectWindow = db.prepare<[number, number], EventRow>(`${EVENTS} WHERE id > ? ORDER BY id LIMIT ?`);
+  const selectJobWindow = db.prepare<[string, number, number], EventRow>(
+    `${EVENTS} WHERE job_id = ? AND id > ? ORDER BY id LIMIT ?`,
   );
 
   // Only the temporary table is written here: the jobs take their prices in one statement after.
@@ -180,11 +189,11 @@ export function createJobRecords(ctx: StoreContext): Sync<JobRecords> {
       if (row === undefined) throw new Error('bug in mediabatch: the ledger has no jobs_written counter (migration 9)');
       return row.value;
     },
-    eventsFor: (id) => (id === null ? selectRunEvents.all() : selectEvents.all(id)).map(toEventRow),
+    eventsFor: (id) => (id === null ? selectRunEvents.all() : selectJobWindow.all(id, 0, -1)).map(parseDetail),
     readEvents: ({ afterId, limit, jobId }) => {
       if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`bug in mediabatch: a window of ${limit} events was asked for`);
       const rows = jobId === undefined ? selectWindow.all(afterId, limit) : selectJobWindow.all(jobId, afterId, limit);
-      return rows.map(toEventRow);
+      return rows.map(parseDetail);
     },
   };
 }

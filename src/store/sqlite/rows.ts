@@ -1,6 +1,6 @@
 import type { JobType } from '../../jobs/types.js';
 import type { JobState } from '../../jobs/states.js';
-import type { CollectIssue, EventRow, JobRow } from '../ledger.js';
+import type { CollectIssue, JobRow } from '../ledger.js';
 
 /** The columns of `jobs` exactly as SQLite returns them (money in whole micro-dollars). */
 export interface RawJob {
@@ -38,16 +38,6 @@ export interface RawJob {
   follow_seq: number | null;
   retryable: number | null;
   refunded: number | null;
-}
-
-export interface RawEvent {
-  id: number;
-  at: string;
-  job_id: string | null;
-  kind: string;
-  from_state: JobState | null;
-  to_state: JobState | null;
-  detail_json: string | null;
 }
 
 const flag = (value: number | null): boolean | null => (value === null ? null : value === 1);
@@ -112,16 +102,4 @@ export function toJobRow(values: readonly unknown[]): JobRow {
   };
   if (values.length > JOB_TO_SEND) row.toSend = values[JOB_TO_SEND] === 1;
   return row;
-}
-
-export function toEventRow(raw: RawEvent): EventRow {
-  return {
-    id: raw.id,
-    at: raw.at,
-    jobId: raw.job_id,
-    kind: raw.kind,
-    fromState: raw.from_state,
-    toState: raw.to_state,
-    detail: raw.detail_json === null ? null : JSON.parse(raw.detail_json),
-  };
 }
