@@ -133,11 +133,10 @@ function noLedger(path: string): LocalIoError {
 }
 
 function corrupt(path: string, detail: string, cause?: unknown): LocalIoError {
-  return new LocalIoError(
-    `ledger ${path} is not a usable SQLite database (${detail}): restore it from a backup, or move it aside to start a new ledger, which forgets what was already submitted and paid for`,
-    'E_LEDGER_CORRUPT',
-    cause,
-  );
+  const forgets = 'which forgets what was already submitted and paid for';
+  const next = `restore it from a backup, or move it aside to start a new ledger, ${forgets}`;
+  const message = `ledger ${path} is not a usable SQLite database (${detail}): ${next}`;
+  return new LocalIoError(message, 'E_LEDGER_CORRUPT', cause);
 }
 
 /** SQLite codes a file or folder the user may not write can cause (the -shm file's show as I/O errors). */
@@ -186,12 +185,9 @@ function readOnlyFiles(path: string): string[] {
 
 function readOnlyLedger(path: string, files: readonly string[], cause?: unknown): LocalIoError {
   const what = files.length === 1 ? `ledger ${files[0] ?? path} is` : `ledger files ${files.join(', ')} are`;
-  const them = files.length === 1 ? 'it' : 'them';
-  return new LocalIoError(
-    `${what} read-only: make ${them} writable (chmod u+w ${files.join(' ')}), or pass --db PATH to use another ledger`,
-    'E_LEDGER_READONLY',
-    cause,
-  );
+  const fix = `make ${files.length === 1 ? 'it' : 'them'} writable (chmod u+w ${files.join(' ')})`;
+  const message = `${what} read-only: ${fix}, or pass --db PATH to use another ledger`;
+  return new LocalIoError(message, 'E_LEDGER_READONLY', cause);
 }
 
 /**
@@ -203,20 +199,15 @@ function permissionProblem(path: string, cause: unknown): LocalIoError | undefin
   if (readOnly.length > 0) return readOnlyLedger(path, readOnly, cause);
   const folder = dirname(path);
   if (existsSync(folder) && !writable(folder)) {
-    return new LocalIoError(
-      `cannot create or write the ledger ${path}: the folder ${folder} is not writable (SQLite keeps the ledger's -wal and -shm files beside it); fix the folder's permissions, or pass --db PATH in a writable folder`,
-      'E_LEDGER_FOLDER',
-      cause,
-    );
+    const why = `the folder ${folder} is not writable (SQLite keeps the ledger's -wal and -shm files beside it)`;
+    const fix = "fix the folder's permissions, or pass --db PATH in a writable folder";
+    return new LocalIoError(`cannot create or write the ledger ${path}: ${why}; ${fix}`, 'E_LEDGER_FOLDER', cause);
   }
   return undefined;
 }
 
 function cannotOpen(path: string, error: unknown): LocalIoError {
   const detail = error instanceof Error ? error.message : String(error);
-  return new LocalIoError(
-    `ledger ${path} cannot be opened (${detail}): check that the folder exists and is writable`,
-    'E_LEDGER_OPEN',
-    error,
-  );
+  const next = 'check that the folder exists and is writable';
+  return new LocalIoError(`ledger ${path} cannot be opened (${detail}): ${next}`, 'E_LEDGER_OPEN', error);
 }

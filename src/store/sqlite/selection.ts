@@ -20,11 +20,7 @@ export const SCOPE_SQL: Record<JobScope, string> = {
 };
 
 /** `*`, `?` and `[` make a pattern a glob; a pattern without them matches one id exactly. */
-const GLOB_CHARS = /[*?[]/;
-
-export function isGlob(pattern: string): boolean {
-  return GLOB_CHARS.test(pattern);
-}
+export const isGlob = (pattern: string): boolean => /[*?[]/.test(pattern);
 
 /**
  * Jobs a person picked, with the parameters of pickParams. Exact ids are looked up in a set
