@@ -188,6 +188,24 @@ describe('architecture', () => {
     expect(frozen).toEqual([]);
   });
 
+  it('the memory ledger, test code, builds on the ledger interface and the job states alone', () => {
+    // It implements `Ledger` as a second process would see it; the program never opens it, so it
+    // lives in test/support/, and the first import of runner, cli or SQLite code would make it a
+    // copy of what it is meant to check.
+    const dir = path.join(ROOT, 'test', 'support', 'memory-ledger');
+    const wrong = sourceFiles(dir)
+      .flatMap(importsOf)
+      .filter((i) => !i.specifier.startsWith('./'))
+      .filter((i) => {
+        const file = i.targetFile ?? '';
+        const leaf = file !== '' && !file.includes('/');
+        return !(leaf || file.startsWith('jobs/') || ['store/ledger.ts', 'store/index.ts'].includes(file));
+      })
+      .map((i) => `test/support/memory-ledger/${path.basename(i.file)} imports ${i.specifier}`);
+    expect(sourceFiles(dir).length).toBeGreaterThan(0);
+    expect(wrong).toEqual([]);
+  });
+
   it('test-only libraries stay out of src', () => {
     const wrong = imports.filter((i) => TEST_ONLY.includes(i.target)).map((i) => `${i.file} imports ${i.target}`);
     expect(wrong).toEqual([]);

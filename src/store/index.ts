@@ -1,49 +1,6 @@
-/** The ledger: one async interface in roles (ledger.ts), the SQLite implementation (the only code that knows better-sqlite3) and the in-memory one. */
-export type {
-  Ledger,
-  IngestLedger,
-  ListingLedger,
-  PlanLedger,
-  TransitionLedger,
-  WebhookLedger,
-  LedgerHandle,
-  JobSpec,
-  JobRow,
-  JobCursor,
-  JobQuery,
-  JobScope,
-  EventRow,
-  EventWindow,
-  ChangedJob,
-  MovedJob,
-  CostRow,
-  FollowRow,
-  IdConflict,
-  KeyPrice,
-  LedgerIngest,
-  PriceGroupRow,
-  PutResult,
-  SendSelection,
-  JobPick,
-  SyncResult,
-  UnitFile,
-  UnitRecord,
-  UnitState,
-  ReserveResult,
-  ReservableState,
-  RemoteFailure,
-  StoredResult,
-  SubmittedResult,
-  CollectIssue,
-  CachedPrice,
-  PriceEntry,
-  LockHolder,
-  WebhookRun,
-  DeliveryJob,
-  DeliveryRecord,
-} from './ledger.js';
+/** The ledger: one async interface in roles (ledger.ts), and the SQLite ledger (the only code that knows SQLite). */
+export type * from './ledger.js';
 export { LedgerLockedError } from './ledger.js';
 export { openSqliteLedger, type SqliteLedgerMode, type SqliteLedgerOptions } from './sqlite/sqlite-ledger.js';
 export { SCHEMA_VERSION } from './sqlite/schema.js';
 export { JOB_STATES, isJobState, canTransition, type JobState, type State } from '../jobs/states.js';
-export { openMemoryLedger, type MemoryLedger, type MemoryLedgerOptions } from './memory/memory-ledger.js';

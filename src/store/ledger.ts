@@ -1,11 +1,10 @@
 /**
  * The ledger: what mediabatch knows about every job of one manifest, what it cost and what the
  * service answered. It is the only record of what was paid for, so every implementation keeps
- * the promises below; test/store/ledger-contract.ts checks them against each one.
- *
- * Nothing here names a database. The SQLite ledger (store/sqlite/) is the one mediabatch ships;
- * the in-memory one (store/memory/) is for tests about planning, pricing and the runner's decisions.
- * A caller takes the role it uses (IngestLedger, PlanLedger …); `Ledger` is all of them.
+ * the promises below; test/store/ledger-contract.ts checks them against each one. The SQLite
+ * ledger (store/sqlite/) is the only one in src/. The in-memory one is test code
+ * (test/support/memory-ledger/), for tests about planning, pricing and the runner's decisions:
+ * the program never opens it. A caller takes the role it uses (IngestLedger, PlanLedger …).
  */
 import { ConfigError } from '../errors.js';
 import type { JobState } from '../jobs/states.js';
@@ -24,35 +23,32 @@ export interface JobSpec {
   type: JobType;
   paramsJson: string;
   textChars?: number | undefined;
-  /** The text a speech job speaks. */
   text?: string | undefined;
   /** The images it sends, by field (the manifest's ImageRef: path, written, contentType, bytes, sha256). */
   filesJson?: string | undefined;
   tags?: readonly string[] | undefined;
-  /** Where the manifest gives it, for messages: `file:line:col`. */
+  /** `file:line:col`, for messages. */
   origin: string;
   /** Its price group (every priced field but the length) and its full price key. */
   groupKey: string;
   priceKey: string;
-  /** A part of a text split into several jobs: the id of the job it is a part of. */
+  /** A part of a split text: the id of the job it is a part of. */
   parentId?: string | undefined;
 }
 
-export interface ChangedJob {
-  id: string;
+export interface ChangedJob extends Pick<JobRow, 'id' | 'state'> {
   oldHash: string;
   newHash: string;
-  state: JobState;
 }
 
-/** A job not recorded because another job of the manifest holds its id (ignoring case). */
+/** Another job of the manifest holds its id (ignoring case). */
 export interface IdConflict {
   id: string;
   origin: string;
   heldBy: { id: string; origin: string | null };
 }
 
-/** A job whose content (new, or changed) is what another id was already paid for. */
+/** Its content (new, or changed) is what another id was already paid for. */
 export interface MovedJob {
   id: string;
   paidAs: { id: string; state: JobState };
@@ -62,7 +58,6 @@ export interface PutResult {
   conflicts: IdConflict[];
   /** Jobs already sent whose content differs now: they keep their old content and result. */
   changed: ChangedJob[];
-  /** Jobs that would be sent (or were changed) with content another id already counts a spend for. */
   moved: MovedJob[];
 }
 
@@ -72,24 +67,20 @@ export interface SyncResult {
   changed: number;
   /** Jobs the manifest no longer lists (still collected when paid for). */
   dropped: number;
-  /** Jobs the manifest lists, after this ingest. */
   listed: number;
 }
 
-/** One unit of a manifest (its inline jobs, or one source) as the last ingest that read it left it. */
-export interface UnitRecord {
-  key: string;
-  position: number;
-  fingerprint: string;
-  jobs: number;
-  readAt: string;
-}
-
-/** A unit as the ingest ends: read again (with its new fingerprint), or kept as it was. */
+/** A unit of a manifest (its inline jobs, or one source) as the ingest ends: read again, or kept as it was. */
 export interface UnitState {
   key: string;
   position: number;
   fingerprint: string;
+}
+
+/** A unit as the last ingest that read it left it. */
+export interface UnitRecord extends UnitState {
+  jobs: number;
+  readAt: string;
 }
 
 /** A file a unit's rows named and its stamp (size and modification time) when it was read. */
@@ -104,61 +95,49 @@ export interface UnitFile {
  * leaves the ledger as it was.
  *
  * - `keep(unit)`: a unit unchanged since it was last read; its jobs stay listed as they are.
- * - `put(unit, specs)`: jobs of a unit being read, in manifest order. A new id becomes pending;
- *   a pending or skipped job, or a failure retryable and refunded, whose content changed takes
- *   the new content and loses its price (nothing is paid for it); a job already sent whose
- *   content changed keeps its content and is reported in `changed`. A job whose id (ignoring
- *   case) another job of this manifest holds is not recorded: it comes back in `conflicts`. A
- *   new or changed content that another id counts a spend for comes back in `moved` (not in
- *   `changed`): the caller refuses the manifest, or would pay for that content twice.
+ * - `put(unit, specs)`: in manifest order. A new id becomes pending; new content for a job
+ *   nothing was paid for (pending, skipped, or a failure retryable and refunded) replaces the
+ *   old and drops its price; a job already sent keeps its content and comes back in `changed`.
+ *   New or changed content another id counts a spend for comes back in `moved` instead: the
+ *   caller refuses the manifest, or would pay for that content twice.
  * - `commit(units)`: every job of a unit read again but not seen, and of a unit no longer
  *   listed, leaves the manifest; the units' fingerprints are stored.
  */
 export interface LedgerIngest {
   keep(unitKey: string): Promise<void>;
   /**
-   * Ids given by rows that have problems (the ingest will be rolled back): they still take part
-   * in the uniqueness check, so a second job with such an id is reported in the same pass.
+   * Ids of rows that have problems (the ingest will be rolled back) still take part in the
+   * uniqueness check, so a second job with such an id is reported in the same pass.
    */
   claim(unitKey: string, claims: readonly { id: string; origin: string }[]): Promise<IdConflict[]>;
   put(unitKey: string, specs: readonly JobSpec[]): Promise<PutResult>;
-  /** The files a unit's rows named, so the next ingest can tell whether the unit changed. */
+  /** So that the next ingest can tell whether the unit changed. */
   putUnitFiles(unitKey: string, files: readonly UnitFile[]): Promise<void>;
   commit(units: readonly UnitState[]): Promise<SyncResult>;
   rollback(): Promise<void>;
 }
 
 /**
- * Which jobs a read covers: the manifest's (`manifest`), those plus every job the manifest
- * dropped that is outstanding, in doubt or done (`report`: what a summary must not hide, every
- * paid result included), those dropped ones alone (`dropped`), or every row.
+ * The manifest's jobs; those and every dropped job outstanding, in doubt or done (`report`: what
+ * a summary must not hide, every paid result included); those dropped ones alone; or every row.
  */
 export type JobScope = 'manifest' | 'report' | 'dropped' | 'all';
 
-/**
- * The jobs a person picked (`run --only`, `--tag`): a job is picked when its id matches one of
- * `only` (when given) and it carries one of `tags` (when given). An empty or absent list picks
- * every job.
- */
+/** `run --only`, `--tag`: a job is picked when each list given (not empty) has a match. */
 export interface JobPick {
-  /**
-   * Ids, or globs over the whole id (`*`, `?`, `[...]`, as a shell matches file names), matched
-   * case-sensitively: `ch-0*`, `intro-??`, `take-[12]`.
-   */
+  /** Ids, or globs over the whole id as a shell matches file names, case-sensitive: `ch-0*`, `take-[12]`. */
   only?: readonly string[] | undefined;
-  /** Tags, each matched exactly. */
   tags?: readonly string[] | undefined;
 }
 
 /**
- * The jobs a run may send (each only if the manifest lists it and `JobPick` picks it): pending
- * and skipped ones, failed ones the service called retryable and refunded, in-doubt ones only
- * when asked for, and the done or failed jobs named in `redo`. Pricing, the plan, the budget check,
- * --partial and the submits all read this one selection.
+ * The jobs a run may send, listed and picked: pending and skipped ones, failures the service
+ * called retryable and refunded, in-doubt ones when asked for, and the done or failed jobs in
+ * `redo`. Pricing, the plan, the budget check, --partial and the submits all read this one.
  */
 export interface SendSelection extends JobPick {
   resubmitInDoubt: boolean;
-  /** Done or failed jobs to generate again on purpose (`run --redo`): priced and budgeted as any job to send. */
+  /** `run --redo`: priced and budgeted as any job to send. */
   redo?: readonly string[] | undefined;
 }
 
@@ -168,50 +147,39 @@ export interface JobCursor {
   id: string;
 }
 
+/** Every field given narrows the rows read, except `flagSend`. */
 export interface JobQuery {
   scope: JobScope;
-  /** Only jobs in these states. */
   states?: readonly JobState[] | undefined;
-  /** Only jobs of these kinds: one endpoint class's jobs, which the runner sends in a lane of their own. */
+  /** One endpoint class's kinds: the runner sends each class in a lane of its own. */
   types?: readonly JobType[] | undefined;
-  /** Only jobs a run with this selection may send. */
   send?: SendSelection | undefined;
-  /** Only jobs a person picked (--only, --tag), whatever their state. */
+  /** Whatever their state. */
   pick?: JobPick | undefined;
-  /**
-   * Only failed jobs whose failure the event log records after event `failedAfter` (an id from
-   * `lastEventId`): the jobs that failed during this run, which `run --retries` sends again.
-   */
+  /** Failed after this event id (from `lastEventId`): this run's failures, which `--retries` sends again. */
   failedAfter?: number | undefined;
-  /** Only submitted jobs an earlier look left with this collect issue. */
   issue?: CollectIssue | undefined;
   /** Say of each row read whether a run with this selection may send it (JobRow.toSend). */
   flagSend?: SendSelection | undefined;
   /**
-   * Keyset: only rows after this one in manifest order (the last row of the previous window).
-   * A query with a cursor is a window of a walk, read in manifest order at the cost of its own
-   * size; without one it is a listing, which the ledger may answer by state first.
+   * Keyset: the last row of the previous window. A query with a cursor is a window of a walk,
+   * read in manifest order at the cost of its own size; without one it is a listing, which the
+   * ledger may answer by state first.
    */
   after?: JobCursor | undefined;
-  /** Only rows up to this manifest index. */
+  /** A manifest index. */
   through?: number | undefined;
   limit: number;
 }
 
 /** A job that was sent and is to be followed, in the order it became submitted. */
-export interface FollowRow {
-  id: string;
-  type: JobType;
+export interface FollowRow extends Pick<JobRow, 'id' | 'type' | 'paramsJson' | 'submittedAt'> {
   requestId: string;
-  paramsJson: string;
   followSeq: number;
-  submittedAt: string | null;
 }
 
-/** One price group of the jobs in some states, and how many of them have each text length. */
-export interface PriceGroupRow {
+export interface PriceGroupRow extends Pick<JobRow, 'type'> {
   groupKey: string;
-  type: JobType;
   /** The parameters of one of its jobs: every job of the group shares the priced ones. */
   paramsJson: string;
   jobs: number;
@@ -219,7 +187,6 @@ export interface PriceGroupRow {
   lengths: { chars: number; jobs: number }[];
 }
 
-/** A price for every job with this price key. */
 export interface KeyPrice {
   priceKey: string;
   priceMicro: MicroUsd;
@@ -227,16 +194,12 @@ export interface KeyPrice {
   source: string;
 }
 
-/** Jobs and money of the manifest by kind, model, price group and price source, and whether they are to be sent. */
-export interface CostRow {
-  type: JobType;
+/** Jobs and money by kind, model, price group and price source, and whether they are to be sent. */
+export interface CostRow extends Pick<JobRow, 'type' | 'groupKey' | 'priceSource'> {
   model: string | null;
-  groupKey: string | null;
-  priceSource: string | null;
   toSend: boolean;
   jobs: number;
   priceMicro: MicroUsd;
-  /** Jobs without a price yet. */
   unpriced: number;
 }
 
@@ -251,9 +214,8 @@ export interface JobRow {
   text: string | null;
   filesJson: string | null;
   tags: string[];
-  /** Where the manifest gave it (`file:line:col`); null for rows from before mediabatch kept it. */
+  /** null for rows from before mediabatch kept it. */
   origin: string | null;
-  /** Whether the manifest still lists it. */
   inManifest: boolean;
   parentId: string | null;
   groupKey: string | null;
@@ -266,12 +228,12 @@ export interface JobRow {
   /** What the ledger counts as committed for this job (the spend rule on reserveForSubmit). */
   spentMicro: MicroUsd;
   lastError: string | null;
-  /** What the service said of its failure (null when it did not fail at the service). */
+  /** What the service said of its failure; null when it did not fail at the service. */
   retryable: boolean | null;
   refunded: boolean | null;
   /** Set on a `submitted` job an earlier look left uncollected; `lastError` says why. */
   issue: CollectIssue | null;
-  /** Whether a run may send it, when the query asked (JobQuery.flagSend); else undefined. */
+  /** Set when the query asked (JobQuery.flagSend). */
   toSend?: boolean | undefined;
   resultPath: string | null;
   resultBytes: number | null;
@@ -283,11 +245,9 @@ export interface JobRow {
 }
 
 /**
- * Why a paid job is still `submitted` after a run asked about it:
- * - 'not_collected': the service finished it, but its result could not be saved (a refused
- *   URL, a result over the size limit, bytes that are not the media asked for, a cut download);
- * - 'status_unknown': the service could not say how it is (404 for its request id, unreachable).
- * Neither is a failure of the job: its request id is the only handle on a paid result, so every
+ * Why a paid job is still `submitted` after a run asked about it: its result could not be saved
+ * (refused URL, too large, not the media asked for, cut download), or the service could not say
+ * how it is. Neither is a failure: its request id is the only handle on a paid result, so every
  * later run asks again.
  */
 export type CollectIssue = 'not_collected' | 'status_unknown';
@@ -304,24 +264,20 @@ export interface EventRow {
   detail: unknown;
 }
 
-/** A window of the event log, oldest first: a log of millions of events is read a window at a time. */
+/** A log of millions of events is read a window at a time. */
 export interface EventWindow {
-  /** Only events whose id is larger: 0 for the first window, then the last id of the one before. */
+  /** 0 for the first window, then the last id of the one before. */
   afterId: number;
-  /** At most this many events (a whole number ≥ 1). */
+  /** A whole number ≥ 1. */
   limit: number;
   /** Only this job's events; absent: every event, the run-level ones included. */
   jobId?: string | undefined;
 }
 
 export type ReserveResult = 'reserved' | 'over-budget' | 'wrong-state';
-/** 'submitted', or the job that already holds the request id the service answered (→ in_doubt). */
+/** Or the job that already holds the request id the service answered (→ in_doubt). */
 export type SubmittedResult = 'submitted' | { conflictWith: string };
-/**
- * 'failed' is a failure the service called retryable and refunded; 'failed_for_good' any other
- * failure, and 'done', are sent again only on purpose (`run --redo`): a done job's result stays
- * on the row until the new one replaces it there.
- */
+/** 'failed' is retryable and refunded; any other failure ('failed_for_good') and 'done' are sent again on purpose. */
 export type ReservableState = 'pending' | 'skipped' | 'in_doubt' | 'failed' | 'failed_for_good' | 'done';
 
 export interface RemoteFailure {
@@ -336,37 +292,26 @@ export interface StoredResult {
   sha256: string;
 }
 
-/**
- * A cached price. The cache holds what pricing stores: quotes in dollars as the service gave
- * them, and fitted per-character rates, which are fractions of a micro-dollar.
- */
+/** Dollars as the service gave them, or fitted per-character rates: fractions of a micro-dollar. */
 export interface CachedPrice {
   priceUsd: number;
   source: string;
   ageMs: number;
 }
 
-export interface PriceEntry {
+export interface PriceEntry extends Omit<CachedPrice, 'ageMs'> {
   /** The price parameters, canonicalised by pricing/ (never a token). */
   key: string;
-  priceUsd: number;
-  source: string;
 }
 
-/** A run that sent jobs with webhooks, and the secret their deliveries are signed with. */
 export interface WebhookRun {
   id: number;
   /** Never shown: not in output, reports, logs or events. */
   secret: string;
 }
 
-/** A job as a webhook delivery finds it, by the request id the service names. */
-export interface DeliveryJob {
-  id: string;
-  type: JobType;
-  state: JobState;
-  /** The parameters it was sent with (a speech job's `format` names its result file). */
-  paramsJson: string;
+/** Found by the request id a delivery names. */
+export interface DeliveryJob extends Pick<JobRow, 'id' | 'type' | 'state' | 'paramsJson'> {
   /** The run that sent it with webhooks (its secret signs the job's deliveries); null: sent without. */
   webhookRun: number | null;
 }
@@ -374,23 +319,22 @@ export interface DeliveryJob {
 /** A verified webhook delivery, recorded so that its id is applied at most once. */
 export interface DeliveryRecord {
   deliveryId: string;
-  /** `job.processing`, `job.completed`, `job.failed`, as the service names it. */
+  /** As the service names it: `job.completed` … */
   event: string;
-  /** The job it names; null when no job of this ledger holds its request id. */
+  /** null when no job of this ledger holds its request id. */
   jobId: string | null;
 }
 
 export interface LockHolder {
   pid: number;
   host: string;
-  /** The command line shown to whoever finds the ledger locked (never holds a token). */
+  /** Shown to whoever finds the ledger locked (never holds a token). */
   command: string;
 }
 
 /**
  * The lock's liveness rule, the same in every ledger: a holder on another host cannot be checked
- * from here, so it counts as alive; on this host signal 0 tells whether the pid exists (EPERM:
- * it exists but belongs to someone else).
+ * from here, so it counts as alive; here signal 0 tells whether the pid exists (EPERM: someone else's).
  */
 export function holderIsAlive(holder: Pick<LockHolder, 'pid' | 'host'>, thisHost: string): boolean {
   if (holder.host !== thisHost) return true;
@@ -402,7 +346,7 @@ export function holderIsAlive(holder: Pick<LockHolder, 'pid' | 'host'>, thisHost
   }
 }
 
-/** acquireRunLock's refusal (E_LOCKED): another live process holds the lock. */
+/** acquireRunLock's refusal: another live process holds the lock. */
 export class LedgerLockedError extends ConfigError {
   constructor(
     message: string,
@@ -412,77 +356,58 @@ export class LedgerLockedError extends ConfigError {
   }
 }
 
-/** Bringing the manifest in (runner/ingest.ts): the ingest, and what the last one recorded. */
+/** Bringing the manifest in (runner/ingest.ts). */
 export interface IngestLedger {
-  /**
-   * Starts bringing the ledger in line with the manifest (see LedgerIngest). While it is open,
-   * nothing else may change the ledger through this handle.
-   */
+  /** While the ingest is open, nothing else may change the ledger through this handle. */
   beginIngest(): Promise<LedgerIngest>;
-  /** Every unit the last ingests recorded, with its fingerprint. */
   units(): Promise<UnitRecord[]>;
   /** The files a unit's rows named when it was read, in windows by path. */
   unitFiles(unitKey: string, afterPath: string, limit: number): Promise<UnitFile[]>;
 }
 
-/** Reading jobs and the event log, a window at a time: every listing, report and follow queue. */
+/** Every listing, report and follow queue. */
 export interface ListingLedger {
   getJob(id: string): Promise<JobRow | undefined>;
-  /** Jobs in manifest order, a window at a time: every listing and every submit reads this way. */
+  /** In manifest order, a window at a time: every listing and every submit reads this way. */
   readJobs(query: JobQuery): Promise<JobRow[]>;
-  /** How many jobs a query would read, all windows together. */
   countJobs(query: Omit<JobQuery, 'after' | 'limit'>): Promise<number>;
-  /** Submitted jobs with a request id, in the order they became submitted, after `afterSeq`. */
+  /** Submitted jobs with a request id, in the order they became submitted. */
   readFollowing(afterSeq: number, limit: number): Promise<FollowRow[]>;
-  /** The parts of a split job the manifest lists (`parent_id`), in order. */
+  /** The parts of a split job the manifest lists, in order. */
   readParts(parentId: string): Promise<JobRow[]>;
-  /** Split jobs whose listed parts are all done, by id after `afterId`: the joins a run writes. */
+  /** Split jobs whose listed parts are all done, by id: the joins a run writes. */
   splitsDone(afterId: string, limit: number): Promise<string[]>;
-  /** Jobs by state, over `scope` (default: every row). */
+  /** Over `scope` (default: every row). */
   countsByState(scope?: JobScope): Promise<Record<JobState, number>>;
-  /**
-   * A number that changes with every write to a job, from any process: a document read from
-   * the ledger at one version says the same at the same version, so it need not be written again.
-   */
+  /** Changes with every write to a job, from any process: a document need not be written again at one version. */
   jobsVersion(): Promise<number>;
-  /** The id of the newest event (0 for an empty log): a later query's `failedAfter` starts there. */
+  /** 0 for an empty log: a later query's `failedAfter` starts there. */
   lastEventId(): Promise<number>;
-  /** A job's events, oldest first (what `mediabatch log --job` shows); null: the run-level events. */
+  /** A job's events, oldest first (`mediabatch log --job`); null: the run-level events. */
   eventsFor(jobId: string | null): Promise<EventRow[]>;
-  /** The next window of the event log after `afterId`, oldest first (`mediabatch log`); empty at the end. */
+  /** Oldest first (`mediabatch log`); empty at the end. */
   readEvents(window: EventWindow): Promise<EventRow[]>;
 }
 
-/** Pricing, the plan and the budget: the jobs a selection sends, their prices and what was spent. */
+/** Pricing, the plan and the budget. */
 export interface PlanLedger {
-  /** The jobs `send` selects, by price group, with their text lengths: what pricing quotes. */
+  /** What pricing quotes. */
   priceGroups(send: SendSelection): Promise<PriceGroupRow[]>;
-  /**
-   * Every job `send` selects whose price key is listed takes that price (and source), in one
-   * transaction. A job already sent keeps the price it was sent at.
-   */
+  /** In one transaction; a job already sent keeps the price it was sent at. */
   applyPrices(prices: readonly KeyPrice[], send: SendSelection): Promise<void>;
-  /**
-   * The manifest's jobs and their prices by kind, model, group and source; `toSend` for those
-   * `send` selects. With 'to_send', only those (a plan's lines), found without reading the rest.
-   */
+  /** The manifest's jobs; with 'to_send' only those `send` selects (a plan's), found without reading the rest. */
   costRows(send: SendSelection, only?: 'to_send'): Promise<CostRow[]>;
-  /**
-   * The jobs `send` selects after manifest index `after` are left out of this run: pending ones
-   * become skipped, the others stay as they are; each gets an event with `reason`. Returns how
-   * many were left out, and how many of them became skipped.
-   */
+  /** `--partial`: the selected jobs after `after` are left out; pending ones become skipped; each gets an event. */
   skipAfter(after: number, send: SendSelection, reason: string): Promise<{ leftOut: number; skipped: number }>;
-  /** The parts of `pick` that match no job of the manifest: patterns of `only`, and `tags`. */
+  /** The parts of `pick` that match no job of the manifest. */
   unmatchedPicks(pick: JobPick): Promise<{ only: string[]; tags: string[] }>;
-  /** What the ledger counts as spent: the sum of every job's spend, earlier runs included. */
+  /** The sum of every job's spend, earlier runs included. */
   spentMicro(): Promise<MicroUsd>;
-  /** Every cached price at most `maxAgeMs` old, by key. */
   getPrices(maxAgeMs: number): Promise<Map<string, CachedPrice>>;
   putPrices(rows: readonly PriceEntry[]): Promise<void>;
   /** Drops cached prices that turned out to be out of date. */
   forgetPrices(keys: readonly string[]): Promise<void>;
-  /** The parsed models catalogue of `baseUrl` if it is at most `maxAgeMs` old. */
+  /** The parsed models catalogue, if it is at most `maxAgeMs` old. */
   getCatalogue(baseUrl: string, maxAgeMs: number): Promise<unknown>;
   putCatalogue(baseUrl: string, json: unknown): Promise<void>;
 }
@@ -505,9 +430,8 @@ export interface TransitionLedger {
    */
   reserveForSubmit(jobId: string, budgetMicro: MicroUsd | null, allowFrom: readonly ReservableState[]): Promise<ReserveResult>;
   /**
-   * submitting → submitted with the service's request id. A request id the ledger already gives
-   * to another job is a conflict: a misbehaving service, and no way to tell which job it means.
-   * The job goes `in_doubt` instead (its price stays counted) and the other keeps the id.
+   * A request id another job already holds means a misbehaving service and no way to tell which
+   * job it means: this one goes `in_doubt` instead (its price stays counted), the other keeps it.
    */
   markSubmitted(jobId: string, requestId: string): Promise<SubmittedResult>;
   /** submitting → pending, reservation released: the service provably did not take it. */
@@ -516,53 +440,39 @@ export interface TransitionLedger {
   markRefused(jobId: string, reason: string): Promise<void>;
   /** submitting → in_doubt: it may have been taken; its price stays counted as spent. */
   markInDoubt(jobId: string, reason: string): Promise<void>;
-  /** submitted → done, with where its result is. */
   markDone(jobId: string, result: StoredResult): Promise<void>;
-  /**
-   * submitted → failed, with the service's reason and whether it called the failure retryable
-   * and refunded it. A retryable, refunded failure may be sent again (reserveForSubmit from
-   * 'failed'); its spend falls back to what earlier attempts may have cost.
-   */
+  /** submitted → failed. A retryable, refunded one may be sent again; its spend falls back to earlier attempts'. */
   markFailedRemote(jobId: string, failure: RemoteFailure): Promise<void>;
   /**
-   * pending → skipped. A job already skipped, in_doubt (not resending it is the default anyway,
-   * and its price must stay counted), failed or done (not sent again after all) stays as it is,
-   * with an event saying why.
+   * pending → skipped. A job skipped, in_doubt (its price must stay counted), failed or done
+   * stays as it is, with an event saying why.
    */
   markSkipped(jobId: string, reason: string): Promise<void>;
-  /** submitted → submitted, `reason` as its error, and an event of kind `issue`. */
+  /** `reason` as its error, and an event of kind `issue`. */
   noteUncollected(jobId: string, issue: CollectIssue, reason: string): Promise<void>;
-  /** submitted → submitted: asked, and still running at the service; an earlier note is cleared. */
+  /** Still running at the service: an earlier note is cleared. */
   noteStillRunning(jobId: string): Promise<void>;
   /** An event that changes no state: run-level (jobId null) or a note on a job. */
   recordEvent(jobId: string | null, kind: string, detail?: unknown): Promise<void>;
 }
 
-/** What following jobs by webhook keeps: the runs' secrets, who sent each job, the deliveries applied. */
+/** What following jobs by webhook keeps. */
 export interface WebhookLedger {
-  /**
-   * Stores a new run's webhook secret (32–255 characters) and answers the run's number. The
-   * secrets are kept for as long as the ledger: the service retries deliveries for a day.
-   */
+  /** A secret of 32–255 characters; the run's number. Kept: the service retries deliveries for a day. */
   addWebhookRun(secret: string): Promise<number>;
-  /** Every run's webhook secret, oldest first. */
+  /** Oldest first. */
   webhookRuns(): Promise<WebhookRun[]>;
-  /** The job holding `requestId`, with the run that sent it; undefined when no job does. */
   jobForDelivery(requestId: string): Promise<DeliveryJob | undefined>;
-  /**
-   * Notes that run `runId` sent job `jobId` (a later send by another run replaces the note).
-   * Asked in the same turn as markSubmitted, it commits with it.
-   */
+  /** A later send by another run replaces the note. Asked in the same turn as markSubmitted, it commits with it. */
   noteWebhookRun(jobId: string, runId: number): Promise<void>;
-  /** Records a delivery by its id: true the first time, false (and nothing written) for an id seen before. */
+  /** True the first time, false (and nothing written) for an id seen before. */
   recordDelivery(delivery: DeliveryRecord): Promise<boolean>;
 }
 
-/** The handle itself: where it lives, its notes, the run lock, and its lifetime. */
+/** The handle itself: where it lives, its notes, the run lock, its lifetime. */
 export interface LedgerHandle {
-  /** Where the ledger lives, as messages name it (for SQLite, the file). */
+  /** As messages name it (for SQLite, the file). */
   readonly location: string;
-  /** Opened for `status`: reads only. */
   readonly readonly: boolean;
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
@@ -571,19 +481,13 @@ export interface LedgerHandle {
    * still alive is refused (LedgerLockedError, E_LOCKED); a dead holder's lock is taken over.
    */
   acquireRunLock(holder: LockHolder): Promise<void>;
-  /** Drops the lock if this handle holds it. */
+  /** If this handle holds it. */
   releaseRunLock(): Promise<void>;
-  /**
-   * Writes what is committed now into a new file that opens as a ledger of its own: what a
-   * command that must not change this one (another process holds its run lock) works on.
-   */
+  /** What is committed, as a ledger of its own: for a command that must not change this one (it is locked). */
   copyTo(file: string): Promise<void>;
-  /**
-   * Waits until every change asked for so far has its answer (some are asked for without
-   * waiting: a request id, a webhook note). A run calls it before it reads its summary.
-   */
+  /** Until every change asked for has its answer (some are not awaited: a request id, a webhook note). */
   flush(): Promise<void>;
-  /** Waits for every change asked for so far, releases the run lock if held, then closes. Safe to call twice. */
+  /** As flush, then releases the run lock if held and closes. Safe to call twice. */
   close(): Promise<void>;
 }
 

@@ -8,7 +8,7 @@ import { openManifest } from '../../src/manifest/open.js';
 import { ingestManifest } from '../../src/runner/ingest.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { FIXTURES } from './helpers.js';
-import { openMemoryLedger } from '../../src/store/index.js';
+import { openMemoryLedger } from '../support/memory-ledger/memory-ledger.js';
 
 // In this catalogue Kokoro takes at most 40 characters a job.
 async function models(): Promise<Model[]> {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { clockFrom } from '../helpers/clock.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { openMemoryLedger } from '../../src/store/index.js';
+import { openMemoryLedger } from '../support/memory-ledger/memory-ledger.js';
 import { byState, ledgerRows } from '../reliability/helpers.js';
 import { speechManifest } from '../security/servers.js';
 

@@ -8,7 +8,7 @@ import { runInProcess } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { FAST } from '../reliability/helpers.js';
 import { speechManifest } from '../security/servers.js';
-import { openMemoryLedger } from '../../src/store/index.js';
+import { openMemoryLedger } from '../support/memory-ledger/memory-ledger.js';
 
 describe('results of jobs removed from the manifest after they were sent', () => {
   const workspace = useWorkspace();

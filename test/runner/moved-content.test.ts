@@ -5,7 +5,7 @@ import { ManifestError } from '../../src/manifest/errors.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { ROW_NUMBERED_MANIFEST as MANIFEST } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { openMemoryLedger } from '../../src/store/index.js';
+import { openMemoryLedger } from '../support/memory-ledger/memory-ledger.js';
 import { FAST, ledgerRows } from '../reliability/helpers.js';
 
 

@@ -3,7 +3,8 @@ import { budgetFit, sumMicro } from '../../src/money.js';
 import { planRun } from '../../src/runner/plan.js';
 import { planFromLedger } from '../../src/runner/run.js';
 import { jobWindows } from '../../src/runner/windows.js';
-import { openMemoryLedger, type Ledger, type SendSelection } from '../../src/store/index.js';
+import type { Ledger, SendSelection } from '../../src/store/index.js';
+import { openMemoryLedger } from '../support/memory-ledger/memory-ledger.js';
 import { SEND, seed, spec, sync } from '../store/contract/fixtures.js';
 
 /** Jobs a … e priced 1 … 5 dollars, in manifest order. */

@@ -8,7 +8,7 @@ import { Pace, planPace } from '../../src/runner/pace.js';
 import { createRunProgress, estimate, limitsOf } from '../../src/runner/index.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { systemClock } from '../../src/clock.js';
-import { openMemoryLedger } from '../../src/store/index.js';
+import { openMemoryLedger } from '../support/memory-ledger/memory-ledger.js';
 
 /** One speech job per voice: each is a price group of its own, so one price call each. */
 const VOICES = ['af_sky', 'af_bella', 'am_adam', 'bf_emma', 'bm_george'];

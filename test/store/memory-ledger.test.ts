@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openMemoryLedger, type MemoryLedger } from '../../src/store/index.js';
+import { openMemoryLedger, type MemoryLedger } from '../support/memory-ledger/memory-ledger.js';
 import { ledgerContract } from './ledger-contract.js';
 import { allJobs, seed, spec } from './contract/fixtures.js';
 

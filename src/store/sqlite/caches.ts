@@ -1,21 +1,11 @@
-import type { StoreContext } from './context.js';
-import type { CachedPrice, PriceEntry } from '../ledger.js';
+import type { StoreContext, Sync } from './context.js';
+import type { CachedPrice, LedgerHandle, PlanLedger } from '../ledger.js';
+
+type Caches = Pick<PlanLedger, 'getPrices' | 'putPrices' | 'forgetPrices' | 'getCatalogue' | 'putCatalogue'> &
+  Pick<LedgerHandle, 'getMeta' | 'setMeta'>;
 
 /** Things worth keeping between runs so that re-estimating costs no calls: prices, models, notes. */
-export interface LedgerCaches {
-  /** Every cached price at most `maxAgeMs` old, by key. */
-  getPrices(maxAgeMs: number): Map<string, CachedPrice>;
-  putPrices(rows: readonly PriceEntry[]): void;
-  /** Drops cached prices that turned out to be out of date. */
-  forgetPrices(keys: readonly string[]): void;
-  /** The parsed models catalogue of `baseUrl` if it is at most `maxAgeMs` old. */
-  getCatalogue(baseUrl: string, maxAgeMs: number): unknown;
-  putCatalogue(baseUrl: string, json: unknown): void;
-  getMeta(key: string): string | undefined;
-  setMeta(key: string, value: string): void;
-}
-
-export function createCaches(ctx: StoreContext): LedgerCaches {
+export function createCaches(ctx: StoreContext): Sync<Caches> {
   const { db } = ctx;
   const selectPrices = db.prepare<[], { key: string; price_usd: number; source: string; created_at: string }>(
     'SELECT key, price_usd, source, created_at FROM prices',
@@ -38,14 +28,7 @@ export function createCaches(ctx: StoreContext): LedgerCaches {
   );
   const ageMs = (iso: string): number => ctx.nowMs() - Date.parse(iso);
 
-  const putPrices = db.transaction((rows: readonly PriceEntry[]) => {
-    const now = ctx.nowIso();
-    for (const row of rows) upsertPrice.run({ key: row.key, priceUsd: row.priceUsd, source: row.source, now });
-  });
   const deletePrice = db.prepare('DELETE FROM prices WHERE key = ?');
-  const forgetPrices = db.transaction((keys: readonly string[]) => {
-    for (const key of keys) deletePrice.run(key);
-  });
 
   return {
     getPrices: (maxAgeMs) => {
@@ -56,8 +39,13 @@ export function createCaches(ctx: StoreContext): LedgerCaches {
       }
       return fresh;
     },
-    putPrices: (rows) => putPrices.immediate(rows),
-    forgetPrices: (keys) => forgetPrices.immediate(keys),
+    putPrices: (rows) => {
+      const now = ctx.nowIso();
+      for (const row of rows) upsertPrice.run({ key: row.key, priceUsd: row.priceUsd, source: row.source, now });
+    },
+    forgetPrices: (keys) => {
+      for (const key of keys) deletePrice.run(key);
+    },
     getCatalogue: (baseUrl, maxAgeMs) => {
       const row = selectCatalogue.get(baseUrl);
       if (row === undefined || ageMs(row.fetched_at) > maxAgeMs) return undefined;

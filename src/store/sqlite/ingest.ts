@@ -1,17 +1,7 @@
 import type { JobState } from '../../jobs/states.js';
-import type { ChangedJob, IdConflict, JobSpec, PutResult, SyncResult, UnitFile, UnitState } from '../ledger.js';
-import type { StoreContext } from './context.js';
+import type { ChangedJob, IdConflict, JobSpec, LedgerIngest, PutResult, SyncResult, UnitState } from '../ledger.js';
+import type { StoreContext, Sync } from './context.js';
 import type { RawJob } from './rows.js';
-
-/** The ingest session on one connection, synchronous (ledger.ts: LedgerIngest says what each does). */
-export interface CoreIngest {
-  keep(unitKey: string): void;
-  claim(unitKey: string, claims: readonly { id: string; origin: string }[]): IdConflict[];
-  put(unitKey: string, specs: readonly JobSpec[]): PutResult;
-  putUnitFiles(unitKey: string, files: readonly UnitFile[]): void;
-  commit(units: readonly UnitState[]): SyncResult;
-  rollback(): void;
-}
 
 type Known = Pick<RawJob, 'id' | 'content_hash' | 'state' | 'seen' | 'unit' | 'in_manifest' | 'origin' | 'retryable' | 'refunded'>;
 
@@ -20,7 +10,7 @@ type Known = Pick<RawJob, 'id' | 'content_hash' | 'state' | 'seen' | 'unit' | 'i
  * process writes can interleave) and returns its session. Everything it writes becomes visible
  * at `commit`; `rollback`, or a crash, leaves the ledger as it was.
  */
-export function beginIngest(ctx: StoreContext): CoreIngest {
+export function beginIngest(ctx: StoreContext): Sync<LedgerIngest> {
   const { db } = ctx;
   db.exec('BEGIN IMMEDIATE');
   try {
@@ -39,7 +29,7 @@ function rollbackIfOpen(db: StoreContext['db']): void {
   if (db.inTransaction) db.exec('ROLLBACK');
 }
 
-function openSession(ctx: StoreContext): CoreIngest {
+function openSession(ctx: StoreContext): Sync<LedgerIngest> {
   const { db } = ctx;
   const gen = (db.prepare("UPDATE counters SET value = value + 1 WHERE name = 'ingest' RETURNING value").get() as { value: number }).value;
   const lookup = db.prepare<[string], Known>(

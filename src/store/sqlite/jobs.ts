@@ -2,53 +2,41 @@ import type Database from 'better-sqlite3';
 import type {
   CostRow,
   EventRow,
-  EventWindow,
   FollowRow,
-  JobPick,
+  IngestLedger,
   JobQuery,
-  JobRow,
-  JobScope,
   KeyPrice,
+  ListingLedger,
+  PlanLedger,
   PriceGroupRow,
   SendSelection,
   UnitFile,
   UnitRecord,
 } from '../ledger.js';
-import type { StoreContext } from './context.js';
-import { JOB_COLUMNS_SQL, toEventRow, toJobRow, type RawEvent } from './rows.js';
-import { isGlob, pickParams, pickSql, scopeSql, SEND_SQL, sendParams, sendSql } from './selection.js';
+import type { StoreContext, Sync } from './context.js';
+import { JOB_COLUMNS_SQL, toJobRow } from './rows.js';
+import { isGlob, pickParams, pickSql, SCOPE_SQL, SEND_SQL, sendParams, sendSql } from './selection.js';
 import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
 import type { JobType } from '../../jobs/types.js';
-import type { MicroUsd } from '../../money.js';
 
-/** The jobs table and the event log as the synchronous core reads them, a window at a time. */
-export interface JobRecords {
-  units(): UnitRecord[];
-  unitFiles(unitKey: string, afterPath: string, limit: number): UnitFile[];
-  getJob(id: string): JobRow | undefined;
-  readJobs(query: JobQuery): JobRow[];
-  countJobs(query: Omit<JobQuery, 'after' | 'limit'>): number;
-  readFollowing(afterSeq: number, limit: number): FollowRow[];
-  readParts(parentId: string): JobRow[];
-  splitsDone(afterId: string, limit: number): string[];
-  priceGroups(send: SendSelection): PriceGroupRow[];
-  applyPrices(prices: readonly KeyPrice[], send: SendSelection): void;
-  costRows(send: SendSelection, only?: 'to_send'): CostRow[];
-  skipAfter(after: number, send: SendSelection, reason: string): { leftOut: number; skipped: number };
-  unmatchedPicks(pick: JobPick): { only: string[]; tags: string[] };
-  lastEventId(): number;
-  countsByState(scope?: JobScope): Record<JobState, number>;
-  spentMicro(): MicroUsd;
-  jobsVersion(): number;
-  eventsFor(id: string | null): EventRow[];
-  readEvents(window: EventWindow): EventRow[];
-  recordEvent(jobId: string | null, kind: string, detail?: unknown): void;
-}
+/** The jobs table and the event log, read a window at a time, and the plan's writes over a selection. */
+type JobRecords = ListingLedger &
+  Omit<IngestLedger, 'beginIngest'> &
+  Pick<PlanLedger, 'priceGroups' | 'applyPrices' | 'costRows' | 'skipAfter' | 'unmatchedPicks' | 'spentMicro'>;
 
-// The issue is the kind of the note that set last_error (collect-notes.ts); only the few
+// The issue is the kind of the note that set last_error (transitions.ts); only the few
 // submitted rows with an error look it up, through the events' index on job_id.
 const ISSUE_VALUE_SQL = "SELECT kind FROM events WHERE events.job_id = jobs.id AND kind IN ('not_collected', 'status_unknown') ORDER BY events.id DESC LIMIT 1";
 const ISSUE_SQL = `CASE WHEN state = 'submitted' AND last_error IS NOT NULL THEN (${ISSUE_VALUE_SQL}) END AS issue`;
+
+/** The log's columns under EventRow's names; `detail` is JSON text until parseDetail. */
+const EVENTS = `SELECT id, at, job_id AS jobId, kind, from_state AS fromState, to_state AS toState,
+  detail_json AS detail FROM events`;
+
+function parseDetail(row: EventRow): EventRow {
+  row.detail = typeof row.detail === 'string' ? JSON.parse(row.detail) : null;
+  return row;
+}
 
 /** Parameter prefixes of a listing's flag and of a pick beside a send selection in one statement. */
 const FLAG = 'flag_';
@@ -57,7 +45,7 @@ const PICK = 'pick_';
 // The bulk skip below writes what markSkipped writes, one row at a time; it must stay a move the table allows.
 if (!canTransition('pending', 'skipped')) throw new Error('bug in mediabatch: skipAfter moves pending jobs to skipped, which the state table forbids');
 
-export function createJobRecords(ctx: StoreContext): JobRecords {
+export function createJobRecords(ctx: StoreContext): Sync<JobRecords> {
   const { db } = ctx;
   const statements = new Map<string, Database.Statement>();
   /** Statements whose text depends on a query's shape, prepared once per shape. */
@@ -121,13 +109,12 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
   // Kept by triggers on every write to a job (schema.ts, migration 9).
   const selectJobsVersion = db.prepare<[], { value: number }>("SELECT value FROM counters WHERE name = 'jobs_written'");
   const selectLastEvent = db.prepare<[], { id: number | null }>('SELECT MAX(id) AS id FROM events');
-  const selectEvents = db.prepare<[string], RawEvent>('SELECT * FROM events WHERE job_id = ? ORDER BY id');
-  const selectRunEvents = db.prepare<[], RawEvent>('SELECT * FROM events WHERE job_id IS NULL ORDER BY id');
+  const selectRunEvents = db.prepare<[], EventRow>(`${EVENTS} WHERE job_id IS NULL ORDER BY id`);
   // Both walk an index in id order from `afterId` (events_by_job holds (job_id, rowid)), so a
-  // window costs its own size whatever the log's.
-  const selectWindow = db.prepare<[number, number], RawEvent>('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?');
-  const selectJobWindow = db.prepare<[string, number, number], RawEvent>(
-    'SELECT * FROM events WHERE job_id = ? AND id > ? ORDER BY id LIMIT ?',
+  // window costs its own size whatever the log's. A limit of -1 is none.
+  const selectWindow = db.prepare<[number, number], EventRow>(`${EVENTS} WHERE id > ? ORDER BY id LIMIT ?`);
+  const selectJobWindow = db.prepare<[string, number, number], EventRow>(
+    `${EVENTS} WHERE job_id = ? AND id > ? ORDER BY id LIMIT ?`,
   );
 
   // Only the temporary table is written here: the jobs take their prices in one statement after.
@@ -153,11 +140,6 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
       clearKeyPrices.run();
     }
   };
-  const skipAfter = db.transaction((after: number, send: SendSelection, reason: string): { leftOut: number; skipped: number } => {
-    const values = { after, reason, now: ctx.nowIso(), ...sendParams(send) };
-    const leftOut = skipEvents.run(values).changes;
-    return { leftOut, skipped: skipRows.run(values).changes };
-  });
 
   return {
     units: () => selectUnits.all(),
@@ -185,7 +167,11 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     applyPrices,
     costRows: (send, only) =>
       (only === 'to_send' ? selectCostsToSend : selectCosts).all(sendParams(send)).map((row) => ({ ...row, toSend: row.toSend === 1 })),
-    skipAfter: (after, send, reason) => skipAfter.immediate(after, send, reason),
+    skipAfter: (after, send, reason) => {
+      const values = { after, reason, now: ctx.nowIso(), ...sendParams(send) };
+      const leftOut = skipEvents.run(values).changes;
+      return { leftOut, skipped: skipRows.run(values).changes };
+    },
     unmatchedPicks: (pick) => ({
       only: (pick.only ?? []).filter((pattern) => (isGlob(pattern) ? selectIdMatching : selectIdListed).get(pattern) === undefined),
       tags: (pick.tags ?? []).filter((tag) => selectTagCarried.get(tag) === undefined),
@@ -193,7 +179,7 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
     lastEventId: () => selectLastEvent.get()?.id ?? 0,
     countsByState: (scope = 'all') => {
       const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
-      const rows = prepared(`SELECT state, COUNT(*) AS n FROM jobs WHERE ${scopeSql(scope)} GROUP BY state`).all() as { state: JobState; n: number }[];
+      const rows = prepared(`SELECT state, COUNT(*) AS n FROM jobs WHERE ${SCOPE_SQL[scope]} GROUP BY state`).all() as { state: JobState; n: number }[];
       for (const { state, n } of rows) counts[state] = n;
       return counts;
     },
@@ -203,13 +189,12 @@ export function createJobRecords(ctx: StoreContext): JobRecords {
       if (row === undefined) throw new Error('bug in mediabatch: the ledger has no jobs_written counter (migration 9)');
       return row.value;
     },
-    eventsFor: (id) => (id === null ? selectRunEvents.all() : selectEvents.all(id)).map(toEventRow),
+    eventsFor: (id) => (id === null ? selectRunEvents.all() : selectJobWindow.all(id, 0, -1)).map(parseDetail),
     readEvents: ({ afterId, limit, jobId }) => {
       if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`bug in mediabatch: a window of ${limit} events was asked for`);
       const rows = jobId === undefined ? selectWindow.all(afterId, limit) : selectJobWindow.all(jobId, afterId, limit);
-      return rows.map(toEventRow);
+      return rows.map(parseDetail);
     },
-    recordEvent: (jobId, kind, detail) => ctx.insertEvent(jobId, kind, null, null, detail),
   };
 }
 
@@ -227,7 +212,7 @@ function fromSql(query: Pick<JobQuery, 'issue' | 'after'>): string {
 
 /** The conditions of a query, one text per query shape; the values are bound, never written into it. */
 function jobFilter(query: Omit<JobQuery, 'limit'>): { where: string; params: Record<string, unknown> } {
-  const where = [scopeSql(query.scope)];
+  const where = [SCOPE_SQL[query.scope]];
   const params: Record<string, unknown> = {};
   if (query.after !== undefined) {
     // Dropped jobs may share an index with listed ones: the id breaks the tie.

@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { LocalIoError } from '../../errors.js';
+import { JOB_STATES } from '../../jobs/states.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 
 type Db = Database.Database;
@@ -11,11 +12,11 @@ const BUSY_TIMEOUT_MS = 5000;
 /**
  * SQLite's page cache, in KiB (a negative cache_size), taken only as pages are used. Its 2 MB
  * default holds little of the id indexes of a big manifest, and each job recorded then reads
- * pages back from the file: a larger cache made recording 100,000 jobs 2.5× faster. At a
- * million jobs, `validate --offline` took 53 s and 278 MB peak with 64 MB, 57 s and 245 MB with
- * 32 MB: 32 MB keeps a million-row source under 256 MB.
+ * pages back from the file; a larger one must still keep a million-row source under the memory
+ * goal (npm run bench).
  */
 const CACHE_KIB = 32 * 1024;
+
 /**
  * Opens (and, unless read-only, creates and migrates) the ledger file; a scratch one (thrown
  * away after one command) without durability. Every way the file can be unusable ends in a
@@ -35,12 +36,12 @@ export function openDatabase(path: string, readonly: boolean, scratch = false): 
     throw error instanceof Database.SqliteError ? asLocalIoError(path, error) : cannotOpen(path, error);
   }
   try {
-    if (scratch) configureScratch(db);
-    else configure(db, readonly);
-    // A reader changes nothing: a damaged page it reads fails that read (core.ts turns it into
-    // the same message), and the next command that writes checks the whole file before it spends.
+    configure(db, readonly, scratch);
+    // A reader changes nothing: a damaged page it reads fails that read (with the same message,
+    // asLocalIoError), and the next command that writes checks the whole file before it spends.
     if (!readonly) checkIntegrity(db, path);
     migrate(db, path, readonly);
+    if (!readonly) prepareToWrite(db);
     return db;
   } catch (error) {
     db.close();
@@ -48,8 +49,17 @@ export function openDatabase(path: string, readonly: boolean, scratch = false): 
   }
 }
 
-function configure(db: Db, readonly: boolean): void {
+function configure(db: Db, readonly: boolean, scratch: boolean): void {
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.pragma('foreign_keys = ON');
+  db.pragma(`cache_size = -${CACHE_KIB}`);
+  if (scratch) {
+    // A file of its own, thrown away after one command (estimate's copy): nothing in it is
+    // worth a disk flush.
+    db.pragma('journal_mode = MEMORY');
+    db.pragma('synchronous = OFF');
+    return;
+  }
   // WAL lets `status` read while a run writes. The mode is stored in the file, so a read-only
   // connection inherits it and must not try to set it.
   if (!readonly) db.pragma('journal_mode = WAL');
@@ -57,19 +67,6 @@ function configure(db: Db, readonly: boolean): void {
   // next checkpoint). A lost `submitting` row would come back as `pending` and be sent, and
   // paid for, a second time; FULL syncs the WAL on every commit, before the request leaves.
   db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
-  db.pragma(`cache_size = -${CACHE_KIB}`);
-}
-
-/**
- * A scratch ledger (a file of its own, thrown away after one command: estimate's copy) keeps nothing
- * worth a disk flush: no WAL, no sync, its rollback journal in memory.
- */
-function configureScratch(db: Db): void {
-  db.pragma('journal_mode = MEMORY');
-  db.pragma('synchronous = OFF');
-  db.pragma('foreign_keys = ON');
-  db.pragma(`cache_size = -${CACHE_KIB}`);
 }
 
 function checkIntegrity(db: Db, path: string): void {
@@ -112,6 +109,21 @@ function migrate(db: Db, path: string, readonly: boolean): void {
   db.pragma('foreign_keys = ON');
 }
 
+/**
+ * The first write when no migration was due: another process holding the file's write lock is
+ * found here. The states a job may be in are rows (migration 5): this version's list is added to
+ * what the file has. The running total is kept by triggers; recomputing it once per open costs
+ * one scan.
+ */
+function prepareToWrite(db: Db): void {
+  db.transaction(() => {
+    const addState = db.prepare('INSERT OR IGNORE INTO job_states (name) VALUES (?)');
+    for (const state of JOB_STATES) addState.run(state);
+    db.prepare('UPDATE spend_total SET spent_micro = (SELECT COALESCE(SUM(spent_micro), 0) FROM jobs) WHERE id = 1')
+      .run();
+  }).immediate();
+}
+
 function userVersion(db: Db): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
@@ -121,11 +133,10 @@ function noLedger(path: string): LocalIoError {
 }
 
 function corrupt(path: string, detail: string, cause?: unknown): LocalIoError {
-  return new LocalIoError(
-    `ledger ${path} is not a usable SQLite database (${detail}): restore it from a backup, or move it aside to start a new ledger, which forgets what was already submitted and paid for`,
-    'E_LEDGER_CORRUPT',
-    cause,
-  );
+  const forgets = 'which forgets what was already submitted and paid for';
+  const next = `restore it from a backup, or move it aside to start a new ledger, ${forgets}`;
+  const message = `ledger ${path} is not a usable SQLite database (${detail}): ${next}`;
+  return new LocalIoError(message, 'E_LEDGER_CORRUPT', cause);
 }
 
 /** SQLite codes a file or folder the user may not write can cause (the -shm file's show as I/O errors). */
@@ -142,26 +153,18 @@ export function asLocalIoError(path: string, error: unknown): unknown {
   // SQLite says only "readonly database" or "unable to open": which file or folder it is matters.
   const permission = MAYBE_PERMISSIONS.test(code) ? permissionProblem(path, error) : undefined;
   if (permission !== undefined) return permission;
+  const again = 'then run the same command again (a job caught mid-submit is then marked in doubt)';
   if (code === 'SQLITE_FULL') {
-    return new LocalIoError(
-      `cannot write the ledger ${path}: no space left on the device holding the ledger (${message}): free space there, then run the same command again (a job caught mid-submit is then marked in doubt)`,
-      'E_LEDGER_FULL',
-      error,
-    );
+    const full = `no space left on the device holding the ledger (${message}): free space there`;
+    return new LocalIoError(`cannot write the ledger ${path}: ${full}, ${again}`, 'E_LEDGER_FULL', error);
   }
   if (code.startsWith('SQLITE_IOERR')) {
-    return new LocalIoError(
-      `cannot write the ledger ${path} (${message}): free disk space or fix the disk, then run the same command again (a job caught mid-submit is then marked in doubt)`,
-      'E_LEDGER_WRITE',
-      error,
-    );
+    const fix = 'free disk space or fix the disk';
+    return new LocalIoError(`cannot write the ledger ${path} (${message}): ${fix}, ${again}`, 'E_LEDGER_WRITE', error);
   }
   if (code === 'SQLITE_BUSY') {
-    return new LocalIoError(
-      `ledger ${path} stayed locked by another process for ${BUSY_TIMEOUT_MS / 1000} s: wait for it to finish and try again`,
-      'E_LEDGER_BUSY',
-      error,
-    );
+    const waited = `stayed locked by another process for ${BUSY_TIMEOUT_MS / 1000} s`;
+    return new LocalIoError(`ledger ${path} ${waited}: wait for it to finish and try again`, 'E_LEDGER_BUSY', error);
   }
   return cannotOpen(path, error);
 }
@@ -182,12 +185,9 @@ function readOnlyFiles(path: string): string[] {
 
 function readOnlyLedger(path: string, files: readonly string[], cause?: unknown): LocalIoError {
   const what = files.length === 1 ? `ledger ${files[0] ?? path} is` : `ledger files ${files.join(', ')} are`;
-  const them = files.length === 1 ? 'it' : 'them';
-  return new LocalIoError(
-    `${what} read-only: make ${them} writable (chmod u+w ${files.join(' ')}), or pass --db PATH to use another ledger`,
-    'E_LEDGER_READONLY',
-    cause,
-  );
+  const fix = `make ${files.length === 1 ? 'it' : 'them'} writable (chmod u+w ${files.join(' ')})`;
+  const message = `${what} read-only: ${fix}, or pass --db PATH to use another ledger`;
+  return new LocalIoError(message, 'E_LEDGER_READONLY', cause);
 }
 
 /**
@@ -199,20 +199,15 @@ function permissionProblem(path: string, cause: unknown): LocalIoError | undefin
   if (readOnly.length > 0) return readOnlyLedger(path, readOnly, cause);
   const folder = dirname(path);
   if (existsSync(folder) && !writable(folder)) {
-    return new LocalIoError(
-      `cannot create or write the ledger ${path}: the folder ${folder} is not writable (SQLite keeps the ledger's -wal and -shm files beside it); fix the folder's permissions, or pass --db PATH in a writable folder`,
-      'E_LEDGER_FOLDER',
-      cause,
-    );
+    const why = `the folder ${folder} is not writable (SQLite keeps the ledger's -wal and -shm files beside it)`;
+    const fix = "fix the folder's permissions, or pass --db PATH in a writable folder";
+    return new LocalIoError(`cannot create or write the ledger ${path}: ${why}; ${fix}`, 'E_LEDGER_FOLDER', cause);
   }
   return undefined;
 }
 
 function cannotOpen(path: string, error: unknown): LocalIoError {
   const detail = error instanceof Error ? error.message : String(error);
-  return new LocalIoError(
-    `ledger ${path} cannot be opened (${detail}): check that the folder exists and is writable`,
-    'E_LEDGER_OPEN',
-    error,
-  );
+  const next = 'check that the folder exists and is writable';
+  return new LocalIoError(`ledger ${path} cannot be opened (${detail}): ${next}`, 'E_LEDGER_OPEN', error);
 }

@@ -1,6 +1,6 @@
 import type { JobType } from '../../jobs/types.js';
 import type { JobState } from '../../jobs/states.js';
-import type { CollectIssue, EventRow, JobRow } from '../ledger.js';
+import type { CollectIssue, JobRow } from '../ledger.js';
 
 /** The columns of `jobs` exactly as SQLite returns them (money in whole micro-dollars). */
 export interface RawJob {
@@ -40,23 +40,12 @@ export interface RawJob {
   refunded: number | null;
 }
 
-export interface RawEvent {
-  id: number;
-  at: string;
-  job_id: string | null;
-  kind: string;
-  from_state: JobState | null;
-  to_state: JobState | null;
-  detail_json: string | null;
-}
-
 const flag = (value: number | null): boolean | null => (value === null ? null : value === 1);
 
 /**
- * The columns a JobRow is made of, in the order a listing selects them. Listings read rows as
- * arrays (better-sqlite3's `.raw()`): an object a row, keyed by column name, cost twice as much
- * to build (10 µs against 5 µs a row over a million rows, npm run bench). A listing may add
- * the collect issue and the send flag after these (JOB_ISSUE, JOB_TO_SEND).
+ * The columns a JobRow is made of, in the order a listing selects them, then the collect issue
+ * and, when asked, the send flag. Listings read rows as arrays (better-sqlite3's `.raw()`): an
+ * object a row, keyed by column name, costs twice as much to build (npm run bench).
  */
 const JOB_COLUMNS = [
   'id', 'manifest_index', 'content_hash', 'type', 'params_json', 'text_chars', 'text', 'files_json', 'tags_json',
@@ -66,7 +55,6 @@ const JOB_COLUMNS = [
 ] as const satisfies readonly (keyof RawJob)[];
 
 export const JOB_COLUMNS_SQL = JOB_COLUMNS.join(', ');
-/** Where a listing puts the collect issue and, when asked, the send flag. */
 const JOB_ISSUE = JOB_COLUMNS.length;
 const JOB_TO_SEND = JOB_COLUMNS.length + 1;
 
@@ -77,8 +65,8 @@ const at = Object.fromEntries(JOB_COLUMNS.map((name, index) => [name, index])) a
 export function toJobRow(values: readonly unknown[]): JobRow {
   const v = <K extends Column>(name: K): RawJob[K] => values[at[name]] as RawJob[K];
   const tagsJson = v('tags_json');
-  // One literal, the optional flag added after: a literal that starts with a spread built each
-  // row property by property in V8's slow dictionary mode, 80 µs a row (16× slower; bench).
+  // One literal, the optional flag added after: a literal that starts with a spread is built
+  // property by property in V8's slow dictionary mode.
   const row: JobRow = {
     id: v('id'),
     manifestIndex: v('manifest_index'),
@@ -114,16 +102,4 @@ export function toJobRow(values: readonly unknown[]): JobRow {
   };
   if (values.length > JOB_TO_SEND) row.toSend = values[JOB_TO_SEND] === 1;
   return row;
-}
-
-export function toEventRow(raw: RawEvent): EventRow {
-  return {
-    id: raw.id,
-    at: raw.at,
-    jobId: raw.job_id,
-    kind: raw.kind,
-    fromState: raw.from_state,
-    toState: raw.to_state,
-    detail: raw.detail_json === null ? null : JSON.parse(raw.detail_json),
-  };
 }

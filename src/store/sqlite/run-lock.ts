@@ -1,25 +1,10 @@
-import type { StoreContext } from './context.js';
-import { asLocalIoError } from './open-database.js';
-import { holderIsAlive, LedgerLockedError, type LockHolder } from '../ledger.js';
+import type { StoreContext, Sync } from './context.js';
+import { holderIsAlive, LedgerLockedError, type LedgerHandle, type LockHolder } from '../ledger.js';
 
-export interface RunLock {
-  /**
-   * Makes this process the only one running jobs from this ledger. A lock whose holder is
-   * still alive is refused (LedgerLockedError E_LOCKED); a dead holder's lock is taken over.
-   */
-  acquireRunLock(holder: LockHolder): void;
-  /** Drops the lock if this pid on this host holds it. */
-  releaseRunLock(): void;
-}
+type LockRow = LockHolder & { started_at: string };
 
-interface LockRow {
-  pid: number;
-  host: string;
-  started_at: string;
-  command: string;
-}
-
-export function createRunLock(ctx: StoreContext): RunLock {
+/** The run lock (LedgerHandle.acquireRunLock); releasing drops it only if this pid on this host holds it. */
+export function createRunLock(ctx: StoreContext): Sync<Pick<LedgerHandle, 'acquireRunLock' | 'releaseRunLock'>> {
   const { db } = ctx;
   const selectLock = db.prepare<[], LockRow>('SELECT pid, host, started_at, command FROM run_lock WHERE id = 1');
   const replaceLock = db.prepare(
@@ -28,30 +13,19 @@ export function createRunLock(ctx: StoreContext): RunLock {
   const deleteLock = db.prepare('DELETE FROM run_lock WHERE id = 1 AND pid = ? AND host = ?');
   let held: LockHolder | undefined;
 
-  // The read and the write happen under one IMMEDIATE write lock: two runs starting at the
-  // same moment cannot both see the lock free.
-  const acquire = db.transaction((holder: LockHolder) => {
-    const current = selectLock.get();
-    if (current !== undefined) {
-      if (holderIsAlive(current, holder.host)) throw locked(ctx.path, current);
-      ctx.insertEvent(null, 'lock_taken_over', null, null, {
-        deadPid: current.pid,
-        host: current.host,
-        since: current.started_at,
-        command: current.command,
-      });
-    }
-    replaceLock.run({ ...holder, now: ctx.nowIso() });
-    ctx.insertEvent(null, 'lock_acquired', null, null, { pid: holder.pid, host: holder.host, command: holder.command });
-  });
-
   return {
+    // The read and the write happen under one IMMEDIATE write lock (sqlite-ledger.ts, WRITES):
+    // two runs starting at the same moment cannot both see the lock free.
     acquireRunLock: (holder) => {
-      try {
-        acquire.immediate(holder);
-      } catch (error) {
-        throw asLocalIoError(ctx.path, error);
+      const current = selectLock.get();
+      if (current !== undefined) {
+        if (holderIsAlive(current, holder.host)) throw locked(ctx.path, current);
+        const { pid, host, started_at: since, command } = current;
+        ctx.insertEvent(null, 'lock_taken_over', null, null, { deadPid: pid, host, since, command });
       }
+      replaceLock.run({ ...holder, now: ctx.nowIso() });
+      const { pid, host, command } = holder;
+      ctx.insertEvent(null, 'lock_acquired', null, null, { pid, host, command });
       held = holder;
     },
     releaseRunLock: () => {

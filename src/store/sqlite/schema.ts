@@ -1,18 +1,12 @@
 /**
  * The ledger's schema as an ordered list of migrations. `PRAGMA user_version` holds how many
- * have been applied; a file that claims more than this list has was written by a newer
- * mediabatch and is refused rather than guessed at. Append new migrations; never edit old ones.
+ * have been applied (each `version` is the one it leaves the file at); a file that claims more
+ * than this list has was written by a newer mediabatch and is refused rather than guessed at.
+ * Append new migrations; never edit old ones.
  */
-
-export interface Migration {
-  /** The user_version this migration leaves the file at. */
-  version: number;
-  sql: string;
-}
-
 const STATES_SQL = "('pending','submitting','submitted','done','failed','in_doubt','skipped')";
 
-export const MIGRATIONS: readonly Migration[] = [
+export const MIGRATIONS: readonly { version: number; sql: string }[] = [
   {
     version: 1,
     sql: `
@@ -198,13 +192,10 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 6,
     // Jobs stream through the ledger (a manifest may hold a million): everything a submit sends
-    // is kept on the row (the text, the images' paths and hashes), so the runner reads its work
-    // back in windows instead of holding every job. A manifest is read in units (its inline
-    // jobs, each source); `units` keeps each unit's fingerprint so an unchanged source is not
-    // read again, and `seen` the ingest that last read a row. `in_manifest` says whether the
-    // manifest still lists the job (a dropped job that was paid for is still collected).
-    // `follow_seq` orders submitted jobs for following, so a run reads them in windows too.
-    // `retryable`/`refunded` keep what the service said of a failure.
+    // is kept on the row, so the runner reads its work back in windows instead of holding every
+    // job. `units` keeps each unit's fingerprint so an unchanged source is not read again, and
+    // `seen` the ingest that last read a row. A dropped job (`in_manifest` 0) that was paid for
+    // is still collected. `follow_seq` orders submitted jobs for following them in windows too.
     sql: `
       ALTER TABLE jobs ADD COLUMN unit TEXT;
       ALTER TABLE jobs ADD COLUMN seen INTEGER NOT NULL DEFAULT 0;
@@ -282,12 +273,10 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 8,
     // Counts by state and the listings of a summary (the few failed or in doubt among a million)
-    // read this index instead of the whole table: `status` of a million finished jobs went from
-    // 5.5 s to 2.5 s. It covers the counts (state and in_manifest are all they read). Windows
-    // of a walk in manifest order name jobs_by_manifest_index (jobs.ts, fromSql): the planner
-    // would otherwise take this one and sort every matching row for each window.
-    // The few submitted jobs a run left a note on (collect-notes.ts) have an index of their own:
-    // among a million submitted, finding them took a row lookup each (1.1 s).
+    // read this covering index instead of the whole table. Windows of a walk in manifest order
+    // name jobs_by_manifest_index (jobs.ts, fromSql): the planner would otherwise take this one
+    // and sort every matching row for each window. The few submitted jobs a run left a note on
+    // (transitions.ts) have an index of their own rather than a row lookup each.
     sql: `
       CREATE INDEX jobs_by_state ON jobs (state, in_manifest, manifest_index);
       CREATE INDEX jobs_noted ON jobs (manifest_index) WHERE state = 'submitted' AND last_error IS NOT NULL;
@@ -301,11 +290,9 @@ export const MIGRATIONS: readonly Migration[] = [
     // write path can forget. Inserts are not: any trigger on INSERT, even one whose WHEN never
     // holds, makes SQLite keep a statement journal for each insert inside the ingest's one
     // transaction, and that journal spills to a temporary file (docs/ledger.md, "Statement
-    // journals"): 100,000 inserts in WAL mode took 1.3 s without a trigger, 3.6 s with
-    // spend_on_insert alone and 4.8 s with a counting trigger too. Jobs are inserted by the
-    // ingest alone (test/store/schema.test.ts holds it to that), which counts what it inserted
-    // when it commits, and never with a spend, so spend_on_insert goes (each writable open
-    // recounts the spend anyway, core.ts).
+    // journals"), several times slower. Jobs are inserted by the ingest alone (schema.test.ts
+    // holds it to that), which counts what it inserted when it commits, and never with a spend,
+    // so spend_on_insert goes (each writable open recounts the spend anyway, open-database.ts).
     sql: `
       INSERT INTO counters (name, value) VALUES ('jobs_written', 0);
       DROP TRIGGER spend_on_insert;

@@ -12,25 +12,15 @@ import type { JobPick, JobScope, SendSelection } from '../ledger.js';
 const PAID_SQL = "state IN ('submitting', 'submitted', 'in_doubt', 'done')";
 
 /** Jobs a scope covers: the manifest's, plus paid dropped ones for a report, those alone, or all. */
-export function scopeSql(scope: JobScope): string {
-  switch (scope) {
-    case 'manifest':
-      return 'in_manifest = 1';
-    case 'report':
-      return `(in_manifest = 1 OR ${PAID_SQL})`;
-    case 'dropped':
-      return `(in_manifest = 0 AND ${PAID_SQL})`;
-    case 'all':
-      return '1';
-  }
-}
+export const SCOPE_SQL: Record<JobScope, string> = {
+  manifest: 'in_manifest = 1',
+  report: `(in_manifest = 1 OR ${PAID_SQL})`,
+  dropped: `(in_manifest = 0 AND ${PAID_SQL})`,
+  all: '1',
+};
 
 /** `*`, `?` and `[` make a pattern a glob; a pattern without them matches one id exactly. */
-const GLOB_CHARS = /[*?[]/;
-
-export function isGlob(pattern: string): boolean {
-  return GLOB_CHARS.test(pattern);
-}
+export const isGlob = (pattern: string): boolean => /[*?[]/.test(pattern);
 
 /**
  * Jobs a person picked, with the parameters of pickParams. Exact ids are looked up in a set

@@ -1,17 +1,20 @@
-import type { Ledger, LedgerIngest } from '../ledger.js';
-import type { CoreIngest } from './ingest.js';
-import type { LedgerChange, ChangeAnswer } from './changes.js';
-import { openCore, type SqliteCore } from './core.js';
-import { groupCommit, type GroupCommit } from './group-commit.js';
+import { existsSync, statSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import { LocalIoError } from '../../errors.js';
+import type { Ledger, LedgerHandle, LedgerIngest } from '../ledger.js';
+import { createCaches } from './caches.js';
+import { createContext, type Sync } from './context.js';
+import { beginIngest } from './ingest.js';
+import { createJobRecords } from './jobs.js';
+import { asLocalIoError, openDatabase } from './open-database.js';
+import { createRunLock } from './run-lock.js';
+import { createTransitions } from './transitions.js';
+import { createWebhookRecords } from './webhooks.js';
 
 /**
- * How a SQLite ledger is opened; each mode is what one kind of caller needs:
- * - 'read-only': `status` and reports. Never creates, migrates or writes (a missing file is a
- *   LocalIoError E_NO_LEDGER); every change is refused as a bug.
- * - 'read-write': run, estimate, validate, tests. Creates and migrates the file; a turn of the
- *   event loop's state changes commit in one transaction (group-commit.ts).
- * - 'scratch': a throw-away file for one command (estimate's copy while a run holds the ledger):
- *   as 'read-write', with no WAL and no disk flushes.
+ * 'read-only' (`status`, reports) never creates, migrates or writes: a missing file is
+ * E_NO_LEDGER, every change a bug. 'read-write' creates and migrates the file. 'scratch' is a
+ * throw-away file for one command (estimate's copy while a run holds the ledger): no WAL, no flushes.
  */
 export type SqliteLedgerMode = 'read-only' | 'read-write' | 'scratch';
 
@@ -21,111 +24,204 @@ export interface SqliteLedgerOptions {
   nowMs?: () => number;
 }
 
+/** The ledger's methods that the core answers synchronously: all but the handle's lifetime and the ingest. */
+type CoreMethods = Omit<Ledger, keyof LedgerHandle | 'beginIngest'> &
+  Pick<LedgerHandle, 'getMeta' | 'setMeta' | 'copyTo' | 'acquireRunLock' | 'releaseRunLock'>;
+type Core = Sync<CoreMethods>;
+type Method = (...args: unknown[]) => unknown;
+
+/**
+ * Writes, refused on a read-only ledger. Each runs in an IMMEDIATE transaction of its own: the
+ * write lock is taken before it reads, so no other process writes between its reads and its writes.
+ */
+const WRITES: readonly (keyof Core)[] = [
+  'skipAfter', 'recoverInterrupted', 'putPrices', 'forgetPrices', 'putCatalogue', 'setMeta', 'addWebhookRun',
+  'acquireRunLock',
+];
+/** One statement over every job, which must be a transaction alone (jobs.ts says why). */
+const ALONE: keyof Core = 'applyPrices';
+/** The changes a run makes while requests are in flight: they share a group commit. */
+const CHANGES: readonly (keyof Core)[] = [
+  'reserveForSubmit', 'markSubmitted', 'markNotTaken', 'markRefused', 'markInDoubt', 'markDone', 'markFailedRemote',
+  'markSkipped', 'noteUncollected', 'noteStillRunning', 'recordEvent', 'noteWebhookRun', 'recordDelivery',
+];
+
 /**
  * Opens the ledger file at `path` (WAL, synchronous=FULL, migrated on open unless read-only).
- * Every way the file can be unusable ends in a LocalIoError naming it and what to do.
+ * Every way the file can be unusable ends in a LocalIoError naming it and what to do; so does
+ * every later failure of SQLite's own (disk full, I/O error, locked too long). A failed statement
+ * wrote nothing: its transaction was rolled back. Errors of ours (an illegal state change: a
+ * bug) pass through unchanged.
  */
 export async function openSqliteLedger(path: string, options: SqliteLedgerOptions): Promise<Ledger> {
   const readonly = options.mode === 'read-only';
-  const core = openCore(path, { readonly, nowMs: options.nowMs, scratch: options.mode === 'scratch' });
-  return sqliteLedger(core, groupCommit(core));
-}
-
-/** The synchronous session behind the async interface: each call's answer is already applied. */
-function asyncIngest(session: CoreIngest): LedgerIngest {
-  const call = <T>(fn: () => T): Promise<T> => {
-    try {
-      return Promise.resolve(fn());
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  const db = openDatabase(path, readonly, options.mode === 'scratch');
+  const ctx = createContext(db, path, options.nowMs ?? Date.now);
+  const lock = createRunLock(ctx);
+  const core: Core = {
+    ...createJobRecords(ctx),
+    ...createTransitions(ctx),
+    ...createCaches(ctx),
+    ...createWebhookRecords(ctx),
+    ...lock,
+    copyTo: (file) => {
+      // VACUUM INTO reads what is committed in one transaction: a consistent copy.
+      db.prepare('VACUUM INTO ?').run(file);
+    },
   };
-  return {
-    keep: (unitKey) => call(() => session.keep(unitKey)),
-    claim: (unitKey, claims) => call(() => session.claim(unitKey, claims)),
-    put: (unitKey, specs) => call(() => session.put(unitKey, specs)),
-    putUnitFiles: (unitKey, files) => call(() => session.putUnitFiles(unitKey, files)),
-    commit: (units) => call(() => session.commit(units)),
-    rollback: () => call(() => session.rollback()),
-  };
-}
-
-function sqliteLedger(core: SqliteCore, committer: GroupCommit): Ledger {
-  const { readonly } = core;
-  /** A read, or a set-up write, in a transaction of its own: its answer is already committed. */
-  const now = <T>(fn: () => T): Promise<T> => {
-    try {
-      return Promise.resolve(fn());
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  };
+  const committer = groupCommit(db, path, watchFile(db, path));
   const refused = (what: string): Promise<never> =>
-    Promise.reject(new Error(`bug in mediabatch: ${what} on the ledger ${core.path}, which was opened read-only`));
-  const write = <T>(what: string, fn: () => T): Promise<T> => (readonly ? refused(what) : now(fn));
-  const change = <C extends LedgerChange>(c: C): Promise<ChangeAnswer<C>> =>
-    readonly ? refused(`${c.kind} for job "${c.jobId ?? '-'}"`) : committer.commit(c);
+    Promise.reject(new Error(`bug in mediabatch: ${what} on the ledger ${path}, which was opened read-only`));
+  const methods: Record<string, Method> = {};
+  for (const [name, fn] of Object.entries(core) as [keyof Core, Method][]) {
+    const writes = WRITES.includes(name) || CHANGES.includes(name) || name === ALONE;
+    const own = db.transaction(fn);
+    if (readonly && writes) methods[name] = () => refused(name);
+    else if (CHANGES.includes(name)) methods[name] = (...args) => committer.commit(() => fn(...args));
+    else if (WRITES.includes(name)) methods[name] = (...args) => answer(path, () => own.immediate(...args));
+    else methods[name] = (...args) => answer(path, () => fn(...args));
+  }
 
   let closed: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     try {
       await committer.drained();
     } finally {
-      core.close();
+      if (db.open) {
+        if (!readonly) lock.releaseRunLock();
+        db.close();
+      }
     }
   };
-
   return {
-    location: core.path,
+    ...(methods as unknown as CoreMethods),
+    location: path,
     readonly,
-    beginIngest: () => write('beginIngest', () => asyncIngest(core.beginIngest())),
-    units: () => now(() => core.units()),
-    unitFiles: (unitKey, afterPath, limit) => now(() => core.unitFiles(unitKey, afterPath, limit)),
-    getJob: (id) => now(() => core.getJob(id)),
-    readJobs: (query) => now(() => core.readJobs(query)),
-    countJobs: (query) => now(() => core.countJobs(query)),
-    readFollowing: (afterSeq, limit) => now(() => core.readFollowing(afterSeq, limit)),
-    readParts: (parentId) => now(() => core.readParts(parentId)),
-    splitsDone: (afterId, limit) => now(() => core.splitsDone(afterId, limit)),
-    priceGroups: (send) => now(() => core.priceGroups(send)),
-    applyPrices: (prices, send) => write('applyPrices', () => core.applyPrices(prices, send)),
-    costRows: (send, only) => now(() => core.costRows(send, only)),
-    skipAfter: (after, send, reason) => write('skipAfter', () => core.skipAfter(after, send, reason)),
-    unmatchedPicks: (pick) => now(() => core.unmatchedPicks(pick)),
-    lastEventId: () => now(() => core.lastEventId()),
-    countsByState: (scope) => now(() => core.countsByState(scope)),
-    spentMicro: () => now(() => core.spentMicro()),
-    jobsVersion: () => now(() => core.jobsVersion()),
-    eventsFor: (jobId) => now(() => core.eventsFor(jobId)),
-    readEvents: (window) => now(() => core.readEvents(window)),
-    recoverInterrupted: () => write('recoverInterrupted', () => core.recoverInterrupted()),
-    reserveForSubmit: (jobId, budgetMicro, allowFrom) => change({ kind: 'reserve', jobId, budgetMicro, allowFrom }),
-    markSubmitted: (jobId, requestId) => change({ kind: 'submitted', jobId, requestId }),
-    markNotTaken: (jobId, reason) => change({ kind: 'not-taken', jobId, reason }),
-    markRefused: (jobId, reason) => change({ kind: 'refused', jobId, reason }),
-    markInDoubt: (jobId, reason) => change({ kind: 'in-doubt', jobId, reason }),
-    markDone: (jobId, result) => change({ kind: 'done', jobId, result }),
-    markFailedRemote: (jobId, failure) => change({ kind: 'failed-remote', jobId, failure }),
-    markSkipped: (jobId, reason) => change({ kind: 'skipped', jobId, reason }),
-    noteUncollected: (jobId, issue, reason) => change({ kind: 'uncollected', jobId, issue, reason }),
-    noteStillRunning: (jobId) => change({ kind: 'still-running', jobId }),
-    recordEvent: (jobId, event, detail) => change({ kind: 'event', jobId, event, detail }),
-    getPrices: (maxAgeMs) => now(() => core.getPrices(maxAgeMs)),
-    putPrices: (rows) => write('putPrices', () => core.putPrices(rows)),
-    forgetPrices: (keys) => write('forgetPrices', () => core.forgetPrices(keys)),
-    getCatalogue: (baseUrl, maxAgeMs) => now(() => core.getCatalogue(baseUrl, maxAgeMs)),
-    putCatalogue: (baseUrl, json) => write('putCatalogue', () => core.putCatalogue(baseUrl, json)),
-    getMeta: (key) => now(() => core.getMeta(key)),
-    setMeta: (key, value) => write('setMeta', () => core.setMeta(key, value)),
-    addWebhookRun: (secret) => write('addWebhookRun', () => core.addWebhookRun(secret)),
-    webhookRuns: () => now(() => core.webhookRuns()),
-    jobForDelivery: (requestId) => now(() => core.jobForDelivery(requestId)),
-    noteWebhookRun: (jobId, runId) => change({ kind: 'webhook-run', jobId, runId }),
-    recordDelivery: (delivery) => change({ kind: 'delivery', jobId: delivery.jobId, delivery }),
-    acquireRunLock: (holder) => write('acquireRunLock', () => core.acquireRunLock(holder)),
-    releaseRunLock: () => (readonly ? Promise.resolve() : now(() => core.releaseRunLock())),
-    copyTo: (file) => now(() => core.copyTo(file)),
+    beginIngest: () =>
+      readonly ? refused('beginIngest') : answer(path, () => promised<LedgerIngest>(path, beginIngest(ctx))),
+    releaseRunLock: () => (readonly ? Promise.resolve() : answer(path, lock.releaseRunLock)),
     flush: () => committer.drained(),
     close: () => (closed ??= close()),
   };
+}
+
+/** A synchronous call's answer as a promise, with SQLite's failures as the LocalIoError a person can act on. */
+function answer<T>(path: string, fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(asLocalIoError(path, error));
+  }
+}
+
+/** The async form of a synchronous part (the ingest's session): each call's answer is already applied. */
+function promised<T>(path: string, part: Sync<T>): T {
+  const entries = Object.entries(part as Record<string, Method>);
+  const methods = entries.map(([name, fn]) => [name, (...args: unknown[]) => answer(path, () => fn(...args))]);
+  return Object.fromEntries(methods) as T;
+}
+
+/**
+ * Group commit on the ledger's own connection: every change asked for in one turn of the event
+ * loop joins one IMMEDIATE transaction, and each caller's promise settles only after that
+ * transaction has committed. With synchronous=FULL each commit waits for the disk; shared by
+ * every change in flight, that wait costs a run little. A batch blocks the event loop while it
+ * commits, which keeps the order simple: nothing else runs between a reservation's commit and
+ * its answer. Each change is its own savepoint inside the transaction: one that throws is undone
+ * alone and reported to its caller, the others still commit. When the transaction itself fails
+ * (disk full, I/O error, locked too long, the file gone from its path), nothing in it was
+ * written and every caller gets the LocalIoError.
+ */
+function groupCommit(db: Database.Database, path: string, assertInPlace: () => void) {
+  let waiting: { change: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
+  const commitWaiting = (): void => {
+    const batch = waiting;
+    waiting = [];
+    let answers: (() => void)[];
+    try {
+      // A file deleted or replaced under the run: record nothing more where nobody will find it.
+      assertInPlace();
+      answers = db.transaction(() =>
+        batch.map((w) => {
+          try {
+            const value = w.change();
+            return () => w.resolve(value);
+          } catch (error) {
+            return () => w.reject(asLocalIoError(path, error));
+          }
+        }),
+      ).immediate();
+    } catch (error) {
+      const known = asLocalIoError(path, error);
+      const message = `cannot write the ledger ${path}: ${(error as Error).message}`;
+      const failure = known instanceof LocalIoError ? known : new LocalIoError(message, 'E_LEDGER_WRITE', error);
+      for (const w of batch) w.reject(failure);
+      return;
+    }
+    for (const settle of answers) settle();
+  };
+  return {
+    commit: <T>(change: () => T) =>
+      new Promise<T>((resolve, reject) => {
+        // setImmediate runs once the I/O callbacks of this turn are done: every answer that
+        // arrived together is recorded together, and nobody waits on a timer.
+        if (waiting.length === 0) setImmediate(commitWaiting);
+        waiting.push({ change, resolve: resolve as (value: unknown) => void, reject });
+      }),
+    /** Settles once every change asked for so far has its answer; immediates run in the order they were set. */
+    drained: async () => {
+      while (waiting.length > 0) await new Promise((done) => setImmediate(done));
+    },
+  };
+}
+
+/**
+ * Keeps watch on the ledger file a connection was opened from. SQLite keeps writing to a file
+ * that was deleted (or replaced) under it, so without this a run would go on paying for jobs
+ * whose records vanish with the process. Checked before every group commit: a `stat` costs
+ * microseconds against a commit's fraction of a millisecond.
+ *
+ * The check throws LocalIoError E_LEDGER_GONE when the file is no longer at its path. The first
+ * time it finds the file gone, it writes what the connection holds (everything committed so
+ * far) back to the path, or beside it when another file took its place, so that no record is lost.
+ */
+export function watchFile(db: Database.Database, path: string): () => void {
+  const opened = statSync(path);
+  let gone: LocalIoError | undefined;
+  return () => {
+    if (gone !== undefined) throw gone;
+    const now = statSync(path, { throwIfNoEntry: false });
+    if (now !== undefined && now.dev === opened.dev && now.ino === opened.ino) return;
+    gone = rescue(db, path, now === undefined);
+    throw gone;
+  };
+}
+
+function rescue(db: Database.Database, path: string, deleted: boolean): LocalIoError {
+  const what = deleted ? 'was deleted' : 'was replaced by another file';
+  const target = deleted ? path : freeName(`${path}.rescued`);
+  const stopped = `the ledger ${path} ${what} while this run was writing to it: nothing more is sent.`;
+  try {
+    // VACUUM INTO writes a whole, consistent copy of what this connection sees: the old file's
+    // pages and its write-ahead log, both still open although their names are gone.
+    db.prepare('VACUUM INTO ?').run(target);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return new LocalIoError(
+      `${stopped} Its records could not be saved (${detail}): keep the request ids printed above and this run's report.`,
+      'E_LEDGER_GONE',
+      error,
+    );
+  }
+  const next = deleted
+    ? `Everything it had recorded was written back to ${path}; run the same command again to resume.`
+    : `Everything it had recorded was saved as ${target}; move it to ${path} to resume.`;
+  return new LocalIoError(`${stopped} ${next}`, 'E_LEDGER_GONE');
+}
+
+function freeName(base: string): string {
+  for (let n = 1; ; n += 1) {
+    const name = n === 1 ? base : `${base}-${n}`;
+    if (!existsSync(name)) return name;
+  }
 }

@@ -1,37 +1,32 @@
-import { progressOf, type JobProgress, type StoreContext } from './context.js';
+import type { JobProgress, StoreContext, Sync } from './context.js';
 import type { RawJob } from './rows.js';
-import type { RemoteFailure, ReservableState, ReserveResult, StoredResult, SubmittedResult } from '../ledger.js';
+import type {
+  RemoteFailure,
+  ReservableState,
+  ReserveResult,
+  StoredResult,
+  SubmittedResult,
+  TransitionLedger,
+} from '../ledger.js';
 import { assertTransition, type JobState } from '../../jobs/states.js';
 import { withinBudget, type MicroUsd } from '../../money.js';
 
-/**
- * Every state change of a job, synchronous, on one connection. Each runs in one transaction
- * that checks the current state, writes the row and appends its event, so the log and the rows
- * can never disagree. What each promises is written on the Ledger interface (../ledger.ts).
- */
-export interface JobTransitions {
-  recoverInterrupted(): string[];
-  reserveForSubmit(id: string, budgetMicro: MicroUsd | null, allowFrom: readonly ReservableState[]): ReserveResult;
-  markSubmitted(id: string, requestId: string): SubmittedResult;
-  markNotTaken(id: string, reason: string): void;
-  markRefused(id: string, reason: string): void;
-  markInDoubt(id: string, reason: string): void;
-  markDone(id: string, result: StoredResult): void;
-  markFailedRemote(id: string, failure: RemoteFailure): void;
-  markSkipped(id: string, reason: string): void;
-}
-
 type Change = (row: RawJob, now: string) => Partial<JobProgress>;
 
-export function createTransitions(ctx: StoreContext): JobTransitions {
+/**
+ * Every state change of a job. Each runs in one transaction that checks the current state,
+ * writes the row and appends its event, so the log and the rows can never disagree. What each
+ * promises is written on the Ledger interface (../ledger.ts).
+ */
+export function createTransitions(ctx: StoreContext): Sync<TransitionLedger> {
   const { db } = ctx;
 
   const move = (row: RawJob, to: JobState, kind: string, detail: object, change: Change): void => {
     assertTransition(row.id, row.state, to);
     const now = ctx.nowIso();
-    const next: JobProgress = { ...progressOf(row), ...change(row, now), state: to };
+    const next: JobProgress = { ...row, ...change(row, now), state: to };
     if (!ctx.writeProgress(row.id, row.state, next, now)) throw bug(row.id, `changed state under us (was ${row.state})`);
-    ctx.insertEvent(row.id, kind, row.state, to, { ...detail, spentMicro: next.spentMicro }, now);
+    ctx.insertEvent(row.id, kind, row.state, to, { ...detail, spentMicro: next.spent_micro }, now);
   };
 
   const load = (id: string, expectFrom: readonly JobState[], action: string): RawJob => {
@@ -48,24 +43,25 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
     action: string,
     from: readonly JobState[],
     body: (row: RawJob, ...args: A) => R,
-  ): ((id: string, ...args: A) => R) => {
-    const run = db.transaction((id: string, ...args: A) => body(load(id, from, action), ...args));
-    return (id, ...args) => run(id, ...args);
-  };
+  ): ((id: string, ...args: A) => R) =>
+    db.transaction((id: string, ...args: A) => body(load(id, from, action), ...args));
 
   const selectRequestHolder = db.prepare<[string, string], { id: string }>('SELECT id FROM jobs WHERE request_id = ? AND id <> ? LIMIT 1');
 
-  const selectSubmitting = db.prepare<[], RawJob>(
-    "SELECT * FROM jobs WHERE state = 'submitting' ORDER BY manifest_index",
-  );
-  const recover = db.transaction((): string[] => {
-    const rows = selectSubmitting.all();
-    for (const row of rows) {
-      move(row, 'in_doubt', 'recovered', { reason: 'crashed while submitting' }, () => ({
-        lastError: 'crashed while submitting: the service may have taken it',
-      }));
-    }
-    return rows.map((row) => row.id);
+  const submitting = "SELECT * FROM jobs WHERE state = 'submitting' ORDER BY manifest_index";
+  const selectSubmitting = db.prepare<[], RawJob>(submitting);
+
+  // A note on a paid job still `submitted` after a run asked about it (see CollectIssue): the
+  // reason is the row's last_error, the kind the note's event.
+  const note = db.transaction((id: string, kind: string, lastError: string | null, detail: object): void => {
+    const row = ctx.getRawJob(id);
+    if (row === undefined) throw bug(id, `is not in the ledger (${kind})`);
+    // Only a job with a request id, whose result is still to come, can be left uncollected.
+    if (row.state !== 'submitted') throw bug(id, `is ${row.state}, not submitted (${kind})`);
+    const now = ctx.nowIso();
+    const written = ctx.writeProgress(id, row.state, { ...row, last_error: lastError }, now);
+    if (!written) throw bug(id, `changed state under us (${kind})`);
+    ctx.insertEvent(id, kind, row.state, row.state, detail, now);
   });
 
   const nextFollowSeq = db.prepare<[], { value: number }>("UPDATE counters SET value = value + 1 WHERE name = 'follow' RETURNING value");
@@ -90,21 +86,29 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
       // in; the event names it, so the log keeps every result the job ever had.
       const earlier = row.state === 'done' ? { earlierResult: { path: row.result_path, sha256: row.result_sha256 } } : {};
       move(row, 'submitting', 'reserved', { priceMicro, carriedMicro, budgetMicro, spentTotalMicro, ...earlier }, () => ({
-        spentMicro: carriedMicro + priceMicro,
-        carriedMicro,
+        spent_micro: carriedMicro + priceMicro,
+        carried_micro: carriedMicro,
         attempts: row.attempts + 1,
-        requestId: null,
-        lastError: null,
+        request_id: null,
+        last_error: null,
         retryable: null,
         refunded: null,
-        submittedAt: null,
+        submitted_at: null,
       }));
       return 'reserved';
     },
   );
 
   return {
-    recoverInterrupted: () => recover.immediate(),
+    recoverInterrupted: () => {
+      const rows = selectSubmitting.all();
+      for (const row of rows) {
+        move(row, 'in_doubt', 'recovered', { reason: 'crashed while submitting' }, () => ({
+          last_error: 'crashed while submitting: the service may have taken it',
+        }));
+      }
+      return rows.map((row) => row.id);
+    },
     // IMMEDIATE takes the write lock before reading the total, so a second process cannot
     // reserve between our read and our write and push the ledger past the budget.
     reserveForSubmit: (id, budgetMicro, allowFrom) => reserve.immediate(id, budgetMicro, allowFrom),
@@ -112,40 +116,47 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
       const holder = selectRequestHolder.get(requestId, row.id);
       if (holder !== undefined) {
         const reason = `the service answered request id ${requestId}, which it had already given to job "${holder.id}": whether it took this job cannot be known`;
-        move(row, 'in_doubt', 'request_id_conflict', { requestId, heldBy: holder.id }, () => ({ lastError: reason }));
+        move(row, 'in_doubt', 'request_id_conflict', { requestId, heldBy: holder.id }, () => ({ last_error: reason }));
         return { conflictWith: holder.id };
       }
       const followSeq = nextFollowSeq.get()?.value ?? null;
-      move(row, 'submitted', 'submitted', { requestId }, (_, now) => ({ requestId, submittedAt: now, followSeq }));
+      move(row, 'submitted', 'submitted', { requestId }, (_, now) => ({
+        request_id: requestId,
+        submitted_at: now,
+        follow_seq: followSeq,
+      }));
       return 'submitted';
     }),
     markNotTaken: step('released as not taken', ['submitting'], (row, reason: string) =>
-      move(row, 'pending', 'not_taken', { reason }, () => ({ spentMicro: row.carried_micro, lastError: reason })),
+      move(row, 'pending', 'not_taken', { reason }, () => ({ spent_micro: row.carried_micro, last_error: reason })),
     ),
     markRefused: step('refused', ['submitting'], (row, reason: string) =>
-      move(row, 'failed', 'refused', { reason }, (_, now) => ({ spentMicro: row.carried_micro, lastError: reason, finishedAt: now })),
+      move(row, 'failed', 'refused', { reason }, (_, now) => ({
+        spent_micro: row.carried_micro,
+        last_error: reason,
+        finished_at: now,
+      })),
     ),
     markInDoubt: step('put in doubt', ['submitting'], (row, reason: string) =>
-      move(row, 'in_doubt', 'in_doubt', { reason }, () => ({ lastError: reason })),
+      move(row, 'in_doubt', 'in_doubt', { reason }, () => ({ last_error: reason })),
     ),
     markDone: step('done', ['submitted'], (row, result: StoredResult) =>
       move(row, 'done', 'done', { ...result }, (_, now) => ({
-        resultPath: result.path,
-        resultBytes: result.bytes,
-        resultSha256: result.sha256,
-        lastError: null,
-        finishedAt: now,
+        result_path: result.path,
+        result_bytes: result.bytes,
+        result_sha256: result.sha256,
+        last_error: null,
+        finished_at: now,
       })),
     ),
     markFailedRemote: step('failed remotely', ['submitted'], (row, failure: RemoteFailure) => {
       // A refund covers this attempt; what earlier in-doubt attempts may have cost stays counted.
-      const spentMicro = failure.refunded ? row.carried_micro : row.spent_micro;
       move(row, 'failed', 'failed', { ...failure }, (_, now) => ({
-        spentMicro,
-        lastError: failure.reason,
-        retryable: failure.retryable,
-        refunded: failure.refunded,
-        finishedAt: now,
+        spent_micro: failure.refunded ? row.carried_micro : row.spent_micro,
+        last_error: failure.reason,
+        retryable: failure.retryable ? 1 : 0,
+        refunded: failure.refunded ? 1 : 0,
+        finished_at: now,
       }));
     }),
     // Failed and done jobs come here from a run that meant to send them again (--retries, --redo)
@@ -155,8 +166,11 @@ export function createTransitions(ctx: StoreContext): JobTransitions {
         ctx.insertEvent(row.id, 'not_sent', row.state, row.state, { reason });
         return;
       }
-      move(row, 'skipped', 'skipped', { reason }, () => ({ lastError: reason }));
+      move(row, 'skipped', 'skipped', { reason }, () => ({ last_error: reason }));
     }),
+    noteUncollected: (id, issue, reason) => note(id, issue, reason, { reason }),
+    noteStillRunning: (id) => note(id, 'still_running', null, {}),
+    recordEvent: (jobId, kind, detail) => ctx.insertEvent(jobId, kind, null, null, detail),
   };
 }
 

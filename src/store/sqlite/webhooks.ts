@@ -1,19 +1,11 @@
-import type { StoreContext } from './context.js';
-import type { DeliveryJob, DeliveryRecord, WebhookRun } from '../ledger.js';
+import type { StoreContext, Sync } from './context.js';
+import type { DeliveryJob, WebhookLedger, WebhookRun } from '../ledger.js';
 
 /**
  * What following jobs by webhook keeps (migration 7): each run's secret, which run sent each
  * job, and every delivery id applied. Nothing here writes an event with a secret in it.
  */
-export interface WebhookRecords {
-  addWebhookRun(secret: string): number;
-  webhookRuns(): WebhookRun[];
-  jobForDelivery(requestId: string): DeliveryJob | undefined;
-  noteWebhookRun(jobId: string, runId: number): void;
-  recordDelivery(delivery: DeliveryRecord): boolean;
-}
-
-export function createWebhookRecords(ctx: StoreContext): WebhookRecords {
+export function createWebhookRecords(ctx: StoreContext): Sync<WebhookLedger> {
   const { db } = ctx;
   const insertRun = db.prepare<{ secret: string; now: string }>('INSERT INTO webhook_runs (secret, created_at) VALUES (@secret, @now)');
   const selectRuns = db.prepare<[], WebhookRun>('SELECT id, secret FROM webhook_runs ORDER BY id');
@@ -29,17 +21,13 @@ export function createWebhookRecords(ctx: StoreContext): WebhookRecords {
     'INSERT OR IGNORE INTO webhook_deliveries (delivery_id, received_at, event, job_id) VALUES (@deliveryId, @now, @event, @jobId)',
   );
 
-  const addRun = db.transaction((secret: string): number => {
-    const runId = Number(insertRun.run({ secret, now: ctx.nowIso() }).lastInsertRowid);
-    // The run's number only: the secret never goes into the event log.
-    ctx.insertEvent(null, 'webhook_run', null, null, { run: runId });
-    return runId;
-  });
-
   return {
     addWebhookRun: (secret) => {
       if (secret.length < 32 || secret.length > 255) throw new Error('bug in mediabatch: a webhook secret must be 32 to 255 characters');
-      return addRun.immediate(secret);
+      const runId = Number(insertRun.run({ secret, now: ctx.nowIso() }).lastInsertRowid);
+      // The run's number only: the secret never goes into the event log.
+      ctx.insertEvent(null, 'webhook_run', null, null, { run: runId });
+      return runId;
     },
     webhookRuns: () => selectRuns.all(),
     jobForDelivery: (requestId) => selectJob.get(requestId),

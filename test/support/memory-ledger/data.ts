@@ -1,6 +1,6 @@
-import type { JobState } from '../../jobs/states.js';
-import type { MicroUsd } from '../../money.js';
-import type { EventRow, JobCursor, JobPick, JobRow, JobScope, LockHolder, SendSelection, UnitRecord, WebhookRun } from '../ledger.js';
+import type { JobState } from '../../../src/jobs/states.js';
+import type { MicroUsd } from '../../../src/money.js';
+import type { EventRow, JobCursor, JobPick, JobRow, JobScope, LockHolder, SendSelection, UnitRecord, WebhookRun } from '../../../src/store/ledger.js';
 
 /** A role's methods as the memory ledger runs them: synchronous, each whole or not at all. */
 export type Sync<T> = { [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K] };

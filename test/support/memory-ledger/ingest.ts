@@ -1,4 +1,4 @@
-import type { IdConflict, JobSpec, LedgerIngest, PutResult, SyncResult, UnitState } from '../ledger.js';
+import type { IdConflict, JobSpec, LedgerIngest, PutResult, SyncResult, UnitState } from '../../../src/store/ledger.js';
 import { appendEvent, type MemoryData, type MemoryJob, type Sync } from './data.js';
 
 /**

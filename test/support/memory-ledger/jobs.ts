@@ -1,5 +1,5 @@
-import { JOB_STATES, type JobState } from '../../jobs/states.js';
-import type { CostRow, FollowRow, JobPick, JobQuery, JobRow, KeyPrice, PriceGroupRow, SendSelection } from '../ledger.js';
+import { JOB_STATES, type JobState } from '../../../src/jobs/states.js';
+import type { CostRow, FollowRow, JobPick, JobQuery, JobRow, KeyPrice, PriceGroupRow, SendSelection } from '../../../src/store/ledger.js';
 import { appendEvent, byPlace, globMatcher, inScope, manifestOrder, picker, placeOf, sender, toRow, type JobTest, type MemoryData, type MemoryJob } from './data.js';
 
 /** The conditions of a query (ledger.ts: JobQuery) as one test. */

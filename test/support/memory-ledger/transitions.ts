@@ -1,6 +1,6 @@
-import { assertTransition, type JobState } from '../../jobs/states.js';
-import { withinBudget } from '../../money.js';
-import type { SubmittedResult, TransitionLedger } from '../ledger.js';
+import { assertTransition, type JobState } from '../../../src/jobs/states.js';
+import { withinBudget } from '../../../src/money.js';
+import type { SubmittedResult, TransitionLedger } from '../../../src/store/ledger.js';
 import { appendEvent, manifestOrder, type MemoryData, type MemoryJob, type Sync } from './data.js';
 
 const bug = (id: string, what: string): Error => new Error(`bug in mediabatch: job "${id}" ${what}`);

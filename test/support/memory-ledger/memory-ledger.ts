@@ -1,4 +1,4 @@
-import { holderIsAlive, LedgerLockedError, type CachedPrice, type Ledger, type LedgerIngest, type LockHolder } from '../ledger.js';
+import { holderIsAlive, LedgerLockedError, type CachedPrice, type Ledger, type LedgerIngest, type LockHolder } from '../../../src/store/ledger.js';
 import { appendEvent, emptyData, toEvent, toRow, type MemoryData } from './data.js';
 import { memoryIngest } from './ingest.js';
 import * as jobs from './jobs.js';
