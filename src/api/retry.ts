@@ -2,6 +2,7 @@
  * The one retry layer of the tool. p-retry runs the attempts; the waiting is done here, so
  * a wait can honour the service's Retry-After and end the moment the run is aborted.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import { ApiError, NetworkError, RateLimitError, ServerError, submitFailureKind } from './errors.js';
 
@@ -30,22 +31,6 @@ export function isRetryable(error: unknown, kind: RetryKind): error is ApiError 
 export function backoffDelayMs(attempt: number, minDelayMs: number, maxDelayMs: number, random = Math.random): number {
   const ceiling = Math.min(maxDelayMs, minDelayMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(minDelayMs + random() * Math.max(0, ceiling - minDelayMs));
-}
-
-/** Resolves after `ms`, or as soon as `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /**
@@ -77,7 +62,8 @@ export async function withRetries<T>(fn: (attempt: number) => Promise<T>, option
       signal?.throwIfAborted();
       const delayMs = Math.max(requestedMs, backoffDelayMs(attemptNumber, minDelayMs, maxDelayMs));
       onRetry?.(error, attemptNumber, delayMs);
-      await sleep(delayMs, signal);
+      // An abort ends the wait at once; the line below then rejects with its reason.
+      await delay(delayMs, undefined, { signal }).catch(() => undefined);
       signal?.throwIfAborted();
       return true;
     },
