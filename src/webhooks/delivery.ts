@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 
-/** The events the service sends; any other name is verified, recorded and otherwise ignored. */
-export const WEBHOOK_EVENTS = ['job.processing', 'job.completed', 'job.failed'] as const;
-
 /** A delivery as the runner settles it, from a body whose signature already held. */
 export interface Delivery {
   /**
