@@ -117,7 +117,7 @@ function priceGroup(group: PriceGroup, ctx: GroupContext, quote: Quote): Promise
 }
 
 /** Gives each price key of the group its price and sums the group up for the report. */
-function summarise(group: PriceGroup, outcome: GroupOutcome, prices: PricedKey[]): GroupSummary {
+export function summarise(group: PriceGroup, outcome: GroupOutcome, prices: PricedKey[]) {
   const jobsBySource: Record<PriceSource, number> = { quoted: 0, derived: 0, cached: 0 };
   const totals: number[] = [];
   const pricing = kindOf(group.type).pricing;
@@ -135,15 +135,17 @@ function summarise(group: PriceGroup, outcome: GroupOutcome, prices: PricedKey[]
     key: group.key,
     type: group.type,
     model: String(group.sample.params['model']),
-    // Every job of the group has these values: they are what the group is.
+    // The priced fields: every job of the group has these values, they are what the group is.
     params: Object.fromEntries(pricing.keyFields.map((field) => [field, group.sample.params[field] ?? null])),
     jobs: group.jobs,
+    // Kinds priced by length: all the texts' characters and their distinct lengths.
     characters: perLength ? group.lengths.reduce((sum, l) => sum + l.chars * l.jobs, 0) : null,
     distinctLengths: perLength ? group.lengths.length : null,
     method: outcome.method,
     calls: outcome.calls,
     totalMicro: sumMicro(totals),
     jobsBySource,
+    /** Age of the oldest cached price (or rate) this group's prices rest on; null: none cached. */
     cachedAgeMs: outcome.cachedAgeMs,
   };
 }
