@@ -132,22 +132,19 @@ async function answer(options: ReceiverOptions, req: IncomingMessage, res: Serve
     options.onRejected(rejection);
     reply(res, rejection.status, { message: rejection.reason });
   };
+  const turnAway = (rejection: Rejection): void => {
+    options.onRejected(rejection);
+    refuse(req, res, rejection);
+  };
   if (req.method !== 'POST') return refuse(req, res, { status: 405, reason: 'deliveries are POSTed' }, { Allow: 'POST' });
   // All the headers can tell is checked before a byte of the body is read; such an answer ends
   // the connection, so a request that is no delivery costs neither memory nor a socket for long.
   const maxBytes = options.maxBodyBytes ?? MAX_DELIVERY_BYTES;
   const early = headerRefusal(options, req, maxBytes);
-  if (early !== undefined) {
-    options.onRejected(early);
-    return refuse(req, res, early);
-  }
+  if (early !== undefined) return turnAway(early);
   const body = await readCapped(req, maxBytes);
   if (body === 'gone') return;
-  if (body === 'too-large') {
-    const rejection = { status: 413, reason: `the body is over ${maxBytes} bytes` };
-    options.onRejected(rejection);
-    return refuse(req, res, rejection);
-  }
+  if (body === 'too-large') return turnAway({ status: 413, reason: `the body is over ${maxBytes} bytes` });
   const signature = (header(req, 'x-deapi-signature') ?? '').toLowerCase();
   const timestamp = header(req, 'x-deapi-timestamp') ?? '';
   // Each secret is tried in full: which one matched, or how nearly, takes no less time to learn.
