@@ -102,12 +102,7 @@ async function errorForStatus(url: URL, response: Dispatcher.ResponseData, nowMs
     await discard(response);
     return new ResultUrlExpiredError({ ...endpoint, status, requestSent: true });
   }
-  let text = '';
-  try {
-    text = await readText(response.body, MAX_ERROR_BODY_BYTES);
-  } catch {
-    dropBody(response.body);
-  }
+  const text = await readText(response.body, MAX_ERROR_BODY_BYTES).catch(() => '');
   return errorFromResponse(endpoint, status, response.headers, text, nowMs);
 }
 

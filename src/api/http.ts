@@ -62,15 +62,19 @@ export async function send(
   }
 }
 
-/** Reads a body to text, refusing more than `maxBytes`. */
-export async function readText(body: AsyncIterable<Buffer | string>, maxBytes: number): Promise<string> {
+/** Reads a body to text, refusing more than `maxBytes`; a body not read to its end is dropped. */
+export async function readText(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of body) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    total += buffer.length;
-    if (total > maxBytes) throw new Error(`answer larger than ${maxBytes} bytes`);
-    chunks.push(buffer);
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      total += chunk.length;
+      if (total > maxBytes) throw new Error(`answer larger than ${maxBytes} bytes`);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    dropBody(body);
+    throw error;
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -105,7 +109,6 @@ export async function callApi(context: HttpContext, call: ApiCall): Promise<ApiA
   try {
     text = await readText(response.body, MAX_API_BODY_BYTES);
   } catch (error) {
-    dropBody(response.body);
     throw errorFromTransport(error, { ...transport, dispatched: true, aborted: call.signal?.aborted });
   }
   const { statusCode: status } = response;

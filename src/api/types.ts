@@ -62,15 +62,9 @@ export interface MultipartFile {
 
 export type WithRateLimit<T> = { value: T; rateLimit: RateLimitInfo };
 
-export interface DownloadResult {
-  bytes: number;
-  sha256: string;
-  contentType?: string | undefined;
-}
+export type DownloadResult = { bytes: number; sha256: string; contentType?: string | undefined };
 
-export interface CallOptions {
-  signal?: AbortSignal | undefined;
-}
+export type CallOptions = { signal?: AbortSignal | undefined };
 
 /** The typed client over the real service (or anything that speaks its API). */
 export interface ServiceClient {
@@ -82,11 +76,7 @@ export interface ServiceClient {
   price(request: ServiceRequest, options?: CallOptions): Promise<WithRateLimit<{ priceUsd: number }>>;
   requestStatus(requestId: string, options?: CallOptions): Promise<WithRateLimit<RequestStatus>>;
   balance(options?: CallOptions): Promise<{ balanceUsd: number }>;
-  /**
-   * Streams a result URL to `destPath` without the Authorization header. Refuses non-http(s)
-   * URLs, redirects to plain http on another origin or to other schemes, and bodies over
-   * `maxBytes` (the partial file is removed).
-   */
+  /** Streams a result URL to `destPath` without the Authorization header (download.ts says what it refuses). */
   download(url: string, destPath: string, options: CallOptions & { maxBytes: number }): Promise<DownloadResult>;
   close(): Promise<void>;
 }

@@ -63,20 +63,13 @@ export type ReportProblem = (field: string, expected: string, got: { value: unkn
  * job with those values. `per-length`: a price per text length for the other fields, which the
  * pricing module may probe and derive (pricing/linear-fit.ts) instead of quoting every length.
  */
-export type KindPricing =
-  | {
-      by: 'per-key';
-      /** The fields the price depends on, in the order the cache key lists them. */
-      keyFields: readonly string[];
-      request(job: SendableJob): ServiceRequest;
-    }
-  | {
-      by: 'per-length';
-      /** Every field the price depends on but the length. */
-      keyFields: readonly string[];
-      lengthOf(job: SendableJob): number;
-      request(job: SendableJob, length: number): ServiceRequest;
-    };
+export type KindPricing = {
+  /** The fields the price depends on (but the length), in the order the cache key lists them. */
+  keyFields: readonly string[];
+} & (
+  | { by: 'per-key'; request(job: SendableJob): ServiceRequest }
+  | { by: 'per-length'; lengthOf(job: SendableJob): number; request(job: SendableJob, length: number): ServiceRequest }
+);
 
 export interface KindOutput {
   /** What a result must be, by its bytes: a storage error page is never a result. */
