@@ -4,7 +4,7 @@ import { lengthKey, rateKeys } from './keys.js';
 import { sumMicro, usdToMicro } from '../money.js';
 import { EPSILON_USD } from './quotes.js';
 import { priceKeyGroup, priceLengthGroup, type GroupContext, type GroupOutcome } from './price-group.js';
-import type { GroupSummary, PriceCache, PriceChange, PricedKey, PriceGroup, PriceSource, PricingDeps, PricingResult } from './types.js';
+import type { PriceCache, PriceChange, PricedKey, PriceGroup, PriceSource, PricingDeps } from './types.js';
 
 const DEFAULT_PROBES = 3;
 const DEFAULT_PRICE_CONCURRENCY = 4;
@@ -18,7 +18,7 @@ type Quote = PricingDeps['quote'];
  * the same groups priced again make no call. Rejects with the first quote failure once every group
  * has settled; the groups that succeeded are cached, so a retry of the estimate resumes cheaply.
  */
-export async function priceGroups(groups: readonly PriceGroup[], deps: PricingDeps): Promise<PricingResult> {
+export async function priceGroups(groups: readonly PriceGroup[], deps: PricingDeps) {
   const limit = pLimit(Math.max(1, Math.floor(deps.concurrency ?? DEFAULT_PRICE_CONCURRENCY)));
   const quote: Quote = (request) => {
     deps.onCallPlanned?.();

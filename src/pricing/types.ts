@@ -2,7 +2,7 @@ import type { SendableJob } from '../jobs/index.js';
 import type { JobType } from '../jobs/types.js';
 import type { ServiceRequest } from '../api/types.js';
 import type { MicroUsd } from '../money.js';
-import type { summarise } from './price-jobs.js';
+import type { priceGroups, summarise } from './price-jobs.js';
 
 export type PriceSource = 'quoted' | 'derived' | 'cached';
 
@@ -80,12 +80,5 @@ export interface PriceChange {
 /** A group summed up for the report: its priced fields, its jobs, calls and total, where its prices came from. */
 export type GroupSummary = ReturnType<typeof summarise>;
 
-export interface PricingResult {
-  /** A price for each price key of the groups. */
-  prices: PricedKey[];
-  priceCalls: number;
-  /** In the order they were given. */
-  groups: GroupSummary[];
-  /** Groups priced again because their cached price had changed (only with `confirmCached`). */
-  changes: PriceChange[];
-}
+/** A price for each price key, the groups summed up in the order given, the cached prices that changed. */
+export type PricingResult = Awaited<ReturnType<typeof priceGroups>>;
