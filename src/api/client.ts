@@ -81,7 +81,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     return { value: parseAnswer(schema, answer, endpoint), rateLimit: answer.rateLimit };
   }
 
-  const get = <S extends z.ZodType>(schema: S, path: string, signal: AbortSignal | undefined, query?: ApiCall['query']) =>
+  const get = <S extends z.ZodType>(schema: S, path: string, signal?: AbortSignal, query?: ApiCall['query']) =>
     exchange(schema, { method: 'GET', path: `${API}${path}`, query, timeoutMs: requestTimeoutMs, signal });
 
   /** A job endpoint's request as the wire carries it; a multipart one uploads files, so may take longer. */
@@ -97,7 +97,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   async function listModels(call: CallOptions & { types: readonly string[] }): Promise<Model[]> {
     const models: Model[] = [];
     for (let page = 1; page <= MAX_MODEL_PAGES; page++) {
-      const query = { limit: String(MODELS_PAGE_SIZE), page: String(page), 'filter[inference_types]': call.types.join(',') };
+      const types = call.types.join(',');
+      const query = { limit: String(MODELS_PAGE_SIZE), page: String(page), 'filter[inference_types]': types };
       const { value } = await get(modelsPage, '/models', call.signal, query);
       models.push(...value.data);
       // An empty page also ends the walk: a server that miscounts must not make us spin.
@@ -118,7 +119,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       return { value: { priceUsd: value.data.price }, rateLimit };
     },
     async requestStatus(requestId, call = {}) {
-      const { value, rateLimit } = await get(statusAnswer, `/request-status/${encodeURIComponent(requestId)}`, call.signal);
+      const path = `/request-status/${encodeURIComponent(requestId)}`;
+      const { value, rateLimit } = await get(statusAnswer, path, call.signal);
       return { value: value.data, rateLimit };
     },
     async balance(call = {}) {

@@ -67,7 +67,8 @@ function nextHop(start: URL, url: URL, location: string, redirects: number, stat
   const tooMany = redirects >= MAX_REDIRECTS ? `more than ${MAX_REDIRECTS} redirects` : undefined;
   const refusal = next === undefined ? 'redirected to an unreadable URL' : (redirectRefusal(url, next) ?? tooMany);
   if (next !== undefined && refusal === undefined) return next;
-  throw new ResultUrlError({ ...endpointOf(start), status, requestSent: true, reason: 'redirect', detail: refusal ?? '' });
+  const detail = refusal ?? '';
+  throw new ResultUrlError({ ...endpointOf(start), status, requestSent: true, reason: 'redirect', detail });
 }
 
 async function discard(response: Dispatcher.ResponseData): Promise<void> {
@@ -87,7 +88,8 @@ async function fetchFollowing(
   const headers = { accept: '*/*', 'user-agent': context.userAgent };
   for (let url = start, redirects = 0; ; redirects++) {
     const request = { origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET' as const, headers };
-    const response = await send(context.dispatcher, request, { ...endpointOf(url), timeoutMs: context.timeoutMs }, signal);
+    const transport = { ...endpointOf(url), timeoutMs: context.timeoutMs };
+    const response = await send(context.dispatcher, request, transport, signal);
     const location = headerValue(response.headers, 'location');
     if (response.statusCode < 300 || response.statusCode >= 400 || location === undefined) return { url, response };
     await discard(response);

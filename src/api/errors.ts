@@ -49,7 +49,8 @@ export class AuthError extends ApiError {
   constructor(details: SaidDetails) {
     const what = details.status === 403 ? 'permission denied (account suspended or not permitted)' : 'not authenticated';
     const todo = 'check MEDIABATCH_TOKEN or --token-file';
-    super(`HTTP ${details.status ?? '?'} ${what}${said(details.serviceMessage)}; ${todo}`, details, 'E_API_AUTH', ExitCode.auth);
+    const message = `HTTP ${details.status ?? '?'} ${what}${said(details.serviceMessage)}; ${todo}`;
+    super(message, details, 'E_API_AUTH', ExitCode.auth);
   }
 }
 

@@ -117,7 +117,8 @@ export async function callApi(context: HttpContext, call: ApiCall): Promise<ApiA
     throw errorFromResponse(endpoint, status, response.headers, text, context.clock.nowMs(), secrets);
   }
   const answered = { ...endpoint, status, requestSent: true };
-  if (status < 200 || status >= 300) throw new ResponseShapeError({ ...answered, issues: `HTTP ${status} instead of 2xx` });
+  const issues = `HTTP ${status} instead of 2xx`;
+  if (status < 200 || status >= 300) throw new ResponseShapeError({ ...answered, issues });
   try {
     return { status, body: JSON.parse(text) as unknown, rateLimit: parseRateLimit(response.headers) };
   } catch (error) {

@@ -93,7 +93,7 @@ const voiceRecord = z
 
 const languageRecord = z
   .looseObject({ slug: z.string().min(1), name: z.string().optional(), voices: z.array(voiceRecord).nullish() })
-  .transform((language) => ({ slug: language.slug, name: language.name ?? language.slug, voices: language.voices ?? [] }));
+  .transform((lang) => ({ slug: lang.slug, name: lang.name ?? lang.slug, voices: lang.voices ?? [] }));
 
 /** `info` is an object of optional sections, or `[]` when the model has none (PHP's empty array). */
 const infoRecord = z.union([

@@ -78,7 +78,7 @@ export interface KindOutput {
    * The file extension of a result: from the type its bytes showed (mime), else the URL's
    * extension when it is one this kind produces, else the kind's default for the job.
    */
-  extension(job: Pick<SendableJob, 'params'>, found: { mime?: string | undefined; urlExtension?: string | undefined }): string;
+  extension(job: Pick<SendableJob, 'params'>, found: { mime?: string | undefined; urlExtension?: string }): string;
 }
 
 /** How often a running job is asked about: from `firstMs`, growing by `factor` to `maxMs`. */

@@ -225,7 +225,8 @@ function listen(server: ReturnType<typeof createServer>, host: string, port: num
 
 /** What to do about a port that cannot be had, by the system's error code. */
 const LISTEN_ADVICE: Record<string, string> = {
-  EADDRINUSE: 'another program already listens there; stop it or pick another port (and point your proxy or tunnel at it)',
+  EADDRINUSE:
+    'another program already listens there; stop it or pick another port (and point your proxy or tunnel at it)',
   EACCES: 'not allowed to listen there (ports below 1024 need privileges); pick a port from 1024 up',
   EADDRNOTAVAIL: 'this machine has no such address; give one of its own (127.0.0.1 for a local proxy or tunnel)',
 };
