@@ -12,35 +12,28 @@ const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const identifier = (name: string): string => name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 const jobTemplate = (name: string, id: string): string => `import { model, pick, text } from './fields.js';
-import type { JobKind } from './kind.js';
-import { extensionFrom } from './model-checks.js';
+import { defineKind, type JobKind } from './kind.js';
 
 const SENT = ['prompt', 'model'] as const;
 /** What its price depends on: the price request takes these fields and nothing else. */
 const PRICED = ['model'] as const;
 
 /** \`POST /${name}\`, JSON; the result is an image. Written by \`npm run new-kind\`: give it the service's fields. */
-export const ${id}: JobKind<'${name}'> = {
+export const ${id}: JobKind<'${name}'> = defineKind({
   type: '${name}',
   title: '${name}',
   params: { model: model('${id}_model') },
   content: { prompt: text('What to make') },
   required: ['prompt', 'model'],
-  files: {},
-  checkModel: () => undefined,
   pricing: {
     by: 'per-key',
     keyFields: PRICED,
     request: (job) => ({ endpoint: '${name}/price-calculation', json: pick(job.params, PRICED) }),
   },
   submit: (job) => ({ endpoint: '${name}', json: pick(job.params, SENT) }),
-  output: { media: 'image', extension: (_job, found) => extensionFrom(found, ['png', 'jpg', 'webp'], 'png') },
-  poll: {
-    service: { firstMs: 2000, maxMs: 10_000, factor: 1.5, giveUpMs: 10 * 60_000 },
-    simulator: { firstMs: 150, maxMs: 1000, factor: 1.5, giveUpMs: 60_000 },
-  },
+  media: 'image',
   plans: { basic: { perMinute: 1, perDay: 15 }, premium: { perMinute: 300 } },
-};
+});
 `;
 
 const simTemplate = (name: string, id: string): string => `/**

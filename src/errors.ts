@@ -19,17 +19,11 @@ export const ExitCode = {
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
-export interface MediabatchErrorOptions {
-  code: string;
-  exitCode: ExitCodeValue;
-  cause?: unknown;
-}
-
 export class MediabatchError extends Error {
   readonly code: string;
   readonly exitCode: ExitCodeValue;
 
-  constructor(message: string, options: MediabatchErrorOptions) {
+  constructor(message: string, options: { code: string; exitCode: ExitCodeValue; cause?: unknown }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = options.code;

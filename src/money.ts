@@ -9,10 +9,7 @@
 /** A whole number of micro-dollars. */
 export type MicroUsd = number;
 
-export const MICRO_PER_USD = 1_000_000;
-
-/** Far above any budget or balance; keeps every sum of amounts an exact integer. */
-export const MAX_MICRO_USD: MicroUsd = 1e15;
+const MICRO_PER_USD = 1_000_000;
 
 /**
  * Dollars from outside as µUSD. A price is rounded `up` (what may be charged is never counted
@@ -72,7 +69,7 @@ export function sumMicro(values: Iterable<MicroUsd>): MicroUsd {
  * and the ledger's reservation before each submit all ask this.
  */
 export function withinBudget(spent: MicroUsd, adding: MicroUsd, budget: MicroUsd | null): boolean {
-  return overBudgetBy(spent, adding, budget) === 0;
+  return budget === null || spent + adding <= budget;
 }
 
 /** How far `spent + adding` goes past the budget: 0 when it holds (the rule withinBudget states). */

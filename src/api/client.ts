@@ -11,10 +11,9 @@ import { parseBaseUrl } from './base-url.js';
 import { ResponseShapeError } from './errors.js';
 import { downloadResult } from './download.js';
 import { callApi, parseAnswer, type ApiCall, type HttpContext } from './http.js';
-import { modelFromRecord, statusFromData } from './normalize.js';
 import { balanceAnswer, modelsPage, priceAnswer, requestIdAnswer, statusAnswer } from './schemas.js';
 import type { z } from 'zod';
-import type { CallOptions, Model, MultipartFile, RateLimitInfo, ServiceClient, ServiceRequest } from './types.js';
+import type { CallOptions, Model, MultipartFile, ServiceClient, ServiceRequest, WithRateLimit } from './types.js';
 import { systemClock, type Clock } from '../clock.js';
 
 export interface ServiceClientOptions {
@@ -50,12 +49,13 @@ async function fileBlob(file: MultipartFile): Promise<Blob> {
     return new Blob([await readFile(file.path)], { type: file.contentType });
   } catch (error) {
     // Thrown before anything is sent: submitFailureKind counts it as nothing charged.
-    throw new LocalIoError(`cannot read image ${file.path}: ${(error as Error).message}; check the file`, 'E_IMAGE_READ', error);
+    const message = `cannot read image ${file.path}: ${(error as Error).message}; check the file`;
+    throw new LocalIoError(message, 'E_IMAGE_READ', error);
   }
 }
 
 /** A multipart body: the fields as text, the files as real file parts. */
-async function multipartForm(body: Extract<ServiceRequest, { multipart: unknown }>['multipart']): Promise<FormData> {
+async function multipartForm(body: { fields: Record<string, string>; files: MultipartFile[] }): Promise<FormData> {
   const form = new FormData();
   for (const [name, value] of Object.entries(body.fields)) form.append(name, value);
   for (const file of body.files) form.append(file.field, await fileBlob(file), file.filename);
@@ -68,71 +68,66 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const uploadTimeoutMs = options.uploadTimeoutMs ?? DEFAULT_UPLOAD_TIMEOUT_MS;
-  const downloadTimeoutMs = options.downloadTimeoutMs ?? 300_000;
   const userAgent = options.userAgent ?? 'mediabatch';
   const dispatcher = new Agent({ connections: options.connections ?? 16, connect: { timeout: connectTimeoutMs } });
   const clock = options.clock ?? systemClock;
   const http: HttpContext = { dispatcher, origin, basePath, token: options.token, userAgent, connectTimeoutMs, clock };
+  const downloads = { dispatcher, userAgent, timeoutMs: options.downloadTimeoutMs ?? 300_000, clock };
 
   /** One call and its validated answer; every failure is a typed ApiError. */
-  async function exchange<S extends z.ZodType>(schema: S, call: ApiCall): Promise<{ data: z.output<S>; rateLimit: RateLimitInfo }> {
+  async function exchange<S extends z.ZodType>(schema: S, call: ApiCall): Promise<WithRateLimit<z.output<S>>> {
     const answer = await callApi(http, call);
-    return { data: parseAnswer(schema, answer, { method: call.method, path: `${basePath}${call.path}` }), rateLimit: answer.rateLimit };
+    const endpoint = { method: call.method, path: `${basePath}${call.path}` };
+    return { value: parseAnswer(schema, answer, endpoint), rateLimit: answer.rateLimit };
   }
 
-  /** The body of a request as the wire carries it, and how long its answer may take. */
-  async function bodyOf(request: ServiceRequest): Promise<Pick<ApiCall, 'json' | 'form' | 'timeoutMs' | 'redact'>> {
-    if ('json' in request) return { json: request.json, timeoutMs: requestTimeoutMs, redact: request.redact };
-    return { form: await multipartForm(request.multipart), timeoutMs: uploadTimeoutMs, redact: request.redact };
-  }
+  const get = <S extends z.ZodType>(schema: S, path: string, signal?: AbortSignal, query?: ApiCall['query']) =>
+    exchange(schema, { method: 'GET', path: `${API}${path}`, query, timeoutMs: requestTimeoutMs, signal });
 
-  async function submit(request: ServiceRequest, call: CallOptions = {}) {
-    const path = `${API}/${request.endpoint}`;
-    const { data, rateLimit } = await exchange(requestIdAnswer, { method: 'POST', path, ...(await bodyOf(request)), signal: call.signal });
-    return { value: { requestId: data.data.request_id }, rateLimit };
-  }
-
-  async function price(request: ServiceRequest, call: CallOptions = {}) {
-    const path = `${API}/${request.endpoint}`;
-    const { data, rateLimit } = await exchange(priceAnswer, { method: 'POST', path, ...(await bodyOf(request)), signal: call.signal });
-    return { value: { priceUsd: data.data.price }, rateLimit };
+  /** A job endpoint's request as the wire carries it; a multipart one uploads files, so may take longer. */
+  async function post<S extends z.ZodType>(schema: S, request: ServiceRequest, signal: AbortSignal | undefined) {
+    const { redact } = request;
+    const body =
+      'json' in request
+        ? { json: request.json, timeoutMs: requestTimeoutMs }
+        : { form: await multipartForm(request.multipart), timeoutMs: uploadTimeoutMs };
+    return exchange(schema, { method: 'POST', path: `${API}/${request.endpoint}`, ...body, redact, signal });
   }
 
   async function listModels(call: CallOptions & { types: readonly string[] }): Promise<Model[]> {
-    const path = `${API}/models`;
-    const types = call.types.join(',');
     const models: Model[] = [];
     for (let page = 1; page <= MAX_MODEL_PAGES; page++) {
+      const types = call.types.join(',');
       const query = { limit: String(MODELS_PAGE_SIZE), page: String(page), 'filter[inference_types]': types };
-      const { data } = await exchange(modelsPage, { method: 'GET', path, query, timeoutMs: requestTimeoutMs, signal: call.signal });
-      models.push(...data.data.map(modelFromRecord));
+      const { value } = await get(modelsPage, '/models', call.signal, query);
+      models.push(...value.data);
       // An empty page also ends the walk: a server that miscounts must not make us spin.
-      if (page >= data.meta.last_page || data.data.length === 0) return models;
+      if (page >= value.meta.last_page || value.data.length === 0) return models;
     }
-    throw new ResponseShapeError({
-      method: 'GET',
-      path: `${basePath}${path}`,
-      requestSent: true,
-      issues: `still paging after ${MAX_MODEL_PAGES} pages of models`,
-    });
+    const issues = `still paging after ${MAX_MODEL_PAGES} pages of models`;
+    throw new ResponseShapeError({ method: 'GET', path: `${basePath}${API}/models`, requestSent: true, issues });
   }
 
   return {
     listModels,
-    submit,
-    price,
+    async submit(request, call = {}) {
+      const { value, rateLimit } = await post(requestIdAnswer, request, call.signal);
+      return { value: { requestId: value.data.request_id }, rateLimit };
+    },
+    async price(request, call = {}) {
+      const { value, rateLimit } = await post(priceAnswer, request, call.signal);
+      return { value: { priceUsd: value.data.price }, rateLimit };
+    },
     async requestStatus(requestId, call = {}) {
-      const path = `${API}/request-status/${encodeURIComponent(requestId)}`;
-      const { data, rateLimit } = await exchange(statusAnswer, { method: 'GET', path, timeoutMs: requestTimeoutMs, signal: call.signal });
-      return { value: statusFromData(data.data), rateLimit };
+      const path = `/request-status/${encodeURIComponent(requestId)}`;
+      const { value, rateLimit } = await get(statusAnswer, path, call.signal);
+      return { value: value.data, rateLimit };
     },
     async balance(call = {}) {
-      const path = `${API}/balance`;
-      const { data } = await exchange(balanceAnswer, { method: 'GET', path, timeoutMs: requestTimeoutMs, signal: call.signal });
-      return { balanceUsd: data.data.balance };
+      const { value } = await get(balanceAnswer, '/balance', call.signal);
+      return { balanceUsd: value.data.balance };
     },
-    download: (url, destPath, call) =>
-      downloadResult({ dispatcher, userAgent, timeoutMs: downloadTimeoutMs, clock }, url, destPath, call),
+    download: (url, destPath, call) => downloadResult(downloads, url, destPath, call),
     // Idempotent: the CLI's shutdown path and a finally block may both close it.
     async close() {
       if (!dispatcher.closed && !dispatcher.destroyed) await dispatcher.close();

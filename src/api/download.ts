@@ -13,7 +13,7 @@ import { LocalIoError } from '../errors.js';
 import { ApiError, ResultUrlError, ResultUrlExpiredError } from './errors.js';
 import { errorFromResponse, errorFromTransport, type Endpoint } from './error-mapping.js';
 import { headerValue } from './rate-limit.js';
-import { dropBody, readText } from './http.js';
+import { dropBody, readText, send } from './http.js';
 import type { DownloadResult } from './types.js';
 import type { Clock } from '../clock.js';
 
@@ -29,11 +29,6 @@ export interface DownloadContext {
   clock: Clock;
 }
 
-export interface DownloadOptions {
-  maxBytes: number;
-  signal?: AbortSignal | undefined;
-}
-
 /** Where an error about `url` points: never the query string, which holds the signature. */
 function endpointOf(url: URL | string): Endpoint {
   if (typeof url === 'string') return { method: 'GET', path: url.split(/[?#]/, 1)[0] ?? '' };
@@ -41,22 +36,15 @@ function endpointOf(url: URL | string): Endpoint {
 }
 
 function parseResultUrl(raw: string): URL {
-  let url: URL | undefined;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    const scheme = url?.protocol ?? 'an unreadable URL';
-    throw new ResultUrlError({
-      ...endpointOf(raw),
-      requestSent: false,
-      reason: 'scheme',
-      detail: `only http and https result URLs are fetched, got ${scheme}; the service sent an unexpected URL`,
-    });
-  }
-  return url;
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (url?.protocol === 'http:' || url?.protocol === 'https:') return url;
+  const scheme = url?.protocol ?? 'an unreadable URL';
+  throw new ResultUrlError({
+    ...endpointOf(raw),
+    requestSent: false,
+    reason: 'scheme',
+    detail: `only http and https result URLs are fetched, got ${scheme}; the service sent an unexpected URL`,
+  });
 }
 
 /**
@@ -75,18 +63,12 @@ export function redirectRefusal(from: URL, to: URL): string | undefined {
 
 /** The URL `location` sends `url` to, or the ResultUrlError refusing it (named after `start`). */
 function nextHop(start: URL, url: URL, location: string, redirects: number, status: number): URL {
-  let next: URL | undefined;
-  try {
-    next = new URL(location, url);
-  } catch {
-    next = undefined;
-  }
-  const refused = (detail: string): ResultUrlError =>
-    new ResultUrlError({ ...endpointOf(start), status, requestSent: true, reason: 'redirect', detail });
-  if (next === undefined) throw refused('redirected to an unreadable URL');
-  const refusal = redirectRefusal(url, next) ?? (redirects >= MAX_REDIRECTS ? `more than ${MAX_REDIRECTS} redirects` : undefined);
-  if (refusal !== undefined) throw refused(refusal);
-  return next;
+  const next = URL.canParse(location, url.href) ? new URL(location, url) : undefined;
+  const tooMany = redirects >= MAX_REDIRECTS ? `more than ${MAX_REDIRECTS} redirects` : undefined;
+  const refusal = next === undefined ? 'redirected to an unreadable URL' : (redirectRefusal(url, next) ?? tooMany);
+  if (next !== undefined && refusal === undefined) return next;
+  const detail = refusal ?? '';
+  throw new ResultUrlError({ ...endpointOf(start), status, requestSent: true, reason: 'redirect', detail });
 }
 
 async function discard(response: Dispatcher.ResponseData): Promise<void> {
@@ -103,24 +85,11 @@ async function fetchFollowing(
   start: URL,
   signal: AbortSignal | undefined,
 ): Promise<{ url: URL; response: Dispatcher.ResponseData }> {
-  let url = start;
-  for (let redirects = 0; ; redirects++) {
+  const headers = { accept: '*/*', 'user-agent': context.userAgent };
+  for (let url = start, redirects = 0; ; redirects++) {
+    const request = { origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET' as const, headers };
     const transport = { ...endpointOf(url), timeoutMs: context.timeoutMs };
-    if (signal?.aborted) throw errorFromTransport(signal.reason, { ...transport, dispatched: false, aborted: true });
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await context.dispatcher.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        headers: { accept: '*/*', 'user-agent': context.userAgent },
-        signal: signal ?? null,
-        headersTimeout: context.timeoutMs,
-        bodyTimeout: context.timeoutMs,
-      });
-    } catch (error) {
-      throw errorFromTransport(error, { ...transport, dispatched: true, aborted: signal?.aborted });
-    }
+    const response = await send(context.dispatcher, request, transport, signal);
     const location = headerValue(response.headers, 'location');
     if (response.statusCode < 300 || response.statusCode >= 400 || location === undefined) return { url, response };
     await discard(response);
@@ -135,12 +104,7 @@ async function errorForStatus(url: URL, response: Dispatcher.ResponseData, nowMs
     await discard(response);
     return new ResultUrlExpiredError({ ...endpoint, status, requestSent: true });
   }
-  let text = '';
-  try {
-    text = await readText(response.body, MAX_ERROR_BODY_BYTES);
-  } catch {
-    dropBody(response.body);
-  }
+  const text = await readText(response.body, MAX_ERROR_BODY_BYTES).catch(() => '');
   return errorFromResponse(endpoint, status, response.headers, text, nowMs);
 }
 
@@ -165,7 +129,7 @@ export async function downloadResult(
   context: DownloadContext,
   rawUrl: string,
   destPath: string,
-  options: DownloadOptions,
+  options: { maxBytes: number; signal?: AbortSignal | undefined },
 ): Promise<DownloadResult> {
   const { url, response } = await fetchFollowing(context, parseResultUrl(rawUrl), options.signal);
   if (response.statusCode < 200 || response.statusCode >= 300) throw await errorForStatus(url, response, context.clock.nowMs());

@@ -41,22 +41,17 @@ function shorten(text: string): string {
 }
 
 /**
- * Blanks out `secret` (the API token, and a webhook secret the request carried). A proxy or a
+ * Blanks out `secrets` (the API token, and a webhook secret the request carried). A proxy or a
  * hostile server may echo the request in its error text; whatever it says ends up in messages,
  * logs and the ledger, so the secrets must be gone from it before anything is shortened (a cut
  * could keep part of one).
  */
-function redactor(secret: string | readonly string[] | undefined): (text: string) => string {
-  const secrets = (typeof secret === 'string' ? [secret] : (secret ?? [])).filter((s) => s !== '');
-  if (secrets.length === 0) return (text) => text;
-  return (text) => secrets.reduce((redacted, s) => redacted.split(s).join('[redacted]'), text);
+function redactor(secrets: readonly string[]): (text: string) => string {
+  const present = secrets.filter((s) => s !== '');
+  return (text) => present.reduce((redacted, s) => redacted.split(s).join('[redacted]'), text);
 }
 
 /** Field errors are kept whole (not shortened), so their control characters are escaped here. */
-function cleaner(redact: (text: string) => string): (text: string) => string {
-  return (text) => escapeControlChars(redact(text));
-}
-
 function toFieldErrors(raw: unknown, clean: (text: string) => string): Record<string, string[]> {
   const fieldErrors: Record<string, string[]> = {};
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fieldErrors;
@@ -67,12 +62,8 @@ function toFieldErrors(raw: unknown, clean: (text: string) => string): Record<st
   return fieldErrors;
 }
 
-/**
- * Reads a Laravel-style error body `{message, errors}`; anything else becomes a text snippet.
- * `secret`, when given, never survives into what is returned.
- */
-export function parseErrorBody(text: string, secret?: string | readonly string[]): ErrorBody {
-  const redact = redactor(secret);
+/** Reads a Laravel-style error body `{message, errors}`; anything else becomes a text snippet. */
+function parseErrorBody(text: string, redact: (text: string) => string): ErrorBody {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -87,21 +78,24 @@ export function parseErrorBody(text: string, secret?: string | readonly string[]
   const record = parsed as Record<string, unknown>;
   const message = typeof record['message'] === 'string' ? shorten(redact(record['message'])) : undefined;
   // Redacted after parsing: a JSON escape (\u0041) in the raw text could hide the token from a textual scan.
-  return { message, fieldErrors: toFieldErrors(record['errors'], cleaner(redact)), snippet: message ?? shorten(redact(text)) };
+  const fieldErrors = toFieldErrors(record['errors'], (raw) => escapeControlChars(redact(raw)));
+  return { message, fieldErrors, snippet: message ?? shorten(redact(text)) };
 }
 
-/** The typed error for a non-2xx answer. The request was sent: the service answered it. */
+/**
+ * The typed error for a non-2xx answer. The request was sent: the service answered it. An
+ * HTTP-date Retry-After and the daily reset are counted from `nowMs`, when the answer came;
+ * `secrets` (the token, any secret the request carried) are removed from what the server said.
+ */
 export function errorFromResponse(
   endpoint: Endpoint,
   status: number,
   headers: IncomingHttpHeaders,
   bodyText: string,
-  /** When the answer came: an HTTP-date Retry-After and the daily reset are counted from it. */
   nowMs: number,
-  /** The API token and any secret the request carried: removed from whatever the server said (it may echo the request). */
-  secret?: string | readonly string[],
+  secrets: readonly string[] = [],
 ): ApiError {
-  const body = parseErrorBody(bodyText, secret);
+  const body = parseErrorBody(bodyText, redactor(secrets));
   const details = {
     ...endpoint,
     status,
@@ -114,7 +108,8 @@ export function errorFromResponse(
   if (status === 404) return new NotFoundError(details);
   if (status === 422) return new ValidationError({ ...details, fieldErrors: body.fieldErrors });
   if (status === 429) {
-    return new RateLimitError({ ...details, retryAfterMs: rateLimitWaitMs(headers, nowMs), limitType: parseLimitType(headers) });
+    const retryAfterMs = rateLimitWaitMs(headers, nowMs);
+    return new RateLimitError({ ...details, retryAfterMs, limitType: parseLimitType(headers) });
   }
   if (status >= 500) return new ServerError({ ...details, snippet: body.snippet });
   return new ClientError(details);
@@ -126,27 +121,14 @@ export function errorFromResponse(
  * have gone out on it.)
  */
 const TLS_HANDSHAKE_CODES = [
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_UNTRUSTED',
-  'CERT_REVOKED',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
+  ...['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'],
+  ...['UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID'],
+  ...['CERT_UNTRUSTED', 'CERT_REVOKED', 'ERR_TLS_CERT_ALTNAME_INVALID'],
 ];
 
 // Failures that happen before a connection exists: no byte of the request can have been sent.
 const NOT_SENT_CODES = new Set([
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EAI_NONAME',
-  'ECONNREFUSED',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
+  ...['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'],
   ...TLS_HANDSHAKE_CODES,
 ]);
 
@@ -157,7 +139,7 @@ const TIMEOUT_PHASES: Record<string, TimeoutPhase> = {
 };
 
 /** The error code of an undici or system error; AggregateError (happy eyeballs) uses its first. */
-export function errorCode(error: unknown): string | undefined {
+function errorCode(error: unknown): string | undefined {
   if (error === null || typeof error !== 'object') return undefined;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') return code;
@@ -165,11 +147,7 @@ export function errorCode(error: unknown): string | undefined {
   return Array.isArray(inner) ? errorCode(inner[0]) : undefined;
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-export interface TransportContext extends Endpoint {
+interface TransportContext extends Endpoint {
   /**
    * The service's origin, for calls to the service: a connection that never opened is then an
    * UnreachableError naming its host. Downloads leave it out (a storage host is not configured).
@@ -192,7 +170,8 @@ export function errorFromTransport(error: unknown, context: TransportContext): A
   const code = errorCode(error);
   const requestSent = dispatched && !(code !== undefined && NOT_SENT_CODES.has(code));
   if (origin !== undefined && dispatched && !aborted && !requestSent) {
-    return new UnreachableError({ ...endpoint, networkCode: code, host: hostOf(origin), reason: unreachableReason(code, connectTimeoutMs), cause: error });
+    const reason = unreachableReason(code, connectTimeoutMs);
+    return new UnreachableError({ ...endpoint, networkCode: code, host: hostOf(origin), reason, cause: error });
   }
   const phase = code === undefined ? undefined : TIMEOUT_PHASES[code];
   if (phase !== undefined) {
@@ -200,7 +179,7 @@ export function errorFromTransport(error: unknown, context: TransportContext): A
     return new TimeoutError({ ...endpoint, requestSent, networkCode: code, phase, timeoutMs: limitMs, cause: error });
   }
   const networkCode = aborted ? 'ABORT_ERR' : code;
-  const detail = aborted ? 'aborted' : describe(error);
+  const detail = aborted ? 'aborted' : error instanceof Error ? error.message : String(error);
   return new NetworkError({ ...endpoint, requestSent, networkCode, detail, cause: error });
 }
 
@@ -211,7 +190,9 @@ function hostOf(origin: string): string {
 }
 
 function unreachableReason(code: string | undefined, connectTimeoutMs: number | undefined): string {
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return `no connection${connectTimeoutMs === undefined ? '' : ` within ${connectTimeoutMs} ms`}`;
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return `no connection${connectTimeoutMs === undefined ? '' : ` within ${connectTimeoutMs} ms`}`;
+  }
   if (code !== undefined && TLS_HANDSHAKE_CODES.includes(code)) return `TLS: ${code}`;
   return code ?? 'connection failed';
 }

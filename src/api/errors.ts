@@ -20,49 +20,37 @@ export interface ApiErrorDetails {
   cause?: unknown;
 }
 
-interface ApiErrorInit extends ApiErrorDetails {
-  code: string;
-  exitCode?: ExitCodeValue;
-}
+type SaidDetails = ApiErrorDetails & { serviceMessage?: string | undefined };
 
+/** What the service said, quoted after the status, or nothing. */
+const said = (text: string | undefined): string => (text ? ` ("${text}")` : '');
+
+const sentText = (requestSent: boolean): string =>
+  requestSent ? 'the request may have reached the service' : 'the request was not sent';
+
+/** Every message starts with the endpoint: `POST /api/v1/client/<kind>: …`. */
 export class ApiError extends MediabatchError {
-  readonly method: string;
-  readonly path: string;
-  readonly status: number | undefined;
-  readonly requestSent: boolean;
-  readonly retryAfterMs: number | undefined;
-  readonly rateLimit: RateLimitInfo | undefined;
+  declare readonly method: string;
+  declare readonly path: string;
+  declare readonly status: number | undefined;
+  declare readonly requestSent: boolean;
+  declare readonly retryAfterMs: number | undefined;
+  declare readonly rateLimit: RateLimitInfo | undefined;
 
-  constructor(message: string, init: ApiErrorInit) {
-    super(message, { code: init.code, exitCode: init.exitCode ?? ExitCode.incomplete, cause: init.cause });
-    this.method = init.method;
-    this.path = init.path;
-    this.status = init.status;
-    this.requestSent = init.requestSent;
-    this.retryAfterMs = init.retryAfterMs;
-    this.rateLimit = init.rateLimit;
+  constructor(what: string, details: ApiErrorDetails, code: string, exitCode: ExitCodeValue = ExitCode.incomplete) {
+    const { method, path, status, requestSent, retryAfterMs, rateLimit, cause } = details;
+    super(`${method} ${path}: ${what}`, { code, exitCode, cause });
+    Object.assign(this, { method, path, status, requestSent, retryAfterMs, rateLimit });
   }
-
-  /** "POST /api/v1/client/<kind>", the prefix of every message. */
-  get endpoint(): string {
-    return `${this.method} ${this.path}`;
-  }
-}
-
-function where(details: Pick<ApiErrorDetails, 'method' | 'path'>): string {
-  return `${details.method} ${details.path}`;
 }
 
 /** 401/403: the token is wrong or the account may not do this; the whole run stops (exit 4). */
 export class AuthError extends ApiError {
-  constructor(details: ApiErrorDetails & { serviceMessage?: string | undefined }) {
+  constructor(details: SaidDetails) {
     const what = details.status === 403 ? 'permission denied (account suspended or not permitted)' : 'not authenticated';
-    const said = details.serviceMessage ? ` ("${details.serviceMessage}")` : '';
-    super(`${where(details)}: HTTP ${details.status ?? '?'} ${what}${said}; check MEDIABATCH_TOKEN or --token-file`, {
-      ...details,
-      code: 'E_API_AUTH',
-      exitCode: ExitCode.auth,
-    });
+    const todo = 'check MEDIABATCH_TOKEN or --token-file';
+    const message = `HTTP ${details.status ?? '?'} ${what}${said(details.serviceMessage)}; ${todo}`;
+    super(message, details, 'E_API_AUTH', ExitCode.auth);
   }
 }
 
@@ -71,17 +59,13 @@ export class ValidationError extends ApiError {
   readonly fieldErrors: Record<string, string[]>;
   readonly isBalance: boolean;
 
-  constructor(details: ApiErrorDetails & { fieldErrors: Record<string, string[]>; serviceMessage?: string | undefined }) {
+  constructor(details: SaidDetails & { fieldErrors: Record<string, string[]> }) {
     const fields = Object.entries(details.fieldErrors).map(([field, messages]) => `${field}: ${messages.join(' ')}`);
-    const isBalance =
-      Object.hasOwn(details.fieldErrors, 'balance') || /balance/i.test(details.serviceMessage ?? '');
-    const said = fields.length > 0 ? fields.join('; ') : (details.serviceMessage ?? 'no details given');
+    const isBalance = Object.hasOwn(details.fieldErrors, 'balance') || /balance/i.test(details.serviceMessage ?? '');
+    const text = fields.length > 0 ? fields.join('; ') : (details.serviceMessage ?? 'no details given');
     const todo = isBalance ? 'top up the account balance, then run again to resume' : 'fix these fields of the job';
-    super(`${where(details)}: HTTP 422 refused: ${said}; ${todo}`, {
-      ...details,
-      code: isBalance ? 'E_API_BALANCE' : 'E_API_VALIDATION',
-      exitCode: isBalance ? ExitCode.auth : ExitCode.incomplete,
-    });
+    const code = isBalance ? 'E_API_BALANCE' : 'E_API_VALIDATION';
+    super(`HTTP 422 refused: ${text}; ${todo}`, details, code, isBalance ? ExitCode.auth : ExitCode.incomplete);
     this.fieldErrors = details.fieldErrors;
     this.isBalance = isBalance;
   }
@@ -96,34 +80,25 @@ export class RateLimitError extends ApiError {
   constructor(details: ApiErrorDetails & { limitType: RateLimitType | undefined }) {
     const window = details.limitType === 'daily' ? 'daily limit reached' : 'rate limited';
     const seconds = Math.ceil((details.retryAfterMs ?? 0) / 1000);
-    super(`${where(details)}: HTTP 429 ${window}; retry in ${seconds} s or pace requests with --plan`, {
-      ...details,
-      code: 'E_API_RATE_LIMIT',
-    });
+    super(`HTTP 429 ${window}; retry in ${seconds} s or pace requests with --plan`, details, 'E_API_RATE_LIMIT');
     this.limitType = details.limitType;
   }
 }
 
 /** 404: unknown request id or route. */
 export class NotFoundError extends ApiError {
-  constructor(details: ApiErrorDetails & { serviceMessage?: string | undefined }) {
-    const said = details.serviceMessage ? ` ("${details.serviceMessage}")` : '';
-    super(`${where(details)}: HTTP 404 not found${said}; check --base-url and the request id`, {
-      ...details,
-      code: 'E_API_NOT_FOUND',
-    });
+  constructor(details: SaidDetails) {
+    const todo = 'check --base-url and the request id';
+    super(`HTTP 404 not found${said(details.serviceMessage)}; ${todo}`, details, 'E_API_NOT_FOUND');
   }
 }
 
 /** Any other 4xx (400, 405, 413 body too large, …): the service refused the request as sent. */
 export class ClientError extends ApiError {
-  constructor(details: ApiErrorDetails & { serviceMessage?: string | undefined }) {
+  constructor(details: SaidDetails) {
     const what = details.status === 413 ? 'request too large (the service takes at most 75 MB)' : 'refused';
-    const said = details.serviceMessage ? ` ("${details.serviceMessage}")` : '';
-    super(`${where(details)}: HTTP ${details.status ?? '?'} ${what}${said}; fix the request, it will not be retried`, {
-      ...details,
-      code: 'E_API_CLIENT',
-    });
+    const todo = 'fix the request, it will not be retried';
+    super(`HTTP ${details.status ?? '?'} ${what}${said(details.serviceMessage)}; ${todo}`, details, 'E_API_CLIENT');
   }
 }
 
@@ -132,14 +107,13 @@ export class ServerError extends ApiError {
   readonly snippet: string;
 
   constructor(details: ApiErrorDetails & { snippet: string }) {
-    const said = details.snippet ? ` ("${details.snippet}")` : '';
-    super(`${where(details)}: HTTP ${details.status ?? '?'} server error${said}; the service failed, try again later`, {
-      ...details,
-      code: 'E_API_SERVER',
-    });
+    const todo = 'the service failed, try again later';
+    super(`HTTP ${details.status ?? '?'} server error${said(details.snippet)}; ${todo}`, details, 'E_API_SERVER');
     this.snippet = details.snippet;
   }
 }
+
+type NetworkDetails = ApiErrorDetails & { networkCode: string | undefined };
 
 /**
  * The connection failed. `requestSent` is false only for failures before any byte of the
@@ -151,17 +125,13 @@ export class NetworkError extends ApiError {
   readonly networkCode: string | undefined;
 
   constructor(
-    details: ApiErrorDetails & { networkCode: string | undefined; detail: string },
-    message?: string,
+    details: NetworkDetails & { detail?: string },
+    what = `network error ${details.networkCode ?? ''} (${details.detail}); ${sentText(details.requestSent)}; ` +
+      'check the connection and --base-url',
     code = 'E_API_NETWORK',
     exitCode: ExitCodeValue = ExitCode.incomplete,
   ) {
-    const sent = details.requestSent ? 'the request may have reached the service' : 'the request was not sent';
-    super(
-      message ??
-        `${where(details)}: network error ${details.networkCode ?? ''} (${details.detail}); ${sent}; check the connection and --base-url`,
-      { ...details, code, exitCode },
-    );
+    super(what, details, code, exitCode);
     this.networkCode = details.networkCode;
   }
 }
@@ -176,32 +146,31 @@ export class UnreachableError extends NetworkError {
   /** `api.deapi.ai:443`. */
   readonly host: string;
 
-  constructor(details: Omit<ApiErrorDetails, 'requestSent'> & { networkCode: string | undefined; host: string; reason: string }) {
-    super(
-      { ...details, requestSent: false, detail: details.reason },
-      `${where(details)}: cannot reach ${details.host} (${details.reason}): check --base-url / MEDIABATCH_BASE_URL and your network; the request was not sent`,
-      'E_CONNECT',
-      ExitCode.auth,
-    );
+  constructor(details: Omit<NetworkDetails, 'requestSent'> & { host: string; reason: string }) {
+    const todo = 'check --base-url / MEDIABATCH_BASE_URL and your network; the request was not sent';
+    const what = `cannot reach ${details.host} (${details.reason}): ${todo}`;
+    super({ ...details, requestSent: false }, what, 'E_CONNECT', ExitCode.auth);
     this.host = details.host;
   }
 }
 
 export type TimeoutPhase = 'connect' | 'headers' | 'body';
 
+const PHASE_TEXT: Record<TimeoutPhase, string> = {
+  connect: 'connecting',
+  headers: 'waiting for the answer',
+  body: 'reading the answer',
+};
+
 /** No answer in time. Only a connect timeout proves the request was not sent. */
 export class TimeoutError extends NetworkError {
   readonly phase: TimeoutPhase;
 
-  constructor(details: ApiErrorDetails & { networkCode: string | undefined; phase: TimeoutPhase; timeoutMs?: number | undefined }) {
+  constructor(details: NetworkDetails & { phase: TimeoutPhase; timeoutMs?: number | undefined }) {
     const limit = details.timeoutMs === undefined ? '' : ` after ${details.timeoutMs} ms`;
-    const what = { connect: 'connecting', headers: 'waiting for the answer', body: 'reading the answer' }[details.phase];
-    const sent = details.requestSent ? 'the request may have reached the service' : 'the request was not sent';
-    super(
-      { ...details, detail: `timeout ${what}` },
-      `${where(details)}: timed out ${what}${limit}; ${sent}; check the connection and --base-url, then try again later`,
-      'E_API_TIMEOUT',
-    );
+    const todo = 'check the connection and --base-url, then try again later';
+    const what = `timed out ${PHASE_TEXT[details.phase]}${limit}; ${sentText(details.requestSent)}; ${todo}`;
+    super(details, what, 'E_API_TIMEOUT');
     this.phase = details.phase;
   }
 }
@@ -211,10 +180,8 @@ export class ResponseShapeError extends ApiError {
   readonly issues: string;
 
   constructor(details: ApiErrorDetails & { issues: string }) {
-    super(
-      `${where(details)}: unexpected answer from the service (${details.issues}); check --base-url points at the service`,
-      { ...details, code: 'E_API_SHAPE' },
-    );
+    const todo = 'check --base-url points at the service';
+    super(`unexpected answer from the service (${details.issues}); ${todo}`, details, 'E_API_SHAPE');
     this.issues = details.issues;
   }
 }
@@ -224,7 +191,7 @@ export class ResultUrlError extends ApiError {
   readonly reason: 'scheme' | 'redirect' | 'too-large';
 
   constructor(details: ApiErrorDetails & { reason: ResultUrlError['reason']; detail: string }) {
-    super(`${where(details)}: result refused: ${details.detail}`, { ...details, code: 'E_RESULT_URL' });
+    super(`result refused: ${details.detail}`, details, 'E_RESULT_URL');
     this.reason = details.reason;
   }
 }
@@ -232,14 +199,11 @@ export class ResultUrlError extends ApiError {
 /** 403/404 on a pre-signed result URL: it expired; ask request-status for a fresh one. */
 export class ResultUrlExpiredError extends ApiError {
   constructor(details: ApiErrorDetails) {
-    super(
-      `${where(details)}: HTTP ${details.status ?? '?'} on the result URL, it has probably expired; fetch the request status again for a fresh URL`,
-      { ...details, code: 'E_RESULT_URL_EXPIRED' },
-    );
+    const todo = 'fetch the request status again for a fresh URL';
+    const what = `HTTP ${details.status ?? '?'} on the result URL, it has probably expired; ${todo}`;
+    super(what, details, 'E_RESULT_URL_EXPIRED');
   }
 }
-
-export type SubmitFailureKind = 'not-taken' | 'refused' | 'unknown' | 'fatal';
 
 /**
  * What a failed SUBMIT means for money (docs/states-and-money.md):
@@ -250,7 +214,7 @@ export type SubmitFailureKind = 'not-taken' | 'refused' | 'unknown' | 'fatal';
  *   anything unrecognised): the job becomes in_doubt and is never sent again automatically.
  * A LocalIoError (an image that could not be read) happens before sending: 'refused'.
  */
-export function submitFailureKind(error: unknown): SubmitFailureKind {
+export function submitFailureKind(error: unknown): 'not-taken' | 'refused' | 'unknown' | 'fatal' {
   if (error instanceof LocalIoError) return 'refused';
   if (error instanceof AuthError) return 'fatal';
   if (error instanceof ValidationError) return error.isBalance ? 'fatal' : 'refused';

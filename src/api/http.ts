@@ -2,7 +2,6 @@
  * One API call over the shared undici dispatcher: auth and accept headers, per-call timeouts,
  * the body read with a size cap, and every failure turned into a typed ApiError.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher, FormData } from 'undici';
 import type { z } from 'zod';
 import { ResponseShapeError } from './errors.js';
@@ -39,22 +38,43 @@ export interface ApiCall {
   redact?: readonly string[] | undefined;
 }
 
-export interface ApiAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: unknown;
-  rateLimit: RateLimitInfo;
+export type ApiAnswer = { status: number; body: unknown; rateLimit: RateLimitInfo };
+
+/** Where a request goes and how long it may wait, for the typed error of a failure. */
+export type Transport = Endpoint & { origin?: string; timeoutMs: number; connectTimeoutMs?: number };
+
+/**
+ * Sends one request with `transport.timeoutMs` for the headers and each piece of the body; a
+ * failure before an answer (an abort before dispatch too) is thrown as its typed error.
+ */
+export async function send(
+  dispatcher: Dispatcher,
+  request: Omit<Dispatcher.RequestOptions, 'signal'>,
+  transport: Transport,
+  signal: AbortSignal | undefined,
+): Promise<Dispatcher.ResponseData> {
+  if (signal?.aborted) throw errorFromTransport(signal.reason, { ...transport, dispatched: false, aborted: true });
+  const timeouts = { headersTimeout: transport.timeoutMs, bodyTimeout: transport.timeoutMs };
+  try {
+    return await dispatcher.request({ ...request, ...timeouts, signal: signal ?? null });
+  } catch (error) {
+    throw errorFromTransport(error, { ...transport, dispatched: true, aborted: signal?.aborted });
+  }
 }
 
-/** Reads a body to text, refusing more than `maxBytes`. */
-export async function readText(body: AsyncIterable<Buffer | string>, maxBytes: number): Promise<string> {
+/** Reads a body to text, refusing more than `maxBytes`; a body not read to its end is dropped. */
+export async function readText(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of body) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    total += buffer.length;
-    if (total > maxBytes) throw new Error(`answer larger than ${maxBytes} bytes`);
-    chunks.push(buffer);
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      total += chunk.length;
+      if (total > maxBytes) throw new Error(`answer larger than ${maxBytes} bytes`);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    dropBody(body);
+    throw error;
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -65,17 +85,6 @@ export function dropBody(body: Dispatcher.ResponseData['body']): void {
   body.destroy();
 }
 
-function buildHeaders(context: HttpContext, call: ApiCall): Record<string, string> {
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${context.token}`,
-    accept: 'application/json',
-    'user-agent': context.userAgent,
-  };
-  // FormData sets its own multipart content-type with the boundary.
-  if (call.json !== undefined) headers['content-type'] = 'application/json';
-  return headers;
-}
-
 /**
  * Sends one call and returns its parsed JSON answer; any non-2xx, transport failure or
  * unreadable 2xx body is thrown as the matching ApiError.
@@ -83,43 +92,37 @@ function buildHeaders(context: HttpContext, call: ApiCall): Record<string, strin
 export async function callApi(context: HttpContext, call: ApiCall): Promise<ApiAnswer> {
   const path = `${context.basePath}${call.path}`;
   const endpoint: Endpoint = { method: call.method, path };
-  const transport = { ...endpoint, origin: context.origin, timeoutMs: call.timeoutMs, connectTimeoutMs: context.connectTimeoutMs };
-  if (call.signal?.aborted) {
-    throw errorFromTransport(call.signal.reason, { ...transport, dispatched: false, aborted: true });
-  }
+  const { origin, connectTimeoutMs } = context;
+  const transport = { ...endpoint, origin, timeoutMs: call.timeoutMs, connectTimeoutMs };
   const query = call.query ? `?${new URLSearchParams(call.query).toString()}` : '';
-  let response: Dispatcher.ResponseData;
-  try {
-    response = await context.dispatcher.request({
-      origin: context.origin,
-      path: `${path}${query}`,
-      method: call.method,
-      headers: buildHeaders(context, call),
-      body: call.form ?? (call.json === undefined ? null : JSON.stringify(call.json)),
-      signal: call.signal ?? null,
-      headersTimeout: call.timeoutMs,
-      bodyTimeout: call.timeoutMs,
-    });
-  } catch (error) {
-    throw errorFromTransport(error, { ...transport, dispatched: true, aborted: call.signal?.aborted });
-  }
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${context.token}`,
+    accept: 'application/json',
+    'user-agent': context.userAgent,
+  };
+  // FormData sets its own multipart content-type with the boundary.
+  if (call.json !== undefined) headers['content-type'] = 'application/json';
+  const body = call.form ?? (call.json === undefined ? null : JSON.stringify(call.json));
+  const request = { origin, path: `${path}${query}`, method: call.method, headers, body };
+  const response = await send(context.dispatcher, request, transport, call.signal);
   let text: string;
   try {
     text = await readText(response.body, MAX_API_BODY_BYTES);
   } catch (error) {
-    dropBody(response.body);
     throw errorFromTransport(error, { ...transport, dispatched: true, aborted: call.signal?.aborted });
   }
-  const { statusCode: status, headers } = response;
-  if (status >= 400) throw errorFromResponse(endpoint, status, headers, text, context.clock.nowMs(), [context.token, ...(call.redact ?? [])]);
-  const rateLimit = parseRateLimit(headers);
-  if (status < 200 || status >= 300) {
-    throw new ResponseShapeError({ ...endpoint, status, requestSent: true, rateLimit, issues: `HTTP ${status} instead of 2xx` });
+  const { statusCode: status } = response;
+  if (status >= 400) {
+    const secrets = [context.token, ...(call.redact ?? [])];
+    throw errorFromResponse(endpoint, status, response.headers, text, context.clock.nowMs(), secrets);
   }
+  const answered = { ...endpoint, status, requestSent: true };
+  const issues = `HTTP ${status} instead of 2xx`;
+  if (status < 200 || status >= 300) throw new ResponseShapeError({ ...answered, issues });
   try {
-    return { status, headers, body: JSON.parse(text) as unknown, rateLimit };
+    return { status, body: JSON.parse(text) as unknown, rateLimit: parseRateLimit(response.headers) };
   } catch (error) {
-    throw new ResponseShapeError({ ...endpoint, status, requestSent: true, rateLimit, issues: 'body is not JSON', cause: error });
+    throw new ResponseShapeError({ ...answered, issues: 'body is not JSON', cause: error });
   }
 }
 
@@ -131,12 +134,5 @@ export function parseAnswer<S extends z.ZodType>(schema: S, answer: ApiAnswer, e
     .slice(0, 3)
     .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
     .join('; ');
-  throw new ResponseShapeError({
-    ...endpoint,
-    status: answer.status,
-    requestSent: true,
-    rateLimit: answer.rateLimit,
-    issues,
-    cause: result.error,
-  });
+  throw new ResponseShapeError({ ...endpoint, status: answer.status, requestSent: true, issues, cause: result.error });
 }

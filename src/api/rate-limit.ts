@@ -10,24 +10,21 @@ export function headerValue(headers: IncomingHttpHeaders, name: string): string 
   return Array.isArray(value) ? value[0] : value;
 }
 
-function headerNumber(headers: IncomingHttpHeaders, name: string): number | undefined {
-  const raw = headerValue(headers, name)?.trim();
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  return Number.isFinite(value) ? value : undefined;
-}
+const RATE_LIMIT_HEADERS = {
+  limit: 'x-ratelimit-limit',
+  remaining: 'x-ratelimit-remaining',
+  dailyLimit: 'x-ratelimit-daily-limit',
+  dailyRemaining: 'x-ratelimit-daily-remaining',
+} as const;
 
 /** Every rate-limit header present on a response; absent or malformed ones are left out. */
 export function parseRateLimit(headers: IncomingHttpHeaders): RateLimitInfo {
   const info: RateLimitInfo = {};
-  const limit = headerNumber(headers, 'x-ratelimit-limit');
-  const remaining = headerNumber(headers, 'x-ratelimit-remaining');
-  const dailyLimit = headerNumber(headers, 'x-ratelimit-daily-limit');
-  const dailyRemaining = headerNumber(headers, 'x-ratelimit-daily-remaining');
-  if (limit !== undefined) info.limit = limit;
-  if (remaining !== undefined) info.remaining = remaining;
-  if (dailyLimit !== undefined) info.dailyLimit = dailyLimit;
-  if (dailyRemaining !== undefined) info.dailyRemaining = dailyRemaining;
+  for (const [field, name] of Object.entries(RATE_LIMIT_HEADERS)) {
+    const raw = headerValue(headers, name)?.trim();
+    const value = raw === undefined || raw === '' ? NaN : Number(raw);
+    if (Number.isFinite(value)) info[field as keyof RateLimitInfo] = value;
+  }
   return info;
 }
 
@@ -46,7 +43,7 @@ export function parseRetryAfterMs(headers: IncomingHttpHeaders, nowMs: number): 
 }
 
 /** Milliseconds until the next 00:00 UTC, when the daily counters reset. */
-export function msUntilUtcMidnight(nowMs: number): number {
+function msUntilUtcMidnight(nowMs: number): number {
   const now = new Date(nowMs);
   const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
   return next - nowMs;

@@ -2,6 +2,7 @@
  * The one retry layer of the tool. p-retry runs the attempts; the waiting is done here, so
  * a wait can honour the service's Retry-After and end the moment the run is aborted.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import { ApiError, NetworkError, RateLimitError, ServerError, submitFailureKind } from './errors.js';
 
@@ -34,22 +35,6 @@ export function backoffDelayMs(attempt: number, minDelayMs: number, maxDelayMs: 
   return Math.round(minDelayMs + random() * Math.max(0, ceiling - minDelayMs));
 }
 
-/** Resolves after `ms`, or as soon as `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /**
  * Runs `fn` (given the attempt number, from 1) and retries the failures `isRetryable` allows,
  * at most `retries` times, waiting a jittered exponential backoff and never less than the
@@ -79,7 +64,8 @@ export async function withRetries<T>(fn: (attempt: number) => Promise<T>, option
       signal?.throwIfAborted();
       const delayMs = Math.max(requestedMs, backoffDelayMs(attemptNumber, minDelayMs, maxDelayMs));
       onRetry?.(error, attemptNumber, delayMs);
-      await sleep(delayMs, signal);
+      // An abort ends the wait at once; the line below then rejects with its reason.
+      await delay(delayMs, undefined, { signal }).catch(() => undefined);
       signal?.throwIfAborted();
       return true;
     },

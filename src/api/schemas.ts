@@ -1,9 +1,13 @@
 /**
- * Shapes of the service's 2xx answers. Loose where the service may add fields; strict on the
- * few values the runner relies on (ids, prices, statuses), accepting the variants docs/service.md says
- * have been seen (numbers as strings, `info: []`, inference_types as an object, …).
+ * Shapes of the service's 2xx answers, and what they become for the runner: its wire records
+ * (snake_case, variants) turned into the client's camelCase shapes (types.ts). Loose where the
+ * service may add fields; strict on the few values the runner relies on (ids, prices, statuses),
+ * accepting the variants docs/service.md says have been seen (numbers as strings, `info: []`,
+ * inference_types as an object, …).
  */
 import { z } from 'zod';
+import { escapeControlChars } from '../control-chars.js';
+import type { Model, RequestStatus } from './types.js';
 
 /** A finite number, also when sent as a numeric string. */
 const number = z
@@ -11,20 +15,22 @@ const number = z
   .pipe(z.number().finite());
 
 /** A number if the value reads as one (number or numeric string), else undefined: never fails. */
-const looseNumber = z.unknown().transform((value): number | undefined => {
+function readNumber(value: unknown): number | undefined {
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   return typeof number === 'number' && Number.isFinite(number) ? number : undefined;
-});
+}
 
-const optionalText = z
+/** The service's texts are escaped where they enter: they go to the ledger and the terminal. */
+const serviceText = z
   .unknown()
-  .transform((value): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined));
+  .transform((value) => (typeof value === 'string' && value !== '' ? escapeControlChars(value) : undefined))
+  .optional();
 
-const looseBoolean = z.unknown().transform((value): boolean | undefined => {
+function readBoolean(value: unknown): boolean | undefined {
   if (value === true || value === 'true' || value === 1 || value === '1') return true;
   if (value === false || value === 'false' || value === 0 || value === '0') return false;
   return undefined;
-});
+}
 
 export const requestIdAnswer = z.looseObject({
   data: z.looseObject({
@@ -41,51 +47,87 @@ export const balanceAnswer = z.looseObject({
   data: z.looseObject({ balance: z.union([z.number(), z.string().transform(Number)]).pipe(z.number().finite()) }),
 });
 
+const KNOWN_STATUSES: ReadonlySet<string> = new Set(['pending', 'processing', 'done', 'error']);
+
+/** Unknown status values become 'unknown' (still running) with the raw value kept for reports. */
 export const statusAnswer = z.looseObject({
-  data: z.looseObject({
-    status: z.string().min(1),
-    progress: looseNumber.optional(),
-    result_url: optionalText.optional(),
-    error_code: optionalText.optional(),
-    error_message: optionalText.optional(),
-    error_reason: optionalText.optional(),
-    retryable: looseBoolean.optional(),
-    refunded: looseBoolean.optional(),
-  }),
+  data: z
+    .looseObject({
+      status: z.string().min(1),
+      progress: z.unknown().transform(readNumber).optional(),
+      result_url: z
+        .unknown()
+        .transform((value) => (typeof value === 'string' && value !== '' ? value : undefined))
+        .optional(),
+      error_code: serviceText,
+      error_message: serviceText,
+      error_reason: serviceText,
+      retryable: z.unknown().transform(readBoolean).optional(),
+      refunded: z.unknown().transform(readBoolean).optional(),
+    })
+    .transform((data): RequestStatus => {
+      const normalized = data.status.trim().toLowerCase();
+      return {
+        status: (KNOWN_STATUSES.has(normalized) ? normalized : 'unknown') as RequestStatus['status'],
+        rawStatus: escapeControlChars(data.status),
+        progress: data.progress === undefined ? undefined : Math.min(100, Math.max(0, data.progress)),
+        resultUrl: data.result_url,
+        errorCode: data.error_code,
+        errorMessage: data.error_message,
+        errorReason: data.error_reason,
+        retryable: data.retryable,
+        refunded: data.refunded,
+      };
+    }),
 });
 
-const voiceRecord = z.looseObject({
-  slug: z.string().min(1),
-  name: z.string().optional(),
-  gender: z.string().nullish(),
-});
+/** A section of `info`: an object, or `[]` (PHP's empty array) read as no entries. */
+const section = z
+  .union([z.record(z.string(), z.unknown()), z.array(z.unknown())])
+  .nullish()
+  .transform((value) => (value === null || value === undefined || Array.isArray(value) ? {} : value));
 
-const languageRecord = z.looseObject({
-  slug: z.string().min(1),
-  name: z.string().optional(),
-  voices: z.array(voiceRecord).nullish(),
-});
+const voiceRecord = z
+  .looseObject({ slug: z.string().min(1), name: z.string().optional(), gender: z.string().nullish() })
+  .transform((voice) => ({ slug: voice.slug, name: voice.name ?? voice.slug, gender: voice.gender ?? undefined }));
+
+const languageRecord = z
+  .looseObject({ slug: z.string().min(1), name: z.string().optional(), voices: z.array(voiceRecord).nullish() })
+  .transform((lang) => ({ slug: lang.slug, name: lang.name ?? lang.slug, voices: lang.voices ?? [] }));
 
 /** `info` is an object of optional sections, or `[]` when the model has none (PHP's empty array). */
 const infoRecord = z.union([
-  z.array(z.unknown()).max(0),
-  z.looseObject({
-    limits: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).nullish(),
-    features: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).nullish(),
-    defaults: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).nullish(),
-  }),
+  z.array(z.unknown()).max(0).transform(() => ({ limits: {}, features: {}, defaults: {} })),
+  z.looseObject({ limits: section, features: section, defaults: section }),
 ]);
 
-export const modelRecord = z.looseObject({
-  slug: z.string().min(1),
-  name: z.string().optional(),
-  inference_types: z.union([z.array(z.string()), z.record(z.string(), z.unknown())]).nullish(),
-  info: infoRecord.nullish(),
-  languages: z.array(languageRecord).nullish(),
-  /** LoRA models a diffusion model offers; present only where it supports them. */
-  loras: z.array(z.looseObject({ name: z.string().min(1) })).nullish(),
-  status: z.string().nullish(),
-});
+const modelRecord = z
+  .looseObject({
+    slug: z.string().min(1),
+    name: z.string().optional(),
+    inference_types: z.union([z.array(z.string()), z.record(z.string(), z.unknown())]).nullish(),
+    info: infoRecord.nullish(),
+    languages: z.array(languageRecord).nullish(),
+    /** LoRA models a diffusion model offers; present only where it supports them. */
+    loras: z.array(z.looseObject({ name: z.string().min(1) })).nullish(),
+    status: z.string().nullish(),
+  })
+  .transform((record): Model => {
+    const types = record.inference_types ?? [];
+    const limits = Object.entries(record.info?.limits ?? {}).map(([key, value]) => [key, readNumber(value)]);
+    return {
+      slug: record.slug,
+      name: record.name ?? record.slug,
+      // An object keyed by type ({"<type>": {...}}) lists its types as keys.
+      inferenceTypes: Array.isArray(types) ? types : Object.keys(types),
+      limits: Object.fromEntries(limits.filter(([, value]) => value !== undefined)),
+      features: record.info?.features ?? {},
+      defaults: record.info?.defaults ?? {},
+      languages: record.languages ?? [],
+      loras: (record.loras ?? []).map((lora) => lora.name),
+      status: record.status ?? undefined,
+    };
+  });
 
 export const modelsPage = z.looseObject({
   data: z.array(modelRecord),
@@ -94,6 +136,3 @@ export const modelsPage = z.looseObject({
     last_page: z.coerce.number().int().nonnegative(),
   }),
 });
-
-export type ModelRecord = z.output<typeof modelRecord>;
-export type StatusData = z.output<typeof statusAnswer>['data'];

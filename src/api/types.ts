@@ -11,42 +11,24 @@ export interface RateLimitInfo {
   dailyRemaining?: number;
 }
 
-export interface ModelLimits {
-  [key: string]: number | undefined;
-}
-
-export interface Voice {
-  slug: string;
-  name: string;
-  gender?: string | undefined;
-}
-
-export interface Language {
-  slug: string;
-  name: string;
-  voices: Voice[];
-}
-
 export interface Model {
   slug: string;
   name: string;
   inferenceTypes: string[];
   /** `info.limits`, e.g. min_speed, max_speed, min_text, max_text, min_width, max_frames … */
-  limits: ModelLimits;
+  limits: Record<string, number | undefined>;
   /** `info.features`, e.g. supports_last_frame. */
   features: Record<string, unknown>;
   defaults: Record<string, unknown>;
-  languages: Language[];
+  languages: { slug: string; name: string; voices: { slug: string; name: string; gender?: string | undefined }[] }[];
   /** Names of the LoRA models it offers (text-to-image models that support them). */
   loras: string[];
   status?: string | undefined;
 }
 
-export type RemoteStatus = 'pending' | 'processing' | 'done' | 'error' | 'unknown';
-
 export interface RequestStatus {
   /** Any status value the client does not know becomes 'unknown' (treated as still running). */
-  status: RemoteStatus;
+  status: 'pending' | 'processing' | 'done' | 'error' | 'unknown';
   rawStatus: string;
   progress?: number | undefined;
   resultUrl?: string | undefined;
@@ -78,20 +60,11 @@ export interface MultipartFile {
   filename: string;
 }
 
-export interface WithRateLimit<T> {
-  value: T;
-  rateLimit: RateLimitInfo;
-}
+export type WithRateLimit<T> = { value: T; rateLimit: RateLimitInfo };
 
-export interface DownloadResult {
-  bytes: number;
-  sha256: string;
-  contentType?: string | undefined;
-}
+export type DownloadResult = { bytes: number; sha256: string; contentType?: string | undefined };
 
-export interface CallOptions {
-  signal?: AbortSignal | undefined;
-}
+export type CallOptions = { signal?: AbortSignal | undefined };
 
 /** The typed client over the real service (or anything that speaks its API). */
 export interface ServiceClient {
@@ -103,11 +76,7 @@ export interface ServiceClient {
   price(request: ServiceRequest, options?: CallOptions): Promise<WithRateLimit<{ priceUsd: number }>>;
   requestStatus(requestId: string, options?: CallOptions): Promise<WithRateLimit<RequestStatus>>;
   balance(options?: CallOptions): Promise<{ balanceUsd: number }>;
-  /**
-   * Streams a result URL to `destPath` without the Authorization header. Refuses non-http(s)
-   * URLs, redirects to plain http on another origin or to other schemes, and bodies over
-   * `maxBytes` (the partial file is removed).
-   */
+  /** Streams a result URL to `destPath` without the Authorization header (download.ts says what it refuses). */
   download(url: string, destPath: string, options: CallOptions & { maxBytes: number }): Promise<DownloadResult>;
   close(): Promise<void>;
 }

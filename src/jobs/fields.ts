@@ -22,7 +22,7 @@ export const guidance: FieldSpec = { schema: z.number().min(0).describe('Guidanc
 export const seed: FieldSpec = { schema: z.int().min(0).describe('Random seed'), expected: 'a whole number, 0 or more' };
 export const negativePrompt: FieldSpec = { schema: z.string().describe('What to avoid'), expected: 'text' };
 
-export const IMAGE_FORMATS_TEXT = 'a JPG, PNG, GIF, BMP or WebP image';
+const IMAGE_FORMATS_TEXT = 'a JPG, PNG, GIF, BMP or WebP image';
 
 export const image = (description: string): FieldSpec =>
   slug(`${description}: ${IMAGE_FORMATS_TEXT}, at most 10 MB, inside the manifest's folder`, `a path to ${IMAGE_FORMATS_TEXT}`);
@@ -40,13 +40,8 @@ export const VIDEO_PARAMS: Readonly<Record<string, FieldSpec>> = {
   negative_prompt: negativePrompt,
 };
 
-/** The video kinds' numeric bounds in the catalogue, their poll schedule and their plan limits. */
+/** The video kinds' numeric bounds in the catalogue and their plan limits. */
 export const VIDEO_BOUNDS = ['width', 'height', 'steps', 'frames', 'fps'] as const;
-// The service's clients poll video from about 5 s up to 30 s and give up waiting after 5–15 min.
-export const VIDEO_POLL: JobKind['poll'] = {
-  service: { firstMs: 5000, maxMs: 30_000, factor: 1.5, giveUpMs: 15 * 60_000 },
-  simulator: { firstMs: 300, maxMs: 2000, factor: 1.5, giveUpMs: 120_000 },
-};
 export const VIDEO_PLANS: JobKind['plans'] = { basic: { perMinute: 1, perDay: 15 }, premium: { perMinute: 300 } };
 
 /** Only the fields listed, in that order, each only if set: a request carries no stray property. */

@@ -1,6 +1,6 @@
-import { image, pick, text, VIDEO_BOUNDS, VIDEO_PARAMS, VIDEO_PLANS, VIDEO_POLL } from './fields.js';
-import type { JobKind, MultipartFile } from './kind.js';
-import { checkBounds, extensionFrom } from './model-checks.js';
+import { image, pick, text, VIDEO_BOUNDS, VIDEO_PARAMS, VIDEO_PLANS } from './fields.js';
+import { defineKind, type JobKind, type MultipartFile } from './kind.js';
+import { checkBounds } from './model-checks.js';
 import type { SendableJob } from './job.js';
 
 /** The fields its price depends on: no images, guidance or seed. */
@@ -9,7 +9,7 @@ const SENT = ['prompt', 'negative_prompt', 'model', 'width', 'height', 'guidance
 const IMAGES = ['first_frame_image', 'last_frame_image'] as const;
 
 /** Image to video: `POST /img2video`, multipart with the frames as file parts. */
-export const img2video: JobKind<'img2video'> = {
+export const img2video: JobKind<'img2video'> = defineKind({
   type: 'img2video',
   title: 'Image to video',
   params: VIDEO_PARAMS,
@@ -39,10 +39,9 @@ export const img2video: JobKind<'img2video'> = {
     // Multipart carries every field as text; the images go as real file parts.
     multipart: { fields: Object.fromEntries(Object.entries(pick(job.params, SENT)).map(([k, v]) => [k, String(v)])), files: imageParts(job) },
   }),
-  output: { media: 'video', extension: (_job, found) => extensionFrom(found, ['mp4', 'webm', 'mov', 'gif'], 'mp4') },
-  poll: VIDEO_POLL,
+  media: 'video',
   plans: VIDEO_PLANS,
-};
+});
 
 function imageParts(job: SendableJob): MultipartFile[] {
   return IMAGES.flatMap((field) => {

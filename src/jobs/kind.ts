@@ -1,10 +1,11 @@
 import type * as z from 'zod';
 import type { Model, ServiceRequest } from '../api/types.js';
-
-export type { MultipartFile, ServiceRequest } from '../api/types.js';
 import type { MediaKind } from '../media-type.js';
 import type { ResolvedJob, SendableJob } from './job.js';
+import { extensionFrom } from './model-checks.js';
 import type { JobType } from './types.js';
+
+export type { MultipartFile, ServiceRequest } from '../api/types.js';
 
 /**
  * One kind of job the service offers, everything mediabatch knows about it in one object: its
@@ -62,20 +63,13 @@ export type ReportProblem = (field: string, expected: string, got: { value: unkn
  * job with those values. `per-length`: a price per text length for the other fields, which the
  * pricing module may probe and derive (pricing/linear-fit.ts) instead of quoting every length.
  */
-export type KindPricing =
-  | {
-      by: 'per-key';
-      /** The fields the price depends on, in the order the cache key lists them. */
-      keyFields: readonly string[];
-      request(job: SendableJob): ServiceRequest;
-    }
-  | {
-      by: 'per-length';
-      /** Every field the price depends on but the length. */
-      keyFields: readonly string[];
-      lengthOf(job: SendableJob): number;
-      request(job: SendableJob, length: number): ServiceRequest;
-    };
+export type KindPricing = {
+  /** The fields the price depends on (but the length), in the order the cache key lists them. */
+  keyFields: readonly string[];
+} & (
+  | { by: 'per-key'; request(job: SendableJob): ServiceRequest }
+  | { by: 'per-length'; lengthOf(job: SendableJob): number; request(job: SendableJob, length: number): ServiceRequest }
+);
 
 export interface KindOutput {
   /** What a result must be, by its bytes: a storage error page is never a result. */
@@ -84,7 +78,7 @@ export interface KindOutput {
    * The file extension of a result: from the type its bytes showed (mime), else the URL's
    * extension when it is one this kind produces, else the kind's default for the job.
    */
-  extension(job: { params: Readonly<Record<string, unknown>> }, found: { mime?: string | undefined; urlExtension?: string | undefined }): string;
+  extension(job: Pick<SendableJob, 'params'>, found: { mime?: string | undefined; urlExtension?: string }): string;
 }
 
 /** How often a running job is asked about: from `firstMs`, growing by `factor` to `maxMs`. */
@@ -102,4 +96,49 @@ export type PlanName = 'basic' | 'premium';
 export interface ClassLimit {
   perMinute: number;
   perDay?: number | undefined;
+}
+
+type Defaulted = 'files' | 'checkModel' | 'poll' | 'output';
+
+/** What a kind's module writes: its data and its rules; what its media decides is filled in. */
+export type KindSpec<T extends string> = Omit<JobKind<T>, Defaulted> &
+  Partial<Pick<JobKind<T>, Exclude<Defaulted, 'output'>>> & { media: MediaKind };
+
+/**
+ * By media: the extensions a result may have (the first is the default, unless a job's `format`
+ * names another) and the poll schedule. The service's clients poll images from about 2 s, video
+ * from about 5 s up to 30 s (giving up after 5–15 min), speech from about 1–2 s up to 5–10 s.
+ */
+const MEDIA: Readonly<Record<MediaKind, { extensions: readonly string[]; poll: JobKind['poll'] }>> = {
+  image: {
+    extensions: ['png', 'jpg', 'webp'],
+    poll: {
+      service: { firstMs: 2000, maxMs: 10_000, factor: 1.5, giveUpMs: 10 * 60_000 },
+      simulator: { firstMs: 150, maxMs: 1000, factor: 1.5, giveUpMs: 60_000 },
+    },
+  },
+  video: {
+    extensions: ['mp4', 'webm', 'mov', 'gif'],
+    poll: {
+      service: { firstMs: 5000, maxMs: 30_000, factor: 1.5, giveUpMs: 15 * 60_000 },
+      simulator: { firstMs: 300, maxMs: 2000, factor: 1.5, giveUpMs: 120_000 },
+    },
+  },
+  audio: {
+    extensions: ['mp3', 'wav', 'flac', 'ogg', 'opus', 'aac', 'm4a'],
+    poll: {
+      service: { firstMs: 1500, maxMs: 8000, factor: 1.5, giveUpMs: 10 * 60_000 },
+      simulator: { firstMs: 150, maxMs: 1000, factor: 1.5, giveUpMs: 60_000 },
+    },
+  },
+};
+
+/** A kind from its spec: no files, no catalogue checks and its media's poll unless it says otherwise. */
+export function defineKind<T extends string>({ media, ...spec }: KindSpec<T>): JobKind<T> {
+  const { extensions, poll } = MEDIA[media];
+  const extension: KindOutput['extension'] = (job, found) => {
+    const format = String(job.params['format']);
+    return extensionFrom(found, extensions, extensions.includes(format) ? format : (extensions[0] ?? ''));
+  };
+  return { files: {}, checkModel: () => undefined, poll, ...spec, output: { media, extension } };
 }

@@ -24,8 +24,7 @@ export function planLimits(plan: PlanName): PlanLimits {
 
 /** No client-side pace (the simulator, servers without limits); 429s are still obeyed. */
 export function unlimitedPlan(): PlanLimits {
-  const classes = [...JOB_KINDS.map((kind) => `submit:${kind.type}`), 'price', 'status'];
-  return Object.fromEntries(classes.map((cls) => [cls, { perMinute: 1_000_000 }])) as PlanLimits;
+  return Object.fromEntries(pacedClasses().map((cls) => [cls, { perMinute: 1_000_000 }])) as PlanLimits;
 }
 
 export function pacedClasses(): PacedClass[] {

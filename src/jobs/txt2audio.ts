@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import type { Model } from '../api/types.js';
 import { model, pick, slug, text } from './fields.js';
-import type { JobKind } from './kind.js';
-import { boundsText, extensionFrom, limitOf, outside } from './model-checks.js';
+import { defineKind, type JobKind, type ReportProblem } from './kind.js';
+import { boundsText, limitOf, outside } from './model-checks.js';
 
 export const AUDIO_FORMATS = ['mp3', 'wav', 'flac'] as const;
 
@@ -10,7 +10,7 @@ export const AUDIO_FORMATS = ['mp3', 'wav', 'flac'] as const;
 const PARAMS = ['model', 'voice', 'lang', 'speed', 'format', 'sample_rate'] as const;
 
 /** Text to speech: `POST /txt2audio`, JSON, priced by character count. */
-export const txt2audio: JobKind<'txt2audio'> = {
+export const txt2audio: JobKind<'txt2audio'> = defineKind({
   type: 'txt2audio',
   title: 'Text to speech: give text or text_file',
   params: {
@@ -39,24 +39,16 @@ export const txt2audio: JobKind<'txt2audio'> = {
     request: (job, length) => ({ endpoint: 'txt2audio/price-calculation', json: { ...pick(job.params, PARAMS), count_text: length } }),
   },
   submit: (job) => ({ endpoint: 'txt2audio', json: { text: job.text, ...pick(job.params, PARAMS) } }),
-  output: {
-    media: 'audio',
-    extension: (job, found) => extensionFrom(found, ['mp3', 'wav', 'flac', 'ogg', 'opus', 'aac', 'm4a'], String(job.params['format'] ?? 'mp3')),
-  },
-  // The service's clients poll speech from about 1–2 s up to 5–10 s.
-  poll: {
-    service: { firstMs: 1500, maxMs: 8000, factor: 1.5, giveUpMs: 10 * 60_000 },
-    simulator: { firstMs: 150, maxMs: 1000, factor: 1.5, giveUpMs: 60_000 },
-  },
+  media: 'audio',
   plans: { basic: { perMinute: 5, perDay: 300 }, premium: { perMinute: 300 } },
-};
+});
 
 function checkSpeech(
   params: Readonly<Record<string, unknown>>,
   chars: number,
   fromFile: boolean,
   found: Model,
-  report: Parameters<JobKind['checkModel']>[3],
+  report: ReportProblem,
 ): void {
   const { lang, voice, speed } = params as { lang: string; voice: string; speed: number };
   if (found.languages.length > 0) {

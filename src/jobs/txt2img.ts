@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import type { Model } from '../api/types.js';
 import { guidance, model, negativePrompt, pick, positiveInt, seed, text } from './fields.js';
-import type { JobKind, ReportProblem } from './kind.js';
-import { checkBounds, extensionFrom, limitOf } from './model-checks.js';
+import { defineKind, type JobKind, type ReportProblem } from './kind.js';
+import { checkBounds, limitOf } from './model-checks.js';
 
 /** What a text-to-image request carries (its price request requires the same seven and takes the rest). */
 const SENT = ['prompt', 'negative_prompt', 'model', 'width', 'height', 'guidance', 'steps', 'seed', 'loras'] as const;
@@ -21,7 +21,7 @@ const loras = {
 };
 
 /** Text to image: `POST /txt2img`, JSON; the result is a PNG, JPEG or WebP image. */
-export const txt2img: JobKind<'txt2img'> = {
+export const txt2img: JobKind<'txt2img'> = defineKind({
   type: 'txt2img',
   title: 'Text to image',
   params: {
@@ -36,7 +36,6 @@ export const txt2img: JobKind<'txt2img'> = {
   },
   content: { prompt: text('What the image shows') },
   required: ['prompt', 'model', 'width', 'height', 'guidance', 'steps', 'seed'],
-  files: {},
   checkModel: (job, found, models, report) => {
     checkBounds(job.params, found, ['width', 'height', 'steps'], report);
     checkResolutionStep(job.params, found, report);
@@ -49,14 +48,9 @@ export const txt2img: JobKind<'txt2img'> = {
     request: (job) => ({ endpoint: 'txt2img/price-calculation', json: pick(job.params, SENT) }),
   },
   submit: (job) => ({ endpoint: 'txt2img', json: pick(job.params, SENT) }),
-  // The type comes from the bytes: a result URL's name says nothing reliable about an image.
-  output: { media: 'image', extension: (_job, found) => extensionFrom(found, ['png', 'jpg', 'webp'], 'png') },
-  poll: {
-    service: { firstMs: 2000, maxMs: 10_000, factor: 1.5, giveUpMs: 10 * 60_000 },
-    simulator: { firstMs: 150, maxMs: 1000, factor: 1.5, giveUpMs: 60_000 },
-  },
+  media: 'image',
   plans: { basic: { perMinute: 3, perDay: 100 }, premium: { perMinute: 300 } },
-};
+});
 
 /** Width and height must be multiples of the model's `resolution_step`. */
 function checkResolutionStep(params: Readonly<Record<string, unknown>>, found: Model, report: ReportProblem): void {

@@ -6,7 +6,7 @@ import { canonicalJson } from '../manifest/content-hash.js';
  * The version prefix lets a later change in what a price depends on invalidate every cached
  * price at once instead of reusing wrong ones.
  */
-export const PRICE_KEY_VERSION = 'v1';
+const PRICE_KEY_VERSION = 'v1';
 
 // Components are URI-encoded so a `|` inside a slug can never make two parameter sets collide; a
 // structured one (an image kind's `loras`) is keyed by its JSON, not by String()'s "[object Object]",
@@ -56,11 +56,11 @@ export function rateKey(groupKey: string): string {
  * only numbers, so these counts ride in its `priceUsd` column; without all of them the rate is
  * not reused, because deriving outside the probed range would lose the safety argument.
  */
-export function rateFactKey(groupKey: string, fact: 'decimals' | 'min-chars' | 'max-chars'): string {
+function rateFactKey(groupKey: string, fact: 'decimals' | 'min-chars' | 'max-chars'): string {
   return `${rateKey(groupKey)}|${fact}`;
 }
 
-/** Every key a group's rate is cached under. */
+/** Every key a group's rate is cached under: the rate, then its facts. */
 export function rateKeys(groupKey: string): string[] {
-  return [rateKey(groupKey), rateFactKey(groupKey, 'decimals'), rateFactKey(groupKey, 'min-chars'), rateFactKey(groupKey, 'max-chars')];
+  return [rateKey(groupKey), ...(['decimals', 'min-chars', 'max-chars'] as const).map((f) => rateFactKey(groupKey, f))];
 }

@@ -1,5 +1,5 @@
 import { MediabatchError, ExitCode } from '../errors.js';
-import { describeGroupKey, lengthKey, rateFactKey, rateKey } from './keys.js';
+import { describeGroupKey, lengthKey, rateKeys } from './keys.js';
 import { coversLength, deriveLinearPrice, fitLinear, probeLengths, type LinearFit } from './linear-fit.js';
 import type { GroupMethod, PriceCache, PriceCacheRow, PriceSource } from './types.js';
 
@@ -7,23 +7,19 @@ import type { GroupMethod, PriceCache, PriceCacheRow, PriceSource } from './type
  * No single job costs more than this. A quote above it is not a price but a broken answer (a
  * unit mix-up, 1e308): summed into a budget it would make every figure meaningless.
  */
-export const MAX_JOB_PRICE_USD = 1000;
+const MAX_JOB_PRICE_USD = 1000;
 
 /** A price the service answered that cannot be a price: nothing is derived or spent from it. */
-export class InvalidPriceError extends MediabatchError {
+class InvalidPriceError extends MediabatchError {
   constructor(key: string, got: unknown) {
-    super(
-      `the price endpoint answered ${String(got)} for ${describeGroupKey(key)}; expected a price above $0 and at most $${MAX_JOB_PRICE_USD} a job. ` +
-        'Nothing was priced or sent from that answer; check --base-url, and try again later.',
-      { code: 'E_PRICE_INVALID', exitCode: ExitCode.auth },
-    );
+    const expected = `expected a price above $0 and at most $${MAX_JOB_PRICE_USD} a job`;
+    const todo = 'Nothing was priced or sent from that answer; check --base-url, and try again later.';
+    const message = `the price endpoint answered ${String(got)} for ${describeGroupKey(key)}; ${expected}. ${todo}`;
+    super(message, { code: 'E_PRICE_INVALID', exitCode: ExitCode.auth });
   }
 }
 
-export interface KeyPrice {
-  priceUsd: number;
-  source: PriceSource;
-}
+type KeyPrice = Pick<PriceCacheRow, 'priceUsd'> & { source: PriceSource };
 
 export interface GroupOutcome {
   /** By full price key. */
@@ -37,14 +33,11 @@ export interface GroupOutcome {
 }
 
 /** What a group's pricing needs: the cache, and how many lengths to probe. */
-export interface GroupContext {
-  cache: PriceCache;
-  probes: number;
-}
+export type GroupContext = { cache: PriceCache; probes: number };
 
+/** A price of 0 would let any number of jobs through any budget: the service never charges nothing. */
 function checkedPrice(priceUsd: number, key: string): number {
-  // A price of 0 would let any number of jobs through any budget: the service never charges nothing.
-  if (typeof priceUsd !== 'number' || !(priceUsd > 0) || priceUsd > MAX_JOB_PRICE_USD) throw new InvalidPriceError(key, priceUsd);
+  if (!(priceUsd > 0) || priceUsd > MAX_JOB_PRICE_USD) throw new InvalidPriceError(key, priceUsd);
   return priceUsd;
 }
 
@@ -66,7 +59,7 @@ export async function priceKeyGroup(key: string, quote: () => Promise<number>, c
 }
 
 /** Quotes the price of one length of a group priced by length. */
-export type QuoteLength = (length: number) => Promise<number>;
+type QuoteLength = (length: number) => Promise<number>;
 
 /**
  * A group priced by length: same parameters, many lengths. Cached lengths cost nothing; a cached,
@@ -151,28 +144,19 @@ function addRows(prices: Map<string, KeyPrice>, rows: readonly PriceCacheRow[]):
   return prices;
 }
 
+/** The fit's parts in the order `rateKeys` lists their cache keys. */
+const FIT_PARTS = ['ratePerCharUsd', 'decimals', 'minChars', 'maxChars'] as const;
+
 function fitRows(groupKey: string, fit: LinearFit): PriceCacheRow[] {
-  return [
-    { key: rateKey(groupKey), priceUsd: fit.ratePerCharUsd, source: 'derived' },
-    { key: rateFactKey(groupKey, 'decimals'), priceUsd: fit.decimals, source: 'derived' },
-    { key: rateFactKey(groupKey, 'min-chars'), priceUsd: fit.minChars, source: 'derived' },
-    { key: rateFactKey(groupKey, 'max-chars'), priceUsd: fit.maxChars, source: 'derived' },
-  ];
+  const keys = rateKeys(groupKey);
+  return FIT_PARTS.map((part, i) => ({ key: keys[i] ?? '', priceUsd: fit[part], source: 'derived' }));
 }
 
+/** The cached rate, when every part of it is cached: deriving beyond the probed range is never safe. */
 function readCachedFit(groupKey: string, cache: PriceCache): (LinearFit & { ageMs: number }) | undefined {
-  const rate = cache.get(rateKey(groupKey));
-  const decimals = cache.get(rateFactKey(groupKey, 'decimals'));
-  const minChars = cache.get(rateFactKey(groupKey, 'min-chars'));
-  const maxChars = cache.get(rateFactKey(groupKey, 'max-chars'));
-  if (rate === undefined || decimals === undefined || minChars === undefined || maxChars === undefined) {
-    return undefined;
-  }
-  return {
-    ratePerCharUsd: rate.priceUsd,
-    decimals: decimals.priceUsd,
-    minChars: minChars.priceUsd,
-    maxChars: maxChars.priceUsd,
-    ageMs: Math.max(rate.ageMs, decimals.ageMs, minChars.ageMs, maxChars.ageMs),
-  };
+  const entries = rateKeys(groupKey).map((key) => cache.get(key));
+  if (entries.some((entry) => entry === undefined)) return undefined;
+  const found = entries as { priceUsd: number; ageMs: number }[];
+  const fit = Object.fromEntries(FIT_PARTS.map((part, i) => [part, found[i]?.priceUsd])) as unknown as LinearFit;
+  return { ...fit, ageMs: Math.max(...found.map((entry) => entry.ageMs)) };
 }

@@ -4,10 +4,10 @@ import { lengthKey, rateKeys } from './keys.js';
 import { sumMicro, usdToMicro } from '../money.js';
 import { EPSILON_USD } from './quotes.js';
 import { priceKeyGroup, priceLengthGroup, type GroupContext, type GroupOutcome } from './price-group.js';
-import type { GroupSummary, PriceCache, PriceChange, PricedKey, PriceGroup, PriceSource, PricingDeps, PricingResult } from './types.js';
+import type { PriceCache, PriceChange, PricedKey, PriceGroup, PriceSource, PricingDeps } from './types.js';
 
-export const DEFAULT_PROBES = 3;
-export const DEFAULT_PRICE_CONCURRENCY = 4;
+const DEFAULT_PROBES = 3;
+const DEFAULT_PRICE_CONCURRENCY = 4;
 
 type Quote = PricingDeps['quote'];
 
@@ -18,7 +18,7 @@ type Quote = PricingDeps['quote'];
  * the same groups priced again make no call. Rejects with the first quote failure once every group
  * has settled; the groups that succeeded are cached, so a retry of the estimate resumes cheaply.
  */
-export async function priceGroups(groups: readonly PriceGroup[], deps: PricingDeps): Promise<PricingResult> {
+export async function priceGroups(groups: readonly PriceGroup[], deps: PricingDeps) {
   const limit = pLimit(Math.max(1, Math.floor(deps.concurrency ?? DEFAULT_PRICE_CONCURRENCY)));
   const quote: Quote = (request) => {
     deps.onCallPlanned?.();
@@ -30,8 +30,9 @@ export async function priceGroups(groups: readonly PriceGroup[], deps: PricingDe
   // this returns, so nothing writes to the ledger after the caller has moved on and closed it.
   const settled = await Promise.allSettled(
     groups.map(async (group) => {
-      const checked =
-        deps.confirmCached === true ? await priceConfirmed(group, ctx, quote, deps.cache) : { outcome: await priceGroup(group, ctx, quote) };
+      const checked = deps.confirmCached
+        ? await priceConfirmed(group, ctx, quote, deps.cache)
+        : { outcome: await priceGroup(group, ctx, quote) };
       if (checked.change !== undefined) changes.push(checked.change);
       if (checked.outcome.rows.length > 0) deps.cache.put(checked.outcome.rows);
       return checked.outcome;
@@ -65,7 +66,7 @@ async function priceConfirmed(
     const confirmed = { key: target.key, priceUsd: currentUsd, source: 'quoted' as const };
     return { outcome: { ...outcome, calls: outcome.calls + 1, rows: [...outcome.rows, confirmed] } };
   }
-  const keys = keysOf(group);
+  const keys = keysOf(group).map((entry) => entry.key);
   cache.forget(kindOf(group.type).pricing.by === 'per-length' ? [...keys, ...rateKeys(group.key)] : keys);
   const fresh = await priceGroup(group, { ...ctx, cache: { ...cache, get: () => undefined } }, quote);
   const model = String(group.sample.params['model']);
@@ -75,10 +76,14 @@ async function priceConfirmed(
   };
 }
 
+type Target = { key: string; cachedUsd: number; request: Parameters<Quote>[0] };
+
 /** The group's costliest price that came from the cache: where a change shows the most. */
-function confirmationTarget(group: PriceGroup, outcome: GroupOutcome): { key: string; cachedUsd: number; request: Parameters<Quote>[0] } {
+function confirmationTarget(group: PriceGroup, outcome: GroupOutcome): Target {
   const pricing = kindOf(group.type).pricing;
-  if (pricing.by === 'per-key') return { key: group.key, cachedUsd: cachedPrice(outcome, group.key), request: pricing.request(group.sample) };
+  if (pricing.by === 'per-key') {
+    return { key: group.key, cachedUsd: cachedPrice(outcome, group.key), request: pricing.request(group.sample) };
+  }
   const fromCache = (chars: number): boolean => outcome.prices.get(lengthKey(group.key, chars))?.source === 'cached';
   // Lengths derived from a cached rate rest on the cache too; they serve when none was cached itself.
   const all = group.lengths.map((l) => l.chars);
@@ -94,9 +99,10 @@ function cachedPrice(outcome: GroupOutcome, key: string): number {
   return price.priceUsd;
 }
 
-/** Every price key of a group: the group's own, or one per length. */
-function keysOf(group: PriceGroup): string[] {
-  return kindOf(group.type).pricing.by === 'per-length' ? group.lengths.map((l) => lengthKey(group.key, l.chars)) : [group.key];
+/** Every price key of a group and its jobs: the group's own, or one per length. */
+function keysOf(group: PriceGroup): { key: string; jobs: number }[] {
+  if (kindOf(group.type).pricing.by === 'per-key') return [{ key: group.key, jobs: group.jobs }];
+  return group.lengths.map((l) => ({ key: lengthKey(group.key, l.chars), jobs: l.jobs }));
 }
 
 function priceGroup(group: PriceGroup, ctx: GroupContext, quote: Quote): Promise<GroupOutcome> {
@@ -111,12 +117,12 @@ function priceGroup(group: PriceGroup, ctx: GroupContext, quote: Quote): Promise
 }
 
 /** Gives each price key of the group its price and sums the group up for the report. */
-function summarise(group: PriceGroup, outcome: GroupOutcome, prices: PricedKey[]): GroupSummary {
+export function summarise(group: PriceGroup, outcome: GroupOutcome, prices: PricedKey[]) {
   const jobsBySource: Record<PriceSource, number> = { quoted: 0, derived: 0, cached: 0 };
   const totals: number[] = [];
-  const perLength = kindOf(group.type).pricing.by === 'per-length';
-  const entries = perLength ? group.lengths.map((l) => ({ key: lengthKey(group.key, l.chars), jobs: l.jobs })) : [{ key: group.key, jobs: group.jobs }];
-  for (const { key, jobs } of entries) {
+  const pricing = kindOf(group.type).pricing;
+  const perLength = pricing.by === 'per-length';
+  for (const { key, jobs } of keysOf(group)) {
     const found = outcome.prices.get(key);
     // Every key of the group is priced above; a gap is a bug in this module, not a user error.
     if (found === undefined) throw new Error(`pricing left key ${key} without a price`);
@@ -125,20 +131,21 @@ function summarise(group: PriceGroup, outcome: GroupOutcome, prices: PricedKey[]
     jobsBySource[found.source] += jobs;
     totals.push(priceMicro * jobs);
   }
-  const pricing = kindOf(group.type).pricing;
   return {
     key: group.key,
     type: group.type,
     model: String(group.sample.params['model']),
-    // Every job of the group has these values: they are what the group is.
+    // The priced fields: every job of the group has these values, they are what the group is.
     params: Object.fromEntries(pricing.keyFields.map((field) => [field, group.sample.params[field] ?? null])),
     jobs: group.jobs,
+    // Kinds priced by length: all the texts' characters and their distinct lengths.
     characters: perLength ? group.lengths.reduce((sum, l) => sum + l.chars * l.jobs, 0) : null,
     distinctLengths: perLength ? group.lengths.length : null,
     method: outcome.method,
     calls: outcome.calls,
     totalMicro: sumMicro(totals),
     jobsBySource,
+    /** Age of the oldest cached price (or rate) this group's prices rest on; null: none cached. */
     cachedAgeMs: outcome.cachedAgeMs,
   };
 }

@@ -20,37 +20,8 @@ export interface CostTotals {
   totalMicro: MicroUsd;
 }
 
-export interface CostReport {
-  /** Jobs the manifest lists. */
-  jobs: number;
-  byType: Record<string, CostTotals>;
-  byModel: Record<string, CostTotals>;
-  byGroup: GroupSummary[];
-  /** The whole manifest, sent or not. */
-  totalMicro: MicroUsd;
-  jobsToSend: number;
-  toSpendMicro: MicroUsd;
-  /** From the ledger: earlier runs. */
-  spentMicro: MicroUsd;
-  budgetMicro: MicroUsd | null;
-  /** budget − spent − toSpend; negative when over; null without a budget. */
-  leftMicro: MicroUsd | null;
-  withinBudget: boolean;
-  overByMicro: MicroUsd;
-  /** How many of the jobs to send fit under the budget, taken in manifest order (--partial). */
-  fitCount: number;
-  fitMicro: MicroUsd;
-  balanceMicro: MicroUsd | null;
-  /** Null when the balance is unknown. */
-  balanceCovers: boolean | null;
-  priceCalls: number;
-  /** Age of the oldest cached price the report rests on; null when every price is fresh. */
-  cachedPriceAgeMs: number | null;
-  planName: string;
-  concurrency: number;
-  duration: DurationEstimate;
-  durationText: string;
-}
+/** The cost report of `estimate` and of a run's start (money in µUSD; null: no budget, balance unknown). */
+export type CostReport = Awaited<ReturnType<typeof buildCostReport>>;
 
 /** The manifest's jobs by kind, model, price group and source, as the ledger sums them. */
 export interface CostLine {
@@ -78,8 +49,8 @@ export interface CostReportInput {
   concurrency: number;
 }
 
-/** The cost report of `estimate` and of a run's start: arithmetic over what the ledger sums up. */
-export async function buildCostReport(input: CostReportInput): Promise<CostReport> {
+/** Arithmetic over what the ledger sums up; the budget caps the ledger's whole spend, earlier runs included. */
+export async function buildCostReport(input: CostReportInput) {
   const sending = input.lines.filter((line) => line.toSend);
   const toSpendMicro = sumMicro(sending.map((line) => line.priceMicro));
   const jobsToSend = sumMicro(sending.map((line) => line.jobs));
@@ -87,19 +58,23 @@ export async function buildCostReport(input: CostReportInput): Promise<CostRepor
   const duration = estimateDuration(countByType(sending), input.plan, input.planName);
   const balanceMicro = input.balanceMicro ?? null;
   return {
+    /** Jobs the manifest lists. */
     jobs: sumMicro(input.lines.map((line) => line.jobs)),
     byType: totalsBy(input.lines, (line) => line.type),
     byModel: totalsBy(input.lines, (line) => line.model ?? '?'),
     byGroup: input.pricing.groups,
+    /** The whole manifest, sent or not. */
     totalMicro: sumMicro(input.lines.map((line) => line.priceMicro)),
     jobsToSend,
     toSpendMicro,
+    /** From the ledger: earlier runs. */
     spentMicro: input.spentMicro,
     budgetMicro: input.budgetMicro,
     ...budget,
     balanceMicro,
     balanceCovers: balanceMicro === null ? null : balanceMicro >= toSpendMicro,
     priceCalls: input.pricing.priceCalls,
+    /** Age of the oldest cached price the report rests on; null when every price is fresh. */
     cachedPriceAgeMs: oldestCachedAgeMs(input.pricing.groups),
     planName: input.planName,
     concurrency: input.concurrency,
@@ -113,9 +88,18 @@ function oldestCachedAgeMs(groups: readonly GroupSummary[]): number | null {
   return ages.length === 0 ? null : Math.max(...ages);
 }
 
-type BudgetFigures = Pick<CostReport, 'leftMicro' | 'withinBudget' | 'overByMicro' | 'fitCount' | 'fitMicro'>;
+/**
+ * money.ts's one rule. `leftMicro`: budget − spent − toSpend, negative when over; `fitCount`: how
+ * many of the jobs to send fit under the budget, taken in manifest order (--partial).
+ */
+interface BudgetFigures {
+  leftMicro: MicroUsd | null;
+  withinBudget: boolean;
+  overByMicro: MicroUsd;
+  fitCount: number;
+  fitMicro: MicroUsd;
+}
 
-/** The budget caps the ledger's whole spend, earlier runs included: money.ts's one rule. */
 async function budgetFigures(input: CostReportInput, jobsToSend: number, toSpend: MicroUsd): Promise<BudgetFigures> {
   const { spentMicro: spent, budgetMicro: budget } = input;
   if (budget === null) return { leftMicro: null, withinBudget: true, overByMicro: 0, fitCount: jobsToSend, fitMicro: toSpend };

@@ -2,6 +2,7 @@ import type { SendableJob } from '../jobs/index.js';
 import type { JobType } from '../jobs/types.js';
 import type { ServiceRequest } from '../api/types.js';
 import type { MicroUsd } from '../money.js';
+import type { priceGroups, summarise } from './price-jobs.js';
 
 export type PriceSource = 'quoted' | 'derived' | 'cached';
 
@@ -76,33 +77,8 @@ export interface PriceChange {
   currentUsd: number;
 }
 
-export interface GroupSummary {
-  key: string;
-  type: JobType;
-  model: string;
-  /** The priced fields and the values every job of the group shares (voice, size, …). */
-  params: Readonly<Record<string, unknown>>;
-  jobs: number;
-  /** Characters of all the group's texts (kinds priced by length); null where a group is one key. */
-  characters: number | null;
-  /** Distinct text lengths (kinds priced by length); null where a group is one key. */
-  distinctLengths: number | null;
-  method: GroupMethod;
-  /** Price calls this group made. */
-  calls: number;
-  totalMicro: MicroUsd;
-  /** Jobs of this group by where their price came from. */
-  jobsBySource: Record<PriceSource, number>;
-  /** Age of the oldest cached price (or rate) this group's prices rest on; null: none cached. */
-  cachedAgeMs: number | null;
-}
+/** A group summed up for the report: its priced fields, its jobs, calls and total, where its prices came from. */
+export type GroupSummary = ReturnType<typeof summarise>;
 
-export interface PricingResult {
-  /** A price for each price key of the groups. */
-  prices: PricedKey[];
-  priceCalls: number;
-  /** In the order they were given. */
-  groups: GroupSummary[];
-  /** Groups priced again because their cached price had changed (only with `confirmCached`). */
-  changes: PriceChange[];
-}
+/** A price for each price key, the groups summed up in the order given, the cached prices that changed. */
+export type PricingResult = Awaited<ReturnType<typeof priceGroups>>;

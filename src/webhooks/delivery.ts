@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 
-/** The events the service sends; any other name is verified, recorded and otherwise ignored. */
-export const WEBHOOK_EVENTS = ['job.processing', 'job.completed', 'job.failed'] as const;
-
 /** A delivery as the runner settles it, from a body whose signature already held. */
 export interface Delivery {
   /**
@@ -25,7 +22,9 @@ export interface Delivery {
 }
 
 const ID = z.string().min(1).max(200);
-const TEXT = z.string().max(2000).nullish();
+/** A field the body may leave out or send as null: undefined either way. */
+const absent = <T extends z.ZodType>(schema: T) => schema.nullish().transform((value) => value ?? undefined);
+const TEXT = absent(z.string().max(2000));
 
 // Only the fields the runner reads are checked; the rest of a body passes unread.
 const BODY = z.object({
@@ -33,12 +32,12 @@ const BODY = z.object({
   delivery_id: ID.optional(),
   data: z.object({
     job_request_id: ID,
-    result_url: z.string().max(8192).nullish(),
+    result_url: absent(z.string().max(8192)),
     error_code: TEXT,
     error_message: TEXT,
     error_reason: TEXT,
-    retryable: z.boolean().nullish(),
-    refunded: z.boolean().nullish(),
+    retryable: absent(z.boolean()),
+    refunded: absent(z.boolean()),
   }),
 });
 
@@ -75,16 +74,12 @@ export function readDelivery(rawBody: Buffer, headers: DeliveryHeaders): Deliver
     deliveryId: signedId ?? `body:${createHash('sha256').update(rawBody).digest('hex')}`,
     event,
     jobRequestId: data.job_request_id,
-    resultUrl: data.result_url ?? undefined,
-    failure:
-      event === 'job.failed'
-        ? {
-            errorCode: data.error_code ?? undefined,
-            errorMessage: data.error_message ?? undefined,
-            errorReason: data.error_reason ?? undefined,
-            retryable: data.retryable ?? undefined,
-            refunded: data.refunded ?? undefined,
-          }
-        : undefined,
+    resultUrl: data.result_url,
+    failure: event === 'job.failed' ? failureOf(data) : undefined,
   };
+}
+
+function failureOf(data: z.output<typeof BODY>['data']): Delivery['failure'] {
+  const { error_code: errorCode, error_message: errorMessage, error_reason: errorReason, retryable, refunded } = data;
+  return { errorCode, errorMessage, errorReason, retryable, refunded };
 }

@@ -67,8 +67,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export const MAX_DELIVERY_BYTES = 1024 * 1024;
-export const TIMESTAMP_TOLERANCE_MS = 300_000;
+const MAX_DELIVERY_BYTES = 1024 * 1024;
+const TIMESTAMP_TOLERANCE_MS = 300_000;
 const MAX_CONNECTIONS = 32;
 const SIGNATURE = /^sha256=[0-9a-f]{64}$/i;
 const TIMESTAMP = /^\d{1,12}$/;
@@ -132,22 +132,19 @@ async function answer(options: ReceiverOptions, req: IncomingMessage, res: Serve
     options.onRejected(rejection);
     reply(res, rejection.status, { message: rejection.reason });
   };
+  const turnAway = (rejection: Rejection): void => {
+    options.onRejected(rejection);
+    refuse(req, res, rejection);
+  };
   if (req.method !== 'POST') return refuse(req, res, { status: 405, reason: 'deliveries are POSTed' }, { Allow: 'POST' });
   // All the headers can tell is checked before a byte of the body is read; such an answer ends
   // the connection, so a request that is no delivery costs neither memory nor a socket for long.
   const maxBytes = options.maxBodyBytes ?? MAX_DELIVERY_BYTES;
   const early = headerRefusal(options, req, maxBytes);
-  if (early !== undefined) {
-    options.onRejected(early);
-    return refuse(req, res, early);
-  }
+  if (early !== undefined) return turnAway(early);
   const body = await readCapped(req, maxBytes);
   if (body === 'gone') return;
-  if (body === 'too-large') {
-    const rejection = { status: 413, reason: `the body is over ${maxBytes} bytes` };
-    options.onRejected(rejection);
-    return refuse(req, res, rejection);
-  }
+  if (body === 'too-large') return turnAway({ status: 413, reason: `the body is over ${maxBytes} bytes` });
   const signature = (header(req, 'x-deapi-signature') ?? '').toLowerCase();
   const timestamp = header(req, 'x-deapi-timestamp') ?? '';
   // Each secret is tried in full: which one matched, or how nearly, takes no less time to learn.
@@ -226,18 +223,18 @@ function listen(server: ReturnType<typeof createServer>, host: string, port: num
   });
 }
 
+/** What to do about a port that cannot be had, by the system's error code. */
+const LISTEN_ADVICE: Record<string, string> = {
+  EADDRINUSE:
+    'another program already listens there; stop it or pick another port (and point your proxy or tunnel at it)',
+  EACCES: 'not allowed to listen there (ports below 1024 need privileges); pick a port from 1024 up',
+  EADDRNOTAVAIL: 'this machine has no such address; give one of its own (127.0.0.1 for a local proxy or tunnel)',
+};
+
 function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
-  const where = `--listen ${host}:${port}`;
-  if (error.code === 'EADDRINUSE') {
-    return new ConfigError(`${where}: another program already listens there; stop it or pick another port (and point your proxy or tunnel at it). Nothing was sent.`, 'E_LISTEN', error);
-  }
-  if (error.code === 'EACCES') {
-    return new ConfigError(`${where}: not allowed to listen there (ports below 1024 need privileges); pick a port from 1024 up. Nothing was sent.`, 'E_LISTEN', error);
-  }
-  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
-    return new ConfigError(`${where}: this machine has no such address; give one of its own (127.0.0.1 for a local proxy or tunnel). Nothing was sent.`, 'E_LISTEN', error);
-  }
-  return new ConfigError(`${where}: cannot listen (${error.code ?? error.message}). Nothing was sent.`, 'E_LISTEN', error);
+  const advice = LISTEN_ADVICE[error.code === 'ENOTFOUND' ? 'EADDRNOTAVAIL' : (error.code ?? '')];
+  const what = advice ?? `cannot listen (${error.code ?? error.message})`;
+  return new ConfigError(`--listen ${host}:${port}: ${what}. Nothing was sent.`, 'E_LISTEN', error);
 }
 
 export type { Delivery };
