@@ -8,7 +8,7 @@ import { TimeLeft, type RateView } from '../../src/cli/eta.js';
 import { unlimitedPlan } from '../../src/jobs/plans.js';
 import { createRunProgress } from '../../src/runner/index.js';
 import { Pace } from '../../src/runner/pace.js';
-import { openMemoryLedger } from '../../src/store/index.js';
+import { openMemoryLedger } from '../support/memory-ledger/memory-ledger.js';
 
 const MANIFEST = [
   'version: 1',

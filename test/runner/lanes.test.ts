@@ -7,7 +7,7 @@ import { Pace } from '../../src/runner/pace.js';
 import type { Simulator } from '../../src/sim/index.js';
 
 type AcceptedJob = Simulator['stats']['accepted'][number];
-import { openMemoryLedger } from '../../src/store/index.js';
+import { openMemoryLedger } from '../support/memory-ledger/memory-ledger.js';
 
 const SPEECH = 'txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }';
 const IMAGES = 'txt2img: { model: Flux1schnell, width: 512, height: 512, steps: 4, guidance: 0, seed: 1 }';
