@@ -87,9 +87,14 @@ export async function openSqliteLedger(path: string, options: SqliteLedgerOption
     try {
       await committer.drained();
     } finally {
+      // A full disk can refuse even the lock's release: the file still closes, and the failure
+      // is the one a person can act on (the next run clears a dead process's lock itself).
       if (db.open) {
-        if (!readonly) lock.releaseRunLock();
-        db.close();
+        try {
+          if (!readonly) await answer(path, lock.releaseRunLock);
+        } finally {
+          db.close();
+        }
       }
     }
   };
