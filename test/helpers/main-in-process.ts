@@ -26,6 +26,9 @@ export async function mainInProcess(
       if (done !== undefined) queueMicrotask(done);
       return true;
     });
+  // The CLI's stop handlers are the process's: a real CLI exits after main, this worker goes on.
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const handlersBefore = new Map(signals.map((name) => [name, new Set(process.listeners(name))]));
   const writes = [
     capture(process.stdout, (text) => (stdout += text)),
     capture(process.stderr, (text) => (stderr += text)),
@@ -36,5 +39,8 @@ export async function mainInProcess(
   } finally {
     for (const write of writes) write.mockRestore();
     vi.unstubAllEnvs();
+    for (const name of signals) {
+      for (const handler of process.listeners(name)) if (!handlersBefore.get(name)?.has(handler)) process.off(name, handler);
+    }
   }
 }

@@ -46,8 +46,8 @@ describe('classes side by side', () => {
   }
 
   it('a fast class listed after a slow one goes out while the slow one waits for its pace', async () => {
-    // Speech at 4 a second, images unpaced; two workers, and more speech jobs than workers.
-    const pace = new Pace({ 'submit:txt2audio': { perWindow: 4, windowMs: 1000 } }, { headroom: 1 });
+    // Speech at 8 a second, images unpaced; two workers, and more speech jobs than workers.
+    const pace = new Pace({ 'submit:txt2audio': { perWindow: 8, windowMs: 1000 } }, { headroom: 1 });
     const { accepted } = await runMixed({ speech: 6, images: 4, pace });
 
     const speech = acceptedAt(accepted, 'txt2audio');
@@ -61,7 +61,8 @@ describe('classes side by side', () => {
 
   it('a class paused by a 429 does not hold up the others', async () => {
     // The service allows 2 speech submits a window of 2 s, the runner thinks 100: five sent at once
-    // fall in at most two windows, so one at least draws a 429 and the class pauses.
+    // outrun the windows, so one at least draws a 429 and the class pauses (the one-second pause
+    // that an exhausted window makes is shorter than the window).
     const pace = new Pace({ 'submit:txt2audio': { perWindow: 100, windowMs: 2000 } });
     const { events, accepted } = await runMixed({
       speech: 5,
