@@ -1,13 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createServiceClient } from '../src/api/client.js';
 import type { PlanName } from '../src/jobs/kind.js';
 import { planLimits } from '../src/jobs/plans.js';
-import { openManifest } from '../src/manifest/open.js';
 import { Pace, planPace } from '../src/runner/pace.js';
-import { run } from '../src/runner/index.js';
 import { startSimulator } from '../src/sim/index.js';
-import { openSqliteLedger } from '../src/store/index.js';
+import { noWaitRun } from './no-wait-run.js';
 
 /** A span over its floor this close to 1 is the goal: classes paced side by side, none waiting for another. */
 export const MIXED_GOAL_RATIO = 1.1;
@@ -58,24 +55,9 @@ export async function mixedClassesRun(dir: string, plan: PlanName, jobsPerClass:
   const file = path.join(work, 'mixed.yaml');
   await writeFile(file, manifestText(jobsPerClass));
   const sim = await startSimulator({ plan, rateWindowMs: windowMs, pendingMs: {}, processingMs: {} });
-  const ledger = await openSqliteLedger(path.join(work, 'mixed.mediabatch.db'), { mode: 'read-write' });
-  const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
   const limits = planLimits(plan);
   try {
-    await run({
-      manifest: await openManifest(file),
-      ledger,
-      service: { client, baseUrl: sim.url },
-      files: {
-        db: path.join(work, 'mixed.mediabatch.db'),
-        out: path.join(work, 'out'),
-        runJson: path.join(work, 'mixed.run.json'),
-        runCsv: path.join(work, 'mixed.run.csv'),
-        legacyReport: path.join(work, 'mixed.report.json'),
-      },
-      pace: new Pace(planPace(limits, windowMs)),
-      noWait: true,
-    });
+    await noWaitRun(work, file, sim, new Pace(planPace(limits, windowMs)));
     const times = sim.stats.accepted.map((a) => a.at).sort((a, b) => a - b);
     const floorMs = Math.max(...KINDS.map((kind) => ((jobsPerClass - 1) * windowMs) / limits[`submit:${kind}`].perMinute));
     const spanMs = (times.at(-1) ?? 0) - (times[0] ?? 0);
@@ -83,8 +65,6 @@ export async function mixedClassesRun(dir: string, plan: PlanName, jobsPerClass:
     if (times.length !== jobsPerClass * KINDS.length) throw new Error(`mixed ${plan}: ${times.length} of ${jobsPerClass * KINDS.length} submits accepted`);
     return { plan, windowMs, jobsPerClass, spanMs, floorMs, ratio: spanMs / floorMs, rateLimited };
   } finally {
-    await client.close();
-    await ledger.close();
     await sim.close();
   }
 }

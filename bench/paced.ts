@@ -1,11 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createServiceClient } from '../src/api/client.js';
-import { openManifest } from '../src/manifest/open.js';
 import { Pace } from '../src/runner/pace.js';
-import { run } from '../src/runner/index.js';
 import { startSimulator } from '../src/sim/index.js';
-import { openSqliteLedger } from '../src/store/index.js';
+import { noWaitRun } from './no-wait-run.js';
 
 const PER_WINDOW = 30;
 const WINDOW_MS = 2000;
@@ -33,24 +30,9 @@ export async function pacedRun(dir: string): Promise<PacedFigures> {
     file,
     ['version: 1', 'defaults:', '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }', 'jobs:', ...jobs, ''].join('\n'),
   );
-  const ledger = await openSqliteLedger(path.join(dir, 'paced.mediabatch.db'), { mode: 'read-write' });
-  const client = createServiceClient({ baseUrl: sim.url, token: sim.token });
   try {
-    await run({
-      manifest: await openManifest(file),
-      ledger,
-      service: { client, baseUrl: sim.url },
-      files: {
-        db: path.join(dir, 'paced.mediabatch.db'),
-        out: path.join(dir, 'paced.out'),
-        runJson: path.join(dir, 'paced.run.json'),
-        runCsv: path.join(dir, 'paced.run.csv'),
-        legacyReport: path.join(dir, 'paced.report.json'),
-      },
-      // The plan's pace with its window scaled down: the same bucket, seconds instead of minutes.
-      pace: new Pace({ 'submit:txt2audio': { perWindow: PER_WINDOW, windowMs: WINDOW_MS } }),
-      noWait: true,
-    });
+    // The plan's pace with its window scaled down: the same bucket, seconds instead of minutes.
+    await noWaitRun(dir, file, sim, new Pace({ 'submit:txt2audio': { perWindow: PER_WINDOW, windowMs: WINDOW_MS } }));
     const times = sim.stats.accepted.map((a) => a.at).sort((a, b) => a - b);
     const spanS = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / 1000;
     const allowedPerSecond = PER_WINDOW / (WINDOW_MS / 1000);
@@ -65,8 +47,6 @@ export async function pacedRun(dir: string): Promise<PacedFigures> {
       requests: times.length + rateLimited,
     };
   } finally {
-    await client.close();
-    await ledger.close();
     await sim.close();
   }
 }
