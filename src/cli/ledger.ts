@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { STDIN_MANIFEST } from '../manifest/open.js';
-import { LedgerLockedError, openSqliteLedger, type Ledger, type LockHolder, type SqliteLedgerMode } from '../store/index.js';
+import { LedgerLockedError, openSqliteLedger } from '../store/index.js';
+import type { Ledger, LedgerHandle, LockHolder, SqliteLedgerMode, TransitionLedger } from '../store/index.js';
 import type { Clock } from '../clock.js';
 
 export type ManifestPaths = ReturnType<typeof manifestPaths>;
@@ -96,7 +97,10 @@ const MANIFEST_KEY = 'manifest_path';
  * jobs that are not its own. Refused while the manifest the ledger was made for still exists;
  * when that file is gone (a folder moved or renamed), the ledger follows its manifest.
  */
-export async function claimLedger(ledger: Ledger, manifestPath: string): Promise<void> {
+export async function claimLedger(
+  ledger: LedgerHandle & Pick<TransitionLedger, 'recordEvent'>,
+  manifestPath: string,
+): Promise<void> {
   const current = realPath(manifestPath);
   const recorded = await ledger.getMeta(MANIFEST_KEY);
   if (recorded === current) return;
@@ -153,7 +157,10 @@ export async function lockedOrCopy(ledger: Ledger, holder: LockHolder, onCopy: (
 }
 
 /** Takes the run lock for `holder`; answers who holds it instead, if another live process does. */
-export async function tryRunLock(ledger: Ledger, holder: LockHolder): Promise<LockHolder | undefined> {
+export async function tryRunLock(
+  ledger: Pick<LedgerHandle, 'acquireRunLock'>,
+  holder: LockHolder,
+): Promise<LockHolder | undefined> {
   try {
     await ledger.acquireRunLock(holder);
     return undefined;

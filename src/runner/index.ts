@@ -13,7 +13,7 @@ import { buildCostReport, type CostReport, type CostReportJob } from '../pricing
 import { COST_JOB_LINES } from '../report/cost-report.js';
 import { errorJson } from '../report/error-json.js';
 import type { StatusSummary } from '../report/status.js';
-import type { Ledger, SendSelection } from '../store/index.js';
+import type { IngestLedger, Ledger, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
 import { pollingCompletion } from './completion.js';
 import { createRunDeps, createRunProgress, DEFAULT_RETRY, pollEvery, servicePoll, simulatorPoll } from './context.js';
 import type { InFlight, PollSchedules, PricingProgress, RunDeps, RunEvent } from './context.js';
@@ -23,7 +23,7 @@ import { SplitJoins, unjoinedSplits, type UnjoinedSplit } from './join-splits.js
 import { refuseLostLedger, TRACES_OF_THIS_LEDGER } from './lost-ledger.js';
 import { limitsOf, paceFor, type Pace, type PaceOptions, type PlanChoice } from './pace.js';
 import type { RunPlan } from './plan.js';
-import { loadCatalogue, priceLedger, readBalanceUsd } from './prepare.js';
+import { loadCatalogue, priceLedger, readBalanceUsd, type CatalogueCache } from './prepare.js';
 import { costJobOf, ensureWritableFolder, estimateJobs, summarize, writeRunReports, type RunFiles } from './reports.js';
 import { writeReviewPage } from './review-page.js';
 import { fitInOrder, runManifest, type RunOutcome } from './run.js';
@@ -41,7 +41,8 @@ interface ServiceAccess {
 
 export interface EstimateRequest {
   manifest: Manifest;
-  ledger: Ledger;
+  /** An estimate records and prices the jobs; it changes no job's state. */
+  ledger: IngestLedger & ListingLedger & PlanLedger;
   service: ServiceAccess;
   /** Default: the manifest's budget, or none. */
   budgetMicro?: MicroUsd | null | undefined;
@@ -78,7 +79,7 @@ export const DEFAULT_MAX_RESULT_BYTES = 110 * 1024 * 1024;
  */
 export async function check(request: {
   manifest: Manifest;
-  service?: (ServiceAccess & { ledger?: Ledger | undefined }) | undefined;
+  service?: (ServiceAccess & { ledger?: CatalogueCache | undefined }) | undefined;
 }): Promise<{ jobs: number }> {
   const models = request.service === undefined ? undefined : await loadCatalogue(request.service);
   let jobs = 0;
@@ -131,6 +132,7 @@ export async function estimate(request: EstimateRequest): Promise<EstimateResult
 
 export interface RunRequest extends EstimateRequest, Partial<Omit<RunOptions, 'budgetMicro' | 'outDir'>> {
   /** The ledger must be opened for a run (its state changes commit before requests leave) and locked. */
+  ledger: Ledger;
   files: RunFiles;
   /** Over budget: send what fits, in manifest order, and skip the rest. */
   partial?: boolean | undefined;
@@ -251,7 +253,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
 }
 
 /** The ledger records no job that ever left this machine (a new one, or one only estimate wrote). */
-async function nothingSent(ledger: Ledger): Promise<boolean> {
+async function nothingSent(ledger: ListingLedger & Pick<PlanLedger, 'spentMicro'>): Promise<boolean> {
   const counts = await ledger.countsByState();
   const jobs = Object.values(counts).reduce((a, b) => a + b, 0);
   return counts.pending + counts.skipped === jobs && (await ledger.spentMicro()) === 0;

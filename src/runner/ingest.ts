@@ -4,11 +4,12 @@ import type { SendableJob } from '../jobs/index.js';
 import { duplicateIssue, IssueCollector, movedIssue, originOf, readUnit, unitFingerprint, type Manifest, type ManifestUnit, type ResolvedJob } from '../manifest/index.js';
 import { stampOf } from '../manifest/files.js';
 import { groupKeyOf, priceKeyOf } from '../pricing/keys.js';
-import type { ChangedJob, JobRow, JobSpec, Ledger, LedgerIngest, SyncResult, UnitRecord, UnitState } from '../store/index.js';
+import type { ChangedJob, IngestLedger, JobRow, JobSpec, LedgerIngest } from '../store/index.js';
+import type { SyncResult, UnitRecord, UnitState } from '../store/index.js';
 
 export interface IngestRequest {
   manifest: Manifest;
-  ledger: Ledger;
+  ledger: IngestLedger;
   /** The service's catalogue: every job is checked against it (undefined: offline checks only). */
   models?: readonly Model[] | undefined;
   /** A job already sent whose content changed (it keeps its result). */
@@ -91,7 +92,11 @@ async function putBatch(
 }
 
 /** A unit is unchanged when its fingerprint is the one recorded and every file its rows named is as it was. */
-async function unchanged(ledger: Ledger, record: UnitRecord | undefined, fingerprint: string): Promise<boolean> {
+async function unchanged(
+  ledger: Pick<IngestLedger, 'unitFiles'>,
+  record: UnitRecord | undefined,
+  fingerprint: string,
+): Promise<boolean> {
   if (record === undefined || record.fingerprint !== fingerprint) return false;
   for (let after = ''; ; ) {
     const files = await ledger.unitFiles(record.key, after, FILE_WINDOW);

@@ -1,11 +1,16 @@
 import { createHash } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { JobRow, Ledger } from '../store/index.js';
+import type { JobRow, ListingLedger } from '../store/index.js';
 import type { RunDeps } from './context.js';
 import { joinParts, joinsExactly, playlistText } from './join/index.js';
 import { findPlaced, placeResult, sha256Of } from './place-result.js';
 import { describeError } from './run-errors.js';
+
+/** Joining reads the parts and writes files; it changes nothing in the ledger. */
+type JoinDeps = Pick<RunDeps, 'options' | 'stop' | 'emit'> & {
+  ledger: Pick<ListingLedger, 'splitsDone' | 'readParts'>;
+};
 
 /** Split jobs read at once when a run looks for joins it has not written. */
 const SWEEP_WINDOW = 500;
@@ -18,10 +23,10 @@ const SWEEP_WINDOW = 500;
  * for one job, and parts that are joined already are not joined again.
  */
 export class SplitJoins {
-  readonly #deps: Pick<RunDeps, 'ledger' | 'options' | 'stop' | 'emit'>;
+  readonly #deps: JoinDeps;
   readonly #running = new Map<string, Promise<void>>();
 
-  constructor(deps: Pick<RunDeps, 'ledger' | 'options' | 'stop' | 'emit'>) {
+  constructor(deps: JoinDeps) {
     this.#deps = deps;
   }
 
@@ -125,7 +130,7 @@ const UNJOINED_WINDOW = 500;
  * failed for good keeps from being joined (a failure the service called retryable and refunded
  * is sent again by the next run).
  */
-export async function unjoinedSplits(ledger: Ledger): Promise<UnjoinedSplit[]> {
+export async function unjoinedSplits(ledger: Pick<ListingLedger, 'readJobs'>): Promise<UnjoinedSplit[]> {
   const failed = await ledger.readJobs({ scope: 'manifest', states: ['failed'], limit: UNJOINED_WINDOW });
   const byParent = new Map<string, string[]>();
   for (const row of failed) {

@@ -3,7 +3,7 @@ import type { Model, ServiceRequest } from '../api/types.js';
 import { JOB_TYPES } from '../jobs/index.js';
 import { priceGroups, type PriceGroup, type PricingResult } from '../pricing/price-jobs.js';
 import type { PriceCache } from '../pricing/types.js';
-import type { Ledger, SendSelection } from '../store/index.js';
+import type { PlanLedger, SendSelection } from '../store/index.js';
 import { createRunProgress, type PricingProgress, type RetryPolicy } from './context.js';
 import type { RunDeps, RunProgress } from './context.js';
 import { idempotentRetries } from './run-errors.js';
@@ -14,15 +14,22 @@ export const CATALOGUE_MAX_AGE_MS = 60 * 60_000;
 export const PRICE_MAX_AGE_MS = 24 * 60 * 60_000;
 
 /** What pricing, the catalogue and the balance use: a run's dependencies, or an estimate's. */
-export type ServiceDeps = Pick<RunDeps, 'client' | 'ledger' | 'pace' | 'stop' | 'emit'> & {
+export type ServiceDeps = Pick<RunDeps, 'client' | 'pace' | 'stop' | 'emit'> & {
+  ledger: PlanLedger;
   baseUrl: string;
   retry: RetryPolicy;
   progress?: RunProgress | undefined;
 };
 
+/** Where the catalogue is kept between commands. */
+export type CatalogueCache = Pick<PlanLedger, 'getCatalogue' | 'putCatalogue'>;
+
 /** The models catalogue, from the ledger's cache when fresh, else every page of the service (cached in the ledger, if one is given). */
 export async function loadCatalogue(
-  deps: Pick<ServiceDeps, 'client' | 'baseUrl'> & { ledger?: Ledger | undefined; stop?: AbortSignal | undefined },
+  deps: Pick<ServiceDeps, 'client' | 'baseUrl'> & {
+    ledger?: CatalogueCache | undefined;
+    stop?: AbortSignal | undefined;
+  },
 ): Promise<Model[]> {
   const cached = await deps.ledger?.getCatalogue(deps.baseUrl, CATALOGUE_MAX_AGE_MS);
   if (Array.isArray(cached)) {
@@ -57,7 +64,11 @@ export async function readBalanceUsd(deps: Pick<ServiceDeps, 'client' | 'retry' 
  * class; the cache in the ledger makes a second estimate free. A run passes `confirmCached`: the
  * budget must be judged on today's prices, at one call per cached group.
  */
-export async function priceLedger(send: SendSelection, deps: ServiceDeps, options: { confirmCached?: boolean } = {}): Promise<PricingResult> {
+export async function priceLedger(
+  send: SendSelection,
+  deps: ServiceDeps,
+  options: { confirmCached?: boolean } = {},
+): Promise<PricingResult> {
   const calls = (deps.progress ?? createRunProgress()).pricing;
   const quote = (request: ServiceRequest): Promise<number> =>
     withRetries(
@@ -108,7 +119,9 @@ async function counted<T>(calls: PricingProgress, counter: 'waitingForPace' | 'w
  * puts or forgets applied to that copy at once and to the ledger in the order it was asked.
  * `saved()` settles when the ledger has all of it (and rejects if it could not be written).
  */
-async function ledgerPriceCache(ledger: Ledger): Promise<PriceCache & { saved(): Promise<void> }> {
+async function ledgerPriceCache(
+  ledger: Pick<PlanLedger, 'getPrices' | 'putPrices' | 'forgetPrices'>,
+): Promise<PriceCache & { saved(): Promise<void> }> {
   const prices = await ledger.getPrices(PRICE_MAX_AGE_MS);
   let writes = Promise.resolve();
   let failure: { error: unknown } | undefined;

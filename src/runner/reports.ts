@@ -9,7 +9,8 @@ import { estimateJsonChunks } from '../report/estimate-document.js';
 import { estimateMarkdown } from '../report/markdown.js';
 import { statusJsonChunks, type RunDocumentExtras } from '../report/status-document.js';
 import { LISTED_JOBS, type ListedJobs, type StatusJob, type StatusSummary } from '../report/status.js';
-import type { JobQuery, JobRow, JobState, Ledger, SendSelection } from '../store/index.js';
+import type { JobQuery, JobRow, JobState, SendSelection } from '../store/index.js';
+import type { LedgerHandle, ListingLedger, PlanLedger } from '../store/index.js';
 import { writeReportFile } from './report-file.js';
 import { modelOf, writeReviewPage, type ReviewPageRequest } from './review-page.js';
 import { jobWindows, mapRows, readTogether } from './windows.js';
@@ -22,7 +23,10 @@ import { jobWindows, mapRows, readTogether } from './windows.js';
  * doubt. Groups that need a person, and the dropped jobs, are listed up to LISTED_JOBS and counted
  * in full; the documents and the CSV list every job (runJobs).
  */
-export async function summarize(ledger: Ledger, budgetMicro: MicroUsd | null): Promise<StatusSummary> {
+export async function summarize(
+  ledger: ListingLedger & Pick<PlanLedger, 'spentMicro'>,
+  budgetMicro: MicroUsd | null,
+): Promise<StatusSummary> {
   const counts = await ledger.countsByState('report');
   const listed = (query: Omit<JobQuery, 'limit' | 'scope'> & { scope?: 'dropped' }): Promise<ListedJobs> =>
     listedJobs(ledger, { scope: 'report', ...query });
@@ -63,22 +67,22 @@ export function statusJobOf(row: JobRow): StatusJob {
 }
 
 /** Every job a summary covers (or those in `states`), in manifest order, a window at a time (a fresh pass each call). */
-export function runJobs(ledger: Ledger, states?: readonly JobState[]): AsyncIterable<StatusJob> {
+export function runJobs(ledger: ListingLedger, states?: readonly JobState[]): AsyncIterable<StatusJob> {
   return mapRows(jobWindows(ledger, { scope: 'report', states }), statusJobOf);
 }
 
 /** The first jobs in `states` a summary covers (LISTED_JOBS of them) and how many there are. */
-export function jobsInStates(ledger: Ledger, states: readonly JobState[]): Promise<ListedJobs> {
+export function jobsInStates(ledger: ListingLedger, states: readonly JobState[]): Promise<ListedJobs> {
   return listedJobs(ledger, { scope: 'report', states });
 }
 
-async function listedJobs(ledger: Ledger, query: Omit<JobQuery, 'limit'>): Promise<ListedJobs> {
+async function listedJobs(ledger: ListingLedger, query: Omit<JobQuery, 'limit'>): Promise<ListedJobs> {
   const jobs = (await ledger.readJobs({ ...query, limit: LISTED_JOBS })).map(statusJobOf);
   return { jobs, total: jobs.length < LISTED_JOBS ? jobs.length : await ledger.countJobs(query) };
 }
 
 /** The manifest's jobs as the cost report lists them, `toSend` for those `send` selects (a fresh pass each call). */
-export function estimateJobs(ledger: Ledger, send: SendSelection): AsyncIterable<CostReportJob> {
+export function estimateJobs(ledger: ListingLedger, send: SendSelection): AsyncIterable<CostReportJob> {
   return mapRows(jobWindows(ledger, { scope: 'manifest', flagSend: send }), costJobOf);
 }
 
@@ -94,7 +98,7 @@ export function costJobOf(row: JobRow): CostReportJob {
 }
 
 /** The budget the last run was given, as it recorded it (decimal dollars, as every version wrote it). */
-export async function storedBudget(ledger: Ledger): Promise<MicroUsd | null> {
+export async function storedBudget(ledger: Pick<LedgerHandle, 'getMeta'>): Promise<MicroUsd | null> {
   const value = await ledger.getMeta('budget_usd');
   return value === undefined ? null : usdToMicro(Number(value), 'down');
 }
@@ -119,7 +123,13 @@ export interface RunFiles {
  * with what ended it early if anything did. Not written when the files on disk are already what
  * it would write (stillAsWritten).
  */
-export async function writeRunReports(paths: RunFiles, ledger: Ledger, summary: StatusSummary, run: RunDocumentExtras, page?: ReviewPageRequest): Promise<void> {
+export async function writeRunReports(
+  paths: RunFiles,
+  ledger: ListingLedger & Pick<PlanLedger, 'spentMicro'> & Pick<LedgerHandle, 'location' | 'getMeta' | 'setMeta'>,
+  summary: StatusSummary,
+  run: RunDocumentExtras,
+  page?: ReviewPageRequest,
+): Promise<void> {
   const pageFile = page === undefined ? undefined : paths.reportHtml;
   const files = [paths.runJson, paths.runCsv, ...(pageFile === undefined ? [] : [pageFile])];
   const from = JSON.stringify({
@@ -159,7 +169,11 @@ interface ReportsMark {
  * need not write a million jobs again (they took 20 s of a 30 s resume). The page keeps the time
  * it was generated at, and everything on it is still true.
  */
-async function stillAsWritten(ledger: Ledger, from: string, files: readonly string[]): Promise<boolean> {
+async function stillAsWritten(
+  ledger: Pick<LedgerHandle, 'getMeta'>,
+  from: string,
+  files: readonly string[],
+): Promise<boolean> {
   const stored = await ledger.getMeta(REPORTS_MARK);
   if (stored === undefined) return false;
   const mark = parseMark(stored);

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { MicroUsd } from '../money.js';
 import { renderReviewPage, type ReviewJob } from '../report/review-page/render.js';
 import { failureText } from '../report/status.js';
-import type { JobRow, Ledger } from '../store/index.js';
+import type { JobRow, LedgerHandle, ListingLedger, PlanLedger } from '../store/index.js';
 import { writeReportFile } from './report-file.js';
 import { jobWindows, mapRows } from './windows.js';
 
@@ -18,7 +18,7 @@ export interface ReviewPageRequest {
  * every report file is written (writeReportFile): whoever opens it never sees half a page.
  */
 export async function writeReviewPage(
-  ledger: Ledger,
+  ledger: Pick<ListingLedger, 'readJobs'> & Pick<PlanLedger, 'spentMicro'> & Pick<LedgerHandle, 'location'>,
   file: string,
   request: ReviewPageRequest,
   rows: AsyncIterable<JobRow> = jobWindows(ledger, { scope: 'report' }),

@@ -3,7 +3,7 @@ import type { JobType } from '../jobs/types.js';
 import type { Manifest } from '../manifest/types.js';
 import { budgetFit, decimalUsd, formatUsd, usdToMicro, withinBudget, type MicroUsd } from '../money.js';
 import type { PricingResult } from '../pricing/price-jobs.js';
-import type { Ledger, SendSelection } from '../store/index.js';
+import type { ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
 import type { Completion } from './completion.js';
 import type { RunDeps } from './context.js';
 import { executePlan, type ExecuteResult } from './execute.js';
@@ -85,7 +85,12 @@ export async function runManifest(input: RunInput): Promise<RunOutcome> {
 }
 
 /** The plan from what the ledger counts: the jobs `send` selects, their prices, the spend. */
-export async function planFromLedger(ledger: Ledger, send: SendSelection, budgetMicro: MicroUsd | null, partial: boolean): Promise<RunPlan> {
+export async function planFromLedger(
+  ledger: ListingLedger & PlanLedger,
+  send: SendSelection,
+  budgetMicro: MicroUsd | null,
+  partial: boolean,
+): Promise<RunPlan> {
   const lines = await ledger.costRows(send, 'to_send');
   const byType: Partial<Record<JobType, number>> = {};
   for (const line of lines) byType[line.type] = (byType[line.type] ?? 0) + line.jobs;
@@ -129,7 +134,12 @@ async function checkBalance(deps: RunDeps, toSendMicro: MicroUsd): Promise<void>
  * order (money.ts's rule, the one the ledger's reservation applies too): the prices stream from
  * the ledger, so this costs a pass over the jobs but never holds them.
  */
-export async function fitInOrder(ledger: Ledger, send: SendSelection, spentMicro: MicroUsd, budgetMicro: MicroUsd): Promise<BudgetFitResult> {
+export async function fitInOrder(
+  ledger: Pick<ListingLedger, 'readJobs'>,
+  send: SendSelection,
+  spentMicro: MicroUsd,
+  budgetMicro: MicroUsd,
+): Promise<BudgetFitResult> {
   const fit = budgetFit(spentMicro, budgetMicro);
   const byType: BudgetFitResult['byType'] = {};
   let through: BudgetFitResult['through'];

@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import type { JobState } from '../jobs/states.js';
-import type { JobPick, Ledger, SendSelection } from '../store/index.js';
+import type { JobPick, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
 
 /** What a person asked a run (or an estimate) to send: `--only`, `--tag`, `--redo`. */
 export type Selection = Omit<SendSelection, 'resubmitInDoubt'>;
@@ -20,7 +20,7 @@ const NOT_REDONE: Record<Exclude<JobState, 'done' | 'failed'>, string> = {
  * otherwise send nothing, or everything else), and a `--redo` id that is not a done or failed job
  * of the manifest or that the `--only`/`--tag` pick leaves out. Every problem is named at once.
  */
-export async function checkSelection(ledger: Ledger, send: SendSelection): Promise<void> {
+export async function checkSelection(ledger: ListingLedger & PlanLedger, send: SendSelection): Promise<void> {
   const problems: string[] = [];
   const unmatched = await ledger.unmatchedPicks(send);
   for (const pattern of unmatched.only) problems.push(`--only ${JSON.stringify(pattern)} matches no job of the manifest`);
@@ -41,7 +41,7 @@ export async function checkSelection(ledger: Ledger, send: SendSelection): Promi
 }
 
 /** Jobs named by --redo that --only/--tag leave out: they would not be sent. */
-async function unpickedRedo(ledger: Ledger, send: SendSelection, redone: readonly string[]): Promise<string[]> {
+async function unpickedRedo(ledger: ListingLedger, send: SendSelection, redone: readonly string[]): Promise<string[]> {
   if (redone.length === 0 || !picks(send)) return [];
   const pick: JobPick = { only: send.only, tags: send.tags };
   // Of the named jobs (ids hold no glob characters), those the selection sends.
@@ -61,7 +61,7 @@ export function picks(pick: JobPick): boolean {
 }
 
 /** How many jobs a pick covers (those of the manifest, and dropped ones still to collect) and how many are done. */
-export async function pickedCounts(ledger: Ledger, pick: JobPick): Promise<{ jobs: number; done: number }> {
+export async function pickedCounts(ledger: ListingLedger, pick: JobPick): Promise<{ jobs: number; done: number }> {
   return {
     jobs: await ledger.countJobs({ scope: 'report', pick }),
     done: await ledger.countJobs({ scope: 'report', pick, states: ['done'] }),

@@ -1,5 +1,5 @@
 import { PassThrough, Readable } from 'node:stream';
-import type { JobQuery, JobRow, Ledger } from '../store/index.js';
+import type { JobQuery, JobRow, ListingLedger } from '../store/index.js';
 
 /** Rows read from the ledger at a time: a few hundred KB however large the manifest. */
 export const WINDOW_ROWS = 500;
@@ -9,7 +9,11 @@ export const WINDOW_ROWS = 500;
  * over all jobs (sending, pricing's budget fit, reports, listings) goes through here, so none
  * holds more than a window. Rows changed behind the cursor are not seen again.
  */
-export async function* jobWindows(ledger: Ledger, query: Omit<JobQuery, 'after' | 'limit'>, windowRows = WINDOW_ROWS): AsyncGenerator<JobRow> {
+export async function* jobWindows(
+  ledger: Pick<ListingLedger, 'readJobs'>,
+  query: Omit<JobQuery, 'after' | 'limit'>,
+  windowRows = WINDOW_ROWS,
+): AsyncGenerator<JobRow> {
   // A cursor from the start: the ledger walks manifest order for a window (JobQuery.after).
   let after: JobQuery['after'] = { index: Number.MIN_SAFE_INTEGER, id: '' };
   for (;;) {

@@ -2,7 +2,7 @@ import type { Argv } from 'yargs';
 import { escapeControlChars } from '../../control-chars.js';
 import { UsageError } from '../../errors.js';
 import { eventsCsv, eventsJsonl } from '../../report/events.js';
-import type { EventRow, Ledger } from '../../store/index.js';
+import type { EventRow, LedgerHandle, ListingLedger } from '../../store/index.js';
 import { openLedgerToRead } from '../ledger.js';
 import { withSharedOptions } from '../options.js';
 import { stdoutOpen, writeStdout } from '../output.js';
@@ -39,7 +39,11 @@ export async function handler(args: LogArgs): Promise<number> {
   }
 }
 
-async function checkJob(ledger: Ledger, jobId: string, manifest: string): Promise<void> {
+async function checkJob(
+  ledger: Pick<ListingLedger, 'getJob'> & Pick<LedgerHandle, 'location'>,
+  jobId: string,
+  manifest: string,
+): Promise<void> {
   if ((await ledger.getJob(jobId)) !== undefined) return;
   throw new UsageError(
     `--job ${escapeControlChars(JSON.stringify(jobId))}: the ledger ${ledger.location} holds no job with this id; ` +
@@ -48,7 +52,10 @@ async function checkJob(ledger: Ledger, jobId: string, manifest: string): Promis
 }
 
 /** The event log a window at a time, oldest first: never the whole of it in memory. */
-async function* eventWindows(ledger: Ledger, jobId: string | undefined): AsyncGenerator<EventRow[]> {
+async function* eventWindows(
+  ledger: Pick<ListingLedger, 'readEvents'>,
+  jobId: string | undefined,
+): AsyncGenerator<EventRow[]> {
   for (let afterId = 0; ; ) {
     const window = await ledger.readEvents({ afterId, limit: WINDOW, jobId });
     if (window.length === 0) return;

@@ -8,7 +8,7 @@ import { statusMarkdown } from '../../report/markdown.js';
 import { statusJsonChunks } from '../../report/status-document.js';
 import { formatStateListing, formatStatusText, type StatusSummary } from '../../report/status.js';
 import { jobsInStates, runJobs, storedBudget, summarize } from '../../runner/reports.js';
-import type { Ledger } from '../../store/index.js';
+import type { ListingLedger } from '../../store/index.js';
 import { manifestPaths, openLedgerToRead } from '../ledger.js';
 import { resolveFormat, withFormatOption, withSharedOptions, type OutputFormat } from '../options.js';
 import { useColor, writeStdout, writeStdoutChunks } from '../output.js';
@@ -59,7 +59,12 @@ export function parseStates(given: string | string[] | undefined): JobState[] | 
 }
 
 /** Every job of the listings comes from the ledger a window at a time; --state keeps those in its states. */
-function print(ledger: Ledger, summary: StatusSummary, asked: { format: OutputFormat; states: JobState[] | undefined }, title: string): Promise<void> {
+function print(
+  ledger: ListingLedger,
+  summary: StatusSummary,
+  asked: { format: OutputFormat; states: JobState[] | undefined },
+  title: string,
+): Promise<void> {
   const { format, states } = asked;
   switch (format) {
     case 'json':
@@ -77,7 +82,11 @@ function print(ledger: Ledger, summary: StatusSummary, asked: { format: OutputFo
   }
 }
 
-async function printTable(ledger: Ledger, summary: StatusSummary, states: JobState[] | undefined): Promise<void> {
+async function printTable(
+  ledger: ListingLedger,
+  summary: StatusSummary,
+  states: JobState[] | undefined,
+): Promise<void> {
   const color = useColor(process.stdout);
   const listing = states === undefined ? '' : `\n${formatStateListing(states, await jobsInStates(ledger, states), { color })}`;
   await writeStdout(`${formatStatusText(summary, { color })}${listing}`);
