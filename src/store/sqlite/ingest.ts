@@ -16,17 +16,11 @@ export function beginIngest(ctx: StoreContext): Sync<LedgerIngest> {
   try {
     return openSession(ctx);
   } catch (error) {
-    rollbackIfOpen(db);
+    // A disk that fills up (SQLITE_FULL) may make SQLite roll the whole transaction back itself;
+    // a ROLLBACK after that fails ("no transaction is active") and would hide why the ingest failed.
+    if (db.inTransaction) db.exec('ROLLBACK');
     throw error;
   }
-}
-
-/**
- * A disk that fills up (SQLITE_FULL) may make SQLite roll the whole transaction back itself; a
- * ROLLBACK after that fails ("no transaction is active") and would hide why the ingest failed.
- */
-function rollbackIfOpen(db: StoreContext['db']): void {
-  if (db.inTransaction) db.exec('ROLLBACK');
 }
 
 function openSession(ctx: StoreContext): Sync<LedgerIngest> {
@@ -206,7 +200,8 @@ function openSession(ctx: StoreContext): Sync<LedgerIngest> {
     rollback: () => {
       if (!open) return;
       open = false;
-      rollbackIfOpen(db);
+      // As in beginIngest: SQLite may have rolled back already.
+      if (db.inTransaction) db.exec('ROLLBACK');
     },
   };
 }

@@ -72,14 +72,13 @@ export async function openSqliteLedger(path: string, options: SqliteLedgerOption
   const committer = groupCommit(db, path, watchFile(db, path));
   const refused = (what: string): Promise<never> =>
     Promise.reject(new Error(`bug in mediabatch: ${what} on the ledger ${path}, which was opened read-only`));
-  const methods: Record<string, Method> = {};
-  for (const [name, fn] of Object.entries(core) as [keyof Core, Method][]) {
-    const writes = WRITES.includes(name) || CHANGES.includes(name) || name === ALONE;
+  const methods = promised(path, core) as unknown as Record<string, Method>;
+  for (const name of [ALONE, ...WRITES, ...CHANGES]) {
+    const fn = core[name] as Method;
     const own = db.transaction(fn);
-    if (readonly && writes) methods[name] = () => refused(name);
+    if (readonly) methods[name] = () => refused(name);
     else if (CHANGES.includes(name)) methods[name] = (...args) => committer.commit(() => fn(...args));
-    else if (WRITES.includes(name)) methods[name] = (...args) => answer(path, () => own.immediate(...args));
-    else methods[name] = (...args) => answer(path, () => fn(...args));
+    else if (name !== ALONE) methods[name] = (...args) => answer(path, () => own.immediate(...args));
   }
 
   let closed: Promise<void> | undefined;
@@ -190,7 +189,7 @@ function groupCommit(db: Database.Database, path: string, assertInPlace: () => v
  * time it finds the file gone, it writes what the connection holds (everything committed so
  * far) back to the path, or beside it when another file took its place, so that no record is lost.
  */
-export function watchFile(db: Database.Database, path: string): () => void {
+function watchFile(db: Database.Database, path: string): () => void {
   const opened = statSync(path);
   let gone: LocalIoError | undefined;
   return () => {
