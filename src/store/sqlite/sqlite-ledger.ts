@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { LocalIoError } from '../../errors.js';
-import type { Ledger, LedgerHandle, LedgerIngest } from '../ledger.js';
+import type { Ledger, LedgerIngest } from '../ledger.js';
 import { createCaches } from './caches.js';
 import { createContext, type Sync } from './context.js';
 import { beginIngest } from './ingest.js';
@@ -25,8 +25,7 @@ export interface SqliteLedgerOptions {
 }
 
 /** The ledger's methods that the core answers synchronously: all but the handle's lifetime and the ingest. */
-type CoreMethods = Omit<Ledger, keyof LedgerHandle | 'beginIngest'> &
-  Pick<LedgerHandle, 'getMeta' | 'setMeta' | 'copyTo' | 'acquireRunLock' | 'releaseRunLock'>;
+type CoreMethods = Omit<Ledger, 'location' | 'readonly' | 'flush' | 'close' | 'beginIngest'>;
 type Core = Sync<CoreMethods>;
 type Method = (...args: unknown[]) => unknown;
 
