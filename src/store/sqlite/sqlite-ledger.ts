@@ -46,11 +46,9 @@ const CHANGES: readonly (keyof Core)[] = [
 ];
 
 /**
- * Opens the ledger file at `path` (WAL, synchronous=FULL, migrated on open unless read-only).
- * Every way the file can be unusable ends in a LocalIoError naming it and what to do; so does
- * every later failure of SQLite's own (disk full, I/O error, locked too long). A failed statement
- * wrote nothing: its transaction was rolled back. Errors of ours (an illegal state change: a
- * bug) pass through unchanged.
+ * Opens the ledger file at `path` (open-database.ts). Every later failure of SQLite's own (disk
+ * full, I/O error, locked too long) is a LocalIoError naming the file and what to do, and wrote
+ * nothing; errors of ours (an illegal state change: a bug) pass through unchanged.
  */
 export async function openSqliteLedger(path: string, options: SqliteLedgerOptions): Promise<Ledger> {
   const readonly = options.mode === 'read-only';
@@ -102,7 +100,6 @@ export async function openSqliteLedger(path: string, options: SqliteLedgerOption
     readonly,
     beginIngest: () =>
       readonly ? refused('beginIngest') : answer(path, () => promised<LedgerIngest>(path, beginIngest(ctx))),
-    releaseRunLock: () => (readonly ? Promise.resolve() : answer(path, lock.releaseRunLock)),
     flush: () => committer.drained(),
     close: () => (closed ??= close()),
   };
@@ -184,9 +181,8 @@ function groupCommit(db: Database.Database, path: string, assertInPlace: () => v
  * whose records vanish with the process. Checked before every group commit: a `stat` costs
  * microseconds against a commit's fraction of a millisecond.
  *
- * The check throws LocalIoError E_LEDGER_GONE when the file is no longer at its path. The first
- * time it finds the file gone, it writes what the connection holds (everything committed so
- * far) back to the path, or beside it when another file took its place, so that no record is lost.
+ * The check throws E_LEDGER_GONE once the file is no longer at its path, after saving what the
+ * connection holds (rescue), so that no record is lost.
  */
 function watchFile(db: Database.Database, path: string): () => void {
   const opened = statSync(path);
