@@ -1,10 +1,9 @@
 /**
  * The ledger: what mediabatch knows about every job of one manifest, what it cost and what the
  * service answered. It is the only record of what was paid for, so every implementation keeps
- * the promises below; test/store/ledger-contract.ts checks them against each one. The SQLite
- * ledger (store/sqlite/) is the only one in src/. The in-memory one is test code
- * (test/support/memory-ledger/), for tests about planning, pricing and the runner's decisions:
- * the program never opens it. A caller takes the role it uses (IngestLedger, PlanLedger …).
+ * the promises below (test/store/ledger-contract.ts checks each one): the SQLite ledger in src/,
+ * and an in-memory one that only tests open (test/support/memory-ledger/). A caller takes the
+ * role it uses (IngestLedger, PlanLedger …).
  */
 import { ConfigError } from '../errors.js';
 import type { JobState } from '../jobs/states.js';
@@ -48,17 +47,12 @@ export interface IdConflict {
   heldBy: { id: string; origin: string | null };
 }
 
-/** Its content (new, or changed) is what another id was already paid for. */
-export interface MovedJob {
-  id: string;
-  paidAs: { id: string; state: JobState };
-}
-
 export interface PutResult {
   conflicts: IdConflict[];
   /** Jobs already sent whose content differs now: they keep their old content and result. */
   changed: ChangedJob[];
-  moved: MovedJob[];
+  /** Jobs whose content (new, or changed) is what another id was already paid for. */
+  moved: { id: string; paidAs: { id: string; state: JobState } }[];
 }
 
 export interface SyncResult {
@@ -162,9 +156,8 @@ export interface JobQuery {
   /** Say of each row read whether a run with this selection may send it (JobRow.toSend). */
   flagSend?: SendSelection | undefined;
   /**
-   * Keyset: the last row of the previous window. A query with a cursor is a window of a walk,
-   * read in manifest order at the cost of its own size; without one it is a listing, which the
-   * ledger may answer by state first.
+   * The last row of the previous window: a window of a walk, read in manifest order at the cost
+   * of its own size. Without it, a listing, which the ledger may answer by state first.
    */
   after?: JobCursor | undefined;
   /** A manifest index. */
@@ -264,16 +257,6 @@ export interface EventRow {
   detail: unknown;
 }
 
-/** A log of millions of events is read a window at a time. */
-export interface EventWindow {
-  /** 0 for the first window, then the last id of the one before. */
-  afterId: number;
-  /** A whole number ≥ 1. */
-  limit: number;
-  /** Only this job's events; absent: every event, the run-level ones included. */
-  jobId?: string | undefined;
-}
-
 export type ReserveResult = 'reserved' | 'over-budget' | 'wrong-state';
 /** Or the job that already holds the request id the service answered (→ in_doubt). */
 export type SubmittedResult = 'submitted' | { conflictWith: string };
@@ -297,11 +280,6 @@ export interface CachedPrice {
   priceUsd: number;
   source: string;
   ageMs: number;
-}
-
-export interface PriceEntry extends Omit<CachedPrice, 'ageMs'> {
-  /** The price parameters, canonicalised by pricing/ (never a token). */
-  key: string;
 }
 
 export interface WebhookRun {
@@ -385,8 +363,11 @@ export interface ListingLedger {
   lastEventId(): Promise<number>;
   /** A job's events, oldest first (`mediabatch log --job`); null: the run-level events. */
   eventsFor(jobId: string | null): Promise<EventRow[]>;
-  /** Oldest first (`mediabatch log`); empty at the end. */
-  readEvents(window: EventWindow): Promise<EventRow[]>;
+  /**
+   * Oldest first (`mediabatch log`), a window at a time: after `afterId` (0, then the last id
+   * read), at most `limit` (a whole number ≥ 1); only `jobId`'s, or every event. Empty at the end.
+   */
+  readEvents(window: { afterId: number; limit: number; jobId?: string | undefined }): Promise<EventRow[]>;
 }
 
 /** Pricing, the plan and the budget. */
@@ -404,7 +385,8 @@ export interface PlanLedger {
   /** The sum of every job's spend, earlier runs included. */
   spentMicro(): Promise<MicroUsd>;
   getPrices(maxAgeMs: number): Promise<Map<string, CachedPrice>>;
-  putPrices(rows: readonly PriceEntry[]): Promise<void>;
+  /** Keyed by the price parameters, canonicalised by pricing/ (never a token). */
+  putPrices(rows: readonly (Omit<CachedPrice, 'ageMs'> & { key: string })[]): Promise<void>;
   /** Drops cached prices that turned out to be out of date. */
   forgetPrices(keys: readonly string[]): Promise<void>;
   /** The parsed models catalogue, if it is at most `maxAgeMs` old. */

@@ -13,11 +13,11 @@ export type Sync<T> = {
 };
 
 /** The columns a state change may write; everything else about a job is written by the ingest (ingest.ts). */
-export type JobProgress = Pick<
-  RawJob,
-  | 'state' | 'request_id' | 'attempts' | 'spent_micro' | 'carried_micro' | 'last_error' | 'retryable' | 'refunded'
-  | 'follow_seq' | 'result_path' | 'result_bytes' | 'result_sha256' | 'submitted_at' | 'finished_at'
->;
+const PROGRESS = [
+  'state', 'request_id', 'attempts', 'spent_micro', 'carried_micro', 'last_error', 'retryable', 'refunded',
+  'follow_seq', 'result_path', 'result_bytes', 'result_sha256', 'submitted_at', 'finished_at',
+] as const satisfies readonly (keyof RawJob)[];
+export type JobProgress = Pick<RawJob, (typeof PROGRESS)[number]>;
 
 type State = JobState | null;
 
@@ -30,13 +30,8 @@ export function createContext(db: Database.Database, path: string, nowMs: () => 
     `INSERT INTO events (at, job_id, kind, from_state, to_state, detail_json)
      VALUES (@at, @jobId, @kind, @from, @to, @detail)`,
   );
-  const updateProgress = db.prepare(
-    `UPDATE jobs SET state = @state, request_id = @request_id, attempts = @attempts, spent_micro = @spent_micro,
-       carried_micro = @carried_micro, last_error = @last_error, retryable = @retryable, refunded = @refunded,
-       follow_seq = @follow_seq, result_path = @result_path, result_bytes = @result_bytes,
-       result_sha256 = @result_sha256, submitted_at = @submitted_at, finished_at = @finished_at, updated_at = @now
-     WHERE id = @id AND state = @from`,
-  );
+  const progressSql = PROGRESS.map((column) => `${column} = @${column}`).join(', ');
+  const updateProgress = db.prepare(`UPDATE jobs SET ${progressSql}, updated_at = @now WHERE id = @id AND state = @from`);
   // Kept by triggers (migrations 2 and 5); reading it is O(1), which the per-submit budget check needs.
   const spentTotal = db.prepare<[], { total: number }>('SELECT spent_micro AS total FROM spend_total WHERE id = 1');
   const nowIso = (): string => new Date(nowMs()).toISOString();

@@ -16,17 +16,11 @@ export function beginIngest(ctx: StoreContext): Sync<LedgerIngest> {
   try {
     return openSession(ctx);
   } catch (error) {
-    rollbackIfOpen(db);
+    // A disk that fills up (SQLITE_FULL) may make SQLite roll the whole transaction back itself;
+    // a ROLLBACK after that fails ("no transaction is active") and would hide why the ingest failed.
+    if (db.inTransaction) db.exec('ROLLBACK');
     throw error;
   }
-}
-
-/**
- * A disk that fills up (SQLITE_FULL) may make SQLite roll the whole transaction back itself; a
- * ROLLBACK after that fails ("no transaction is active") and would hide why the ingest failed.
- */
-function rollbackIfOpen(db: StoreContext['db']): void {
-  if (db.inTransaction) db.exec('ROLLBACK');
 }
 
 function openSession(ctx: StoreContext): Sync<LedgerIngest> {
@@ -163,6 +157,39 @@ function openSession(ctx: StoreContext): Sync<LedgerIngest> {
     if (!open) throw new Error('bug in mediabatch: the ledger ingest was used after it ended');
   };
 
+  /** Drops what the manifest no longer lists, records the units, and says what changed. */
+  const finish = (units: readonly UnitState[]): SyncResult => {
+    const now = ctx.nowIso();
+    const keptJson = JSON.stringify([...kept]);
+    // A job stays listed when this ingest saw it, or its unit was kept as it was.
+    const dropped = db
+      .prepare(
+        `UPDATE jobs SET in_manifest = 0 WHERE in_manifest = 1 AND seen <> ?
+           AND (unit IS NULL OR unit NOT IN (SELECT value FROM json_each(?)))`,
+      )
+      .run(gen, keptJson).changes;
+    const listedKeys = JSON.stringify(units.map((unit) => unit.key));
+    db.prepare('DELETE FROM unit_files WHERE unit NOT IN (SELECT value FROM json_each(?))').run(listedKeys);
+    db.prepare('DELETE FROM units WHERE key NOT IN (SELECT value FROM json_each(?))').run(listedKeys);
+    const upsert = db.prepare(
+      `INSERT INTO units (key, position, fingerprint, gen, jobs, read_at) VALUES (@key, @position, @fingerprint, @gen, @jobs, @now)
+       ON CONFLICT (key) DO UPDATE SET position = excluded.position, fingerprint = excluded.fingerprint, gen = excluded.gen,
+         jobs = excluded.jobs, read_at = excluded.read_at`,
+    );
+    for (const unit of units) {
+      if (kept.has(unit.key)) continue;
+      // A unit read again without a row or a file of its own keeps no files from its last reading.
+      if (!started.has(unit.key)) deleteUnitFiles.run(unit.key);
+      upsert.run({ ...unit, gen, jobs: started.get(unit.key) ?? 0, now });
+    }
+    // Inserts are counted here, not by a trigger (schema.ts, migration 9); updates count themselves.
+    if (added > 0) db.prepare("UPDATE counters SET value = value + ? WHERE name = 'jobs_written'").run(added);
+    const listed = (db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE in_manifest = 1').get() as { n: number }).n;
+    const result: SyncResult = { added, changed, dropped, listed };
+    ctx.insertEvent(null, 'synced', null, null, { ...result, read: [...started.keys()], kept: [...kept] }, now);
+    return result;
+  };
+
   return {
     keep: (unitKey) => {
       assertOpen();
@@ -198,7 +225,7 @@ function openSession(ctx: StoreContext): Sync<LedgerIngest> {
     },
     commit: (units) => {
       assertOpen();
-      const result = finish(ctx, gen, kept, started, units, { added, changed });
+      const result = finish(units);
       db.exec('COMMIT');
       open = false;
       return result;
@@ -206,49 +233,8 @@ function openSession(ctx: StoreContext): Sync<LedgerIngest> {
     rollback: () => {
       if (!open) return;
       open = false;
-      rollbackIfOpen(db);
+      // As in beginIngest: SQLite may have rolled back already.
+      if (db.inTransaction) db.exec('ROLLBACK');
     },
   };
-}
-
-/** Drops what the manifest no longer lists, records the units, and says what changed. */
-function finish(
-  ctx: StoreContext,
-  gen: number,
-  kept: ReadonlySet<string>,
-  started: ReadonlyMap<string, number>,
-  units: readonly UnitState[],
-  counts: { added: number; changed: number },
-): SyncResult {
-  const { db } = ctx;
-  const now = ctx.nowIso();
-  const keptJson = JSON.stringify([...kept]);
-  // A job stays listed when this ingest saw it, or its unit was kept as it was.
-  const dropped = db
-    .prepare(
-      `UPDATE jobs SET in_manifest = 0 WHERE in_manifest = 1 AND seen <> ?
-         AND (unit IS NULL OR unit NOT IN (SELECT value FROM json_each(?)))`,
-    )
-    .run(gen, keptJson).changes;
-  const listedKeys = JSON.stringify(units.map((unit) => unit.key));
-  db.prepare('DELETE FROM unit_files WHERE unit NOT IN (SELECT value FROM json_each(?))').run(listedKeys);
-  db.prepare('DELETE FROM units WHERE key NOT IN (SELECT value FROM json_each(?))').run(listedKeys);
-  const upsert = db.prepare(
-    `INSERT INTO units (key, position, fingerprint, gen, jobs, read_at) VALUES (@key, @position, @fingerprint, @gen, @jobs, @now)
-     ON CONFLICT (key) DO UPDATE SET position = excluded.position, fingerprint = excluded.fingerprint, gen = excluded.gen,
-       jobs = excluded.jobs, read_at = excluded.read_at`,
-  );
-  const deleteUnitFiles = db.prepare('DELETE FROM unit_files WHERE unit = ?');
-  for (const unit of units) {
-    if (kept.has(unit.key)) continue;
-    // A unit read again without a row or a file of its own keeps no files from its last reading.
-    if (!started.has(unit.key)) deleteUnitFiles.run(unit.key);
-    upsert.run({ ...unit, gen, jobs: started.get(unit.key) ?? 0, now });
-  }
-  // Inserts are counted here, not by a trigger (schema.ts, migration 9); updates count themselves.
-  if (counts.added > 0) db.prepare("UPDATE counters SET value = value + ? WHERE name = 'jobs_written'").run(counts.added);
-  const listed = (db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE in_manifest = 1').get() as { n: number }).n;
-  const result: SyncResult = { added: counts.added, changed: counts.changed, dropped, listed };
-  ctx.insertEvent(null, 'synced', null, null, { ...result, read: [...started.keys()], kept: [...kept] }, now);
-  return result;
 }

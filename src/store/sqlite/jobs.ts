@@ -17,7 +17,9 @@ import type { StoreContext, Sync } from './context.js';
 import { JOB_COLUMNS_SQL, toJobRow } from './rows.js';
 import { isGlob, pickParams, pickSql, SCOPE_SQL, SEND_SQL, sendParams, sendSql } from './selection.js';
 import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
-import type { JobType } from '../../jobs/types.js';
+
+/** A price group's jobs of one length (chars null for kinds not priced by length). */
+type GroupLine = Pick<PriceGroupRow, 'groupKey' | 'type' | 'paramsJson' | 'jobs'> & { chars: number | null };
 
 /** The jobs table and the event log, read a window at a time, and the plan's writes over a selection. */
 type JobRecords = ListingLedger &
@@ -70,7 +72,8 @@ export function createJobRecords(ctx: StoreContext): Sync<JobRecords> {
     `SELECT MIN(parent_id) AS parentId FROM jobs WHERE parent_id > ? COLLATE NOCASE AND in_manifest = 1
      GROUP BY parent_id COLLATE NOCASE HAVING SUM(state <> 'done') = 0 ORDER BY parent_id COLLATE NOCASE LIMIT ?`,
   );
-  const selectGroups = db.prepare<Record<string, number | string>, { groupKey: string; type: JobType; paramsJson: string; chars: number | null; jobs: number }>(    `SELECT group_key AS groupKey, type, MIN(params_json) AS paramsJson, text_chars AS chars, COUNT(*) AS jobs
+  const selectGroups = db.prepare<Record<string, number | string>, GroupLine>(
+    `SELECT group_key AS groupKey, type, MIN(params_json) AS paramsJson, text_chars AS chars, COUNT(*) AS jobs
      FROM jobs WHERE ${SEND_SQL} GROUP BY group_key, text_chars ORDER BY group_key, text_chars`,
   );
   // Prices arrive by key (thousands at most); the jobs (a million, perhaps) take theirs in one pass.
@@ -256,7 +259,7 @@ function jobFilter(query: Omit<JobQuery, 'limit'>): { where: string; params: Rec
   return { where: where.join(' AND '), params };
 }
 
-function groupLengths(rows: readonly { groupKey: string; type: JobType; paramsJson: string; chars: number | null; jobs: number }[]): PriceGroupRow[] {
+function groupLengths(rows: readonly GroupLine[]): PriceGroupRow[] {
   const groups = new Map<string, PriceGroupRow>();
   for (const row of rows) {
     let group = groups.get(row.groupKey);

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { LocalIoError } from '../../errors.js';
-import type { Ledger, LedgerHandle, LedgerIngest } from '../ledger.js';
+import type { Ledger, LedgerIngest } from '../ledger.js';
 import { createCaches } from './caches.js';
 import { createContext, type Sync } from './context.js';
 import { beginIngest } from './ingest.js';
@@ -25,8 +25,7 @@ export interface SqliteLedgerOptions {
 }
 
 /** The ledger's methods that the core answers synchronously: all but the handle's lifetime and the ingest. */
-type CoreMethods = Omit<Ledger, keyof LedgerHandle | 'beginIngest'> &
-  Pick<LedgerHandle, 'getMeta' | 'setMeta' | 'copyTo' | 'acquireRunLock' | 'releaseRunLock'>;
+type CoreMethods = Omit<Ledger, 'location' | 'readonly' | 'flush' | 'close' | 'beginIngest'>;
 type Core = Sync<CoreMethods>;
 type Method = (...args: unknown[]) => unknown;
 
@@ -47,11 +46,9 @@ const CHANGES: readonly (keyof Core)[] = [
 ];
 
 /**
- * Opens the ledger file at `path` (WAL, synchronous=FULL, migrated on open unless read-only).
- * Every way the file can be unusable ends in a LocalIoError naming it and what to do; so does
- * every later failure of SQLite's own (disk full, I/O error, locked too long). A failed statement
- * wrote nothing: its transaction was rolled back. Errors of ours (an illegal state change: a
- * bug) pass through unchanged.
+ * Opens the ledger file at `path` (open-database.ts). Every later failure of SQLite's own (disk
+ * full, I/O error, locked too long) is a LocalIoError naming the file and what to do, and wrote
+ * nothing; errors of ours (an illegal state change: a bug) pass through unchanged.
  */
 export async function openSqliteLedger(path: string, options: SqliteLedgerOptions): Promise<Ledger> {
   const readonly = options.mode === 'read-only';
@@ -72,14 +69,13 @@ export async function openSqliteLedger(path: string, options: SqliteLedgerOption
   const committer = groupCommit(db, path, watchFile(db, path));
   const refused = (what: string): Promise<never> =>
     Promise.reject(new Error(`bug in mediabatch: ${what} on the ledger ${path}, which was opened read-only`));
-  const methods: Record<string, Method> = {};
-  for (const [name, fn] of Object.entries(core) as [keyof Core, Method][]) {
-    const writes = WRITES.includes(name) || CHANGES.includes(name) || name === ALONE;
+  const methods = promised(path, core) as unknown as Record<string, Method>;
+  for (const name of [ALONE, ...WRITES, ...CHANGES]) {
+    const fn = core[name] as Method;
     const own = db.transaction(fn);
-    if (readonly && writes) methods[name] = () => refused(name);
+    if (readonly) methods[name] = () => refused(name);
     else if (CHANGES.includes(name)) methods[name] = (...args) => committer.commit(() => fn(...args));
-    else if (WRITES.includes(name)) methods[name] = (...args) => answer(path, () => own.immediate(...args));
-    else methods[name] = (...args) => answer(path, () => fn(...args));
+    else if (name !== ALONE) methods[name] = (...args) => answer(path, () => own.immediate(...args));
   }
 
   let closed: Promise<void> | undefined;
@@ -104,7 +100,6 @@ export async function openSqliteLedger(path: string, options: SqliteLedgerOption
     readonly,
     beginIngest: () =>
       readonly ? refused('beginIngest') : answer(path, () => promised<LedgerIngest>(path, beginIngest(ctx))),
-    releaseRunLock: () => (readonly ? Promise.resolve() : answer(path, lock.releaseRunLock)),
     flush: () => committer.drained(),
     close: () => (closed ??= close()),
   };
@@ -186,11 +181,10 @@ function groupCommit(db: Database.Database, path: string, assertInPlace: () => v
  * whose records vanish with the process. Checked before every group commit: a `stat` costs
  * microseconds against a commit's fraction of a millisecond.
  *
- * The check throws LocalIoError E_LEDGER_GONE when the file is no longer at its path. The first
- * time it finds the file gone, it writes what the connection holds (everything committed so
- * far) back to the path, or beside it when another file took its place, so that no record is lost.
+ * The check throws E_LEDGER_GONE once the file is no longer at its path, after saving what the
+ * connection holds (rescue), so that no record is lost.
  */
-export function watchFile(db: Database.Database, path: string): () => void {
+function watchFile(db: Database.Database, path: string): () => void {
   const opened = statSync(path);
   let gone: LocalIoError | undefined;
   return () => {
