@@ -5,7 +5,6 @@
 import { randomBytes } from 'node:crypto';
 import { buildCatalogue, modelToWire, type SimModel } from './catalogue.js';
 import type { FaultSpec } from './faults.js';
-import { apiError, json, type Reply } from './http-util.js';
 import { JobBook, statusAt, type SimJob } from './jobs.js';
 import { SIM_KINDS, simKind, type SimJobType as JobType } from './kinds/index.js';
 import type { ResolvedOptions } from './options.js';
@@ -22,6 +21,22 @@ const MAX_PAGE_SIZE = 50;
 const NOT_FOUND = 'No query results for the requested resource.';
 
 const round8 = (usd: number): number => Math.round(usd * 1e8) / 1e8;
+
+/** An answer: handlers return one and only the server writes it, so faults can replace, delay or drop it. */
+export interface Reply {
+  status: number;
+  body: string | Buffer;
+  contentType: string;
+}
+
+export function json(status: number, body: unknown): Reply {
+  return { status, body: JSON.stringify(body), contentType: 'application/json' };
+}
+
+/** An error as the service sends it: a top-level message, plus `errors` on a 422. */
+export function apiError(status: number, message: string, errors?: Record<string, string[]>): Reply {
+  return json(status, errors ? { message, errors } : { message });
+}
 
 export class SimApi {
   balanceUsd: number;
