@@ -48,11 +48,7 @@ export type SimOptions = Partial<typeof DEFAULTS> & {
   /** Time in 'pending' and in 'processing', per type; types left out keep their kind's `pace`. */
   pendingMs?: Partial<Record<JobType, number>>;
   processingMs?: Partial<Record<JobType, number>>;
-  /**
-   * Where webhook deliveries go, e.g. http://127.0.0.1:8787: the webhook URL's path on this
-   * origin (the simulator cannot reach the public address a real URL names). Default none:
-   * every delivery attempt fails and is retried, as when no receiver listens.
-   */
+  /** Where webhook deliveries go, e.g. http://127.0.0.1:8787 (see webhooks.ts); default none. */
   webhookTarget?: string | undefined;
 };
 

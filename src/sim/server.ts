@@ -195,13 +195,11 @@ export async function startSimulator(options: SimOptions = {}) {
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
-  sim.api.baseUrl = `http://127.0.0.1:${port}`;
+  sim.api.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     /** e.g. http://127.0.0.1:43121 — the base URL to give a client. */
     url: sim.api.baseUrl,
     token: sim.options.token,
-    port,
     stats: sim.api.stats,
     /** The balance now, in USD. */
     get balanceUsd(): number {
