@@ -10,8 +10,6 @@ import type { SimModel } from './catalogue.js';
 export type FieldValue = string | number | boolean | null | undefined | Blob | object;
 export type Fields = Record<string, FieldValue>;
 
-export type Validated<T> = { ok: true; value: T } | { ok: false; bag: Check };
-
 export interface NumberRule {
   integer?: boolean;
   min?: number | undefined;
