@@ -23,9 +23,7 @@ const DEFAULTS = {
   jobErrorRate: 0,
   /** Whether those errors are retryable (and refunded). */
   errorRetryable: true,
-  /** Lifetime of a result URL. */
   resultUrlTtlMs: 60_000,
-  /** Starting balance. */
   balanceUsd: 1000,
   pricing: 'linear' as PricingMode,
   /** Filler models added to the catalogue so it spans pages. */

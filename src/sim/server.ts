@@ -2,6 +2,7 @@
  * The simulator's HTTP server: routing, auth, rate limits, fault injection and latency around
  * the endpoint handlers. Everything it keeps lives in the instance startSimulator returns.
  */
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseFaultSpec, pickFault, type FaultKind, type FaultScope, type FaultSpec } from './faults.js';
@@ -188,13 +189,9 @@ export async function startSimulator(options: SimOptions = {}) {
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(sim.options.port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(sim.options.port, '127.0.0.1');
+  // Rejects with the listen error (EADDRINUSE, EACCES) if that comes instead.
+  await once(server, 'listening');
   sim.api.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     /** e.g. http://127.0.0.1:43121 — the base URL to give a client. */
