@@ -1,7 +1,7 @@
 /** The simulator's options and their defaults. */
 import type { SimJobType as JobType } from './kinds/index.js';
 import type { PricingMode } from './kinds/kind.js';
-import { rulesFor, type LimitedClass, type RateRules } from './rate-limit.js';
+import { rulesFor, type RateRules } from './rate-limit.js';
 import { systemClock, type Clock } from '../clock.js';
 
 const DEFAULTS = {
@@ -42,7 +42,7 @@ const DEFAULTS = {
 
 export type SimOptions = Partial<typeof DEFAULTS> & {
   /** Per-class limits that replace the plan's. */
-  rateLimits?: Partial<Record<LimitedClass, { perWindow: number; perDay?: number }>>;
+  rateLimits?: RateRules;
   /** Time in 'pending' and in 'processing', per type; types left out keep their kind's `pace`. */
   pendingMs?: Partial<Record<JobType, number>>;
   processingMs?: Partial<Record<JobType, number>>;

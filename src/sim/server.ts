@@ -171,11 +171,6 @@ class SimServer {
     if (fault === 'slow') await this.api.timers.sleep(this.options.slowMs);
     return answer(fault === '500-after' ? apiError(500, 'Server Error') : reply, limit.headers);
   }
-
-  close(): void {
-    this.api.timers.close();
-    this.api.webhooks.close();
-  }
 }
 
 export type Simulator = Awaited<ReturnType<typeof startSimulator>>;
@@ -204,7 +199,8 @@ export async function startSimulator(options: SimOptions = {}) {
     },
     close: () =>
       new Promise<void>((resolve) => {
-        sim.close();
+        sim.api.timers.close();
+        sim.api.webhooks.close();
         server.close(() => resolve());
         // Keep-alive sockets would otherwise hold close() open until they time out.
         server.closeAllConnections();
