@@ -59,8 +59,8 @@ const NON_NEGATIVE = [
 /** Fills in defaults and rejects values that would make the simulator misbehave. */
 export function resolveOptions(options: SimOptions = {}): ResolvedOptions {
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  const resolved: ResolvedOptions = { ...DEFAULTS, ...given, rateRules: {} };
-  resolved.rateRules = rulesFor(resolved.plan, options.rateLimits);
+  const rateRules = rulesFor(options.plan ?? DEFAULTS.plan, options.rateLimits);
+  const resolved: ResolvedOptions = { ...DEFAULTS, ...given, rateRules };
   const { jobErrorRate, rateWindowMs } = resolved;
   const refuse = (name: string, expected: string, got: number): Error =>
     new Error(`simulator option ${name}: expected ${expected}, got ${got}`);

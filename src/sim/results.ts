@@ -37,9 +37,8 @@ export function wavTone(sampleRate = 24000, seconds = 0.25): Buffer {
  */
 export function mp4StandIn(): Buffer {
   const box = (type: string, payload: Buffer): Buffer => block(8 + payload.length, type, payload);
-  const ftyp = box('ftyp', Buffer.concat([Buffer.from('isom'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2mp41')]));
-  const mdat = box('mdat', Buffer.alloc(2048, 0x5a));
-  return Buffer.concat([ftyp, box('free', Buffer.alloc(0)), mdat]);
+  const brands = Buffer.concat([Buffer.from('isom'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2mp41')]);
+  return Buffer.concat([box('ftyp', brands), box('free', Buffer.alloc(0)), box('mdat', Buffer.alloc(2048, 0x5a))]);
 }
 
 /** A 32-bit big-endian length, a four-letter type, then the payload: how both MP4 boxes and PNG chunks start. */
