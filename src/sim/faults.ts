@@ -1,18 +1,14 @@
 /**
  * The fault spec: which failures the simulator injects, how often, and where: in its answers
- * (submit, price, status) or in the webhook deliveries it makes.
+ * (submit, price, status) or in the webhook deliveries it makes (what each kind does:
+ * docs/commands.md, "The simulator"; webhooks.ts).
  *
  * Grammar (whitespace ignored, empty string = no faults):
  *   spec  := entry ("," entry)*
  *   entry := [scope ":"] kind "=" probability      (probability: a number in [0, 1])
  *   scope := "submit" | "price" | "status" | "webhook"
  * FAULT_KINDS are faults of the answers: unscoped, they apply to submit, price and status.
- * WEBHOOK_FAULT_KINDS are faults of webhook deliveries (scope `webhook`, the only one they take),
- * drawn per event: `duplicate` sends a delivered event again with the same id; `replay` resends
- * its exact bytes and headers; `reorder` delivers a job's `job.processing` after its end;
- * `bad-signature`, `stale` (a timestamp 10 minutes old) and `oversized` (a body over 1 MiB) spoil
- * the first attempt, which the receiver must refuse, and the retry is clean; `forged` adds a
- * request naming another job under the original signature, which the receiver must refuse.
+ * WEBHOOK_FAULT_KINDS take only the scope `webhook`, and are drawn once per event.
  * For every scope, the probabilities that apply to it must sum to ≤ 1.
  */
 

@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { buildCatalogue, modelToWire, type SimModel } from './catalogue.js';
 import type { FaultSpec } from './faults.js';
-import { apiError, json, type Reply } from './http-util.js';
 import { JobBook, statusAt, type SimJob } from './jobs.js';
 import { SIM_KINDS, simKind, type SimJobType as JobType } from './kinds/index.js';
+import { round8 } from './kinds/kind.js';
 import type { ResolvedOptions } from './options.js';
 import { bucketError, ResultSigner } from './results.js';
 import type { Fields } from './rules.js';
@@ -19,9 +19,22 @@ import { webhookFields, WebhookSender } from './webhooks.js';
 const MIN_BALANCE_USD = 0.49;
 const DEFAULT_PAGE_SIZE = 25;
 const MAX_PAGE_SIZE = 50;
-const NOT_FOUND = 'No query results for the requested resource.';
 
-const round8 = (usd: number): number => Math.round(usd * 1e8) / 1e8;
+/** An answer: handlers return one and only the server writes it, so faults can replace, delay or drop it. */
+export interface Reply {
+  status: number;
+  body: string | Buffer;
+  contentType: string;
+}
+
+export function json(status: number, body: unknown): Reply {
+  return { status, body: JSON.stringify(body), contentType: 'application/json' };
+}
+
+/** An error as the service sends it: a top-level message, plus `errors` on a 422. */
+export function apiError(status: number, message: string, errors?: Record<string, string[]>): Reply {
+  return json(status, errors ? { message, errors } : { message });
+}
 
 export class SimApi {
   balanceUsd: number;
@@ -116,7 +129,7 @@ export class SimApi {
 
   status(requestId: string): Reply {
     const job = this.jobs.jobs.get(requestId);
-    if (!job) return apiError(404, NOT_FOUND);
+    if (!job) return apiError(404, 'No query results for the requested resource.');
     const now = this.options.clock.nowMs();
     const { status, progress } = statusAt(job, now);
     const data: Record<string, unknown> = {

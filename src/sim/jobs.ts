@@ -9,10 +9,10 @@ import type { ResolvedOptions } from './options.js';
 import { mulberry32, type Random } from './prng.js';
 import type { Timers } from './timers.js';
 
-
 export interface SimJob {
   requestId: string;
   type: JobType;
+  /** sha256 of the job's canonical content (type, parameters, text or prompt and image digests). */
   fingerprint: string;
   acceptedAt: number;
   priceUsd: number;

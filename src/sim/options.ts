@@ -1,7 +1,7 @@
 /** The simulator's options and their defaults. */
 import type { SimJobType as JobType } from './kinds/index.js';
 import type { PricingMode } from './kinds/kind.js';
-import { rulesFor, type LimitedClass, type RateRules } from './rate-limit.js';
+import { rulesFor, type RateRules } from './rate-limit.js';
 import { systemClock, type Clock } from '../clock.js';
 
 const DEFAULTS = {
@@ -23,9 +23,7 @@ const DEFAULTS = {
   jobErrorRate: 0,
   /** Whether those errors are retryable (and refunded). */
   errorRetryable: true,
-  /** Lifetime of a result URL. */
   resultUrlTtlMs: 60_000,
-  /** Starting balance. */
   balanceUsd: 1000,
   pricing: 'linear' as PricingMode,
   /** Filler models added to the catalogue so it spans pages. */
@@ -44,15 +42,11 @@ const DEFAULTS = {
 
 export type SimOptions = Partial<typeof DEFAULTS> & {
   /** Per-class limits that replace the plan's. */
-  rateLimits?: Partial<Record<LimitedClass, { perWindow: number; perDay?: number }>>;
+  rateLimits?: RateRules;
   /** Time in 'pending' and in 'processing', per type; types left out keep their kind's `pace`. */
   pendingMs?: Partial<Record<JobType, number>>;
   processingMs?: Partial<Record<JobType, number>>;
-  /**
-   * Where webhook deliveries go, e.g. http://127.0.0.1:8787: the webhook URL's path on this
-   * origin (the simulator cannot reach the public address a real URL names). Default none:
-   * every delivery attempt fails and is retried, as when no receiver listens.
-   */
+  /** Where webhook deliveries go, e.g. http://127.0.0.1:8787 (see webhooks.ts); default none. */
   webhookTarget?: string | undefined;
 };
 
@@ -65,8 +59,8 @@ const NON_NEGATIVE = [
 /** Fills in defaults and rejects values that would make the simulator misbehave. */
 export function resolveOptions(options: SimOptions = {}): ResolvedOptions {
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  const resolved: ResolvedOptions = { ...DEFAULTS, ...given, rateRules: {} };
-  resolved.rateRules = rulesFor(resolved.plan, options.rateLimits);
+  const rateRules = rulesFor(options.plan ?? DEFAULTS.plan, options.rateLimits);
+  const resolved: ResolvedOptions = { ...DEFAULTS, ...given, rateRules };
   const { jobErrorRate, rateWindowMs } = resolved;
   const refuse = (name: string, expected: string, got: number): Error =>
     new Error(`simulator option ${name}: expected ${expected}, got ${got}`);

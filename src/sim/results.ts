@@ -4,7 +4,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
-import type { Reply } from './http-util.js';
+import type { Reply } from './handlers.js';
 import type { Clock } from '../clock.js';
 
 /** A real WAV: 16-bit PCM mono, a 440 Hz tone of `seconds`, so clients can check the header. */
@@ -36,15 +36,17 @@ export function wavTone(sampleRate = 24000, seconds = 0.25): Buffer {
  * like an MP4 so type sniffing passes, but it is not a playable movie.
  */
 export function mp4StandIn(): Buffer {
-  const box = (type: string, payload: Buffer): Buffer => {
-    const head = Buffer.alloc(8);
-    head.writeUInt32BE(8 + payload.length, 0);
-    head.write(type, 4, 'ascii');
-    return Buffer.concat([head, payload]);
-  };
-  const ftyp = box('ftyp', Buffer.concat([Buffer.from('isom', 'ascii'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2mp41', 'ascii')]));
-  const mdat = box('mdat', Buffer.alloc(2048, 0x5a));
-  return Buffer.concat([ftyp, box('free', Buffer.alloc(0)), mdat]);
+  const box = (type: string, payload: Buffer): Buffer => block(8 + payload.length, type, payload);
+  const brands = Buffer.concat([Buffer.from('isom'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2mp41')]);
+  return Buffer.concat([box('ftyp', brands), box('free', Buffer.alloc(0)), box('mdat', Buffer.alloc(2048, 0x5a))]);
+}
+
+/** A 32-bit big-endian length, a four-letter type, then the payload: how both MP4 boxes and PNG chunks start. */
+function block(length: number, type: string, payload: Buffer): Buffer {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(length, 0);
+  head.write(type, 4, 'ascii');
+  return Buffer.concat([head, payload]);
 }
 
 /**
@@ -53,12 +55,9 @@ export function mp4StandIn(): Buffer {
  */
 export function pngImage(size = 64): Buffer {
   const chunk = (type: string, data: Buffer): Buffer => {
-    const head = Buffer.alloc(8);
-    head.writeUInt32BE(data.length, 0);
-    head.write(type, 4, 'ascii');
     const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-    return Buffer.concat([head, data, crc]);
+    crc.writeUInt32BE(crc32(data, crc32(type)), 0);
+    return block(data.length, type, Buffer.concat([data, crc]));
   };
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(size, 0);

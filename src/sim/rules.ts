@@ -10,29 +10,6 @@ import type { SimModel } from './catalogue.js';
 export type FieldValue = string | number | boolean | null | undefined | Blob | object;
 export type Fields = Record<string, FieldValue>;
 
-export type Validated<T> = { ok: true; value: T } | { ok: false; bag: ErrorBag };
-
-export class ErrorBag {
-  readonly errors: Record<string, string[]> = {};
-
-  add(field: string, message: string): undefined {
-    (this.errors[field] ??= []).push(message);
-    return undefined;
-  }
-
-  get empty(): boolean {
-    return Object.keys(this.errors).length === 0;
-  }
-
-  /** Laravel's summary: the first message, plus how many more there are. */
-  message(): string {
-    const all = Object.values(this.errors).flat();
-    const first = all[0] ?? 'The given data was invalid.';
-    const more = all.length - 1;
-    return more > 0 ? `${first} (and ${more} more error${more === 1 ? '' : 's'})` : first;
-  }
-}
-
 export interface NumberRule {
   integer?: boolean;
   min?: number | undefined;
@@ -62,19 +39,36 @@ function isImage(bytes: Buffer): boolean {
 }
 
 /** One request's fields against the model it names (undefined when that check failed), and its errors. */
-export class Check extends ErrorBag {
+export class Check {
   readonly model: SimModel | undefined;
+  readonly errors: Record<string, string[]> = {};
 
   constructor(
     readonly fields: Fields,
     models: ReadonlyMap<string, SimModel>,
     type: string,
   ) {
-    super();
     const slug = this.string('model');
     const model = slug === undefined ? undefined : models.get(slug);
     this.model = model?.types.includes(type) ? model : undefined;
     if (slug !== undefined && !this.model) this.add('model', 'The selected model is invalid.');
+  }
+
+  add(field: string, message: string): undefined {
+    (this.errors[field] ??= []).push(message);
+    return undefined;
+  }
+
+  get empty(): boolean {
+    return Object.keys(this.errors).length === 0;
+  }
+
+  /** Laravel's summary: the first message, plus how many more there are. */
+  message(): string {
+    const all = Object.values(this.errors).flat();
+    const first = all[0] ?? 'The given data was invalid.';
+    const more = all.length - 1;
+    return more > 0 ? `${first} (and ${more} more error${more === 1 ? '' : 's'})` : first;
   }
 
   string(field: string): string | undefined {

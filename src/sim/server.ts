@@ -2,11 +2,11 @@
  * The simulator's HTTP server: routing, auth, rate limits, fault injection and latency around
  * the endpoint handlers. Everything it keeps lives in the instance startSimulator returns.
  */
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseFaultSpec, pickFault, type FaultKind, type FaultScope, type FaultSpec } from './faults.js';
-import { SimApi } from './handlers.js';
-import { apiError, html, json, parseFields, readBody, writeReply, type Reply } from './http-util.js';
+import { apiError, json, SimApi, type Reply } from './handlers.js';
 import { SIM_KINDS } from './kinds/index.js';
 import { resolveOptions, type ResolvedOptions, type SimOptions } from './options.js';
 import { mulberry32 } from './prng.js';
@@ -19,6 +19,59 @@ const MAX_BODY_BYTES = 75 * 1024 * 1024;
 const API = '/api/v1/client';
 /** Faults that happen before the service takes the request: nothing is accepted or charged. */
 const BEFORE_FAULTS: ReadonlySet<FaultKind> = new Set(['503', '500-before', 'html502', 'reset-before']);
+
+function html(status: number, title: string): Reply {
+  const head = `<!DOCTYPE html>\n<html><head><title>${status} ${title}</title></head>\n`;
+  const body = `<body><center><h1>${status} ${title}</h1></center><hr><center>nginx</center></body></html>\n`;
+  return { status, body: head + body, contentType: 'text/html; charset=UTF-8' };
+}
+
+/** The whole request body, or undefined when over `maxBytes` (read to its end all the same). */
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  // Keep reading to the end even when too large, so the client sees our answer, not a reset.
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total <= maxBytes) chunks.push(chunk);
+  }
+  return total > maxBytes || Number(req.headers['content-length'] ?? 0) > maxBytes ? undefined : Buffer.concat(chunks);
+}
+
+/**
+ * Form fields from a JSON, multipart or urlencoded body. Like Laravel, a body it cannot read
+ * counts as no fields at all, which then fails validation as "required".
+ */
+async function parseFields(req: IncomingMessage, body: Buffer): Promise<Fields> {
+  const contentType = req.headers['content-type'] ?? '';
+  const type = contentType.toLowerCase();
+  try {
+    if (type.includes('json')) {
+      const parsed: unknown = JSON.parse(body.toString('utf8'));
+      return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Fields) : {};
+    }
+    if (!type.startsWith('multipart/form-data') && !type.startsWith('application/x-www-form-urlencoded')) return {};
+    const request = new Request('http://sim.local/', { method: 'POST', headers: { 'content-type': contentType }, body });
+    return Object.fromEntries(await request.formData());
+  } catch {
+    return {};
+  }
+}
+
+function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply, headers: Record<string, string> = {}): void {
+  if (res.destroyed || res.headersSent) return;
+  let { body, contentType } = reply;
+  const accept = req.headers.accept ?? '';
+  // Errors go out as HTML to clients that did not ask for JSON, as the real service does.
+  const wantsJson = accept.includes('json') || accept.includes('*/*');
+  if (reply.status >= 400 && contentType === 'application/json' && !wantsJson) {
+    const message = (JSON.parse(String(body)) as { message?: string }).message ?? 'Error';
+    ({ body, contentType } = html(reply.status, message));
+  }
+  const payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  res.writeHead(reply.status, { ...headers, 'Content-Type': contentType, 'Content-Length': String(payload.length) });
+  res.end(req.method === 'HEAD' ? undefined : payload);
+}
 
 interface Route {
   method: 'GET' | 'POST';
@@ -118,11 +171,6 @@ class SimServer {
     if (fault === 'slow') await this.api.timers.sleep(this.options.slowMs);
     return answer(fault === '500-after' ? apiError(500, 'Server Error') : reply, limit.headers);
   }
-
-  close(): void {
-    this.api.timers.close();
-    this.api.webhooks.close();
-  }
 }
 
 export type Simulator = Awaited<ReturnType<typeof startSimulator>>;
@@ -136,20 +184,14 @@ export async function startSimulator(options: SimOptions = {}) {
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(sim.options.port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  sim.api.baseUrl = `http://127.0.0.1:${port}`;
+  server.listen(sim.options.port, '127.0.0.1');
+  // Rejects with the listen error (EADDRINUSE, EACCES) if that comes instead.
+  await once(server, 'listening');
+  sim.api.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     /** e.g. http://127.0.0.1:43121 — the base URL to give a client. */
     url: sim.api.baseUrl,
     token: sim.options.token,
-    port,
     stats: sim.api.stats,
     /** The balance now, in USD. */
     get balanceUsd(): number {
@@ -157,7 +199,8 @@ export async function startSimulator(options: SimOptions = {}) {
     },
     close: () =>
       new Promise<void>((resolve) => {
-        sim.close();
+        sim.api.timers.close();
+        sim.api.webhooks.close();
         server.close(() => resolve());
         // Keep-alive sockets would otherwise hold close() open until they time out.
         server.closeAllConnections();

@@ -2,17 +2,10 @@
  * What the simulator saw, for tests and benchmarks: every accepted job, call counters, 429s
  * and injected faults. Updating is O(1) per request; the derived views are computed on demand.
  */
-import type { SimJobType as JobType } from './kinds/index.js';
-import type { JobBook } from './jobs.js';
+import type { JobBook, SimJob } from './jobs.js';
 
-export interface AcceptedJob {
-  requestId: string;
-  type: JobType;
-  /** sha256 of the job's canonical content (type, parameters, text or prompt and image digests). */
-  fingerprint: string;
-  /** Epoch ms of acceptance. */
-  at: number;
-}
+/** `at`: epoch ms of acceptance. */
+type AcceptedJob = Pick<SimJob, 'requestId' | 'type' | 'fingerprint'> & { at: number };
 
 export type CallKind = 'models' | 'balance' | 'price' | 'status' | 'submit' | 'download';
 

@@ -1,12 +1,8 @@
 /**
- * Webhook deliveries as the service makes them: for a job whose request carried `webhook_url`,
- * `job.processing` when it starts and `job.completed` or `job.failed` when it ends, POSTed as
- * JSON with `X-DeAPI-Signature: sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>`,
- * `X-DeAPI-Timestamp`, `X-DeAPI-Event` and `X-DeAPI-Delivery-Id`. A delivery that is not
- * answered 2xx within 10 s is sent again on a doubling schedule (compressed from the service's
- * ~24 h). The simulator cannot reach a public HTTPS address, so it posts to the webhook URL's
- * path on `target` (the receiver's listen address); with no target, every attempt fails and is
- * retried, as when no receiver listens.
+ * Webhook deliveries as the service makes them (docs/webhooks.md, "The simulator's deliveries"),
+ * retried on a doubling schedule compressed from the service's ~24 h. The simulator cannot reach
+ * a public HTTPS address, so it posts to the webhook URL's path on `webhookTarget`; with none,
+ * every attempt fails and is retried, as when no receiver listens.
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';

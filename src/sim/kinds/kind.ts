@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { ModelSpec, SimModel } from '../catalogue.js';
 import type { ClassLimit, PlanName } from '../rate-limit.js';
-import { Check, type Fields, type Validated } from '../rules.js';
+import { Check, type Fields } from '../rules.js';
 
 export type Models = ReadonlyMap<string, SimModel>;
 
@@ -17,7 +17,7 @@ export type Models = ReadonlyMap<string, SimModel>;
 export type PricingMode = 'linear' | 'minimum' | 'rounded';
 
 const MINIMUM_USD = 0.0005;
-const round8 = (usd: number): number => Math.round(usd * 1e8) / 1e8;
+export const round8 = (usd: number): number => Math.round(usd * 1e8) / 1e8;
 
 function applyMode(linearUsd: number, mode: PricingMode): number {
   if (mode === 'minimum') return round8(Math.max(MINIMUM_USD, linearUsd));
@@ -29,7 +29,7 @@ function applyMode(linearUsd: number, mode: PricingMode): number {
 /** A request that passed: every value its rules returned, and the model it names. */
 export type Checked<P> = { [K in keyof P]: Exclude<P[K], undefined> } & { model: SimModel };
 
-type Priced = { fingerprint: string; priceUsd: number };
+type Verdict = { ok: true; value: { fingerprint: string; priceUsd: number } } | { ok: false; bag: Check };
 
 interface KindFacts<T extends string> {
   type: T;
@@ -58,7 +58,7 @@ export interface SimKind<T extends string = string> extends KindFacts<T> {
    * A price query or a submit checked: what it costs and the hash of what it asked for (two equal
    * submits, one fingerprint), or its 422 error bag.
    */
-  check(fields: Fields, models: Models, mode: PricingMode, forPrice: boolean): Promise<Validated<Priced>>;
+  check(fields: Fields, models: Models, mode: PricingMode, forPrice: boolean): Promise<Verdict>;
 }
 
 export function defineKind<T extends string, P>(spec: KindSpec<T, P>): SimKind<T> {

@@ -4,8 +4,8 @@ import { wavTone } from '../results.js';
 import { charCount, type Check } from '../rules.js';
 import { defineKind } from './kind.js';
 
-export const AUDIO_FORMATS = ['mp3', 'wav', 'flac'] as const;
-export const SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000] as const;
+const AUDIO_FORMATS = ['mp3', 'wav', 'flac'] as const;
+const SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000] as const;
 /** USD per character at speed 1 (the published rate: about $0.77 per million characters). */
 const USD_PER_CHAR = 0.77e-6;
 
