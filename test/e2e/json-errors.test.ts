@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasStackTrace, runCli, type CliResult } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { startProxy } from '../security/servers.js';
@@ -12,11 +13,18 @@ interface ErrorDocument {
   problems?: unknown[];
 }
 
+type Result = Pick<CliResult, 'code' | 'stdout' | 'stderr'>;
+
 /**
  * Exactly one JSON document on stdout (JSON.parse refuses two), carrying the error and the exit
  * code; the person at the terminal still reads the message on stderr.
  */
-function errorDocument(result: CliResult, code: string, exitCode: number, stderr = (doc: ErrorDocument) => doc.error.message): ErrorDocument {
+function errorDocument(
+  result: Result,
+  code: string,
+  exitCode: number,
+  stderr = (doc: ErrorDocument) => doc.error.message,
+): ErrorDocument {
   expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
   expect(result.code, result.stderr).toBe(exitCode);
   const doc = JSON.parse(result.stdout) as ErrorDocument;
@@ -37,31 +45,31 @@ describe('--json: one document on stdout, failures included', () => {
 
   it('an invalid manifest (exit 2) lists its problems', async () => {
     const file = await badManifest();
-    const [estimated, validated] = await Promise.all([runCli(['estimate', file, '--json']), runCli(['validate', file, '--offline', '--json'])]);
-    const estimate = errorDocument(estimated, 'E_MANIFEST', 2);
+    const estimate = errorDocument(await mainInProcess(['estimate', file, '--json']), 'E_MANIFEST', 2);
     expect(estimate.problems?.length).toBeGreaterThan(0);
     // validate --json says only how many problems on stderr: the document lists them.
+    const validated = await mainInProcess(['validate', file, '--offline', '--json']);
     const validate = errorDocument(validated, 'E_MANIFEST', 2, (doc) => `${doc.problems?.length} problem(s)`);
     // validate's own keys stay, next to the error.
     expect(validate).toMatchObject({ valid: false });
     expect(validate.problems?.length).toBeGreaterThan(0);
   });
 
+  // The one spawn: the document is all that reaches the real stdout of a process that exits 4.
   it('no token (exit 4)', async () => {
     errorDocument(await runCli(['models', '--json']), 'E_TOKEN', 4);
   });
 
   it('a run over its budget (exit 3)', async () => {
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 3 });
-    errorDocument(await runCli(['run', manifest, '--sim', '--budget', '0.000001', '--json']), 'E_BUDGET', 3);
+    errorDocument(await mainInProcess(['run', manifest, '--sim', '--budget', '0.000001', '--json']), 'E_BUDGET', 3);
   });
 
   it('usage errors from the command line: an unknown flag, a missing argument', async () => {
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 1 });
-    const [unknownFlag, noManifest] = await Promise.all([runCli(['status', manifest, '--json', '--frobnicate']), runCli(['run', '--json'])]);
-    const unknown = errorDocument(unknownFlag, 'E_USAGE', 2);
+    const unknown = errorDocument(await mainInProcess(['status', manifest, '--json', '--frobnicate']), 'E_USAGE', 2);
     expect(unknown.error.message).toContain('frobnicate');
-    errorDocument(noManifest, 'E_USAGE', 2);
+    errorDocument(await mainInProcess(['run', '--json']), 'E_USAGE', 2);
   });
 
   it('a run stopped by a fatal answer mid-run: its summary and the error in one document', async () => {
@@ -70,7 +78,7 @@ describe('--json: one document on stdout, failures included', () => {
     try {
       const manifest = await writeTtsManifest(workspace.dir, { jobs: 2 });
       const args = ['run', manifest, '--json', '--base-url', proxy.url, '--plan', 'unlimited'];
-      const result = await runCli(args, { env: { MEDIABATCH_TOKEN: sim.token } });
+      const result = await mainInProcess(args, { MEDIABATCH_TOKEN: sim.token });
       const doc = errorDocument(result, 'E_API_AUTH', 4) as ErrorDocument & { counts: Record<string, number> };
       expect(doc.counts['pending']).toBe(2);
     } finally {
@@ -80,18 +88,22 @@ describe('--json: one document on stdout, failures included', () => {
 
   it('successful documents say schema_version 1', async () => {
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 1 });
-    const json = (args: string[]): Promise<CliResult> => runCli([...args, '--json']);
-    // The commands on the manifest's ledger in turn; the others beside them.
-    const inTurn = async (): Promise<CliResult[]> => {
-      const results: CliResult[] = [];
-      for (const args of [['estimate', manifest, '--sim'], ['run', manifest, '--sim'], ['status', manifest]]) results.push(await json(args));
-      return results;
-    };
-    const [validate, models, onLedger] = await Promise.all([json(['validate', manifest, '--offline']), json(['models', '--sim']), inTurn()]);
-    for (const result of [validate, models, ...onLedger]) {
+    // In turn: the CLI in this process takes its stdout while it runs.
+    const results: Result[] = [];
+    const commands = [
+      ['validate', manifest, '--offline'],
+      ['models', '--sim'],
+      ['estimate', manifest, '--sim'],
+      ['run', manifest, '--sim'],
+      ['status', manifest],
+    ];
+    for (const args of commands) {
+      results.push(await mainInProcess([...args, '--json']));
+    }
+    for (const result of results) {
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ schema_version: 1 });
     }
-    expect(onLedger).toHaveLength(3);
+    expect(results).toHaveLength(5);
   });
 });

@@ -2,10 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { hasStackTrace, runCli, type CliResult } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { cliAgainst, FAST, simArgs } from '../reliability/helpers.js';
+import { FAST, mainAgainst, simArgs } from '../reliability/helpers.js';
 import { clockAtUtcHour } from '../helpers/clock.js';
 
 /** A token no line of a log may hold. */
@@ -45,7 +46,7 @@ describe('run --log-file', () => {
     const sim = await workspace.startSim({ ...FAST, clock: clockAtUtcHour(12), token: TOKEN, faults: 'submit:503=0.5', seed: 7, rateLimits: { 'submit:txt2audio': { perWindow: 1000, perDay: 4 } } });
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 8 });
     const file = path.join(workspace.dir, 'logs', 'run.jsonl');
-    const result = await cliAgainst(sim, ['run', manifest, '--no-wait', '--log-file', file]);
+    const result = await mainAgainst(sim, ['run', manifest, '--no-wait', '--log-file', file]);
     expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
     expect(result.code, result.stderr).toBe(1);
 
@@ -74,13 +75,14 @@ describe('run --log-file', () => {
     const sim = await workspace.startSim({ ...FAST, token: TOKEN, jobErrorRate: 0.3, errorRetryable: false, seed: 3 });
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 6 });
     const file = path.join(workspace.dir, 'run.jsonl');
-    const first = await runCli(['run', manifest, '--no-wait', ...simArgs(sim)], { env: { MEDIABATCH_TOKEN: TOKEN, MEDIABATCH_LOG_FILE: file } });
+    const logEnv = { MEDIABATCH_TOKEN: TOKEN, MEDIABATCH_LOG_FILE: file };
+    const first = await mainInProcess(['run', manifest, '--no-wait', ...simArgs(sim)], logEnv);
     expect(first.code, first.stderr).toBe(1);
     const before = readFileSync(file, 'utf8');
     // A job changed after it was sent keeps its result; the run says so.
     writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('text: "Line 0:', 'text: "Line zero:'));
 
-    const second = await cliAgainst(sim, ['run', manifest, '--log-file', file]);
+    const second = await mainAgainst(sim, ['run', manifest, '--log-file', file]);
     expect([0, 1]).toContain(second.code);
     const after = readFileSync(file, 'utf8');
     expect(after.startsWith(before)).toBe(true);
@@ -106,7 +108,7 @@ describe('run --log-file', () => {
     const notAFolder = path.join(workspace.dir, 'notes.txt');
     writeFileSync(notAFolder, 'a file, not a folder\n');
     const file = path.join(notAFolder, 'run.jsonl');
-    const result = await cliAgainst(sim, ['run', manifest, '--log-file', file]);
+    const result = await mainAgainst(sim, ['run', manifest, '--log-file', file]);
     expect(result.code).toBe(4);
     expect(result.stderr).toBe(
       `mediabatch: --log-file ${file}: cannot make its folder ${notAFolder} (EEXIST: a file stands where a folder should be); give a file in a folder you can write (or leave --log-file out). Nothing was sent.\n`,
@@ -122,22 +124,31 @@ describe('run --log-file', () => {
     execFileSync('mkfifo', [fifo]);
     const folder = path.join(workspace.dir, 'logs');
     mkdirSync(folder);
-    const refusals = [
-      // Opened blocking, the FIFO held the main thread (and SIGTERM with it) for ever: the short
-      // timeout turns such a hang into a failure of this test.
-      { file: fifo, env: {}, why: 'cannot open it for appending (ENXIO: a pipe nobody reads)' },
-      { file: fifo, env: { MEDIABATCH_LOG_FILE: fifo }, why: 'cannot open it for appending (ENXIO: a pipe nobody reads)' },
+    const fifoWhy = 'cannot open it for appending (ENXIO: a pipe nobody reads)';
+    // Opened blocking, the FIFO held the main thread (and SIGTERM with it) for ever: spawns, whose
+    // short timeout turns such a hang into a failure of this test (in this process it would hang the worker).
+    const spawned = [
+      { file: fifo, env: {}, why: fifoWhy },
+      { file: fifo, env: { MEDIABATCH_LOG_FILE: fifo }, why: fifoWhy },
+    ];
+    const inThisProcess = [
       { file: folder, env: {}, why: 'cannot open it for appending (EISDIR: it is a folder)' },
       { file: '/dev/null', env: {}, why: 'it is a pipe or a device, not a regular file' },
     ];
-    // Each refused before the ledger is opened, so all at once.
-    const results = await Promise.all(
-      refusals.map(({ file, env }) => {
-        const args = ['run', manifest, '--base-url', sim.url, '--plan', 'unlimited', ...('MEDIABATCH_LOG_FILE' in env ? [] : ['--log-file', file])];
-        return runCli(args, { env: { MEDIABATCH_TOKEN: TOKEN, ...env }, timeoutMs: 20_000 });
+    const args = (file: string, env: Record<string, string | undefined>): string[] => {
+      const logFile = 'MEDIABATCH_LOG_FILE' in env ? [] : ['--log-file', file];
+      return ['run', manifest, '--base-url', sim.url, '--plan', 'unlimited', ...logFile];
+    };
+    // Each refused before the ledger is opened, so the spawns all at once; main in this process in turn.
+    const results: Pick<CliResult, 'code' | 'stderr'>[] = await Promise.all(
+      spawned.map(({ file, env }) => {
+        return runCli(args(file, env), { env: { MEDIABATCH_TOKEN: TOKEN, ...env }, timeoutMs: 20_000 });
       }),
     );
-    for (const [i, { file, why }] of refusals.entries()) {
+    for (const { file, env } of inThisProcess) {
+      results.push(await mainInProcess(args(file, env), { MEDIABATCH_TOKEN: TOKEN, ...env }));
+    }
+    for (const [i, { file, why }] of [...spawned, ...inThisProcess].entries()) {
       const result = results[i]!;
       expect(result.code, result.stderr).toBe(4);
       expect(result.stderr).toBe(`mediabatch: --log-file ${file}: ${why}; give a file in a folder you can write (or leave --log-file out). Nothing was sent.\n`);

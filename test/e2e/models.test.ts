@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { startSecondServer, type SecondServer } from './second-server.js';
 import { JOB_TYPES } from '../../src/jobs/index.js';
 
@@ -22,6 +23,7 @@ describe('mediabatch models', () => {
     cleanup = undefined;
   });
 
+  // The one spawn: what the built program prints and the code it exits with.
   it('--sim lists the models with their voices', async () => {
     const result = await runCli(['models', '--sim']);
     expect(result.code).toBe(0);
@@ -37,7 +39,7 @@ describe('mediabatch models', () => {
     expect(expected).toHaveLength(60);
     const env = { MEDIABATCH_TOKEN: server.token };
 
-    const text = await runCli(['models', '--base-url', server.url], { env });
+    const text = await mainInProcess(['models', '--base-url', server.url], env);
     expect(text.stderr).toBe('');
     expect(text.code).toBe(0);
     for (const model of expected) expect(text.stdout).toContain(`${model.slug}  (`);
@@ -45,7 +47,7 @@ describe('mediabatch models', () => {
     expect(text.stdout).toContain('v058_alpha, v058_beta');
     expect(text.stdout).toMatch(/\n60 model\(s\)\.\n?$/);
 
-    const json = await runCli(['models', '--base-url', server.url, '--json'], { env });
+    const json = await mainInProcess(['models', '--base-url', server.url, '--json'], env);
     expect(json.code).toBe(0);
     const doc = JSON.parse(json.stdout) as { models: ModelJson[] };
     expect(doc.models.map((m) => m.slug).sort()).toEqual(expected.map((m) => m.slug).sort());
@@ -62,7 +64,7 @@ describe('mediabatch models', () => {
       expect(request.query['filter[inference_types]']).toBe(JOB_TYPES.join(','));
     }
 
-    const videoOnly = await runCli(['models', '--base-url', server.url, '--type', 'img2video', '--json'], { env });
+    const videoOnly = await mainInProcess(['models', '--base-url', server.url, '--type', 'img2video', '--json'], env);
     expect(videoOnly.code).toBe(0);
     const videos = (JSON.parse(videoOnly.stdout) as { models: ModelJson[] }).models;
     expect(videos).toHaveLength(30);
@@ -73,7 +75,7 @@ describe('mediabatch models', () => {
     server = await startSecondServer();
     const wrong = 'wrong-token-d41d8cd98f00b204';
     for (const args of [['models'], ['models', '--json']]) {
-      const result = await runCli([...args, '--base-url', server.url], { env: { MEDIABATCH_TOKEN: wrong } });
+      const result = await mainInProcess([...args, '--base-url', server.url], { MEDIABATCH_TOKEN: wrong });
       expect(result.code).toBe(4);
       // Under --json the same failure is also one document on stdout.
       if (args.includes('--json')) expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'E_API_AUTH', exit_code: 4 } });
@@ -93,18 +95,18 @@ describe('mediabatch models', () => {
     const tokenFile = path.join(temp.dir, 'token.txt');
     await writeFile(tokenFile, `${server.token}\n`);
 
-    const ok = await runCli(['models', '--base-url', server.url, '--token-file', tokenFile, '--json']);
+    const ok = await mainInProcess(['models', '--base-url', server.url, '--token-file', tokenFile, '--json']);
     expect(ok.code).toBe(0);
     expect((JSON.parse(ok.stdout) as { models: unknown[] }).models).toHaveLength(60);
 
     const missingFile = path.join(temp.dir, 'nope.txt');
-    const missing = await runCli(['models', '--base-url', server.url, '--token-file', missingFile]);
+    const missing = await mainInProcess(['models', '--base-url', server.url, '--token-file', missingFile]);
     expect(missing.code).toBe(4);
     expect(missing.stderr.trim()).toBe(
       `mediabatch: --token-file ${missingFile}: cannot read it (ENOENT); give a readable file holding the API token`,
     );
 
-    const none = await runCli(['models', '--base-url', server.url]);
+    const none = await mainInProcess(['models', '--base-url', server.url]);
     expect(none.code).toBe(4);
     expect(none.stderr.trim()).toBe(
       'mediabatch: no API token: set MEDIABATCH_TOKEN or pass --token-file PATH (or try --sim to use the built-in simulator)',

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { collect, hasStackTrace, startCli, tempDir, type CliResult } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { speechManifest, startProxy, startScripted, type Received, type Scripted } from './servers.js';
 
 /** Distinctive enough that finding it anywhere can only mean it leaked. */
@@ -20,16 +21,16 @@ function filesUnder(dir: string): string[] {
   return out;
 }
 
-interface Observed extends CliResult {
+interface Observed extends Pick<CliResult, 'code' | 'stdout' | 'stderr'> {
   /** /proc/<pid>/cmdline read while the CLI was running. */
   cmdlines: string[];
+  /** What names the program in those: the built CLI's file, or this process's own. */
+  program: string;
 }
 
-/** Runs the built CLI, reading its process arguments from /proc while it runs. */
-async function observe(args: string[], env: Record<string, string | undefined>): Promise<Observed> {
-  const child = startCli(args, { env });
+/** /proc/<pid>/cmdline, read now and every 50 ms until `done` settles. */
+async function watchCmdline<T>(pid: number, done: Promise<T>): Promise<{ result: T; cmdlines: string[] }> {
   const cmdlines: string[] = [];
-  const pid = child.pid ?? -1;
   const read = (): void => {
     try {
       cmdlines.push(readFileSync(`/proc/${pid}/cmdline`).toString('utf8').replaceAll('\0', ' '));
@@ -40,16 +41,33 @@ async function observe(args: string[], env: Record<string, string | undefined>):
   read();
   const timer = setInterval(read, 50);
   try {
-    return { ...(await collect(child, 60_000)), cmdlines };
+    return { result: await done, cmdlines };
   } finally {
     clearInterval(timer);
   }
 }
 
+/** Runs the built CLI, reading its process arguments from /proc while it runs. */
+async function observe(args: string[], env: Record<string, string | undefined>): Promise<Observed> {
+  const child = startCli(args, { env });
+  const { result, cmdlines } = await watchCmdline(child.pid ?? -1, collect(child, 60_000));
+  return { ...result, cmdlines, program: 'main.js' };
+}
+
+/**
+ * The CLI's main in this process, reading this process's arguments while it runs (a title the
+ * program gave itself shows there). For the answers the service sends back: the spawns show the
+ * arguments a CLI is started with.
+ */
+async function observeInProcess(args: string[], env: Record<string, string | undefined>): Promise<Observed> {
+  const { result, cmdlines } = await watchCmdline(process.pid, mainInProcess(args, env));
+  return { ...result, cmdlines, program: path.basename(process.argv[1] ?? process.execPath) };
+}
+
 /** The token in none of: stdout, stderr, process arguments, any file the run wrote (raw bytes). */
 function expectNoToken(dir: string, result: Observed): void {
   expect(result.cmdlines.length).toBeGreaterThan(0);
-  expect(result.cmdlines.some((line) => line.includes('main.js'))).toBe(true);
+  expect(result.cmdlines.some((line) => line.includes(result.program))).toBe(true);
   for (const line of result.cmdlines) expect(line).not.toContain(TOKEN);
   expect(result.stdout).not.toContain(TOKEN);
   expect(result.stderr).not.toContain(TOKEN);
@@ -108,7 +126,7 @@ describe('the token never leaks', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(path.join(dir, 'batch.run.json'))).toBe(true);
     expect(existsSync(path.join(dir, 'batch.run.csv'))).toBe(true);
-    const status = await observe(['status', file, '--json'], { MEDIABATCH_TOKEN: TOKEN });
+    const status = await observeInProcess(['status', file, '--json'], { MEDIABATCH_TOKEN: TOKEN });
     expect(status.code).toBe(0);
     // Every API call carried the token; no result download did.
     expect(proxy.received.every((req) => req.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
@@ -122,12 +140,13 @@ describe('the token never leaks', () => {
     const file = await manifest([{ id: 'one', text: 'First line.' }]);
     const hostile = await startScripted((req) => ({ status: 401, body: JSON.stringify({ message: `Unauthenticated. ${echo(req)}` }) }));
     servers.push(hostile);
-    const runAgainst = (url: string): Promise<Observed> => observe(['run', file, '--base-url', url, '--plan', 'unlimited', '--poll-ms', '50'], { MEDIABATCH_TOKEN: TOKEN });
-    // The two runs share a ledger, so in turn; `models` beside them.
-    const [[plain, echoed], models] = await Promise.all([
-      runAgainst(sim.url).then(async (first) => [first, await runAgainst(hostile.url)] as const),
-      observe(['models', '--base-url', hostile.url, '--json'], { MEDIABATCH_TOKEN: TOKEN }),
-    ]);
+    const runAgainst = (url: string): Promise<Observed> => {
+      const args = ['run', file, '--base-url', url, '--plan', 'unlimited', '--poll-ms', '50'];
+      return observeInProcess(args, { MEDIABATCH_TOKEN: TOKEN });
+    };
+    const plain = await runAgainst(sim.url);
+    const echoed = await runAgainst(hostile.url);
+    const models = await observeInProcess(['models', '--base-url', hostile.url, '--json'], { MEDIABATCH_TOKEN: TOKEN });
     expect(plain.code).toBe(4);
     expect(hasStackTrace(plain.stderr)).toBe(false);
     expectNoToken(dir, plain);
@@ -171,7 +190,8 @@ describe('the token never leaks', () => {
       { id: 'f422', text: 'field-422 please' },
       { id: 'e422', text: 'escaped-422 please' },
     ]);
-    const run = await observe(['run', file, '--json', '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50'], { MEDIABATCH_TOKEN: TOKEN });
+    const runArgs = ['run', file, '--json', '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50'];
+    const run = await observeInProcess(runArgs, { MEDIABATCH_TOKEN: TOKEN });
     expect(run.code, run.stderr).toBe(1);
     expect(hasStackTrace(run.stderr)).toBe(false);
     const summary = JSON.parse(run.stdout) as { jobs: { id: string; state: string; error: string | null }[] };
@@ -183,7 +203,7 @@ describe('the token never leaks', () => {
     expect(byId.get('e422')?.state).toBe('failed');
     // The reasons are still there to read, with the token blanked out.
     for (const id of ['j500', 'h500', 'f422', 'e422']) expect(byId.get(id)?.error ?? '').toContain('[redacted]');
-    const status = await observe(['status', file], { MEDIABATCH_TOKEN: TOKEN });
+    const status = await observeInProcess(['status', file], { MEDIABATCH_TOKEN: TOKEN });
     expectNoToken(dir, run);
     expectNoToken(dir, status);
   });
