@@ -31,5 +31,4 @@ export async function* readSource(entry: SourceEntry, context: SourceContext): A
 }
 
 export { parseSourceEntry } from './entry.js';
-export { sourceEntrySchema } from './entry-schema.js';
 export type * from './types.js';
