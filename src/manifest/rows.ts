@@ -3,7 +3,7 @@ import type { Model } from '../api/types.js';
 import { kindOf, type ImageRef } from '../jobs/index.js';
 import { catalogueIssues } from './catalogue.js';
 import { countChars, contentHash, imageHashes } from './content-hash.js';
-import { draftJob, type DraftContext, type JobDraft, type RowSite } from './draft.js';
+import { draftJob, type DraftContext, issueAt, type JobDraft, type RowSite } from './draft.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
 import { checkImage, type FileCache, type FileCheck, readTextFile } from './files.js';
 import { jobItemSchema } from './schema.js';
@@ -106,17 +106,9 @@ function fieldsUnder(paths: ReadonlySet<string>, prefix: readonly (string | numb
 
 function fileIssue<T>(site: RowSite, draft: JobDraft, field: string, written: string, check: FileCheck<T>): T | undefined {
   if (check.ok) return check.value;
-  const at = draft.positions[field] ?? draft.start;
-  const issue: ManifestIssue = {
-    file: at.file ?? site.file,
-    line: at.line,
-    col: at.col,
-    ...(site.jobIndex === undefined ? {} : { jobIndex: site.jobIndex }),
-    field,
-    ...expectedGot(check.expected, `${JSON.stringify(written)} (${check.detail})`),
-  };
-  if (check.hint !== undefined) issue.hint = check.hint;
-  site.issues.push(issue);
+  const hint = check.hint === undefined ? {} : { hint: check.hint };
+  const body = { field, ...expectedGot(check.expected, `${JSON.stringify(written)} (${check.detail})`), ...hint };
+  site.issues.push(issueAt(site, draft.positions[field] ?? draft.start, body));
   return undefined;
 }
 

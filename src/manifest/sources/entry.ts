@@ -5,10 +5,10 @@ import { closest, editDistance, quotedList } from '../suggest.js';
 import { type IdTemplate, parseIdTemplate, placeholders } from './template.js';
 import {
   type FilesEntry,
-  type LocateInEntry,
   type MatrixEntry,
   OWN_KEYS,
   SOURCE_KINDS,
+  type SourceContext,
   type SourceEntry,
   type SourceKind,
   type SourceProblem,
@@ -97,11 +97,7 @@ function checkFieldValue(field: string, value: unknown, type: JobType | undefine
 /** A matrix this large is a mistake (ten lists of ten values), not a batch anyone means to pay for. */
 const MAX_MATRIX_COMBINATIONS = 10_000_000;
 
-interface EntryContext {
-  /** The manifest as messages show it. */
-  manifestFile: string;
-  locate: LocateInEntry;
-}
+type EntryContext = Pick<SourceContext, 'manifestFile' | 'locate'>;
 
 type Common = Pick<SourceEntry, 'type' | 'idTemplate' | 'fields'>;
 
