@@ -37,8 +37,9 @@ export async function openManifest(path: string, options: LoadOptions = {}): Pro
   const source = parseManifestSource(await readManifestText(path, absolute), path);
   const root = source.root;
   const parsed = headerSchema().safeParse(root);
-  const check = translateSchemaIssues({ file: path, root, locate: yamlLocator(source) }, parsed.success ? [] : parsed.error.issues);
-  checkDefaultsTexts(path, source, root, check);
+  const locate = yamlLocator(source);
+  const check = translateSchemaIssues({ file: path, root, locate }, parsed.success ? [] : parsed.error.issues);
+  checkDefaultsTexts(path, locate, root, check);
   const { budget, jobs } = (root ?? {}) as { budget?: unknown; jobs?: unknown };
   const { units: sourceUnits, problems: sourceProblems } = sourceEntries(path, source, root);
   const scope = await fileScope(dirname(absolute), options.allowOutsideFiles === true);
