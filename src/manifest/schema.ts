@@ -40,21 +40,29 @@ export function jobItemSchema() {
   return z.discriminatedUnion('type', jobs);
 }
 
+const SOURCES_TEXT = 'Jobs from spreadsheets, JSON Lines files, folders and matrices, after the inline jobs';
+
+/** The manifest's top level, its jobs and source entries each as `job` and `source` say. Unknown keys fail. */
+function topLevelSchema(job: z.ZodType, source: z.ZodType) {
+  return z.strictObject({
+    version: z.literal(1).describe('Manifest format version; always 1'),
+    budget: z.number().min(0).optional().describe('Cap on total spend in USD; --budget overrides'),
+    defaults: defaultsSchema(),
+    jobs: z.array(job).optional().describe('The jobs, in order'),
+    sources: z.array(source).optional().describe(SOURCES_TEXT),
+  });
+}
+
 /**
  * The manifest around its jobs: what is checked when it is opened. Each job is then checked on
- * its own as it is read (jobItemSchema), so a manifest's jobs are never all held as zod output.
+ * its own as it is read (jobItemSchema), so a manifest's jobs are never all held as zod output;
+ * each source entry too (manifest/sources/entry.ts), with messages of its own.
  */
 export function headerSchema() {
-  return z
-    .strictObject({
-      version: z.literal(1),
-      budget: z.number().min(0).optional(),
-      defaults: defaultsSchema(),
-      jobs: z.array(z.unknown()).optional(),
-      // Each entry is checked on its own (manifest/sources/entry.ts), with messages of its own.
-      sources: z.array(z.unknown()).optional(),
-    })
-    .refine((root) => (root.jobs?.length ?? 0) + (root.sources?.length ?? 0) > 0, { path: ['jobs'], message: 'no jobs' });
+  return topLevelSchema(z.unknown(), z.unknown()).refine(
+    (root) => (root.jobs?.length ?? 0) + (root.sources?.length ?? 0) > 0,
+    { path: ['jobs'], message: 'no jobs' },
+  );
 }
 
 function optionalJobFields(): Shape {
@@ -127,15 +135,7 @@ export function sourceEntrySchema() {
 
 /** The whole manifest. Unknown keys are errors at every level, so typos fail loudly. */
 function manifestSchema() {
-  return z
-    .strictObject({
-      version: z.literal(1).describe('Manifest format version; always 1'),
-      budget: z.number().min(0).optional().describe('Cap on total spend in USD; --budget overrides'),
-      defaults: defaultsSchema(),
-      jobs: z.array(jobItemSchema()).optional().describe('The jobs, in order'),
-      sources: z.array(sourceEntrySchema()).optional().describe('Jobs from spreadsheets, JSON Lines files, folders and matrices, after the inline jobs'),
-    })
-    .describe('A mediabatch manifest: jobs, sources, or both');
+  return topLevelSchema(jobItemSchema(), sourceEntrySchema()).describe('A mediabatch manifest: jobs, sources, or both');
 }
 
 /**
