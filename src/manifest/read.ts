@@ -1,7 +1,8 @@
 import type { Model } from '../api/types.js';
 import type { ManifestIssue } from './errors.js';
 import { newFileCache } from './files.js';
-import { resolveRow, type Claimant, type ReadFile, type RowContext, type RowInput, type RowOutcome } from './rows.js';
+import type { Claimant } from './ids.js';
+import { resolveRow, type ReadFile, type RowContext, type RowInput, type RowOutcome } from './rows.js';
 import { jobItemSchema } from './schema.js';
 import { yamlLocator } from './schema-issues.js';
 import type { Manifest, ManifestUnit, ResolvedJob, SourcePosition } from './types.js';

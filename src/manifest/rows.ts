@@ -5,6 +5,7 @@ import { catalogueIssues } from './catalogue.js';
 import { countChars, contentHash, imageHashes } from './content-hash.js';
 import { draftJob, type DraftContext, issueAt, type JobDraft, type RowSite } from './draft.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
+import type { Claimant } from './ids.js';
 import { checkImage, type FileCache, type FileCheck, readTextFile } from './files.js';
 import { jobItemSchema } from './schema.js';
 import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
@@ -31,9 +32,6 @@ export interface RowInput {
   site: IssueSite & { jobIndex?: number | undefined };
   location: MapLocation;
 }
-
-/** What a duplicate message needs of a job: its id, and where it is. */
-export type Claimant = Pick<ResolvedJob, 'id' | 'idDerived' | 'inlineIndex' | 'position' | 'fieldPositions'>;
 
 /** A file a job's content was read from, with its stamp: what tells a later reading it changed. */
 export interface ReadFile {
