@@ -44,13 +44,6 @@ function sourceKindOf(raw: Record<string, unknown>, report: Check): SourceKind |
   return undefined;
 }
 
-function typeOf(raw: Record<string, unknown>, report: Check): JobType | undefined {
-  if (!('type' in raw)) return undefined;
-  if (isJobType(raw['type'])) return raw['type'];
-  report({ path: ['type'], field: 'type', ...expectedGot(TYPE_FIELD.expected, formatGot(raw['type'])) });
-  return undefined;
-}
-
 function templateOf(raw: Record<string, unknown>, kind: SourceKind, report: Check): IdTemplate | undefined {
   if (!('id' in raw)) return undefined;
   const value = raw['id'];
@@ -212,7 +205,8 @@ export function parseSourceEntry(raw: unknown, context: EntryContext): { entry?:
   }
   const kind = sourceKindOf(raw, report);
   if (kind === undefined) return { problems };
-  const type = typeOf(raw, report);
+  if ('type' in raw) checkFieldValue('type', raw['type'], undefined, ['type'], report);
+  const type = isJobType(raw['type']) ? raw['type'] : undefined;
   const idTemplate = templateOf(raw, kind, report);
   const common: Common = { type, idTemplate, fields: entryFields(raw, kind, type, report) };
   const entry = kind === 'files' ? filesEntry(raw, common, report) : kind === 'matrix' ? matrixEntry(raw, common, report) : tableEntry(raw, kind, common, report);
