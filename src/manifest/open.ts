@@ -5,7 +5,7 @@ import { defaultsBlock, type DefaultsBlock } from './draft.js';
 import { fileScope } from './file-scope.js';
 import { readManifestText } from './manifest-file.js';
 import { headerSchema } from './schema.js';
-import { translateSchemaIssues, yamlLocator, type SchemaCheck } from './schema-issues.js';
+import { type Locator, translateSchemaIssues, type SchemaCheck } from './schema-issues.js';
 import { checkDefaultsTexts } from './text-checks.js';
 import type { ManifestIssue } from './errors.js';
 import { parseSourceEntry } from './sources/index.js';
@@ -37,7 +37,7 @@ export async function openManifest(path: string, options: LoadOptions = {}): Pro
   const source = parseManifestSource(await readManifestText(path, absolute), path);
   const root = source.root;
   const parsed = headerSchema().safeParse(root);
-  const locate = yamlLocator(source);
+  const locate: Locator = (path, target) => locatePath(source, path, target);
   const check = translateSchemaIssues({ file: path, root, locate }, parsed.success ? [] : parsed.error.issues);
   checkDefaultsTexts(path, locate, root, check);
   const { budget, jobs } = (root ?? {}) as { budget?: unknown; jobs?: unknown };

@@ -55,9 +55,9 @@ function check(file: string, locate: Locator, schema: SchemaCheck, path: PathSeg
   if (problem === undefined) return;
   // Marked invalid like a schema failure: the value is neither merged nor reported again as missing.
   schema.invalidPaths.add(key);
-  const position = locate(path);
-  const issue: ManifestIssue = { file: position.file ?? file, line: position.line, col: position.col, ...where, ...expectedGot(problem.expected, `${formatGot(value)} (${problem.detail})`) };
-  schema.issues.push({ ...issue, hint: problem.hint });
+  const at = locate(path);
+  const body = expectedGot(problem.expected, `${formatGot(value)} (${problem.detail})`);
+  schema.issues.push({ file: at.file ?? file, line: at.line, col: at.col, ...where, ...body, hint: problem.hint });
 }
 
 /** Reports a job's text fields that cannot be sent as written, or are too long to be meant, into `schema`. */
