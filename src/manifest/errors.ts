@@ -38,8 +38,8 @@ export function printable(text: string, max: number): string {
 /** A value as a message shows it: JSON-ish, `nothing` for a missing one, cut at ~60 characters. */
 export function formatGot(value: unknown): string {
   if (value === undefined) return 'nothing';
-  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  if (typeof value === 'bigint') return String(value);
+  // JSON would write null for Infinity and NaN, and throws on a bigint.
+  if (typeof value === 'bigint' || (typeof value === 'number' && !Number.isFinite(value))) return String(value);
   let text: string;
   try {
     text = JSON.stringify(value) ?? String(value);
