@@ -64,7 +64,7 @@ export function defaultsBlock(raw: unknown, type: JobType, location: MapLocation
 
 type IssueBody = Omit<ManifestIssue, 'file' | 'line' | 'col'>;
 
-function issueAt(site: RowSite, position: SourcePosition, body: IssueBody): ManifestIssue {
+export function issueAt(site: RowSite, position: SourcePosition, body: IssueBody): ManifestIssue {
   const jobIndex = site.jobIndex === undefined ? {} : { jobIndex: site.jobIndex };
   return { file: position.file ?? site.file, line: position.line, col: position.col, ...jobIndex, ...body };
 }

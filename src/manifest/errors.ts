@@ -38,8 +38,8 @@ export function printable(text: string, max: number): string {
 /** A value as a message shows it: JSON-ish, `nothing` for a missing one, cut at ~60 characters. */
 export function formatGot(value: unknown): string {
   if (value === undefined) return 'nothing';
-  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  if (typeof value === 'bigint') return String(value);
+  // JSON would write null for Infinity and NaN, and throws on a bigint.
+  if (typeof value === 'bigint' || (typeof value === 'number' && !Number.isFinite(value))) return String(value);
   let text: string;
   try {
     text = JSON.stringify(value) ?? String(value);
@@ -69,11 +69,6 @@ export function formatIssue(issue: ManifestIssue): string {
   return issue.hint === undefined ? line : `${line}; ${issue.hint}`;
 }
 
-/** By file, then position; stable, so issues at one spot keep the order they were found in. */
-export function sortIssues(issues: readonly ManifestIssue[]): ManifestIssue[] {
-  return [...issues].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.col - b.col));
-}
-
 function summary(issues: readonly ManifestIssue[], total: number): string {
   const files = [...new Set(issues.map((issue) => issue.file))].join(', ');
   const count = total === 1 ? '1 problem' : `${total.toLocaleString('en-US')} problems`;
@@ -91,7 +86,8 @@ export class ManifestError extends MediabatchError {
   readonly total: number;
 
   constructor(issues: readonly ManifestIssue[], cause?: unknown, total = issues.length) {
-    const sorted = sortIssues(issues);
+    // By file, then position; stable, so issues at one spot keep the order they were found in.
+    const sorted = [...issues].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.col - b.col));
     super([...sorted.map(formatIssue), summary(sorted, total)].join('\n'), {
       code: 'E_MANIFEST',
       exitCode: ExitCode.usage,

@@ -11,7 +11,7 @@ export function originOf(job: Pick<ResolvedJob, 'position'>, manifestFile: strin
  * case). Found while reading (manifest/load.ts) or by the ledger when jobs stream into it.
  */
 export function duplicateIssue(
-  job: IdJob & Pick<ResolvedJob, 'idDerived'>,
+  job: Claimant,
   manifestFile: string,
   heldBy: { id: string; origin: string | null },
 ): ManifestIssue {
@@ -41,7 +41,9 @@ export function movedIssue(job: IdJob, manifestFile: string, paidAs: { id: strin
   });
 }
 
-type IdJob = Pick<ResolvedJob, 'id' | 'position' | 'fieldPositions'> & { inlineIndex?: number | undefined };
+/** What a duplicate message needs of a job: its id, and where it is. */
+export type Claimant = Pick<ResolvedJob, 'id' | 'idDerived' | 'inlineIndex' | 'position' | 'fieldPositions'>;
+type IdJob = Omit<Claimant, 'idDerived'>;
 
 /** A problem with a job's id, located at its `id:` (or at the job when the id was derived). */
 export function idIssue(job: IdJob, manifestFile: string, problem: { expected: string; got: string; hint?: string | undefined }): ManifestIssue {

@@ -13,10 +13,6 @@ export class IssueCollector {
   readonly #fromDefaults = new Map<string, { issue: ManifestIssue; more: number }>();
   #count = 0;
 
-  get count(): number {
-    return this.#count;
-  }
-
   add(issue: ManifestIssue): void {
     if (issue.fromDefaults === true) {
       const key = `${issue.file}:${issue.line}:${issue.col}:${issue.field ?? ''}:${issue.message}`;

@@ -1,10 +1,9 @@
 import type { Model } from '../api/types.js';
 import { IdSet } from './id-set.js';
-import { duplicateIssue } from './ids.js';
+import { type Claimant, duplicateIssue } from './ids.js';
 import { IssueCollector } from './issues.js';
 import { openManifest, type LoadOptions } from './open.js';
 import { readUnit } from './read.js';
-import type { Claimant } from './rows.js';
 import type { LoadedManifest, Manifest, ResolvedJob } from './types.js';
 
 /**

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { buffer } from 'node:stream/consumers';
 import { MediabatchError, UsageError } from '../errors.js';
 import { ManifestError } from './errors.js';
 import { MAX_TEXT_BYTES, sizeText } from './files.js';
@@ -62,17 +63,6 @@ function tooLarge(path: string, got: string): ManifestError {
   return new ManifestError([{ file: path, line: 1, col: 1, message, hint: 'split it into several manifests' }]);
 }
 
-// At most one byte past the cap, whatever the file is: a pipe or a device has no size to check first.
-function readCapped(absolute: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    createReadStream(absolute, { end: MAX_MANIFEST_BYTES })
-      .on('data', (chunk) => chunks.push(chunk as Buffer))
-      .on('error', reject)
-      .on('end', () => resolve(Buffer.concat(chunks)));
-  });
-}
-
 /** The manifest's text. Throws UsageError when it cannot be read, ManifestError when too large or not UTF-8. */
 export async function readManifestText(path: string, absolute: string): Promise<string> {
   let bytes: Buffer;
@@ -80,7 +70,8 @@ export async function readManifestText(path: string, absolute: string): Promise<
     const info = await stat(absolute);
     if (info.isDirectory()) throw unreadable(path, 'EISDIR', undefined);
     if (info.size > MAX_MANIFEST_BYTES) throw tooLarge(path, sizeText(info.size, MAX_MANIFEST_BYTES));
-    bytes = await readCapped(absolute);
+    // At most one byte past the cap, whatever the file is: a pipe or a device has no size to check first.
+    bytes = await buffer(createReadStream(absolute, { end: MAX_MANIFEST_BYTES }));
   } catch (error) {
     if (error instanceof MediabatchError) throw error;
     throw unreadable(path, (error as NodeJS.ErrnoException).code, error);

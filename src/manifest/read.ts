@@ -1,9 +1,10 @@
 import type { Model } from '../api/types.js';
 import type { ManifestIssue } from './errors.js';
 import { newFileCache } from './files.js';
-import { resolveRow, type Claimant, type ReadFile, type RowContext, type RowInput, type RowOutcome } from './rows.js';
+import type { Claimant } from './ids.js';
+import { resolveRow, type ReadFile, type RowContext, type RowInput, type RowOutcome } from './rows.js';
 import { jobItemSchema } from './schema.js';
-import { yamlLocator } from './schema-issues.js';
+import type { Locator } from './schema-issues.js';
 import type { Manifest, ManifestUnit, ResolvedJob, SourcePosition } from './types.js';
 import { readSourceBatches, type SourceContext, type SourceRow } from './sources/index.js';
 import { locateMap, locatePath } from './yaml-source.js';
@@ -98,7 +99,7 @@ function* inlineRows(manifest: Manifest): Generator<RowInput> {
   const { source } = manifest.reading;
   const jobs = (source.root as { jobs?: unknown } | null)?.jobs;
   if (!Array.isArray(jobs)) return;
-  const locate = yamlLocator(source);
+  const locate: Locator = (path, target) => locatePath(source, path, target);
   for (const [index, raw] of jobs.entries()) {
     const site = { file: manifest.displayPath, root: source.root, locate, prefix: ['jobs', index], jobIndex: index };
     yield { index, raw, site, location: locateMap(source, ['jobs', index]) };

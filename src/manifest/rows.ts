@@ -3,8 +3,9 @@ import type { Model } from '../api/types.js';
 import { kindOf, type ImageRef } from '../jobs/index.js';
 import { catalogueIssues } from './catalogue.js';
 import { countChars, contentHash, imageHashes } from './content-hash.js';
-import { draftJob, type DraftContext, type JobDraft, type RowSite } from './draft.js';
+import { draftJob, type DraftContext, issueAt, type JobDraft, type RowSite } from './draft.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
+import type { Claimant } from './ids.js';
 import { checkImage, type FileCache, type FileCheck, readTextFile } from './files.js';
 import { jobItemSchema } from './schema.js';
 import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
@@ -31,9 +32,6 @@ export interface RowInput {
   site: IssueSite & { jobIndex?: number | undefined };
   location: MapLocation;
 }
-
-/** What a duplicate message needs of a job: its id, and where it is. */
-export type Claimant = Pick<ResolvedJob, 'id' | 'idDerived' | 'inlineIndex' | 'position' | 'fieldPositions'>;
 
 /** A file a job's content was read from, with its stamp: what tells a later reading it changed. */
 export interface ReadFile {
@@ -106,17 +104,9 @@ function fieldsUnder(paths: ReadonlySet<string>, prefix: readonly (string | numb
 
 function fileIssue<T>(site: RowSite, draft: JobDraft, field: string, written: string, check: FileCheck<T>): T | undefined {
   if (check.ok) return check.value;
-  const at = draft.positions[field] ?? draft.start;
-  const issue: ManifestIssue = {
-    file: at.file ?? site.file,
-    line: at.line,
-    col: at.col,
-    ...(site.jobIndex === undefined ? {} : { jobIndex: site.jobIndex }),
-    field,
-    ...expectedGot(check.expected, `${JSON.stringify(written)} (${check.detail})`),
-  };
-  if (check.hint !== undefined) issue.hint = check.hint;
-  site.issues.push(issue);
+  const hint = check.hint === undefined ? {} : { hint: check.hint };
+  const body = { field, ...expectedGot(check.expected, `${JSON.stringify(written)} (${check.detail})`), ...hint };
+  site.issues.push(issueAt(site, draft.positions[field] ?? draft.start, body));
   return undefined;
 }
 

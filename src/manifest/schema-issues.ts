@@ -4,15 +4,10 @@ import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
 import { fieldSpecFor, jobFieldNames, TOP_LEVEL_EXPECTED, TYPES_TEXT } from './fields.js';
 import { closest, quotedList } from './suggest.js';
 import type { SourcePosition } from './types.js';
-import { locatePath, type ManifestSource, type PathSegment } from './yaml-source.js';
+import type { PathSegment } from './yaml-source.js';
 
 /** Where the value (or key) at a path from the manifest's root is written. */
 export type Locator = (path: readonly PathSegment[], target?: 'key' | 'value') => SourcePosition;
-
-/** A locator over the manifest's own YAML. */
-export function yamlLocator(source: ManifestSource): Locator {
-  return (path, target) => locatePath(source, path, target);
-}
 
 /** The schema's verdict in manifest terms: the issues, and which paths hold an unusable value. */
 export interface SchemaCheck {

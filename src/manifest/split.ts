@@ -29,10 +29,7 @@ interface SplitProblem {
 
 type SplitResult = { ok: true; parts: TextPart[] } | { ok: false; problem: SplitProblem };
 
-interface Span {
-  start: number;
-  end: number;
-}
+type Span = Pick<TextPart, 'start' | 'end'>;
 
 const EXCERPT_CHARS = 40;
 // A sentence break after these is almost always wrong ("Dr. Smith", "J. R. R. Tolkien"): the
@@ -125,7 +122,7 @@ export function splitText(text: string, mode: SplitMode, maxChars: number, local
     return charsSeen;
   };
   const parts: TextPart[] = [];
-  let current: { start: number; end: number; startCount: number; endCount: number } | undefined;
+  let current: Packed | undefined;
   for (const span of spans) {
     const startCount = charsTo(span.start);
     const endCount = charsTo(span.end);
@@ -142,7 +139,10 @@ export function splitText(text: string, mode: SplitMode, maxChars: number, local
   return { ok: true, parts };
 }
 
-function partOf(text: string, part: { start: number; end: number; startCount: number; endCount: number }): TextPart {
+/** A part being packed: its span, and the code points before its start and its end. */
+type Packed = Span & { startCount: number; endCount: number };
+
+function partOf(text: string, part: Packed): TextPart {
   return { text: text.slice(part.start, part.end), start: part.start, end: part.end, chars: part.endCount - part.startCount };
 }
 

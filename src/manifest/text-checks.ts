@@ -2,7 +2,7 @@ import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
 import { MAX_TEXT_BYTES, sizeText } from './files.js';
 import { isJobType, JOB_TYPES, kindOf } from '../jobs/index.js';
 import { pathKey, type Locator, type SchemaCheck } from './schema-issues.js';
-import { locatePath, type ManifestSource, type PathSegment } from './yaml-source.js';
+import type { PathSegment } from './yaml-source.js';
 
 /** Fields whose text is sent to the service as it is written. */
 const SENT_TEXT_FIELDS = ['text', 'prompt', 'negative_prompt'] as const;
@@ -55,9 +55,9 @@ function check(file: string, locate: Locator, schema: SchemaCheck, path: PathSeg
   if (problem === undefined) return;
   // Marked invalid like a schema failure: the value is neither merged nor reported again as missing.
   schema.invalidPaths.add(key);
-  const position = locate(path);
-  const issue: ManifestIssue = { file: position.file ?? file, line: position.line, col: position.col, ...where, ...expectedGot(problem.expected, `${formatGot(value)} (${problem.detail})`) };
-  schema.issues.push({ ...issue, hint: problem.hint });
+  const at = locate(path);
+  const body = expectedGot(problem.expected, `${formatGot(value)} (${problem.detail})`);
+  schema.issues.push({ file: at.file ?? file, line: at.line, col: at.col, ...where, ...body, hint: problem.hint });
 }
 
 /** Reports a job's text fields that cannot be sent as written, or are too long to be meant, into `schema`. */
@@ -73,8 +73,7 @@ export function checkJobTexts(file: string, locate: Locator, job: unknown, path:
 }
 
 /** The same for the text fields of defaults. */
-export function checkDefaultsTexts(file: string, source: ManifestSource, root: unknown, schema: SchemaCheck): void {
-  const locate: Locator = (path) => locatePath(source, path);
+export function checkDefaultsTexts(file: string, locate: Locator, root: unknown, schema: SchemaCheck): void {
   const { defaults } = (root ?? {}) as { defaults?: unknown };
   for (const type of JOB_TYPES) {
     const block = (defaults as Record<string, Record<string, unknown> | undefined> | null | undefined)?.[type];

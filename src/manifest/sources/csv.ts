@@ -47,18 +47,15 @@ function tooLongBody(cells: number): ProblemBody {
 
 /** Coerces a row's cells once its type is known; each field's shape is worked out once per type. */
 function cellReader(plan: ColumnPlan): (type: JobType, fields: Record<string, unknown>) => void {
+  const mapped = [...plan.columnOf.keys()].filter((field) => field !== 'type');
   const shapes = new Map<JobType, [string, CellShape][]>();
-  const shapesOf = (type: JobType) => {
-    let list = shapes.get(type);
-    if (list === undefined) {
-      const fields = [...plan.columnOf.keys()].filter((field) => field !== 'type');
-      list = fields.map((field) => [field, cellShape(fieldSpecFor(type, field))]);
-      shapes.set(type, list);
-    }
-    return list;
-  };
   return (type, fields) => {
-    for (const [field, shape] of shapesOf(type)) {
+    let shaped = shapes.get(type);
+    if (shaped === undefined) {
+      shaped = mapped.map((field): [string, CellShape] => [field, cellShape(fieldSpecFor(type, field))]);
+      shapes.set(type, shaped);
+    }
+    for (const [field, shape] of shaped) {
       const value = fields[field];
       if (typeof value === 'string' && shape !== 'text') fields[field] = coerceCell(value, shape);
     }

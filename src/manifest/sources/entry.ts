@@ -5,10 +5,10 @@ import { closest, editDistance, quotedList } from '../suggest.js';
 import { type IdTemplate, parseIdTemplate, placeholders } from './template.js';
 import {
   type FilesEntry,
-  type LocateInEntry,
   type MatrixEntry,
   OWN_KEYS,
   SOURCE_KINDS,
+  type SourceContext,
   type SourceEntry,
   type SourceKind,
   type SourceProblem,
@@ -41,13 +41,6 @@ function sourceKindOf(raw: Record<string, unknown>, report: Check): SourceKind |
   const near = Object.keys(raw).flatMap((key) => SOURCE_KINDS.filter((kind) => key.length >= 3 && editDistance(key, kind) <= 2).map((kind) => ({ key, kind })));
   const hint = near[0] === undefined ? undefined : `did you mean ${near[0].kind} instead of ${near[0].key}?`;
   report({ path: [], ...expectedGot(`a source entry with one of ${KINDS_TEXT}`, 'none of them'), ...(hint === undefined ? {} : { hint }) });
-  return undefined;
-}
-
-function typeOf(raw: Record<string, unknown>, report: Check): JobType | undefined {
-  if (!('type' in raw)) return undefined;
-  if (isJobType(raw['type'])) return raw['type'];
-  report({ path: ['type'], field: 'type', ...expectedGot(TYPE_FIELD.expected, formatGot(raw['type'])) });
   return undefined;
 }
 
@@ -97,11 +90,7 @@ function checkFieldValue(field: string, value: unknown, type: JobType | undefine
 /** A matrix this large is a mistake (ten lists of ten values), not a batch anyone means to pay for. */
 const MAX_MATRIX_COMBINATIONS = 10_000_000;
 
-interface EntryContext {
-  /** The manifest as messages show it. */
-  manifestFile: string;
-  locate: LocateInEntry;
-}
+type EntryContext = Pick<SourceContext, 'manifestFile' | 'locate'>;
 
 type Common = Pick<SourceEntry, 'type' | 'idTemplate' | 'fields'>;
 
@@ -216,7 +205,8 @@ export function parseSourceEntry(raw: unknown, context: EntryContext): { entry?:
   }
   const kind = sourceKindOf(raw, report);
   if (kind === undefined) return { problems };
-  const type = typeOf(raw, report);
+  if ('type' in raw) checkFieldValue('type', raw['type'], undefined, ['type'], report);
+  const type = isJobType(raw['type']) ? raw['type'] : undefined;
   const idTemplate = templateOf(raw, kind, report);
   const common: Common = { type, idTemplate, fields: entryFields(raw, kind, type, report) };
   const entry = kind === 'files' ? filesEntry(raw, common, report) : kind === 'matrix' ? matrixEntry(raw, common, report) : tableEntry(raw, kind, common, report);

@@ -25,11 +25,5 @@ export function readSourceBatches(entry: SourceEntry, context: SourceContext): A
   }
 }
 
-/** The rows of one checked entry, one at a time, in the source's order. */
-export async function* readSource(entry: SourceEntry, context: SourceContext): AsyncGenerator<SourceItem> {
-  for await (const batch of readSourceBatches(entry, context)) yield* batch;
-}
-
 export { parseSourceEntry } from './entry.js';
-export { sourceEntrySchema } from './entry-schema.js';
 export type * from './types.js';

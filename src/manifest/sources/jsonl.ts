@@ -98,7 +98,6 @@ function parseLine(line: string, at: SourceLocation, ordinal: number): { object:
   return { item: problemAt(at, expectedGot('a JSON object (one job a line)', formatGot(value)), ordinal) };
 }
 
-
 /**
  * Rows of a JSON Lines source, in the batches one chunk of input held: each non-blank line one JSON
  * object whose keys are fields (`columns: { field: key }` renames). Located `file:line:col`, the

@@ -52,13 +52,8 @@ export interface MatrixEntry extends EntryBase {
 
 export type SourceEntry = TableEntry | FilesEntry | MatrixEntry;
 
-/** A place in some file: a CSV cell, a JSONL line, or a key of the manifest itself. */
-export interface SourceLocation {
-  /** As messages show it (relative to where the user ran the command). */
-  file: string;
-  line: number;
-  col: number;
-}
+/** A place in some file: a CSV cell, a JSONL line, or a key of the manifest itself; `file` as messages show it. */
+export type SourceLocation = Required<SourcePosition>;
 
 /** A problem a reader found; `ordinal` is its row's (absent for a problem of the whole source). */
 export interface SourceProblem extends ManifestIssue {

@@ -5,8 +5,8 @@ import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { afterEach, expect, test } from 'vitest';
 import { fileScope } from '../../../src/manifest/file-scope.js';
-import { parseSourceEntry, readSource, readSourceBatches, type SourceEntry } from '../../../src/manifest/sources/index.js';
-import { firstEntry, folderWith, MANIFEST, removeFolders } from './helpers.js';
+import { parseSourceEntry, readSourceBatches, type SourceEntry } from '../../../src/manifest/sources/index.js';
+import { firstEntry, folderWith, MANIFEST, readSource, removeFolders } from './helpers.js';
 
 afterEach(removeFolders);
 

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { describe, expect, test } from 'vitest';
 import { formatIssue } from '../../../src/manifest/errors.js';
-import { parseSourceEntry, sourceEntrySchema } from '../../../src/manifest/sources/index.js';
+import { sourceEntrySchema } from '../../../src/manifest/schema.js';
+import { parseSourceEntry } from '../../../src/manifest/sources/index.js';
 import { firstEntry, MANIFEST } from './helpers.js';
 
 function problemsOf(entryYaml: string): string[] {

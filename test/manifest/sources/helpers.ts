@@ -5,7 +5,21 @@ import type { Readable } from 'node:stream';
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { formatIssue } from '../../../src/manifest/errors.js';
 import { fileScope } from '../../../src/manifest/file-scope.js';
-import { parseSourceEntry, readSource, type LocateInEntry, type SourceEntry, type SourceProblem, type SourceRow } from '../../../src/manifest/sources/index.js';
+import {
+  parseSourceEntry,
+  readSourceBatches,
+  type LocateInEntry,
+  type SourceContext,
+  type SourceEntry,
+  type SourceItem,
+  type SourceProblem,
+  type SourceRow,
+} from '../../../src/manifest/sources/index.js';
+
+/** The rows of one checked entry, one at a time, in the source's order. */
+export async function* readSource(entry: SourceEntry, context: SourceContext): AsyncGenerator<SourceItem> {
+  for await (const batch of readSourceBatches(entry, context)) yield* batch;
+}
 
 /** The manifest's name in messages: files beside it show as `book/<name>`. */
 export const MANIFEST = 'book/manifest.yaml';

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, test } from 'vitest';
 import { fileScope } from '../../../src/manifest/file-scope.js';
-import { parseSourceEntry, readSource } from '../../../src/manifest/sources/index.js';
-import { fieldsOf, firstEntry, folderWith, MANIFEST, readFirst, removeFolders } from './helpers.js';
+import { parseSourceEntry } from '../../../src/manifest/sources/index.js';
+import { fieldsOf, firstEntry, folderWith, MANIFEST, readFirst, readSource, removeFolders } from './helpers.js';
 
 afterEach(removeFolders);
 
