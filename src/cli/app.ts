@@ -59,7 +59,7 @@ export async function main(argv: string[]): Promise<number> {
 function parser(argv: string[], context: CommandContext, done: (exitCode: number) => void): Argv {
   const cli = yargs(argv)
     .scriptName('mediabatch')
-    .usage('$0 <command> [options]\n\nBatch runner for text-to-speech and image-to-video jobs: validate, price, budget, run, resume.');
+    .usage('$0 <command> [options]\n\nBatch runner for a paid media-generation service: validate, price, budget, run, resume.');
   for (const [command, load, describe] of COMMANDS) {
     cli.command(
       command,
