@@ -38,9 +38,11 @@ export function settleRatePerS(settledGained: number, elapsedMs: number): number
  * How long the rest of the run takes at least, in ms, or undefined while nothing says. Each
  * class is paced on its own, side by side (runner/lanes.ts): a class needs its pause under way,
  * then its submits at its pace (pricing/duration.ts, the arithmetic `estimate` shows); a
- * followed run also needs a status poll for every job not settled, at the shared status pace.
- * The slowest of them sets the time. The rate seen since the first submit, when slower (a
- * service busy generating, or no pace to go by), wins.
+ * followed run's last submit is then generated, polled and downloaded, which takes about as long
+ * as a job has taken so far (Little's law on what this run saw: jobs out ÷ jobs settled a
+ * second); and every job not settled needs a status poll at the shared status pace. The slowest
+ * of them sets the time. The rate seen since the first submit, when slower (a service busy
+ * generating, or no pace to go by), wins.
  */
 export function etaMs(input: EtaInput): number | undefined {
   const { nowMs, toSend, plan, pausedUntil, following, seen } = input;
@@ -51,11 +53,12 @@ export function etaMs(input: EtaInput): number | undefined {
   const classesMs = Object.entries(toSend)
     .filter(([, n]) => (n ?? 0) > 0)
     .map(([type, n]) => pauseMs(`submit:${type as JobType}`) + estimateDuration({ [type]: n }, plan.limits, plan.name, 0).durationMs);
-  if (following) classesMs.push(pauseMs('status') + estimateDuration({}, plan.limits, plan.name, input.leftJobs).durationMs);
-  const paceMs = Math.max(0, ...classesMs);
   const ratePerS = following ? settleRatePerS(seen.settled, seen.elapsedMs) : settleRatePerS(seen.submitted, seen.elapsedMs);
+  const jobMs = following && ratePerS > 0 ? (Math.max(0, seen.submitted - seen.settled) / ratePerS) * 1000 : 0;
+  const submitsMs = classesMs.length > 0 ? Math.max(...classesMs) + jobMs : 0;
+  const pollsMs = following ? pauseMs('status') + estimateDuration({}, plan.limits, plan.name, input.leftJobs).durationMs : 0;
   const seenMs = ratePerS > 0 ? (left / ratePerS) * 1000 : 0;
-  const eta = Math.max(paceMs, seenMs);
+  const eta = Math.max(submitsMs, pollsMs, seenMs);
   return eta > 0 ? eta : undefined;
 }
 

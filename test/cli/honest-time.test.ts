@@ -104,6 +104,15 @@ describe('the time left of a run', () => {
     expect(etaMs({ ...input, toSend: {} })).toBeUndefined();
   });
 
+  it('adds, after the last submit of a followed run, about the time a job has taken so far to generate and download', () => {
+    // Basic, 10 speech jobs to send (2 minutes at 5/min). In 100 s since its first submit the run
+    // sent 20 and settled 10: 0.1 job a second, 10 out, so a job takes about 100 s from its submit.
+    const input = { nowMs: now, leftJobs: 20, toSend: { txt2audio: 10 }, plan: basic, pausedUntil: {}, following: true, seen: { submitted: 20, settled: 10, elapsedMs: 100_000 } };
+    expect(etaMs(input)).toBe(2 * MINUTE + 100_000);
+    // Under --no-wait the run ends with its last submit.
+    expect(etaMs({ ...input, following: false, seen: { ...input.seen, submitted: 1_000 } })).toBe(2 * MINUTE);
+  });
+
   it('never has a negative rate, even when the counts went down (in-doubt jobs sent again)', () => {
     expect(settleRatePerS(-3, 10_000)).toBe(0);
     expect(settleRatePerS(0, 0)).toBe(0);
