@@ -65,6 +65,8 @@ interface Table {
   plan: ColumnPlan;
   coerce: (type: JobType, fields: Record<string, unknown>) => void;
   context: SourceContext;
+  /** The header's cells: every row has as many. */
+  width: number;
 }
 
 function rowItem({ entry, plan, coerce, context }: Table, cells: readonly string[], ordinal: number, at: SourceLocation): SourceItem {
@@ -96,7 +98,6 @@ export async function* readCsv(entry: TableEntry, context: SourceContext): Async
   const delimiterName = entry.kind === 'tsv' ? 'tab' : 'comma';
   let linesRead = 0;
   let table: Table | undefined;
-  let width = 0;
   let ordinal = 0;
   try {
     for await (const batch of records) {
@@ -113,10 +114,10 @@ export async function* readCsv(entry: TableEntry, context: SourceContext): Async
         } else if (table === undefined) {
           const planned = planColumns(record.map((name) => name.trim()), entry, display, context, at);
           if (Array.isArray(planned)) return yield planned;
-          table = { entry, plan: planned, coerce: cellReader(planned), context };
-          width = record.length;
-        } else if (record.length !== width) {
-          items.push(problemAt(at(Math.min(record.length, width) + 1), raggedBody(width, record.length, delimiterName), ordinal++));
+          table = { entry, plan: planned, coerce: cellReader(planned), context, width: record.length };
+        } else if (record.length !== table.width) {
+          const ragged = raggedBody(table.width, record.length, delimiterName);
+          items.push(problemAt(at(Math.min(record.length, table.width) + 1), ragged, ordinal++));
         } else {
           items.push(rowItem(table, record, ordinal++, at(1)));
         }

@@ -124,7 +124,7 @@ export async function* readJsonl(entry: TableEntry, context: SourceContext): Asy
       for (const text of batch) {
         lineNumber += 1;
         const at = { file: display, line: lineNumber, col: 1 };
-        if (text instanceof LongLine) {
+        if (typeof text !== 'string') {
           items.push(problemAt(at, { ...expectedGot('a line of at most 4 MB', sizeText(text.bytes, MAX_RECORD_CHARS)), hint: "one JSON object a line; a job's text is at most 1 MB" }, ordinal++));
           continue;
         }
@@ -143,12 +143,10 @@ export async function* readJsonl(entry: TableEntry, context: SourceContext): Asy
 }
 
 /** A line too long to hold: only its size is kept, for the message. */
-class LongLine {
-  constructor(readonly bytes: number) {}
-}
+type LongLine = { bytes: number };
 
 function lineOrLong(line: string): string | LongLine {
-  if (line.length > MAX_RECORD_CHARS) return new LongLine(Buffer.byteLength(line));
+  if (line.length > MAX_RECORD_CHARS) return { bytes: Buffer.byteLength(line) };
   return line.endsWith('\r') ? line.slice(0, -1) : line;
 }
 
@@ -166,7 +164,7 @@ async function* linesOf(input: Readable): AsyncGenerator<(string | LongLine)[]> 
       const end = text.indexOf('\n');
       longBytes += Buffer.byteLength(end === -1 ? text : text.slice(0, end));
       if (end === -1) continue;
-      yield [new LongLine(longBytes)];
+      yield [{ bytes: longBytes }];
       longBytes = undefined;
       text = text.slice(end + 1);
     }
@@ -179,6 +177,6 @@ async function* linesOf(input: Readable): AsyncGenerator<(string | LongLine)[]> 
     }
   }
   const rest = carry + decoder.end();
-  if (longBytes !== undefined) yield [new LongLine(longBytes + Buffer.byteLength(rest))];
+  if (longBytes !== undefined) yield [{ bytes: longBytes + Buffer.byteLength(rest) }];
   else if (rest !== '') yield [lineOrLong(rest)];
 }
