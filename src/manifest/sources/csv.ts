@@ -1,16 +1,14 @@
-import { CsvError, parse } from 'csv-parse';
+import { CsvError, parse, type Parser } from 'csv-parse';
 import { pipeline, type Readable } from 'node:stream';
 import type { JobType } from '../../jobs/index.js';
 import { expectedGot } from '../errors.js';
 import { type CellShape, cellShape, coerceCell } from './coerce.js';
 import { type ColumnPlan, planColumns } from './csv-columns.js';
 import { fieldSpecFor } from '../fields.js';
-import { assembleRow, manifestAt, openTable, type ProblemBody, problemAt, sourceDisplayPath } from './rows.js';
+import { assembleRow, manifestAt, type ProblemBody, problemAt, sourceDisplayPath } from './rows.js';
 import type { SourceContext, SourceItem, SourceLocation, TableEntry } from './types.js';
-import { NOT_UTF8, REPLACEMENT_CHAR, type Utf8Watch } from './utf8-watch.js';
+import { MAX_RECORD_CHARS, NOT_UTF8, openTable, REPLACEMENT_CHAR } from './table-input.js';
 
-// A row this large is a quote left open, not a row: the text limit is 1 MB.
-const MAX_RECORD_CHARS = 4 * 1024 * 1024;
 const LINE_BREAKS = /\r\n|\r|\n/g;
 
 /**
@@ -67,6 +65,8 @@ interface Table {
   plan: ColumnPlan;
   coerce: (type: JobType, fields: Record<string, unknown>) => void;
   context: SourceContext;
+  /** The header's cells: every row has as many. */
+  width: number;
 }
 
 function rowItem({ entry, plan, coerce, context }: Table, cells: readonly string[], ordinal: number, at: SourceLocation): SourceItem {
@@ -91,32 +91,33 @@ function rowItem({ entry, plan, coerce, context }: Table, cells: readonly string
  */
 export async function* readCsv(entry: TableEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
   const display = sourceDisplayPath(context.manifestFile, entry.file);
-  const opened = await openInput(entry, context);
+  const opened = await openTable(entry, context);
   if ('problem' in opened) return yield [opened.problem];
+  // pipeline: an error or an early stop on either side tears both down.
+  const records = batchesOf(pipeline(opened.input, parser(entry), () => undefined));
   const delimiterName = entry.kind === 'tsv' ? 'tab' : 'comma';
   let linesRead = 0;
   let table: Table | undefined;
-  let width = 0;
   let ordinal = 0;
   try {
-    for await (const batch of opened.batches) {
+    for await (const batch of records) {
       const items: SourceItem[] = [];
       for (const record of batch) {
         const line = linesRead + 1;
         linesRead += linesOf(record);
         const at = (col: number): SourceLocation => ({ file: display, line, col });
         if (record.every((cell) => cell.trim() === '')) continue;
-        const notUtf8 = opened.utf8.invalid ? record.findIndex((cell) => cell.includes(REPLACEMENT_CHAR)) : -1;
+        const notUtf8 = opened.input.invalid ? record.findIndex((cell) => cell.includes(REPLACEMENT_CHAR)) : -1;
         if (notUtf8 !== -1) {
           if (table === undefined) return yield [problemAt(at(notUtf8 + 1), NOT_UTF8)];
           items.push(problemAt(at(notUtf8 + 1), NOT_UTF8, ordinal++));
         } else if (table === undefined) {
           const planned = planColumns(record.map((name) => name.trim()), entry, display, context, at);
           if (Array.isArray(planned)) return yield planned;
-          table = { entry, plan: planned, coerce: cellReader(planned), context };
-          width = record.length;
-        } else if (record.length !== width) {
-          items.push(problemAt(at(Math.min(record.length, width) + 1), raggedBody(width, record.length, delimiterName), ordinal++));
+          table = { entry, plan: planned, coerce: cellReader(planned), context, width: record.length };
+        } else if (record.length !== table.width) {
+          const ragged = raggedBody(table.width, record.length, delimiterName);
+          items.push(problemAt(at(Math.min(record.length, table.width) + 1), ragged, ordinal++));
         } else {
           items.push(rowItem(table, record, ordinal++, at(1)));
         }
@@ -146,10 +147,8 @@ async function* batchesOf(records: Readable): AsyncGenerator<string[][]> {
   }
 }
 
-async function openInput(entry: TableEntry, context: SourceContext): Promise<{ batches: AsyncIterable<string[][]>; utf8: Utf8Watch } | { problem: SourceItem }> {
-  const opened = await openTable(entry, context);
-  if ('problem' in opened) return opened;
-  const parser = parse({
+function parser(entry: TableEntry): Parser {
+  return parse({
     delimiter: entry.kind === 'tsv' ? '\t' : ',',
     bom: true,
     relax_column_count: true,
@@ -157,6 +156,4 @@ async function openInput(entry: TableEntry, context: SourceContext): Promise<{ b
     relax_quotes: true,
     max_record_size: MAX_RECORD_CHARS,
   });
-  // pipeline: an error or an early stop on either side tears both down.
-  return { batches: batchesOf(pipeline(opened.input, parser, () => undefined)), utf8: opened.input };
 }

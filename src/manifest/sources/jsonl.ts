@@ -3,8 +3,8 @@ import type { Readable } from 'node:stream';
 import { expectedGot, formatGot, printable } from '../errors.js';
 import { sizeText } from '../files.js';
 import type { SourceContext, SourceItem, SourceLocation, TableEntry } from './types.js';
-import { assembleRow, manifestAt, openTable, problemAt, sourceDisplayPath } from './rows.js';
-import { NOT_UTF8, REPLACEMENT_CHAR } from './utf8-watch.js';
+import { assembleRow, manifestAt, problemAt, sourceDisplayPath } from './rows.js';
+import { MAX_RECORD_CHARS, NOT_UTF8, openTable, REPLACEMENT_CHAR } from './table-input.js';
 
 const DETAIL_MAX_CHARS = 60;
 
@@ -124,8 +124,8 @@ export async function* readJsonl(entry: TableEntry, context: SourceContext): Asy
       for (const text of batch) {
         lineNumber += 1;
         const at = { file: display, line: lineNumber, col: 1 };
-        if (text instanceof LongLine) {
-          items.push(problemAt(at, { ...expectedGot('a line of at most 4 MB', sizeText(text.bytes, MAX_LINE_CHARS)), hint: "one JSON object a line; a job's text is at most 1 MB" }, ordinal++));
+        if (typeof text !== 'string') {
+          items.push(problemAt(at, { ...expectedGot('a line of at most 4 MB', sizeText(text.bytes, MAX_RECORD_CHARS)), hint: "one JSON object a line; a job's text is at most 1 MB" }, ordinal++));
           continue;
         }
         const line = lineNumber === 1 ? text.replace(/^\uFEFF/, '') : text;
@@ -142,22 +142,17 @@ export async function* readJsonl(entry: TableEntry, context: SourceContext): Asy
   }
 }
 
-// A job's text is at most 1 MB: a line this long is not one job, and must not be held whole.
-const MAX_LINE_CHARS = 4 * 1024 * 1024;
-
 /** A line too long to hold: only its size is kept, for the message. */
-class LongLine {
-  constructor(readonly bytes: number) {}
-}
+type LongLine = { bytes: number };
 
 function lineOrLong(line: string): string | LongLine {
-  if (line.length > MAX_LINE_CHARS) return new LongLine(Buffer.byteLength(line));
+  if (line.length > MAX_RECORD_CHARS) return { bytes: Buffer.byteLength(line) };
   return line.endsWith('\r') ? line.slice(0, -1) : line;
 }
 
 /**
  * The lines of a stream, a chunk's worth at a time, a CR before each LF dropped (node:readline's
- * iterator costs a round of promises per line). A line past MAX_LINE_CHARS is only counted.
+ * iterator costs a round of promises per line). A line past MAX_RECORD_CHARS is only counted.
  */
 async function* linesOf(input: Readable): AsyncGenerator<(string | LongLine)[]> {
   const decoder = new StringDecoder('utf8');
@@ -169,19 +164,19 @@ async function* linesOf(input: Readable): AsyncGenerator<(string | LongLine)[]> 
       const end = text.indexOf('\n');
       longBytes += Buffer.byteLength(end === -1 ? text : text.slice(0, end));
       if (end === -1) continue;
-      yield [new LongLine(longBytes)];
+      yield [{ bytes: longBytes }];
       longBytes = undefined;
       text = text.slice(end + 1);
     }
     const lines = (carry + text).split('\n');
     carry = lines.pop() ?? '';
     if (lines.length > 0) yield lines.map(lineOrLong);
-    if (carry.length > MAX_LINE_CHARS) {
+    if (carry.length > MAX_RECORD_CHARS) {
       longBytes = Buffer.byteLength(carry);
       carry = '';
     }
   }
   const rest = carry + decoder.end();
-  if (longBytes !== undefined) yield [new LongLine(longBytes + Buffer.byteLength(rest))];
+  if (longBytes !== undefined) yield [{ bytes: longBytes + Buffer.byteLength(rest) }];
   else if (rest !== '') yield [lineOrLong(rest)];
 }

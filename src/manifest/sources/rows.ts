@@ -1,14 +1,10 @@
-import { createReadStream } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
+import { dirname, isAbsolute, join } from 'node:path';
 import { isJobType, JOB_TYPES, type JobType } from '../../jobs/index.js';
 import { expectedGot, formatGot, type ManifestIssue } from '../errors.js';
 import { TYPE_FIELD } from '../fields.js';
-import { checkRegularFile } from '../files.js';
 import { closest, quotedList } from '../suggest.js';
 import { type Complaint, type Filling, type Placeholder, renderId, unknownPlaceholder } from './template.js';
 import type { SourceContext, SourceEntry, SourceItem, SourceLocation, SourceProblem, TableEntry } from './types.js';
-import { type Utf8Watch, watchedUtf8 } from './utf8-watch.js';
 
 /** Rows a reader of an in-memory list (files, matrix) hands over at once, as a file's chunk would. */
 export const BATCH_ROWS = 1000;
@@ -36,24 +32,6 @@ export function sourceDisplayPath(manifestFile: string, written: string): string
 /** A place in the manifest, inside the source entry. */
 export function manifestAt(context: SourceContext, path: readonly (string | number)[], target?: 'key'): SourceLocation {
   return { file: context.manifestFile, ...context.locate(path, target) };
-}
-
-/**
- * What a table source reads: `context.input` (stdin), else its file, checked as every file a
- * manifest names is; through a Utf8Watch. Or the problem, located at the entry's key (`csv: a.csv`).
- */
-type Opened = { source: Readable; input: Utf8Watch } | { problem: SourceItem };
-
-export async function openTable(entry: TableEntry, context: SourceContext): Promise<Opened> {
-  if (context.input !== undefined) return { source: context.input, input: watchedUtf8(context.input) };
-  const check = await checkRegularFile(context.scope, resolve(context.manifestDir, entry.file));
-  if (check.ok) {
-    const source = createReadStream(check.value);
-    return { source, input: watchedUtf8(source) };
-  }
-  const got = `${formatGot(entry.file)} (${check.detail})`;
-  const body = { field: entry.kind, ...expectedGot(check.expected, got), hint: check.hint };
-  return { problem: problemAt(manifestAt(context, [entry.kind]), body) };
 }
 
 /** The entry's id template's first placeholder the source cannot fill, as a problem at `id:`. */

@@ -75,7 +75,7 @@ export function unknownPlaceholder(template: IdTemplate, offered: readonly strin
 }
 
 /** Letters, digits, `.`, `_`, `-` kept; accents dropped; every other run becomes one `-`. */
-export function idSafe(value: string): string {
+function idSafe(value: string): string {
   if (SAFE.test(value)) return value.replace(/^-+|-+$/g, '');
   return value
     .normalize('NFKD')

@@ -1,7 +1,15 @@
 import { isUtf8 } from 'node:buffer';
+import { createReadStream } from 'node:fs';
+import { resolve } from 'node:path';
 import { pipeline, type Readable, Transform, type TransformCallback } from 'node:stream';
-import { expectedGot } from '../errors.js';
-import type { ProblemBody } from './rows.js';
+import { expectedGot, formatGot } from '../errors.js';
+import { checkRegularFile } from '../files.js';
+import { manifestAt, type ProblemBody, problemAt } from './rows.js';
+import type { SourceContext, SourceItem, TableEntry } from './types.js';
+
+// A job's text is at most 1 MB: a CSV row or JSON line this long is not one job (a quote left
+// open, the wrong file), and must not be held whole.
+export const MAX_RECORD_CHARS = 4 * 1024 * 1024;
 
 /** The end of the last whole character: a multi-byte character cut by the chunk's end waits for the next chunk. */
 function wholeCharsEnd(bytes: Buffer): number {
@@ -20,7 +28,7 @@ function wholeCharsEnd(bytes: Buffer): number {
  * a check of each chunk costs next to nothing, and only once it fails need a reader look for
  * U+FFFD in what it read, to say where the bad bytes are.
  */
-export class Utf8Watch extends Transform {
+class Utf8Watch extends Transform {
   invalid = false;
   #pending: Buffer = Buffer.alloc(0);
 
@@ -40,15 +48,31 @@ export class Utf8Watch extends Transform {
   }
 }
 
-/** `input` through a Utf8Watch; an error or early stop on either side tears both down. */
-export function watchedUtf8(input: Readable): Utf8Watch {
-  const watch = new Utf8Watch();
-  pipeline(input, watch, () => undefined);
-  return watch;
-}
-
 /** What a decoder makes of bytes that are not UTF-8. */
 export const REPLACEMENT_CHAR = '\uFFFD';
 
 /** As a text file that is not UTF-8 is refused. */
 export const NOT_UTF8: ProblemBody = { ...expectedGot('UTF-8 text', 'not valid UTF-8'), hint: 'save the file as UTF-8' };
+
+/**
+ * What a table source reads: `context.input` (stdin), else its file, checked as every file a
+ * manifest names is; through a Utf8Watch. Or the problem, located at the entry's key (`csv: a.csv`).
+ */
+type Opened = { source: Readable; input: Utf8Watch } | { problem: SourceItem };
+
+export async function openTable(entry: TableEntry, context: SourceContext): Promise<Opened> {
+  let source = context.input;
+  if (source === undefined) {
+    const check = await checkRegularFile(context.scope, resolve(context.manifestDir, entry.file));
+    if (!check.ok) {
+      const got = `${formatGot(entry.file)} (${check.detail})`;
+      const body = { field: entry.kind, ...expectedGot(check.expected, got), hint: check.hint };
+      return { problem: problemAt(manifestAt(context, [entry.kind]), body) };
+    }
+    source = createReadStream(check.value);
+  }
+  const input = new Utf8Watch();
+  // pipeline: an error or an early stop on either side tears both down.
+  pipeline(source, input, () => undefined);
+  return { source, input };
+}
