@@ -9,21 +9,18 @@ import { errorFromResponse, errorFromTransport, type Endpoint } from './error-ma
 import { parseRateLimit } from './rate-limit.js';
 import type { WithRateLimit } from './types.js';
 import type { Clock } from '../clock.js';
+import type { BaseUrl } from './base-url.js';
 
 /** API answers are small JSON documents; a bigger one means we are talking to the wrong thing. */
 const MAX_API_BODY_BYTES = 16 * 1024 * 1024;
 
-export interface HttpContext {
+export type HttpContext = Pick<BaseUrl, 'origin' | 'basePath'> & {
   dispatcher: Dispatcher;
-  /** e.g. https://api.deapi.ai */
-  origin: string;
-  /** Path prefix of the base URL, without trailing slash ('' for none). */
-  basePath: string;
   token: string;
   userAgent: string;
   connectTimeoutMs: number;
   clock: Clock;
-}
+};
 
 export interface ApiCall {
   method: 'GET' | 'POST';
