@@ -1,6 +1,6 @@
 import type { JobType } from '../jobs/types.js';
 import type { PlanLimits } from '../jobs/plans.js';
-import { estimateDuration, type DurationEstimate } from './duration.js';
+import { estimateDuration } from './duration.js';
 import { overBudgetBy, sumMicro, withinBudget, type MicroUsd } from '../money.js';
 import type { GroupSummary, PriceSource, PricingResult } from './types.js';
 
