@@ -10,10 +10,10 @@ import { LocalIoError } from '../errors.js';
 import { parseBaseUrl } from './base-url.js';
 import { ResponseShapeError } from './errors.js';
 import { downloadResult } from './download.js';
-import { callApi, parseAnswer, type ApiCall, type HttpContext } from './http.js';
+import { callApi, type ApiCall, type HttpContext } from './http.js';
 import { balanceAnswer, modelsPage, priceAnswer, requestIdAnswer, statusAnswer } from './schemas.js';
 import type { z } from 'zod';
-import type { CallOptions, Model, MultipartFile, ServiceClient, ServiceRequest, WithRateLimit } from './types.js';
+import type { CallOptions, Model, MultipartFile, ServiceClient, ServiceRequest } from './types.js';
 import { systemClock, type Clock } from '../clock.js';
 
 export interface ServiceClientOptions {
@@ -74,15 +74,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const http: HttpContext = { dispatcher, origin, basePath, token: options.token, userAgent, connectTimeoutMs, clock };
   const downloads = { dispatcher, userAgent, timeoutMs: options.downloadTimeoutMs ?? 300_000, clock };
 
-  /** One call and its validated answer; every failure is a typed ApiError. */
-  async function exchange<S extends z.ZodType>(schema: S, call: ApiCall): Promise<WithRateLimit<z.output<S>>> {
-    const answer = await callApi(http, call);
-    const endpoint = { method: call.method, path: `${basePath}${call.path}` };
-    return { value: parseAnswer(schema, answer, endpoint), rateLimit: answer.rateLimit };
-  }
-
   const get = <S extends z.ZodType>(schema: S, path: string, signal?: AbortSignal, query?: ApiCall['query']) =>
-    exchange(schema, { method: 'GET', path: `${API}${path}`, query, timeoutMs: requestTimeoutMs, signal });
+    callApi(http, { method: 'GET', path: `${API}${path}`, query, timeoutMs: requestTimeoutMs, signal }, schema);
 
   /** A job endpoint's request as the wire carries it; a multipart one uploads files, so may take longer. */
   async function post<S extends z.ZodType>(schema: S, request: ServiceRequest, signal: AbortSignal | undefined) {
@@ -91,7 +84,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       'json' in request
         ? { json: request.json, timeoutMs: requestTimeoutMs }
         : { form: await multipartForm(request.multipart), timeoutMs: uploadTimeoutMs };
-    return exchange(schema, { method: 'POST', path: `${API}/${request.endpoint}`, ...body, redact, signal });
+    return callApi(http, { method: 'POST', path: `${API}/${request.endpoint}`, ...body, redact, signal }, schema);
   }
 
   async function listModels(call: CallOptions & { types: readonly string[] }): Promise<Model[]> {

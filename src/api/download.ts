@@ -13,21 +13,15 @@ import { LocalIoError } from '../errors.js';
 import { ApiError, ResultUrlError, ResultUrlExpiredError } from './errors.js';
 import { errorFromResponse, errorFromTransport, type Endpoint } from './error-mapping.js';
 import { headerValue } from './rate-limit.js';
-import { dropBody, readText, send } from './http.js';
+import { dropBody, readText, send, type HttpContext } from './http.js';
 import type { DownloadResult } from './types.js';
-import type { Clock } from '../clock.js';
 
 const MAX_REDIRECTS = 3;
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** Statuses a storage service answers for an expired or revoked pre-signed URL. */
 const EXPIRED_STATUSES = new Set([401, 403, 404, 410]);
 
-export interface DownloadContext {
-  dispatcher: Dispatcher;
-  userAgent: string;
-  timeoutMs: number;
-  clock: Clock;
-}
+type DownloadContext = Pick<HttpContext, 'dispatcher' | 'userAgent' | 'clock'> & { timeoutMs: number };
 
 /** Where an error about `url` points: never the query string, which holds the signature. */
 function endpointOf(url: URL | string): Endpoint {

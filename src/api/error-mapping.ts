@@ -16,23 +16,14 @@ import {
   TimeoutError,
   UnreachableError,
   ValidationError,
+  type ApiErrorDetails,
   type TimeoutPhase,
 } from './errors.js';
 import { parseLimitType, parseRateLimit, parseRetryAfterMs, rateLimitWaitMs } from './rate-limit.js';
 
 const SNIPPET_CHARS = 160;
 
-export interface Endpoint {
-  method: string;
-  /** Without query string. */
-  path: string;
-}
-
-interface ErrorBody {
-  message?: string | undefined;
-  fieldErrors: Record<string, string[]>;
-  snippet: string;
-}
+export type Endpoint = Pick<ApiErrorDetails, 'method' | 'path'>;
 
 /** One readable line: whitespace runs (line breaks too) become a space, other controls escapes. */
 function shorten(text: string): string {
@@ -63,7 +54,7 @@ function toFieldErrors(raw: unknown, clean: (text: string) => string): Record<st
 }
 
 /** Reads a Laravel-style error body `{message, errors}`; anything else becomes a text snippet. */
-function parseErrorBody(text: string, redact: (text: string) => string): ErrorBody {
+function parseErrorBody(text: string, redact: (text: string) => string) {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

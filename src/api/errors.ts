@@ -22,8 +22,9 @@ export interface ApiErrorDetails {
 
 type SaidDetails = ApiErrorDetails & { serviceMessage?: string | undefined };
 
-/** What the service said, quoted after the status, or nothing. */
-const said = (text: string | undefined): string => (text ? ` ("${text}")` : '');
+/** How an error status reads: `HTTP <status> <what> ("<what the service said>"); <todo>`. */
+const answered = ({ status, serviceMessage: said }: SaidDetails, what: string, todo: string): string =>
+  `HTTP ${status ?? '?'} ${what}${said ? ` ("${said}")` : ''}; ${todo}`;
 
 const sentText = (requestSent: boolean): string =>
   requestSent ? 'the request may have reached the service' : 'the request was not sent';
@@ -48,9 +49,7 @@ export class ApiError extends MediabatchError {
 export class AuthError extends ApiError {
   constructor(details: SaidDetails) {
     const what = details.status === 403 ? 'permission denied (account suspended or not permitted)' : 'not authenticated';
-    const todo = 'check MEDIABATCH_TOKEN or --token-file';
-    const message = `HTTP ${details.status ?? '?'} ${what}${said(details.serviceMessage)}; ${todo}`;
-    super(message, details, 'E_API_AUTH', ExitCode.auth);
+    super(answered(details, what, 'check MEDIABATCH_TOKEN or --token-file'), details, 'E_API_AUTH', ExitCode.auth);
   }
 }
 
@@ -88,8 +87,7 @@ export class RateLimitError extends ApiError {
 /** 404: unknown request id or route. */
 export class NotFoundError extends ApiError {
   constructor(details: SaidDetails) {
-    const todo = 'check --base-url and the request id';
-    super(`HTTP 404 not found${said(details.serviceMessage)}; ${todo}`, details, 'E_API_NOT_FOUND');
+    super(answered(details, 'not found', 'check --base-url and the request id'), details, 'E_API_NOT_FOUND');
   }
 }
 
@@ -97,8 +95,7 @@ export class NotFoundError extends ApiError {
 export class ClientError extends ApiError {
   constructor(details: SaidDetails) {
     const what = details.status === 413 ? 'request too large (the service takes at most 75 MB)' : 'refused';
-    const todo = 'fix the request, it will not be retried';
-    super(`HTTP ${details.status ?? '?'} ${what}${said(details.serviceMessage)}; ${todo}`, details, 'E_API_CLIENT');
+    super(answered(details, what, 'fix the request, it will not be retried'), details, 'E_API_CLIENT');
   }
 }
 
@@ -108,7 +105,7 @@ export class ServerError extends ApiError {
 
   constructor(details: ApiErrorDetails & { snippet: string }) {
     const todo = 'the service failed, try again later';
-    super(`HTTP ${details.status ?? '?'} server error${said(details.snippet)}; ${todo}`, details, 'E_API_SERVER');
+    super(answered({ ...details, serviceMessage: details.snippet }, 'server error', todo), details, 'E_API_SERVER');
     this.snippet = details.snippet;
   }
 }

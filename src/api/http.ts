@@ -4,26 +4,23 @@
  */
 import type { Dispatcher, FormData } from 'undici';
 import type { z } from 'zod';
-import { ResponseShapeError } from './errors.js';
+import { ResponseShapeError, type ApiErrorDetails } from './errors.js';
 import { errorFromResponse, errorFromTransport, type Endpoint } from './error-mapping.js';
 import { parseRateLimit } from './rate-limit.js';
-import type { RateLimitInfo } from './types.js';
+import type { WithRateLimit } from './types.js';
 import type { Clock } from '../clock.js';
+import type { BaseUrl } from './base-url.js';
 
 /** API answers are small JSON documents; a bigger one means we are talking to the wrong thing. */
 const MAX_API_BODY_BYTES = 16 * 1024 * 1024;
 
-export interface HttpContext {
+export type HttpContext = Pick<BaseUrl, 'origin' | 'basePath'> & {
   dispatcher: Dispatcher;
-  /** e.g. https://api.deapi.ai */
-  origin: string;
-  /** Path prefix of the base URL, without trailing slash ('' for none). */
-  basePath: string;
   token: string;
   userAgent: string;
   connectTimeoutMs: number;
   clock: Clock;
-}
+};
 
 export interface ApiCall {
   method: 'GET' | 'POST';
@@ -37,8 +34,6 @@ export interface ApiCall {
   /** Values the request carries that no error text may repeat (the token always is). */
   redact?: readonly string[] | undefined;
 }
-
-export type ApiAnswer = { status: number; body: unknown; rateLimit: RateLimitInfo };
 
 /** Where a request goes and how long it may wait, for the typed error of a failure. */
 export type Transport = Endpoint & { origin?: string; timeoutMs: number; connectTimeoutMs?: number };
@@ -86,10 +81,14 @@ export function dropBody(body: Dispatcher.ResponseData['body']): void {
 }
 
 /**
- * Sends one call and returns its parsed JSON answer; any non-2xx, transport failure or
- * unreadable 2xx body is thrown as the matching ApiError.
+ * Sends one call and returns its answer as `schema` reads it; any non-2xx, transport failure or
+ * 2xx body that is not JSON of that shape is thrown as the matching ApiError.
  */
-export async function callApi(context: HttpContext, call: ApiCall): Promise<ApiAnswer> {
+export async function callApi<S extends z.ZodType>(
+  context: HttpContext,
+  call: ApiCall,
+  schema: S,
+): Promise<WithRateLimit<z.output<S>>> {
   const path = `${context.basePath}${call.path}`;
   const endpoint: Endpoint = { method: call.method, path };
   const { origin, connectTimeoutMs } = context;
@@ -119,20 +118,22 @@ export async function callApi(context: HttpContext, call: ApiCall): Promise<ApiA
   const answered = { ...endpoint, status, requestSent: true };
   const issues = `HTTP ${status} instead of 2xx`;
   if (status < 200 || status >= 300) throw new ResponseShapeError({ ...answered, issues });
+  let json: unknown;
   try {
-    return { status, body: JSON.parse(text) as unknown, rateLimit: parseRateLimit(response.headers) };
+    json = JSON.parse(text);
   } catch (error) {
     throw new ResponseShapeError({ ...answered, issues: 'body is not JSON', cause: error });
   }
+  return { value: parseAnswer(schema, json, answered), rateLimit: parseRateLimit(response.headers) };
 }
 
 /** Validates a 2xx body; a mismatch is a ResponseShapeError (the request was sent and answered). */
-export function parseAnswer<S extends z.ZodType>(schema: S, answer: ApiAnswer, endpoint: Endpoint): z.output<S> {
-  const result = schema.safeParse(answer.body);
+function parseAnswer<S extends z.ZodType>(schema: S, json: unknown, answered: ApiErrorDetails): z.output<S> {
+  const result = schema.safeParse(json);
   if (result.success) return result.data;
   const issues = result.error.issues
     .slice(0, 3)
     .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
     .join('; ');
-  throw new ResponseShapeError({ ...endpoint, status: answer.status, requestSent: true, issues, cause: result.error });
+  throw new ResponseShapeError({ ...answered, issues, cause: result.error });
 }

@@ -15,22 +15,6 @@ export interface ClassDuration {
   limitText: string;
 }
 
-export interface DurationEstimate {
-  durationMs: number;
-  /** e.g. "about 3 days 20 minutes (Basic: <kind> 300/day)". */
-  text: string;
-  byClass: ClassDuration[];
-  /** Every job needs at least one status poll to learn its result URL. */
-  statusPollsMin: number;
-  /** Status calls the plan allows a day; undefined when it states no daily cap. */
-  statusPerDay: number | undefined;
-  /**
-   * The same run followed by the service's webhooks (run --webhook-url): a job whose deliveries
-   * arrive needs no status call, so only the submits pace it. Jobs not heard from are still polled.
-   */
-  withWebhooks: { durationMs: number; text: string; statusCallsMin: number };
-}
-
 /**
  * How long the pace alone lets the run take: submits of each type are paced separately and
  * status polls share one pace, so the run takes the longest of them. Generation time is not
@@ -43,7 +27,7 @@ export function estimateDuration(
   plan: PlanLimits,
   planName: string,
   statusPolls?: number,
-): DurationEstimate {
+) {
   const totalJobs = Object.values(jobsToSend).reduce((sum, n) => sum + n, 0);
   const polls = statusPolls ?? totalJobs;
   const submits = JOB_KINDS.map((kind) => classDuration(kind.type, jobsToSend[kind.type] ?? 0, plan[`submit:${kind.type}`])).filter((c) => c.requests > 0);
@@ -51,10 +35,15 @@ export function estimateDuration(
   const polling = slowestOf(byClass, planName);
   const hooked = slowestOf(submits, planName);
   return {
+    // durationMs and its text, e.g. "about 3 days 20 minutes (Basic: <kind> 300/day)".
     ...polling,
     byClass,
+    /** Every job needs at least one status poll to learn its result URL. */
     statusPollsMin: polls,
+    /** Status calls the plan allows a day; undefined when it states no daily cap. */
     statusPerDay: plan.status.perDay,
+    // The same run followed by the service's webhooks (run --webhook-url): a job whose deliveries
+    // arrive needs no status call, so only the submits pace it. Jobs not heard from are still polled.
     withWebhooks: { ...hooked, statusCallsMin: 0 },
   };
 }

@@ -46,21 +46,13 @@ export function priceKeyOf(job: SendableJob, groupKey = groupKeyOf(job)): string
   return pricing.by === 'per-length' ? lengthKey(groupKey, pricing.lengthOf(job)) : groupKey;
 }
 
-/** The key under which a length-priced group's confirmed linear rate (USD per character) is cached. */
-export function rateKey(groupKey: string): string {
-  return `${groupKey}|rate`;
-}
-
 /**
- * Companion rows of a cached rate: the quotes' precision and the probed range. The cache holds
- * only numbers, so these counts ride in its `priceUsd` column; without all of them the rate is
- * not reused, because deriving outside the probed range would lose the safety argument.
+ * Every key a length-priced group's confirmed linear rate (USD per character) is cached under: the
+ * rate, then its companion facts, the quotes' precision and the probed range. The cache holds only
+ * numbers, so these counts ride in its `priceUsd` column; without all of them the rate is not
+ * reused, because deriving outside the probed range would lose the safety argument.
  */
-function rateFactKey(groupKey: string, fact: 'decimals' | 'min-chars' | 'max-chars'): string {
-  return `${rateKey(groupKey)}|${fact}`;
-}
-
-/** Every key a group's rate is cached under: the rate, then its facts. */
 export function rateKeys(groupKey: string): string[] {
-  return [rateKey(groupKey), ...(['decimals', 'min-chars', 'max-chars'] as const).map((f) => rateFactKey(groupKey, f))];
+  const rateKey = `${groupKey}|rate`;
+  return [rateKey, ...['decimals', 'min-chars', 'max-chars'].map((fact) => `${rateKey}|${fact}`)];
 }

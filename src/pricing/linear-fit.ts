@@ -31,11 +31,6 @@ export interface LinearFit {
   maxChars: number;
 }
 
-export interface LengthQuote {
-  chars: number;
-  priceUsd: number;
-}
-
 const RELATIVE_EPSILON = 1e-9;
 
 /** The smallest, the largest, and evenly spaced lengths between them, at most `probes` in all. */
@@ -51,7 +46,7 @@ export function probeLengths(sortedLengths: readonly number[], probes: number): 
 }
 
 /** A fit through the origin confirmed by every probe, or undefined when any probe disagrees. */
-export function fitLinear(quotes: readonly LengthQuote[]): LinearFit | undefined {
+export function fitLinear(quotes: readonly { chars: number; priceUsd: number }[]): LinearFit | undefined {
   if (quotes.length < 2) return undefined;
   const sorted = [...quotes].sort((a, b) => a.chars - b.chars);
   const smallest = sorted[0];

@@ -48,14 +48,8 @@ export async function priceKeyGroup(key: string, quote: () => Promise<number>, c
     const prices = new Map([[key, { priceUsd: cached.priceUsd, source: 'cached' as const }]]);
     return { prices, method: 'cached', calls: 0, rows: [], cachedAgeMs: cached.ageMs };
   }
-  const priceUsd = checkedPrice(await quote(), key);
-  return {
-    prices: new Map([[key, { priceUsd, source: 'quoted' }]]),
-    method: 'per-key',
-    calls: 1,
-    rows: [{ key, priceUsd, source: 'quoted' }],
-    cachedAgeMs: null,
-  };
+  const rows: PriceCacheRow[] = [{ key, priceUsd: checkedPrice(await quote(), key), source: 'quoted' }];
+  return { prices: addRows(new Map(), rows), method: 'per-key', calls: 1, rows, cachedAgeMs: null };
 }
 
 /** Quotes the price of one length of a group priced by length. */

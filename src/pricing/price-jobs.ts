@@ -82,7 +82,7 @@ type Target = { key: string; cachedUsd: number; request: Parameters<Quote>[0] };
 function confirmationTarget(group: PriceGroup, outcome: GroupOutcome): Target {
   const pricing = kindOf(group.type).pricing;
   if (pricing.by === 'per-key') {
-    return { key: group.key, cachedUsd: cachedPrice(outcome, group.key), request: pricing.request(group.sample) };
+    return { key: group.key, cachedUsd: priceOf(outcome, group.key).priceUsd, request: pricing.request(group.sample) };
   }
   const fromCache = (chars: number): boolean => outcome.prices.get(lengthKey(group.key, chars))?.source === 'cached';
   // Lengths derived from a cached rate rest on the cache too; they serve when none was cached itself.
@@ -90,13 +90,14 @@ function confirmationTarget(group: PriceGroup, outcome: GroupOutcome): Target {
   const candidates = all.some(fromCache) ? all.filter(fromCache) : all;
   const longest = Math.max(...candidates);
   const key = lengthKey(group.key, longest);
-  return { key, cachedUsd: cachedPrice(outcome, key), request: pricing.request(group.sample, longest) };
+  return { key, cachedUsd: priceOf(outcome, key).priceUsd, request: pricing.request(group.sample, longest) };
 }
 
-function cachedPrice(outcome: GroupOutcome, key: string): number {
+/** Every key of a group is priced by priceGroup; a gap is a bug in this module, not a user error. */
+function priceOf(outcome: GroupOutcome, key: string) {
   const price = outcome.prices.get(key);
   if (price === undefined) throw new Error(`bug in mediabatch: no price for ${key} in its own group`);
-  return price.priceUsd;
+  return price;
 }
 
 /** Every price key of a group and its jobs: the group's own, or one per length. */
@@ -123,9 +124,7 @@ export function summarise(group: PriceGroup, outcome: GroupOutcome, prices: Pric
   const pricing = kindOf(group.type).pricing;
   const perLength = pricing.by === 'per-length';
   for (const { key, jobs } of keysOf(group)) {
-    const found = outcome.prices.get(key);
-    // Every key of the group is priced above; a gap is a bug in this module, not a user error.
-    if (found === undefined) throw new Error(`pricing left key ${key} without a price`);
+    const found = priceOf(outcome, key);
     const priceMicro = usdToMicro(found.priceUsd, 'up');
     prices.push({ priceKey: key, priceMicro, source: found.source });
     jobsBySource[found.source] += jobs;

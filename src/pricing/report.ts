@@ -1,7 +1,7 @@
 import type { JobType } from '../jobs/types.js';
 import type { PlanLimits } from '../jobs/plans.js';
-import { estimateDuration, type DurationEstimate } from './duration.js';
-import { sumMicro, withinBudget, type MicroUsd } from '../money.js';
+import { estimateDuration } from './duration.js';
+import { overBudgetBy, sumMicro, withinBudget, type MicroUsd } from '../money.js';
 import type { GroupSummary, PriceSource, PricingResult } from './types.js';
 
 /** One job of the cost report, as the per-job lines, JSON and CSV show it (read from the ledger a window at a time). */
@@ -92,20 +92,15 @@ function oldestCachedAgeMs(groups: readonly GroupSummary[]): number | null {
  * money.ts's one rule. `leftMicro`: budget − spent − toSpend, negative when over; `fitCount`: how
  * many of the jobs to send fit under the budget, taken in manifest order (--partial).
  */
-interface BudgetFigures {
-  leftMicro: MicroUsd | null;
-  withinBudget: boolean;
-  overByMicro: MicroUsd;
-  fitCount: number;
-  fitMicro: MicroUsd;
-}
-
-async function budgetFigures(input: CostReportInput, jobsToSend: number, toSpend: MicroUsd): Promise<BudgetFigures> {
+async function budgetFigures(input: CostReportInput, jobsToSend: number, toSpend: MicroUsd) {
   const { spentMicro: spent, budgetMicro: budget } = input;
-  if (budget === null) return { leftMicro: null, withinBudget: true, overByMicro: 0, fitCount: jobsToSend, fitMicro: toSpend };
-  if (withinBudget(spent, toSpend, budget)) return { leftMicro: budget - spent - toSpend, withinBudget: true, overByMicro: 0, fitCount: jobsToSend, fitMicro: toSpend };
+  const allFit = { withinBudget: true, overByMicro: 0, fitCount: jobsToSend, fitMicro: toSpend };
+  if (budget === null) return { leftMicro: null, ...allFit };
+  const leftMicro = budget - spent - toSpend;
+  if (withinBudget(spent, toSpend, budget)) return { leftMicro, ...allFit };
   const fit = await input.fit(budget);
-  return { leftMicro: budget - spent - toSpend, withinBudget: false, overByMicro: spent + toSpend - budget, fitCount: fit.count, fitMicro: fit.micro };
+  const overByMicro = overBudgetBy(spent, toSpend, budget);
+  return { leftMicro, withinBudget: false, overByMicro, fitCount: fit.count, fitMicro: fit.micro };
 }
 
 function totalsBy(lines: readonly CostLine[], keyOf: (line: CostLine) => string): Record<string, CostTotals> {

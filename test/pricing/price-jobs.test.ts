@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ServiceRequest } from '../../src/api/types.js';
 import { usdToMicro } from '../../src/money.js';
 import type { ResolvedJob } from '../../src/jobs/index.js';
-import { groupKeyOf, priceKeyOf, rateKey } from '../../src/pricing/keys.js';
+import { groupKeyOf, priceKeyOf, rateKeys } from '../../src/pricing/keys.js';
 import { KOKORO, laws, memoryCache, priceJobs, quoteWith, speechJob, speechQuoter, videoJob, videoQuoter, type SpeechLaw, type SpeechParams } from './jobs.js';
 
 const VOICES = ['af_sky', 'af_bella', 'am_adam'];
@@ -103,7 +103,7 @@ describe('priceJobs for txt2audio', () => {
 
   it('derives new lengths inside a known-linear group from the cached rate, without a call', async () => {
     const { cache } = await price(manyJobs(300), laws.linear);
-    expect(cache.rows.get(rateKey(groupKeyOf(speechJob('k', 1))))?.source).toBe('derived');
+    expect(cache.rows.get(rateKeys(groupKeyOf(speechJob('k', 1)))[0] ?? '')?.source).toBe('derived');
     const inside = [speechJob('new-a', 100, {}, 0), speechJob('new-b', 200, {}, 1)];
     const again = await price(inside, laws.linear, cache);
     expect(again.speech.state.calls).toBe(0);
