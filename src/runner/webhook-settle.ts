@@ -2,10 +2,10 @@ import type { RequestStatus } from '../api/types.js';
 import type { DeliveryJob } from '../store/index.js';
 import type { SignedDelivery, Verdict } from '../webhooks/receiver.js';
 import type { PollSchedules, RunDeps } from './context.js';
-import { settleStatus } from './follow.js';
+import { pollOnce, settleStatus } from './follow.js';
 import type { SplitJoins } from './join-splits.js';
 import { sleep } from './pace.js';
-import { followedFromRow, pollStatus, type FollowedJob } from './status.js';
+import { followedFromRow } from './status.js';
 
 /** What a run's receiver did with the deliveries it verified, and how many it refused. */
 export interface Tally {
@@ -69,9 +69,12 @@ async function apply(input: SettleInput, job: DeliveryJob): Promise<'applied' | 
   if (release === undefined) return 'applied';
   const followed = followedFromRow(job);
   const giveUpAtMs = deps.clock.nowMs() + input.base[job.type].giveUpMs;
+  const requestId = delivery.jobRequestId;
   input.track(async () => {
     try {
-      await collect(deps, input.joins, followed, delivery.jobRequestId, status, giveUpAtMs);
+      // A failure that says too little is asked about once, as the poller would (the job is held already).
+      if (status === 'ask') await pollOnce(deps, input.joins, followed, requestId, giveUpAtMs);
+      else await settleStatus(deps, input.joins, followed, requestId, status, giveUpAtMs);
     } finally {
       release();
     }
@@ -93,12 +96,6 @@ function statusOf(delivery: SignedDelivery): RequestStatus | 'ask' | 'not-a-resu
   const failure = delivery.failure ?? {};
   if (failure.retryable === undefined || failure.refunded === undefined) return 'ask';
   return { status: 'error', rawStatus: 'error', ...failure };
-}
-
-async function collect(deps: RunDeps, joins: SplitJoins, job: FollowedJob, requestId: string, status: RequestStatus | 'ask', giveUpAtMs: number): Promise<void> {
-  const known = status === 'ask' ? await pollStatus(deps, job, requestId, giveUpAtMs) : status;
-  if (known === 'stopped' || known === 'unreachable') return;
-  await settleStatus(deps, joins, job, requestId, known, giveUpAtMs);
 }
 
 /**
