@@ -18,15 +18,16 @@ import { pollingCompletion } from './completion.js';
 import { createRunDeps, createRunProgress, DEFAULT_RETRY, pollEvery, servicePoll, simulatorPoll } from './context.js';
 import type { InFlight, PollSchedules, PricingProgress, RunDeps, RunEvent } from './context.js';
 import type { RunOptions, RunProgress } from './context.js';
+import { ingestManifest } from './ingest.js';
 import { SplitJoins, unjoinedSplits, type UnjoinedSplit } from './join-splits.js';
 import { refuseLostLedger, TRACES_OF_THIS_LEDGER } from './lost-ledger.js';
 import { limitsOf, paceFor, type Pace, type PaceOptions, type PlanChoice } from './pace.js';
 import type { RunPlan } from './plan.js';
-import { ingestAndPrice, loadCatalogue, readBalanceUsd, type CatalogueCache } from './prepare.js';
+import { loadCatalogue, priceLedger, readBalanceUsd, type CatalogueCache } from './prepare.js';
 import { costJobOf, ensureWritableFolder, estimateJobs, summarize, writeRunReports, type RunFiles } from './reports.js';
 import { writeReviewPage } from './review-page.js';
 import { fitInOrder, runManifest, type RunOutcome } from './run.js';
-import { pickedCounts, picks, type Selection } from './selection.js';
+import { checkSelection, pickedCounts, picks, type Selection } from './selection.js';
 import { openWebhookCompletion, type WebhookSettings } from './webhooks.js';
 
 export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPlan, RunProgress, Selection, StatusSummary, UnjoinedSplit, WebhookSettings };
@@ -104,8 +105,13 @@ export async function estimate(request: EstimateRequest): Promise<EstimateResult
   const { emit, pace, budgetMicro } = commonParts(request);
   const stop = request.signal ?? new AbortController().signal;
   const deps = { ...service, ledger, pace, retry: DEFAULT_RETRY, stop, emit, progress };
+  const onProgress = (rows: number): void => {
+    if (progress !== undefined) progress.pricing.jobsRead = rows;
+  };
+  await ingestManifest({ manifest, ledger, models: await loadCatalogue(deps), onProgress });
   const send: SendSelection = { resubmitInDoubt: false, ...request.select };
-  const { pricing } = await ingestAndPrice(manifest, send, deps);
+  await checkSelection(ledger, send);
+  const pricing = await priceLedger(send, deps);
   const spentMicro = await ledger.spentMicro();
   const balanceUsd = await readBalanceUsd(deps);
   const planName = request.plan ?? 'premium';

@@ -1,15 +1,12 @@
 import { withRetries } from '../api/retry.js';
 import type { Model, ServiceRequest } from '../api/types.js';
 import { JOB_TYPES } from '../jobs/index.js';
-import type { Manifest } from '../manifest/types.js';
 import { priceGroups, type PriceGroup, type PricingResult } from '../pricing/price-jobs.js';
 import type { PriceCache } from '../pricing/types.js';
-import type { IngestLedger, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
+import type { PlanLedger, SendSelection } from '../store/index.js';
 import { createRunProgress, type PricingProgress, type RetryPolicy } from './context.js';
 import type { RunDeps, RunProgress } from './context.js';
-import { ingestManifest, type IngestRequest, type IngestResult } from './ingest.js';
 import { idempotentRetries } from './run-errors.js';
-import { checkSelection } from './selection.js';
 
 /** The catalogue changes rarely (docs/service.md: cache it minutes to a day). */
 export const CATALOGUE_MAX_AGE_MS = 60 * 60_000;
@@ -58,27 +55,6 @@ export async function loadCatalogue(
 export async function readBalanceUsd(deps: Pick<ServiceDeps, 'client' | 'retry' | 'emit'> & { stop?: AbortSignal | undefined }): Promise<number> {
   const retries = idempotentRetries(deps, 'balance call');
   return (await withRetries(() => deps.client.balance({ signal: deps.stop }), retries)).balanceUsd;
-}
-
-/**
- * What an estimate and a run do alike before the budget is judged: check the manifest against
- * the catalogue and record its jobs, refuse a selection that matches nothing, and price what
- * `send` selects (priceLedger).
- */
-export async function ingestAndPrice(
-  manifest: Manifest,
-  send: SendSelection,
-  deps: ServiceDeps & { ledger: IngestLedger & ListingLedger & PlanLedger },
-  options: { confirmCached?: boolean; onChanged?: IngestRequest['onChanged'] } = {},
-): Promise<{ ingest: IngestResult; pricing: PricingResult }> {
-  const { ledger, progress } = deps;
-  const onProgress = (rows: number): void => {
-    if (progress !== undefined) progress.pricing.jobsRead = rows;
-  };
-  const models = await loadCatalogue(deps);
-  const ingest = await ingestManifest({ manifest, ledger, models, onProgress, onChanged: options.onChanged });
-  await checkSelection(ledger, send);
-  return { ingest, pricing: await priceLedger(send, deps, options) };
 }
 
 /**

@@ -7,13 +7,13 @@ import type { ListingLedger, PlanLedger, SendSelection } from '../store/index.js
 import type { Completion } from './completion.js';
 import type { RunDeps } from './context.js';
 import { executePlan, type ExecuteResult } from './execute.js';
-import type { IngestResult } from './ingest.js';
+import { ingestManifest, type IngestResult } from './ingest.js';
 import type { SplitJoins } from './join-splits.js';
 import { planRun, type BudgetFitResult, type RunPlan } from './plan.js';
 import { jobWindows } from './windows.js';
-import { ingestAndPrice, readBalanceUsd } from './prepare.js';
+import { loadCatalogue, priceLedger, readBalanceUsd, type ServiceDeps } from './prepare.js';
 import { BudgetError } from './run-errors.js';
-import type { Selection } from './selection.js';
+import { checkSelection, type Selection } from './selection.js';
 
 export interface RunInput {
   manifest: Manifest;
@@ -48,17 +48,24 @@ export async function runManifest(input: RunInput): Promise<RunOutcome> {
   for (const id of await ledger.recoverInterrupted()) {
     deps.emit({ kind: 'in_doubt', id, reason: 'a previous run stopped while submitting it' });
   }
-  const service = { ...deps, baseUrl: input.baseUrl, retry: deps.options.retry };
-  const send: SendSelection = { resubmitInDoubt: deps.options.resubmitInDoubt, ...input.select };
-  // Only what this run may send needs a price (and a fresh one): a finished job costs nothing more.
-  const { ingest, pricing } = await ingestAndPrice(manifest, send, service, {
-    confirmCached: true,
+  const service: ServiceDeps = { ...deps, baseUrl: input.baseUrl, retry: deps.options.retry };
+  const ingest = await ingestManifest({
+    manifest,
+    onProgress: (rows) => {
+      deps.progress.pricing.jobsRead = rows;
+    },
+    ledger,
+    models: await loadCatalogue(service),
     onChanged: (change) =>
       deps.emit({
         kind: 'warning',
         message: `job "${change.id}" changed after it was submitted: it keeps its earlier result (${change.state}). Give it a new id to generate it again.`,
       }),
   });
+  const send: SendSelection = { resubmitInDoubt: deps.options.resubmitInDoubt, ...input.select };
+  await checkSelection(ledger, send);
+  // Only what this run may send needs a price (and a fresh one): a finished job costs nothing more.
+  const pricing = await priceLedger(send, service, { confirmCached: true });
   for (const change of pricing.changes) {
     deps.emit({
       kind: 'warning',
