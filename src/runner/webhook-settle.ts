@@ -5,6 +5,7 @@ import type { PollSchedules, RunDeps } from './context.js';
 import { pollOnce, settleStatus } from './follow.js';
 import type { SplitJoins } from './join-splits.js';
 import { sleep } from './pace.js';
+import type { Collections } from './webhooks.js';
 import { followedFromRow } from './status.js';
 
 /** What a run's receiver did with the deliveries it verified, and how many it refused. */
@@ -20,12 +21,10 @@ export interface SettleInput {
   joins: SplitJoins;
   delivery: SignedDelivery;
   tally: Tally;
-  /** Takes the job for collection; undefined when the poller or another delivery has it. */
-  hold(jobId: string): (() => void) | undefined;
+  /** Claims shared with the poller, and collections run after the answer has gone, bounded, their failure reported. */
+  collections: Pick<Collections, 'hold' | 'run'>;
   /** Drops the job from the poller's queue (once a delivery has settled it). */
   forget(jobId: string): void;
-  /** Runs a collection after the answer has gone, bounded, its failure reported. */
-  track(work: () => Promise<void>): void;
   base: PollSchedules;
   /** A request id was answered a moment ago: its row may be a commit away. */
   recentlySent(): boolean;
@@ -64,13 +63,13 @@ async function apply(input: SettleInput, job: DeliveryJob): Promise<'applied' | 
   }
   const status = statusOf(delivery);
   if (status === 'not-a-result') return 'ignored';
-  const release = input.hold(job.id);
+  const release = input.collections.hold(job.id);
   // The poller is collecting it right now, from the same answer the service gives.
   if (release === undefined) return 'applied';
   const followed = followedFromRow(job);
   const giveUpAtMs = deps.clock.nowMs() + input.base[job.type].giveUpMs;
   const requestId = delivery.jobRequestId;
-  input.track(async () => {
+  input.collections.run(async () => {
     try {
       // A failure that says too little is asked about once, as the poller would (the job is held already).
       if (status === 'ask') await pollOnce(deps, input.joins, followed, requestId, giveUpAtMs);

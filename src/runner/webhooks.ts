@@ -55,9 +55,8 @@ export async function openWebhookCompletion(deps: RunDeps, joins: SplitJoins, se
             delivery,
             tally,
             base,
-            hold: (id) => collections.hold(id),
+            collections,
             forget: (id) => hooks?.forget(id),
-            track: (work) => collections.run(work),
             recentlySent: () => performance.now() - lastSentMs < 2000,
           }),
       })
