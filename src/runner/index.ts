@@ -4,7 +4,6 @@
  * composition root owns (the manifest, an open ledger, the service client), options with their
  * defaults applied here, one AbortSignal, and a sink for events; neither prints or exits.
  */
-import type { ServiceClient } from '../api/types.js';
 import { systemClock, type Clock } from '../clock.js';
 import { checkJobs } from '../manifest/index.js';
 import type { Manifest } from '../manifest/types.js';
@@ -23,7 +22,7 @@ import { SplitJoins, unjoinedSplits, type UnjoinedSplit } from './join-splits.js
 import { refuseLostLedger, TRACES_OF_THIS_LEDGER } from './lost-ledger.js';
 import { limitsOf, paceFor, type Pace, type PaceOptions, type PlanChoice } from './pace.js';
 import type { RunPlan } from './plan.js';
-import { loadCatalogue, priceLedger, readBalanceUsd, type CatalogueCache } from './prepare.js';
+import { loadCatalogue, priceLedger, readBalanceUsd, type CatalogueCache, type ServiceDeps } from './prepare.js';
 import { costJobOf, ensureWritableFolder, estimateJobs, summarize, writeRunReports, type RunFiles } from './reports.js';
 import { writeReviewPage } from './review-page.js';
 import { fitInOrder, runManifest, type RunOutcome } from './run.js';
@@ -34,10 +33,7 @@ export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPl
 export { createRunProgress, limitsOf, refuseLostLedger, writeReviewPage };
 
 /** The service, as the composition root reached it: a client and the base URL it speaks to. */
-interface ServiceAccess {
-  client: ServiceClient;
-  baseUrl: string;
-}
+type ServiceAccess = Pick<ServiceDeps, 'client' | 'baseUrl'>;
 
 export interface EstimateRequest {
   manifest: Manifest;

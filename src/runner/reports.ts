@@ -1,5 +1,6 @@
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 import { LocalIoError } from '../errors.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
 import type { CostReport, CostReportJob } from '../pricing/report.js';
@@ -157,10 +158,8 @@ export async function writeRunReports(
 /** Meta key: what a run's documents were last written from, and the stamps of the files written. */
 const REPORTS_MARK = 'run_reports';
 
-interface ReportsMark {
-  from: string;
-  stamps: (string | null)[];
-}
+const reportsMark = z.object({ from: z.string(), stamps: z.array(z.string().nullable()) });
+type ReportsMark = z.infer<typeof reportsMark>;
 
 /**
  * The run's documents on disk are the ones it would write now: written from the same jobs (the
@@ -184,8 +183,7 @@ async function stillAsWritten(
 
 function parseMark(stored: string): ReportsMark | undefined {
   try {
-    const mark = JSON.parse(stored) as Partial<ReportsMark> | null;
-    return typeof mark?.from === 'string' && Array.isArray(mark.stamps) ? { from: mark.from, stamps: mark.stamps } : undefined;
+    return reportsMark.parse(JSON.parse(stored));
   } catch {
     return undefined;
   }

@@ -3,7 +3,7 @@ import { withRetries } from '../api/retry.js';
 import type { RequestStatus } from '../api/types.js';
 import type { RunDeps } from './context.js';
 import type { FollowRow } from '../store/index.js';
-import type { JobType } from '../jobs/types.js';
+import type { SendableJob } from '../jobs/index.js';
 import { describeError, FatalRunError, idempotentRetries } from './run-errors.js';
 
 // A status call in a module of its own: follow.ts (what a status means) and download.ts (a fresh
@@ -14,11 +14,7 @@ import { describeError, FatalRunError, idempotentRetries } from './run-errors.js
  * that name its result file (a speech job's `format`). The ledger row alone supplies them, so a
  * job removed from the manifest after it was sent (paid for) is still followed and collected.
  */
-export interface FollowedJob {
-  id: string;
-  type: JobType;
-  params: Readonly<Record<string, unknown>>;
-}
+export type FollowedJob = Pick<SendableJob, 'id' | 'type' | 'params'>;
 
 /** From the ledger's row: what was actually sent, even if the manifest changed since. */
 export function followedFromRow(row: Pick<FollowRow, 'id' | 'type' | 'paramsJson'>): FollowedJob {

@@ -1,31 +1,25 @@
 import type { RequestStatus } from '../api/types.js';
 import type { DeliveryJob } from '../store/index.js';
 import type { SignedDelivery, Verdict } from '../webhooks/receiver.js';
-import type { PollSchedules, RunDeps } from './context.js';
-import { settleStatus } from './follow.js';
+import type { PollSchedules, RunDeps, RunEvent } from './context.js';
+import { pollOnce, settleStatus } from './follow.js';
 import type { SplitJoins } from './join-splits.js';
 import { sleep } from './pace.js';
-import { followedFromRow, pollStatus, type FollowedJob } from './status.js';
+import type { Collections } from './webhooks.js';
+import { followedFromRow } from './status.js';
 
 /** What a run's receiver did with the deliveries it verified, and how many it refused. */
-export interface Tally {
-  applied: number;
-  duplicates: number;
-  ignored: number;
-  rejected: number;
-}
+export type Tally = Omit<Extract<RunEvent, { kind: 'webhooks_summary' }>, 'kind'>;
 
 export interface SettleInput {
   deps: RunDeps;
   joins: SplitJoins;
   delivery: SignedDelivery;
   tally: Tally;
-  /** Takes the job for collection; undefined when the poller or another delivery has it. */
-  hold(jobId: string): (() => void) | undefined;
+  /** Claims shared with the poller, and collections run after the answer has gone, bounded, their failure reported. */
+  collections: Pick<Collections, 'hold' | 'run'>;
   /** Drops the job from the poller's queue (once a delivery has settled it). */
   forget(jobId: string): void;
-  /** Runs a collection after the answer has gone, bounded, its failure reported. */
-  track(work: () => Promise<void>): void;
   base: PollSchedules;
   /** A request id was answered a moment ago: its row may be a commit away. */
   recentlySent(): boolean;
@@ -64,14 +58,17 @@ async function apply(input: SettleInput, job: DeliveryJob): Promise<'applied' | 
   }
   const status = statusOf(delivery);
   if (status === 'not-a-result') return 'ignored';
-  const release = input.hold(job.id);
+  const release = input.collections.hold(job.id);
   // The poller is collecting it right now, from the same answer the service gives.
   if (release === undefined) return 'applied';
   const followed = followedFromRow(job);
   const giveUpAtMs = deps.clock.nowMs() + input.base[job.type].giveUpMs;
-  input.track(async () => {
+  const requestId = delivery.jobRequestId;
+  input.collections.run(async () => {
     try {
-      await collect(deps, input.joins, followed, delivery.jobRequestId, status, giveUpAtMs);
+      // A failure that says too little is asked about once, as the poller would (the job is held already).
+      if (status === 'ask') await pollOnce(deps, input.joins, followed, requestId, giveUpAtMs);
+      else await settleStatus(deps, input.joins, followed, requestId, status, giveUpAtMs);
     } finally {
       release();
     }
@@ -93,12 +90,6 @@ function statusOf(delivery: SignedDelivery): RequestStatus | 'ask' | 'not-a-resu
   const failure = delivery.failure ?? {};
   if (failure.retryable === undefined || failure.refunded === undefined) return 'ask';
   return { status: 'error', rawStatus: 'error', ...failure };
-}
-
-async function collect(deps: RunDeps, joins: SplitJoins, job: FollowedJob, requestId: string, status: RequestStatus | 'ask', giveUpAtMs: number): Promise<void> {
-  const known = status === 'ask' ? await pollStatus(deps, job, requestId, giveUpAtMs) : status;
-  if (known === 'stopped' || known === 'unreachable') return;
-  await settleStatus(deps, joins, job, requestId, known, giveUpAtMs);
 }
 
 /**

@@ -4,6 +4,7 @@
  * receiver settles deliveries, and polling stays the safety net: a job not heard from within
  * `silenceMs` is asked about, jobs of earlier runs are asked about as before.
  */
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { ServiceRequest } from '../api/types.js';
 import type { JobType } from '../jobs/types.js';
 import { startReceiver, type Receiver, type Rejection, type WebhookSecret } from '../webhooks/receiver.js';
@@ -54,9 +55,8 @@ export async function openWebhookCompletion(deps: RunDeps, joins: SplitJoins, se
             delivery,
             tally,
             base,
-            hold: (id) => collections.hold(id),
+            collections,
             forget: (id) => hooks?.forget(id),
-            track: (work) => collections.run(work),
             recentlySent: () => performance.now() - lastSentMs < 2000,
           }),
       })
@@ -66,12 +66,11 @@ export async function openWebhookCompletion(deps: RunDeps, joins: SplitJoins, se
   secrets.unshift({ run, secret });
   if (receiver !== undefined) deps.emit({ kind: 'webhooks_listening', address: receiver.address, path });
 
-  const outstanding = async (jobId: string): Promise<boolean> => !collections.isHeld(jobId) && (await deps.ledger.getJob(jobId))?.state === 'submitted';
+  const submitted = async (jobId: string): Promise<boolean> => (await deps.ledger.getJob(jobId))?.state === 'submitted';
   const claim = async (jobId: string): Promise<(() => void) | undefined> => {
     const release = collections.hold(jobId);
-    if (release === undefined) return undefined;
-    if ((await deps.ledger.getJob(jobId))?.state === 'submitted') return release;
-    release();
+    if (release !== undefined && (await submitted(jobId))) return release;
+    release?.();
     return undefined;
   };
   return {
@@ -83,8 +82,10 @@ export async function openWebhookCompletion(deps: RunDeps, joins: SplitJoins, se
       void deps.ledger.noteWebhookRun(jobId, run).catch(() => undefined);
     },
     // A delivery may have settled it, or be collecting it, since it was queued: no call for it.
-    poll: async (job, requestId, giveUpAtMs) =>
-      (await outstanding(job.id)) ? pollOnce(deps, joins, job, requestId, giveUpAtMs, claim) : 'ended',
+    poll: async (job, requestId, giveUpAtMs) => {
+      if (collections.isHeld(job.id) || !(await submitted(job.id))) return 'ended';
+      return pollOnce(deps, joins, job, requestId, giveUpAtMs, claim);
+    },
     attach: (given) => {
       hooks = given;
     },
@@ -146,14 +147,12 @@ export function withRequestFields(request: ServiceRequest, fields: Record<string
 export class Collections {
   readonly #held = new Set<string>();
   readonly #tasks = new Set<Promise<void>>();
-  readonly #waiting: (() => void)[] = [];
-  readonly #limit: number;
+  readonly #limit: LimitFunction;
   readonly #onFailure: (error: unknown) => void;
-  #running = 0;
   #failure: unknown;
 
   constructor(limit: number, onFailure: (error: unknown) => void) {
-    this.#limit = limit;
+    this.#limit = pLimit(limit);
     this.#onFailure = onFailure;
   }
 
@@ -170,18 +169,7 @@ export class Collections {
 
   /** Runs `work` when a slot is free; its error is kept for drained() and told at once. */
   run(work: () => Promise<void>): void {
-    const task = (async () => {
-      // A slot freed goes straight to the next in line, so the bound holds.
-      if (this.#running < this.#limit) this.#running += 1;
-      else await new Promise<void>((resolve) => this.#waiting.push(resolve));
-      try {
-        await work();
-      } finally {
-        const next = this.#waiting.shift();
-        if (next === undefined) this.#running -= 1;
-        else next();
-      }
-    })().catch((error: unknown) => {
+    const task = this.#limit(work).catch((error: unknown) => {
       this.#failure ??= error;
       this.#onFailure(error);
     });
