@@ -27,11 +27,11 @@ export interface RunRates {
 }
 
 /**
- * Settled jobs a second, on what this run gained (never what the ledger's counts did: they go
- * down when in-doubt jobs are sent again), so never below zero.
+ * Jobs settled (or submits made) a second, on what this run gained (never what the ledger's
+ * counts did: they go down when in-doubt jobs are sent again), so never below zero.
  */
-export function settleRatePerS(settledGained: number, elapsedMs: number): number {
-  return Math.max(0, settledGained) / Math.max(1, elapsedMs / 1000) || 0;
+export function perSecond(gained: number, elapsedMs: number): number {
+  return Math.max(0, gained) / Math.max(1, elapsedMs / 1000) || 0;
 }
 
 /**
@@ -53,7 +53,7 @@ export function etaMs(input: EtaInput): number | undefined {
   const classesMs = Object.entries(toSend)
     .filter(([, n]) => (n ?? 0) > 0)
     .map(([type, n]) => pauseMs(`submit:${type as JobType}`) + estimateDuration({ [type]: n }, plan.limits, plan.name, 0).durationMs);
-  const ratePerS = following ? settleRatePerS(seen.settled, seen.elapsedMs) : settleRatePerS(seen.submitted, seen.elapsedMs);
+  const ratePerS = following ? perSecond(seen.settled, seen.elapsedMs) : perSecond(seen.submitted, seen.elapsedMs);
   const jobMs = following && ratePerS > 0 ? (Math.max(0, seen.submitted - seen.settled) / ratePerS) * 1000 : 0;
   const submitsMs = classesMs.length > 0 ? Math.max(...classesMs) + jobMs : 0;
   const pollsMs = following ? pauseMs('status') + estimateDuration({}, plan.limits, plan.name, input.leftJobs).durationMs : 0;
@@ -109,8 +109,8 @@ export class TimeLeft {
     const eta = etaMs({ nowMs, leftJobs, toSend: this.run.toSend, plan: this.plan, pausedUntil, following: this.following, seen });
     const sending = Object.values(this.run.toSend).some((n) => (n ?? 0) > 0);
     const rate: RateView = sending
-      ? { perS: settleRatePerS(seen.submitted, seen.elapsedMs), what: 'submits' }
-      : { perS: settleRatePerS(seen.settled, seen.elapsedMs), what: 'jobs' };
+      ? { perS: perSecond(seen.submitted, seen.elapsedMs), what: 'submits' }
+      : { perS: perSecond(seen.settled, seen.elapsedMs), what: 'jobs' };
     return { rate, pause: this.#pauseUnderWay(nowMs), etaMs: eta };
   }
 

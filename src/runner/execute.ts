@@ -83,8 +83,10 @@ type SendQuery = Omit<JobQuery, 'after' | 'limit' | 'types'>;
 /**
  * Submits the jobs a query selects, each endpoint class in a lane of its own (runner/lanes.ts)
  * on the run's shared workers; `send` resolves once every request id of them is committed,
- * since following starts from those. `planned`: the plan's count of submits still to send
- * holds the rows already; a retry pass's are added as they are taken.
+ * since following starts from those. `types`: only the kinds that have jobs to send, since a
+ * lane's first window would otherwise walk every row of the manifest for nothing. `planned`: the
+ * plan's count of submits still to send holds the rows already; a retry pass's are added as
+ * they are taken.
  */
 function submitter(
   deps: RunDeps,
@@ -101,8 +103,6 @@ function submitter(
     recordings.add(guarded);
   };
   return {
-    // Lanes only for the kinds that have jobs to send: a lane's first window would otherwise
-    // walk every row of the manifest for nothing.
     send: async (query, types, planned) => {
       // A row that came back not taken is pending from then on, whatever state it was read in.
       const requeued = new Set<string>();

@@ -94,7 +94,10 @@ async function nextOf<T>(items: AsyncIterator<T>): Promise<T | undefined> {
   return next.done === true ? undefined : next.value;
 }
 
-/** A count of free workers, shared by the lanes (at most one waiter a lane). */
+/**
+ * A count of free workers, shared by the lanes (at most one waiter a lane). Not p-limit: a lane
+ * must hold its place only until its signal aborts, and a queued p-limit call cannot leave.
+ */
 class Workers {
   #free: number;
   readonly #waiting: (() => void)[] = [];

@@ -28,10 +28,9 @@ export async function submitJob(
   deps: RunDeps,
   completion: Completion,
   job: SendableJob,
-  sending: { from: readonly ReservableState[]; stop: AbortSignal },
+  { from: allowFrom, stop }: { from: readonly ReservableState[]; stop: AbortSignal },
 ): Promise<SubmitOutcome> {
   const cls: PacedClass = `submit:${job.type}`;
-  const allowFrom = sending.from;
   const reserved = await deps.ledger.reserveForSubmit(job.id, deps.options.budgetMicro, allowFrom);
   if (reserved === 'over-budget') return { kind: 'over-budget' };
   // Another process changed it (only one run holds the lock, so this is a bug, or a person's edit).
@@ -40,7 +39,7 @@ export async function submitJob(
 
   let requestId: string;
   try {
-    requestId = await sendWithRetries(deps, completion.request(kindOf(job.type).submit(job)), job, { cls, stop: sending.stop });
+    requestId = await sendWithRetries(deps, completion.request(kindOf(job.type).submit(job)), job, { cls, stop });
   } catch (error) {
     return recordFailure(deps, job, error);
   }

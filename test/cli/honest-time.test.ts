@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clockTime, formatDuration, stamp, untilText } from '../../src/cli/clock.js';
-import { etaMs, settleRatePerS, TimeLeft } from '../../src/cli/eta.js';
+import { etaMs, perSecond, TimeLeft } from '../../src/cli/eta.js';
 import { describeEvent, pauseText } from '../../src/cli/event-text.js';
 import { pricingLine } from '../../src/cli/pricing-progress.js';
 import { formatRate, progressLine } from '../../src/cli/progress.js';
@@ -114,9 +114,9 @@ describe('the time left of a run', () => {
   });
 
   it('never has a negative rate, even when the counts went down (in-doubt jobs sent again)', () => {
-    expect(settleRatePerS(-3, 10_000)).toBe(0);
-    expect(settleRatePerS(0, 0)).toBe(0);
-    expect(settleRatePerS(6, 60_000)).toBe(0.1);
+    expect(perSecond(-3, 10_000)).toBe(0);
+    expect(perSecond(0, 0)).toBe(0);
+    expect(perSecond(6, 60_000)).toBe(0.1);
     expect(formatRate(-0.3)).toBe('0.0 jobs/s');
     expect(formatRate(0.08)).toBe('4.8 jobs/min');
     expect(formatRate(12)).toBe('12.0 jobs/s');
@@ -154,7 +154,7 @@ describe('the time left of a run', () => {
     const seen = { submitted: 1_207, settled: 1_204, elapsedMs: HOUR };
     const toSend = { txt2audio: 3_793 };
     const eta = etaMs({ nowMs: now, leftJobs: 3_796, toSend, plan: basic, pausedUntil: { 'submit:txt2audio': pause.untilMs }, following: true, seen });
-    const line = progressLine({ snap, total: 5_000, nowMs: now, rate: { perS: settleRatePerS(1_204, HOUR), what: 'jobs' }, etaMs: eta, pause, timeZone: NEW_YORK });
+    const line = progressLine({ snap, total: 5_000, nowMs: now, rate: { perS: perSecond(1_204, HOUR), what: 'jobs' }, etaMs: eta, pause, timeZone: NEW_YORK });
     expect(line).toBe(
       '1,204/5,000 done · 3 running · 3,793 pending · 0 failed · 0 in doubt · 0 skipped · spent $1.23 of $5.00 · 20.1 jobs/min · ' +
         'paused by the daily limit until 19:00 (in 3h42m) · ETA 18d01h',
