@@ -1,16 +1,15 @@
 import type { Argv } from 'yargs';
 import { ConfigError, UsageError } from '../../errors.js';
 import type { Simulator, SimOptions } from '../../sim/index.js';
-import { parseBudget, parseDecimal, parseWholeNumber } from '../options.js';
+import { DEFAULT_LISTEN, parseBudget, parseDecimal, parseListen, parseWholeNumber, PLAN_CHOICES } from '../options.js';
 import { logLine, writeStdout } from '../output.js';
 import { nextStopSignal } from '../signals.js';
-import { DEFAULT_LISTEN, parseListen } from '../webhook-options.js';
 
 /** The numeric options are read as typed: each is parsed by one function of options.ts, which quotes it back. */
 export function builder(y: Argv) {
   return y
     .option('port', { type: 'string', describe: 'port on 127.0.0.1 (default 0: a free one)' })
-    .option('plan', { choices: ['basic', 'premium', 'unlimited'] as const, default: 'premium' as const, describe: 'rate limits to enforce' })
+    .option('plan', { choices: PLAN_CHOICES, default: 'premium' as const, describe: 'rate limits to enforce' })
     .option('latency', { type: 'string', describe: 'ms added to every answer (default 0)' })
     .option('faults', { type: 'string', describe: 'fault spec, e.g. "503=0.1,500-after=0.05,reset-after=0.02,submit:html502=0.05"' })
     .option('seed', { type: 'string', describe: 'seed for faults and job outcomes (default 1)' })
