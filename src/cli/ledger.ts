@@ -8,8 +8,6 @@ import { LedgerLockedError, openSqliteLedger } from '../store/index.js';
 import type { Ledger, LedgerHandle, LockHolder, SqliteLedgerMode, TransitionLedger } from '../store/index.js';
 import type { Clock } from '../clock.js';
 
-export type ManifestPaths = ReturnType<typeof manifestPaths>;
-
 /**
  * Files that live beside a manifest `<dir>/<name>.yaml`: ledger, results folder, reports. A
  * ledger given with `--db` names the results folder and the reports instead (`--db x.mediabatch.db`:

@@ -201,37 +201,33 @@ function given(text: string): string {
 const DECIMAL = /^(\d+(\.\d*)?|\.\d+)$/;
 const WHOLE = /^\d+$/;
 
-/** A decimal number from `min` to `max` (spaces around it allowed), or undefined when absent. */
-export function parseDecimal(flag: string, value: unknown, range: { min: number; max?: number; expected: string }): number | undefined {
+/**
+ * A whole number (a decimal one with `decimal`) from `min` to `max`, spaces around it allowed;
+ * undefined when absent. `expected` says what was asked for, else the range does.
+ */
+export function parseNumber(
+  flag: string,
+  value: unknown,
+  range: { min: number; max?: number; decimal?: boolean; unit?: string; expected?: string },
+): number | undefined {
   const text = flagText(flag, value);
   if (text === undefined) return undefined;
-  const n = DECIMAL.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  const n = (range.decimal === true ? DECIMAL : WHOLE).test(text.trim()) ? Number(text.trim()) : Number.NaN;
   if (!(n >= range.min && n <= (range.max ?? Number.POSITIVE_INFINITY))) {
-    throw new UsageError(`${flag}: expected ${range.expected}, got ${given(text)}`);
-  }
-  return n;
-}
-
-/** A whole number from `min` to `max` (spaces around it allowed), or undefined when absent. */
-export function parseWholeNumber(flag: string, value: unknown, range: { min: number; max: number; unit?: string }): number | undefined {
-  const text = flagText(flag, value);
-  if (text === undefined) return undefined;
-  const n = WHOLE.test(text.trim()) ? Number(text.trim()) : Number.NaN;
-  if (!(n >= range.min && n <= range.max)) {
-    const what = range.unit === undefined ? 'a whole number' : `a whole number of ${range.unit}`;
-    throw new UsageError(`${flag}: expected ${what} from ${range.min} to ${range.max}, got ${given(text)}`);
+    const unit = range.unit === undefined ? '' : ` of ${range.unit}`;
+    throw new UsageError(`${flag}: expected ${range.expected ?? `a whole number${unit} from ${range.min} to ${range.max}`}, got ${given(text)}`);
   }
   return n;
 }
 
 /** `--budget`, MEDIABATCH_BUDGET or `--balance` (the label names which); undefined when not given. */
 export function parseBudget(value: unknown, label = '--budget'): number | undefined {
-  return parseDecimal(label, value, { min: 0, expected: 'a number of USD ≥ 0 (such as 25 or 12.50)' });
+  return parseNumber(label, value, { min: 0, decimal: true, expected: 'a number of USD ≥ 0 (such as 25 or 12.50)' });
 }
 
 /** `--concurrency` of run and estimate (or MEDIABATCH_CONCURRENCY); the runner's default when not given. */
 export function parseConcurrency(args: { concurrency?: string | undefined }): number | undefined {
-  return parseWholeNumber(optionLabel(args, 'concurrency'), args.concurrency, { min: 1, max: 64 });
+  return parseNumber(optionLabel(args, 'concurrency'), args.concurrency, { min: 1, max: 64 });
 }
 
 /** `--plan` or MEDIABATCH_PLAN, read as typed so that both are refused with the same words. */

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { etaMs, perSecond, TimeLeft } from '../../src/cli/eta.js';
 import { clockTime, describeEvent, formatDuration, pauseText, stamp, untilText } from '../../src/cli/event-text.js';
-import { formatRate, pricingLine, progressLine } from '../../src/cli/progress.js';
+import { etaMs, formatRate, perSecond, pricingLine, progressLine, TimeLeft } from '../../src/cli/progress.js';
 import { createRunProgress, limitsOf, type RunProgress } from '../../src/runner/index.js';
 
 const at = (iso: string): number => Date.parse(iso);

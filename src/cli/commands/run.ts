@@ -17,7 +17,7 @@ import { startProgress, type Progress } from '../progress.js';
 import { resumeHint, unjoinedLines } from '../resume-hint.js';
 import { runEventRecord, runPlanRecord, withRunLog, type LogFile, type RunLogEnd } from '../run-log.js';
 import { withWorkSession, type WorkSession } from '../session.js';
-import { installStopHandlers, type InFlightWait } from '../signals.js';
+import { installStopHandlers } from '../signals.js';
 
 const MIB = 1024 * 1024;
 const DEFAULT_MAX_RESULT_MB = runner.DEFAULT_MAX_RESULT_BYTES / MIB;
@@ -49,7 +49,7 @@ export function builder(y: Argv) {
 /** The runner's options from the command line, each checked before anything is opened. */
 function runOptions(args: RunArgs) {
   const whole = (option: string, range: { min: number; max: number; unit: string }) =>
-    options.parseWholeNumber(options.optionLabel(args, option), args[option as keyof RunArgs], range);
+    options.parseNumber(options.optionLabel(args, option), args[option as keyof RunArgs], range);
   const pollMs = whole('poll-ms', { min: 10, max: 600_000, unit: 'milliseconds' });
   const maxResultMb = whole('max-result-mb', { min: 1, max: 10_240, unit: 'megabytes' }) ?? DEFAULT_MAX_RESULT_MB;
   return {
@@ -91,7 +91,8 @@ async function runWithDisplay(
   const { log } = display;
   const { argv, clock } = context;
   const inFlight: InFlight = { submits: 0, uploads: 0 };
-  const stopControl = installStopHandlers(logLine, waitFor(inFlight), (signal, forced) => log?.write({ event: 'signal', signal, forced }));
+  const timeoutsMs = { request: DEFAULT_REQUEST_TIMEOUT_MS, upload: DEFAULT_UPLOAD_TIMEOUT_MS };
+  const stopControl = installStopHandlers(inFlight, timeoutsMs, (signal, forced) => log?.write({ event: 'signal', signal, forced }));
   let shown: Progress | undefined;
   let ran: Awaited<ReturnType<typeof runner.run>>;
   try {
@@ -172,17 +173,4 @@ async function runWithDisplay(
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   const allDone = ran.picked === undefined ? (counts['done'] ?? 0) === total : ran.picked.done === ran.picked.jobs;
   return allDone ? ExitCode.ok : ExitCode.incomplete;
-}
-
-/** A stop waits for submits in flight; each answers (or fails) within the client's timeout for its kind. */
-function waitFor(inFlight: InFlight): InFlightWait {
-  return {
-    count: () => inFlight.submits,
-    get answerWithinMs() {
-      return inFlight.uploads > 0 ? DEFAULT_UPLOAD_TIMEOUT_MS : DEFAULT_REQUEST_TIMEOUT_MS;
-    },
-    get bound() {
-      return inFlight.uploads > 0 ? 'the timeout of video submits, which upload images' : 'the request timeout';
-    },
-  };
 }

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { ConfigError, UsageError } from '../../errors.js';
 import type { Simulator, SimOptions } from '../../sim/index.js';
-import { DEFAULT_LISTEN, parseBudget, parseDecimal, parseListen, parseWholeNumber, PLAN_CHOICES } from '../options.js';
+import { DEFAULT_LISTEN, parseBudget, parseListen, parseNumber, PLAN_CHOICES } from '../options.js';
 import { logLine, writeStdout } from '../output.js';
 import { nextStopSignal } from '../signals.js';
 
@@ -38,12 +38,12 @@ export async function handler(args: SimArgs): Promise<number> {
 /** Every option checked before the simulator starts: a bad value is a usage error naming it. */
 async function simOptions(args: SimArgs): Promise<SimOptions & { port: number }> {
   const options = {
-    port: parseWholeNumber('--port', args.port, { min: 0, max: 65_535 }) ?? 0,
+    port: parseNumber('--port', args.port, { min: 0, max: 65_535 }) ?? 0,
     plan: args.plan,
-    latencyMs: parseWholeNumber('--latency', args.latency, { min: 0, max: 600_000, unit: 'milliseconds' }) ?? 0,
+    latencyMs: parseNumber('--latency', args.latency, { min: 0, max: 600_000, unit: 'milliseconds' }) ?? 0,
     faults: args.faults,
-    seed: parseWholeNumber('--seed', args.seed, { min: 0, max: 0xffff_ffff }) ?? 1,
-    jobErrorRate: parseDecimal('--job-error-rate', args['job-error-rate'], { min: 0, max: 1, expected: 'a share from 0 to 1 (such as 0.1)' }) ?? 0,
+    seed: parseNumber('--seed', args.seed, { min: 0, max: 0xffff_ffff }) ?? 1,
+    jobErrorRate: parseNumber('--job-error-rate', args['job-error-rate'], { min: 0, max: 1, decimal: true, expected: 'a share from 0 to 1 (such as 0.1)' }) ?? 0,
     balanceUsd: parseBudget(args.balance, '--balance') ?? 1000,
     pricing: args.pricing,
     webhookTarget: args.webhooks === undefined ? undefined : webhookTarget(args.webhooks),
