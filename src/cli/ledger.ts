@@ -72,7 +72,11 @@ export function openLedgerFor(file: string, mode: SqliteLedgerMode, clock?: Cloc
  * `report`): never created (none yet is a usage error, exit 2), opened read-only, refused for
  * another manifest, and closed however `work` ends.
  */
-export async function withLedgerToRead<T>(manifestArg: string, dbArg: string | undefined, work: (ledger: Ledger) => Promise<T>): Promise<T> {
+export async function withLedgerToRead<T>(
+  manifestArg: string,
+  dbArg: string | undefined,
+  work: (ledger: Ledger) => Promise<T>,
+): Promise<T> {
   const paths = manifestPaths(manifestArg, dbArg);
   if (!existsSync(paths.db)) {
     throw new UsageError(`no ledger at ${paths.db}: nothing has been run for ${manifestArg} yet (or pass --db PATH)`);

@@ -23,12 +23,12 @@ type Sourced = { [SOURCES]?: Partial<Record<string, string>> };
  * profile must never pay for a job twice or send files the command line did not allow.
  * `MEDIABATCH_BASE_URL` is read by resolveBaseUrl (session.ts), with the same precedence.
  */
-export function withEnvOptions<T, K extends string>(argv: Argv<T>, described: Record<K, string>): Argv<T & { [key in K]?: string }> {
+export function withEnvOptions<T, K extends string>(argv: Argv<T>, described: Record<K, string>) {
   const options = Object.keys(described) as K[];
   for (const option of options) {
     argv.option(option, { type: 'string', describe: described[option].replace('{env}', `env ${envName(option)}`) });
   }
-  return argv.middleware(envOptions(options, process.env)) as Argv<T & { [key in K]?: string }>;
+  return argv.middleware(envOptions(options, process.env)) as Argv<T & Partial<Record<K, string>>>;
 }
 
 /**
@@ -103,11 +103,12 @@ export function withWorkOptions<T>(argv: Argv<T>, command: 'run' | 'estimate') {
       ? 'generate these done or failed jobs again, on purpose (priced and budgeted; an earlier result is kept beside the new one)'
       : 'count these done or failed jobs as generated again (priced and budgeted as run --redo would)';
   const plans = PLAN_CHOICES.join(', ');
+  const forEstimate = command === 'run' ? '' : ', for the duration estimate';
   const base = withSharedOptions(argv).positional('manifest', { type: 'string', demandOption: true });
   return withEnvOptions(base, {
     budget: 'cap on the whole spend for this manifest, in USD ({env}; overrides the manifest)',
     plan: `pace requests for this account plan: ${plans} ({env}; default premium, unlimited under --sim)`,
-    concurrency: `submits in flight at once${command === 'run' ? '' : ', for the duration estimate'} ({env}; default 8)`,
+    concurrency: `submits in flight at once${forEstimate} ({env}; default 8)`,
   })
     .option('allow-outside-files', OUTSIDE_FILES_OPTION)
     .option('only', {
@@ -139,7 +140,7 @@ export function withFormatOption<T, F extends OutputFormat>(argv: Argv<T>, forma
 }
 
 /** The format asked for (a table by default); `--json` with another `--format` is two answers to one question. */
-export function resolveFormat<F extends OutputFormat>(args: { json: boolean; format?: F | undefined }): F | 'table' | 'json' {
+export function resolveFormat<F extends OutputFormat>(args: { json: boolean; format?: F }): F | 'table' | 'json' {
   if (args.json && args.format !== undefined && args.format !== 'json') {
     throw new UsageError(`--json and --format ${args.format} ask for two different outputs; give one (--json is --format json)`);
   }
@@ -215,7 +216,8 @@ export function parseNumber(
   const n = (range.decimal === true ? DECIMAL : WHOLE).test(text.trim()) ? Number(text.trim()) : Number.NaN;
   if (!(n >= range.min && n <= (range.max ?? Number.POSITIVE_INFINITY))) {
     const unit = range.unit === undefined ? '' : ` of ${range.unit}`;
-    throw new UsageError(`${flag}: expected ${range.expected ?? `a whole number${unit} from ${range.min} to ${range.max}`}, got ${given(text)}`);
+    const expected = range.expected ?? `a whole number${unit} from ${range.min} to ${range.max}`;
+    throw new UsageError(`${flag}: expected ${expected}, got ${given(text)}`);
   }
   return n;
 }
@@ -244,7 +246,7 @@ export const DEFAULT_LISTEN = '127.0.0.1:8787';
 const MAX_URL_CHARS = 2048;
 
 /** The run's webhook settings from the flags, else the environment; undefined: follow by polling. */
-export function webhookSettings(args: { 'webhook-url'?: string | undefined; listen?: string | undefined }, env: NodeJS.ProcessEnv): WebhookSettings | undefined {
+export function webhookSettings(args: { 'webhook-url'?: string; listen?: string }, env: NodeJS.ProcessEnv): WebhookSettings | undefined {
   const [urlFrom, urlText] = args['webhook-url'] !== undefined ? ['--webhook-url', args['webhook-url']] : ['MEDIABATCH_WEBHOOK_URL', env['MEDIABATCH_WEBHOOK_URL']];
   const [listenFrom, listenText] = args.listen !== undefined ? ['--listen', args.listen] : ['MEDIABATCH_LISTEN', env['MEDIABATCH_LISTEN']];
   if (urlText === undefined || urlText === '') {

@@ -46,7 +46,13 @@ export function startPricingTicker(options: {
 }
 
 /** `pricing: 3/7 price calls answered; waiting for the price pace (Basic: 50/min, 200/day)` */
-export function pricingLine(progress: PricingProgress, plan: PlanPace, pause: Pause | undefined, nowMs: number, timeZone?: string): string {
+export function pricingLine(
+  progress: PricingProgress,
+  plan: PlanPace,
+  pause: Pause | undefined,
+  nowMs: number,
+  timeZone?: string,
+): string {
   if (progress.planned === 0) {
     const read = progress.jobsRead === 0 ? '' : ` (${progress.jobsRead.toLocaleString('en-US')} jobs read so far)`;
     return `preparing: checking the manifest with the service before pricing it${read}; no price call yet`;

@@ -3,6 +3,7 @@
  * money is in decimal dollars; no token or secret is ever among them (none reaches this code).
  */
 import { close, closeSync, constants, fstatSync, mkdirSync, openSync, write, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
 import { terminalSafeJson } from '../control-chars.js';
@@ -127,6 +128,8 @@ export type LogRecord = { event: string } & Record<string, unknown>;
 /** Lines waiting for a slow disk beyond this are dropped (and said once): the run matters more than its log. */
 const MAX_PENDING_BYTES = 32 * 1024 * 1024;
 
+const writeToFile = promisify(write);
+
 /**
  * A log file opened for appending (a resumed run adds to the same file; so may two runs at once,
  * a line each at a time), its folder created. Throws a LocalIoError (exit 4) when it cannot, so a
@@ -139,11 +142,11 @@ export class LogFile {
   #pendingBytes = 0;
   /** The batch handed to the thread pool, and the file's size before it: at exit, whether it landed. */
   #inFlight: { buffer: Buffer; sizeBefore: number } | undefined;
-  #writing = false;
+  /** Set while batches are being written; lines that come meanwhile make the next one. */
+  #writing: Promise<void> | undefined;
   #failed = false;
   #closed = false;
   #dropped = 0;
-  readonly #idle: (() => void)[] = [];
   readonly #fd: number;
   readonly #atExit = (): void => this.#flushSync();
 
@@ -159,58 +162,50 @@ export class LogFile {
   /** Appends the record as one JSON line with `at` (ISO 8601, UTC). Never waits, never throws. */
   write(record: LogRecord): void {
     if (this.#failed || this.#closed) return;
-    const line = `${terminalSafeJson({ at: this.#nowIso(), ...record })}\n`;
+    const line = this.#line(record);
     if (this.#pendingBytes + line.length > MAX_PENDING_BYTES) {
       if (this.#dropped++ === 0) this.warn(`--log-file ${this.path}: the disk is not keeping up; lines are dropped until it does`);
       return;
     }
-    if (this.#dropped > 0) this.#pending.push(`${terminalSafeJson({ at: this.#nowIso(), event: 'log_lines_dropped', count: this.#dropped })}\n`);
+    if (this.#dropped > 0) this.#pending.push(this.#line({ event: 'log_lines_dropped', count: this.#dropped }));
     this.#dropped = 0;
     this.#pending.push(line);
     this.#pendingBytes += line.length;
-    if (!this.#writing) this.#next();
+    this.#writing ??= this.#writeBatches();
   }
 
-  #nowIso(): string {
-    return new Date(this.clock.nowMs()).toISOString();
+  #line(record: LogRecord): string {
+    return `${terminalSafeJson({ at: new Date(this.clock.nowMs()).toISOString(), ...record })}\n`;
   }
 
   /** Writes what is left, then closes the file. */
   async close(): Promise<void> {
-    if (this.#writing) await new Promise<void>((resolve) => this.#idle.push(resolve));
+    await this.#writing;
     if (this.#closed) return;
     this.#closed = true;
     process.off('exit', this.#atExit);
     await new Promise<void>((resolve) => close(this.#fd, () => resolve()));
   }
 
-  /** Writes what waits as one batch; lines that come meanwhile make the next one. */
-  #next(): void {
-    if (this.#failed || this.#pending.length === 0) {
-      this.#writing = false;
-      for (const resolve of this.#idle.splice(0)) resolve();
-      return;
-    }
-    this.#writing = true;
-    const buffer = Buffer.from(this.#pending.join(''));
-    this.#pending = [];
-    this.#pendingBytes = 0;
-    this.#writeAll(buffer);
-  }
-
-  #writeAll(buffer: Buffer): void {
-    this.#inFlight = { buffer, sizeBefore: sizeOf(this.#fd) };
-    write(this.#fd, buffer, 0, buffer.length, null, (error, written) => {
-      this.#inFlight = undefined;
-      if (error) {
+  async #writeBatches(): Promise<void> {
+    while (!this.#failed && this.#pending.length > 0) {
+      let rest = Buffer.from(this.#pending.join(''));
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      try {
+        while (rest.length > 0) {
+          this.#inFlight = { buffer: rest, sizeBefore: sizeOf(this.#fd) };
+          rest = rest.subarray((await writeToFile(this.#fd, rest, 0, rest.length, null)).bytesWritten);
+        }
+      } catch (error) {
         this.#failed = true;
         this.#pending = [];
-        this.warn(`--log-file ${this.path}: cannot write it (${error.code ?? error.message}); the run goes on without its log`);
-      } else if (written < buffer.length) {
-        return this.#writeAll(buffer.subarray(written));
+        const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        this.warn(`--log-file ${this.path}: cannot write it (${code}); the run goes on without its log`);
       }
-      this.#next();
-    });
+      this.#inFlight = undefined;
+    }
+    this.#writing = undefined;
   }
 
   /**

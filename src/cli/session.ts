@@ -165,7 +165,7 @@ async function openWorkSession(args: WorkArgs, options: { command: string; run: 
       budgetMicro,
       progress,
       ticker,
-      /** Given the error that ended the command: a ledger this session created for a manifest found invalid goes too. */
+      /** Given the error that ended the command: a ledger created for a manifest found invalid goes too. */
       close: async (error?: unknown) => {
         await service.close();
         // Releases the run lock once every change asked for is committed.

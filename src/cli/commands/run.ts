@@ -76,7 +76,8 @@ export async function handler(args: RunArgs, context: CommandContext): Promise<n
     // Before the ledger is opened (which would create an empty one) as well as after, in run().
     if (!existsSync(paths.db)) runner.refuseLostLedger(paths);
     const work = { command: 'run', run: true, clock: context.clock };
-    return withWorkSession(args, work, (session) => runWithDisplay(session, asked, { json: args.json, log, end }, context));
+    const display = { json: args.json, log, end };
+    return withWorkSession(args, work, (session) => runWithDisplay(session, asked, display, context));
   }, context.clock);
 }
 
@@ -92,7 +93,8 @@ async function runWithDisplay(
   const { argv, clock } = context;
   const inFlight: InFlight = { submits: 0, uploads: 0 };
   const timeoutsMs = { request: DEFAULT_REQUEST_TIMEOUT_MS, upload: DEFAULT_UPLOAD_TIMEOUT_MS };
-  const stopControl = installStopHandlers(inFlight, timeoutsMs, (signal, forced) => log?.write({ event: 'signal', signal, forced }));
+  const onStop = (signal: NodeJS.Signals, forced: boolean): void => log?.write({ event: 'signal', signal, forced });
+  const stopControl = installStopHandlers(inFlight, timeoutsMs, onStop);
   let shown: Progress | undefined;
   let ran: Awaited<ReturnType<typeof runner.run>>;
   try {
@@ -121,7 +123,8 @@ async function runWithDisplay(
         ticker.stop();
         log?.write(runPlanRecord(runPlan, total, planName));
         const snapshot = async () => ({ counts: await ledger.countsByState('report'), spentMicro: await ledger.spentMicro(), budgetMicro });
-        shown = await startProgress({ snapshot, total, plan: session.plan, run: session.progress, clock, following: !asked.noWait });
+        const following = !asked.noWait;
+        shown = await startProgress({ snapshot, total, plan: session.plan, run: session.progress, clock, following });
       },
     });
   } finally {

@@ -37,13 +37,14 @@ export async function handler(args: SimArgs): Promise<number> {
 
 /** Every option checked before the simulator starts: a bad value is a usage error naming it. */
 async function simOptions(args: SimArgs): Promise<SimOptions & { port: number }> {
+  const share = 'a share from 0 to 1 (such as 0.1)';
   const options = {
     port: parseNumber('--port', args.port, { min: 0, max: 65_535 }) ?? 0,
     plan: args.plan,
     latencyMs: parseNumber('--latency', args.latency, { min: 0, max: 600_000, unit: 'milliseconds' }) ?? 0,
     faults: args.faults,
     seed: parseNumber('--seed', args.seed, { min: 0, max: 0xffff_ffff }) ?? 1,
-    jobErrorRate: parseNumber('--job-error-rate', args['job-error-rate'], { min: 0, max: 1, decimal: true, expected: 'a share from 0 to 1 (such as 0.1)' }) ?? 0,
+    jobErrorRate: parseNumber('--job-error-rate', args['job-error-rate'], { min: 0, max: 1, decimal: true, expected: share }) ?? 0,
     balanceUsd: parseBudget(args.balance, '--balance') ?? 1000,
     pricing: args.pricing,
     webhookTarget: args.webhooks === undefined ? undefined : webhookTarget(args.webhooks),
