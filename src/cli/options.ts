@@ -1,4 +1,4 @@
-import type { Argv, MiddlewareFunction } from 'yargs';
+import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
 import type { Selection, WebhookSettings } from '../runner/index.js';
 
@@ -22,35 +22,24 @@ type Sourced = { [SOURCES]?: Partial<Record<string, string>> };
  * (`--resubmit-in-doubt`, `--partial`, `--allow-outside-files`): a variable set long ago in a
  * profile must never pay for a job twice or send files the command line did not allow.
  * `MEDIABATCH_BASE_URL` is read by resolveBaseUrl (session.ts), with the same precedence.
+ * The variable's text is taken as typed, after yargs checked the flags, and checked by the same
+ * parser as the flag's, whose message then names the variable.
  */
 export function withEnvOptions<T, K extends string>(argv: Argv<T>, described: Record<K, string>) {
   const options = Object.keys(described) as K[];
   for (const option of options) {
     argv.option(option, { type: 'string', describe: described[option].replace('{env}', `env ${envName(option)}`) });
   }
-  return argv.middleware(envOptions(options, process.env)) as Argv<T & Partial<Record<K, string>>>;
-}
-
-/**
- * Middleware (run after yargs checked the flags): each of `options` not given as a flag takes its
- * variable's text, as typed, and remembers where it came from. Every such option is read as a
- * string and checked by one parser below, the same for the flag and the variable, whose message
- * then names the variable.
- */
-function envOptions(options: readonly string[], env: NodeJS.ProcessEnv): MiddlewareFunction {
-  return (argv) => {
-    const record = argv as Record<string, unknown> & Sourced;
-    const sources: Partial<Record<string, string>> = {};
+  return argv.middleware((parsed) => {
+    const record = parsed as Record<string, unknown> & Sourced;
     for (const option of options) {
       const name = envName(option);
-      const value = env[name];
-      if (record[option] !== undefined || value === undefined) continue;
-      record[option] = value;
-      sources[option] = name;
+      if (record[option] !== undefined || process.env[name] === undefined) continue;
+      record[option] = process.env[name];
+      // Several option groups add their own middleware: each adds to what the others found.
+      record[SOURCES] = { ...record[SOURCES], [option]: name };
     }
-    // Several option groups add their own middleware: each adds to what the others found.
-    record[SOURCES] = { ...record[SOURCES], ...sources };
-  };
+  }) as Argv<T & Partial<Record<K, string>>>;
 }
 
 /** What a message calls an option: `MEDIABATCH_BUDGET` when the variable gave it, else `--budget`. */
