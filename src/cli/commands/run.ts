@@ -39,10 +39,10 @@ export function builder(y: Argv) {
     .option('partial', { type: 'boolean', default: false, describe: 'over budget: send what fits in manifest order, skip the rest' })
     .option('log-file', { type: 'string', describe: 'append every event to this file as JSON Lines (env MEDIABATCH_LOG_FILE)' });
   return options.withEnvOptions(base, {
-      out: 'results folder ({env}; default: <manifest>.out/ beside the manifest)',
-      'poll-ms': "first status poll after MS for every kind, backing off to 6×MS ({env}; default: the service's pace, 1.5 s audio, 5 s video)",
-      'max-result-mb': `refuse (and collect on a later run) results larger than this many megabytes ({env}; default ${DEFAULT_MAX_RESULT_MB})`,
-      retries: `send a job that failed at the service, retryable and refunded, again within this run, up to N more times ({env}; default ${runner.DEFAULT_RETRY_FAILED}; 0: leave it failed)`,
+    out: 'results folder ({env}; default: <manifest>.out/ beside the manifest)',
+    'poll-ms': "first status poll after MS for every kind, backing off to 6×MS ({env}; default: the service's pace, 1.5 s audio, 5 s video)",
+    'max-result-mb': `refuse (and collect on a later run) results larger than this many megabytes ({env}; default ${DEFAULT_MAX_RESULT_MB})`,
+    retries: `send a job that failed at the service, retryable and refunded, again within this run, up to N more times ({env}; default ${runner.DEFAULT_RETRY_FAILED}; 0: leave it failed)`,
   });
 }
 
