@@ -8,8 +8,6 @@ import { LedgerLockedError, openSqliteLedger } from '../store/index.js';
 import type { Ledger, LedgerHandle, LockHolder, SqliteLedgerMode, TransitionLedger } from '../store/index.js';
 import type { Clock } from '../clock.js';
 
-export type ManifestPaths = ReturnType<typeof manifestPaths>;
-
 /**
  * Files that live beside a manifest `<dir>/<name>.yaml`: ledger, results folder, reports. A
  * ledger given with `--db` names the results folder and the reports instead (`--db x.mediabatch.db`:
@@ -70,10 +68,15 @@ export function openLedgerFor(file: string, mode: SqliteLedgerMode, clock?: Cloc
 }
 
 /**
- * The ledger of a manifest, for a command that only reads it (`status`, `log`): never created
- * (none yet is a usage error, exit 2), opened read-only, and refused for another manifest.
+ * Runs `work` on the ledger of a manifest, for a command that only reads it (`status`, `log`,
+ * `report`): never created (none yet is a usage error, exit 2), opened read-only, refused for
+ * another manifest, and closed however `work` ends.
  */
-export async function openLedgerToRead(manifestArg: string, dbArg: string | undefined): Promise<Ledger> {
+export async function withLedgerToRead<T>(
+  manifestArg: string,
+  dbArg: string | undefined,
+  work: (ledger: Ledger) => Promise<T>,
+): Promise<T> {
   const paths = manifestPaths(manifestArg, dbArg);
   if (!existsSync(paths.db)) {
     throw new UsageError(`no ledger at ${paths.db}: nothing has been run for ${manifestArg} yet (or pass --db PATH)`);
@@ -81,10 +84,9 @@ export async function openLedgerToRead(manifestArg: string, dbArg: string | unde
   const ledger = await openLedgerFor(paths.db, 'read-only');
   try {
     await claimLedger(ledger, paths.manifest);
-    return ledger;
-  } catch (error) {
+    return await work(ledger);
+  } finally {
     await ledger.close();
-    throw error;
   }
 }
 

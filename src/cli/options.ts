@@ -1,21 +1,11 @@
-import type { Argv, MiddlewareFunction } from 'yargs';
+import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
-import type { Selection } from '../runner/index.js';
-import { DEFAULT_BASE_URL } from './service.js';
+import type { Selection, WebhookSettings } from '../runner/index.js';
 
-/**
- * Options a `MEDIABATCH_<OPTION>` environment variable may give (`MEDIABATCH_BUDGET`,
- * `MEDIABATCH_POLL_MS`, …). Precedence: the flag, then the variable, then the manifest (budget),
- * then the default. Left out on purpose: the token (MEDIABATCH_TOKEN is its only variable, and
- * there is no flag for it), and the switches that spend or reach further than asked
- * (`--resubmit-in-doubt`, `--partial`, `--allow-outside-files`): a variable set long ago in a
- * profile must never pay for a job twice or send files the command line did not allow.
- * `MEDIABATCH_BASE_URL` is read by resolveBaseUrl (service.ts), with the same precedence.
- */
-type EnvOption = 'db' | 'budget' | 'plan' | 'concurrency' | 'out' | 'poll-ms' | 'max-result-mb' | 'retries';
+export const DEFAULT_BASE_URL = 'https://api.deapi.ai';
 
 /** `poll-ms` → `MEDIABATCH_POLL_MS`. */
-function envName(option: EnvOption): string {
+function envName(option: string): string {
   return `MEDIABATCH_${option.toUpperCase().replace(/-/g, '_')}`;
 }
 
@@ -25,25 +15,31 @@ const SOURCES = Symbol('mediabatch option sources');
 type Sourced = { [SOURCES]?: Partial<Record<string, string>> };
 
 /**
- * Middleware for a command's builder (run after yargs checked the flags): each of `options` not
- * given as a flag takes its variable's text, as typed, and remembers where it came from. Every
- * such option is read as a string and checked by one parser below, the same for the flag and the
- * variable, whose message then names the variable.
+ * String options a `MEDIABATCH_<OPTION>` variable may also give, each described with `{env}`
+ * standing for its variable's name. Precedence: the flag, then the variable, then the manifest
+ * (budget), then the default. Left out on purpose: the token (MEDIABATCH_TOKEN is its only
+ * variable, and there is no flag for it), and the switches that spend or reach further than asked
+ * (`--resubmit-in-doubt`, `--partial`, `--allow-outside-files`): a variable set long ago in a
+ * profile must never pay for a job twice or send files the command line did not allow.
+ * `MEDIABATCH_BASE_URL` is read by resolveBaseUrl (session.ts), with the same precedence.
+ * The variable's text is taken as typed, after yargs checked the flags, and checked by the same
+ * parser as the flag's, whose message then names the variable.
  */
-export function envOptions(options: readonly EnvOption[], env: NodeJS.ProcessEnv): MiddlewareFunction {
-  return (argv) => {
-    const record = argv as Record<string, unknown> & Sourced;
-    const sources: Partial<Record<string, string>> = {};
+export function withEnvOptions<T, K extends string>(argv: Argv<T>, described: Record<K, string>) {
+  const options = Object.keys(described) as K[];
+  for (const option of options) {
+    argv.option(option, { type: 'string', describe: described[option].replace('{env}', `env ${envName(option)}`) });
+  }
+  return argv.middleware((parsed) => {
+    const record = parsed as Record<string, unknown> & Sourced;
     for (const option of options) {
       const name = envName(option);
-      const value = env[name];
-      if (record[option] !== undefined || value === undefined) continue;
-      record[option] = value;
-      sources[option] = name;
+      if (record[option] !== undefined || process.env[name] === undefined) continue;
+      record[option] = process.env[name];
+      // Several option groups add their own middleware: each adds to what the others found.
+      record[SOURCES] = { ...record[SOURCES], [option]: name };
     }
-    // Several option groups add their own middleware: each adds to what the others found.
-    record[SOURCES] = { ...record[SOURCES], ...sources };
-  };
+  }) as Argv<T & Partial<Record<K, string>>>;
 }
 
 /** What a message calls an option: `MEDIABATCH_BUDGET` when the variable gave it, else `--budget`. */
@@ -51,22 +47,9 @@ export function optionLabel(args: object, option: string): string {
   return (args as Sourced)[SOURCES]?.[option] ?? `--${option}`;
 }
 
-/** For --help: where else the option may come from. */
-export function envHint(option: EnvOption): string {
-  return `env ${envName(option)}`;
-}
-
 /** The options every command shares (docs/commands.md, "Shared options"). */
-export interface SharedArgs {
-  'base-url'?: string | undefined;
-  'token-file'?: string | undefined;
-  db?: string | undefined;
-  json: boolean;
-  sim: boolean;
-}
-
-export function withSharedOptions<T>(argv: Argv<T>): Argv<T & SharedArgs> {
-  return argv
+export function withSharedOptions<T>(argv: Argv<T>) {
+  const base = argv
     .option('base-url', {
       type: 'string',
       describe: `service base URL (env MEDIABATCH_BASE_URL, default ${DEFAULT_BASE_URL})`,
@@ -74,59 +57,59 @@ export function withSharedOptions<T>(argv: Argv<T>): Argv<T & SharedArgs> {
     .option('token-file', {
       type: 'string',
       describe: 'read the API token from this file (else env MEDIABATCH_TOKEN)',
-    })
-    .option('db', { type: 'string', describe: `ledger file (${envHint('db')}; default: <manifest>.mediabatch.db beside the manifest)` })
+    });
+  return withEnvOptions(base, { db: 'ledger file ({env}; default: <manifest>.mediabatch.db beside the manifest)' })
     .option('json', { type: 'boolean', default: false, describe: 'one JSON document on stdout' })
     .option('sim', {
       type: 'boolean',
       default: false,
       describe: 'start the built-in simulator on a loopback port and use it (no token, no network)',
-    })
-    .middleware(envOptions(['db'], process.env)) as Argv<T & SharedArgs>;
+    });
 }
+
+export type SharedArgs = Awaited<ReturnType<typeof withSharedOptions<object>>['argv']>;
 
 /** For the commands that read a manifest's files: validate, estimate, run. */
-export interface ManifestFileArgs {
-  'allow-outside-files': boolean;
-}
-
-export function withManifestFileOptions<T>(argv: Argv<T>): Argv<T & ManifestFileArgs> {
-  return argv.option('allow-outside-files', {
-    type: 'boolean',
-    default: false,
-    describe: "let text_file and image paths point outside the manifest's folder (only for a manifest you trust)",
-  }) as Argv<T & ManifestFileArgs>;
-}
-
-/** As typed (flag or variable): parsed by parseBudget and parsePlan. */
-export interface PlanArgs {
-  plan?: string | undefined;
-  budget?: string | undefined;
-}
+export const OUTSIDE_FILES_OPTION = {
+  type: 'boolean',
+  default: false,
+  describe: "let text_file and image paths point outside the manifest's folder (only for a manifest you trust)",
+} as const;
 
 export const PLAN_CHOICES = ['basic', 'premium', 'unlimited'] as const;
 
-export function withPlanOptions<T>(argv: Argv<T>): Argv<T & PlanArgs> {
-  return argv
-    .option('budget', {
+/**
+ * What estimate and run share: the manifest and its files, the budget and plan, the selection
+ * (`--only`, `--tag`, `--redo`) and the concurrency. The selection flags are repeatable rather
+ * than greedy lists, so nothing after them is taken for a value (the manifest may come last); ids
+ * never hold a comma, so `--only` and `--redo` also take comma lists, which is how a shell pastes
+ * many of them: `--only "$(mediabatch status book.yaml --state failed --format ids | paste -sd, -)"`.
+ */
+export function withWorkOptions<T>(argv: Argv<T>, command: 'run' | 'estimate') {
+  const verb = command === 'run' ? 'send' : 'count as to send';
+  const redo =
+    command === 'run'
+      ? 'generate these done or failed jobs again, on purpose (priced and budgeted; an earlier result is kept beside the new one)'
+      : 'count these done or failed jobs as generated again (priced and budgeted as run --redo would)';
+  const plans = PLAN_CHOICES.join(', ');
+  const forEstimate = command === 'run' ? '' : ', for the duration estimate';
+  const base = withSharedOptions(argv).positional('manifest', { type: 'string', demandOption: true });
+  return withEnvOptions(base, {
+    budget: 'cap on the whole spend for this manifest, in USD ({env}; overrides the manifest)',
+    plan: `pace requests for this account plan: ${plans} ({env}; default premium, unlimited under --sim)`,
+    concurrency: `submits in flight at once${forEstimate} ({env}; default 8)`,
+  })
+    .option('allow-outside-files', OUTSIDE_FILES_OPTION)
+    .option('only', {
       type: 'string',
-      describe: `cap on the whole spend for this manifest, in USD (${envHint('budget')}; overrides the manifest)`,
+      describe: `${verb} only jobs whose id matches: an id, or a glob with * ? [...] ("ch-0*"); repeatable, or a comma list`,
     })
-    .option('plan', {
-      type: 'string',
-      describe: `pace requests for this account plan: ${PLAN_CHOICES.join(', ')} (${envHint('plan')}; default premium, unlimited under --sim)`,
-    })
-    .middleware(envOptions(['budget', 'plan'], process.env)) as Argv<T & PlanArgs>;
+    .option('tag', { type: 'string', describe: `${verb} only jobs carrying this tag (any of them, when repeated)` })
+    .option('redo', { type: 'string', describe: `${redo}; repeatable, or a comma list` });
 }
 
 /** What a report command prints on stdout; its files are written whatever is chosen. */
 export type OutputFormat = 'table' | 'json' | 'csv' | 'md' | 'ids' | 'jsonl';
-
-/** `--json` is `--format json`, and a table is the default. */
-export interface FormatArgs<F extends OutputFormat = OutputFormat> {
-  json: boolean;
-  format?: F | undefined;
-}
 
 /** How --help names each format; `csv` is said by the command. */
 const SAID: Record<Exclude<OutputFormat, 'csv'>, string> = {
@@ -137,11 +120,7 @@ const SAID: Record<Exclude<OutputFormat, 'csv'>, string> = {
   jsonl: 'jsonl (one job a line, as the json document lists it)',
 };
 
-export function withFormatOption<T, F extends OutputFormat>(
-  argv: Argv<T>,
-  formats: readonly F[],
-  csvIs: string,
-): Argv<T & { format?: F | undefined }> {
+export function withFormatOption<T, F extends OutputFormat>(argv: Argv<T>, formats: readonly F[], csvIs: string) {
   const said = formats.map((format) => (format === 'csv' ? `csv (${csvIs})` : SAID[format as Exclude<OutputFormat, 'csv'>]));
   return argv.option('format', {
     choices: formats,
@@ -149,8 +128,8 @@ export function withFormatOption<T, F extends OutputFormat>(
   }) as Argv<T & { format?: F | undefined }>;
 }
 
-/** The format asked for; `--json` with another `--format` is two answers to one question. */
-export function resolveFormat<F extends OutputFormat>(args: FormatArgs<F>): F | 'table' | 'json' {
+/** The format asked for (a table by default); `--json` with another `--format` is two answers to one question. */
+export function resolveFormat<F extends OutputFormat>(args: { json: boolean; format?: F }): F | 'table' | 'json' {
   if (args.json && args.format !== undefined && args.format !== 'json') {
     throw new UsageError(`--json and --format ${args.format} ask for two different outputs; give one (--json is --format json)`);
   }
@@ -160,35 +139,8 @@ export function resolveFormat<F extends OutputFormat>(args: FormatArgs<F>): F | 
 /** A flag given once is a string; given again, yargs makes the values a list. */
 type Repeated = string | string[] | undefined;
 
-export interface SelectionArgs {
-  only?: Repeated;
-  tag?: Repeated;
-  redo?: Repeated;
-}
-
-/**
- * `--only`, `--tag` and `--redo` of run and estimate. Repeatable rather than greedy lists, so
- * nothing after them is taken for a value (the manifest may come last); ids never hold a comma,
- * so `--only` and `--redo` also take comma lists, which is how a shell pastes many of them:
- * `--only "$(mediabatch status book.yaml --state failed --format ids | paste -sd, -)"`.
- */
-export function withSelectionOptions<T>(argv: Argv<T>, command: 'run' | 'estimate'): Argv<T & SelectionArgs> {
-  const verb = command === 'run' ? 'send' : 'count as to send';
-  const redo =
-    command === 'run'
-      ? 'generate these done or failed jobs again, on purpose (priced and budgeted; an earlier result is kept beside the new one)'
-      : 'count these done or failed jobs as generated again (priced and budgeted as run --redo would)';
-  return argv
-    .option('only', {
-      type: 'string',
-      describe: `${verb} only jobs whose id matches: an id, or a glob with * ? [...] ("ch-0*"); repeatable, or a comma list`,
-    })
-    .option('tag', { type: 'string', describe: `${verb} only jobs carrying this tag (any of them, when repeated)` })
-    .option('redo', { type: 'string', describe: `${redo}; repeatable, or a comma list` }) as Argv<T & SelectionArgs>;
-}
-
 /** The selection the flags ask for; an empty value is refused (it would pick nothing, or everything). */
-export function parseSelection(args: SelectionArgs): Selection {
+export function parseSelection(args: { only?: Repeated; tag?: Repeated; redo?: Repeated }): Selection {
   const only = values('--only', args.only, true);
   const tags = values('--tag', args.tag, false);
   const redo = values('--redo', args.redo, true);
@@ -199,11 +151,16 @@ export function parseSelection(args: SelectionArgs): Selection {
   return { only, tags, redo };
 }
 
-function values(flag: string, given: Repeated, commas: boolean): string[] {
+/** Every value of a repeated flag, split at commas when `commas` and then trimmed (ids never hold spaces). */
+export function commaList(given: Repeated, commas = true): string[] {
   if (given === undefined) return [];
   const all = (Array.isArray(given) ? given : [given]).flatMap((value) => (commas ? String(value).split(',') : [String(value)]));
-  // Ids never hold spaces: ` a, b` is two ids. A tag is taken as typed.
-  const kept = commas ? all.map((value) => value.trim()) : all;
+  return commas ? all.map((value) => value.trim()) : all;
+}
+
+function values(flag: string, given: Repeated, commas: boolean): string[] {
+  // A tag is taken as typed.
+  const kept = commaList(given, commas);
   if (kept.some((value) => value.trim() === '')) {
     const what = flag === '--tag' ? 'a tag' : flag === '--redo' ? 'an id' : 'an id or a glob such as "ch-0*"';
     throw new UsageError(`${flag}: expected ${what}, got an empty value${commas ? ' (or an empty item of a comma list)' : ''}`);
@@ -234,39 +191,34 @@ function given(text: string): string {
 const DECIMAL = /^(\d+(\.\d*)?|\.\d+)$/;
 const WHOLE = /^\d+$/;
 
-/** A decimal number from `min` to `max` (spaces around it allowed), or undefined when absent. */
-export function parseDecimal(flag: string, value: unknown, range: { min: number; max?: number; expected: string }): number | undefined {
+/**
+ * A whole number (a decimal one with `decimal`) from `min` to `max`, spaces around it allowed;
+ * undefined when absent. `expected` says what was asked for, else the range does.
+ */
+export function parseNumber(
+  flag: string,
+  value: unknown,
+  range: { min: number; max?: number; decimal?: boolean; unit?: string; expected?: string },
+): number | undefined {
   const text = flagText(flag, value);
   if (text === undefined) return undefined;
-  const n = DECIMAL.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  const n = (range.decimal === true ? DECIMAL : WHOLE).test(text.trim()) ? Number(text.trim()) : Number.NaN;
   if (!(n >= range.min && n <= (range.max ?? Number.POSITIVE_INFINITY))) {
-    throw new UsageError(`${flag}: expected ${range.expected}, got ${given(text)}`);
-  }
-  return n;
-}
-
-/** A whole number from `min` to `max` (spaces around it allowed), or undefined when absent. */
-export function parseWholeNumber(flag: string, value: unknown, range: { min: number; max: number; unit?: string }): number | undefined {
-  const text = flagText(flag, value);
-  if (text === undefined) return undefined;
-  const n = WHOLE.test(text.trim()) ? Number(text.trim()) : Number.NaN;
-  if (!(n >= range.min && n <= range.max)) {
-    const what = range.unit === undefined ? 'a whole number' : `a whole number of ${range.unit}`;
-    throw new UsageError(`${flag}: expected ${what} from ${range.min} to ${range.max}, got ${given(text)}`);
+    const unit = range.unit === undefined ? '' : ` of ${range.unit}`;
+    const expected = range.expected ?? `a whole number${unit} from ${range.min} to ${range.max}`;
+    throw new UsageError(`${flag}: expected ${expected}, got ${given(text)}`);
   }
   return n;
 }
 
 /** `--budget`, MEDIABATCH_BUDGET or `--balance` (the label names which); undefined when not given. */
 export function parseBudget(value: unknown, label = '--budget'): number | undefined {
-  return parseDecimal(label, value, { min: 0, expected: 'a number of USD ≥ 0 (such as 25 or 12.50)' });
+  return parseNumber(label, value, { min: 0, decimal: true, expected: 'a number of USD ≥ 0 (such as 25 or 12.50)' });
 }
 
-export const DEFAULT_CONCURRENCY = 8;
-
-/** `--concurrency` of run and estimate (or MEDIABATCH_CONCURRENCY): submits in flight at once. */
-export function parseConcurrency(args: { concurrency?: string | undefined }): number {
-  return parseWholeNumber(optionLabel(args, 'concurrency'), args.concurrency, { min: 1, max: 64 }) ?? DEFAULT_CONCURRENCY;
+/** `--concurrency` of run and estimate (or MEDIABATCH_CONCURRENCY); the runner's default when not given. */
+export function parseConcurrency(args: { concurrency?: string | undefined }): number | undefined {
+  return parseNumber(optionLabel(args, 'concurrency'), args.concurrency, { min: 1, max: 64 });
 }
 
 /** `--plan` or MEDIABATCH_PLAN, read as typed so that both are refused with the same words. */
@@ -276,4 +228,45 @@ export function parsePlan(label: string, value: unknown): (typeof PLAN_CHOICES)[
   const plan = PLAN_CHOICES.find((choice) => choice === text.trim());
   if (plan === undefined) throw new UsageError(`${label}: expected one of ${PLAN_CHOICES.map((c) => `"${c}"`).join(', ')}, got ${given(text)}`);
   return plan;
+}
+
+export const DEFAULT_LISTEN = '127.0.0.1:8787';
+/** The service takes a webhook URL of at most this many characters. */
+const MAX_URL_CHARS = 2048;
+
+/** The run's webhook settings from the flags, else the environment; undefined: follow by polling. */
+export function webhookSettings(args: { 'webhook-url'?: string; listen?: string }, env: NodeJS.ProcessEnv): WebhookSettings | undefined {
+  const [urlFrom, urlText] = args['webhook-url'] !== undefined ? ['--webhook-url', args['webhook-url']] : ['MEDIABATCH_WEBHOOK_URL', env['MEDIABATCH_WEBHOOK_URL']];
+  const [listenFrom, listenText] = args.listen !== undefined ? ['--listen', args.listen] : ['MEDIABATCH_LISTEN', env['MEDIABATCH_LISTEN']];
+  if (urlText === undefined || urlText === '') {
+    if (args.listen !== undefined) throw new UsageError('--listen: the webhook receiver listens only with --webhook-url URL (the public address the service posts to)');
+    return undefined;
+  }
+  return { url: parseWebhookUrl(urlFrom, urlText), listen: parseListen(listenFrom, listenText ?? DEFAULT_LISTEN) };
+}
+
+/** The service posts only to HTTPS addresses of at most 2048 characters: anything else is refused here, before a job is sent. */
+export function parseWebhookUrl(from: string, text: string): string {
+  const expected = `expected the public https:// address the service posts deliveries to (at most ${MAX_URL_CHARS} characters), such as https://hooks.example.com/mediabatch`;
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new UsageError(`${from}: ${expected}; got ${JSON.stringify(text)}, which is not a URL`);
+  }
+  if (url.protocol !== 'https:') throw new UsageError(`${from}: ${expected}; got a URL of scheme ${url.protocol.replace(/:$/, '')} (the service posts webhooks over HTTPS only)`);
+  if (url.href.length > MAX_URL_CHARS) throw new UsageError(`${from}: ${expected}; got ${url.href.length} characters`);
+  if (url.hash !== '') throw new UsageError(`${from}: ${expected}; got a URL with a #fragment, which never reaches a server`);
+  return url.href;
+}
+
+/** `HOST:PORT`, `[IPv6]:PORT`; port 0 takes a free one (the run prints which). */
+export function parseListen(from: string, text: string): { host: string; port: number } {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s[\]]+)):(\d{1,5})$/.exec(text.trim());
+  const port = Number(match?.[3]);
+  const host = match?.[1] ?? match?.[2];
+  if (match === null || host === undefined || !(port >= 0 && port <= 65_535)) {
+    throw new UsageError(`${from}: expected HOST:PORT for the webhook receiver, such as ${DEFAULT_LISTEN} (your proxy or tunnel forwards to it); got ${JSON.stringify(text)}`);
+  }
+  return { host, port };
 }

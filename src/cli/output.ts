@@ -1,4 +1,3 @@
-
 /**
  * A reader that goes away (`… | head -3`, a closed terminal or ssh session) makes the next write
  * to stdout or stderr fail (EPIPE, EIO) with an 'error' event that would end the process mid-run,
@@ -47,13 +46,9 @@ function drainedOrGone(stream: NodeJS.WriteStream): Promise<void> {
   });
 }
 
-export function writeJson(value: unknown): Promise<void> {
-  return writeStdout(JSON.stringify(value, null, 2));
-}
-
 /** A command's --json document: versioned, so scripts can tell a future change of shape. */
 export function writeJsonDocument(document: object): Promise<void> {
-  return writeJson({ schema_version: 1, ...document });
+  return writeStdout(JSON.stringify({ schema_version: 1, ...document }, null, 2));
 }
 
 /** The exit code of an unexpected internal error: a bug, reported with its stack on stderr. */

@@ -4,6 +4,7 @@
  * answer, so none becomes in doubt); the second forces the exit at once. Everything committed
  * to the ledger survives either way.
  */
+import type { InFlight } from '../runner/context.js';
 import { logLine } from './output.js';
 
 /** SIGHUP is a stop like the others: by default it would end the process with requests in flight. */
@@ -46,47 +47,44 @@ export function nextStopSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-/** What a stop waits for: submits in flight, each answered within `answerWithinMs` at most. */
-export interface InFlightWait {
-  count: () => number;
-  answerWithinMs: number;
-  /** Why that bound, e.g. "the request timeout". */
-  bound: string;
-}
-
 /** While a stop waits for answers, a short reminder at this interval: silence reads as a hang. */
 const REMINDER_MS = 10_000;
 
 const requests = (n: number): string => (n === 1 ? '1 request' : `${n} requests`);
 
 /**
- * `onStop` hears of each stop signal first (a log file records it); on the second one the
- * process exits right after it returns.
+ * A run's stop handlers. A stop waits for the submits in flight; each answers (or fails) within
+ * the client's timeout for its kind, the longer one when an upload is among them. `onStop` hears
+ * of each stop signal first (a log file records it); on the second one the process exits right
+ * after it returns.
  */
 export function installStopHandlers(
-  log: (line: string) => void,
-  inFlight?: InFlightWait,
-  onStop?: (name: NodeJS.Signals, forced: boolean) => void,
+  inFlight: InFlight,
+  timeoutsMs: { request: number; upload: number },
+  onStop: (name: NodeJS.Signals, forced: boolean) => void,
 ): { signal: AbortSignal; dispose(): void } {
   const restore = suspendExitNow();
   const controller = new AbortController();
   let reminder: NodeJS.Timeout | undefined;
   const onSignal = (name: NodeJS.Signals): void => {
-    const waiting = inFlight?.count() ?? 0;
-    onStop?.(name, controller.signal.aborted);
+    const waiting = inFlight.submits;
+    onStop(name, controller.signal.aborted);
     if (controller.signal.aborted) {
       const caught = waiting > 0 ? `${requests(waiting)} in flight become` : 'Jobs caught mid-submit become';
-      log(`${name} again: exiting now. ${caught} "in doubt" on the next run.`);
+      logLine(`${name} again: exiting now. ${caught} "in doubt" on the next run.`);
       process.exit(130);
     }
     const again = name === 'SIGINT' ? 'press Ctrl-C again' : `send ${name} again`;
     controller.abort(new Error(`stopped by ${name}`));
-    if (inFlight === undefined || waiting === 0) {
-      log(`${name}: stopping. Nothing more is sent; what is done is being recorded (${again} to force).`);
+    if (waiting === 0) {
+      logLine(`${name}: stopping. Nothing more is sent; what is done is being recorded (${again} to force).`);
       return;
     }
-    log(`${name}: stopping: waiting for ${requests(waiting)} in flight to answer (up to ${seconds(inFlight.answerWithinMs)} s, ${inFlight.bound}); ${again} to force: they would become in doubt.`);
-    reminder = remindWhileWaiting(log, inFlight, again);
+    const uploads = inFlight.uploads > 0;
+    const withinMs = uploads ? timeoutsMs.upload : timeoutsMs.request;
+    const bound = uploads ? 'the timeout of video submits, which upload images' : 'the request timeout';
+    logLine(`${name}: stopping: waiting for ${requests(waiting)} in flight to answer (up to ${seconds(withinMs)} s, ${bound}); ${again} to force: they would become in doubt.`);
+    reminder = remindWhileWaiting(inFlight, withinMs, again);
   };
   const off = onStopSignals(onSignal);
   return {
@@ -104,13 +102,13 @@ function seconds(ms: number): number {
 }
 
 /** Every REMINDER_MS until no submit is in flight: how many are left and the most time they can take. */
-function remindWhileWaiting(log: (line: string) => void, inFlight: InFlightWait, again: string): NodeJS.Timeout {
+function remindWhileWaiting(inFlight: InFlight, withinMs: number, again: string): NodeJS.Timeout {
   // Elapsed time on the monotonic clock: how long the requests may still take, not the hour.
-  const deadlineMs = performance.now() + inFlight.answerWithinMs;
+  const deadlineMs = performance.now() + withinMs;
   const timer = setInterval(() => {
-    const waiting = inFlight.count();
+    const waiting = inFlight.submits;
     if (waiting === 0) return clearInterval(timer);
-    log(`still waiting for ${requests(waiting)} in flight (at most ${seconds(deadlineMs - performance.now())} s more); ${again} to force.`);
+    logLine(`still waiting for ${requests(waiting)} in flight (at most ${seconds(deadlineMs - performance.now())} s more); ${again} to force.`);
   }, REMINDER_MS);
   timer.unref();
   return timer;

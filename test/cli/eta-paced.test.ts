@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { clockFrom } from '../helpers/clock.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { TimeLeft, type RateView } from '../../src/cli/eta.js';
+import { TimeLeft, type RateView } from '../../src/cli/progress.js';
 import { unlimitedPlan } from '../../src/jobs/plans.js';
 import { createRunProgress } from '../../src/runner/index.js';
 import { Pace } from '../../src/runner/pace.js';

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clockTime, formatDuration, stamp, untilText } from '../../src/cli/clock.js';
-import { etaMs, perSecond, TimeLeft } from '../../src/cli/eta.js';
-import { describeEvent, pauseText } from '../../src/cli/event-text.js';
-import { pricingLine } from '../../src/cli/pricing-progress.js';
-import { formatRate, progressLine } from '../../src/cli/progress.js';
+import { clockTime, describeEvent, formatDuration, pauseText, stamp, untilText } from '../../src/cli/event-text.js';
+import { etaMs, formatRate, perSecond, pricingLine, progressLine, TimeLeft } from '../../src/cli/progress.js';
 import { createRunProgress, limitsOf, type RunProgress } from '../../src/runner/index.js';
 
 const at = (iso: string): number => Date.parse(iso);

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src/api/client.js';
-import { startPricingTicker } from '../../src/cli/pricing-progress.js';
+import { startPricingTicker } from '../../src/cli/progress.js';
 import { openManifest } from '../../src/manifest/open.js';
 import { Pace, planPace } from '../../src/runner/pace.js';
 import { createRunProgress, estimate, limitsOf } from '../../src/runner/index.js';

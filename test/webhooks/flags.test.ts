@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseListen, parseWebhookUrl, webhookSettings } from '../../src/cli/webhook-options.js';
+import { parseListen, parseWebhookUrl, webhookSettings } from '../../src/cli/options.js';
 import { UsageError } from '../../src/errors.js';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
 import { writeTtsManifest } from '../helpers/manifests.js';

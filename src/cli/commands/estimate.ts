@@ -6,38 +6,16 @@ import { formatCostReport } from '../../report/cost-report.js';
 import { estimateCsvChunks } from '../../report/csv.js';
 import { estimateJsonChunks } from '../../report/estimate-document.js';
 import { estimateMarkdown } from '../../report/markdown.js';
-import { createRunProgress, estimate, limitsOf } from '../../runner/index.js';
+import { estimate } from '../../runner/index.js';
 import { writeEstimateReports } from '../../runner/reports.js';
 import { printEvent } from '../event-text.js';
 import type { CommandContext } from '../app.js';
-import {
-  envHint,
-  envOptions,
-  parseConcurrency,
-  parseSelection,
-  resolveFormat,
-  withFormatOption,
-  withManifestFileOptions,
-  withPlanOptions,
-  withSelectionOptions,
-  withSharedOptions,
-  type OutputFormat,
-} from '../options.js';
+import { parseConcurrency, parseSelection, resolveFormat, withFormatOption, withWorkOptions } from '../options.js';
 import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
-import { startPricingTicker } from '../pricing-progress.js';
-import { openWorkSession } from '../session.js';
-
-/** What estimate prints: every format a report has but the listings of status. */
-type EstimateFormat = Extract<OutputFormat, 'table' | 'json' | 'csv' | 'md'>;
+import { withWorkSession } from '../session.js';
 
 export function builder(y: Argv) {
-  return withSelectionOptions(withFormatOption(withManifestFileOptions(withPlanOptions(withSharedOptions(y))), ['table', 'json', 'csv', 'md'], 'one job a row'), 'estimate')
-    .positional('manifest', { type: 'string', demandOption: true })
-    .option('concurrency', {
-      type: 'string',
-      describe: `submits in flight at once, for the duration estimate (${envHint('concurrency')}; default 8)`,
-    })
-    .middleware(envOptions(['concurrency'], process.env));
+  return withFormatOption(withWorkOptions(y, 'estimate'), ['table', 'json', 'csv', 'md'], 'one job a row');
 }
 
 type EstimateArgs = Awaited<ReturnType<typeof builder>['argv']>;
@@ -46,11 +24,8 @@ export async function handler(args: EstimateArgs, { clock }: CommandContext): Pr
   const format = resolveFormat(args);
   const concurrency = parseConcurrency(args);
   const select = parseSelection(args);
-  const session = await openWorkSession(args, { command: 'estimate', run: false, clock });
-  let failure: unknown;
-  const progress = createRunProgress();
-  const ticker = startPricingTicker({ progress: progress.pricing, plan: { limits: limitsOf(session.planName), name: session.planName }, print: logLine, clock });
-  try {
+  return withWorkSession(args, { command: 'estimate', run: false, clock }, async (session) => {
+    const { ticker } = session;
     const { report, firstJobs, jobs } = await estimate({
       manifest: session.manifest,
       ledger: session.ledger,
@@ -59,7 +34,7 @@ export async function handler(args: EstimateArgs, { clock }: CommandContext): Pr
       plan: session.planName,
       concurrency,
       select,
-      progress,
+      progress: session.progress,
       clock,
       onEvent: (event) => {
         ticker.onEvent(event);
@@ -72,19 +47,14 @@ export async function handler(args: EstimateArgs, { clock }: CommandContext): Pr
     const { estimateJson, estimateCsv, estimateGroupsCsv, estimateMd } = session.paths;
     logLine(`reports written: ${estimateJson}, ${estimateCsv}, ${estimateGroupsCsv} and ${estimateMd}`);
     return report.withinBudget ? ExitCode.ok : ExitCode.budget;
-  } catch (error) {
-    failure = error;
-    throw error;
-  } finally {
-    await session.close(failure);
-  }
+  });
 }
 
 /** The JSON and the CSV list every job, read from the ledger a window at a time (a fresh pass each). */
 function print(
   report: CostReport,
   rows: { firstJobs: readonly CostReportJob[]; jobs: () => AsyncIterable<CostReportJob> },
-  format: EstimateFormat,
+  format: ReturnType<typeof resolveFormat<'table' | 'json' | 'csv' | 'md'>>,
   title: string,
 ): Promise<void> {
   switch (format) {

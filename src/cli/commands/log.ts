@@ -3,7 +3,7 @@ import { escapeControlChars } from '../../control-chars.js';
 import { UsageError } from '../../errors.js';
 import { eventsCsv, eventsJsonl } from '../../report/events.js';
 import type { EventRow, LedgerHandle, ListingLedger } from '../../store/index.js';
-import { openLedgerToRead } from '../ledger.js';
+import { withLedgerToRead } from '../ledger.js';
 import { withSharedOptions } from '../options.js';
 import { stdoutOpen, writeStdout } from '../output.js';
 
@@ -22,8 +22,7 @@ export function builder(y: Argv) {
 type LogArgs = Awaited<ReturnType<typeof builder>['argv']>;
 
 export async function handler(args: LogArgs): Promise<number> {
-  const ledger = await openLedgerToRead(args.manifest, args.db);
-  try {
+  return withLedgerToRead(args.manifest, args.db, async (ledger) => {
     if (args.job !== undefined) await checkJob(ledger, args.job, args.manifest);
     let header = args.format === 'csv';
     for await (const window of eventWindows(ledger, args.job)) {
@@ -34,9 +33,7 @@ export async function handler(args: LogArgs): Promise<number> {
     // A log with no event yet still gets its header, so a script reads the columns.
     if (header) await writeStdout(eventsCsv([], { header }));
     return 0;
-  } finally {
-    await ledger.close();
-  }
+  });
 }
 
 async function checkJob(

@@ -5,7 +5,7 @@ import type { ModelsDocument } from '../../report/document-schemas.js';
 import { escapeControlChars } from '../../control-chars.js';
 import { withSharedOptions } from '../options.js';
 import { writeJsonDocument, writeStdout } from '../output.js';
-import { openService } from '../service.js';
+import { openService } from '../session.js';
 
 export function builder(y: Argv) {
   return withSharedOptions(y).option('type', { choices: JOB_TYPES, describe: 'only models of this type' });

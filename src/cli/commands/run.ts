@@ -9,54 +9,47 @@ import { statusJsonChunks } from '../../report/status-document.js';
 import { formatStatusText, submittedLines } from '../../report/status.js';
 import { runJobs } from '../../runner/reports.js';
 import type { CommandContext } from '../app.js';
-import { printEvent } from '../event-text.js';
+import { printEvent, untilText } from '../event-text.js';
 import { manifestPaths, requireNamesForStdin } from '../ledger.js';
 import * as options from '../options.js';
 import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
-import { untilText } from '../clock.js';
-import type { LogFile } from '../log-file.js';
-import { startPricingTicker } from '../pricing-progress.js';
-import { loadLiveRenderer, startProgress, type Progress } from '../progress.js';
+import { startProgress, type Progress } from '../progress.js';
 import { resumeHint, unjoinedLines } from '../resume-hint.js';
-import { runEventRecord, runPlanRecord, withRunLog, type RunLogEnd } from '../run-log.js';
-import { openWorkSession, type WorkSession } from '../session.js';
-import { installStopHandlers, type InFlightWait } from '../signals.js';
-import { webhookSettings, withWebhookOptions } from '../webhook-options.js';
+import { runEventRecord, runPlanRecord, withRunLog, type LogFile, type RunLogEnd } from '../run-log.js';
+import { withWorkSession, type WorkSession } from '../session.js';
+import { installStopHandlers } from '../signals.js';
 
 const MIB = 1024 * 1024;
 const DEFAULT_MAX_RESULT_MB = runner.DEFAULT_MAX_RESULT_BYTES / MIB;
 
 export function builder(y: Argv) {
-  const env = options.envHint;
-  const shared = options.withPlanOptions(options.withSharedOptions(y));
-  return options
-    .withSelectionOptions(withWebhookOptions(options.withManifestFileOptions(shared)), 'run')
-    .positional('manifest', { type: 'string', demandOption: true })
-    .option('concurrency', { type: 'string', describe: `submits in flight at once (${env('concurrency')}; default 8)` })
+  const listen = options.DEFAULT_LISTEN;
+  const base = options
+    .withWorkOptions(y, 'run')
+    .option('webhook-url', {
+      type: 'string',
+      describe: 'follow jobs by the service\'s signed webhooks: the public https:// URL it posts to, forwarded to --listen (env MEDIABATCH_WEBHOOK_URL)',
+    })
+    .option('listen', {
+      type: 'string',
+      describe: `where the webhook receiver listens, HOST:PORT (env MEDIABATCH_LISTEN, default ${listen})`,
+    })
     .option('wait', { type: 'boolean', default: true, describe: 'follow jobs to the end (--no-wait stops after submitting)' })
-    .option('out', { type: 'string', describe: `results folder (${env('out')}; default: <manifest>.out/ beside the manifest)` })
     .option('resubmit-in-doubt', { type: 'boolean', default: false, describe: 'send in-doubt jobs again (they may be paid twice)' })
     .option('partial', { type: 'boolean', default: false, describe: 'over budget: send what fits in manifest order, skip the rest' })
-    .option('poll-ms', {
-      type: 'string',
-      describe: `first status poll after MS for every kind, backing off to 6×MS (${env('poll-ms')}; default: the service's pace, 1.5 s audio, 5 s video)`,
-    })
-    .option('max-result-mb', {
-      type: 'string',
-      describe: `refuse (and collect on a later run) results larger than this many megabytes (${env('max-result-mb')}; default ${DEFAULT_MAX_RESULT_MB})`,
-    })
-    .option('retries', {
-      type: 'string',
-      describe: `send a job that failed at the service, retryable and refunded, again within this run, up to N more times (${env('retries')}; default ${runner.DEFAULT_RETRY_FAILED}; 0: leave it failed)`,
-    })
-    .option('log-file', { type: 'string', describe: 'append every event to this file as JSON Lines (env MEDIABATCH_LOG_FILE)' })
-    .middleware(options.envOptions(['concurrency', 'out', 'poll-ms', 'max-result-mb', 'retries'], process.env));
+    .option('log-file', { type: 'string', describe: 'append every event to this file as JSON Lines (env MEDIABATCH_LOG_FILE)' });
+  return options.withEnvOptions(base, {
+    out: 'results folder ({env}; default: <manifest>.out/ beside the manifest)',
+    'poll-ms': "first status poll after MS for every kind, backing off to 6×MS ({env}; default: the service's pace, 1.5 s audio, 5 s video)",
+    'max-result-mb': `refuse (and collect on a later run) results larger than this many megabytes ({env}; default ${DEFAULT_MAX_RESULT_MB})`,
+    retries: `send a job that failed at the service, retryable and refunded, again within this run, up to N more times ({env}; default ${runner.DEFAULT_RETRY_FAILED}; 0: leave it failed)`,
+  });
 }
 
 /** The runner's options from the command line, each checked before anything is opened. */
 function runOptions(args: RunArgs) {
   const whole = (option: string, range: { min: number; max: number; unit: string }) =>
-    options.parseWholeNumber(options.optionLabel(args, option), args[option as keyof RunArgs], range);
+    options.parseNumber(options.optionLabel(args, option), args[option as keyof RunArgs], range);
   const pollMs = whole('poll-ms', { min: 10, max: 600_000, unit: 'milliseconds' });
   const maxResultMb = whole('max-result-mb', { min: 1, max: 10_240, unit: 'megabytes' }) ?? DEFAULT_MAX_RESULT_MB;
   return {
@@ -68,7 +61,7 @@ function runOptions(args: RunArgs) {
     retryFailed: whole('retries', { min: 0, max: 20, unit: 'retries' }) ?? runner.DEFAULT_RETRY_FAILED,
     poll: pollMs !== undefined ? { firstMs: pollMs } : args.sim ? ('simulator' as const) : ('service' as const),
     maxResultBytes: maxResultMb * MIB,
-    webhooks: webhookSettings(args, process.env),
+    webhooks: options.webhookSettings(args, process.env),
   };
 }
 
@@ -82,16 +75,9 @@ export async function handler(args: RunArgs, context: CommandContext): Promise<n
   return withRunLog(args, paths.manifest, async (log, end) => {
     // Before the ledger is opened (which would create an empty one) as well as after, in run().
     if (!existsSync(paths.db)) runner.refuseLostLedger(paths);
-    const session = await openWorkSession(args, { command: 'run', run: true, clock: context.clock });
-    let failure: unknown;
-    try {
-      return await runWithDisplay(session, asked, { json: args.json, log, end }, context);
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      await session.close(failure);
-    }
+    const work = { command: 'run', run: true, clock: context.clock };
+    const display = { json: args.json, log, end };
+    return withWorkSession(args, work, (session) => runWithDisplay(session, asked, display, context));
   }, context.clock);
 }
 
@@ -102,16 +88,14 @@ async function runWithDisplay(
   display: { json: boolean; log: LogFile | undefined; end: RunLogEnd },
   context: CommandContext,
 ): Promise<number> {
-  const { ledger, planName, budgetMicro } = session;
+  const { ledger, planName, budgetMicro, ticker } = session;
   const { log } = display;
   const { argv, clock } = context;
   const inFlight: InFlight = { submits: 0, uploads: 0 };
-  const stopControl = installStopHandlers(logLine, waitFor(inFlight), (signal, forced) => log?.write({ event: 'signal', signal, forced }));
-  const plan = { limits: runner.limitsOf(planName), name: planName };
-  const progress = runner.createRunProgress();
-  const ticker = startPricingTicker({ progress: progress.pricing, plan, print: logLine, clock });
+  const timeoutsMs = { request: DEFAULT_REQUEST_TIMEOUT_MS, upload: DEFAULT_UPLOAD_TIMEOUT_MS };
+  const onStop = (signal: NodeJS.Signals, forced: boolean): void => log?.write({ event: 'signal', signal, forced });
+  const stopControl = installStopHandlers(inFlight, timeoutsMs, onStop);
   let shown: Progress | undefined;
-  const live = await loadLiveRenderer(process.stderr.isTTY === true);
   let ran: Awaited<ReturnType<typeof runner.run>>;
   try {
     ran = await runner.run({
@@ -124,7 +108,7 @@ async function runWithDisplay(
       plan: planName,
       signal: stopControl.signal,
       inFlight,
-      progress,
+      progress: session.progress,
       onEvent: (event) => {
         log?.write(runEventRecord(event));
         ticker.onEvent(event);
@@ -139,7 +123,8 @@ async function runWithDisplay(
         ticker.stop();
         log?.write(runPlanRecord(runPlan, total, planName));
         const snapshot = async () => ({ counts: await ledger.countsByState('report'), spentMicro: await ledger.spentMicro(), budgetMicro });
-        shown = startProgress({ snapshot, initial: await snapshot(), total, live, plan, run: progress, clock, following: !asked.noWait });
+        const following = !asked.noWait;
+        shown = await startProgress({ snapshot, total, plan: session.plan, run: session.progress, clock, following });
       },
     });
   } finally {
@@ -191,17 +176,4 @@ async function runWithDisplay(
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   const allDone = ran.picked === undefined ? (counts['done'] ?? 0) === total : ran.picked.done === ran.picked.jobs;
   return allDone ? ExitCode.ok : ExitCode.incomplete;
-}
-
-/** A stop waits for submits in flight; each answers (or fails) within the client's timeout for its kind. */
-function waitFor(inFlight: InFlight): InFlightWait {
-  return {
-    count: () => inFlight.submits,
-    get answerWithinMs() {
-      return inFlight.uploads > 0 ? DEFAULT_UPLOAD_TIMEOUT_MS : DEFAULT_REQUEST_TIMEOUT_MS;
-    },
-    get bound() {
-      return inFlight.uploads > 0 ? 'the timeout of video submits, which upload images' : 'the request timeout';
-    },
-  };
 }

@@ -1,7 +1,7 @@
 import { manifestJsonSchema } from '../../manifest/schema.js';
-import { writeJson } from '../output.js';
+import { writeStdout } from '../output.js';
 
 export async function handler(): Promise<number> {
-  await writeJson(manifestJsonSchema());
+  await writeStdout(JSON.stringify(manifestJsonSchema(), null, 2));
   return 0;
 }

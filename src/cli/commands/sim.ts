@@ -1,16 +1,15 @@
 import type { Argv } from 'yargs';
 import { ConfigError, UsageError } from '../../errors.js';
 import type { Simulator, SimOptions } from '../../sim/index.js';
-import { parseBudget, parseDecimal, parseWholeNumber } from '../options.js';
+import { DEFAULT_LISTEN, parseBudget, parseListen, parseNumber, PLAN_CHOICES } from '../options.js';
 import { logLine, writeStdout } from '../output.js';
 import { nextStopSignal } from '../signals.js';
-import { DEFAULT_LISTEN, parseListen } from '../webhook-options.js';
 
 /** The numeric options are read as typed: each is parsed by one function of options.ts, which quotes it back. */
 export function builder(y: Argv) {
   return y
     .option('port', { type: 'string', describe: 'port on 127.0.0.1 (default 0: a free one)' })
-    .option('plan', { choices: ['basic', 'premium', 'unlimited'] as const, default: 'premium' as const, describe: 'rate limits to enforce' })
+    .option('plan', { choices: PLAN_CHOICES, default: 'premium' as const, describe: 'rate limits to enforce' })
     .option('latency', { type: 'string', describe: 'ms added to every answer (default 0)' })
     .option('faults', { type: 'string', describe: 'fault spec, e.g. "503=0.1,500-after=0.05,reset-after=0.02,submit:html502=0.05"' })
     .option('seed', { type: 'string', describe: 'seed for faults and job outcomes (default 1)' })
@@ -38,13 +37,14 @@ export async function handler(args: SimArgs): Promise<number> {
 
 /** Every option checked before the simulator starts: a bad value is a usage error naming it. */
 async function simOptions(args: SimArgs): Promise<SimOptions & { port: number }> {
+  const share = 'a share from 0 to 1 (such as 0.1)';
   const options = {
-    port: parseWholeNumber('--port', args.port, { min: 0, max: 65_535 }) ?? 0,
+    port: parseNumber('--port', args.port, { min: 0, max: 65_535 }) ?? 0,
     plan: args.plan,
-    latencyMs: parseWholeNumber('--latency', args.latency, { min: 0, max: 600_000, unit: 'milliseconds' }) ?? 0,
+    latencyMs: parseNumber('--latency', args.latency, { min: 0, max: 600_000, unit: 'milliseconds' }) ?? 0,
     faults: args.faults,
-    seed: parseWholeNumber('--seed', args.seed, { min: 0, max: 0xffff_ffff }) ?? 1,
-    jobErrorRate: parseDecimal('--job-error-rate', args['job-error-rate'], { min: 0, max: 1, expected: 'a share from 0 to 1 (such as 0.1)' }) ?? 0,
+    seed: parseNumber('--seed', args.seed, { min: 0, max: 0xffff_ffff }) ?? 1,
+    jobErrorRate: parseNumber('--job-error-rate', args['job-error-rate'], { min: 0, max: 1, decimal: true, expected: share }) ?? 0,
     balanceUsd: parseBudget(args.balance, '--balance') ?? 1000,
     pricing: args.pricing,
     webhookTarget: args.webhooks === undefined ? undefined : webhookTarget(args.webhooks),

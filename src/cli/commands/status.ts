@@ -9,8 +9,8 @@ import { statusJsonChunks } from '../../report/status-document.js';
 import { formatStateListing, formatStatusText, type StatusSummary } from '../../report/status.js';
 import { jobsInStates, runJobs, storedBudget, summarize } from '../../runner/reports.js';
 import type { ListingLedger } from '../../store/index.js';
-import { manifestPaths, openLedgerToRead } from '../ledger.js';
-import { resolveFormat, withFormatOption, withSharedOptions, type OutputFormat } from '../options.js';
+import { manifestPaths, withLedgerToRead } from '../ledger.js';
+import { commaList, resolveFormat, withFormatOption, withSharedOptions, type OutputFormat } from '../options.js';
 import { useColor, writeStdout, writeStdoutChunks } from '../output.js';
 
 export function builder(y: Argv) {
@@ -31,8 +31,7 @@ export async function handler(args: StatusArgs): Promise<number> {
     throw new UsageError('--state lists jobs, and --format md is the summary for a ticket, without a list: use --format csv (or table, ids, jsonl, json) with --state');
   }
   const paths = manifestPaths(args.manifest, args.db);
-  const ledger = await openLedgerToRead(args.manifest, args.db);
-  try {
+  return withLedgerToRead(args.manifest, args.db, async (ledger) => {
     const summary = await summarize(ledger, await storedBudget(ledger));
     // estimate records the jobs and validate caches the catalogue, but nothing was sent: a
     // table of pending jobs would say less than this.
@@ -41,15 +40,13 @@ export async function handler(args: StatusArgs): Promise<number> {
     }
     await print(ledger, summary, { format, states }, path.basename(paths.manifest));
     return 0;
-  } finally {
-    await ledger.close();
-  }
+  });
 }
 
 /** `--state failed,in_doubt` (or given twice): the states, each checked; undefined when not given. */
 export function parseStates(given: string | string[] | undefined): JobState[] | undefined {
   if (given === undefined) return undefined;
-  const names = (Array.isArray(given) ? given : [given]).flatMap((value) => String(value).split(',')).map((name) => name.trim());
+  const names = commaList(given);
   const unknown = names.filter((name) => !isJobState(name));
   if (unknown.length > 0) {
     const what = unknown.map((name) => (name === '' ? 'an empty value' : JSON.stringify(name))).join(', ');
@@ -78,16 +75,11 @@ function print(
     case 'md':
       return writeStdout(statusMarkdown(summary, title));
     case 'table':
-      return printTable(ledger, summary, states);
+      return printTable();
   }
-}
-
-async function printTable(
-  ledger: ListingLedger,
-  summary: StatusSummary,
-  states: JobState[] | undefined,
-): Promise<void> {
-  const color = useColor(process.stdout);
-  const listing = states === undefined ? '' : `\n${formatStateListing(states, await jobsInStates(ledger, states), { color })}`;
-  await writeStdout(`${formatStatusText(summary, { color })}${listing}`);
+  async function printTable(): Promise<void> {
+    const color = useColor(process.stdout);
+    const listing = states === undefined ? '' : `\n${formatStateListing(states, await jobsInStates(ledger, states), { color })}`;
+    await writeStdout(`${formatStatusText(summary, { color })}${listing}`);
+  }
 }

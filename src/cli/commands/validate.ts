@@ -5,11 +5,12 @@ import { ManifestError } from '../../manifest/errors.js';
 import { openManifest, STDIN_MANIFEST } from '../../manifest/open.js';
 import type { Manifest } from '../../manifest/types.js';
 import { errorDocument } from '../error-document.js';
-import { withManifestFileOptions, withSharedOptions, type SharedArgs } from '../options.js';
+import { OUTSIDE_FILES_OPTION, withSharedOptions, type SharedArgs } from '../options.js';
 import { logLine, writeJsonDocument, writeStdout } from '../output.js';
 
 export function builder(y: Argv) {
-  return withManifestFileOptions(withSharedOptions(y))
+  return withSharedOptions(y)
+    .option('allow-outside-files', OUTSIDE_FILES_OPTION)
     .positional('manifest', { type: 'string', demandOption: true, describe: 'the YAML manifest' })
     .option('offline', { type: 'boolean', default: false, describe: 'check only what needs no service' });
 }
@@ -56,7 +57,7 @@ async function checkOffline(manifest: Manifest): Promise<number> {
  */
 async function checkOnline(args: ValidateArgs, manifest: Manifest): Promise<number> {
   const [{ openService }, { manifestPaths, openLedgerFor, tryRunLock }, { check }] = await Promise.all([
-    import('../service.js'),
+    import('../session.js'),
     import('../ledger.js'),
     import('../../runner/index.js'),
   ]);
