@@ -2,7 +2,7 @@ import type { CostReport, CostReportJob, CostTotals } from '../pricing/report.js
 import type { GroupSummary, PriceSource } from '../pricing/types.js';
 import { formatUsd, type MicroUsd } from '../money.js';
 import { PRICE_SOURCES } from './csv.js';
-import { formatCount, paint, renderTable } from './text.js';
+import { formatCount, paint, renderTable, tableOf, type Column, type Table } from './text.js';
 
 /** Jobs the text report lists one per line before the rest is summarised; the CSV has them all. */
 export const COST_JOB_LINES = 30;
@@ -19,9 +19,9 @@ export function formatCostReport(report: CostReport, options: CostTextOptions): 
   const sections = [
     paint(color, 'bold', `Cost estimate: ${formatCount(report.jobs)} jobs, ${titleCase(report.planName)} plan`),
     `Jobs\n${jobLines(report, options.firstJobs, color)}`,
-    `By type\n${totalsTable('type', report.byType, color)}`,
-    `By model\n${totalsTable('model', report.byModel, color)}`,
-    `Price groups\n${groupsTable(report.byGroup, color)}`,
+    `By type\n${renderTable(totalsTable('type', report.byType, formatUsd), color)}`,
+    `By model\n${renderTable(totalsTable('model', report.byModel, formatUsd), color)}`,
+    `Price groups\n${renderTable(tableOf(GROUP_COLUMNS, report.byGroup), color)}`,
     `Money\n${moneyLines(report, color).join('\n')}`,
     `Pace\n${paceLines(report).join('\n')}`,
   ];
@@ -29,40 +29,37 @@ export function formatCostReport(report: CostReport, options: CostTextOptions): 
 }
 
 function jobLines(report: CostReport, shown: readonly CostReportJob[], color: boolean): string {
-  const table = renderTable({
-    headers: ['id', 'type', 'model', 'price', 'source', ''],
-    rows: shown.map((job) => [job.id, job.type, job.model, formatUsd(job.priceMicro), job.source, job.toSend ? '' : 'already sent']),
-    align: ['left', 'left', 'left', 'right'],
-    color,
-  });
+  const table = renderTable(tableOf(JOB_COLUMNS, shown), color);
   const rest = report.jobs - shown.length;
   return rest > 0 ? `${table}\n  … and ${formatCount(rest)} more (every job is in the CSV report)` : table;
 }
 
-function totalsTable(label: string, totals: Record<string, CostTotals>, color: boolean): string {
-  return renderTable({
+const JOB_COLUMNS: Column<CostReportJob>[] = [
+  { header: 'id', cell: (job) => job.id },
+  { header: 'type', cell: (job) => job.type },
+  { header: 'model', cell: (job) => job.model },
+  { header: 'price', cell: (job) => formatUsd(job.priceMicro), right: true },
+  { header: 'source', cell: (job) => job.source },
+  { header: '', cell: (job) => (job.toSend ? '' : 'already sent') },
+];
+
+/** A breakdown by type or model, for the text and markdown reports, each amount written by `usd`. */
+export function totalsTable(label: string, totals: Record<string, CostTotals>, usd: (micro: MicroUsd) => string): Table {
+  return {
     headers: [label, 'jobs', 'total'],
-    rows: Object.entries(totals).map(([name, t]) => [name, formatCount(t.jobs), formatUsd(t.totalMicro)]),
+    rows: Object.entries(totals).map(([name, t]) => [name, formatCount(t.jobs), usd(t.totalMicro)]),
     align: ['left', 'right', 'right'],
-    color,
-  });
+  };
 }
 
-function groupsTable(groups: readonly GroupSummary[], color: boolean): string {
-  return renderTable({
-    headers: ['group', 'jobs', 'lengths', 'method', 'calls', 'total'],
-    rows: groups.map((g) => [
-      groupLabel(g.key),
-      formatCount(g.jobs),
-      g.distinctLengths === null ? '-' : formatCount(g.distinctLengths),
-      g.method,
-      formatCount(g.calls),
-      formatUsd(g.totalMicro),
-    ]),
-    align: ['left', 'right', 'right', 'left', 'right', 'right'],
-    color,
-  });
-}
+const GROUP_COLUMNS: Column<GroupSummary>[] = [
+  { header: 'group', cell: (g) => groupLabel(g.key) },
+  { header: 'jobs', cell: (g) => formatCount(g.jobs), right: true },
+  { header: 'lengths', cell: (g) => (g.distinctLengths === null ? '-' : formatCount(g.distinctLengths)), right: true },
+  { header: 'method', cell: (g) => g.method },
+  { header: 'calls', cell: (g) => formatCount(g.calls), right: true },
+  { header: 'total', cell: (g) => formatUsd(g.totalMicro), right: true },
+];
 
 /** `v1|<kind>|Kokoro|af_sky|…` reads as `<kind> Kokoro af_sky …`: the version is noise here. */
 function groupLabel(key: string): string {
@@ -84,7 +81,7 @@ export function moneyRows(report: CostReport, usd: (micro: MicroUsd) => string):
 function moneyLines(report: CostReport, color: boolean): string[] {
   const rows = moneyRows(report, formatUsd);
   if (report.balanceMicro !== null) rows.push(['Balance', formatUsd(report.balanceMicro)]);
-  const lines = [renderTable({ rows, align: ['left', 'right'], color })];
+  const lines = [renderTable({ rows, align: ['left', 'right'] }, color)];
   if (!report.withinBudget) lines.push(overBudgetLine(report, color));
   if (report.balanceCovers === false) {
     lines.push(

@@ -1,10 +1,11 @@
 import { escapeControlChars } from '../control-chars.js';
 import { decimalUsd, type MicroUsd } from '../money.js';
-import type { CostReport, CostTotals } from '../pricing/report.js';
-import { moneyRows, priceCallsText } from './cost-report.js';
+import type { CostReport } from '../pricing/report.js';
+import type { GroupSummary } from '../pricing/types.js';
+import { moneyRows, priceCallsText, totalsTable } from './cost-report.js';
 import { groupParameters, groupSource, groupVoice } from './csv.js';
-import { stateCountRows, type ListedJobs, type StatusSummary } from './status.js';
-import { formatCount } from './text.js';
+import { stateCountRows, type ListedJobs, type StatusJob, type StatusSummary } from './status.js';
+import { formatCount, tableOf, type Column, type Table } from './text.js';
 
 /**
  * Markdown for a pull request or a finance ticket: totals, breakdowns, budget and balance, with
@@ -24,41 +25,36 @@ function cell(text: string): string {
   return escapeControlChars(text.replace(/\s*\n\s*/g, ' ')).replace(/\\/g, '\\\\').replace(/\|/g, '\\|');
 }
 
-/** A table whose columns listed in `right` (numbers, money) are right-aligned. */
-function table(headers: readonly string[], rows: readonly (readonly string[])[], right: readonly number[]): string {
+/** A text or markdown table as markdown: every header row and cell escaped, numbers and money right-aligned. */
+function markdownTable({ headers = [], rows, align = [] }: Table): string {
   const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
-  const align = headers.map((_, i) => (right.includes(i) ? '---:' : '---'));
-  return [line(headers.map(cell)), line(align), ...rows.map((row) => line(row.map(cell)))].join('\n');
+  const rule = headers.map((_, i) => (align[i] === 'right' ? '---:' : '---'));
+  return [line(headers.map(cell)), line(rule), ...rows.map((row) => line(row.map(cell)))].join('\n');
 }
 
-function totalsTable(label: string, totals: Record<string, CostTotals>): string {
-  return table([label, 'jobs', 'total'], Object.entries(totals).map(([name, t]) => [name, formatCount(t.jobs), exactUsd(t.totalMicro)]), [1, 2]);
-}
+const GROUP_COLUMNS: Column<GroupSummary>[] = [
+  { header: 'type', cell: (g) => g.type },
+  { header: 'model', cell: (g) => g.model },
+  { header: 'voice', cell: groupVoice },
+  { header: 'parameters', cell: groupParameters },
+  { header: 'characters', cell: (g) => (g.characters === null ? '' : formatCount(g.characters)), right: true },
+  { header: 'jobs', cell: (g) => formatCount(g.jobs), right: true },
+  { header: 'price source', cell: groupSource },
+  { header: 'calls', cell: (g) => formatCount(g.calls), right: true },
+  { header: 'total', cell: (g) => exactUsd(g.totalMicro), right: true },
+];
+
+const MONEY = { headers: ['', 'amount'], align: ['left', 'right'] } satisfies Omit<Table, 'rows'>;
 
 /** `estimate`'s `<name>.estimate.md`. */
 export function estimateMarkdown(report: CostReport, title: string): string {
-  const groups = table(
-    ['type', 'model', 'voice', 'parameters', 'characters', 'jobs', 'price source', 'calls', 'total'],
-    report.byGroup.map((g) => [
-      g.type,
-      g.model,
-      groupVoice(g),
-      groupParameters(g),
-      g.characters === null ? '' : formatCount(g.characters),
-      formatCount(g.jobs),
-      groupSource(g),
-      formatCount(g.calls),
-      exactUsd(g.totalMicro),
-    ]),
-    [4, 5, 7, 8],
-  );
   return [
     `# Cost estimate: ${cell(title)}`,
     `${formatCount(report.jobs)} jobs, ${report.planName} plan. ${report.withinBudget ? 'Within budget.' : '**Over budget.**'}`,
-    `## Money\n\n${table(['', 'amount'], estimateMoneyRows(report), [1])}`,
-    `## By type\n\n${totalsTable('type', report.byType)}`,
-    `## By model\n\n${totalsTable('model', report.byModel)}`,
-    `## By price group\n\n${groups}`,
+    `## Money\n\n${markdownTable({ ...MONEY, rows: estimateMoneyRows(report) })}`,
+    `## By type\n\n${markdownTable(totalsTable('type', report.byType, exactUsd))}`,
+    `## By model\n\n${markdownTable(totalsTable('model', report.byModel, exactUsd))}`,
+    `## By price group\n\n${markdownTable(tableOf(GROUP_COLUMNS, report.byGroup))}`,
     `## Pace\n\n${paceLines(report).join('\n')}`,
   ].join('\n\n') + '\n';
 }
@@ -87,8 +83,8 @@ function paceLines(report: CostReport): string[] {
 export function statusMarkdown(summary: StatusSummary, title: string): string {
   const parts = [
     `# Status: ${cell(title)}`,
-    `## Jobs by state\n\n${table(['state', 'jobs'], stateCountRows(summary), [1])}`,
-    `## Money\n\n${table(['', 'amount'], statusMoneyRows(summary), [1])}`,
+    `## Jobs by state\n\n${markdownTable({ headers: ['state', 'jobs'], rows: stateCountRows(summary), align: MONEY.align })}`,
+    `## Money\n\n${markdownTable({ ...MONEY, rows: statusMoneyRows(summary) })}`,
   ];
   if (summary.inDoubt.total > 0) parts.push(jobSection('In doubt (may have been paid; sent again only with --resubmit-in-doubt)', summary.inDoubt));
   if (summary.failed.total > 0) parts.push(jobSection('Failed', summary.failed));
@@ -101,10 +97,17 @@ function statusMoneyRows(summary: StatusSummary): string[][] {
   return rows;
 }
 
+const JOB_COLUMNS: Column<StatusJob>[] = [
+  { header: 'id', cell: (job) => job.id },
+  { header: 'type', cell: (job) => job.type },
+  { header: 'price', cell: (job) => (job.priceMicro === null ? '' : exactUsd(job.priceMicro)), right: true },
+  { header: 'request id', cell: (job) => job.requestId ?? '' },
+  { header: 'reason', cell: (job) => job.error ?? '' },
+];
+
 /** A group's first jobs (StatusSummary keeps LISTED_JOBS of each) and how many more it has. */
 function jobSection(title: string, group: ListedJobs): string {
-  const rows = group.jobs.map((job) => [job.id, job.type, job.priceMicro === null ? '' : exactUsd(job.priceMicro), job.requestId ?? '', job.error ?? '']);
   const more = group.total - group.jobs.length;
   const rest = more > 0 ? `\n\n…and ${formatCount(more)} more (every job is in the CSV).` : '';
-  return `## ${title}: ${formatCount(group.total)}\n\n${table(['id', 'type', 'price', 'request id', 'reason'], rows, [2])}${rest}`;
+  return `## ${title}: ${formatCount(group.total)}\n\n${markdownTable(tableOf(JOB_COLUMNS, group.jobs))}${rest}`;
 }

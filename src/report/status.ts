@@ -1,7 +1,7 @@
 import { escapeControlChars } from '../control-chars.js';
 import { JOB_STATES, type JobState } from '../jobs/states.js';
 import { formatUsd, type MicroUsd } from '../money.js';
-import { formatCount, paint, renderTable } from './text.js';
+import { formatCount, paint, renderTable, tableOf, type Column, type Style } from './text.js';
 
 export interface StatusJob {
   id: string;
@@ -52,6 +52,50 @@ export interface StatusSummary {
   results: { files: number; folder: string | null };
 }
 
+/** A group of jobs that needs a person (or was dropped), as the text lists it. */
+interface Section {
+  group: 'inDoubt' | 'failed' | 'notCollected' | 'statusUnknown' | 'dropped';
+  title: string;
+  style?: Style;
+  why?: string;
+  columns: readonly Column<StatusJob>[];
+}
+
+const column = (header: string, cell: (job: StatusJob) => string, right = false): Column<StatusJob> =>
+  ({ header, cell, right });
+const ID = column('id', (job) => job.id);
+const TYPE = column('type', (job) => job.type);
+const STATE = column('state', (job) => job.state);
+const PRICE = column('price', (job) => (job.priceMicro === null ? '-' : formatUsd(job.priceMicro)), true);
+const REQUEST = column('request id', (job) => job.requestId ?? '-');
+const REASON = column('reason', (job) => oneLine(job.error));
+const FAILURE = column('reason', (job) => oneLine(failureText(job)));
+const RESULT_OR_REQUEST = column('result or request', (job) => oneLine(job.output ?? job.requestId));
+
+// The service offers no way to look a lost request up, so only the person can decide.
+const IN_DOUBT =
+  'These requests may have reached the service and may have been paid: their price counts as spent.\n' +
+  'They are never sent again automatically. Check your balance or billing first; to send them once\n' +
+  'more, run again with --resubmit-in-doubt.';
+const NOT_COLLECTED =
+  'The service finished these jobs, but their results could not be saved. They stay submitted:\n' +
+  'every run tries to collect them again (nothing is sent or paid again).';
+const STATUS_UNKNOWN =
+  'These requests were sent, and may be paid for, but the service could not say how they are.\n' +
+  'They stay submitted: every run asks again. Their request ids are the only handle on the results.';
+const DROPPED =
+  'They were sent (and paid for) before the manifest changed: they are collected, and their results kept, all the same.';
+
+const REQUESTS = [ID, REQUEST, REASON];
+
+const SECTIONS: readonly Section[] = [
+  { group: 'inDoubt', title: 'In doubt', style: 'yellow', why: IN_DOUBT, columns: [ID, TYPE, PRICE, REASON] },
+  { group: 'failed', title: 'Failed', style: 'red', columns: [ID, TYPE, FAILURE] },
+  { group: 'notCollected', title: 'Paid, result not collected', style: 'yellow', why: NOT_COLLECTED, columns: REQUESTS },
+  { group: 'statusUnknown', title: 'Status unknown', style: 'yellow', why: STATUS_UNKNOWN, columns: REQUESTS },
+  { group: 'dropped', title: 'No longer in the manifest', why: DROPPED, columns: [ID, STATE, RESULT_OR_REQUEST] },
+];
+
 /**
  * Counts, money, then what needs a person: jobs in doubt, failures, paid results not collected,
  * jobs whose status is unknown, jobs still running, results.
@@ -59,21 +103,26 @@ export interface StatusSummary {
 export function formatStatusText(summary: StatusSummary, options: { color: boolean }): string {
   const { color } = options;
   const parts = [countsTable(summary, color), moneyLine(summary, color)];
-  if (summary.inDoubt.total > 0) parts.push(inDoubtSection(summary.inDoubt, color));
-  if (summary.failed.total > 0) parts.push(failedSection(summary.failed, color));
-  if (summary.notCollected.total > 0) parts.push(notCollectedSection(summary.notCollected, color));
-  if (summary.statusUnknown.total > 0) parts.push(statusUnknownSection(summary.statusUnknown, color));
-  if (summary.dropped.total > 0) parts.push(droppedSection(summary.dropped, color));
+  for (const section of SECTIONS) {
+    if (summary[section.group].total > 0) parts.push(sectionText(section, summary[section.group], color));
+  }
   const notes = stateNotes(summary);
   if (notes.length > 0) parts.push(notes.join('\n'));
   parts.push(resultsLine(summary.results));
   return `${parts.join('\n\n')}\n`;
 }
 
-/** `… and 1,234 more` under a table cut short. */
-function moreLine(group: ListedJobs): string {
+function sectionText({ title, style, why, columns }: Section, group: ListedJobs, color: boolean): string {
+  const count = `${title}: ${formatCount(group.total)} job(s)`;
+  const heading = style === undefined ? count : paint(color, style, count);
+  const table = renderTable(tableOf(columns, group.jobs), color) + moreLine(group, 'mediabatch status --json lists every job');
+  return [heading, ...(why === undefined ? [] : [why]), table].join('\n');
+}
+
+/** `… and 1,234 more` under a table cut short, and where every job is. */
+function moreLine(group: ListedJobs, where: string): string {
   const more = group.total - group.jobs.length;
-  return more > 0 ? `\n  … and ${formatCount(more)} more (mediabatch status --json lists every job)` : '';
+  return more > 0 ? `\n  … and ${formatCount(more)} more (${where})` : '';
 }
 
 /** A `state, jobs` row for every state; `submitting` only when a crash left jobs in it. */
@@ -84,8 +133,7 @@ export function stateCountRows(summary: StatusSummary): string[][] {
 }
 
 function countsTable(summary: StatusSummary, color: boolean): string {
-  const rows = stateCountRows(summary);
-  return `Jobs by state\n${renderTable({ headers: ['state', 'jobs'], rows, align: ['left', 'right'], color })}`;
+  return `Jobs by state\n${renderTable({ headers: ['state', 'jobs'], rows: stateCountRows(summary), align: ['left', 'right'] }, color)}`;
 }
 
 function moneyLine(summary: StatusSummary, color: boolean): string {
@@ -93,32 +141,6 @@ function moneyLine(summary: StatusSummary, color: boolean): string {
   const leftMicro = summary.budgetMicro - summary.spentMicro;
   const line = `Spent ${formatUsd(summary.spentMicro)} of the ${formatUsd(summary.budgetMicro)} budget (${formatUsd(leftMicro)} left)`;
   return leftMicro < 0 ? paint(color, 'red', line) : line;
-}
-
-function inDoubtSection(group: ListedJobs, color: boolean): string {
-  const title = paint(color, 'yellow', `In doubt: ${formatCount(group.total)} job(s)`);
-  // The service offers no way to look a lost request up, so only the person can decide.
-  const why =
-    'These requests may have reached the service and may have been paid: their price counts as spent.\n' +
-    'They are never sent again automatically. Check your balance or billing first; to send them once\n' +
-    'more, run again with --resubmit-in-doubt.';
-  const table = renderTable({
-    headers: ['id', 'type', 'price', 'reason'],
-    rows: group.jobs.map((job) => [job.id, job.type, job.priceMicro === null ? '-' : formatUsd(job.priceMicro), oneLine(job.error)]),
-    align: ['left', 'left', 'right'],
-    color,
-  });
-  return `${title}\n${why}\n${table}${moreLine(group)}`;
-}
-
-function failedSection(group: ListedJobs, color: boolean): string {
-  const title = paint(color, 'red', `Failed: ${formatCount(group.total)} job(s)`);
-  const table = renderTable({
-    headers: ['id', 'type', 'reason'],
-    rows: group.jobs.map((job) => [job.id, job.type, oneLine(failureText(job))]),
-    color,
-  });
-  return `${title}\n${table}${moreLine(group)}`;
 }
 
 /** A failure's reason, and whether a later run sends it again (the service said so and refunded it). */
@@ -134,13 +156,9 @@ export function failureText(job: Pick<StatusJob, 'error' | 'retryable' | 'refund
 export function formatStateListing(states: readonly string[], group: ListedJobs, options: { color: boolean }): string {
   const title = `Jobs ${states.join(', ')}: ${formatCount(group.total)}`;
   if (group.total === 0) return `${title}\n`;
-  const table = renderTable({
-    headers: ['id', 'type', 'state', 'reason, result or request'],
-    rows: group.jobs.map((job) => [job.id, job.type, job.state, oneLine(job.state === 'done' ? job.output : (failureText(job) ?? job.requestId))]),
-    color: options.color,
-  });
-  const more = group.total - group.jobs.length;
-  return `${title}\n${table}${more > 0 ? `\n  … and ${formatCount(more)} more (--format ids, csv or jsonl lists every one)` : ''}\n`;
+  const found = column('reason, result or request', (job) => oneLine(job.state === 'done' ? job.output : (failureText(job) ?? job.requestId)));
+  const table = renderTable(tableOf([ID, TYPE, STATE, found], group.jobs), options.color);
+  return `${title}\n${table}${moreLine(group, '--format ids, csv or jsonl lists every one')}\n`;
 }
 
 const LISTED_PER_LINE = 3;
@@ -171,41 +189,6 @@ function listed(group: ListedJobs): string {
   const shown = group.jobs.slice(0, LISTED_PER_LINE).map((job) => `${job.id} (request ${job.requestId ?? '-'}): ${oneLine(job.error)}`);
   const more = group.total - shown.length;
   return more > 0 ? `${shown.join('; ')}; and ${formatCount(more)} more (mediabatch status lists them)` : shown.join('; ');
-}
-
-function notCollectedSection(group: ListedJobs, color: boolean): string {
-  const title = paint(color, 'yellow', `Paid, result not collected: ${formatCount(group.total)} job(s)`);
-  const why =
-    'The service finished these jobs, but their results could not be saved. They stay submitted:\n' +
-    'every run tries to collect them again (nothing is sent or paid again).';
-  return `${title}\n${why}\n${requestTable(group.jobs, color)}${moreLine(group)}`;
-}
-
-function statusUnknownSection(group: ListedJobs, color: boolean): string {
-  const title = paint(color, 'yellow', `Status unknown: ${formatCount(group.total)} job(s)`);
-  const why =
-    'These requests were sent, and may be paid for, but the service could not say how they are.\n' +
-    'They stay submitted: every run asks again. Their request ids are the only handle on the results.';
-  return `${title}\n${why}\n${requestTable(group.jobs, color)}${moreLine(group)}`;
-}
-
-function droppedSection(group: ListedJobs, color: boolean): string {
-  const title = `No longer in the manifest: ${formatCount(group.total)} job(s)`;
-  const why = 'They were sent (and paid for) before the manifest changed: they are collected, and their results kept, all the same.';
-  const table = renderTable({
-    headers: ['id', 'state', 'result or request'],
-    rows: group.jobs.map((job) => [job.id, job.state, oneLine(job.output ?? job.requestId)]),
-    color,
-  });
-  return `${title}\n${why}\n${table}${moreLine(group)}`;
-}
-
-function requestTable(jobs: readonly StatusJob[], color: boolean): string {
-  return renderTable({
-    headers: ['id', 'request id', 'reason'],
-    rows: jobs.map((job) => [job.id, job.requestId ?? '-', oneLine(job.error)]),
-    color,
-  });
 }
 
 function stateNotes(summary: StatusSummary): string[] {
