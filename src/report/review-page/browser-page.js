@@ -2,7 +2,7 @@
  * The review page in the browser, from file://, with no network and no library: reads the jobs the
  * renderer wrote as JSON, fills the filters, and draws one page of rows at a time for the view in
  * the address (browser-view.js). Inlined after browser-view.js, as one script, by
- * browser-script.ts, which drops the import below: the two are one module in the page.
+ * render.ts (reviewPageScript), which drops the import below: the two are one module in the page.
  */
 import { ATTENTION, formatMicroUsd, parseView, PAGE_SIZES, selectRows, splitTag, viewHash } from './browser-view.js';
 

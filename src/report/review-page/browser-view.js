@@ -3,7 +3,7 @@
  * renderer writes (their types are imported by render.ts, so both sides agree), money, tags, the
  * view kept in the address's hash, and filtering and grouping. browser-page.js draws with it.
  *
- * The page inlines this file and browser-page.js as one script (browser-script.ts). Both are plain
+ * The page inlines this file and browser-page.js as one script (render.ts, reviewPageScript). Both are plain
  * JavaScript typed with JSDoc: tsc checks them against the DOM (tsconfig.browser.json, run by
  * test/report/review-page-script.test.ts) while the node build only copies them to dist/. Node
  * tests import this one as it is.

@@ -1,8 +1,7 @@
 import { decimalUsd, formatUsd, type MicroUsd } from '../../money.js';
 import { formatCount } from '../text.js';
 import { ATTENTION } from './browser-view.js';
-import { escapeHtml } from './escape.js';
-import type { Tally } from './tally.js';
+import type { Tally } from './render.js';
 
 /** What the page says about itself and the run, above and around the jobs. */
 export interface PageFacts {
@@ -109,4 +108,25 @@ export function tallyTable(title: string, what: string, names: readonly string[]
     `<table class="totals"><thead><tr><th>${escapeHtml(what)}</th><th>jobs</th><th>done</th><th>failed, in doubt</th><th>priced</th><th>spent</th></tr></thead>`,
     `<tbody>${rows.join('\n')}</tbody></table></details>`,
   ].join('\n');
+}
+
+/** What a page's text and attributes escape: every character that could start or end markup. */
+const HTML_SPECIAL = /[&<>"']/g;
+const HTML_ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text for an HTML element or a quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(HTML_SPECIAL, (c) => HTML_ENTITY[c] ?? c);
+}
+
+/**
+ * `<`, `>` and `&` can only occur inside JSON strings, where `\u003c` means the same: escaped,
+ * no job text can close the script element (`</script>`) or open a comment (`<!--`) in it.
+ * U+2028 and U+2029 end a line in old JavaScript parsers; escaped, they are plain characters.
+ */
+const SCRIPT_UNSAFE = /[<>&\u2028\u2029]/g;
+
+/** JSON for a `<script type="application/json">` element: `JSON.parse` of its text gives `value` back. */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(SCRIPT_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
