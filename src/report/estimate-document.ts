@@ -14,7 +14,7 @@ export function estimateJsonChunks(report: CostReport, rows: Rows<CostReportJob>
   return jsonListDocument(head, rows, estimateJobJson, tail);
 }
 
-function estimateJobJson(job: CostReportJob): EstimateJobJson {
+export function estimateJobJson(job: CostReportJob): EstimateJobJson {
   return {
     id: job.id,
     type: job.type,

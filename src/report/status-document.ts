@@ -1,6 +1,6 @@
 import { microToUsd } from '../money.js';
 import { SCHEMA_VERSION, type RunDocument, type StatusDocument, type StatusJobJson } from './document-schemas.js';
-import { jsonListDocument, type Rows } from './json-stream.js';
+import { batches, jsonListDocument, type Rows } from './json-stream.js';
 import type { StatusJob, StatusSummary } from './status.js';
 
 /** What a run adds to the status document: which run wrote it, and what ended it early. */
@@ -50,4 +50,18 @@ export function statusJobJson(job: StatusJob): StatusJobJson {
     retryable: job.retryable ?? null,
     refunded: job.refunded ?? null,
   };
+}
+
+/** `status --format ids`: one job id a line, what `run --only` (and xargs) take back. */
+export function idLines(rows: Rows<StatusJob>): AsyncGenerator<string> {
+  return lines(rows, (job) => job.id);
+}
+
+/** `status --format jsonl`: one job a line, the very object the status document lists. */
+export function jsonLines(rows: Rows<StatusJob>): AsyncGenerator<string> {
+  return lines(rows, (job) => JSON.stringify(statusJobJson(job)));
+}
+
+async function* lines<T>(rows: Rows<T>, line: (row: T) => string): AsyncGenerator<string> {
+  for await (const batch of batches(rows)) yield batch.map((row) => `${line(row)}\n`).join('');
 }
