@@ -9,9 +9,7 @@ import { jsonListDocument, type Rows } from './json-stream.js';
  * line, then the totals. `rows` are the report's jobs (read from the ledger in windows).
  */
 export function estimateJsonChunks(report: CostReport, rows: Rows<CostReportJob>): AsyncGenerator<string> {
-  const { schema_version, total, spent, budget, within_budget, price_calls, ...tail } = estimateFields(report);
-  const head = { schema_version, total, spent, budget, within_budget, price_calls };
-  return jsonListDocument(head, rows, estimateJobJson, tail);
+  return jsonListDocument(estimateDocument(report), rows, estimateJobJson);
 }
 
 export function estimateJobJson(job: CostReportJob): EstimateJobJson {
@@ -26,8 +24,8 @@ export function estimateJobJson(job: CostReportJob): EstimateJobJson {
   };
 }
 
-/** Every field but the jobs; the 0.1 camelCase aliases last. */
-function estimateFields(report: CostReport): Omit<EstimateDocument, 'jobs'> {
+/** The document with its jobs left to the rows; the 0.1 camelCase aliases last. */
+function estimateDocument(report: CostReport): EstimateDocument {
   const byModel = totalsJson(report.byModel);
   return {
     schema_version: SCHEMA_VERSION,
@@ -36,6 +34,7 @@ function estimateFields(report: CostReport): Omit<EstimateDocument, 'jobs'> {
     budget: report.budgetMicro === null ? null : microToUsd(report.budgetMicro),
     within_budget: report.withinBudget,
     price_calls: report.priceCalls,
+    jobs: [],
     by_model: byModel,
     by_type: totalsJson(report.byType),
     groups: report.byGroup.map((g) => ({

@@ -23,30 +23,27 @@ export async function* batches<T>(rows: Rows<T>, size = 1000): AsyncGenerator<T[
 }
 
 /**
- * The document as text chunks; their concatenation parses to the same value as the object
- * `{ ...head, jobs: rows.map(toJson), ...tail }` would (an undefined field is left out, as
- * JSON.stringify does).
+ * The document as text chunks, its fields in their order, the `jobs` field (whose value is not
+ * read) written from `rows`. The concatenation parses to `{ ...document, jobs: rows.map(toJson) }`
+ * (an undefined field is left out, as JSON.stringify does).
  */
-export async function* jsonListDocument<T>(
-  head: Fields,
-  rows: Rows<T>,
-  toJson: (row: T) => unknown,
-  tail: Fields = {},
-): AsyncGenerator<string> {
-  const headText = fields(head);
+export async function* jsonListDocument<T>(document: Fields, rows: Rows<T>, toJson: (row: T) => unknown): AsyncGenerator<string> {
+  const entries = Object.entries(document);
+  const jobsAt = entries.findIndex(([key]) => key === 'jobs');
+  const headText = fields(entries.slice(0, jobsAt));
   yield `{\n${headText}${headText === '' ? '' : ',\n'}  "jobs": [`;
   let first = true;
   for await (const batch of batches(rows)) {
     yield `${first ? '\n' : ',\n'}    ${batch.map((row) => JSON.stringify(toJson(row))).join(',\n    ')}`;
     first = false;
   }
-  const tailText = fields(tail);
+  const tailText = fields(entries.slice(jobsAt + 1));
   yield `${first ? ']' : '\n  ]'}${tailText === '' ? '' : `,\n${tailText}`}\n}\n`;
 }
 
 /** `  "key": value` lines, pretty-printed as JSON.stringify(…, null, 2) would nest them. */
-function fields(record: Fields): string {
-  return Object.entries(record)
+function fields(entries: [string, unknown][]): string {
+  return entries
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => `  ${JSON.stringify(key)}: ${JSON.stringify(value, null, 2).replace(/\n/g, '\n  ')}`)
     .join(',\n');

@@ -13,7 +13,7 @@ export type RunDocumentExtras = Pick<RunDocument, 'finished' | 'error'>;
  */
 export function statusJsonChunks(summary: StatusSummary, rows: Rows<StatusJob>, run?: RunDocumentExtras): AsyncGenerator<string> {
   const { counts } = summary;
-  const head: Omit<StatusDocument, 'jobs'> = {
+  const document: StatusDocument | RunDocument = {
     schema_version: SCHEMA_VERSION,
     // `submitting` is counted apart: jobs a crash caught mid-submit.
     counts: {
@@ -27,9 +27,10 @@ export function statusJsonChunks(summary: StatusSummary, rows: Rows<StatusJob>, 
     },
     spent: microToUsd(summary.spentMicro),
     budget: summary.budgetMicro === null ? null : microToUsd(summary.budgetMicro),
+    ...(run === undefined ? {} : { kind: 'run', finished: run.finished, error: run.error }),
+    jobs: [],
   };
-  const runFields = run === undefined ? {} : { kind: 'run', finished: run.finished, error: run.error };
-  return jsonListDocument({ ...head, ...runFields }, rows, statusJobJson);
+  return jsonListDocument(document, rows, statusJobJson);
 }
 
 /** One job of the document. Type, state and price source come from the ledger, which holds only known values. */
