@@ -1,8 +1,8 @@
 import type { CostReport, CostReportJob, CostTotals } from '../pricing/report.js';
 import type { GroupSummary, PriceSource } from '../pricing/types.js';
 import { formatUsd, type MicroUsd } from '../money.js';
-import { PRICE_SOURCES } from './csv.js';
-import { formatCount, paint, renderTable, tableOf, type Column, type Table } from './text.js';
+import { groupParameters, groupSource, groupVoice, PRICE_SOURCES } from './csv.js';
+import { AMOUNTS, exactUsd, formatCount, markdownCell, markdownTable, paint, renderTable, tableOf, type Column, type Table } from './text.js';
 
 /** Jobs the text report lists one per line before the rest is summarised; the CSV has them all. */
 export const COST_JOB_LINES = 30;
@@ -44,7 +44,7 @@ const JOB_COLUMNS: Column<CostReportJob>[] = [
 ];
 
 /** A breakdown by type or model, for the text and markdown reports, each amount written by `usd`. */
-export function totalsTable(label: string, totals: Record<string, CostTotals>, usd: (micro: MicroUsd) => string): Table {
+function totalsTable(label: string, totals: Record<string, CostTotals>, usd: (micro: MicroUsd) => string): Table {
   return {
     headers: [label, 'jobs', 'total'],
     rows: Object.entries(totals).map(([name, t]) => [name, formatCount(t.jobs), usd(t.totalMicro)]),
@@ -67,7 +67,7 @@ function groupLabel(key: string): string {
 }
 
 /** The money rows the text and markdown reports share, each amount written by `usd`. */
-export function moneyRows(report: CostReport, usd: (micro: MicroUsd) => string): string[][] {
+function moneyRows(report: CostReport, usd: (micro: MicroUsd) => string): string[][] {
   const rows = [
     ['Total (whole manifest)', usd(report.totalMicro)],
     ['Already spent (ledger)', usd(report.spentMicro)],
@@ -100,7 +100,7 @@ function overBudgetLine(report: CostReport, color: boolean): string {
 }
 
 /** `Price calls: 4 (prices: 5 quoted, 5 derived, 0 cached)`, in the text and markdown reports. */
-export function priceCallsText(report: CostReport): string {
+function priceCallsText(report: CostReport): string {
   const jobs = (source: PriceSource): number =>
     report.byGroup.reduce((sum, group) => sum + group.jobsBySource[source], 0);
   const prices = PRICE_SOURCES.map((source) => `${formatCount(jobs(source))} ${source}`).join(', ');
@@ -143,4 +143,49 @@ function formatAge(ageMs: number): string {
 
 function titleCase(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+const MARKDOWN_GROUP_COLUMNS: Column<GroupSummary>[] = [
+  { header: 'type', cell: (g) => g.type },
+  { header: 'model', cell: (g) => g.model },
+  { header: 'voice', cell: groupVoice },
+  { header: 'parameters', cell: groupParameters },
+  { header: 'characters', cell: (g) => (g.characters === null ? '' : formatCount(g.characters)), right: true },
+  { header: 'jobs', cell: (g) => formatCount(g.jobs), right: true },
+  { header: 'price source', cell: groupSource },
+  { header: 'calls', cell: (g) => formatCount(g.calls), right: true },
+  { header: 'total', cell: (g) => exactUsd(g.totalMicro), right: true },
+];
+
+/** `estimate`'s `<name>.estimate.md`. */
+export function estimateMarkdown(report: CostReport, title: string): string {
+  return [
+    `# Cost estimate: ${markdownCell(title)}`,
+    `${formatCount(report.jobs)} jobs, ${report.planName} plan. ${report.withinBudget ? 'Within budget.' : '**Over budget.**'}`,
+    `## Money\n\n${markdownTable({ ...AMOUNTS, rows: estimateMoneyRows(report) })}`,
+    `## By type\n\n${markdownTable(totalsTable('type', report.byType, exactUsd))}`,
+    `## By model\n\n${markdownTable(totalsTable('model', report.byModel, exactUsd))}`,
+    `## By price group\n\n${markdownTable(tableOf(MARKDOWN_GROUP_COLUMNS, report.byGroup))}`,
+    `## Pace\n\n${markdownPaceLines(report).join('\n')}`,
+  ].join('\n\n') + '\n';
+}
+
+function estimateMoneyRows(report: CostReport): string[][] {
+  const rows = moneyRows(report, exactUsd);
+  if (!report.withinBudget) {
+    rows.push(['Over budget by', exactUsd(report.overByMicro)]);
+    rows.push([`Fits with --partial (${formatCount(report.fitCount)} jobs)`, exactUsd(report.fitMicro)]);
+  }
+  if (report.balanceMicro !== null) {
+    rows.push(['Balance', exactUsd(report.balanceMicro)]);
+    rows.push(['Balance covers what is to spend', report.balanceCovers === true ? 'yes' : 'no']);
+  }
+  return rows;
+}
+
+function markdownPaceLines(report: CostReport): string[] {
+  return [
+    `- ${priceCallsText(report)}`,
+    `- Duration at the ${report.planName} plan's pace: ${markdownCell(report.durationText)}`,
+  ];
 }

@@ -1,7 +1,7 @@
 import { escapeControlChars } from '../control-chars.js';
 import { JOB_STATES, type JobState } from '../jobs/states.js';
 import { formatUsd, type MicroUsd } from '../money.js';
-import { formatCount, paint, renderTable, tableOf, type Column, type Style } from './text.js';
+import { AMOUNTS, exactUsd, formatCount, markdownCell, markdownTable, paint, renderTable, tableOf, type Column, type Style, type Table } from './text.js';
 
 export interface StatusJob {
   id: string;
@@ -102,7 +102,7 @@ const SECTIONS: readonly Section[] = [
  */
 export function formatStatusText(summary: StatusSummary, options: { color: boolean }): string {
   const { color } = options;
-  const parts = [countsTable(summary, color), moneyLine(summary, color)];
+  const parts = [`Jobs by state\n${renderTable(stateCounts(summary), color)}`, moneyLine(summary, color)];
   for (const section of SECTIONS) {
     if (summary[section.group].total > 0) parts.push(sectionText(section, summary[section.group], color));
   }
@@ -126,14 +126,10 @@ function moreLine(group: ListedJobs, where: string): string {
 }
 
 /** A `state, jobs` row for every state; `submitting` only when a crash left jobs in it. */
-export function stateCountRows(summary: StatusSummary): string[][] {
+function stateCounts(summary: StatusSummary): Table {
   const counts: Record<string, number | undefined> = summary.counts;
   const states = JOB_STATES.filter((state) => state !== 'submitting' || (counts[state] ?? 0) > 0);
-  return states.map((state) => [state, formatCount(counts[state] ?? 0)]);
-}
-
-function countsTable(summary: StatusSummary, color: boolean): string {
-  return `Jobs by state\n${renderTable({ headers: ['state', 'jobs'], rows: stateCountRows(summary), align: ['left', 'right'] }, color)}`;
+  return { headers: ['state', 'jobs'], rows: states.map((state) => [state, formatCount(counts[state] ?? 0)]), align: ['left', 'right'] };
 }
 
 function moneyLine(summary: StatusSummary, color: boolean): string {
@@ -215,4 +211,37 @@ function resultsLine(results: StatusSummary['results']): string {
  */
 function oneLine(text: string | null): string {
   return text === null || text === '' ? '-' : escapeControlChars(text.replace(/\s*\n\s*/g, ' '));
+}
+
+/** `status --format md`: counts, money, and the jobs that need a person. */
+export function statusMarkdown(summary: StatusSummary, title: string): string {
+  const parts = [
+    `# Status: ${markdownCell(title)}`,
+    `## Jobs by state\n\n${markdownTable(stateCounts(summary))}`,
+    `## Money\n\n${markdownTable({ ...AMOUNTS, rows: statusMoneyRows(summary) })}`,
+  ];
+  if (summary.inDoubt.total > 0) parts.push(jobSection('In doubt (may have been paid; sent again only with --resubmit-in-doubt)', summary.inDoubt));
+  if (summary.failed.total > 0) parts.push(jobSection('Failed', summary.failed));
+  return `${parts.join('\n\n')}\n`;
+}
+
+function statusMoneyRows(summary: StatusSummary): string[][] {
+  const rows = [['Spent', exactUsd(summary.spentMicro)], ['Budget', summary.budgetMicro === null ? 'none' : exactUsd(summary.budgetMicro)]];
+  if (summary.budgetMicro !== null) rows.push(['Left', exactUsd(summary.budgetMicro - summary.spentMicro)]);
+  return rows;
+}
+
+const MARKDOWN_JOB_COLUMNS = [
+  ID,
+  TYPE,
+  column('price', (job) => (job.priceMicro === null ? '' : exactUsd(job.priceMicro)), true),
+  column('request id', (job) => job.requestId ?? ''),
+  column('reason', (job) => job.error ?? ''),
+];
+
+/** A group's first jobs (StatusSummary keeps LISTED_JOBS of each) and how many more it has. */
+function jobSection(title: string, group: ListedJobs): string {
+  const more = group.total - group.jobs.length;
+  const rest = more > 0 ? `\n\n…and ${formatCount(more)} more (every job is in the CSV).` : '';
+  return `## ${title}: ${formatCount(group.total)}\n\n${markdownTable(tableOf(MARKDOWN_JOB_COLUMNS, group.jobs))}${rest}`;
 }

@@ -1,3 +1,6 @@
+import { escapeControlChars } from '../control-chars.js';
+import { decimalUsd, type MicroUsd } from '../money.js';
+
 const CODES = {
   bold: [1, 22],
   red: [31, 39],
@@ -13,7 +16,7 @@ export function paint(enabled: boolean, style: Style, text: string): string {
   return `\u001b[${open}m${text}\u001b[${close}m`;
 }
 
-/** Rows of cells for the text and the markdown renderers; columns without an `align` entry are left-aligned. */
+/** Rows of cells for renderTable (text) and markdownTable; columns without an `align` entry are left-aligned. */
 export interface Table {
   /** Omitted for a plain label/value list. */
   headers?: string[];
@@ -61,3 +64,29 @@ function pad(cell: string, width: number, align: 'left' | 'right'): string {
 export function formatCount(count: number): string {
   return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
+
+/**
+ * Markdown for a pull request or a finance ticket, with money exact to the micro-dollar
+ * (`$0.000077`, `$12.50`). Never a line per job: a ticket cannot hold a million rows, and the CSV
+ * files have them.
+ */
+export function markdownTable({ headers = [], rows, align = [] }: Table): string {
+  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
+  const rule = headers.map((_, i) => (align[i] === 'right' ? '---:' : '---'));
+  return [line(headers.map(markdownCell)), line(rule), ...rows.map((row) => line(row.map(markdownCell)))].join('\n');
+}
+
+/** A markdown table cell or title: one line, no `|` to split it, no control character to hide text. */
+export function markdownCell(text: string): string {
+  return escapeControlChars(text.replace(/\s*\n\s*/g, ' ')).replace(/\\/g, '\\\\').replace(/\|/g, '\\|');
+}
+
+/** Exact dollars, at least two decimals: `$12.50`, `$0.000077`, `-$0.25`. */
+export function exactUsd(micro: MicroUsd): string {
+  const text = decimalUsd(Math.abs(micro));
+  const [whole, fraction = ''] = text.split('.');
+  return `${micro < 0 ? '-' : ''}$${whole}.${fraction.padEnd(2, '0')}`;
+}
+
+/** A label, amount table (money in both renderings). */
+export const AMOUNTS = { headers: ['', 'amount'], align: ['left', 'right'] } satisfies Omit<Table, 'rows'>;

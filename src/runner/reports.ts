@@ -7,7 +7,7 @@ import type { CostReport, CostReportJob } from '../pricing/report.js';
 import type { PriceSource } from '../pricing/types.js';
 import { estimateCsvChunks, groupsCsvChunks, runCsvChunks } from '../report/csv.js';
 import { estimateJsonChunks } from '../report/estimate-document.js';
-import { estimateMarkdown } from '../report/markdown.js';
+import { estimateMarkdown } from '../report/cost-report.js';
 import { statusJsonChunks, type RunDocumentExtras } from '../report/status-document.js';
 import { LISTED_JOBS, type ListedJobs, type StatusJob, type StatusSummary } from '../report/status.js';
 import type { JobQuery, JobRow, JobState, SendSelection } from '../store/index.js';
