@@ -3,9 +3,7 @@ import { escapeControlChars } from '../control-chars.js';
 import { decimalUsd } from '../money.js';
 import type { CostReportJob } from '../pricing/report.js';
 import type { GroupSummary } from '../pricing/types.js';
-import { estimateJobJson } from './estimate-document.js';
-import { batches, type Rows } from './json-stream.js';
-import { statusJobJson } from './status-document.js';
+import { batches, estimateJobJson, statusJobJson, type Rows } from './documents.js';
 import type { StatusJob } from './status.js';
 
 /** What a spreadsheet takes for the start of a formula. */

@@ -3,7 +3,7 @@ import { planLimits } from '../../src/jobs/plans.js';
 import { buildCostReport, type CostReport, type CostReportJob } from '../../src/pricing/report.js';
 import { estimateMarkdown, formatCostReport } from '../../src/report/cost-report.js';
 import { estimateCsvChunks, groupsCsvChunks } from '../../src/report/csv.js';
-import { estimateJsonChunks } from '../../src/report/estimate-document.js';
+import { estimateJsonChunks } from '../../src/report/documents.js';
 import { textOf } from '../helpers/chunks.js';
 import { costInput, laws, memoryCache, priceJobs, quoteWith, speechJob, speechQuoter, videoJob, videoQuoter } from '../pricing/jobs.js';
 

@@ -1,7 +1,7 @@
 import { parse } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCsvChunks } from '../../src/report/csv.js';
-import { statusJsonChunks } from '../../src/report/status-document.js';
+import { statusJsonChunks } from '../../src/report/documents.js';
 import { formatStatusText, statusMarkdown, submittedLines, type ListedJobs, type StatusJob, type StatusSummary } from '../../src/report/status.js';
 import { textOf } from '../helpers/chunks.js';
 

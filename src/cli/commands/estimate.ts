@@ -4,7 +4,7 @@ import { ExitCode } from '../../errors.js';
 import type { CostReport, CostReportJob } from '../../pricing/report.js';
 import { estimateMarkdown, formatCostReport } from '../../report/cost-report.js';
 import { estimateCsvChunks } from '../../report/csv.js';
-import { estimateJsonChunks } from '../../report/estimate-document.js';
+import { estimateJsonChunks } from '../../report/documents.js';
 import { createRunProgress, estimate, limitsOf } from '../../runner/index.js';
 import { writeEstimateReports } from '../../runner/reports.js';
 import { printEvent } from '../event-text.js';

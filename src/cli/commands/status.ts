@@ -3,7 +3,7 @@ import type { Argv } from 'yargs';
 import { UsageError } from '../../errors.js';
 import { isJobState, JOB_STATES, type JobState } from '../../jobs/states.js';
 import { runCsvChunks } from '../../report/csv.js';
-import { idLines, jsonLines, statusJsonChunks } from '../../report/status-document.js';
+import { idLines, jsonLines, statusJsonChunks } from '../../report/documents.js';
 import { formatStateListing, formatStatusText, statusMarkdown, type StatusSummary } from '../../report/status.js';
 import { jobsInStates, runJobs, storedBudget, summarize } from '../../runner/reports.js';
 import type { ListingLedger } from '../../store/index.js';

@@ -6,7 +6,7 @@ import { JOB_TYPES, kindOf, type JobType } from '../../jobs/index.js';
 import { JOB_STATES, type JobState } from '../../jobs/states.js';
 import type { MicroUsd } from '../../money.js';
 import { describeGroupKey, groupOfPriceKey } from '../../pricing/keys.js';
-import { batches, type Rows } from '../json-stream.js';
+import { batches, type Rows } from '../documents.js';
 import type { PageMeta, RowTuple } from './browser-view.js';
 import { jsonForScript, moneyPanel, pageStart, stateButtons, tallyTable, type PageFacts } from './layout.js';
 import { REVIEW_PAGE_CSS } from './styles.js';
