@@ -7,14 +7,8 @@ import { AMOUNTS, exactUsd, formatCount, markdownCell, markdownTable, paint, ren
 /** Jobs the text report lists one per line before the rest is summarised; the CSV has them all. */
 export const COST_JOB_LINES = 30;
 
-export interface CostTextOptions {
-  color: boolean;
-  /** The first jobs of the manifest (COST_JOB_LINES of them), to list. */
-  firstJobs: readonly CostReportJob[];
-}
-
-/** The `estimate` report as aligned text tables, readable without colour. */
-export function formatCostReport(report: CostReport, options: CostTextOptions): string {
+/** The `estimate` report as aligned text tables, readable without colour, listing `firstJobs` (COST_JOB_LINES). */
+export function formatCostReport(report: CostReport, options: { color: boolean; firstJobs: readonly CostReportJob[] }): string {
   const { color } = options;
   const sections = [
     paint(color, 'bold', `Cost estimate: ${formatCount(report.jobs)} jobs, ${titleCase(report.planName)} plan`),

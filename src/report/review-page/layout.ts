@@ -3,20 +3,22 @@ import { formatCount } from '../text.js';
 import { ATTENTION } from './browser-view.js';
 import type { Tally } from './render.js';
 
-/** What the page says about itself and the run, above and around the jobs. */
-export interface PageFacts {
-  /** The manifest's file name: the page's title. */
+/**
+ * What the page says about itself and the run: its title (the manifest's file name), when it was
+ * written (ISO 8601), the ledger it was read from, and the folder it is written to (results are
+ * linked relative to it).
+ */
+export interface ReviewPageFacts {
   title: string;
-  /** When the page was written, ISO 8601. */
   generatedAt: string;
-  /** The ledger the page was read from, for the header. */
   ledger: string;
   spentMicro: MicroUsd;
   budgetMicro: MicroUsd | null;
+  pageDir: string;
 }
 
 /** Everything before the rows: the head, the header, and the jobs' toolbar and empty table. */
-export function pageStart(facts: PageFacts, csp: string, css: string): string {
+export function pageStart(facts: ReviewPageFacts, csp: string, css: string): string {
   const title = escapeHtml(facts.title);
   return `<!doctype html>
 <html lang="en">
@@ -74,7 +76,7 @@ export function stateButtons(counts: ReadonlyMap<string, number>, total: number)
 }
 
 /** Spent against the budget, exact values in `data-micro` and in each figure's title. */
-export function moneyPanel(facts: PageFacts, pricedMicro: MicroUsd, pricedJobs: number): string {
+export function moneyPanel(facts: ReviewPageFacts, pricedMicro: MicroUsd, pricedJobs: number): string {
   const money = (name: string, micro: MicroUsd): string =>
     `<strong data-total="${name}" data-micro="${micro}" title="$${decimalUsd(micro)}">${formatUsd(micro)}</strong>`;
   const { spentMicro, budgetMicro } = facts;

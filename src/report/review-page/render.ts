@@ -8,37 +8,32 @@ import type { MicroUsd } from '../../money.js';
 import { describeGroupKey, groupOfPriceKey } from '../../pricing/keys.js';
 import { batches, type Rows } from '../documents.js';
 import type { PageMeta, RowTuple } from './browser-view.js';
-import { jsonForScript, moneyPanel, pageStart, stateButtons, tallyTable, type PageFacts } from './layout.js';
+import { jsonForScript, moneyPanel, pageStart, stateButtons, tallyTable, type ReviewPageFacts } from './layout.js';
 import { REVIEW_PAGE_CSS } from './styles.js';
 
-/** One job as the review page shows it. */
+/**
+ * One job as the review page shows it: `spentMicro` is what the ledger counts as spent on it,
+ * `priceKey` names its price group, `text` or `prompt` is what it said (when the ledger has it),
+ * `output` the absolute path of its result, `inManifest` false for a paid job the manifest no
+ * longer lists.
+ */
 export interface ReviewJob {
   id: string;
   type: JobType;
   state: JobState;
   priceMicro: MicroUsd | null;
-  /** What the ledger counts as spent on it. */
   spentMicro: MicroUsd;
   priceSource: string | null;
-  /** The stored price key: names its price group. */
   priceKey: string | null;
   model: string | null;
   requestId: string | null;
-  /** A speech job's text, or the prompt of a kind that takes one, when the ledger has it. */
   text?: string | null | undefined;
   prompt?: string | null | undefined;
   tags?: readonly string[] | null | undefined;
   error: string | null;
-  /** Absolute path of the downloaded result. */
   output: string | null;
-  /** false for a paid job the manifest no longer lists. */
   inManifest?: boolean | undefined;
 }
-
-export type ReviewPageFacts = PageFacts & {
-  /** The folder the page is written to: results are linked relative to it. */
-  pageDir: string;
-};
 
 /** Distinct models or price groups listed one by one; the rest are summed together. */
 const MAX_NAMES = 2000;
@@ -126,7 +121,7 @@ export function resultHref(output: string, pageDir: string): string {
   return relative.split(path.sep).map(encodeURIComponent).join('/');
 }
 
-function summary(facts: PageFacts, totals: Totals): string {
+function summary(facts: ReviewPageFacts, totals: Totals): string {
   return [
     '<section id="summary" aria-label="Totals">',
     moneyPanel(facts, totals.all.pricedMicro, totals.all.jobs),
