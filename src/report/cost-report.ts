@@ -2,13 +2,17 @@ import type { CostReport, CostReportJob, CostTotals } from '../pricing/report.js
 import type { GroupSummary, PriceSource } from '../pricing/types.js';
 import { formatUsd, type MicroUsd } from '../money.js';
 import { groupParameters, groupSource, groupVoice, PRICE_SOURCES } from './csv.js';
-import { AMOUNTS, exactUsd, formatCount, markdownCell, markdownTable, paint, renderTable, tableOf, type Column, type Table } from './text.js';
+import { AMOUNTS, exactUsd, formatCount, markdownCell, markdownTable, paint, renderTable, tableOf } from './text.js';
+import type { Column, Table } from './text.js';
 
 /** Jobs the text report lists one per line before the rest is summarised; the CSV has them all. */
 export const COST_JOB_LINES = 30;
 
 /** The `estimate` report as aligned text tables, readable without colour, listing `firstJobs` (COST_JOB_LINES). */
-export function formatCostReport(report: CostReport, options: { color: boolean; firstJobs: readonly CostReportJob[] }): string {
+export function formatCostReport(
+  report: CostReport,
+  options: { color: boolean; firstJobs: readonly CostReportJob[] },
+): string {
   const { color } = options;
   const sections = [
     paint(color, 'bold', `Cost estimate: ${formatCount(report.jobs)} jobs, ${titleCase(report.planName)} plan`),

@@ -2,7 +2,8 @@ import type { MediabatchError } from '../errors.js';
 import { microToUsd } from '../money.js';
 import type { CostReport, CostReportJob, CostTotals } from '../pricing/report.js';
 import { SCHEMA_VERSION } from './document-schemas.js';
-import type { ErrorJson, EstimateDocument, EstimateJobJson, RunDocument, StatusDocument, StatusJobJson } from './document-schemas.js';
+import type { ErrorJson, EstimateDocument, EstimateJobJson, RunDocument } from './document-schemas.js';
+import type { StatusDocument, StatusJobJson } from './document-schemas.js';
 import type { StatusJob, StatusSummary } from './status.js';
 
 /**
@@ -34,7 +35,11 @@ export async function* batches<T>(rows: Rows<T>, size = 1000): AsyncGenerator<T[
  * read) written from `rows`. The concatenation parses to `{ ...document, jobs: rows.map(toJson) }`
  * (an undefined field is left out, as JSON.stringify does).
  */
-export async function* jsonListDocument<T>(document: Fields, rows: Rows<T>, toJson: (row: T) => unknown): AsyncGenerator<string> {
+export async function* jsonListDocument<T>(
+  document: Fields,
+  rows: Rows<T>,
+  toJson: (row: T) => unknown,
+): AsyncGenerator<string> {
   const entries = Object.entries(document);
   const jobsAt = entries.findIndex(([key]) => key === 'jobs');
   const headText = fields(entries.slice(0, jobsAt));

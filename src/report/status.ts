@@ -1,7 +1,8 @@
 import { escapeControlChars } from '../control-chars.js';
 import { JOB_STATES, type JobState } from '../jobs/states.js';
 import { formatUsd, type MicroUsd } from '../money.js';
-import { AMOUNTS, exactUsd, formatCount, markdownCell, markdownTable, paint, renderTable, tableOf, type Column, type Style, type Table } from './text.js';
+import { AMOUNTS, exactUsd, formatCount, markdownCell, markdownTable, paint, renderTable, tableOf } from './text.js';
+import type { Column, Style, Table } from './text.js';
 
 export interface StatusJob {
   id: string;
@@ -77,21 +78,22 @@ const IN_DOUBT =
   'These requests may have reached the service and may have been paid: their price counts as spent.\n' +
   'They are never sent again automatically. Check your balance or billing first; to send them once\n' +
   'more, run again with --resubmit-in-doubt.';
-const NOT_COLLECTED =
+const UNCOLLECTED =
   'The service finished these jobs, but their results could not be saved. They stay submitted:\n' +
   'every run tries to collect them again (nothing is sent or paid again).';
 const STATUS_UNKNOWN =
   'These requests were sent, and may be paid for, but the service could not say how they are.\n' +
   'They stay submitted: every run asks again. Their request ids are the only handle on the results.';
 const DROPPED =
-  'They were sent (and paid for) before the manifest changed: they are collected, and their results kept, all the same.';
+  'They were sent (and paid for) before the manifest changed: they are collected, and their results kept, ' +
+  'all the same.';
 
 const REQUESTS = [ID, REQUEST, REASON];
 
 const SECTIONS: readonly Section[] = [
   { group: 'inDoubt', title: 'In doubt', style: 'yellow', why: IN_DOUBT, columns: [ID, TYPE, PRICE, REASON] },
   { group: 'failed', title: 'Failed', style: 'red', columns: [ID, TYPE, FAILURE] },
-  { group: 'notCollected', title: 'Paid, result not collected', style: 'yellow', why: NOT_COLLECTED, columns: REQUESTS },
+  { group: 'notCollected', title: 'Paid, result not collected', style: 'yellow', why: UNCOLLECTED, columns: REQUESTS },
   { group: 'statusUnknown', title: 'Status unknown', style: 'yellow', why: STATUS_UNKNOWN, columns: REQUESTS },
   { group: 'dropped', title: 'No longer in the manifest', why: DROPPED, columns: [ID, STATE, RESULT_OR_REQUEST] },
 ];
@@ -115,7 +117,8 @@ export function formatStatusText(summary: StatusSummary, options: { color: boole
 function sectionText({ title, style, why, columns }: Section, group: ListedJobs, color: boolean): string {
   const count = `${title}: ${formatCount(group.total)} job(s)`;
   const heading = style === undefined ? count : paint(color, style, count);
-  const table = renderTable(tableOf(columns, group.jobs), color) + moreLine(group, 'mediabatch status --json lists every job');
+  const more = moreLine(group, 'mediabatch status --json lists every job');
+  const table = renderTable(tableOf(columns, group.jobs), color) + more;
   return [heading, ...(why === undefined ? [] : [why]), table].join('\n');
 }
 
@@ -129,7 +132,8 @@ function moreLine(group: ListedJobs, where: string): string {
 function stateCounts(summary: StatusSummary): Table {
   const counts: Record<string, number | undefined> = summary.counts;
   const states = JOB_STATES.filter((state) => state !== 'submitting' || (counts[state] ?? 0) > 0);
-  return { headers: ['state', 'jobs'], rows: states.map((state) => [state, formatCount(counts[state] ?? 0)]), align: ['left', 'right'] };
+  const rows = states.map((state) => [state, formatCount(counts[state] ?? 0)]);
+  return { headers: ['state', 'jobs'], rows, align: ['left', 'right'] };
 }
 
 function moneyLine(summary: StatusSummary, color: boolean): string {
@@ -152,7 +156,8 @@ export function failureText(job: Pick<StatusJob, 'error' | 'retryable' | 'refund
 export function formatStateListing(states: readonly string[], group: ListedJobs, options: { color: boolean }): string {
   const title = `Jobs ${states.join(', ')}: ${formatCount(group.total)}`;
   if (group.total === 0) return `${title}\n`;
-  const found = column('reason, result or request', (job) => oneLine(job.state === 'done' ? job.output : (failureText(job) ?? job.requestId)));
+  const found = column('reason, result or request', (job) =>
+    oneLine(job.state === 'done' ? job.output : (failureText(job) ?? job.requestId)));
   const table = renderTable(tableOf([ID, TYPE, STATE, found], group.jobs), options.color);
   return `${title}\n${table}${moreLine(group, '--format ids, csv or jsonl lists every one')}\n`;
 }
@@ -243,5 +248,6 @@ const MARKDOWN_JOB_COLUMNS = [
 function jobSection(title: string, group: ListedJobs): string {
   const more = group.total - group.jobs.length;
   const rest = more > 0 ? `\n\n…and ${formatCount(more)} more (every job is in the CSV).` : '';
-  return `## ${title}: ${formatCount(group.total)}\n\n${markdownTable(tableOf(MARKDOWN_JOB_COLUMNS, group.jobs))}${rest}`;
+  const table = markdownTable(tableOf(MARKDOWN_JOB_COLUMNS, group.jobs));
+  return `## ${title}: ${formatCount(group.total)}\n\n${table}${rest}`;
 }

@@ -9,10 +9,19 @@ import { ATTENTION, formatMicroUsd, parseView, PAGE_SIZES, selectRows, splitTag,
 /** @typedef {import('./browser-view.js').RowTuple} RowTuple */
 /** @typedef {import('./browser-view.js').PageMeta} PageMeta */
 /** @typedef {import('./browser-view.js').View} View */
-/** @typedef {Record<keyof typeof SELECTS, HTMLSelectElement> & { search: HTMLInputElement, size: HTMLSelectElement }} Controls */
+/**
+ * @typedef {Record<keyof typeof SELECTS, HTMLSelectElement>
+ *   & { search: HTMLInputElement, size: HTMLSelectElement }} Controls
+ */
 
 /** The toolbar's selects, by the view's text each sets (the search box sets `q`). */
-const SELECTS = /** @type {const} */ ({ state: 'filter-state', kind: 'filter-kind', model: 'filter-model', tag: 'filter-tag', group: 'group-by' });
+const SELECTS = /** @type {const} */ ({
+  state: 'filter-state',
+  kind: 'filter-kind',
+  model: 'filter-model',
+  tag: 'filter-tag',
+  group: 'group-by',
+});
 const SELECT_KEYS = /** @type {(keyof typeof SELECTS)[]} */ (Object.keys(SELECTS));
 
 /** Tags offered in the tag list, most used first; search finds the others. */

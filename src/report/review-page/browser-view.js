@@ -84,7 +84,8 @@ const VIEW_TEXTS = /** @type {const} */ (['q', 'state', 'kind', 'model', 'tag', 
 export function parseView(hash) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   const size = Number(params.get('size'));
-  const texts = /** @type {Omit<View, 'page' | 'size'>} */ (Object.fromEntries(VIEW_TEXTS.map((key) => [key, params.get(key) ?? ''])));
+  const entries = VIEW_TEXTS.map((key) => [key, params.get(key) ?? '']);
+  const texts = /** @type {Omit<View, 'page' | 'size'>} */ (Object.fromEntries(entries));
   return {
     ...texts,
     page: Math.max(0, Number(params.get('page')) || 0),
