@@ -16,11 +16,7 @@ import { ATTENTION, formatMicroUsd, parseView, PAGE_SIZES, selectRows, splitTag,
 
 /** The toolbar's selects, by the view's text each sets (the search box sets `q`). */
 const SELECTS = /** @type {const} */ ({
-  state: 'filter-state',
-  kind: 'filter-kind',
-  model: 'filter-model',
-  tag: 'filter-tag',
-  group: 'group-by',
+  state: 'filter-state', kind: 'filter-kind', model: 'filter-model', tag: 'filter-tag', group: 'group-by',
 });
 const SELECT_KEYS = /** @type {(keyof typeof SELECTS)[]} */ (Object.keys(SELECTS));
 
