@@ -1,7 +1,7 @@
 import { isMediabatchError } from '../errors.js';
 import { ManifestError, type ManifestIssue } from '../manifest/errors.js';
 import { SCHEMA_VERSION, type ErrorDocument, type ProblemJson } from '../report/document-schemas.js';
-import { errorJson } from '../report/error-json.js';
+import { errorJson } from '../report/documents.js';
 import { INTERNAL_ERROR_EXIT, logLine, writeJsonDocument } from './output.js';
 
 /**

@@ -1,27 +1,25 @@
 import type { CostReport, CostReportJob, CostTotals } from '../pricing/report.js';
 import type { GroupSummary, PriceSource } from '../pricing/types.js';
 import { formatUsd, type MicroUsd } from '../money.js';
-import { PRICE_SOURCES } from './csv.js';
-import { formatCount, paint, renderTable } from './text.js';
+import { groupParameters, groupSource, groupVoice, PRICE_SOURCES } from './csv.js';
+import { AMOUNTS, exactUsd, formatCount, markdownCell, markdownTable, paint, renderTable, tableOf } from './text.js';
+import type { Column, Table } from './text.js';
 
 /** Jobs the text report lists one per line before the rest is summarised; the CSV has them all. */
 export const COST_JOB_LINES = 30;
 
-export interface CostTextOptions {
-  color: boolean;
-  /** The first jobs of the manifest (COST_JOB_LINES of them), to list. */
-  firstJobs: readonly CostReportJob[];
-}
-
-/** The `estimate` report as aligned text tables, readable without colour. */
-export function formatCostReport(report: CostReport, options: CostTextOptions): string {
+/** The `estimate` report as aligned text tables, readable without colour, listing `firstJobs` (COST_JOB_LINES). */
+export function formatCostReport(
+  report: CostReport,
+  options: { color: boolean; firstJobs: readonly CostReportJob[] },
+): string {
   const { color } = options;
   const sections = [
     paint(color, 'bold', `Cost estimate: ${formatCount(report.jobs)} jobs, ${titleCase(report.planName)} plan`),
     `Jobs\n${jobLines(report, options.firstJobs, color)}`,
-    `By type\n${totalsTable('type', report.byType, color)}`,
-    `By model\n${totalsTable('model', report.byModel, color)}`,
-    `Price groups\n${groupsTable(report.byGroup, color)}`,
+    `By type\n${renderTable(totalsTable('type', report.byType, formatUsd), color)}`,
+    `By model\n${renderTable(totalsTable('model', report.byModel, formatUsd), color)}`,
+    `Price groups\n${renderTable(tableOf(GROUP_COLUMNS, report.byGroup), color)}`,
     `Money\n${moneyLines(report, color).join('\n')}`,
     `Pace\n${paceLines(report).join('\n')}`,
   ];
@@ -29,40 +27,37 @@ export function formatCostReport(report: CostReport, options: CostTextOptions): 
 }
 
 function jobLines(report: CostReport, shown: readonly CostReportJob[], color: boolean): string {
-  const table = renderTable({
-    headers: ['id', 'type', 'model', 'price', 'source', ''],
-    rows: shown.map((job) => [job.id, job.type, job.model, formatUsd(job.priceMicro), job.source, job.toSend ? '' : 'already sent']),
-    align: ['left', 'left', 'left', 'right'],
-    color,
-  });
+  const table = renderTable(tableOf(JOB_COLUMNS, shown), color);
   const rest = report.jobs - shown.length;
   return rest > 0 ? `${table}\n  … and ${formatCount(rest)} more (every job is in the CSV report)` : table;
 }
 
-function totalsTable(label: string, totals: Record<string, CostTotals>, color: boolean): string {
-  return renderTable({
+const JOB_COLUMNS: Column<CostReportJob>[] = [
+  { header: 'id', cell: (job) => job.id },
+  { header: 'type', cell: (job) => job.type },
+  { header: 'model', cell: (job) => job.model },
+  { header: 'price', cell: (job) => formatUsd(job.priceMicro), right: true },
+  { header: 'source', cell: (job) => job.source },
+  { header: '', cell: (job) => (job.toSend ? '' : 'already sent') },
+];
+
+/** A breakdown by type or model, for the text and markdown reports, each amount written by `usd`. */
+function totalsTable(label: string, totals: Record<string, CostTotals>, usd: (micro: MicroUsd) => string): Table {
+  return {
     headers: [label, 'jobs', 'total'],
-    rows: Object.entries(totals).map(([name, t]) => [name, formatCount(t.jobs), formatUsd(t.totalMicro)]),
+    rows: Object.entries(totals).map(([name, t]) => [name, formatCount(t.jobs), usd(t.totalMicro)]),
     align: ['left', 'right', 'right'],
-    color,
-  });
+  };
 }
 
-function groupsTable(groups: readonly GroupSummary[], color: boolean): string {
-  return renderTable({
-    headers: ['group', 'jobs', 'lengths', 'method', 'calls', 'total'],
-    rows: groups.map((g) => [
-      groupLabel(g.key),
-      formatCount(g.jobs),
-      g.distinctLengths === null ? '-' : formatCount(g.distinctLengths),
-      g.method,
-      formatCount(g.calls),
-      formatUsd(g.totalMicro),
-    ]),
-    align: ['left', 'right', 'right', 'left', 'right', 'right'],
-    color,
-  });
-}
+const GROUP_COLUMNS: Column<GroupSummary>[] = [
+  { header: 'group', cell: (g) => groupLabel(g.key) },
+  { header: 'jobs', cell: (g) => formatCount(g.jobs), right: true },
+  { header: 'lengths', cell: (g) => (g.distinctLengths === null ? '-' : formatCount(g.distinctLengths)), right: true },
+  { header: 'method', cell: (g) => g.method },
+  { header: 'calls', cell: (g) => formatCount(g.calls), right: true },
+  { header: 'total', cell: (g) => formatUsd(g.totalMicro), right: true },
+];
 
 /** `v1|<kind>|Kokoro|af_sky|…` reads as `<kind> Kokoro af_sky …`: the version is noise here. */
 function groupLabel(key: string): string {
@@ -70,7 +65,7 @@ function groupLabel(key: string): string {
 }
 
 /** The money rows the text and markdown reports share, each amount written by `usd`. */
-export function moneyRows(report: CostReport, usd: (micro: MicroUsd) => string): string[][] {
+function moneyRows(report: CostReport, usd: (micro: MicroUsd) => string): string[][] {
   const rows = [
     ['Total (whole manifest)', usd(report.totalMicro)],
     ['Already spent (ledger)', usd(report.spentMicro)],
@@ -84,7 +79,7 @@ export function moneyRows(report: CostReport, usd: (micro: MicroUsd) => string):
 function moneyLines(report: CostReport, color: boolean): string[] {
   const rows = moneyRows(report, formatUsd);
   if (report.balanceMicro !== null) rows.push(['Balance', formatUsd(report.balanceMicro)]);
-  const lines = [renderTable({ rows, align: ['left', 'right'], color })];
+  const lines = [renderTable({ rows, align: ['left', 'right'] }, color)];
   if (!report.withinBudget) lines.push(overBudgetLine(report, color));
   if (report.balanceCovers === false) {
     lines.push(
@@ -103,7 +98,7 @@ function overBudgetLine(report: CostReport, color: boolean): string {
 }
 
 /** `Price calls: 4 (prices: 5 quoted, 5 derived, 0 cached)`, in the text and markdown reports. */
-export function priceCallsText(report: CostReport): string {
+function priceCallsText(report: CostReport): string {
   const jobs = (source: PriceSource): number =>
     report.byGroup.reduce((sum, group) => sum + group.jobsBySource[source], 0);
   const prices = PRICE_SOURCES.map((source) => `${formatCount(jobs(source))} ${source}`).join(', ');
@@ -146,4 +141,49 @@ function formatAge(ageMs: number): string {
 
 function titleCase(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+const MARKDOWN_GROUP_COLUMNS: Column<GroupSummary>[] = [
+  { header: 'type', cell: (g) => g.type },
+  { header: 'model', cell: (g) => g.model },
+  { header: 'voice', cell: groupVoice },
+  { header: 'parameters', cell: groupParameters },
+  { header: 'characters', cell: (g) => (g.characters === null ? '' : formatCount(g.characters)), right: true },
+  { header: 'jobs', cell: (g) => formatCount(g.jobs), right: true },
+  { header: 'price source', cell: groupSource },
+  { header: 'calls', cell: (g) => formatCount(g.calls), right: true },
+  { header: 'total', cell: (g) => exactUsd(g.totalMicro), right: true },
+];
+
+/** `estimate`'s `<name>.estimate.md`. */
+export function estimateMarkdown(report: CostReport, title: string): string {
+  return [
+    `# Cost estimate: ${markdownCell(title)}`,
+    `${formatCount(report.jobs)} jobs, ${report.planName} plan. ${report.withinBudget ? 'Within budget.' : '**Over budget.**'}`,
+    `## Money\n\n${markdownTable({ ...AMOUNTS, rows: estimateMoneyRows(report) })}`,
+    `## By type\n\n${markdownTable(totalsTable('type', report.byType, exactUsd))}`,
+    `## By model\n\n${markdownTable(totalsTable('model', report.byModel, exactUsd))}`,
+    `## By price group\n\n${markdownTable(tableOf(MARKDOWN_GROUP_COLUMNS, report.byGroup))}`,
+    `## Pace\n\n${markdownPaceLines(report).join('\n')}`,
+  ].join('\n\n') + '\n';
+}
+
+function estimateMoneyRows(report: CostReport): string[][] {
+  const rows = moneyRows(report, exactUsd);
+  if (!report.withinBudget) {
+    rows.push(['Over budget by', exactUsd(report.overByMicro)]);
+    rows.push([`Fits with --partial (${formatCount(report.fitCount)} jobs)`, exactUsd(report.fitMicro)]);
+  }
+  if (report.balanceMicro !== null) {
+    rows.push(['Balance', exactUsd(report.balanceMicro)]);
+    rows.push(['Balance covers what is to spend', report.balanceCovers === true ? 'yes' : 'no']);
+  }
+  return rows;
+}
+
+function markdownPaceLines(report: CostReport): string[] {
+  return [
+    `- ${priceCallsText(report)}`,
+    `- Duration at the ${report.planName} plan's pace: ${markdownCell(report.durationText)}`,
+  ];
 }

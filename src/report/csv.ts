@@ -3,7 +3,7 @@ import { escapeControlChars } from '../control-chars.js';
 import { decimalUsd } from '../money.js';
 import type { CostReportJob } from '../pricing/report.js';
 import type { GroupSummary } from '../pricing/types.js';
-import { batches, type Rows } from './json-stream.js';
+import { batches, estimateJobJson, statusJobJson, type Rows } from './documents.js';
 import type { StatusJob } from './status.js';
 
 /** What a spreadsheet takes for the start of a formula. */
@@ -22,19 +22,12 @@ export function csvCell(text: string): string {
 }
 
 /**
- * A file's columns in order, each with its cell's text (money through decimalUsd: `0.000077`,
- * never an exponent). New columns go at the end: a script that reads cells by position keeps working.
- */
-type Columns<T> = Record<string, (row: T) => string>;
-
-/**
  * RFC 4180 CSV with a header, as text chunks from an iterable of rows (a million rows are never
- * one string); commas, quotes and newlines in cells (error texts) are quoted.
+ * one string); commas, quotes and newlines in cells (error texts) are quoted. New columns go at
+ * the end: a script that reads cells by position keeps working.
  */
-async function* csvChunks<T>(rows: Rows<T>, columns: Columns<T>): AsyncGenerator<string> {
-  const options = { columns: Object.keys(columns), cast: { string: csvCell } };
-  const cells = Object.values(columns);
-  const record = (row: T): string[] => cells.map((cell) => cell(row));
+async function* csvChunks<T>(rows: Rows<T>, columns: string[], record: (row: T) => string[]): AsyncGenerator<string> {
+  const options = { columns, cast: { string: csvCell } };
   let header = true;
   for await (const batch of batches(rows)) {
     yield stringify(batch.map(record), { ...options, header });
@@ -43,65 +36,57 @@ async function* csvChunks<T>(rows: Rows<T>, columns: Columns<T>): AsyncGenerator
   if (header) yield stringify([], { ...options, header });
 }
 
-const money = (micro: number | null): string => (micro === null ? '' : decimalUsd(micro));
+/**
+ * One row a job: the `keys` of the very object its JSON document lists, `price` headed
+ * `price_usd`. Money is the document's exact decimal (never an exponent: a price is whole
+ * micro-dollars); a flag is `yes` or `no`, empty when the service said nothing; tags are `;`-joined.
+ */
+function jsonCsvChunks<T, J>(rows: Rows<T>, toJson: (row: T) => J, keys: readonly (keyof J & string)[]) {
+  const cell = (value: unknown): string =>
+    value === null ? '' : typeof value === 'boolean' ? (value ? 'yes' : 'no') : [value].flat().join(';');
+  const record = (row: T): string[] => {
+    const json = toJson(row);
+    return keys.map((key) => cell(json[key]));
+  };
+  return csvChunks(rows, keys.map((key) => (key === 'price' ? 'price_usd' : key)), record);
+}
 
-/** What the service said of a failure: `yes`, `no`, or empty when it said nothing (or the job has not failed). */
-const said = (flag: boolean | null | undefined): string => (flag === true ? 'yes' : flag === false ? 'no' : '');
+const RUN_CSV = ['id', 'type', 'model', 'state', 'price', 'price_source', 'request_id', 'output', 'error', 'tags',
+  'retryable', 'refunded', 'in_manifest'] as const;
 
-const RUN_CSV = {
-  id: (job) => job.id,
-  type: (job) => job.type,
-  model: (job) => job.model ?? '',
-  state: (job) => job.state,
-  price_usd: (job) => money(job.priceMicro),
-  price_source: (job) => job.priceSource ?? '',
-  request_id: (job) => job.requestId ?? '',
-  output: (job) => job.output ?? '',
-  error: (job) => job.error ?? '',
-  tags: (job) => (job.tags ?? []).join(';'),
-  retryable: (job) => said(job.retryable),
-  refunded: (job) => said(job.refunded),
-  in_manifest: (job) => (job.inManifest === false ? 'no' : 'yes'),
-} satisfies Columns<StatusJob>;
-
-export const RUN_CSV_COLUMNS = Object.keys(RUN_CSV);
+export const RUN_CSV_COLUMNS = RUN_CSV.map((key) => (key === 'price' ? 'price_usd' : key));
 
 /** `<name>.run.csv` and `status --format csv`: one job a row, as the ledger has it. */
 export function runCsvChunks(rows: Rows<StatusJob>): AsyncGenerator<string> {
-  return csvChunks(rows, RUN_CSV);
+  return jsonCsvChunks(rows, statusJobJson, RUN_CSV);
 }
 
 /** `<name>.estimate.csv` and `estimate --format csv`: one job a row with its price. */
 export function estimateCsvChunks(rows: Rows<CostReportJob>): AsyncGenerator<string> {
-  return csvChunks(rows, {
-    id: (job) => job.id,
-    type: (job) => job.type,
-    model: (job) => job.model,
-    price_usd: (job) => money(job.priceMicro),
-    price_source: (job) => job.source,
-    to_send: (job) => (job.toSend ? 'yes' : 'no'),
-  });
+  return jsonCsvChunks(rows, estimateJobJson, ['id', 'type', 'model', 'price', 'price_source', 'to_send']);
 }
 
 /**
  * `<name>.estimate.groups.csv`: one price group a row (jobs sharing every priced field), for a
  * spreadsheet or a finance ticket: what each voice and model costs, and how sure each price is.
  */
+const GROUPS_CSV: Record<string, (group: GroupSummary) => string> = {
+  type: (group) => group.type,
+  model: (group) => group.model,
+  voice: groupVoice,
+  parameters: groupParameters,
+  characters: (group) => (group.characters === null ? '' : String(group.characters)),
+  jobs: (group) => String(group.jobs),
+  price_source: groupSource,
+  jobs_quoted: (group) => String(group.jobsBySource.quoted),
+  jobs_derived: (group) => String(group.jobsBySource.derived),
+  jobs_cached: (group) => String(group.jobsBySource.cached),
+  price_calls: (group) => String(group.calls),
+  total_usd: (group) => decimalUsd(group.totalMicro),
+};
+
 export function groupsCsvChunks(groups: Rows<GroupSummary>): AsyncGenerator<string> {
-  return csvChunks(groups, {
-    type: (group) => group.type,
-    model: (group) => group.model,
-    voice: groupVoice,
-    parameters: groupParameters,
-    characters: (group) => (group.characters === null ? '' : String(group.characters)),
-    jobs: (group) => String(group.jobs),
-    price_source: groupSource,
-    jobs_quoted: (group) => String(group.jobsBySource.quoted),
-    jobs_derived: (group) => String(group.jobsBySource.derived),
-    jobs_cached: (group) => String(group.jobsBySource.cached),
-    price_calls: (group) => String(group.calls),
-    total_usd: (group) => decimalUsd(group.totalMicro),
-  });
+  return csvChunks(groups, Object.keys(GROUPS_CSV), (group) => Object.values(GROUPS_CSV).map((cell) => cell(group)));
 }
 
 export function groupVoice(group: GroupSummary): string {

@@ -1,7 +1,8 @@
 import { escapeControlChars } from '../control-chars.js';
 import { JOB_STATES, type JobState } from '../jobs/states.js';
 import { formatUsd, type MicroUsd } from '../money.js';
-import { formatCount, paint, renderTable } from './text.js';
+import { AMOUNTS, exactUsd, formatCount, markdownCell, markdownTable, paint, renderTable, tableOf } from './text.js';
+import type { Column, Style, Table } from './text.js';
 
 export interface StatusJob {
   id: string;
@@ -52,40 +53,87 @@ export interface StatusSummary {
   results: { files: number; folder: string | null };
 }
 
+/** A group of jobs that needs a person (or was dropped), as the text lists it. */
+interface Section {
+  group: 'inDoubt' | 'failed' | 'notCollected' | 'statusUnknown' | 'dropped';
+  title: string;
+  style?: Style;
+  why?: string;
+  columns: readonly Column<StatusJob>[];
+}
+
+const column = (header: string, cell: (job: StatusJob) => string, right = false): Column<StatusJob> =>
+  ({ header, cell, right });
+const ID = column('id', (job) => job.id);
+const TYPE = column('type', (job) => job.type);
+const STATE = column('state', (job) => job.state);
+const PRICE = column('price', (job) => (job.priceMicro === null ? '-' : formatUsd(job.priceMicro)), true);
+const REQUEST = column('request id', (job) => job.requestId ?? '-');
+const REASON = column('reason', (job) => oneLine(job.error));
+const FAILURE = column('reason', (job) => oneLine(failureText(job)));
+const RESULT_OR_REQUEST = column('result or request', (job) => oneLine(job.output ?? job.requestId));
+
+// The service offers no way to look a lost request up, so only the person can decide.
+const IN_DOUBT =
+  'These requests may have reached the service and may have been paid: their price counts as spent.\n' +
+  'They are never sent again automatically. Check your balance or billing first; to send them once\n' +
+  'more, run again with --resubmit-in-doubt.';
+const UNCOLLECTED =
+  'The service finished these jobs, but their results could not be saved. They stay submitted:\n' +
+  'every run tries to collect them again (nothing is sent or paid again).';
+const STATUS_UNKNOWN =
+  'These requests were sent, and may be paid for, but the service could not say how they are.\n' +
+  'They stay submitted: every run asks again. Their request ids are the only handle on the results.';
+const DROPPED =
+  'They were sent (and paid for) before the manifest changed: they are collected, and their results kept, ' +
+  'all the same.';
+
+const REQUESTS = [ID, REQUEST, REASON];
+
+const SECTIONS: readonly Section[] = [
+  { group: 'inDoubt', title: 'In doubt', style: 'yellow', why: IN_DOUBT, columns: [ID, TYPE, PRICE, REASON] },
+  { group: 'failed', title: 'Failed', style: 'red', columns: [ID, TYPE, FAILURE] },
+  { group: 'notCollected', title: 'Paid, result not collected', style: 'yellow', why: UNCOLLECTED, columns: REQUESTS },
+  { group: 'statusUnknown', title: 'Status unknown', style: 'yellow', why: STATUS_UNKNOWN, columns: REQUESTS },
+  { group: 'dropped', title: 'No longer in the manifest', why: DROPPED, columns: [ID, STATE, RESULT_OR_REQUEST] },
+];
+
 /**
  * Counts, money, then what needs a person: jobs in doubt, failures, paid results not collected,
  * jobs whose status is unknown, jobs still running, results.
  */
 export function formatStatusText(summary: StatusSummary, options: { color: boolean }): string {
   const { color } = options;
-  const parts = [countsTable(summary, color), moneyLine(summary, color)];
-  if (summary.inDoubt.total > 0) parts.push(inDoubtSection(summary.inDoubt, color));
-  if (summary.failed.total > 0) parts.push(failedSection(summary.failed, color));
-  if (summary.notCollected.total > 0) parts.push(notCollectedSection(summary.notCollected, color));
-  if (summary.statusUnknown.total > 0) parts.push(statusUnknownSection(summary.statusUnknown, color));
-  if (summary.dropped.total > 0) parts.push(droppedSection(summary.dropped, color));
+  const parts = [`Jobs by state\n${renderTable(stateCounts(summary), color)}`, moneyLine(summary, color)];
+  for (const section of SECTIONS) {
+    if (summary[section.group].total > 0) parts.push(sectionText(section, summary[section.group], color));
+  }
   const notes = stateNotes(summary);
   if (notes.length > 0) parts.push(notes.join('\n'));
   parts.push(resultsLine(summary.results));
   return `${parts.join('\n\n')}\n`;
 }
 
-/** `… and 1,234 more` under a table cut short. */
-function moreLine(group: ListedJobs): string {
+function sectionText({ title, style, why, columns }: Section, group: ListedJobs, color: boolean): string {
+  const count = `${title}: ${formatCount(group.total)} job(s)`;
+  const heading = style === undefined ? count : paint(color, style, count);
+  const more = moreLine(group, 'mediabatch status --json lists every job');
+  const table = renderTable(tableOf(columns, group.jobs), color) + more;
+  return [heading, ...(why === undefined ? [] : [why]), table].join('\n');
+}
+
+/** `… and 1,234 more` under a table cut short, and where every job is. */
+function moreLine(group: ListedJobs, where: string): string {
   const more = group.total - group.jobs.length;
-  return more > 0 ? `\n  … and ${formatCount(more)} more (mediabatch status --json lists every job)` : '';
+  return more > 0 ? `\n  … and ${formatCount(more)} more (${where})` : '';
 }
 
 /** A `state, jobs` row for every state; `submitting` only when a crash left jobs in it. */
-export function stateCountRows(summary: StatusSummary): string[][] {
+function stateCounts(summary: StatusSummary): Table {
   const counts: Record<string, number | undefined> = summary.counts;
   const states = JOB_STATES.filter((state) => state !== 'submitting' || (counts[state] ?? 0) > 0);
-  return states.map((state) => [state, formatCount(counts[state] ?? 0)]);
-}
-
-function countsTable(summary: StatusSummary, color: boolean): string {
-  const rows = stateCountRows(summary);
-  return `Jobs by state\n${renderTable({ headers: ['state', 'jobs'], rows, align: ['left', 'right'], color })}`;
+  const rows = states.map((state) => [state, formatCount(counts[state] ?? 0)]);
+  return { headers: ['state', 'jobs'], rows, align: ['left', 'right'] };
 }
 
 function moneyLine(summary: StatusSummary, color: boolean): string {
@@ -93,32 +141,6 @@ function moneyLine(summary: StatusSummary, color: boolean): string {
   const leftMicro = summary.budgetMicro - summary.spentMicro;
   const line = `Spent ${formatUsd(summary.spentMicro)} of the ${formatUsd(summary.budgetMicro)} budget (${formatUsd(leftMicro)} left)`;
   return leftMicro < 0 ? paint(color, 'red', line) : line;
-}
-
-function inDoubtSection(group: ListedJobs, color: boolean): string {
-  const title = paint(color, 'yellow', `In doubt: ${formatCount(group.total)} job(s)`);
-  // The service offers no way to look a lost request up, so only the person can decide.
-  const why =
-    'These requests may have reached the service and may have been paid: their price counts as spent.\n' +
-    'They are never sent again automatically. Check your balance or billing first; to send them once\n' +
-    'more, run again with --resubmit-in-doubt.';
-  const table = renderTable({
-    headers: ['id', 'type', 'price', 'reason'],
-    rows: group.jobs.map((job) => [job.id, job.type, job.priceMicro === null ? '-' : formatUsd(job.priceMicro), oneLine(job.error)]),
-    align: ['left', 'left', 'right'],
-    color,
-  });
-  return `${title}\n${why}\n${table}${moreLine(group)}`;
-}
-
-function failedSection(group: ListedJobs, color: boolean): string {
-  const title = paint(color, 'red', `Failed: ${formatCount(group.total)} job(s)`);
-  const table = renderTable({
-    headers: ['id', 'type', 'reason'],
-    rows: group.jobs.map((job) => [job.id, job.type, oneLine(failureText(job))]),
-    color,
-  });
-  return `${title}\n${table}${moreLine(group)}`;
 }
 
 /** A failure's reason, and whether a later run sends it again (the service said so and refunded it). */
@@ -134,13 +156,10 @@ export function failureText(job: Pick<StatusJob, 'error' | 'retryable' | 'refund
 export function formatStateListing(states: readonly string[], group: ListedJobs, options: { color: boolean }): string {
   const title = `Jobs ${states.join(', ')}: ${formatCount(group.total)}`;
   if (group.total === 0) return `${title}\n`;
-  const table = renderTable({
-    headers: ['id', 'type', 'state', 'reason, result or request'],
-    rows: group.jobs.map((job) => [job.id, job.type, job.state, oneLine(job.state === 'done' ? job.output : (failureText(job) ?? job.requestId))]),
-    color: options.color,
-  });
-  const more = group.total - group.jobs.length;
-  return `${title}\n${table}${more > 0 ? `\n  … and ${formatCount(more)} more (--format ids, csv or jsonl lists every one)` : ''}\n`;
+  const found = column('reason, result or request', (job) =>
+    oneLine(job.state === 'done' ? job.output : (failureText(job) ?? job.requestId)));
+  const table = renderTable(tableOf([ID, TYPE, STATE, found], group.jobs), options.color);
+  return `${title}\n${table}${moreLine(group, '--format ids, csv or jsonl lists every one')}\n`;
 }
 
 const LISTED_PER_LINE = 3;
@@ -173,41 +192,6 @@ function listed(group: ListedJobs): string {
   return more > 0 ? `${shown.join('; ')}; and ${formatCount(more)} more (mediabatch status lists them)` : shown.join('; ');
 }
 
-function notCollectedSection(group: ListedJobs, color: boolean): string {
-  const title = paint(color, 'yellow', `Paid, result not collected: ${formatCount(group.total)} job(s)`);
-  const why =
-    'The service finished these jobs, but their results could not be saved. They stay submitted:\n' +
-    'every run tries to collect them again (nothing is sent or paid again).';
-  return `${title}\n${why}\n${requestTable(group.jobs, color)}${moreLine(group)}`;
-}
-
-function statusUnknownSection(group: ListedJobs, color: boolean): string {
-  const title = paint(color, 'yellow', `Status unknown: ${formatCount(group.total)} job(s)`);
-  const why =
-    'These requests were sent, and may be paid for, but the service could not say how they are.\n' +
-    'They stay submitted: every run asks again. Their request ids are the only handle on the results.';
-  return `${title}\n${why}\n${requestTable(group.jobs, color)}${moreLine(group)}`;
-}
-
-function droppedSection(group: ListedJobs, color: boolean): string {
-  const title = `No longer in the manifest: ${formatCount(group.total)} job(s)`;
-  const why = 'They were sent (and paid for) before the manifest changed: they are collected, and their results kept, all the same.';
-  const table = renderTable({
-    headers: ['id', 'state', 'result or request'],
-    rows: group.jobs.map((job) => [job.id, job.state, oneLine(job.output ?? job.requestId)]),
-    color,
-  });
-  return `${title}\n${why}\n${table}${moreLine(group)}`;
-}
-
-function requestTable(jobs: readonly StatusJob[], color: boolean): string {
-  return renderTable({
-    headers: ['id', 'request id', 'reason'],
-    rows: jobs.map((job) => [job.id, job.requestId ?? '-', oneLine(job.error)]),
-    color,
-  });
-}
-
 function stateNotes(summary: StatusSummary): string[] {
   const { counts } = summary;
   const notes: string[] = [];
@@ -232,4 +216,38 @@ function resultsLine(results: StatusSummary['results']): string {
  */
 function oneLine(text: string | null): string {
   return text === null || text === '' ? '-' : escapeControlChars(text.replace(/\s*\n\s*/g, ' '));
+}
+
+/** `status --format md`: counts, money, and the jobs that need a person. */
+export function statusMarkdown(summary: StatusSummary, title: string): string {
+  const parts = [
+    `# Status: ${markdownCell(title)}`,
+    `## Jobs by state\n\n${markdownTable(stateCounts(summary))}`,
+    `## Money\n\n${markdownTable({ ...AMOUNTS, rows: statusMoneyRows(summary) })}`,
+  ];
+  if (summary.inDoubt.total > 0) parts.push(jobSection('In doubt (may have been paid; sent again only with --resubmit-in-doubt)', summary.inDoubt));
+  if (summary.failed.total > 0) parts.push(jobSection('Failed', summary.failed));
+  return `${parts.join('\n\n')}\n`;
+}
+
+function statusMoneyRows(summary: StatusSummary): string[][] {
+  const rows = [['Spent', exactUsd(summary.spentMicro)], ['Budget', summary.budgetMicro === null ? 'none' : exactUsd(summary.budgetMicro)]];
+  if (summary.budgetMicro !== null) rows.push(['Left', exactUsd(summary.budgetMicro - summary.spentMicro)]);
+  return rows;
+}
+
+const MARKDOWN_JOB_COLUMNS = [
+  ID,
+  TYPE,
+  column('price', (job) => (job.priceMicro === null ? '' : exactUsd(job.priceMicro)), true),
+  column('request id', (job) => job.requestId ?? ''),
+  column('reason', (job) => job.error ?? ''),
+];
+
+/** A group's first jobs (StatusSummary keeps LISTED_JOBS of each) and how many more it has. */
+function jobSection(title: string, group: ListedJobs): string {
+  const more = group.total - group.jobs.length;
+  const rest = more > 0 ? `\n\n…and ${formatCount(more)} more (every job is in the CSV).` : '';
+  const table = markdownTable(tableOf(MARKDOWN_JOB_COLUMNS, group.jobs));
+  return `## ${title}: ${formatCount(group.total)}\n\n${table}${rest}`;
 }

@@ -10,7 +10,7 @@ import type { Manifest } from '../manifest/types.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
 import { buildCostReport, type CostReport, type CostReportJob } from '../pricing/report.js';
 import { COST_JOB_LINES } from '../report/cost-report.js';
-import { errorJson } from '../report/error-json.js';
+import { errorJson } from '../report/documents.js';
 import type { StatusSummary } from '../report/status.js';
 import type { IngestLedger, Ledger, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
 import { pollingCompletion } from './completion.js';

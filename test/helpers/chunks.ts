@@ -1,4 +1,4 @@
-/** The whole text of a document written as chunks (report/json-stream.ts, report/csv.ts). */
+/** The whole text of a document written as chunks (report/documents.ts, report/csv.ts). */
 export async function textOf(chunks: AsyncIterable<string>): Promise<string> {
   let text = '';
   for await (const chunk of chunks) text += chunk;

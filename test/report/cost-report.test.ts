@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { planLimits } from '../../src/jobs/plans.js';
 import { buildCostReport, type CostReport, type CostReportJob } from '../../src/pricing/report.js';
-import { formatCostReport } from '../../src/report/cost-report.js';
+import { estimateMarkdown, formatCostReport } from '../../src/report/cost-report.js';
 import { estimateCsvChunks, groupsCsvChunks } from '../../src/report/csv.js';
-import { estimateJsonChunks } from '../../src/report/estimate-document.js';
-import { estimateMarkdown } from '../../src/report/markdown.js';
+import { estimateJsonChunks } from '../../src/report/documents.js';
 import { textOf } from '../helpers/chunks.js';
 import { costInput, laws, memoryCache, priceJobs, quoteWith, speechJob, speechQuoter, videoJob, videoQuoter } from '../pricing/jobs.js';
 

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PageMeta, RowTuple } from '../../src/report/review-page/browser-view.js';
 import { groupKeyOf } from '../../src/pricing/keys.js';
-import { escapeHtml, jsonForScript } from '../../src/report/review-page/escape.js';
-import { renderReviewPage, resultHref, type ReviewJob, type ReviewPageFacts } from '../../src/report/review-page/render.js';
+import { escapeHtml, jsonForScript, type ReviewPageFacts } from '../../src/report/review-page/layout.js';
+import { renderReviewPage, resultHref, type ReviewJob } from '../../src/report/review-page/render.js';
 
 const HOSTILE = '</script><script>alert(1)</script> <!-- & \u2028\u2029 "quoted" \'single\'';
 

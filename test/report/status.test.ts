@@ -1,9 +1,8 @@
 import { parse } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCsvChunks } from '../../src/report/csv.js';
-import { statusMarkdown } from '../../src/report/markdown.js';
-import { statusJsonChunks } from '../../src/report/status-document.js';
-import { formatStatusText, submittedLines, type ListedJobs, type StatusJob, type StatusSummary } from '../../src/report/status.js';
+import { statusJsonChunks } from '../../src/report/documents.js';
+import { formatStatusText, statusMarkdown, submittedLines, type ListedJobs, type StatusJob, type StatusSummary } from '../../src/report/status.js';
 import { textOf } from '../helpers/chunks.js';
 
 interface StatusJsonJob {

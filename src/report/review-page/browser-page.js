@@ -2,13 +2,23 @@
  * The review page in the browser, from file://, with no network and no library: reads the jobs the
  * renderer wrote as JSON, fills the filters, and draws one page of rows at a time for the view in
  * the address (browser-view.js). Inlined after browser-view.js, as one script, by
- * browser-script.ts, which drops the import below: the two are one module in the page.
+ * render.ts (reviewPageScript), which drops the import below: the two are one module in the page.
  */
 import { ATTENTION, formatMicroUsd, parseView, PAGE_SIZES, selectRows, splitTag, viewHash } from './browser-view.js';
 
 /** @typedef {import('./browser-view.js').RowTuple} RowTuple */
 /** @typedef {import('./browser-view.js').PageMeta} PageMeta */
 /** @typedef {import('./browser-view.js').View} View */
+/**
+ * @typedef {Record<keyof typeof SELECTS, HTMLSelectElement>
+ *   & { search: HTMLInputElement, size: HTMLSelectElement }} Controls
+ */
+
+/** The toolbar's selects, by the view's text each sets (the search box sets `q`). */
+const SELECTS = /** @type {const} */ ({
+  state: 'filter-state', kind: 'filter-kind', model: 'filter-model', tag: 'filter-tag', group: 'group-by',
+});
+const SELECT_KEYS = /** @type {(keyof typeof SELECTS)[]} */ (Object.keys(SELECTS));
 
 /** Tags offered in the tag list, most used first; search finds the others. */
 const MAX_TAG_OPTIONS = 300;
@@ -136,12 +146,10 @@ export function startReviewPage() {
   const rows = /** @type {RowTuple[]} */ (readJson('review-rows'));
   const meta = /** @type {PageMeta} */ (readJson('review-meta'));
   const ui = {
+    .../** @type {Record<keyof typeof SELECTS, HTMLSelectElement>} */ (
+      Object.fromEntries(Object.entries(SELECTS).map(([key, id]) => [key, byId(id, HTMLSelectElement)]))
+    ),
     search: byId('search', HTMLInputElement),
-    state: byId('filter-state', HTMLSelectElement),
-    kind: byId('filter-kind', HTMLSelectElement),
-    model: byId('filter-model', HTMLSelectElement),
-    tag: byId('filter-tag', HTMLSelectElement),
-    group: byId('group-by', HTMLSelectElement),
     size: byId('page-size', HTMLSelectElement),
     body: byId('job-rows', HTMLTableSectionElement),
     shown: byId('shown', HTMLElement),
@@ -185,11 +193,7 @@ export function startReviewPage() {
     clearTimeout(typing);
     typing = window.setTimeout(() => update({ q: ui.search.value }), 150);
   });
-  ui.state.addEventListener('change', () => update({ state: ui.state.value }));
-  ui.kind.addEventListener('change', () => update({ kind: ui.kind.value }));
-  ui.model.addEventListener('change', () => update({ model: ui.model.value }));
-  ui.tag.addEventListener('change', () => update({ tag: ui.tag.value }));
-  ui.group.addEventListener('change', () => update({ group: ui.group.value }));
+  for (const key of SELECT_KEYS) ui[key].addEventListener('change', () => update({ [key]: ui[key].value }));
   ui.size.addEventListener('change', () => update({ size: Number(ui.size.value) }));
   for (const button of document.querySelectorAll('[data-filter-state]')) {
     button.addEventListener('click', () => {
@@ -218,7 +222,7 @@ export function startReviewPage() {
 /**
  * @param {RowTuple[]} rows
  * @param {PageMeta} meta
- * @param {{ state: HTMLSelectElement, kind: HTMLSelectElement, model: HTMLSelectElement, tag: HTMLSelectElement, group: HTMLSelectElement, size: HTMLSelectElement }} ui
+ * @param {Controls} ui
  */
 function fillFilters(rows, meta, ui) {
   const byState = countOf(rows.map((row) => row[2]));
@@ -248,16 +252,12 @@ function fillFilters(rows, meta, ui) {
 }
 
 /**
- * @param {{ search: HTMLInputElement, state: HTMLSelectElement, kind: HTMLSelectElement, model: HTMLSelectElement, tag: HTMLSelectElement, group: HTMLSelectElement, size: HTMLSelectElement }} ui
+ * @param {Controls} ui
  * @param {View} view
  */
 function syncControls(ui, view) {
   if (document.activeElement !== ui.search) ui.search.value = view.q;
-  ui.state.value = view.state;
-  ui.kind.value = view.kind;
-  ui.model.value = view.model;
-  ui.tag.value = view.tag;
-  ui.group.value = view.group;
+  for (const key of SELECT_KEYS) ui[key].value = view[key];
   ui.size.value = String(view.size);
   for (const button of document.querySelectorAll('[data-filter-state]')) {
     button.classList.toggle('active', button.getAttribute('data-filter-state') === view.state);

@@ -3,7 +3,7 @@
  * renderer writes (their types are imported by render.ts, so both sides agree), money, tags, the
  * view kept in the address's hash, and filtering and grouping. browser-page.js draws with it.
  *
- * The page inlines this file and browser-page.js as one script (browser-script.ts). Both are plain
+ * The page inlines this file and browser-page.js as one script (render.ts, reviewPageScript). Both are plain
  * JavaScript typed with JSDoc: tsc checks them against the DOM (tsconfig.browser.json, run by
  * test/report/review-page-script.test.ts) while the node build only copies them to dist/. Node
  * tests import this one as it is.
@@ -73,6 +73,9 @@ export function splitTag(tag) {
   return at > 0 && at < tag.length - 1 ? [tag.slice(0, at), tag.slice(at + 1)] : null;
 }
 
+/** The view's text fields, each kept in the hash under its own name. */
+const VIEW_TEXTS = /** @type {const} */ (['q', 'state', 'kind', 'model', 'tag', 'group']);
+
 /**
  * The view a location hash describes (`#state=failed&q=intro`), with defaults for what it omits.
  * @param {string} hash
@@ -81,13 +84,10 @@ export function splitTag(tag) {
 export function parseView(hash) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   const size = Number(params.get('size'));
+  const entries = VIEW_TEXTS.map((key) => [key, params.get(key) ?? '']);
+  const texts = /** @type {Omit<View, 'page' | 'size'>} */ (Object.fromEntries(entries));
   return {
-    q: params.get('q') ?? '',
-    state: params.get('state') ?? '',
-    kind: params.get('kind') ?? '',
-    model: params.get('model') ?? '',
-    tag: params.get('tag') ?? '',
-    group: params.get('group') ?? '',
+    ...texts,
     page: Math.max(0, Number(params.get('page')) || 0),
     size: PAGE_SIZES.includes(size) ? size : DEFAULT_PAGE_SIZE,
   };
@@ -99,7 +99,7 @@ export function parseView(hash) {
  */
 export function viewHash(view) {
   const params = new URLSearchParams();
-  for (const key of /** @type {const} */ (['q', 'state', 'kind', 'model', 'tag', 'group'])) if (view[key] !== '') params.set(key, view[key]);
+  for (const key of VIEW_TEXTS) if (view[key] !== '') params.set(key, view[key]);
   if (view.page > 0) params.set('page', String(view.page));
   if (view.size !== DEFAULT_PAGE_SIZE) params.set('size', String(view.size));
   const text = params.toString();

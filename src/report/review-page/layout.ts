@@ -1,23 +1,24 @@
 import { decimalUsd, formatUsd, type MicroUsd } from '../../money.js';
 import { formatCount } from '../text.js';
 import { ATTENTION } from './browser-view.js';
-import { escapeHtml } from './escape.js';
-import type { Tally } from './tally.js';
+import type { Tally } from './render.js';
 
-/** What the page says about itself and the run, above and around the jobs. */
-export interface PageFacts {
-  /** The manifest's file name: the page's title. */
+/**
+ * What the page says about itself and the run: its title (the manifest's file name), when it was
+ * written (ISO 8601), the ledger it was read from, and the folder it is written to (results are
+ * linked relative to it).
+ */
+export interface ReviewPageFacts {
   title: string;
-  /** When the page was written, ISO 8601. */
   generatedAt: string;
-  /** The ledger the page was read from, for the header. */
   ledger: string;
   spentMicro: MicroUsd;
   budgetMicro: MicroUsd | null;
+  pageDir: string;
 }
 
 /** Everything before the rows: the head, the header, and the jobs' toolbar and empty table. */
-export function pageStart(facts: PageFacts, csp: string, css: string): string {
+export function pageStart(facts: ReviewPageFacts, csp: string, css: string): string {
   const title = escapeHtml(facts.title);
   return `<!doctype html>
 <html lang="en">
@@ -75,7 +76,7 @@ export function stateButtons(counts: ReadonlyMap<string, number>, total: number)
 }
 
 /** Spent against the budget, exact values in `data-micro` and in each figure's title. */
-export function moneyPanel(facts: PageFacts, pricedMicro: MicroUsd, pricedJobs: number): string {
+export function moneyPanel(facts: ReviewPageFacts, pricedMicro: MicroUsd, pricedJobs: number): string {
   const money = (name: string, micro: MicroUsd): string =>
     `<strong data-total="${name}" data-micro="${micro}" title="$${decimalUsd(micro)}">${formatUsd(micro)}</strong>`;
   const { spentMicro, budgetMicro } = facts;
@@ -109,4 +110,25 @@ export function tallyTable(title: string, what: string, names: readonly string[]
     `<table class="totals"><thead><tr><th>${escapeHtml(what)}</th><th>jobs</th><th>done</th><th>failed, in doubt</th><th>priced</th><th>spent</th></tr></thead>`,
     `<tbody>${rows.join('\n')}</tbody></table></details>`,
   ].join('\n');
+}
+
+/** What a page's text and attributes escape: every character that could start or end markup. */
+const HTML_SPECIAL = /[&<>"']/g;
+const HTML_ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text for an HTML element or a quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(HTML_SPECIAL, (c) => HTML_ENTITY[c] ?? c);
+}
+
+/**
+ * `<`, `>` and `&` can only occur inside JSON strings, where `\u003c` means the same: escaped,
+ * no job text can close the script element (`</script>`) or open a comment (`<!--`) in it.
+ * U+2028 and U+2029 end a line in old JavaScript parsers; escaped, they are plain characters.
+ */
+const SCRIPT_UNSAFE = /[<>&\u2028\u2029]/g;
+
+/** JSON for a `<script type="application/json">` element: `JSON.parse` of its text gives `value` back. */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(SCRIPT_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -1,46 +1,39 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { JOB_TYPES, kindOf, type JobType } from '../../jobs/index.js';
 import { JOB_STATES, type JobState } from '../../jobs/states.js';
 import type { MicroUsd } from '../../money.js';
 import { describeGroupKey, groupOfPriceKey } from '../../pricing/keys.js';
-import { batches, type Rows } from '../json-stream.js';
+import { batches, type Rows } from '../documents.js';
 import type { PageMeta, RowTuple } from './browser-view.js';
-import { reviewPageScript } from './browser-script.js';
-import { jsonForScript } from './escape.js';
-import { moneyPanel, pageStart, stateButtons, tallyTable, type PageFacts } from './layout.js';
+import { jsonForScript, moneyPanel, pageStart, stateButtons, tallyTable, type ReviewPageFacts } from './layout.js';
 import { REVIEW_PAGE_CSS } from './styles.js';
-import { addToTally, emptyTally, NamedTallies } from './tally.js';
 
-/** One job as the review page shows it. */
+/**
+ * One job as the review page shows it: `spentMicro` is what the ledger counts as spent on it,
+ * `priceKey` names its price group, `text` or `prompt` is what it said (when the ledger has it),
+ * `output` the absolute path of its result, `inManifest` false for a paid job the manifest no
+ * longer lists.
+ */
 export interface ReviewJob {
   id: string;
   type: JobType;
   state: JobState;
   priceMicro: MicroUsd | null;
-  /** What the ledger counts as spent on it. */
   spentMicro: MicroUsd;
   priceSource: string | null;
-  /** The stored price key: names its price group. */
   priceKey: string | null;
   model: string | null;
   requestId: string | null;
-  /** A speech job's text, or the prompt of a kind that takes one, when the ledger has it. */
   text?: string | null | undefined;
   prompt?: string | null | undefined;
   tags?: readonly string[] | null | undefined;
   error: string | null;
-  /** Absolute path of the downloaded result. */
   output: string | null;
-  /** false for a paid job the manifest no longer lists. */
   inManifest?: boolean | undefined;
 }
-
-export type ReviewPageFacts = PageFacts & {
-  /** The folder the page is written to: results are linked relative to it. */
-  pageDir: string;
-};
 
 /** Distinct models or price groups listed one by one; the rest are summed together. */
 const MAX_NAMES = 2000;
@@ -128,7 +121,7 @@ export function resultHref(output: string, pageDir: string): string {
   return relative.split(path.sep).map(encodeURIComponent).join('/');
 }
 
-function summary(facts: PageFacts, totals: Totals): string {
+function summary(facts: ReviewPageFacts, totals: Totals): string {
   return [
     '<section id="summary" aria-label="Totals">',
     moneyPanel(facts, totals.all.pricedMicro, totals.all.jobs),
@@ -161,4 +154,78 @@ function contentSecurityPolicy(script: string, css: string): string {
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
+}
+
+/**
+ * What the totals say about a set of jobs. `attention`: failed or in doubt, the jobs a person must
+ * look at; `pricedMicro`: every priced job's price summed, what these jobs cost, paid or not.
+ */
+export interface Tally {
+  jobs: number;
+  done: number;
+  attention: number;
+  pricedMicro: MicroUsd;
+  spentMicro: MicroUsd;
+}
+
+function emptyTally(): Tally {
+  return { jobs: 0, done: 0, attention: 0, pricedMicro: 0, spentMicro: 0 };
+}
+
+function addToTally(tally: Tally, job: { state: string; priceMicro: MicroUsd | null; spentMicro: MicroUsd }): void {
+  tally.jobs += 1;
+  if (job.state === 'done') tally.done += 1;
+  if (job.state === 'failed' || job.state === 'in_doubt') tally.attention += 1;
+  tally.pricedMicro += job.priceMicro ?? 0;
+  tally.spentMicro += job.spentMicro;
+}
+
+/**
+ * Names numbered in the order they first come (the rows refer to them by number), each with its
+ * tally. Past `maxNames` distinct names, the rest share one entry, `overflowName`: a million
+ * distinct price groups must not become a million entries held while the page streams.
+ */
+class NamedTallies {
+  readonly names: string[] = [];
+  readonly tallies: Tally[] = [];
+  private readonly index = new Map<string, number>();
+
+  constructor(
+    private readonly maxNames: number,
+    private readonly overflowName: string,
+  ) {}
+
+  /** The number of `name` (or of the overflow entry), counting the job in its tally. */
+  add(name: string, job: Parameters<typeof addToTally>[1]): number {
+    const known = this.index.has(name) || this.names.length < this.maxNames;
+    const key = known ? name : `\0${this.overflowName}`;
+    let at = this.index.get(key);
+    if (at === undefined) {
+      at = this.names.push(known ? name : this.overflowName) - 1;
+      this.tallies.push(emptyTally());
+      this.index.set(key, at);
+    }
+    addToTally(this.tallies[at]!, job);
+    return at;
+  }
+}
+
+/** The page module's import of the view module: in the page the two are one script. */
+const VIEW_IMPORT = /^import \{[^}]*\} from '\.\/browser-view\.js';\n/m;
+/** The build's copies end with a source map comment: inline, it would point at nothing. */
+const SOURCE_MAP = /\n\/\/# sourceMappingURL=\S+\s*$/;
+
+function read(name: string): string {
+  return readFileSync(new URL(`./${name}`, import.meta.url), 'utf8').replace(SOURCE_MAP, '\n');
+}
+
+/**
+ * The review page's script as text, to inline: browser-view.js then browser-page.js beside this
+ * module (in src/ for tests, copied to dist/ by the build), as one module without the import
+ * that joins them. Read on each page written: two small files, no state kept.
+ */
+export function reviewPageScript(): string {
+  const page = read('browser-page.js');
+  if (!VIEW_IMPORT.test(page)) throw new Error('bug in mediabatch: browser-page.js does not import browser-view.js as render.ts expects');
+  return `${read('browser-view.js')}\n${page.replace(VIEW_IMPORT, '')}`;
 }
