@@ -32,7 +32,6 @@ const simTemplate = (name: string, id: string): string => `/**
  * \`POST /${name}\`, JSON; the result is a PNG. Written by \`npm run new-kind\`: give it the service's
  * models, checks and price law.
  */
-import { pngImage } from '../results.js';
 import { defineKind } from './kind.js';
 
 const USD_PER_JOB = 0.001;
@@ -43,9 +42,7 @@ export const ${id} = defineKind({
   // A price query takes the model; a submit the prompt too.
   check: (c, forPrice) => ({ prompt: forPrice ? null : c.string('prompt') }),
   usd: (p) => USD_PER_JOB * p.model.priceFactor,
-  canonical: (p) => [p.prompt],
-  result: { ending: 'image', contentType: 'image/png', bytes: () => pngImage() },
-  pace: { pendingMs: 100, processingMs: 400 },
+  media: 'image',
   plans: { basic: { perMinute: 1, perDay: 15 }, premium: { perMinute: 300 } },
 });
 `;
