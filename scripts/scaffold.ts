@@ -20,7 +20,6 @@ export const ${id}: JobKind<'${name}'> = defineKind({
   title: '${name}',
   params: { model: model('${id}_model') },
   content: { prompt: text('What to make') },
-  required: ['prompt', 'model'],
   // What its price depends on: the price request takes these fields and nothing else.
   pricing: { by: 'per-key', keyFields: ['model'] },
   media: 'image',

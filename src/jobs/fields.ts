@@ -20,7 +20,7 @@ export const model = (example: string): FieldSpec => slug(`Model slug, e.g. ${ex
 
 export const guidance: FieldSpec = { schema: z.number().min(0).describe('Guidance scale'), expected: 'a number, 0 or more' };
 export const seed: FieldSpec = { schema: z.int().min(0).describe('Random seed'), expected: 'a whole number, 0 or more' };
-export const negativePrompt: FieldSpec = { schema: z.string().describe('What to avoid'), expected: 'text' };
+export const negativePrompt: FieldSpec = { schema: z.string().describe('What to avoid'), expected: 'text', optional: true };
 
 const IMAGE_FORMATS_TEXT = 'a JPG, PNG, GIF, BMP or WebP image';
 

@@ -10,9 +10,8 @@ export const img2video: JobKind<'img2video'> = defineKind({
   content: {
     prompt: text('What should happen in the video'),
     first_frame_image: image('First frame'),
-    last_frame_image: image('Last frame, where the model supports it'),
+    last_frame_image: { ...image('Last frame, where the model supports it'), optional: true },
   },
-  required: ['prompt', 'first_frame_image', 'model', 'width', 'height', 'steps', 'frames', 'fps', 'guidance', 'seed'],
   checkModel: (job, found, models, report) => {
     checkBounds(job.params, found, VIDEO_BOUNDS, report);
     const last = job.images['last_frame_image'];

@@ -2,7 +2,6 @@ import type * as z from 'zod';
 import type { Model, MultipartFile, ServiceRequest } from '../api/types.js';
 import type { MediaKind } from '../media-type.js';
 import type { ResolvedJob, SendableJob } from './job.js';
-import { extensionFrom } from './model-checks.js';
 import type { JobType } from './types.js';
 
 export type { MultipartFile, ServiceRequest } from '../api/types.js';
@@ -52,6 +51,8 @@ export interface FieldSpec {
   expected: string;
   /** The field names a file the manifest reads, and what the file must be. */
   file?: 'text' | 'image';
+  /** A job may leave it out; every other field but an `exactlyOne` pair is required. */
+  optional?: true;
 }
 
 /**
@@ -100,15 +101,15 @@ export interface ClassLimit {
   perDay?: number | undefined;
 }
 
-type Defaulted = 'files' | 'checkModel' | 'poll' | 'output' | 'submit' | 'pricing';
+type Defaulted = 'files' | 'checkModel' | 'poll' | 'output' | 'submit' | 'pricing' | 'required';
 
 /**
- * What a kind's module writes: its data and its rules. The rest is derived: the files from its
- * fields' specs, the output and poll from its media, and unless it writes its own `submit`, a
+ * What a kind's module writes: its data and its rules. The rest is derived: the files and,
+ * unless it lists them in its own order, the required fields from its fields' specs, the output and poll from its media, and unless it writes its own `submit`, a
  * request to `POST /<type>` carrying its fields (JSON, or multipart when it sends images).
  */
 export type KindSpec<T extends string> = Omit<JobKind<T>, Defaulted> &
-  Partial<Pick<JobKind<T>, 'checkModel' | 'poll' | 'submit'>> & { media: MediaKind; pricing: PricingSpec };
+  Partial<Pick<JobKind<T>, 'checkModel' | 'poll' | 'submit' | 'required'>> & { media: MediaKind; pricing: PricingSpec };
 
 /**
  * The price call, `POST /<type>/price-calculation`: with the key fields, or with the submit's
@@ -138,6 +139,12 @@ const MEDIA: Readonly<Record<MediaKind, { extensions: readonly string[]; poll: J
   },
 };
 
+/** A sniffed type's usual extension: its subtype, but for `jpeg` and `mpeg` (MP3). */
+function extensionOf(mime: string | undefined): string | undefined {
+  const subtype = mime?.split('/')[1];
+  return subtype === 'jpeg' ? 'jpg' : subtype === 'mpeg' ? 'mp3' : subtype;
+}
+
 function growing(firstMs: number, maxMs: number, giveUpMs: number): PollSchedule {
   return { firstMs, maxMs, factor: 1.5, giveUpMs };
 }
@@ -145,13 +152,16 @@ function growing(firstMs: number, maxMs: number, giveUpMs: number): PollSchedule
 /** A kind from its spec: no catalogue checks and its media's poll unless it says otherwise. */
 export function defineKind<T extends string>({ media, pricing, ...spec }: KindSpec<T>): JobKind<T> {
   const { extensions, poll } = MEDIA[media];
-  const extension: KindOutput['extension'] = (job, found) => {
-    const format = String(job.params['format']);
-    return extensionFrom(found, extensions, extensions.includes(format) ? format : (extensions[0] ?? ''));
+  // The bytes' type (mime) first, then the URL's extension, when it is one this kind makes.
+  const extension: KindOutput['extension'] = ({ params }, { mime, urlExtension }) => {
+    const format = String(params['format']);
+    const found = [extensionOf(mime), urlExtension].find((ext) => ext !== undefined && extensions.includes(ext));
+    return found ?? (extensions.includes(format) ? format : (extensions[0] ?? ''));
   };
   const fields = { ...spec.content, ...spec.params };
   const files = Object.fromEntries(Object.entries(fields).flatMap(([name, { file }]) => (file ? [[name, file]] : [])));
   const sent = Object.keys(fields).filter((name) => !(name in files));
+  const required = Object.keys(fields).filter((name) => !fields[name]?.optional && !spec.exactlyOne?.includes(name));
   const images = Object.keys(files).filter((name) => files[name] === 'image');
   // A text that may come from a file travels as the job's text, not among its parameters.
   const textOf = spec.textFrom;
@@ -163,7 +173,7 @@ export function defineKind<T extends string>({ media, pricing, ...spec }: KindSp
     return { endpoint: spec.type, multipart: { fields: texts, files: imageParts(job, images) } };
   };
   const priced = pricingOf(spec.type, pricing, sentOf);
-  return { checkModel: () => undefined, poll, submit, ...spec, files, pricing: priced, output: { media, extension } };
+  return { checkModel: () => undefined, poll, submit, required, ...spec, files, pricing: priced, output: { media, extension } };
 }
 
 type Sent = (job: SendableJob) => Record<string, unknown>;

@@ -25,7 +25,6 @@ export const txt2audio: JobKind<'txt2audio'> = defineKind({
     text: text('The text to speak; give text or text_file'),
     text_file: { ...slug("A UTF-8 text file inside the manifest's folder", 'a path to a UTF-8 text file'), file: 'text' },
   },
-  required: PARAMS,
   exactlyOne: ['text', 'text_file'],
   textFrom: { file: 'text_file', field: 'text' },
   splittable: { field: 'text', maxChars: (found) => limitOf(found, 'max_text') },

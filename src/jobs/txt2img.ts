@@ -1,14 +1,15 @@
 import * as z from 'zod';
 import type { Model } from '../api/types.js';
 import { guidance, model, negativePrompt, positiveInt, seed, text } from './fields.js';
-import { defineKind, type JobKind, type ReportProblem } from './kind.js';
+import { defineKind, type FieldSpec, type JobKind, type ReportProblem } from './kind.js';
 import { checkBounds, limitOf } from './model-checks.js';
 
-const loras = {
+const loras: FieldSpec = {
   schema: z
     .array(z.strictObject({ name: z.string().min(1).describe('LoRA name, as the model lists it'), weight: z.number().min(0).describe('Its weight') }))
     .describe('LoRA models to apply (only models that list them)'),
   expected: 'a list of { name, weight } with a weight of 0 or more',
+  optional: true,
 };
 
 /** Text to image: `POST /txt2img`, JSON; the result is a PNG, JPEG or WebP image. */
@@ -26,7 +27,6 @@ export const txt2img: JobKind<'txt2img'> = defineKind({
     loras,
   },
   content: { prompt: text('What the image shows') },
-  required: ['prompt', 'model', 'width', 'height', 'guidance', 'steps', 'seed'],
   checkModel: (job, found, models, report) => {
     checkBounds(job.params, found, ['width', 'height', 'steps'], report);
     checkResolutionStep(job.params, found, report);

@@ -8,6 +8,7 @@ export const txt2video: JobKind<'txt2video'> = defineKind({
   title: 'Text to video',
   params: VIDEO_PARAMS,
   content: { prompt: text('What should happen in the video') },
+  // In this order in messages and the schema.
   required: ['prompt', 'model', 'width', 'height', 'guidance', 'steps', 'seed', 'frames', 'fps'],
   checkModel: (job, found, _models, report) => checkBounds(job.params, found, VIDEO_BOUNDS, report),
   // The price request takes these six fields and nothing else.
