@@ -193,7 +193,6 @@ export async function startSimulator(options: SimOptions = {}) {
     url: sim.api.baseUrl,
     token: sim.options.token,
     stats: sim.api.stats,
-    /** The balance now, in USD. */
     get balanceUsd(): number {
       return sim.api.balanceUsd;
     },

@@ -4,7 +4,6 @@
  */
 import type { JobBook, SimJob } from './jobs.js';
 
-/** `at`: epoch ms of acceptance. */
 type AcceptedJob = Pick<SimJob, 'requestId' | 'type' | 'fingerprint'> & { at: number };
 
 export type CallKind = 'models' | 'balance' | 'price' | 'status' | 'submit' | 'download';
@@ -13,11 +12,9 @@ export function createStats(jobs: JobBook) {
   return {
     accepted: [] as AcceptedJob[],
     calls: { models: 0, balance: 0, price: 0, status: 0, submit: 0, download: 0 } satisfies Record<CallKind, number>,
-    /** 429s answered, by endpoint class. */
+    /** 429s by endpoint class. */
     rateLimited: {} as Record<string, number>,
-    /** Faults injected, by kind. */
     faults: {} as Record<string, number>,
-    /** The webhook deliveries the simulator made (sim/webhooks.ts). */
     webhooks: {
       /** Events delivered or still being tried (one per job start, one per job end). */
       events: 0,
@@ -25,11 +22,9 @@ export function createStats(jobs: JobBook) {
       attempts: 0,
       /** Attempts answered 2xx (duplicates and replays not counted). */
       delivered: 0,
-      /** Events whose every attempt failed. */
       gaveUp: 0,
       /** Answers by HTTP status; `none` for no answer (nobody listening, reset, timeout). */
       answers: {} as Record<string, number>,
-      /** Webhook faults injected, by kind. */
       faults: {} as Record<string, number>,
     },
     /** Fingerprints accepted more than once, except resubmits of jobs that failed retryably and were refunded. */
