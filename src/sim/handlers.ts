@@ -5,13 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { buildCatalogue, modelToWire, type SimModel } from './catalogue.js';
 import type { FaultSpec } from './faults.js';
-import { JobBook, statusAt, type SimJob } from './jobs.js';
+import { createStats, JobBook, statusAt, type SimJob, type SimStats } from './jobs.js';
 import { SIM_KINDS, simKind, type SimJobType as JobType } from './kinds/index.js';
 import { round8 } from './kinds/kind.js';
 import type { ResolvedOptions } from './options.js';
 import { bucketError, ResultSigner } from './results.js';
 import type { Fields } from './rules.js';
-import { createStats, type SimStats } from './stats.js';
 import { Timers } from './timers.js';
 import { webhookFields, WebhookSender } from './webhooks.js';
 
