@@ -104,9 +104,10 @@ export interface ClassLimit {
 type Defaulted = 'files' | 'checkModel' | 'poll' | 'output' | 'submit' | 'pricing' | 'required';
 
 /**
- * What a kind's module writes: its data and its rules. The rest is derived: the files and,
- * unless it lists them in its own order, the required fields from its fields' specs, the output and poll from its media, and unless it writes its own `submit`, a
- * request to `POST /<type>` carrying its fields (JSON, or multipart when it sends images).
+ * What a kind's module writes: its data and its rules. The rest is derived: from its fields'
+ * specs the files and (unless it lists them in its own order) the required fields; from its media
+ * the output and poll; and unless it writes its own `submit`, a request to `POST /<type>` carrying
+ * its fields (JSON, or multipart when it sends images).
  */
 export type KindSpec<T extends string> = Omit<JobKind<T>, Defaulted> &
   Partial<Pick<JobKind<T>, 'checkModel' | 'poll' | 'submit' | 'required'>> & { media: MediaKind; pricing: PricingSpec };
@@ -161,7 +162,7 @@ export function defineKind<T extends string>({ media, pricing, ...spec }: KindSp
   const fields = { ...spec.content, ...spec.params };
   const files = Object.fromEntries(Object.entries(fields).flatMap(([name, { file }]) => (file ? [[name, file]] : [])));
   const sent = Object.keys(fields).filter((name) => !(name in files));
-  const required = Object.keys(fields).filter((name) => !fields[name]?.optional && !spec.exactlyOne?.includes(name));
+  const required = Object.keys(fields).filter((name) => !(fields[name]?.optional || spec.exactlyOne?.includes(name)));
   const images = Object.keys(files).filter((name) => files[name] === 'image');
   // A text that may come from a file travels as the job's text, not among its parameters.
   const textOf = spec.textFrom;
@@ -172,8 +173,8 @@ export function defineKind<T extends string>({ media, pricing, ...spec }: KindSp
     const texts = Object.fromEntries(Object.entries(sentOf(job)).map(([name, value]) => [name, String(value)]));
     return { endpoint: spec.type, multipart: { fields: texts, files: imageParts(job, images) } };
   };
-  const priced = pricingOf(spec.type, pricing, sentOf);
-  return { checkModel: () => undefined, poll, submit, required, ...spec, files, pricing: priced, output: { media, extension } };
+  const derived = { files, pricing: pricingOf(spec.type, pricing, sentOf), output: { media, extension } };
+  return { checkModel: () => undefined, poll, submit, required, ...spec, ...derived };
 }
 
 type Sent = (job: SendableJob) => Record<string, unknown>;

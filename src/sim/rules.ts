@@ -30,7 +30,7 @@ function toNumber(value: FieldValue): number | undefined {
 
 /** Image checks the service applies to uploads: the type by its bytes, whatever the name says, and a size cap. */
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
-const IMAGE_TYPES_TEXT = 'jpg, jpeg, png, gif, bmp, webp';
+const IMAGE_TYPES = 'jpg, jpeg, png, gif, bmp, webp';
 
 /** One request's fields against the model it names (undefined when that check failed), and its errors. */
 export class Check {
@@ -122,7 +122,7 @@ export class Check {
       return this.add(field, `The ${name} field must not be greater than ${MAX_IMAGE_BYTES / 1024} kilobytes.`);
     }
     const bytes = Buffer.from(await value.arrayBuffer());
-    if (sniffImageType(bytes) === undefined) return this.add(field, `The ${name} field must be a file of type: ${IMAGE_TYPES_TEXT}.`);
+    if (!sniffImageType(bytes)) return this.add(field, `The ${name} field must be a file of type: ${IMAGE_TYPES}.`);
     return createHash('sha256').update(bytes).digest('hex');
   }
 }
