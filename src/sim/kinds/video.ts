@@ -33,10 +33,7 @@ const MODELS = [
   },
 ];
 
-interface Frames {
-  firstImageSha256?: string | null | undefined;
-  lastImageSha256?: string | null | undefined;
-}
+type Frames = Partial<Record<'firstImageSha256' | 'lastImageSha256', string | null | undefined>>;
 
 /**
  * A video kind; `frames` reads the images its submits carry. A submit's checks beyond the priced
