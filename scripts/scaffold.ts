@@ -11,12 +11,8 @@ const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 
 const identifier = (name: string): string => name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
-const jobTemplate = (name: string, id: string): string => `import { model, pick, text } from './fields.js';
+const jobTemplate = (name: string, id: string): string => `import { model, text } from './fields.js';
 import { defineKind, type JobKind } from './kind.js';
-
-const SENT = ['prompt', 'model'] as const;
-/** What its price depends on: the price request takes these fields and nothing else. */
-const PRICED = ['model'] as const;
 
 /** \`POST /${name}\`, JSON; the result is an image. Written by \`npm run new-kind\`: give it the service's fields. */
 export const ${id}: JobKind<'${name}'> = defineKind({
@@ -24,13 +20,8 @@ export const ${id}: JobKind<'${name}'> = defineKind({
   title: '${name}',
   params: { model: model('${id}_model') },
   content: { prompt: text('What to make') },
-  required: ['prompt', 'model'],
-  pricing: {
-    by: 'per-key',
-    keyFields: PRICED,
-    request: (job) => ({ endpoint: '${name}/price-calculation', json: pick(job.params, PRICED) }),
-  },
-  submit: (job) => ({ endpoint: '${name}', json: pick(job.params, SENT) }),
+  // What its price depends on: the price request takes these fields and nothing else.
+  pricing: { by: 'per-key', keyFields: ['model'] },
   media: 'image',
   plans: { basic: { perMinute: 1, perDay: 15 }, premium: { perMinute: 300 } },
 });
@@ -40,7 +31,6 @@ const simTemplate = (name: string, id: string): string => `/**
  * \`POST /${name}\`, JSON; the result is a PNG. Written by \`npm run new-kind\`: give it the service's
  * models, checks and price law.
  */
-import { pngImage } from '../results.js';
 import { defineKind } from './kind.js';
 
 const USD_PER_JOB = 0.001;
@@ -51,9 +41,7 @@ export const ${id} = defineKind({
   // A price query takes the model; a submit the prompt too.
   check: (c, forPrice) => ({ prompt: forPrice ? null : c.string('prompt') }),
   usd: (p) => USD_PER_JOB * p.model.priceFactor,
-  canonical: (p) => [p.prompt],
-  result: { ending: 'image', contentType: 'image/png', bytes: () => pngImage() },
-  pace: { pendingMs: 100, processingMs: 400 },
+  media: 'image',
   plans: { basic: { perMinute: 1, perDay: 15 }, premium: { perMinute: 300 } },
 });
 `;

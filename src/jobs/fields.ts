@@ -20,12 +20,14 @@ export const model = (example: string): FieldSpec => slug(`Model slug, e.g. ${ex
 
 export const guidance: FieldSpec = { schema: z.number().min(0).describe('Guidance scale'), expected: 'a number, 0 or more' };
 export const seed: FieldSpec = { schema: z.int().min(0).describe('Random seed'), expected: 'a whole number, 0 or more' };
-export const negativePrompt: FieldSpec = { schema: z.string().describe('What to avoid'), expected: 'text' };
+export const negativePrompt: FieldSpec = { schema: z.string().describe('What to avoid'), expected: 'text', optional: true };
 
 const IMAGE_FORMATS_TEXT = 'a JPG, PNG, GIF, BMP or WebP image';
 
-export const image = (description: string): FieldSpec =>
-  slug(`${description}: ${IMAGE_FORMATS_TEXT}, at most 10 MB, inside the manifest's folder`, `a path to ${IMAGE_FORMATS_TEXT}`);
+export function image(description: string): FieldSpec {
+  const where = `${IMAGE_FORMATS_TEXT}, at most 10 MB, inside the manifest's folder`;
+  return { ...slug(`${description}: ${where}`, `a path to ${IMAGE_FORMATS_TEXT}`), file: 'image' };
+}
 
 /** What both video kinds (image to video, text to video) take: the same models, the same limits. */
 export const VIDEO_PARAMS: Readonly<Record<string, FieldSpec>> = {
@@ -43,10 +45,3 @@ export const VIDEO_PARAMS: Readonly<Record<string, FieldSpec>> = {
 /** The video kinds' numeric bounds in the catalogue and their plan limits. */
 export const VIDEO_BOUNDS = ['width', 'height', 'steps', 'frames', 'fps'] as const;
 export const VIDEO_PLANS: JobKind['plans'] = { basic: { perMinute: 1, perDay: 15 }, premium: { perMinute: 300 } };
-
-/** Only the fields listed, in that order, each only if set: a request carries no stray property. */
-export function pick(params: Readonly<Record<string, unknown>>, fields: readonly string[]): Record<string, unknown> {
-  const picked: Record<string, unknown> = {};
-  for (const field of fields) if (params[field] !== undefined) picked[field] = params[field];
-  return picked;
-}

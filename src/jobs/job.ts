@@ -18,9 +18,8 @@ export interface FieldPosition extends SourcePosition {
 
 /** An image a job sends, checked by its bytes before anything is sent. */
 export interface ImageRef {
-  /** Absolute path, resolved against the manifest's folder (and through symlinks). */
+  /** Absolute, resolved against the manifest's folder (and through symlinks); `written` as the manifest has it. */
   path: string;
-  /** As written in the manifest, for messages. */
   written: string;
   contentType: ImageMime;
   bytes: number;
@@ -48,9 +47,7 @@ export interface ResolvedJob {
   text?: string | undefined;
   /** Its length as the service counts it: Unicode code points. */
   textChars?: number | undefined;
-  /** `text_file` as written, when the text came from a file. */
   textFile?: string | undefined;
-  /** The images the job sends, by field (`first_frame_image` …). */
   images: Readonly<Record<string, ImageRef>>;
   /** Free labels for grouping and selecting (`tags:`); never sent. */
   tags?: readonly string[] | undefined;

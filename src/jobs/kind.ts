@@ -1,8 +1,7 @@
 import type * as z from 'zod';
-import type { Model, ServiceRequest } from '../api/types.js';
+import type { Model, MultipartFile, ServiceRequest } from '../api/types.js';
 import type { MediaKind } from '../media-type.js';
 import type { ResolvedJob, SendableJob } from './job.js';
-import { extensionFrom } from './model-checks.js';
 import type { JobType } from './types.js';
 
 export type { MultipartFile, ServiceRequest } from '../api/types.js';
@@ -50,6 +49,10 @@ export interface FieldSpec {
   schema: z.ZodType;
   /** What a message says was expected: "a whole number above 0". */
   expected: string;
+  /** The field names a file the manifest reads, and what the file must be. */
+  file?: 'text' | 'image';
+  /** A job may leave it out; every other field but an `exactlyOne` pair is required. */
+  optional?: true;
 }
 
 /**
@@ -98,11 +101,24 @@ export interface ClassLimit {
   perDay?: number | undefined;
 }
 
-type Defaulted = 'files' | 'checkModel' | 'poll' | 'output';
+type Defaulted = 'files' | 'checkModel' | 'poll' | 'output' | 'submit' | 'pricing' | 'required';
 
-/** What a kind's module writes: its data and its rules; what its media decides is filled in. */
+/**
+ * What a kind's module writes: its data and its rules. The rest is derived: from its fields'
+ * specs the files and (unless it lists them in its own order) the required fields; from its media
+ * the output and poll; and unless it writes its own `submit`, a request to `POST /<type>` carrying
+ * its fields (JSON, or multipart when it sends images).
+ */
 export type KindSpec<T extends string> = Omit<JobKind<T>, Defaulted> &
-  Partial<Pick<JobKind<T>, Exclude<Defaulted, 'output'>>> & { media: MediaKind };
+  Partial<Pick<JobKind<T>, 'checkModel' | 'poll' | 'submit' | 'required'>> & { media: MediaKind; pricing: PricingSpec };
+
+/**
+ * The price call, `POST /<type>/price-calculation`: with the key fields, or with the submit's
+ * (`carries: 'submit'`); a per-length kind adds the text's length as `lengthField`.
+ */
+type PricingSpec =
+  | { by: 'per-key'; keyFields: readonly string[]; carries?: 'key' | 'submit' }
+  | { by: 'per-length'; keyFields: readonly string[]; lengthField: string };
 
 /**
  * By media: the extensions a result may have (the first is the default, unless a job's `format`
@@ -112,33 +128,86 @@ export type KindSpec<T extends string> = Omit<JobKind<T>, Defaulted> &
 const MEDIA: Readonly<Record<MediaKind, { extensions: readonly string[]; poll: JobKind['poll'] }>> = {
   image: {
     extensions: ['png', 'jpg', 'webp'],
-    poll: {
-      service: { firstMs: 2000, maxMs: 10_000, factor: 1.5, giveUpMs: 10 * 60_000 },
-      simulator: { firstMs: 150, maxMs: 1000, factor: 1.5, giveUpMs: 60_000 },
-    },
+    poll: { service: growing(2000, 10_000, 10 * 60_000), simulator: growing(150, 1000, 60_000) },
   },
   video: {
     extensions: ['mp4', 'webm', 'mov', 'gif'],
-    poll: {
-      service: { firstMs: 5000, maxMs: 30_000, factor: 1.5, giveUpMs: 15 * 60_000 },
-      simulator: { firstMs: 300, maxMs: 2000, factor: 1.5, giveUpMs: 120_000 },
-    },
+    poll: { service: growing(5000, 30_000, 15 * 60_000), simulator: growing(300, 2000, 120_000) },
   },
   audio: {
     extensions: ['mp3', 'wav', 'flac', 'ogg', 'opus', 'aac', 'm4a'],
-    poll: {
-      service: { firstMs: 1500, maxMs: 8000, factor: 1.5, giveUpMs: 10 * 60_000 },
-      simulator: { firstMs: 150, maxMs: 1000, factor: 1.5, giveUpMs: 60_000 },
-    },
+    poll: { service: growing(1500, 8000, 10 * 60_000), simulator: growing(150, 1000, 60_000) },
   },
 };
 
-/** A kind from its spec: no files, no catalogue checks and its media's poll unless it says otherwise. */
-export function defineKind<T extends string>({ media, ...spec }: KindSpec<T>): JobKind<T> {
+/** A sniffed type's usual extension: its subtype, but for `jpeg` and `mpeg` (MP3). */
+function extensionOf(mime: string | undefined): string | undefined {
+  const subtype = mime?.split('/')[1];
+  return subtype === 'jpeg' ? 'jpg' : subtype === 'mpeg' ? 'mp3' : subtype;
+}
+
+function growing(firstMs: number, maxMs: number, giveUpMs: number): PollSchedule {
+  return { firstMs, maxMs, factor: 1.5, giveUpMs };
+}
+
+/** A kind from its spec: no catalogue checks and its media's poll unless it says otherwise. */
+export function defineKind<T extends string>({ media, pricing, ...spec }: KindSpec<T>): JobKind<T> {
   const { extensions, poll } = MEDIA[media];
-  const extension: KindOutput['extension'] = (job, found) => {
-    const format = String(job.params['format']);
-    return extensionFrom(found, extensions, extensions.includes(format) ? format : (extensions[0] ?? ''));
+  // The bytes' type (mime) first, then the URL's extension, when it is one this kind makes.
+  const extension: KindOutput['extension'] = ({ params }, { mime, urlExtension }) => {
+    const format = String(params['format']);
+    const found = [extensionOf(mime), urlExtension].find((ext) => ext !== undefined && extensions.includes(ext));
+    return found ?? (extensions.includes(format) ? format : (extensions[0] ?? ''));
   };
-  return { files: {}, checkModel: () => undefined, poll, ...spec, output: { media, extension } };
+  const fields = { ...spec.content, ...spec.params };
+  const files = Object.fromEntries(Object.entries(fields).flatMap(([name, { file }]) => (file ? [[name, file]] : [])));
+  const sent = Object.keys(fields).filter((name) => !(name in files));
+  const required = Object.keys(fields).filter((name) => !(fields[name]?.optional || spec.exactlyOne?.includes(name)));
+  const images = Object.keys(files).filter((name) => files[name] === 'image');
+  // A text that may come from a file travels as the job's text, not among its parameters.
+  const textOf = spec.textFrom;
+  const sentOf: Sent = (job) => pick(textOf ? { ...job.params, [textOf.field]: job.text } : job.params, sent);
+  const submit = (job: SendableJob): ServiceRequest => {
+    if (images.length === 0) return { endpoint: spec.type, json: sentOf(job) };
+    // Multipart carries every field as text; the images go as real file parts.
+    const texts = Object.fromEntries(Object.entries(sentOf(job)).map(([name, value]) => [name, String(value)]));
+    return { endpoint: spec.type, multipart: { fields: texts, files: imageParts(job, images) } };
+  };
+  const derived = { files, pricing: pricingOf(spec.type, pricing, sentOf), output: { media, extension } };
+  return { checkModel: () => undefined, poll, submit, required, ...spec, ...derived };
+}
+
+type Sent = (job: SendableJob) => Record<string, unknown>;
+
+function pricingOf(type: string, spec: PricingSpec, sentOf: Sent): KindPricing {
+  const endpoint = `${type}/price-calculation`;
+  const keyFields = spec.keyFields;
+  const keyed: Sent = (job) => pick(job.params, keyFields);
+  if (spec.by === 'per-key') {
+    const json = spec.carries === 'submit' ? sentOf : keyed;
+    return { by: 'per-key', keyFields, request: (job: SendableJob) => ({ endpoint, json: json(job) }) };
+  }
+  const { lengthField } = spec;
+  // Only the length is sent, never the text itself.
+  const request = (job: SendableJob, length: number): ServiceRequest => ({
+    endpoint,
+    json: { ...keyed(job), [lengthField]: length },
+  });
+  return { by: 'per-length', keyFields, lengthOf: (job: SendableJob) => job.textChars ?? 0, request };
+}
+
+/** Only the fields listed, in that order, each only if set: a request carries no stray property. */
+function pick(params: Readonly<Record<string, unknown>>, fields: readonly string[]): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  for (const field of fields) if (params[field] !== undefined) picked[field] = params[field];
+  return picked;
+}
+
+function imageParts(job: SendableJob, fields: readonly string[]): MultipartFile[] {
+  return fields.flatMap((field) => {
+    const ref = job.images[field];
+    if (ref === undefined) return [];
+    const filename = ref.path.split(/[\\/]/).pop() ?? 'image';
+    return [{ field, path: ref.path, contentType: ref.contentType, filename }];
+  });
 }

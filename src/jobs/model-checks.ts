@@ -31,24 +31,3 @@ export function checkBounds(params: Readonly<Record<string, unknown>>, model: Mo
     }
   }
 }
-
-/** The kind's default extension unless the bytes (mime) or the URL name one this kind makes. */
-export function extensionFrom(found: { mime?: string | undefined; urlExtension?: string | undefined }, makes: readonly string[], fallback: string): string {
-  const byMime = found.mime === undefined ? undefined : EXTENSION_OF_MIME[found.mime];
-  if (byMime !== undefined && makes.includes(byMime)) return byMime;
-  if (found.urlExtension !== undefined && makes.includes(found.urlExtension)) return found.urlExtension;
-  return fallback;
-}
-
-const EXTENSION_OF_MIME: Readonly<Record<string, string>> = {
-  'audio/wav': 'wav',
-  'audio/mpeg': 'mp3',
-  'audio/flac': 'flac',
-  'audio/ogg': 'ogg',
-  'video/mp4': 'mp4',
-  'video/webm': 'webm',
-  'image/png': 'png',
-  'image/jpeg': 'jpg',
-  'image/webp': 'webp',
-  'image/gif': 'gif',
-};

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Model } from '../api/types.js';
-import { model, pick, slug, text } from './fields.js';
+import { model, slug, text } from './fields.js';
 import { defineKind, type JobKind, type ReportProblem } from './kind.js';
 import { boundsText, limitOf, outside } from './model-checks.js';
 
@@ -23,22 +23,13 @@ export const txt2audio: JobKind<'txt2audio'> = defineKind({
   },
   content: {
     text: text('The text to speak; give text or text_file'),
-    text_file: slug("A UTF-8 text file inside the manifest's folder", 'a path to a UTF-8 text file'),
+    text_file: { ...slug("A UTF-8 text file inside the manifest's folder", 'a path to a UTF-8 text file'), file: 'text' },
   },
-  required: PARAMS,
   exactlyOne: ['text', 'text_file'],
-  files: { text_file: 'text' },
   textFrom: { file: 'text_file', field: 'text' },
   splittable: { field: 'text', maxChars: (found) => limitOf(found, 'max_text') },
   checkModel: (job, found, _models, report) => checkSpeech(job.params, job.textChars ?? 0, job.textFile !== undefined, found, report),
-  pricing: {
-    by: 'per-length',
-    keyFields: PARAMS,
-    lengthOf: (job) => job.textChars ?? 0,
-    // Only the count is sent, never the text itself.
-    request: (job, length) => ({ endpoint: 'txt2audio/price-calculation', json: { ...pick(job.params, PARAMS), count_text: length } }),
-  },
-  submit: (job) => ({ endpoint: 'txt2audio', json: { text: job.text, ...pick(job.params, PARAMS) } }),
+  pricing: { by: 'per-length', keyFields: PARAMS, lengthField: 'count_text' },
   media: 'audio',
   plans: { basic: { perMinute: 5, perDay: 300 }, premium: { perMinute: 300 } },
 });

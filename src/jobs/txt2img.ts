@@ -1,23 +1,15 @@
 import * as z from 'zod';
 import type { Model } from '../api/types.js';
-import { guidance, model, negativePrompt, pick, positiveInt, seed, text } from './fields.js';
-import { defineKind, type JobKind, type ReportProblem } from './kind.js';
+import { guidance, model, negativePrompt, positiveInt, seed, text } from './fields.js';
+import { defineKind, type FieldSpec, type JobKind, type ReportProblem } from './kind.js';
 import { checkBounds, limitOf } from './model-checks.js';
 
-/** What a text-to-image request carries (its price request requires the same seven and takes the rest). */
-const SENT = ['prompt', 'negative_prompt', 'model', 'width', 'height', 'guidance', 'steps', 'seed', 'loras'] as const;
-/**
- * What its price depends on. The price endpoint requires prompt and seed too, but a price that
- * changed with the words of a prompt would be no price list at all: jobs that differ only in
- * prompt or seed share one call (the request carries the group's first prompt and seed).
- */
-const PRICED = ['model', 'width', 'height', 'guidance', 'steps', 'loras'] as const;
-
-const loras = {
+const loras: FieldSpec = {
   schema: z
     .array(z.strictObject({ name: z.string().min(1).describe('LoRA name, as the model lists it'), weight: z.number().min(0).describe('Its weight') }))
     .describe('LoRA models to apply (only models that list them)'),
   expected: 'a list of { name, weight } with a weight of 0 or more',
+  optional: true,
 };
 
 /** Text to image: `POST /txt2img`, JSON; the result is a PNG, JPEG or WebP image. */
@@ -35,19 +27,18 @@ export const txt2img: JobKind<'txt2img'> = defineKind({
     loras,
   },
   content: { prompt: text('What the image shows') },
-  required: ['prompt', 'model', 'width', 'height', 'guidance', 'steps', 'seed'],
   checkModel: (job, found, models, report) => {
     checkBounds(job.params, found, ['width', 'height', 'steps'], report);
     checkResolutionStep(job.params, found, report);
     checkGuidance(job.params, found, report);
     checkLoras(job.params, found, models, report);
   },
-  pricing: {
-    by: 'per-key',
-    keyFields: PRICED,
-    request: (job) => ({ endpoint: 'txt2img/price-calculation', json: pick(job.params, SENT) }),
-  },
-  submit: (job) => ({ endpoint: 'txt2img', json: pick(job.params, SENT) }),
+  /**
+   * The price endpoint requires what a submit carries, prompt and seed too, but a price that
+   * changed with the words of a prompt would be no price list at all: jobs that differ only in
+   * prompt or seed share one call (the request carries the group's first prompt and seed).
+   */
+  pricing: { by: 'per-key', keyFields: ['model', 'width', 'height', 'guidance', 'steps', 'loras'], carries: 'submit' },
   media: 'image',
   plans: { basic: { perMinute: 3, perDay: 100 }, premium: { perMinute: 300 } },
 });

@@ -5,13 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { buildCatalogue, modelToWire, type SimModel } from './catalogue.js';
 import type { FaultSpec } from './faults.js';
-import { JobBook, statusAt, type SimJob } from './jobs.js';
+import { createStats, JobBook, statusAt, type SimJob, type SimStats } from './jobs.js';
 import { SIM_KINDS, simKind, type SimJobType as JobType } from './kinds/index.js';
 import { round8 } from './kinds/kind.js';
 import type { ResolvedOptions } from './options.js';
 import { bucketError, ResultSigner } from './results.js';
 import type { Fields } from './rules.js';
-import { createStats, type SimStats } from './stats.js';
 import { Timers } from './timers.js';
 import { webhookFields, WebhookSender } from './webhooks.js';
 
@@ -99,9 +98,14 @@ export class SimApi {
   }
 
   async price(type: JobType, fields: Fields): Promise<Reply> {
-    const result = await simKind(type).check(fields, this.models, this.options.pricing, true);
-    if (!result.ok) return apiError(422, result.bag.message(), result.bag.errors);
-    return json(200, { data: { price: result.value.priceUsd } });
+    const result = await this.check(type, fields, true);
+    return 'status' in result ? result : json(200, { data: { price: result.priceUsd } });
+  }
+
+  /** Its price and fingerprint, or the 422 with every problem. */
+  private async check(type: JobType, fields: Fields, forPrice: boolean) {
+    const result = await simKind(type).check(fields, this.models, this.options.pricing, forPrice);
+    return result.ok ? result.value : apiError(422, result.bag.message(), result.bag.errors);
   }
 
   /** Charging happens at acceptance, the moment the request id exists: a lost answer still costs. */
@@ -109,9 +113,9 @@ export class SimApi {
     // Every kind's request may carry a webhook; checked first, as one rule of every form request.
     const hook = webhookFields(fields);
     if (!hook.ok) return apiError(422, Object.values(hook.errors).flat()[0] ?? 'The given data was invalid.', hook.errors);
-    const result = await simKind(type).check(fields, this.models, this.options.pricing, false);
-    if (!result.ok) return apiError(422, result.bag.message(), result.bag.errors);
-    const { fingerprint, priceUsd } = result.value;
+    const result = await this.check(type, fields, false);
+    if ('status' in result) return result;
+    const { fingerprint, priceUsd } = result;
     if (this.balanceUsd < MIN_BALANCE_USD || this.balanceUsd < priceUsd) {
       return apiError(422, 'Not enough balance.', { balance: ['Not enough balance.'] });
     }

@@ -2,4 +2,4 @@
 export { startSimulator, type Simulator } from './server.js';
 export type { SimOptions } from './options.js';
 export { parseFaultSpec } from './faults.js';
-export type { SimStats } from './stats.js';
+export type { SimStats } from './jobs.js';

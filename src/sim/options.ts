@@ -17,7 +17,6 @@ const DEFAULTS = {
   latencyMs: 0,
   /** Fault spec, see faults.ts; empty: none. */
   faults: '',
-  /** Seed of the fault and job-outcome generators. */
   seed: 1,
   /** Share of accepted jobs that end in status 'error'. */
   jobErrorRate: 0,
@@ -32,7 +31,6 @@ const DEFAULTS = {
   slowMs: 3000,
   /** Wait before the first retry of a webhook delivery; each next one doubles. */
   webhookRetryMs: 500,
-  /** The longest wait between two attempts. */
   webhookRetryMaxMs: 30_000,
   /** Attempts per delivery, the first included: about a minute at the default waits. */
   webhookAttempts: 8,

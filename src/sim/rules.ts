@@ -4,6 +4,7 @@
  * Messages follow Laravel's wording, so clients see what the service sends.
  */
 import { createHash } from 'node:crypto';
+import { sniffImageType } from '../media-type.js';
 import type { SimModel } from './catalogue.js';
 
 /** A form value: JSON scalars, multipart strings, or multipart files. */
@@ -27,16 +28,9 @@ function toNumber(value: FieldValue): number | undefined {
   return undefined;
 }
 
-/** Image checks the service applies to uploads: the type by its bytes, and a size cap. */
+/** Image checks the service applies to uploads: the type by its bytes, whatever the name says, and a size cap. */
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
-const IMAGE_TYPES_TEXT = 'jpg, jpeg, png, gif, bmp, webp';
-
-/** Whether the bytes really are one of the allowed types, whatever the upload's name says. */
-function isImage(bytes: Buffer): boolean {
-  const head = bytes.subarray(0, 12).toString('latin1');
-  return head.startsWith('\xff\xd8\xff') || head.startsWith('\x89PNG\r\n\x1a\n') || /^GIF8[79]a/.test(head)
-    || (head.startsWith('BM') && bytes.length > 26) || (head.startsWith('RIFF') && head.slice(8, 12) === 'WEBP');
-}
+const IMAGE_TYPES = 'jpg, jpeg, png, gif, bmp, webp';
 
 /** One request's fields against the model it names (undefined when that check failed), and its errors. */
 export class Check {
@@ -128,7 +122,7 @@ export class Check {
       return this.add(field, `The ${name} field must not be greater than ${MAX_IMAGE_BYTES / 1024} kilobytes.`);
     }
     const bytes = Buffer.from(await value.arrayBuffer());
-    if (!isImage(bytes)) return this.add(field, `The ${name} field must be a file of type: ${IMAGE_TYPES_TEXT}.`);
+    if (!sniffImageType(bytes)) return this.add(field, `The ${name} field must be a file of type: ${IMAGE_TYPES}.`);
     return createHash('sha256').update(bytes).digest('hex');
   }
 }

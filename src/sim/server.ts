@@ -7,12 +7,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { parseFaultSpec, pickFault, type FaultKind, type FaultScope, type FaultSpec } from './faults.js';
 import { apiError, json, SimApi, type Reply } from './handlers.js';
+import { statsToJson, type CallKind } from './jobs.js';
 import { SIM_KINDS } from './kinds/index.js';
 import { resolveOptions, type ResolvedOptions, type SimOptions } from './options.js';
-import { mulberry32 } from './prng.js';
 import { RateLimiter, type LimitedClass } from './rate-limit.js';
 import type { Fields } from './rules.js';
-import { statsToJson, type CallKind } from './stats.js';
+import { mulberry32 } from './timers.js';
 
 /** The service's limit on a whole request body (docs/service.md: 75 MB). */
 const MAX_BODY_BYTES = 75 * 1024 * 1024;
@@ -193,7 +193,6 @@ export async function startSimulator(options: SimOptions = {}) {
     url: sim.api.baseUrl,
     token: sim.options.token,
     stats: sim.api.stats,
-    /** The balance now, in USD. */
     get balanceUsd(): number {
       return sim.api.balanceUsd;
     },

@@ -7,11 +7,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { pickFault, type FaultSpec, type WebhookFaultKind } from './faults.js';
-import { endsAt, type JobBook, type SimJob } from './jobs.js';
+import { endsAt, type JobBook, type SimJob, type WebhookStats } from './jobs.js';
 import type { ResolvedOptions } from './options.js';
-import { mulberry32, type Random } from './prng.js';
-import type { WebhookStats } from './stats.js';
-import type { Timers } from './timers.js';
+import { mulberry32, type Random, type Timers } from './timers.js';
 
 export interface WebhookRequest {
   url: string;

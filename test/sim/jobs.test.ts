@@ -108,9 +108,12 @@ describe('simulator: jobs, results and duplicates', () => {
     expect(sim.stats.accepted[0]?.fingerprint).toBe(sim.stats.accepted[1]?.fingerprint);
     await sim.close();
 
-    sim = await startSimulator({ ...FAST, jobErrorRate: 1 });
+    // The clock moves only when the test moves it: "still running" never depends on the machine's speed.
+    let nowMs = Date.parse('2026-11-27T12:00:00Z');
+    sim = await startSimulator({ ...FAST, jobErrorRate: 1, clock: { nowMs: () => nowMs } });
     const failed = (await submitAudio(sim)).body.data.request_id as string;
-    await waitForEnd(sim, failed);
+    nowMs += 1000;
+    expect((await waitForEnd(sim, failed)).body.data.status).toBe('error');
     await submitAudio(sim);
     expect(sim.stats.duplicates()).toEqual([]);
     // Resubmitting while the first is still running is a duplicate, whatever it ends in.

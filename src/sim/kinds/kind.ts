@@ -1,10 +1,12 @@
 /**
  * What a kind's file states (`KindSpec`), and what `defineKind` adds the same way for every kind:
- * the model looked up first, every problem in one 422 bag, the price law and the fingerprint.
+ * the model looked up first, every problem in one 422 bag, the price law, the fingerprint, and
+ * by its media the result it serves and its pace.
  */
 import { createHash } from 'node:crypto';
 import type { ModelSpec, SimModel } from '../catalogue.js';
 import type { ClassLimit, PlanName } from '../rate-limit.js';
+import { mp4StandIn, pngImage, wavTone } from '../results.js';
 import { Check, type Fields } from '../rules.js';
 
 export type Models = ReadonlyMap<string, SimModel>;
@@ -35,25 +37,42 @@ interface KindFacts<T extends string> {
   type: T;
   /** The catalogue's records serving it (`POST /<type>`); a record listed by two kinds serves both. */
   models: readonly ModelSpec[];
-  /** How its result is served: the URL's ending (never a reliable type), its content type, its bytes (built once). */
-  result: { ending: string; contentType: string; bytes: () => Buffer };
-  /** Default time in 'pending' and in 'processing'. */
-  pace: { pendingMs: number; processingMs: number };
   /** Its submits' rate limits on each published plan. */
   plans: Record<PlanName, ClassLimit>;
 }
 
+type Media = 'image' | 'video' | 'audio';
+
+/** How a result is served: the URL's ending (never a reliable type), its content type, its bytes (built once). */
+type Result = { ending: string; contentType: string; bytes: () => Buffer };
+
+/** Default time in 'pending' and in 'processing'. */
+type Pace = { pendingMs: number; processingMs: number };
+
+function served(ending: string, contentType: string, bytes: () => Buffer, pace: Pace): { result: Result; pace: Pace } {
+  return { result: { ending, contentType, bytes }, pace };
+}
+
+const MEDIA: Readonly<Record<Media, ReturnType<typeof served>>> = {
+  // An image's URL ends in `.image`: the service's URLs say nothing reliable about its type, so
+  // clients must read its bytes.
+  image: served('image', 'image/png', pngImage, { pendingMs: 100, processingMs: 400 }),
+  video: served('mp4', 'video/mp4', mp4StandIn, { pendingMs: 200, processingMs: 1000 }),
+  audio: served('wav', 'audio/wav', wavTone, { pendingMs: 50, processingMs: 200 }),
+};
+
 export interface KindSpec<T extends string, P> extends KindFacts<T> {
+  media: Media;
   /** Reads a price query (`forPrice`) or a submit, after its model; every problem goes in `c`'s bag. */
   check(c: Check, forPrice: boolean): P | Promise<P>;
   /** The price in USD before the pricing mode: linear in what it depends on. */
   usd(p: Checked<P>): number;
-  /** What makes a submit the same job as another, after its type and its model. */
-  canonical(p: Checked<P>): unknown[];
 }
 
 /** Everything the simulator knows of one endpoint; one per file in this folder, listed in kinds/index.ts. */
 export interface SimKind<T extends string = string> extends KindFacts<T> {
+  result: Result;
+  pace: Pace;
   /**
    * A price query or a submit checked: what it costs and the hash of what it asked for (two equal
    * submits, one fingerprint), or its 422 error bag.
@@ -62,17 +81,19 @@ export interface SimKind<T extends string = string> extends KindFacts<T> {
 }
 
 export function defineKind<T extends string, P>(spec: KindSpec<T, P>): SimKind<T> {
-  const { check, usd, canonical, ...facts } = spec;
+  const { check, usd, media, ...facts } = spec;
   return {
     ...facts,
+    ...MEDIA[media],
     async check(fields, models, mode, forPrice) {
       const c = new Check(fields, models, facts.type);
       const read = await check(c, forPrice);
       if (!c.empty || !c.model) return { ok: false, bag: c };
       // Each rule that leaves a value undefined puts its error in the bag: with the bag empty, none is.
       const p = { ...read, model: c.model } as Checked<P>;
-      // Numbers are parsed before they are hashed, so JSON and multipart spellings of a job agree.
-      const canonicalJson = JSON.stringify([facts.type, p.model.slug, ...canonical(p)]);
+      // Every value its rules read makes the job what it is. Numbers are parsed before they are
+      // hashed, so JSON and multipart spellings of a job agree.
+      const canonicalJson = JSON.stringify([facts.type, p.model.slug, ...Object.values(read as object)]);
       const fingerprint = createHash('sha256').update(canonicalJson).digest('hex');
       return { ok: true, value: { priceUsd: applyMode(usd(p), mode), fingerprint } };
     },

@@ -1,6 +1,5 @@
 /** Text to speech: `POST /txt2audio`, JSON; the result is a WAV. */
 import type { SimLanguage, SimVoice } from '../catalogue.js';
-import { wavTone } from '../results.js';
 import { charCount, type Check } from '../rules.js';
 import { defineKind } from './kind.js';
 
@@ -113,8 +112,6 @@ export const txt2audio = defineKind({
     sampleRate: c.oneOf('sample_rate', c.number('sample_rate', { integer: true }), SAMPLE_RATES),
   }),
   usd: (p) => (p.chars * USD_PER_CHAR * p.model.priceFactor) / p.speed,
-  canonical: (p) => [p.lang, p.voice, p.speed, p.format, p.sampleRate, p.text ?? ''],
-  result: { ending: 'wav', contentType: 'audio/wav', bytes: () => wavTone() },
-  pace: { pendingMs: 50, processingMs: 200 },
+  media: 'audio',
   plans: { basic: { perMinute: 5, perDay: 300 }, premium: { perMinute: 300 } },
 });

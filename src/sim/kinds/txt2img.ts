@@ -1,5 +1,4 @@
 /** Text to image: `POST /txt2img`, JSON; the result is a PNG, served under a URL that does not say so. */
-import { pngImage } from '../results.js';
 import type { Check } from '../rules.js';
 import { defineKind } from './kind.js';
 
@@ -83,10 +82,6 @@ export const txt2img = defineKind({
   }),
   // Grows with the pixels and the steps. Guidance, prompt, seed and LoRAs do not change it.
   usd: (p) => p.width * p.height * p.steps * USD_PER_IMAGE_UNIT * p.model.priceFactor,
-  canonical: (p) => [p.width, p.height, p.steps, p.guidance, p.seed, p.prompt, p.negativePrompt ?? '', p.loras],
-  // An image's URL ends in `.image`: the service's URLs say nothing reliable about its type, so
-  // clients must read its bytes.
-  result: { ending: 'image', contentType: 'image/png', bytes: () => pngImage() },
-  pace: { pendingMs: 100, processingMs: 400 },
+  media: 'image',
   plans: { basic: { perMinute: 3, perDay: 100 }, premium: { perMinute: 300 } },
 });

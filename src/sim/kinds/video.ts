@@ -1,9 +1,8 @@
 /**
  * What image to video and text to video share: the models that serve both, the checks, the price
- * law, the fingerprint and the result. They differ only in the frames a submit carries.
+ * law and the result. They differ only in the frames a submit carries.
  */
 import type { SimModel } from '../catalogue.js';
-import { mp4StandIn } from '../results.js';
 import type { Check } from '../rules.js';
 import { defineKind, type SimKind } from './kind.js';
 
@@ -34,10 +33,7 @@ const MODELS = [
   },
 ];
 
-interface Frames {
-  firstImageSha256?: string | null | undefined;
-  lastImageSha256?: string | null | undefined;
-}
+type Frames = Partial<Record<'firstImageSha256' | 'lastImageSha256', string | null | undefined>>;
 
 /**
  * A video kind; `frames` reads the images its submits carry. A submit's checks beyond the priced
@@ -64,12 +60,7 @@ export function videoKind<T extends string>(
       return { width, height, steps, frames: frameCount, fps, ...(forPrice ? {} : await submit()) };
     },
     usd: (p) => p.width * p.height * p.frames * p.steps * USD_PER_VIDEO_UNIT * p.model.priceFactor,
-    canonical: (p) => [
-      p.width, p.height, p.steps, p.frames, p.fps, p.guidance, p.seed,
-      p.prompt ?? '', p.negativePrompt ?? '', p.firstImageSha256 ?? '', p.lastImageSha256 ?? '',
-    ],
-    result: { ending: 'mp4', contentType: 'video/mp4', bytes: () => mp4StandIn() },
-    pace: { pendingMs: 200, processingMs: 1000 },
+    media: 'video',
     plans: { basic: { perMinute: 1, perDay: 15 }, premium: { perMinute: 300 } },
   });
 }
