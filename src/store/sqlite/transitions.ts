@@ -1,13 +1,6 @@
 import type { JobProgress, StoreContext, Sync } from './context.js';
 import type { RawJob } from './rows.js';
-import type {
-  RemoteFailure,
-  ReservableState,
-  ReserveResult,
-  StoredResult,
-  SubmittedResult,
-  TransitionLedger,
-} from '../ledger.js';
+import type { ReservableState, ReserveResult, TransitionLedger } from '../ledger.js';
 import { assertTransition, type JobState } from '../../jobs/states.js';
 import { withinBudget, type MicroUsd } from '../../money.js';
 
@@ -112,7 +105,7 @@ export function createTransitions(ctx: StoreContext): Sync<TransitionLedger> {
     // IMMEDIATE takes the write lock before reading the total, so a second process cannot
     // reserve between our read and our write and push the ledger past the budget.
     reserveForSubmit: (id, budgetMicro, allowFrom) => reserve.immediate(id, budgetMicro, allowFrom),
-    markSubmitted: step('submitted', ['submitting'], (row, requestId: string): SubmittedResult => {
+    markSubmitted: step('submitted', ['submitting'], (row, requestId) => {
       const holder = selectRequestHolder.get(requestId, row.id);
       if (holder !== undefined) {
         const reason = `the service answered request id ${requestId}, which it had already given to job "${holder.id}": whether it took this job cannot be known`;
@@ -127,20 +120,20 @@ export function createTransitions(ctx: StoreContext): Sync<TransitionLedger> {
       }));
       return 'submitted';
     }),
-    markNotTaken: step('released as not taken', ['submitting'], (row, reason: string) =>
+    markNotTaken: step('released as not taken', ['submitting'], (row, reason) =>
       move(row, 'pending', 'not_taken', { reason }, () => ({ spent_micro: row.carried_micro, last_error: reason })),
     ),
-    markRefused: step('refused', ['submitting'], (row, reason: string) =>
+    markRefused: step('refused', ['submitting'], (row, reason) =>
       move(row, 'failed', 'refused', { reason }, (_, now) => ({
         spent_micro: row.carried_micro,
         last_error: reason,
         finished_at: now,
       })),
     ),
-    markInDoubt: step('put in doubt', ['submitting'], (row, reason: string) =>
+    markInDoubt: step('put in doubt', ['submitting'], (row, reason) =>
       move(row, 'in_doubt', 'in_doubt', { reason }, () => ({ last_error: reason })),
     ),
-    markDone: step('done', ['submitted'], (row, result: StoredResult) =>
+    markDone: step('done', ['submitted'], (row, result) =>
       move(row, 'done', 'done', { ...result }, (_, now) => ({
         result_path: result.path,
         result_bytes: result.bytes,
@@ -149,7 +142,7 @@ export function createTransitions(ctx: StoreContext): Sync<TransitionLedger> {
         finished_at: now,
       })),
     ),
-    markFailedRemote: step('failed remotely', ['submitted'], (row, failure: RemoteFailure) => {
+    markFailedRemote: step('failed remotely', ['submitted'], (row, failure) => {
       // A refund covers this attempt; what earlier in-doubt attempts may have cost stays counted.
       move(row, 'failed', 'failed', { ...failure }, (_, now) => ({
         spent_micro: failure.refunded ? row.carried_micro : row.spent_micro,
@@ -161,7 +154,7 @@ export function createTransitions(ctx: StoreContext): Sync<TransitionLedger> {
     }),
     // Failed and done jobs come here from a run that meant to send them again (--retries, --redo)
     // and met the budget: they stay as they are, as in_doubt ones do.
-    markSkipped: step('skipped', ['pending', 'skipped', 'in_doubt', 'failed', 'done'], (row, reason: string) => {
+    markSkipped: step('skipped', ['pending', 'skipped', 'in_doubt', 'failed', 'done'], (row, reason) => {
       if (row.state !== 'pending') {
         ctx.insertEvent(row.id, 'not_sent', row.state, row.state, { reason });
         return;
