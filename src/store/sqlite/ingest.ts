@@ -1,7 +1,6 @@
 import type { JobState } from '../../jobs/states.js';
 import type { ChangedJob, IdConflict, JobSpec, LedgerIngest, PutResult, SyncResult, UnitState } from '../ledger.js';
-import type { StoreContext, Sync } from './context.js';
-import type { RawJob } from './rows.js';
+import type { RawJob, StoreContext, Sync } from './context.js';
 
 type Known = Pick<RawJob, 'id' | 'content_hash' | 'state' | 'seen' | 'unit' | 'in_manifest' | 'origin' | 'retryable' | 'refunded'>;
 

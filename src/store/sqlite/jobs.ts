@@ -1,20 +1,7 @@
 import type Database from 'better-sqlite3';
-import type {
-  CostRow,
-  EventRow,
-  FollowRow,
-  IngestLedger,
-  JobQuery,
-  KeyPrice,
-  ListingLedger,
-  PlanLedger,
-  PriceGroupRow,
-  SendSelection,
-  UnitFile,
-  UnitRecord,
-} from '../ledger.js';
-import type { StoreContext, Sync } from './context.js';
-import { JOB_COLUMNS_SQL, toJobRow } from './rows.js';
+import type { CostRow, EventRow, FollowRow, IngestLedger, JobQuery, KeyPrice, ListingLedger } from '../ledger.js';
+import type { PlanLedger, PriceGroupRow, SendSelection, UnitFile, UnitRecord } from '../ledger.js';
+import { JOB_COLUMNS_SQL, toJobRow, type StoreContext, type Sync } from './context.js';
 import { isGlob, pickParams, pickSql, SCOPE_SQL, SEND_SQL, sendParams, sendSql } from './selection.js';
 import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
 

@@ -2,14 +2,12 @@ import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { LocalIoError } from '../../errors.js';
 import type { Ledger, LedgerIngest } from '../ledger.js';
-import { createCaches } from './caches.js';
 import { createContext, type Sync } from './context.js';
 import { beginIngest } from './ingest.js';
 import { createJobRecords } from './jobs.js';
 import { asLocalIoError, openDatabase } from './open-database.js';
-import { createRunLock } from './run-lock.js';
+import { createCaches, createRunLock, createWebhookRecords } from './side-tables.js';
 import { createTransitions } from './transitions.js';
-import { createWebhookRecords } from './webhooks.js';
 
 /**
  * 'read-only' (`status`, reports) never creates, migrates or writes: a missing file is

@@ -1,5 +1,4 @@
-import type { JobProgress, StoreContext, Sync } from './context.js';
-import type { RawJob } from './rows.js';
+import type { JobProgress, RawJob, StoreContext, Sync } from './context.js';
 import type { ReservableState, ReserveResult, TransitionLedger } from '../ledger.js';
 import { assertTransition, type JobState } from '../../jobs/states.js';
 import { withinBudget, type MicroUsd } from '../../money.js';
