@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
 import type { JobState } from '../../jobs/states.js';
-import type { JobType } from '../../jobs/types.js';
 import type { MicroUsd } from '../../money.js';
 import type { CollectIssue, JobRow } from '../ledger.js';
 
@@ -13,63 +12,44 @@ export type Sync<T> = {
   [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : never;
 };
 
-/** The columns of `jobs` exactly as SQLite returns them (money in whole micro-dollars). */
-export interface RawJob {
-  id: string;
-  manifest_index: number;
-  content_hash: string;
-  type: JobType;
-  params_json: string;
-  text_chars: number | null;
-  price_micro: number | null;
-  price_source: string | null;
-  price_key: string | null;
-  state: JobState;
-  request_id: string | null;
-  attempts: number;
-  spent_micro: number;
-  carried_micro: number;
-  last_error: string | null;
-  result_path: string | null;
-  result_bytes: number | null;
-  result_sha256: string | null;
-  created_at: string;
-  updated_at: string;
-  submitted_at: string | null;
-  finished_at: string | null;
-  unit: string | null;
-  seen: number;
-  in_manifest: number;
-  origin: string | null;
-  text: string | null;
-  files_json: string | null;
+/**
+ * The columns a JobRow is made of, each with the field it becomes, in the order a listing
+ * selects them, then the collect issue and, when asked, the send flag. Listings read rows as
+ * arrays (better-sqlite3's `.raw()`): an object a row, keyed by column name, costs twice as
+ * much to build (npm run bench).
+ */
+const JOB_FIELDS = {
+  id: 'id', manifest_index: 'manifestIndex', content_hash: 'contentHash', type: 'type', params_json: 'paramsJson',
+  text_chars: 'textChars', text: 'text', files_json: 'filesJson', tags_json: 'tags', origin: 'origin',
+  in_manifest: 'inManifest', parent_id: 'parentId', group_key: 'groupKey', price_micro: 'priceMicro',
+  price_source: 'priceSource', price_key: 'priceKey', state: 'state', request_id: 'requestId', attempts: 'attempts',
+  spent_micro: 'spentMicro', last_error: 'lastError', retryable: 'retryable', refunded: 'refunded',
+  result_path: 'resultPath', result_bytes: 'resultBytes', result_sha256: 'resultSha256', created_at: 'createdAt',
+  updated_at: 'updatedAt', submitted_at: 'submittedAt', finished_at: 'finishedAt',
+} as const satisfies Record<string, keyof JobRow>;
+type Column = keyof typeof JOB_FIELDS;
+const JOB_COLUMNS = Object.keys(JOB_FIELDS) as Column[];
+
+type Flags = 'tags_json' | 'in_manifest' | 'retryable' | 'refunded';
+/** The columns of `jobs` as SQLite returns them: a JobRow's values, its flags as 0 or 1 and its tags as JSON. */
+export type RawJob = { [C in Exclude<Column, Flags>]: JobRow[(typeof JOB_FIELDS)[C]] } & {
   tags_json: string | null;
-  group_key: string | null;
-  parent_id: string | null;
-  follow_seq: number | null;
+  in_manifest: number;
   retryable: number | null;
   refunded: number | null;
-}
+  /** What earlier attempts may have cost (spent_micro counts them with this one's price). */
+  carried_micro: number;
+  follow_seq: number | null;
+  unit: string | null;
+  seen: number;
+};
 
 const flag = (value: number | null): boolean | null => (value === null ? null : value === 1);
-
-/**
- * The columns a JobRow is made of, in the order a listing selects them, then the collect issue
- * and, when asked, the send flag. Listings read rows as arrays (better-sqlite3's `.raw()`): an
- * object a row, keyed by column name, costs twice as much to build (npm run bench).
- */
-const JOB_COLUMNS = [
-  'id', 'manifest_index', 'content_hash', 'type', 'params_json', 'text_chars', 'text', 'files_json', 'tags_json',
-  'origin', 'in_manifest', 'parent_id', 'group_key', 'price_micro', 'price_source', 'price_key', 'state',
-  'request_id', 'attempts', 'spent_micro', 'last_error', 'retryable', 'refunded', 'result_path', 'result_bytes',
-  'result_sha256', 'created_at', 'updated_at', 'submitted_at', 'finished_at',
-] as const satisfies readonly (keyof RawJob)[];
 
 export const JOB_COLUMNS_SQL = JOB_COLUMNS.join(', ');
 const JOB_ISSUE = JOB_COLUMNS.length;
 const JOB_TO_SEND = JOB_COLUMNS.length + 1;
 
-type Column = (typeof JOB_COLUMNS)[number];
 const at = Object.fromEntries(JOB_COLUMNS.map((name, index) => [name, index])) as Record<Column, number>;
 
 /** A row read with `.raw()` from `SELECT ${JOB_COLUMNS_SQL}[, issue[, to_send]]`. */
