@@ -35,11 +35,6 @@ export interface JobSpec {
   parentId?: string | undefined;
 }
 
-export interface ChangedJob extends Pick<JobRow, 'id' | 'state'> {
-  oldHash: string;
-  newHash: string;
-}
-
 /** Another job of the manifest holds its id (ignoring case). */
 export interface IdConflict {
   id: string;
@@ -47,10 +42,12 @@ export interface IdConflict {
   heldBy: { id: string; origin: string | null };
 }
 
+export type ChangedJob = PutResult['changed'][number];
+
 export interface PutResult {
   conflicts: IdConflict[];
   /** Jobs already sent whose content differs now: they keep their old content and result. */
-  changed: ChangedJob[];
+  changed: (Pick<JobRow, 'id' | 'state'> & { oldHash: string; newHash: string })[];
   /** Jobs whose content (new, or changed) is what another id was already paid for. */
   moved: { id: string; paidAs: { id: string; state: JobState } }[];
 }
