@@ -3,7 +3,9 @@ import type { IdConflict, JobSpec, LedgerIngest, PutResult, SyncResult, UnitStat
 import type { RawJob, StoreContext, Sync } from './context.js';
 
 /** What the ingest reads of a job that holds an id. */
-const KNOWN = ['id', 'content_hash', 'state', 'seen', 'unit', 'in_manifest', 'origin', 'retryable', 'refunded'] as const;
+const KNOWN = [
+  'id', 'content_hash', 'state', 'seen', 'unit', 'in_manifest', 'origin', 'retryable', 'refunded',
+] as const;
 type Known = Pick<RawJob, (typeof KNOWN)[number]>;
 
 /**
