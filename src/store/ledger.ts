@@ -331,8 +331,6 @@ export interface ListingLedger {
   jobsVersion(): Promise<number>;
   /** 0 for an empty log: a later query's `failedAfter` starts there. */
   lastEventId(): Promise<number>;
-  /** Oldest first; null: the run-level events. */
-  eventsFor(jobId: string | null): Promise<EventRow[]>;
   /**
    * Oldest first (`mediabatch log`), a window at a time: after `afterId` (0, then the last id
    * read), at most `limit` (a whole number ≥ 1); only `jobId`'s, or every event. Empty at the end.
