@@ -131,10 +131,7 @@ export interface SendSelection extends JobPick {
 }
 
 /** Where a window of jobs ended: rows are ordered by manifest index, then id. */
-export interface JobCursor {
-  index: number;
-  id: string;
-}
+export type JobCursor = Pick<JobSpec, 'index' | 'id'>;
 
 /**
  * Every field given narrows the rows read, except `flagSend`, which says of each row whether a
