@@ -23,21 +23,16 @@ export interface JobSpec {
   paramsJson: string;
   textChars?: number | undefined;
   text?: string | undefined;
-  /** The images it sends, by field (the manifest's ImageRef: path, written, contentType, bytes, sha256). */
+  /** The images it sends, by field (the manifest's ImageRef). */
   filesJson?: string | undefined;
   tags?: readonly string[] | undefined;
   /** `file:line:col`, for messages. */
   origin: string;
-  /** Its price group (every priced field but the length) and its full price key. */
+  /** Its price group: every priced field but the length. */
   groupKey: string;
   priceKey: string;
   /** A part of a split text: the id of the job it is a part of. */
   parentId?: string | undefined;
-}
-
-export interface ChangedJob extends Pick<JobRow, 'id' | 'state'> {
-  oldHash: string;
-  newHash: string;
 }
 
 /** Another job of the manifest holds its id (ignoring case). */
@@ -47,19 +42,20 @@ export interface IdConflict {
   heldBy: { id: string; origin: string | null };
 }
 
+export type ChangedJob = PutResult['changed'][number];
+
 export interface PutResult {
   conflicts: IdConflict[];
   /** Jobs already sent whose content differs now: they keep their old content and result. */
-  changed: ChangedJob[];
+  changed: (Pick<JobRow, 'id' | 'state'> & { oldHash: string; newHash: string })[];
   /** Jobs whose content (new, or changed) is what another id was already paid for. */
   moved: { id: string; paidAs: { id: string; state: JobState } }[];
 }
 
+/** `changed`: jobs already sent with new content; `dropped`: no longer listed (still collected when paid for). */
 export interface SyncResult {
   added: number;
-  /** How many jobs already sent changed content (each was also in a PutResult). */
   changed: number;
-  /** Jobs the manifest no longer lists (still collected when paid for). */
   dropped: number;
   listed: number;
 }
@@ -71,7 +67,6 @@ export interface UnitState {
   fingerprint: string;
 }
 
-/** A unit as the last ingest that read it left it. */
 export interface UnitRecord extends UnitState {
   jobs: number;
   readAt: string;
@@ -136,31 +131,27 @@ export interface SendSelection extends JobPick {
 }
 
 /** Where a window of jobs ended: rows are ordered by manifest index, then id. */
-export interface JobCursor {
-  index: number;
-  id: string;
-}
+export type JobCursor = Pick<JobSpec, 'index' | 'id'>;
 
-/** Every field given narrows the rows read, except `flagSend`. */
+/**
+ * Every field given narrows the rows read, except `flagSend`, which says of each row whether a
+ * run with that selection may send it (JobRow.toSend). `types`: one endpoint class's kinds (the
+ * runner sends each class in a lane of its own); `pick`: whatever their state; `failedAfter`: an
+ * event id from `lastEventId`, so this run's failures, which `--retries` sends again; `through`:
+ * a manifest index. `after`, the last row of the previous window, makes it a window of a walk,
+ * read in manifest order at the cost of its own size; without it, a listing, which the ledger
+ * may answer by state first.
+ */
 export interface JobQuery {
   scope: JobScope;
   states?: readonly JobState[] | undefined;
-  /** One endpoint class's kinds: the runner sends each class in a lane of its own. */
   types?: readonly JobType[] | undefined;
   send?: SendSelection | undefined;
-  /** Whatever their state. */
   pick?: JobPick | undefined;
-  /** Failed after this event id (from `lastEventId`): this run's failures, which `--retries` sends again. */
   failedAfter?: number | undefined;
   issue?: CollectIssue | undefined;
-  /** Say of each row read whether a run with this selection may send it (JobRow.toSend). */
   flagSend?: SendSelection | undefined;
-  /**
-   * The last row of the previous window: a window of a walk, read in manifest order at the cost
-   * of its own size. Without it, a listing, which the ledger may answer by state first.
-   */
   after?: JobCursor | undefined;
-  /** A manifest index. */
   through?: number | undefined;
   limit: number;
 }
@@ -171,19 +162,20 @@ export interface FollowRow extends Pick<JobRow, 'id' | 'type' | 'paramsJson' | '
   followSeq: number;
 }
 
-export interface PriceGroupRow extends Pick<JobRow, 'type'> {
+/**
+ * `paramsJson`: one of its jobs' (every job of the group shares the priced ones); `lengths`, for
+ * kinds priced by length: the distinct lengths and their job counts.
+ */
+export interface PriceGroupRow extends Pick<JobRow, 'type' | 'paramsJson'> {
   groupKey: string;
-  /** The parameters of one of its jobs: every job of the group shares the priced ones. */
-  paramsJson: string;
   jobs: number;
-  /** For kinds priced by length: the distinct lengths and their job counts. */
   lengths: { chars: number; jobs: number }[];
 }
 
+/** `source`: quoted, derived or cached. */
 export interface KeyPrice {
   priceKey: string;
   priceMicro: MicroUsd;
-  /** quoted | derived | cached */
   source: string;
 }
 
@@ -218,7 +210,7 @@ export interface JobRow {
   state: JobState;
   requestId: string | null;
   attempts: number;
-  /** What the ledger counts as committed for this job (the spend rule on reserveForSubmit). */
+  /** The spend rule on reserveForSubmit. */
   spentMicro: MicroUsd;
   lastError: string | null;
   /** What the service said of its failure; null when it did not fail at the service. */
@@ -226,7 +218,6 @@ export interface JobRow {
   refunded: boolean | null;
   /** Set on a `submitted` job an earlier look left uncollected; `lastError` says why. */
   issue: CollectIssue | null;
-  /** Set when the query asked (JobQuery.flagSend). */
   toSend?: boolean | undefined;
   resultPath: string | null;
   resultBytes: number | null;
@@ -245,8 +236,8 @@ export interface JobRow {
  */
 export type CollectIssue = 'not_collected' | 'status_unknown';
 
+/** `id` grows with every event appended: the log's order. */
 export interface EventRow {
-  /** Grows with every event appended: the log's order. */
   id: number;
   at: string;
   /** null for run-level events (lock taken over, sync summary …). */
@@ -262,18 +253,6 @@ export type ReserveResult = 'reserved' | 'over-budget' | 'wrong-state';
 export type SubmittedResult = 'submitted' | { conflictWith: string };
 /** 'failed' is retryable and refunded; any other failure ('failed_for_good') and 'done' are sent again on purpose. */
 export type ReservableState = 'pending' | 'skipped' | 'in_doubt' | 'failed' | 'failed_for_good' | 'done';
-
-export interface RemoteFailure {
-  reason: string;
-  retryable: boolean;
-  refunded: boolean;
-}
-
-export interface StoredResult {
-  path: string;
-  bytes: number;
-  sha256: string;
-}
 
 /** Dollars as the service gave them, or fitted per-character rates: fractions of a micro-dollar. */
 export interface CachedPrice {
@@ -292,15 +271,6 @@ export interface WebhookRun {
 export interface DeliveryJob extends Pick<JobRow, 'id' | 'type' | 'state' | 'paramsJson'> {
   /** The run that sent it with webhooks (its secret signs the job's deliveries); null: sent without. */
   webhookRun: number | null;
-}
-
-/** A verified webhook delivery, recorded so that its id is applied at most once. */
-export interface DeliveryRecord {
-  deliveryId: string;
-  /** As the service names it: `job.completed` … */
-  event: string;
-  /** null when no job of this ledger holds its request id. */
-  jobId: string | null;
 }
 
 export interface LockHolder {
@@ -324,7 +294,6 @@ export function holderIsAlive(holder: Pick<LockHolder, 'pid' | 'host'>, thisHost
   }
 }
 
-/** acquireRunLock's refusal: another live process holds the lock. */
 export class LedgerLockedError extends ConfigError {
   constructor(
     message: string,
@@ -334,16 +303,14 @@ export class LedgerLockedError extends ConfigError {
   }
 }
 
-/** Bringing the manifest in (runner/ingest.ts). */
 export interface IngestLedger {
   /** While the ingest is open, nothing else may change the ledger through this handle. */
   beginIngest(): Promise<LedgerIngest>;
   units(): Promise<UnitRecord[]>;
-  /** The files a unit's rows named when it was read, in windows by path. */
+  /** In windows by path. */
   unitFiles(unitKey: string, afterPath: string, limit: number): Promise<UnitFile[]>;
 }
 
-/** Every listing, report and follow queue. */
 export interface ListingLedger {
   getJob(id: string): Promise<JobRow | undefined>;
   /** In manifest order, a window at a time: every listing and every submit reads this way. */
@@ -361,8 +328,6 @@ export interface ListingLedger {
   jobsVersion(): Promise<number>;
   /** 0 for an empty log: a later query's `failedAfter` starts there. */
   lastEventId(): Promise<number>;
-  /** A job's events, oldest first (`mediabatch log --job`); null: the run-level events. */
-  eventsFor(jobId: string | null): Promise<EventRow[]>;
   /**
    * Oldest first (`mediabatch log`), a window at a time: after `afterId` (0, then the last id
    * read), at most `limit` (a whole number ≥ 1); only `jobId`'s, or every event. Empty at the end.
@@ -370,9 +335,7 @@ export interface ListingLedger {
   readEvents(window: { afterId: number; limit: number; jobId?: string | undefined }): Promise<EventRow[]>;
 }
 
-/** Pricing, the plan and the budget. */
 export interface PlanLedger {
-  /** What pricing quotes. */
   priceGroups(send: SendSelection): Promise<PriceGroupRow[]>;
   /** In one transaction; a job already sent keeps the price it was sent at. */
   applyPrices(prices: readonly KeyPrice[], send: SendSelection): Promise<void>;
@@ -382,12 +345,12 @@ export interface PlanLedger {
   skipAfter(after: number, send: SendSelection, reason: string): Promise<{ leftOut: number; skipped: number }>;
   /** The parts of `pick` that match no job of the manifest. */
   unmatchedPicks(pick: JobPick): Promise<{ only: string[]; tags: string[] }>;
-  /** The sum of every job's spend, earlier runs included. */
+  /** Every job's, earlier runs included. */
   spentMicro(): Promise<MicroUsd>;
   getPrices(maxAgeMs: number): Promise<Map<string, CachedPrice>>;
   /** Keyed by the price parameters, canonicalised by pricing/ (never a token). */
   putPrices(rows: readonly (Omit<CachedPrice, 'ageMs'> & { key: string })[]): Promise<void>;
-  /** Drops cached prices that turned out to be out of date. */
+  /** Cached prices that turned out to be out of date. */
   forgetPrices(keys: readonly string[]): Promise<void>;
   /** The parsed models catalogue, if it is at most `maxAgeMs` old. */
   getCatalogue(baseUrl: string, maxAgeMs: number): Promise<unknown>;
@@ -422,9 +385,9 @@ export interface TransitionLedger {
   markRefused(jobId: string, reason: string): Promise<void>;
   /** submitting → in_doubt: it may have been taken; its price stays counted as spent. */
   markInDoubt(jobId: string, reason: string): Promise<void>;
-  markDone(jobId: string, result: StoredResult): Promise<void>;
+  markDone(jobId: string, result: { path: string; bytes: number; sha256: string }): Promise<void>;
   /** submitted → failed. A retryable, refunded one may be sent again; its spend falls back to earlier attempts'. */
-  markFailedRemote(jobId: string, failure: RemoteFailure): Promise<void>;
+  markFailedRemote(jobId: string, failure: { reason: string; retryable: boolean; refunded: boolean }): Promise<void>;
   /**
    * pending → skipped. A job skipped, in_doubt (its price must stay counted), failed or done
    * stays as it is, with an event saying why.
@@ -438,20 +401,20 @@ export interface TransitionLedger {
   recordEvent(jobId: string | null, kind: string, detail?: unknown): Promise<void>;
 }
 
-/** What following jobs by webhook keeps. */
 export interface WebhookLedger {
   /** A secret of 32–255 characters; the run's number. Kept: the service retries deliveries for a day. */
   addWebhookRun(secret: string): Promise<number>;
-  /** Oldest first. */
   webhookRuns(): Promise<WebhookRun[]>;
   jobForDelivery(requestId: string): Promise<DeliveryJob | undefined>;
   /** A later send by another run replaces the note. Asked in the same turn as markSubmitted, it commits with it. */
   noteWebhookRun(jobId: string, runId: number): Promise<void>;
-  /** True the first time, false (and nothing written) for an id seen before. */
-  recordDelivery(delivery: DeliveryRecord): Promise<boolean>;
+  /**
+   * A verified delivery, recorded so that its id is applied at most once: true the first time,
+   * false (and nothing written) for an id seen before. `jobId` null: no job here holds its request id.
+   */
+  recordDelivery(delivery: { deliveryId: string; event: string; jobId: string | null }): Promise<boolean>;
 }
 
-/** The handle itself: where it lives, its notes, the run lock, its lifetime. */
 export interface LedgerHandle {
   /** As messages name it (for SQLite, the file). */
   readonly location: string;

@@ -21,6 +21,7 @@ import { forward, speechManifest, startProxy, startScripted, type Scripted } fro
 import { useWorkspace } from '../helpers/workspace.js';
 import { openSqliteLedger } from '../../src/store/index.js';
 import { systemClock } from '../../src/clock.js';
+import { eventsFor } from '../support/events.js';
 
 describe('run: the life of a job after its submit', () => {
   const workspace = useWorkspace();
@@ -108,7 +109,7 @@ describe('run: the life of a job after its submit', () => {
     const sends = new Map<string, { sent: number; failed: number; state: string }>();
     try {
       for (const job of await ledger.readJobs({ scope: 'all', limit: 100 })) {
-        const events = await ledger.eventsFor(job.id);
+        const events = await eventsFor(ledger, job.id);
         sends.set(job.id, { sent: events.filter((e) => e.kind === 'reserved').length, failed: events.filter((e) => e.kind === 'failed').length, state: job.state });
       }
     } finally {

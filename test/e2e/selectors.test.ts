@@ -12,6 +12,7 @@ import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { FAST, ledgerRows, mainAgainst, simArgs } from '../reliability/helpers.js';
 import { openSqliteLedger } from '../../src/store/index.js';
+import { eventsFor } from '../support/events.js';
 
 interface StatusJob {
   id: string;
@@ -146,7 +147,7 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
 
     const ledger = await openSqliteLedger(path.join(workspace.dir, 'book.mediabatch.db'), { mode: 'read-only' });
     try {
-      const events = await ledger.eventsFor('a');
+      const events = await eventsFor(ledger, 'a');
       expect(events.filter((e) => e.kind === 'done').map((e) => (e.detail as { path: string }).path)).toEqual([first.result_path, a.output]);
       expect(events.find((e) => e.fromState === 'done')).toMatchObject({ kind: 'reserved', toState: 'submitting', detail: { earlierResult: { path: first.result_path } } });
     } finally {

@@ -6,6 +6,7 @@ import { JOB_TYPES } from '../../src/jobs/index.js';
 import { SCHEMA_VERSION } from '../../src/store/index.js';
 import { MIGRATIONS } from '../../src/store/sqlite/schema.js';
 import { spec, sync, useTempLedgers } from './helpers.js';
+import { eventsFor } from '../support/events.js';
 
 /**
  * A ledger as mediabatch wrote it before money was counted in micro-dollars (schema version 4),
@@ -53,7 +54,7 @@ describe('SQLite ledger: migration to micro-dollars (schema version 5)', () => {
     await ledger.markNotTaken('resent', '503');
     expect((await ledger.getJob('resent'))?.spentMicro).toBe(15_400);
     // Old events keep their dollars; the cache keeps its fractions of a micro-dollar.
-    expect((await ledger.eventsFor('noise'))[0]?.detail).toEqual({ spentUsd: 0.3 });
+    expect((await eventsFor(ledger, 'noise'))[0]?.detail).toEqual({ spentUsd: 0.3 });
     expect((await ledger.getPrices(60_000)).get('rate')?.priceUsd).toBe(7.7e-7);
     await ledger.close();
 

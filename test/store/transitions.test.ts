@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { done, reach } from './contract/fixtures.js';
 import { seed, useTempLedgers } from './helpers.js';
+import { eventsFor } from '../support/events.js';
 
 const PRICE = 250_000;
 
@@ -25,7 +26,7 @@ describe('SQLite ledger: state changes', () => {
     const ledger = await t.open();
     await seed(ledger, { a: PRICE });
     await reach.submitted(ledger);
-    const events = (await ledger.eventsFor('a')).length;
+    const events = (await eventsFor(ledger, 'a')).length;
     // Raw SQL on purpose: the file is broken from outside, as a full disk would half-way
     // through a transaction, which nothing in the Ledger interface can do.
     const raw = new Database(ledger.location);
@@ -35,7 +36,7 @@ describe('SQLite ledger: state changes', () => {
 
     await expect(ledger.markDone('a', done)).rejects.toThrow('disk full (simulated)');
     expect(await ledger.getJob('a')).toMatchObject({ state: 'submitted', resultPath: null, spentMicro: PRICE });
-    expect(await ledger.eventsFor('a')).toHaveLength(events);
+    expect(await eventsFor(ledger, 'a')).toHaveLength(events);
   });
 
   it('the event log refuses to be rewritten, whoever asks', async () => {

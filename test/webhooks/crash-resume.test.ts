@@ -7,6 +7,7 @@ import { useWorkspace } from '../helpers/workspace.js';
 import { cliAgainst, collect, ledgerRows, startAgainst, type StatusJson } from '../reliability/helpers.js';
 import { freePort, HOOK_URL, until } from './helpers.js';
 import { openSqliteLedger } from '../../src/store/index.js';
+import { eventsFor } from '../support/events.js';
 
 const JOBS = 40;
 const KILLS = 1;
@@ -69,7 +70,7 @@ describe('a webhook run killed while deliveries arrive', () => {
     try {
       for (const job of done) {
         expect(existsSync(job.output ?? '')).toBe(true);
-        expect((await ledger.eventsFor(job.id)).filter((e) => e.kind === 'done'), job.id).toHaveLength(1);
+        expect((await eventsFor(ledger, job.id)).filter((e) => e.kind === 'done'), job.id).toHaveLength(1);
       }
       // A secret for each run.
       expect(await ledger.webhookRuns()).toHaveLength(KILLS + 1);

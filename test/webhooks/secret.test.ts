@@ -7,6 +7,7 @@ import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { freePort, HOOK_URL, outcomes } from './helpers.js';
 import { openSqliteLedger } from '../../src/store/index.js';
+import { eventsFor } from '../support/events.js';
 
 /** Every file a run left in `dir` but the ledger itself, where the secret belongs. */
 function filesUnder(dir: string): string[] {
@@ -64,7 +65,7 @@ describe('the webhook secret', () => {
       secret = runs[0]!.secret;
       const jobs = await outcomes(ledger);
       expect(jobs.map((job) => job.state)).toEqual(['done', 'failed', 'in_doubt', 'done']);
-      events = JSON.stringify([await ledger.eventsFor(null), ...(await Promise.all(jobs.map((job) => ledger.eventsFor(job.id))))]);
+      events = JSON.stringify([await eventsFor(ledger, null), ...(await Promise.all(jobs.map((job) => eventsFor(ledger, job.id))))]);
     } finally {
       await ledger.close();
     }

@@ -7,6 +7,7 @@ import { useWorkspace } from '../helpers/workspace.js';
 import { startScripted } from '../security/servers.js';
 import { deliveryBody, post, signed, startWebhookRun, until, outcomes } from './helpers.js';
 import { openSqliteLedger } from '../../src/store/index.js';
+import { eventsFor } from '../support/events.js';
 
 /** A secret an earlier run of the same manifest used: its jobs' retried deliveries are signed with it. */
 const EARLIER_SECRET = 'e'.repeat(48) + '-earlier-run-secret';
@@ -16,7 +17,7 @@ const STRANGER_SECRET = 's'.repeat(64);
 /** What a delivery may change about the jobs: their rows and each one's event log. */
 async function jobsSnapshot(ledger: Ledger): Promise<string> {
   const jobs = await outcomes(ledger);
-  const events = await Promise.all(jobs.map(async (job) => (await ledger.eventsFor(job.id)).length));
+  const events = await Promise.all(jobs.map(async (job) => (await eventsFor(ledger, job.id)).length));
   return JSON.stringify({ jobs, events });
 }
 
@@ -105,7 +106,7 @@ describe('the webhook receiver refuses what it cannot verify, and the run goes o
       expect(refusals.map((r) => (r as { status: number }).status)).toEqual([401, 401, 401, 401, 401, 401, 401, 401, 401, 413, 400, 404]);
       // The foreign delivery changed nothing; its second copy and the two replays were seen before.
       expect(hooked.events.find((e) => e.kind === 'webhooks_summary')).toMatchObject({ rejected: 12, duplicates: 3 });
-      const logged = (await ledger.eventsFor(null)).filter((e) => e.kind === 'webhook_rejected');
+      const logged = (await eventsFor(ledger, null)).filter((e) => e.kind === 'webhook_rejected');
       expect(logged).toHaveLength(12);
       expect(logged[3]?.detail).toMatchObject({ status: 401, reason: expect.stringMatching(/^the timestamp is 30[23] s in the past \(at most 300 s either way\)$/) });
       expect(logged[4]?.detail).toMatchObject({ status: 401, reason: expect.stringMatching(/^the timestamp is 30[12] s in the future/) });

@@ -1,9 +1,12 @@
 import type { JobState } from '../../jobs/states.js';
-import type { ChangedJob, IdConflict, JobSpec, LedgerIngest, PutResult, SyncResult, UnitState } from '../ledger.js';
-import type { StoreContext, Sync } from './context.js';
-import type { RawJob } from './rows.js';
+import type { IdConflict, JobSpec, LedgerIngest, PutResult, SyncResult, UnitState } from '../ledger.js';
+import type { RawJob, StoreContext, Sync } from './context.js';
 
-type Known = Pick<RawJob, 'id' | 'content_hash' | 'state' | 'seen' | 'unit' | 'in_manifest' | 'origin' | 'retryable' | 'refunded'>;
+/** What the ingest reads of a job that holds an id. */
+const KNOWN = [
+  'id', 'content_hash', 'state', 'seen', 'unit', 'in_manifest', 'origin', 'retryable', 'refunded',
+] as const;
+type Known = Pick<RawJob, (typeof KNOWN)[number]>;
 
 /**
  * Opens the ingest's transaction (IMMEDIATE: the write lock is taken now, so nothing another
@@ -26,9 +29,7 @@ export function beginIngest(ctx: StoreContext): Sync<LedgerIngest> {
 function openSession(ctx: StoreContext): Sync<LedgerIngest> {
   const { db } = ctx;
   const gen = (db.prepare("UPDATE counters SET value = value + 1 WHERE name = 'ingest' RETURNING value").get() as { value: number }).value;
-  const lookup = db.prepare<[string], Known>(
-    'SELECT id, content_hash, state, seen, unit, in_manifest, origin, retryable, refunded FROM jobs WHERE id = ? COLLATE NOCASE',
-  );
+  const lookup = db.prepare<[string], Known>(`SELECT ${KNOWN.join(', ')} FROM jobs WHERE id = ? COLLATE NOCASE`);
   const insert = db.prepare(
     `INSERT INTO jobs (id, manifest_index, content_hash, type, params_json, text_chars, text, files_json, tags_json, origin,
        group_key, price_key, parent_id, unit, seen, in_manifest, state, created_at, updated_at)
@@ -37,8 +38,7 @@ function openSession(ctx: StoreContext): Sync<LedgerIngest> {
   );
   // A split job's id is held by its parts: it names their joined result and their playlist.
   const lookupParent = db.prepare<[string], Known & { parent_id: string }>(
-    `SELECT id, parent_id, content_hash, state, seen, unit, in_manifest, origin, retryable, refunded
-       FROM jobs WHERE parent_id = ? COLLATE NOCASE AND in_manifest = 1`,
+    `SELECT parent_id, ${KNOWN.join(', ')} FROM jobs WHERE parent_id = ? COLLATE NOCASE AND in_manifest = 1`,
   );
   // The same content: where it is, its tags and unit change; what it sends is filled in where a
   // ledger from before mediabatch kept it lacks it. Nothing that was paid for is touched.
@@ -150,7 +150,7 @@ function openSession(ctx: StoreContext): Sync<LedgerIngest> {
     relist.run({ ...values, text: null, filesJson: null, groupKey: null, priceKey: null });
     if (moved(spec, result)) return;
     changed += 1;
-    result.changed.push({ id: spec.id, oldHash: row.content_hash, newHash: spec.contentHash, state: row.state } satisfies ChangedJob);
+    result.changed.push({ id: spec.id, oldHash: row.content_hash, newHash: spec.contentHash, state: row.state });
   };
 
   const assertOpen = (): void => {

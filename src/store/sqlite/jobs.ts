@@ -1,20 +1,7 @@
 import type Database from 'better-sqlite3';
-import type {
-  CostRow,
-  EventRow,
-  FollowRow,
-  IngestLedger,
-  JobQuery,
-  KeyPrice,
-  ListingLedger,
-  PlanLedger,
-  PriceGroupRow,
-  SendSelection,
-  UnitFile,
-  UnitRecord,
-} from '../ledger.js';
-import type { StoreContext, Sync } from './context.js';
-import { JOB_COLUMNS_SQL, toJobRow } from './rows.js';
+import type { CostRow, EventRow, FollowRow, IngestLedger, JobQuery, KeyPrice, ListingLedger } from '../ledger.js';
+import type { PlanLedger, PriceGroupRow, SendSelection, UnitFile, UnitRecord } from '../ledger.js';
+import { JOB_COLUMNS_SQL, toJobRow, type StoreContext, type Sync } from './context.js';
 import { isGlob, pickParams, pickSql, SCOPE_SQL, SEND_SQL, sendParams, sendSql } from './selection.js';
 import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
 
@@ -112,9 +99,8 @@ export function createJobRecords(ctx: StoreContext): Sync<JobRecords> {
   // Kept by triggers on every write to a job (schema.ts, migration 9).
   const selectJobsVersion = db.prepare<[], { value: number }>("SELECT value FROM counters WHERE name = 'jobs_written'");
   const selectLastEvent = db.prepare<[], { id: number | null }>('SELECT MAX(id) AS id FROM events');
-  const selectRunEvents = db.prepare<[], EventRow>(`${EVENTS} WHERE job_id IS NULL ORDER BY id`);
   // Both walk an index in id order from `afterId` (events_by_job holds (job_id, rowid)), so a
-  // window costs its own size whatever the log's. A limit of -1 is none.
+  // window costs its own size whatever the log's.
   const selectWindow = db.prepare<[number, number], EventRow>(`${EVENTS} WHERE id > ? ORDER BY id LIMIT ?`);
   const selectJobWindow = db.prepare<[string, number, number], EventRow>(
     `${EVENTS} WHERE job_id = ? AND id > ? ORDER BY id LIMIT ?`,
@@ -192,7 +178,6 @@ export function createJobRecords(ctx: StoreContext): Sync<JobRecords> {
       if (row === undefined) throw new Error('bug in mediabatch: the ledger has no jobs_written counter (migration 9)');
       return row.value;
     },
-    eventsFor: (id) => (id === null ? selectRunEvents.all() : selectJobWindow.all(id, 0, -1)).map(parseDetail),
     readEvents: ({ afterId, limit, jobId }) => {
       if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`bug in mediabatch: a window of ${limit} events was asked for`);
       const rows = jobId === undefined ? selectWindow.all(afterId, limit) : selectJobWindow.all(jobId, afterId, limit);

@@ -2,14 +2,12 @@ import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { LocalIoError } from '../../errors.js';
 import type { Ledger, LedgerIngest } from '../ledger.js';
-import { createCaches } from './caches.js';
 import { createContext, type Sync } from './context.js';
 import { beginIngest } from './ingest.js';
 import { createJobRecords } from './jobs.js';
 import { asLocalIoError, openDatabase } from './open-database.js';
-import { createRunLock } from './run-lock.js';
+import { createCaches, createRunLock, createWebhookRecords } from './side-tables.js';
 import { createTransitions } from './transitions.js';
-import { createWebhookRecords } from './webhooks.js';
 
 /**
  * 'read-only' (`status`, reports) never creates, migrates or writes: a missing file is
@@ -29,20 +27,18 @@ type CoreMethods = Omit<Ledger, 'location' | 'readonly' | 'flush' | 'close' | 'b
 type Core = Sync<CoreMethods>;
 type Method = (...args: unknown[]) => unknown;
 
+/** One statement over every job, which must be a transaction alone (jobs.ts says why). */
+const ALONE: keyof Core = 'applyPrices';
 /**
- * Writes, refused on a read-only ledger. Each runs in an IMMEDIATE transaction of its own: the
- * write lock is taken before it reads, so no other process writes between its reads and its writes.
+ * Writes, refused on a read-only ledger. Those asked for in one turn share a group commit: an
+ * IMMEDIATE transaction, so the write lock is taken before any of them reads, and no other
+ * process writes between a write's reads and its writes.
  */
 const WRITES: readonly (keyof Core)[] = [
   'skipAfter', 'recoverInterrupted', 'putPrices', 'forgetPrices', 'putCatalogue', 'setMeta', 'addWebhookRun',
-  'acquireRunLock',
-];
-/** One statement over every job, which must be a transaction alone (jobs.ts says why). */
-const ALONE: keyof Core = 'applyPrices';
-/** The changes a run makes while requests are in flight: they share a group commit. */
-const CHANGES: readonly (keyof Core)[] = [
-  'reserveForSubmit', 'markSubmitted', 'markNotTaken', 'markRefused', 'markInDoubt', 'markDone', 'markFailedRemote',
-  'markSkipped', 'noteUncollected', 'noteStillRunning', 'recordEvent', 'noteWebhookRun', 'recordDelivery',
+  'acquireRunLock', 'reserveForSubmit', 'markSubmitted', 'markNotTaken', 'markRefused', 'markInDoubt', 'markDone',
+  'markFailedRemote', 'markSkipped', 'noteUncollected', 'noteStillRunning', 'recordEvent', 'noteWebhookRun',
+  'recordDelivery',
 ];
 
 /**
@@ -70,12 +66,11 @@ export async function openSqliteLedger(path: string, options: SqliteLedgerOption
   const refused = (what: string): Promise<never> =>
     Promise.reject(new Error(`bug in mediabatch: ${what} on the ledger ${path}, which was opened read-only`));
   const methods = promised(path, core) as unknown as Record<string, Method>;
-  for (const name of [ALONE, ...WRITES, ...CHANGES]) {
-    const fn = core[name] as Method;
-    const own = db.transaction(fn);
+  for (const name of [ALONE, ...WRITES]) {
+    // Inside the group commit's transaction, a savepoint: a write that throws is undone alone.
+    const write = db.transaction(core[name] as Method);
     if (readonly) methods[name] = () => refused(name);
-    else if (CHANGES.includes(name)) methods[name] = (...args) => committer.commit(() => fn(...args));
-    else if (name !== ALONE) methods[name] = (...args) => answer(path, () => own.immediate(...args));
+    else if (name !== ALONE) methods[name] = (...args) => committer.commit(() => write(...args));
   }
 
   let closed: Promise<void> | undefined;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Ledger, ReserveResult } from '../../../src/store/index.js';
 import type { Ledgers } from '../ledger-contract.js';
 import { expectBug, ids, seed, spec, sync } from './fixtures.js';
+import { eventsFor } from '../../support/events.js';
 
 /** Reserves every job at once, as concurrent submits do, each through whichever handle `via` picks. */
 async function reserveAll(jobs: readonly string[], budgetMicro: number, via: (i: number) => Ledger): Promise<Map<string, ReserveResult>> {
@@ -24,7 +25,7 @@ export function budgetContract(ledgers: Ledgers): void {
       expect(await ledger.spentMicro()).toBe(1_000_000);
       expect(await ledger.reserveForSubmit('c', 5_000_000, ['pending'])).toBe('reserved');
       expect(await ledger.spentMicro()).toBe(4_000_000);
-      expect((await ledger.eventsFor('c')).at(-1)?.detail).toEqual({
+      expect((await eventsFor(ledger, 'c')).at(-1)?.detail).toEqual({
         priceMicro: 3_000_000,
         carriedMicro: 0,
         budgetMicro: 5_000_000,

@@ -6,6 +6,7 @@ import { ConfigError } from '../../../src/errors.js';
 import type { Ledger } from '../../../src/store/index.js';
 import type { Ledgers } from '../ledger-contract.js';
 import { allJobs, seed } from './fixtures.js';
+import { eventsFor } from '../../support/events.js';
 
 const HOUR_MS = 3_600_000;
 const HOST = hostname();
@@ -123,7 +124,7 @@ export function storeContract(ledgers: Ledgers): void {
       child.kill();
       await once(child, 'exit');
       await ledger.acquireRunLock({ pid: process.pid, host: HOST, command: 'mediabatch run' });
-      const events = await ledger.eventsFor(null);
+      const events = await eventsFor(ledger, null);
       expect(events.map((e) => e.kind).slice(-3)).toEqual(['lock_acquired', 'lock_taken_over', 'lock_acquired']);
       expect(events.at(-2)?.detail).toMatchObject({ deadPid: child.pid, host: HOST, command: 'mediabatch run jobs.yaml' });
     });

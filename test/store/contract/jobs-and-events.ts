@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Ledgers } from '../ledger-contract.js';
 import type { JobSpec } from '../../../src/store/index.js';
 import { allJobs, done, expectBug, ids, SEND, seed, spec, sync } from './fixtures.js';
+import { eventsFor } from '../../support/events.js';
 
 export function jobsContract(ledgers: Ledgers): void {
   describe('ingest: the manifest streamed into the ledger', () => {
@@ -44,7 +45,7 @@ export function jobsContract(ledgers: Ledgers): void {
       expect(await ledger.getJob('skip')).toMatchObject({ contentHash: 'new-s', priceMicro: null, state: 'skipped' });
       // What was sent stays what the ledger holds.
       expect(await ledger.getJob('sent')).toMatchObject({ contentHash: 'hash-sent', text: 'sent', priceMicro: 1_000_000, state: 'submitted' });
-      expect((await ledger.eventsFor('pend')).at(-1)).toMatchObject({ kind: 'content_changed', detail: { newHash: 'new-p' } });
+      expect((await eventsFor(ledger, 'pend')).at(-1)).toMatchObject({ kind: 'content_changed', detail: { newHash: 'new-p' } });
     });
 
     it('reports in `moved` new or changed content that another id counts a spend for, and nothing else', async () => {
@@ -249,8 +250,8 @@ export function jobsContract(ledgers: Ledgers): void {
       await ledger.markSkipped('c', 'earlier run');
       expect(await ledger.skipAfter(1, SEND, 'over budget (--partial)')).toEqual({ leftOut: 2, skipped: 1 });
       expect((await allJobs(ledger)).map((j) => j.state)).toEqual(['pending', 'pending', 'skipped', 'skipped']);
-      expect((await ledger.eventsFor('d')).at(-1)).toMatchObject({ kind: 'skipped', fromState: 'pending', toState: 'skipped', detail: { reason: 'over budget (--partial)' } });
-      expect((await ledger.eventsFor('c')).at(-1)).toMatchObject({ kind: 'not_sent', fromState: 'skipped', toState: 'skipped' });
+      expect((await eventsFor(ledger, 'd')).at(-1)).toMatchObject({ kind: 'skipped', fromState: 'pending', toState: 'skipped', detail: { reason: 'over budget (--partial)' } });
+      expect((await eventsFor(ledger, 'c')).at(-1)).toMatchObject({ kind: 'not_sent', fromState: 'skipped', toState: 'skipped' });
     });
 
     it('reads submitted jobs in the order they became submitted, earlier runs first', async () => {
@@ -358,7 +359,7 @@ export function jobsContract(ledgers: Ledgers): void {
       expect(await ledger.countJobs({ scope: 'report', issue: 'not_collected' })).toBe(1);
       // Nothing about the money changes: the job was paid for and its result is still to come.
       expect(await ledger.spentMicro()).toBe(750_000);
-      expect((await ledger.eventsFor('a')).at(-1)).toMatchObject({
+      expect((await eventsFor(ledger, 'a')).at(-1)).toMatchObject({
         kind: 'not_collected',
         fromState: 'submitted',
         toState: 'submitted',
@@ -378,7 +379,7 @@ export function jobsContract(ledgers: Ledgers): void {
       await seed(ledger, { a: 250_000 });
       const error = await expectBug(ledger.noteUncollected('a', 'not_collected', 'x'), 'a');
       expect(error.message).toBe('bug in mediabatch: job "a" is pending, not submitted (not_collected)');
-      expect((await ledger.eventsFor('a')).filter((e) => e.kind === 'not_collected')).toEqual([]);
+      expect((await eventsFor(ledger, 'a')).filter((e) => e.kind === 'not_collected')).toEqual([]);
     });
   });
 
@@ -388,11 +389,11 @@ export function jobsContract(ledgers: Ledgers): void {
       await seed(ledger, { a: 250_000 });
       await ledger.reserveForSubmit('a', null, ['pending']);
       await ledger.markSubmitted('a', 'req-1');
-      const earlier = await ledger.eventsFor('a');
+      const earlier = await eventsFor(ledger, 'a');
       await ledger.recordEvent('a', 'note', { n: 1 });
       await ledger.markDone('a', { path: '/o/a', bytes: 1, sha256: '00' });
       await expectBug(ledger.markDone('a', { path: '/o/a', bytes: 1, sha256: '00' }), 'a');
-      const later = await ledger.eventsFor('a');
+      const later = await eventsFor(ledger, 'a');
       expect(later.slice(0, earlier.length)).toEqual(earlier);
       expect(later.slice(earlier.length).map((e) => e.kind)).toEqual(['note', 'done']);
       const order = later.map((e) => e.id);
@@ -405,7 +406,7 @@ export function jobsContract(ledgers: Ledgers): void {
       const ledger = await ledgers.create();
       await sync(ledger, [spec('a', 0)]);
       await ledger.recordEvent(null, 'manifest_moved', { from: '/a.yaml', to: '/b.yaml' });
-      const run = await ledger.eventsFor(null);
+      const run = await eventsFor(ledger, null);
       expect(run.map((e) => e.kind)).toEqual(['synced', 'manifest_moved']);
       expect(run.every((e) => e.jobId === null)).toBe(true);
       expect(run.at(-1)?.detail).toEqual({ from: '/a.yaml', to: '/b.yaml' });
@@ -419,7 +420,7 @@ export function jobsContract(ledgers: Ledgers): void {
       await ledger.recordEvent(null, 'note', { n: 1 });
       await ledger.reserveForSubmit('b', null, ['pending']);
       await ledger.markRefused('b', 'no such voice');
-      const everything = [...(await ledger.eventsFor(null)), ...(await ledger.eventsFor('a')), ...(await ledger.eventsFor('b'))].sort(
+      const everything = [...(await eventsFor(ledger, null)), ...(await eventsFor(ledger, 'a')), ...(await eventsFor(ledger, 'b'))].sort(
         (x, y) => x.id - y.id,
       );
       expect(everything.length).toBeGreaterThanOrEqual(6);
@@ -446,7 +447,7 @@ export function jobsContract(ledgers: Ledgers): void {
       for (const id of ['a', 'b']) await ledger.reserveForSubmit(id, null, ['pending']);
       for (const id of ['b', 'a']) await ledger.markSubmitted(id, `req-${id}`);
       await ledger.markDone('a', { path: '/o/a', bytes: 1, sha256: '00' });
-      const ofA = await ledger.eventsFor('a');
+      const ofA = await eventsFor(ledger, 'a');
       expect(ofA.map((e) => e.kind)).toEqual(['reserved', 'submitted', 'done']);
 
       const first = await ledger.readEvents({ afterId: 0, limit: 2, jobId: 'a' });
@@ -503,7 +504,7 @@ export function jobsContract(ledgers: Ledgers): void {
       // Read before awaiting the changes themselves: close alone must have waited for them.
       const after = await ledgers.reopen(ledger, { readonly: true });
       expect((await after.getJob('a'))?.state).toBe('submitting');
-      expect((await after.eventsFor('a')).at(-1)).toMatchObject({ kind: 'note', detail: { n: 1 } });
+      expect((await eventsFor(after, 'a')).at(-1)).toMatchObject({ kind: 'note', detail: { n: 1 } });
       await expect(reserved).resolves.toBe('reserved');
       await expect(noted).resolves.toBeUndefined();
     });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Ledgers } from '../ledger-contract.js';
 import type { JobQuery, Ledger, SendSelection } from '../../../src/store/index.js';
 import { allJobs, done, reach, SEND, seed, spec, sync } from './fixtures.js';
+import { eventsFor } from '../../support/events.js';
 
 /** Ids a query reads, through windows of two. */
 async function ids(ledger: Ledger, query: Omit<JobQuery, 'after' | 'limit'>): Promise<string[]> {
@@ -129,7 +130,7 @@ export function selectionContract(ledgers: Ledgers): void {
       await ledger.markDone('a', again);
       expect(await ledger.getJob('a')).toMatchObject({ state: 'done', resultPath: again.path, resultSha256: again.sha256, spentMicro: 500_000 });
       // The log keeps both results.
-      const doneEvents = (await ledger.eventsFor('a')).filter((e) => e.kind === 'done').map((e) => (e.detail as { path: string }).path);
+      const doneEvents = (await eventsFor(ledger, 'a')).filter((e) => e.kind === 'done').map((e) => (e.detail as { path: string }).path);
       expect(doneEvents).toEqual([done.path, again.path]);
     });
 

@@ -118,7 +118,6 @@ function memoryHandle(shared: Shared, options: MemoryLedgerOptions): MemoryLedge
     countsByState: (scope) => now(() => jobs.countsByState(data(), scope)),
     jobsVersion: () => now(() => data().counters.jobsVersion),
     lastEventId: () => now(() => data().events.length),
-    eventsFor: (jobId) => now(() => data().events.filter((event) => event.jobId === jobId).map(toEvent)),
     readEvents: ({ afterId, limit, jobId }) =>
       now(() => {
         if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`bug in mediabatch: a window of ${limit} events was asked for`);
