@@ -103,7 +103,7 @@ export function createRunProgress(): RunProgress {
 /**
  * What a run uses, built once by `run()` from what the composition root owns and passed down
  * unchanged. How a submitted job is followed to its end varies, so it is a `Completion`
- * (runner/completion.ts) passed beside it, not a field here.
+ * (runner/follow.ts) passed beside it, not a field here.
  */
 export interface RunDeps {
   readonly client: ServiceClient;

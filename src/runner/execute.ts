@@ -1,4 +1,4 @@
-import type { Completion } from './completion.js';
+import type { Completion } from './follow.js';
 import type { RunDeps } from './context.js';
 import { FollowQueue } from './follow-queue.js';
 import { sendInLanes, type LaneOutcome } from './lanes.js';

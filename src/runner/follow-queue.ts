@@ -1,6 +1,5 @@
-import type { Completion } from './completion.js';
 import type { RunDeps } from './context.js';
-import { followedFromRow, type FollowedJob } from './status.js';
+import { followedFromRow, type Completion, type FollowedJob } from './follow.js';
 
 /** Submitted jobs read from the ledger at a time, and how few may be left before reading more. */
 const LOAD_ROWS = 1000;

@@ -13,7 +13,7 @@ import { COST_JOB_LINES } from '../report/cost-report.js';
 import { errorJson } from '../report/error-json.js';
 import type { StatusSummary } from '../report/status.js';
 import type { IngestLedger, Ledger, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
-import { pollingCompletion } from './completion.js';
+import { pollingCompletion } from './follow.js';
 import { createRunDeps, createRunProgress, DEFAULT_RETRY, pollEvery, servicePoll, simulatorPoll } from './context.js';
 import type { InFlight, PollSchedules, PricingProgress, RunDeps, RunEvent } from './context.js';
 import type { RunOptions, RunProgress } from './context.js';

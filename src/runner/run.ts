@@ -4,7 +4,7 @@ import type { Manifest } from '../manifest/types.js';
 import { budgetFit, decimalUsd, formatUsd, usdToMicro, withinBudget, type MicroUsd } from '../money.js';
 import type { PricingResult } from '../pricing/price-jobs.js';
 import type { ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
-import type { Completion } from './completion.js';
+import type { Completion } from './follow.js';
 import type { RunDeps } from './context.js';
 import { executePlan, type ExecuteResult } from './execute.js';
 import { ingestManifest, type IngestResult } from './ingest.js';

@@ -2,11 +2,10 @@ import type { RequestStatus } from '../api/types.js';
 import type { DeliveryJob } from '../store/index.js';
 import type { SignedDelivery, Verdict } from '../webhooks/receiver.js';
 import type { PollSchedules, RunDeps, RunEvent } from './context.js';
-import { pollOnce, settleStatus } from './follow.js';
+import { followedFromRow, pollOnce, settleStatus } from './follow.js';
 import type { SplitJoins } from './join-splits.js';
 import { sleep } from './pace.js';
 import type { Collections } from './webhooks.js';
-import { followedFromRow } from './status.js';
 
 /** What a run's receiver did with the deliveries it verified, and how many it refused. */
 export type Tally = Omit<Extract<RunEvent, { kind: 'webhooks_summary' }>, 'kind'>;

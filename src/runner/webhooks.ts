@@ -1,5 +1,5 @@
 /**
- * Following jobs by the service's signed webhooks: the `Completion` (runner/completion.ts) that
+ * Following jobs by the service's signed webhooks: the `Completion` (runner/follow.ts) that
  * run() chooses when given a webhook URL. Each request carries the URL and this run's secret, a
  * receiver settles deliveries, and polling stays the safety net: a job not heard from within
  * `silenceMs` is asked about, jobs of earlier runs are asked about as before.
@@ -9,9 +9,8 @@ import type { ServiceRequest } from '../api/types.js';
 import type { JobType } from '../jobs/types.js';
 import { startReceiver, type Receiver, type Rejection, type WebhookSecret } from '../webhooks/receiver.js';
 import { newWebhookSecret } from '../webhooks/signature.js';
-import type { Completion, FollowHooks } from './completion.js';
 import type { PollSchedules, RunDeps } from './context.js';
-import { pollOnce } from './follow.js';
+import { pollOnce, type Completion, type FollowHooks } from './follow.js';
 import type { SplitJoins } from './join-splits.js';
 import { settleDelivery, type Tally } from './webhook-settle.js';
 
