@@ -6,32 +6,27 @@ import type { Ledger } from '../store/index.js';
 import type { PacedClass, Pace } from './pace.js';
 import type { Clock } from '../clock.js';
 
-export type { PollSchedule };
+export const DEFAULT_RETRY = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000 };
+export type RetryPolicy = typeof DEFAULT_RETRY;
 
-export interface RetryPolicy {
-  retries: number;
-  minDelayMs: number;
-  maxDelayMs: number;
-}
-
-/** A run's options, defaults applied (runner/index.ts). */
-export interface RunOptions {
-  /** Submits in flight at once. */
-  concurrency: number;
-  budgetMicro: MicroUsd | null;
+/** A run's options that a request may leave out, with the defaults `run()` applies. */
+export const RUN_DEFAULTS = {
+  /** Submits in flight at once (for an estimate, the duration it tells). */
+  concurrency: 8,
   /** Stop after submitting; a later run follows and collects. */
-  noWait: boolean;
-  resubmitInDoubt: boolean;
-  outDir: string;
-  retry: RetryPolicy;
-  /** Results larger than this are left for a later run (the service's outputs are at most 100 MB). */
-  maxResultBytes: number;
+  noWait: false,
+  resubmitInDoubt: false,
+  retry: DEFAULT_RETRY,
+  /** Larger results are left for a later run: the service's are at most 100 MB, plus container overhead. */
+  maxResultBytes: 110 * 1024 * 1024,
   /**
-   * How many more times a job that failed at the service during this run, retryable and
-   * refunded, is sent again within it (`run --retries`): one pass over them each time.
+   * `run --retries`: how many more passes, within this run, send again the jobs that failed at the
+   * service during it, retryable and refunded: an unattended run heals by itself.
    */
-  retryFailed: number;
-}
+  retryFailed: 2,
+};
+
+export type RunOptions = typeof RUN_DEFAULTS & { budgetMicro: MicroUsd | null; outDir: string };
 
 /**
  * What a run tells its caller as it happens; the CLI renders them (terminal, --log-file). Every
@@ -130,8 +125,6 @@ export function createRunDeps(
   setMaxListeners(0, parts.stop);
   return { ...parts, inFlight: parts.inFlight ?? { submits: 0, uploads: 0 }, progress: parts.progress ?? createRunProgress() };
 }
-
-export const DEFAULT_RETRY: RetryPolicy = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000 };
 
 /** A schedule for every kind: how often its running jobs are asked about. */
 export type PollSchedules = Record<JobType, PollSchedule>;
