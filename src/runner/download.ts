@@ -138,7 +138,6 @@ export function resultMismatch(expected: MediaKind, head: Buffer, contentType: s
   return `the result is not ${expected}: its bytes match no known ${expected} format${said}`;
 }
 
-/** The first bytes of `file`, for `resultMismatch`. */
 export async function readHead(file: string): Promise<Buffer> {
   const handle = await open(file, 'r');
   try {

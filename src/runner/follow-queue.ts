@@ -34,7 +34,6 @@ export class FollowQueue {
   readonly #startedIso: string;
   #inFlight = 0;
   #closed = false;
-  /** The last job read, in the ledger's following order. */
   #seq = 0;
   /** The ledger may hold submitted jobs not read yet. */
   #more = true;

@@ -97,7 +97,7 @@ export async function pollOnce(
 
 /**
  * What a job's status means for it, however it came: by a status call or by a webhook
- * delivery (runner/webhook-settle.ts). One code path, so polling and webhooks cannot drift apart.
+ * delivery (runner/webhooks.ts). One code path, so polling and webhooks cannot drift apart.
  */
 export async function settleStatus(
   deps: RunDeps,

@@ -21,8 +21,8 @@ import { refuseLostLedger, TRACES_OF_THIS_LEDGER } from './lost-ledger.js';
 import { limitsOf, paceFor, type Pace, type PacedClass, type PlanChoice } from './pace.js';
 import type { RunPlan } from './plan.js';
 import { loadCatalogue, prepareSend, readBalanceUsd, type CatalogueCache, type ServiceDeps } from './prepare.js';
-import { costJobOf, ensureWritableFolder, estimateJobs, summarize, writeRunReports, type RunFiles } from './reports.js';
-import { writeReviewPage } from './review-page.js';
+import { ensureWritableFolder } from './report-file.js';
+import { costJobOf, estimateJobs, summarize, writeReviewPage, writeRunReports, type RunFiles } from './reports.js';
 import { fitInOrder, sendManifest, type RunOutcome } from './run.js';
 import { pickedCounts, picks, type Selection } from './selection.js';
 import { openWebhookCompletion, type WebhookSettings } from './webhooks.js';
@@ -31,7 +31,6 @@ export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPl
 export { createRunProgress, limitsOf, refuseLostLedger, writeReviewPage };
 export const { retryFailed: DEFAULT_RETRY_FAILED, maxResultBytes: DEFAULT_MAX_RESULT_BYTES } = RUN_DEFAULTS;
 
-/** The service, as the composition root reached it: a client and the base URL it speaks to. */
 type ServiceAccess = Pick<ServiceDeps, 'client' | 'baseUrl'>;
 
 export interface EstimateRequest extends Partial<Pick<RunOptions, 'concurrency'>> {
@@ -74,7 +73,6 @@ export async function check(request: {
 /** What `estimate` found: the report, and every job of it in manifest order (read from the ledger as asked for). */
 export interface EstimateResult {
   report: CostReport;
-  /** The first jobs, for a person to read. */
   firstJobs: CostReportJob[];
   /** Every job, a window at a time: for the JSON and CSV reports. */
   jobs(): AsyncIterable<CostReportJob>;

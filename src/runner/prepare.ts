@@ -64,7 +64,6 @@ export async function prepareSend(
   return { ingest, pricing };
 }
 
-/** Where the catalogue is kept between commands. */
 export type CatalogueCache = Pick<PlanLedger, 'getCatalogue' | 'putCatalogue'>;
 
 /** The models catalogue, from the ledger's cache when fresh, else every page of the service (cached in the ledger, if one is given). */
@@ -147,7 +146,6 @@ export async function priceLedger(
   return pricing;
 }
 
-/** Counts `work` under `counter` while it is pending. */
 async function counted<T>(calls: PricingProgress, counter: 'waitingForPace' | 'waitingForAnswer', work: Promise<T>): Promise<T> {
   calls[counter] += 1;
   try {
