@@ -22,7 +22,12 @@ const DISK_ERRORS = new Set(['ENOSPC', 'EROFS', 'EACCES', 'EPERM', 'EDQUOT']);
  * the bytes, as the kind says (an image may be PNG, JPEG or WebP whatever its URL says).
  * 'expired': the URL answered 403, and a fresh one is to be asked for (runner/follow.ts).
  */
-export async function saveResult(deps: RunDeps, joins: SplitJoins, job: FollowedJob, url: string): Promise<'expired' | undefined> {
+export async function saveResult(
+  deps: RunDeps,
+  joins: SplitJoins,
+  job: FollowedJob,
+  url: string,
+): Promise<'expired' | undefined> {
   try {
     const mismatch = await fetchIntoPlace(deps, joins, job, url);
     if (mismatch !== undefined) await leaveUncollected(deps, job, mismatch);

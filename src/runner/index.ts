@@ -8,13 +8,14 @@ import { systemClock, type Clock } from '../clock.js';
 import { checkJobs } from '../manifest/index.js';
 import type { Manifest } from '../manifest/types.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
-import { buildCostReport, type CostReport, type CostReportJob } from '../pricing/report.js';
+import { buildCostReport } from '../pricing/report.js';
 import { COST_JOB_LINES } from '../report/cost-report.js';
 import { errorJson } from '../report/error-json.js';
 import type { StatusSummary } from '../report/status.js';
 import type { IngestLedger, Ledger, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
-import { createRunDeps, createRunProgress, DEFAULT_RETRY, pollEvery, RUN_DEFAULTS, servicePoll, simulatorPoll } from './context.js';
-import type { InFlight, PollSchedules, PricingProgress, RunEvent, RunOptions, RunProgress } from './context.js';
+import { createRunDeps, createRunProgress, DEFAULT_RETRY, pollEvery, RUN_DEFAULTS } from './context.js';
+import { servicePoll, simulatorPoll, type InFlight, type PollSchedules, type PricingProgress } from './context.js';
+import type { RunEvent, RunOptions, RunProgress } from './context.js';
 import { pollingCompletion } from './follow.js';
 import { SplitJoins, unjoinedSplits, type UnjoinedSplit } from './join-splits.js';
 import { refuseLostLedger, TRACES_OF_THIS_LEDGER } from './lost-ledger.js';
@@ -70,19 +71,12 @@ export async function check(request: {
   return { jobs };
 }
 
-/** What `estimate` found: the report, and every job of it in manifest order (read from the ledger as asked for). */
-export interface EstimateResult {
-  report: CostReport;
-  firstJobs: CostReportJob[];
-  /** Every job, a window at a time: for the JSON and CSV reports. */
-  jobs(): AsyncIterable<CostReportJob>;
-}
-
 /**
  * Checks the manifest against the catalogue, records its jobs in the ledger, prices what may be
- * sent (cached prices cost no call) and reports. Sends nothing.
+ * sent (cached prices cost no call) and reports: the first jobs for a person to read, and every
+ * job in manifest order, a window at a time, for the JSON and CSV reports. Sends nothing.
  */
-export async function estimate(request: EstimateRequest): Promise<EstimateResult> {
+export async function estimate(request: EstimateRequest) {
   const { ledger, service, progress } = request;
   const { emit, pace, budgetMicro } = commonParts(request);
   const send: SendSelection = { resubmitInDoubt: false, ...request.select };
@@ -159,7 +153,8 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const halt = new AbortController();
   const stop = AbortSignal.any([userStop, halt.signal]);
   const { inFlight, progress } = request;
-  const deps = createRunDeps({ client: request.service.client, ledger, pace, options, stop, emit, clock, inFlight, progress });
+  const client = request.service.client;
+  const deps = createRunDeps({ client, ledger, pace, options, stop, emit, clock, inFlight, progress });
   const joins = new SplitJoins(deps);
   const basePoll = pollSchedules(request.poll);
   // Listening before anything is sent: a delivery may come as soon as the first job is taken.
@@ -214,7 +209,9 @@ async function nothingSent(ledger: ListingLedger & Pick<PlanLedger, 'spentMicro'
 function commonParts(request: EstimateRequest) {
   const emit = request.onEvent ?? (() => undefined);
   const clock = request.clock ?? systemClock;
-  const onPause = (what: PacedClass, untilMs: number, reason: string): void => emit({ kind: 'paused', what, untilMs, reason });
+  const onPause = (what: PacedClass, untilMs: number, reason: string): void => {
+    emit({ kind: 'paused', what, untilMs, reason });
+  };
   const pace = request.pace ?? paceFor(request.plan ?? 'premium', { onPause, clock });
   // A cap never grows by rounding: a budget typed finer than a micro-dollar rounds down.
   const { budgetUsd } = request.manifest;
