@@ -6,32 +6,27 @@ import type { Ledger } from '../store/index.js';
 import type { PacedClass, Pace } from './pace.js';
 import type { Clock } from '../clock.js';
 
-export type { PollSchedule };
+export const DEFAULT_RETRY = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000 };
+export type RetryPolicy = typeof DEFAULT_RETRY;
 
-export interface RetryPolicy {
-  retries: number;
-  minDelayMs: number;
-  maxDelayMs: number;
-}
-
-/** A run's options, defaults applied (runner/index.ts). */
-export interface RunOptions {
-  /** Submits in flight at once. */
-  concurrency: number;
-  budgetMicro: MicroUsd | null;
+/** A run's options that a request may leave out, with the defaults `run()` applies. */
+export const RUN_DEFAULTS = {
+  /** Submits in flight at once (for an estimate, the duration it tells). */
+  concurrency: 8,
   /** Stop after submitting; a later run follows and collects. */
-  noWait: boolean;
-  resubmitInDoubt: boolean;
-  outDir: string;
-  retry: RetryPolicy;
-  /** Results larger than this are left for a later run (the service's outputs are at most 100 MB). */
-  maxResultBytes: number;
+  noWait: false,
+  resubmitInDoubt: false,
+  retry: DEFAULT_RETRY,
+  /** Larger results are left for a later run: the service's are at most 100 MB, plus container overhead. */
+  maxResultBytes: 110 * 1024 * 1024,
   /**
-   * How many more times a job that failed at the service during this run, retryable and
-   * refunded, is sent again within it (`run --retries`): one pass over them each time.
+   * `run --retries`: how many more passes, within this run, send again the jobs that failed at the
+   * service during it, retryable and refunded: an unattended run heals by itself.
    */
-  retryFailed: number;
-}
+  retryFailed: 2,
+};
+
+export type RunOptions = typeof RUN_DEFAULTS & { budgetMicro: MicroUsd | null; outDir: string };
 
 /**
  * What a run tells its caller as it happens; the CLI renders them (terminal, --log-file). Every
@@ -73,37 +68,35 @@ export interface InFlight {
   uploads: number;
 }
 
-/** Price calls of an estimate or a run, as they go: what a caller shows while pricing takes long. */
-export interface PricingProgress {
-  /** Jobs read from the manifest and checked into the ledger so far (a million take a minute or more). */
-  jobsRead: number;
-  /** Calls pricing has decided to make so far (a group that falls back to quoting every length adds more). */
-  planned: number;
-  answered: number;
-  /** Held by the price pace (or a 429 pause) before they are sent. */
-  waitingForPace: number;
-  /** Sent, the service's answer still to come. */
-  waitingForAnswer: number;
-}
-
 /**
  * What is left of a run, kept current by the runner for a caller that shows it (read, never
  * written, outside the runner), so the time left can be judged by the plan's pace.
  */
-export interface RunProgress {
-  pricing: PricingProgress;
-  /** Planned submits not yet through (taken, refused, in doubt, skipped or given up), by kind. */
-  toSend: Partial<Record<JobType, number>>;
+export function createRunProgress() {
+  return {
+    /** Price calls of an estimate or a run, as they go: what a caller shows while pricing takes long. */
+    pricing: {
+      /** Jobs read from the manifest and checked into the ledger so far (a million take a minute or more). */
+      jobsRead: 0,
+      /** Calls pricing has decided to make so far (a group that falls back to quoting every length adds more). */
+      planned: 0,
+      answered: 0,
+      /** Held by the price pace (or a 429 pause) before they are sent. */
+      waitingForPace: 0,
+      waitingForAnswer: 0,
+    },
+    /** Planned submits not yet through (taken, refused, in doubt, skipped or given up), by kind. */
+    toSend: {} as Partial<Record<JobType, number>>,
+  };
 }
 
-export function createRunProgress(): RunProgress {
-  return { pricing: { jobsRead: 0, planned: 0, answered: 0, waitingForPace: 0, waitingForAnswer: 0 }, toSend: {} };
-}
+export type RunProgress = ReturnType<typeof createRunProgress>;
+export type PricingProgress = RunProgress['pricing'];
 
 /**
  * What a run uses, built once by `run()` from what the composition root owns and passed down
  * unchanged. How a submitted job is followed to its end varies, so it is a `Completion`
- * (runner/completion.ts) passed beside it, not a field here.
+ * (runner/follow.ts) passed beside it, not a field here.
  */
 export interface RunDeps {
   readonly client: ServiceClient;
@@ -121,7 +114,6 @@ export interface RunDeps {
   readonly progress: RunProgress;
 }
 
-/** A run's dependencies from what the composition root owns (a fresh in-flight count and progress unless given). */
 export function createRunDeps(
   parts: Omit<RunDeps, 'inFlight' | 'progress'> & { inFlight?: InFlight | undefined; progress?: RunProgress | undefined },
 ): RunDeps {
@@ -131,9 +123,6 @@ export function createRunDeps(
   return { ...parts, inFlight: parts.inFlight ?? { submits: 0, uploads: 0 }, progress: parts.progress ?? createRunProgress() };
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000 };
-
-/** A schedule for every kind: how often its running jobs are asked about. */
 export type PollSchedules = Record<JobType, PollSchedule>;
 
 /** The pace the service's own clients poll at, per kind (each kind module states it). */
@@ -142,7 +131,6 @@ export const servicePoll = (): PollSchedules => schedules((kind) => kind.poll.se
 /** The simulator finishes jobs in well under a second, so polling it at the service's pace only waits. */
 export const simulatorPoll = (): PollSchedules => schedules((kind) => kind.poll.simulator);
 
-/** One schedule for every kind (tests and local servers). */
 export const uniformPoll = (schedule: PollSchedule): PollSchedules => schedules(() => schedule);
 
 /**

@@ -6,58 +6,40 @@ import type { DownloadResult } from '../api/types.js';
 import { LocalIoError } from '../errors.js';
 import type { RunDeps } from './context.js';
 import type { SplitJoins } from './join-splits.js';
-import { pollStatus, type FollowedJob } from './status.js';
+import type { FollowedJob } from './follow.js';
 import { placeResult } from './place-result.js';
 import { kindOf } from '../jobs/index.js';
 import { describeNonMedia, sniffMedia, SNIFF_BYTES, type MediaKind } from '../media-type.js';
 import { describeError, FatalRunError, idempotentRetries } from './run-errors.js';
 
-const MAX_URL_REFRESHES = 3;
 const DISK_ERRORS = new Set(['ENOSPC', 'EROFS', 'EACCES', 'EPERM', 'EDQUOT']);
-
-export type DownloadOutcome = 'done' | 'stopped' | 'unreachable';
 
 /**
  * Streams a finished job's result to `<out>/<id>~part`, checks its bytes, then moves it into
  * place as `<id>.<ext>` (never over a file already there: a person's, or the job's earlier result
  * when it is generated again) and records size and sha256.
  * The move comes last so a result's name always holds a complete file; the extension comes from
- * the bytes, as the kind says (an image may be PNG, JPEG or WebP whatever its URL says). An
- * expired URL (403) is refreshed through the status endpoint.
+ * the bytes, as the kind says (an image may be PNG, JPEG or WebP whatever its URL says).
+ * 'expired': the URL answered 403, and a fresh one is to be asked for (runner/follow.ts).
  */
-export async function downloadResult(
+export async function saveResult(
   deps: RunDeps,
   joins: SplitJoins,
   job: FollowedJob,
-  requestId: string,
-  firstUrl: string | undefined,
-  giveUpAtMs: number,
-): Promise<DownloadOutcome> {
-  let url = firstUrl;
-  for (let refresh = 0; refresh <= MAX_URL_REFRESHES; refresh += 1) {
-    if (url === undefined || url === '') {
-      const status = await pollStatus(deps, job, requestId, giveUpAtMs);
-      if (status === 'stopped' || status === 'unreachable') return status;
-      url = status.resultUrl;
-      if (url === undefined || url === '') return leaveForLater(deps, job, 'the service reported done without a result_url');
-    }
-    try {
-      const mismatch = await fetchIntoPlace(deps, joins, job, url);
-      if (mismatch === undefined) return 'done';
-      return leaveForLater(deps, job, mismatch);
-    } catch (error) {
-      if (deps.stop.aborted) return 'stopped';
-      if (error instanceof ResultUrlExpiredError) {
-        url = undefined;
-        continue;
-      }
-      if (isDiskError(error)) throw new FatalRunError(diskError(deps, error));
-      // Anything else, a refused URL included, leaves a paid result to collect, not a failed job:
-      // the service may fix its URLs, a later run may allow larger results.
-      return leaveForLater(deps, job, describeError(error));
-    }
+  url: string,
+): Promise<'expired' | undefined> {
+  try {
+    const mismatch = await fetchIntoPlace(deps, joins, job, url);
+    if (mismatch !== undefined) await leaveUncollected(deps, job, mismatch);
+  } catch (error) {
+    if (deps.stop.aborted) return undefined;
+    if (error instanceof ResultUrlExpiredError) return 'expired';
+    if (isDiskError(error)) throw new FatalRunError(diskError(deps, error));
+    // Anything else, a refused URL included, leaves a paid result to collect, not a failed job:
+    // the service may fix its URLs, a later run may allow larger results.
+    await leaveUncollected(deps, job, describeError(error));
   }
-  return leaveForLater(deps, job, `the result URL expired ${MAX_URL_REFRESHES + 1} times in a row`);
+  return undefined;
 }
 
 /**
@@ -127,10 +109,9 @@ function urlExtension(url: string): string | undefined {
 }
 
 /** The job stays `submitted` (paid, to be collected) with the reason; every later run tries again. */
-async function leaveForLater(deps: RunDeps, job: FollowedJob, reason: string): Promise<DownloadOutcome> {
+export async function leaveUncollected(deps: RunDeps, job: FollowedJob, reason: string): Promise<void> {
   await deps.ledger.noteUncollected(job.id, 'not_collected', reason);
   deps.emit({ kind: 'warning', message: `job "${job.id}": paid result not collected (${reason}); it stays submitted and the next run tries again` });
-  return 'unreachable';
 }
 
 function isDiskError(error: unknown): boolean {
@@ -162,7 +143,6 @@ export function resultMismatch(expected: MediaKind, head: Buffer, contentType: s
   return `the result is not ${expected}: its bytes match no known ${expected} format${said}`;
 }
 
-/** The first bytes of `file`, for `resultMismatch`. */
 export async function readHead(file: string): Promise<Buffer> {
   const handle = await open(file, 'r');
   try {

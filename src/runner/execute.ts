@@ -1,4 +1,4 @@
-import type { Completion } from './completion.js';
+import type { Completion } from './follow.js';
 import type { RunDeps } from './context.js';
 import { FollowQueue } from './follow-queue.js';
 import { sendInLanes, type LaneOutcome } from './lanes.js';
@@ -50,18 +50,18 @@ export async function executePlan(
   if (followers !== undefined) completion.attach({ forget: (id) => followers.forget(id), fatal: (error) => void guard(Promise.reject(error)).catch(() => undefined) });
   const following = followers === undefined ? Promise.resolve() : guard(followers.run(deps.options.concurrency * 2));
 
-  const sender = submitter(deps, completion, { result, followers, guard });
+  const sendJobs = submitter({ deps, completion, result, followers }, guard);
   Object.assign(deps.progress.toSend, plan.send.byType);
   if (plan.send.jobs > 0) {
     const types = JOB_TYPES.filter((type) => (plan.send.byType[type] ?? 0) > 0);
-    await sender.send({ scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index }, types, true);
+    await sendJobs({ scope: 'manifest', send, through: plan.send.all ? undefined : plan.send.through?.index }, types, true);
   }
   if (followers !== undefined) {
     const idle = async (): Promise<void> => {
       await followers.idle();
       await guard(completion.drained());
     };
-    await retryFailed(deps, { send, failedAfter, result, idle, submit: (query, types) => sender.send(query, types, false) });
+    await retryFailed(deps, { send, failedAfter, result, idle, submit: (query, types) => sendJobs(query, types, false) });
   }
   followers?.close();
   await following;
@@ -71,10 +71,11 @@ export async function executePlan(
   return result;
 }
 
-interface SubmitterParts {
+interface Sending {
+  deps: RunDeps;
+  completion: Completion;
   result: ExecuteResult;
   followers: FollowQueue | undefined;
-  guard: (work: Promise<unknown>) => Promise<void>;
 }
 
 /** The jobs of a send: every lane reads its own class's jobs among them, in manifest order. */
@@ -82,18 +83,17 @@ type SendQuery = Omit<JobQuery, 'after' | 'limit' | 'types'>;
 
 /**
  * Submits the jobs a query selects, each endpoint class in a lane of its own (runner/lanes.ts)
- * on the run's shared workers; `send` resolves once every request id of them is committed,
+ * on the run's shared workers; resolves once every request id of them is committed,
  * since following starts from those. `types`: only the kinds that have jobs to send, since a
  * lane's first window would otherwise walk every row of the manifest for nothing. `planned`: the
  * plan's count of submits still to send holds the rows already; a retry pass's are added as
  * they are taken.
  */
 function submitter(
-  deps: RunDeps,
-  completion: Completion,
-  parts: SubmitterParts,
-): { send(query: SendQuery, types: readonly JobType[], planned: boolean): Promise<void> } {
-  const { result, guard } = parts;
+  sending: Sending,
+  guard: (work: Promise<unknown>) => Promise<void>,
+): (query: SendQuery, types: readonly JobType[], planned: boolean) => Promise<void> {
+  const { deps } = sending;
   const { toSend } = deps.progress;
   // Each recording is guarded as soon as it exists: a ledger that fails to record a request id
   // must stop the run now, not surface as an unhandled rejection later.
@@ -102,30 +102,28 @@ function submitter(
     const guarded = guard(recording).finally(() => recordings.delete(guarded));
     recordings.add(guarded);
   };
-  return {
-    send: async (query, types, planned) => {
-      // A row that came back not taken is pending from then on, whatever state it was read in.
-      const requeued = new Set<string>();
-      const lanes = types.map((type) => ({ cls: `submit:${type}` as const, items: jobWindows(deps.ledger, { ...query, types: [type] }) }));
-      await sendInLanes(lanes, {
-        concurrency: deps.options.concurrency,
-        stop: deps.stop,
-        take: (cls, signal) => deps.pace.take(cls, signal),
-        work: async (row, stop) => {
-          const again = requeued.delete(row.id);
-          if (!planned && !again) toSend[row.type] = (toSend[row.type] ?? 0) + 1;
-          const from: readonly ReservableState[] = again ? ['pending'] : fromState(row);
-          const submitted = submitRow(deps, completion, row, { from, stop, followers: parts.followers, result, track });
-          // A fatal failure is the guard's (the run halts); the lane just goes on to see the stop.
-          await guard(submitted);
-          const outcome = await submitted.catch((): LaneOutcome => 'next');
-          if (outcome === 'again') requeued.add(row.id);
-          else toSend[row.type] = (toSend[row.type] ?? 1) - 1;
-          return outcome;
-        },
-      });
-      await Promise.all(recordings);
-    },
+  return async (query, types, planned) => {
+    // A row that came back not taken is pending from then on, whatever state it was read in.
+    const requeued = new Set<string>();
+    const lanes = types.map((type) => ({ cls: `submit:${type}` as const, items: jobWindows(deps.ledger, { ...query, types: [type] }) }));
+    await sendInLanes(lanes, {
+      concurrency: deps.options.concurrency,
+      stop: deps.stop,
+      take: (cls, signal) => deps.pace.take(cls, signal),
+      work: async (row, stop) => {
+        const again = requeued.delete(row.id);
+        if (!planned && !again) toSend[row.type] = (toSend[row.type] ?? 0) + 1;
+        const from: readonly ReservableState[] = again ? ['pending'] : fromState(row);
+        const submitted = submitRow(sending, row, { from, stop, track });
+        // A fatal failure is the guard's (the run halts); the lane just goes on to see the stop.
+        await guard(submitted);
+        const outcome = await submitted.catch((): LaneOutcome => 'next');
+        if (outcome === 'again') requeued.add(row.id);
+        else toSend[row.type] = (toSend[row.type] ?? 1) - 1;
+        return outcome;
+      },
+    });
+    await Promise.all(recordings);
   };
 }
 
@@ -168,10 +166,9 @@ async function retryFailed(
  * meanwhile); a daily limit under --no-wait closes the lane instead and says when to come back.
  */
 async function submitRow(
-  deps: RunDeps,
-  completion: Completion,
+  { deps, completion, result, followers }: Sending,
   row: JobRow,
-  parts: { from: readonly ReservableState[]; stop: AbortSignal; followers: FollowQueue | undefined; result: ExecuteResult; track: (recording: Promise<unknown>) => void },
+  parts: { from: readonly ReservableState[]; stop: AbortSignal; track: (recording: Promise<unknown>) => void },
 ): Promise<LaneOutcome> {
   const job = jobFromRow(row);
   const outcome = await submitJob(deps, completion, job, { from: parts.from, stop: parts.stop });
@@ -185,7 +182,7 @@ async function submitRow(
             return;
           }
           deps.emit({ kind: 'submitted', id: job.id, requestId: outcome.requestId });
-          parts.followers?.notify();
+          followers?.notify();
         }),
       );
       return 'next';
@@ -193,7 +190,7 @@ async function submitRow(
       deps.emit({ kind: 'not_taken', id: job.id, reason: outcome.reason });
       if (outcome.daily && deps.options.noWait) {
         // Nothing to follow under --no-wait: this class waits for the next run, the others go on.
-        parts.result.dailyLimitUntilMs ??= deps.clock.nowMs() + (outcome.retryAfterMs ?? 0);
+        result.dailyLimitUntilMs ??= deps.clock.nowMs() + (outcome.retryAfterMs ?? 0);
         return 'close';
       }
       return outcome.rateLimited || outcome.retryAfterMs !== undefined ? 'again' : 'next';

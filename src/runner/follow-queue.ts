@@ -1,6 +1,5 @@
-import type { Completion } from './completion.js';
 import type { RunDeps } from './context.js';
-import { followedFromRow, type FollowedJob } from './status.js';
+import { followedFromRow, type Completion, type FollowedJob } from './follow.js';
 
 /** Submitted jobs read from the ledger at a time, and how few may be left before reading more. */
 const LOAD_ROWS = 1000;
@@ -35,7 +34,6 @@ export class FollowQueue {
   readonly #startedIso: string;
   #inFlight = 0;
   #closed = false;
-  /** The last job read, in the ledger's following order. */
   #seq = 0;
   /** The ledger may hold submitted jobs not read yet. */
   #more = true;

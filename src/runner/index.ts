@@ -1,41 +1,40 @@
 /**
- * The runner's two entry points, for the CLI, the benchmarks and the tests alike: `estimate`
- * prices a manifest and reports; `run` sends, follows and collects it. Each takes what the
- * composition root owns (the manifest, an open ledger, the service client), options with their
- * defaults applied here, one AbortSignal, and a sink for events; neither prints or exits.
+ * The runner's entry points, for the CLI, the benchmarks and the tests alike: `check` checks a
+ * manifest, `estimate` prices it and reports, `run` sends, follows and collects it. Each takes what
+ * the composition root owns (the manifest, an open ledger, the service client), options with their
+ * defaults applied here, one AbortSignal, and a sink for events; none prints or exits.
  */
 import { systemClock, type Clock } from '../clock.js';
 import { checkJobs } from '../manifest/index.js';
 import type { Manifest } from '../manifest/types.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
-import { buildCostReport, type CostReport, type CostReportJob } from '../pricing/report.js';
+import { buildCostReport } from '../pricing/report.js';
 import { COST_JOB_LINES } from '../report/cost-report.js';
 import { errorJson } from '../report/documents.js';
 import type { StatusSummary } from '../report/status.js';
 import type { IngestLedger, Ledger, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
-import { pollingCompletion } from './completion.js';
-import { createRunDeps, createRunProgress, DEFAULT_RETRY, pollEvery, servicePoll, simulatorPoll } from './context.js';
-import type { InFlight, PollSchedules, PricingProgress, RunDeps, RunEvent } from './context.js';
-import type { RunOptions, RunProgress } from './context.js';
-import { ingestManifest } from './ingest.js';
+import { createRunDeps, createRunProgress, DEFAULT_RETRY, pollEvery, RUN_DEFAULTS } from './context.js';
+import { servicePoll, simulatorPoll, type InFlight, type PollSchedules, type PricingProgress } from './context.js';
+import type { RunEvent, RunOptions, RunProgress } from './context.js';
+import { pollingCompletion } from './follow.js';
 import { SplitJoins, unjoinedSplits, type UnjoinedSplit } from './join-splits.js';
 import { refuseLostLedger, TRACES_OF_THIS_LEDGER } from './lost-ledger.js';
-import { limitsOf, paceFor, type Pace, type PaceOptions, type PlanChoice } from './pace.js';
+import { limitsOf, paceFor, type Pace, type PacedClass, type PlanChoice } from './pace.js';
 import type { RunPlan } from './plan.js';
-import { loadCatalogue, priceLedger, readBalanceUsd, type CatalogueCache, type ServiceDeps } from './prepare.js';
-import { costJobOf, ensureWritableFolder, estimateJobs, summarize, writeRunReports, type RunFiles } from './reports.js';
-import { writeReviewPage } from './review-page.js';
-import { fitInOrder, runManifest, type RunOutcome } from './run.js';
-import { checkSelection, pickedCounts, picks, type Selection } from './selection.js';
+import { loadCatalogue, prepareSend, readBalanceUsd, type CatalogueCache, type ServiceDeps } from './prepare.js';
+import { ensureWritableFolder } from './report-file.js';
+import { costJobOf, estimateJobs, summarize, writeReviewPage, writeRunReports, type RunFiles } from './reports.js';
+import { fitInOrder, sendManifest, type RunOutcome } from './run.js';
+import { pickedCounts, picks, type Selection } from './selection.js';
 import { openWebhookCompletion, type WebhookSettings } from './webhooks.js';
 
 export type { PlanChoice, PricingProgress, RunEvent, RunFiles, RunOutcome, RunPlan, RunProgress, Selection, StatusSummary, UnjoinedSplit, WebhookSettings };
 export { createRunProgress, limitsOf, refuseLostLedger, writeReviewPage };
+export const { retryFailed: DEFAULT_RETRY_FAILED, maxResultBytes: DEFAULT_MAX_RESULT_BYTES } = RUN_DEFAULTS;
 
-/** The service, as the composition root reached it: a client and the base URL it speaks to. */
 type ServiceAccess = Pick<ServiceDeps, 'client' | 'baseUrl'>;
 
-export interface EstimateRequest {
+export interface EstimateRequest extends Partial<Pick<RunOptions, 'concurrency'>> {
   manifest: Manifest;
   /** An estimate records and prices the jobs; it changes no job's state. */
   ledger: IngestLedger & ListingLedger & PlanLedger;
@@ -51,22 +50,11 @@ export interface EstimateRequest {
   pace?: Pace | undefined;
   /** Kept current with the price calls (and a run's submits still to send), for a caller that shows progress. */
   progress?: RunProgress | undefined;
-  /**
-   * --only, --tag and --redo: which jobs to send (or, for an estimate, to count as to send).
-   * A pattern or tag that matches no job, or a redo of a job that is not done, is refused (UsageError).
-   */
+  /** --only, --tag and --redo; one that matches no job, or a redo of a job not done, is refused (UsageError). */
   select?: Selection | undefined;
   /** Where the time of day is read from (pauses, daily resets, the page's date). Default the system's. */
   clock?: Clock | undefined;
-  /** Submits in flight at once (for an estimate, the duration it tells). Default 8. */
-  concurrency?: number | undefined;
 }
-
-export const DEFAULT_CONCURRENCY = 8;
-/** Retry passes for jobs that failed at the service, retryable and refunded (run --retries): an unattended run heals by itself. */
-export const DEFAULT_RETRY_FAILED = 2;
-/** The service's outputs are at most 100 MB; the default leaves a little slack for container overhead. */
-export const DEFAULT_MAX_RESULT_BYTES = 110 * 1024 * 1024;
 
 /**
  * Checks every job of a manifest, and with the service (and the ledger that caches its catalogue,
@@ -83,31 +71,18 @@ export async function check(request: {
   return { jobs };
 }
 
-/** What `estimate` found: the report, and every job of it in manifest order (read from the ledger as asked for). */
-export interface EstimateResult {
-  report: CostReport;
-  /** The first jobs, for a person to read. */
-  firstJobs: CostReportJob[];
-  /** Every job, a window at a time: for the JSON and CSV reports. */
-  jobs(): AsyncIterable<CostReportJob>;
-}
-
 /**
  * Checks the manifest against the catalogue, records its jobs in the ledger, prices what may be
- * sent (cached prices cost no call) and reports. Sends nothing.
+ * sent (cached prices cost no call) and reports: the first jobs for a person to read, and every
+ * job in manifest order, a window at a time, for the JSON and CSV reports. Sends nothing.
  */
-export async function estimate(request: EstimateRequest): Promise<EstimateResult> {
-  const { manifest, ledger, service, progress } = request;
+export async function estimate(request: EstimateRequest) {
+  const { ledger, service, progress } = request;
   const { emit, pace, budgetMicro } = commonParts(request);
+  const send: SendSelection = { resubmitInDoubt: false, ...request.select };
   const stop = request.signal ?? new AbortController().signal;
   const deps = { ...service, ledger, pace, retry: DEFAULT_RETRY, stop, emit, progress };
-  const onProgress = (rows: number): void => {
-    if (progress !== undefined) progress.pricing.jobsRead = rows;
-  };
-  await ingestManifest({ manifest, ledger, models: await loadCatalogue(deps), onProgress });
-  const send: SendSelection = { resubmitInDoubt: false, ...request.select };
-  await checkSelection(ledger, send);
-  const pricing = await priceLedger(send, deps);
+  const { pricing } = await prepareSend(request.manifest, deps, send, false);
   const spentMicro = await ledger.spentMicro();
   const balanceUsd = await readBalanceUsd(deps);
   const planName = request.plan ?? 'premium';
@@ -120,7 +95,7 @@ export async function estimate(request: EstimateRequest): Promise<EstimateResult
     balanceMicro: usdToMicro(balanceUsd, 'down'),
     plan: limitsOf(planName),
     planName,
-    concurrency: request.concurrency ?? DEFAULT_CONCURRENCY,
+    concurrency: request.concurrency ?? RUN_DEFAULTS.concurrency,
   });
   const firstJobs = (await ledger.readJobs({ scope: 'manifest', flagSend: send, limit: COST_JOB_LINES })).map(costJobOf);
   return { report, firstJobs, jobs: () => estimateJobs(ledger, send) };
@@ -168,66 +143,41 @@ export interface RunResult {
  * at the end. Rejects with what ends a run early (a refused budget, token, balance, disk).
  */
 export async function run(request: RunRequest): Promise<RunResult> {
-  const { manifest, ledger, files } = request;
+  const { ledger, files } = request;
   if ((await nothingSent(ledger)) && (await ledger.getMeta(TRACES_OF_THIS_LEDGER)) === undefined) refuseLostLedger(files);
-  const noWait = request.noWait ?? false;
-  if (!noWait) await ensureWritableFolder(files.out);
   const { emit, clock, pace, budgetMicro } = commonParts(request);
+  const options: RunOptions = { ...withDefaults(RUN_DEFAULTS, request), budgetMicro, outDir: files.out };
+  if (!options.noWait) await ensureWritableFolder(files.out);
+  const send: SendSelection = { resubmitInDoubt: options.resubmitInDoubt, ...request.select };
   const userStop = request.signal ?? new AbortController().signal;
   const halt = new AbortController();
-  const deps = createRunDeps({
-    client: request.service.client,
-    ledger,
-    pace,
-    options: {
-      concurrency: request.concurrency ?? DEFAULT_CONCURRENCY,
-      budgetMicro,
-      noWait,
-      resubmitInDoubt: request.resubmitInDoubt ?? false,
-      outDir: files.out,
-      retry: request.retry ?? DEFAULT_RETRY,
-      maxResultBytes: request.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
-      retryFailed: request.retryFailed ?? DEFAULT_RETRY_FAILED,
-    },
-    stop: AbortSignal.any([userStop, halt.signal]),
-    emit,
-    clock,
-    inFlight: request.inFlight,
-    progress: request.progress,
-  });
+  const stop = AbortSignal.any([userStop, halt.signal]);
+  const { inFlight, progress } = request;
+  const client = request.service.client;
+  const deps = createRunDeps({ client, ledger, pace, options, stop, emit, clock, inFlight, progress });
   const joins = new SplitJoins(deps);
   const basePoll = pollSchedules(request.poll);
   // Listening before anything is sent: a delivery may come as soon as the first job is taken.
   const completion =
     request.webhooks === undefined
       ? pollingCompletion(deps, joins, basePoll)
-      : await openWebhookCompletion(deps, joins, request.webhooks, basePoll, !noWait);
+      : await openWebhookCompletion(deps, joins, request.webhooks, basePoll, !options.noWait);
   let started = false;
   let outcome: RunOutcome | undefined;
+  const onExecute = async (plan: RunPlan): Promise<void> => {
+    // The trace of sent requests goes down before the first of them: a ledger lost after this
+    // point must not let a later run send (and pay for) everything again. The ledger notes
+    // first that the trace is its own: killed between the two, the next run trusts this ledger.
+    if (plan.send.jobs > 0) {
+      await ledger.setMeta(TRACES_OF_THIS_LEDGER, 'yes');
+      await writeRunReports(files, ledger, await summarize(ledger, budgetMicro), { finished: false });
+    }
+    started = true;
+    // Jobs the manifest dropped after they were sent are collected too, so they count.
+    await request.onStart?.({ plan, total: Object.values(plan.counts).reduce((a, b) => a + b, 0) });
+  };
   try {
-    outcome = await runManifest({
-      manifest,
-      deps,
-      completion,
-      joins,
-      baseUrl: request.service.baseUrl,
-      partial: request.partial ?? false,
-      select: request.select ?? {},
-      userStop,
-      halt,
-      onExecute: async (plan) => {
-        // The trace of sent requests goes down before the first of them: a ledger lost after this
-        // point must not let a later run send (and pay for) everything again. The ledger notes
-        // first that the trace is its own: killed between the two, the next run trusts this ledger.
-        if (plan.send.jobs > 0) {
-          await ledger.setMeta(TRACES_OF_THIS_LEDGER, 'yes');
-          await writeRunReports(files, ledger, await summarize(ledger, budgetMicro), { finished: false });
-        }
-        started = true;
-        // Jobs the manifest dropped after they were sent are collected too, so they count.
-        await request.onStart?.({ plan, total: Object.values(plan.counts).reduce((a, b) => a + b, 0) });
-      },
-    });
+    outcome = await sendManifest(request, deps, { completion, joins }, send, { userStop, halt, onExecute });
   } catch (error) {
     // A stop while checking, pricing or asking the balance ends the call in flight with an abort
     // error. No submit has started, so nothing was sent: an interruption, not a failure.
@@ -241,7 +191,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const fatal = outcome?.execute.fatal;
   const error = fatal === undefined ? undefined : errorJson(fatal);
   // The run's documents and its review page from one walk of the ledger.
-  const page = { manifest: manifest.path, budgetMicro, generatedAt: new Date(clock.nowMs()) };
+  const page = { manifest: request.manifest.path, budgetMicro, generatedAt: new Date(clock.nowMs()) };
   await writeRunReports(files, ledger, summary, { finished: true, error }, page);
   const select = request.select ?? {};
   const picked = picks(select) ? await pickedCounts(ledger, select) : undefined;
@@ -256,16 +206,23 @@ async function nothingSent(ledger: ListingLedger & Pick<PlanLedger, 'spentMicro'
 }
 
 /** What an estimate and a run take alike from their request. */
-type CommonParts = Pick<RunDeps, 'emit' | 'clock' | 'pace'> & { budgetMicro: MicroUsd | null };
-function commonParts(request: EstimateRequest): CommonParts {
+function commonParts(request: EstimateRequest) {
   const emit = request.onEvent ?? (() => undefined);
   const clock = request.clock ?? systemClock;
-  const onPause: PaceOptions['onPause'] = (what, untilMs, reason) => emit({ kind: 'paused', what, untilMs, reason });
+  const onPause = (what: PacedClass, untilMs: number, reason: string): void => {
+    emit({ kind: 'paused', what, untilMs, reason });
+  };
   const pace = request.pace ?? paceFor(request.plan ?? 'premium', { onPause, clock });
   // A cap never grows by rounding: a budget typed finer than a micro-dollar rounds down.
   const { budgetUsd } = request.manifest;
   const manifestBudget = budgetUsd === undefined ? null : usdToMicro(budgetUsd, 'down');
   return { emit, clock, pace, budgetMicro: request.budgetMicro !== undefined ? request.budgetMicro : manifestBudget };
+}
+
+/** `defaults`, each replaced by the value `given` has for it, if any. */
+function withDefaults<T extends object>(defaults: T, given: { [K in keyof T]?: T[K] | undefined }): T {
+  const set = Object.keys(defaults).filter((key) => given[key as keyof T] !== undefined);
+  return { ...defaults, ...Object.fromEntries(set.map((key) => [key, given[key as keyof T]])) };
 }
 
 function pollSchedules(poll: RunRequest['poll']): PollSchedules {

@@ -12,9 +12,7 @@ export interface IngestRequest {
   ledger: IngestLedger;
   /** The service's catalogue: every job is checked against it (undefined: offline checks only). */
   models?: readonly Model[] | undefined;
-  /** A job already sent whose content changed (it keeps its result). */
   onChanged?: ((change: ChangedJob) => void) | undefined;
-  /** Rows read so far, now and then, for a progress line. */
   onProgress?: ((rows: number) => void) | undefined;
 }
 

@@ -7,7 +7,6 @@ import { systemClock, type Clock } from '../clock.js';
 export type { PacedClass };
 
 export interface ClassPace {
-  /** Requests allowed per window by the plan. */
   perWindow: number;
   windowMs: number;
 }
@@ -124,7 +123,6 @@ export function planPace(plan: PlanLimits, windowMs = 60_000): Partial<Record<Pa
   return Object.fromEntries(limits.map(([cls, limit]) => [cls, { perWindow: limit.perMinute, windowMs }]));
 }
 
-/** Waits `ms`; rejects with the signal's reason on abort. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return delay(ms, undefined, { signal }).catch(() => Promise.reject(signal?.reason));
 }
@@ -152,7 +150,6 @@ export function limitsOf(plan: PlanChoice): PlanLimits {
   return plan === 'unlimited' ? unlimitedPlan() : planLimits(plan);
 }
 
-/** The pace of a plan. */
 export function paceFor(plan: PlanChoice, options: PaceOptions = {}): Pace {
   return new Pace(plan === 'unlimited' ? {} : planPace(limitsOf(plan)), options);
 }

@@ -55,7 +55,6 @@ export async function findPlaced(target: string, sha256: string): Promise<string
   return undefined;
 }
 
-/** `<id>.<ext>` for n = 1, `<id>~n.<ext>` after. */
 function nameBeside(target: string, n: number): string {
   const { dir, name, ext } = path.parse(target);
   return n === 1 ? target : path.join(dir, `${name}~${n}${ext}`);

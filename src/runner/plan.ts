@@ -5,9 +5,7 @@ import type { JobCursor } from '../store/index.js';
 
 export interface BudgetCheck {
   budgetMicro: MicroUsd | null;
-  /** What the ledger already counts as spent, earlier runs included. */
   spentMicro: MicroUsd;
-  /** Price of everything the run may send. */
   toSendMicro: MicroUsd;
   /** spent + toSend − budget when positive, else 0. */
   overByMicro: MicroUsd;
@@ -15,10 +13,9 @@ export interface BudgetCheck {
   fitCount: number;
 }
 
-/** Jobs by kind. */
 export type ByType = Partial<Record<JobType, number>>;
 
-/** What fits under the budget in manifest order (runner/budget.ts): asked for only when not everything does. */
+/** What fits under the budget in manifest order (fitInOrder): asked for only when not everything does. */
 export interface BudgetFitResult {
   count: number;
   micro: MicroUsd;
@@ -38,13 +35,11 @@ export interface RunPlan {
 }
 
 export interface PlanInput {
-  /** The jobs the run may send, as the ledger counts them. */
   candidates: { jobs: number; micro: MicroUsd; byType: ByType };
   counts: Record<JobState, number>;
   spentMicro: MicroUsd;
   budgetMicro: MicroUsd | null;
   partial: boolean;
-  /** What fits in manifest order, when not everything does. */
   fit: BudgetFitResult | undefined;
 }
 

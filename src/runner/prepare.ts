@@ -1,12 +1,16 @@
 import { withRetries } from '../api/retry.js';
 import type { Model, ServiceRequest } from '../api/types.js';
 import { JOB_TYPES } from '../jobs/index.js';
+import type { Manifest } from '../manifest/types.js';
+import { formatUsd, usdToMicro } from '../money.js';
 import { priceGroups, type PriceGroup, type PricingResult } from '../pricing/price-jobs.js';
 import type { PriceCache } from '../pricing/types.js';
-import type { PlanLedger, SendSelection } from '../store/index.js';
+import type { IngestLedger, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
 import { createRunProgress, type PricingProgress, type RetryPolicy } from './context.js';
 import type { RunDeps, RunProgress } from './context.js';
+import { ingestManifest, type IngestResult } from './ingest.js';
 import { idempotentRetries } from './run-errors.js';
+import { checkSelection } from './selection.js';
 
 /** The catalogue changes rarely (docs/service.md: cache it minutes to a day). */
 export const CATALOGUE_MAX_AGE_MS = 60 * 60_000;
@@ -21,7 +25,46 @@ export type ServiceDeps = Pick<RunDeps, 'client' | 'pace' | 'stop' | 'emit'> & {
   progress?: RunProgress | undefined;
 };
 
-/** Where the catalogue is kept between commands. */
+/**
+ * What an estimate and a run do alike before anything is sent: check the manifest's jobs against
+ * the catalogue and record them, check the selection, price what `send` selects. A run
+ * (`forRun`) is warned of jobs changed after they were sent, and prices on today's prices.
+ */
+export async function prepareSend(
+  manifest: Manifest,
+  deps: ServiceDeps & { ledger: IngestLedger & ListingLedger },
+  send: SendSelection,
+  forRun: boolean,
+): Promise<{ ingest: IngestResult; pricing: PricingResult }> {
+  const { emit, progress } = deps;
+  const ingest = await ingestManifest({
+    manifest,
+    ledger: deps.ledger,
+    models: await loadCatalogue(deps),
+    onProgress: (rows) => {
+      if (progress !== undefined) progress.pricing.jobsRead = rows;
+    },
+    onChanged: !forRun
+      ? undefined
+      : (change) =>
+          emit({
+            kind: 'warning',
+            message: `job "${change.id}" changed after it was submitted: it keeps its earlier result (${change.state}). Give it a new id to generate it again.`,
+          }),
+  });
+  await checkSelection(deps.ledger, send);
+  // Only what may be sent needs a price (a run's, a fresh one): a finished job costs nothing more.
+  const pricing = await priceLedger(send, deps, { confirmCached: forRun });
+  for (const change of pricing.changes) {
+    const [cached, current] = [change.cachedUsd, change.currentUsd].map((usd) => formatUsd(usdToMicro(usd, 'up')));
+    emit({
+      kind: 'warning',
+      message: `the service's price changed since it was cached (${change.model}: ${cached} → ${current} for one job): its group was priced again before anything was sent`,
+    });
+  }
+  return { ingest, pricing };
+}
+
 export type CatalogueCache = Pick<PlanLedger, 'getCatalogue' | 'putCatalogue'>;
 
 /** The models catalogue, from the ledger's cache when fresh, else every page of the service (cached in the ledger, if one is given). */
@@ -104,7 +147,6 @@ export async function priceLedger(
   return pricing;
 }
 
-/** Counts `work` under `counter` while it is pending. */
 async function counted<T>(calls: PricingProgress, counter: 'waitingForPace' | 'waitingForAnswer', work: Promise<T>): Promise<T> {
   calls[counter] += 1;
   try {

@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { opendir, rename, rm } from 'node:fs/promises';
+import { mkdir, opendir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { LocalIoError } from '../errors.js';
@@ -50,4 +50,32 @@ function isAlive(pid: number): boolean {
 /** A write that failed on the file system (full disk, no permission), not a bug of ours. */
 function isFileError(error: unknown): boolean {
   return typeof (error as NodeJS.ErrnoException | null)?.code === 'string' && (error as NodeJS.ErrnoException).syscall !== undefined;
+}
+
+/**
+ * Makes the results folder and proves a file can be written in it, before anything is paid
+ * for: a run that cannot save its results should stop with a message, not after each job.
+ */
+export async function ensureWritableFolder(dir: string): Promise<void> {
+  const probe = path.join(dir, `.mediabatch-probe-${process.pid}`);
+  try {
+    await mkdir(dir, { recursive: true });
+    await writeFile(probe, '');
+    await rm(probe, { force: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    // mkdir meets a file where a folder should be: EEXIST for the folder itself, ENOTDIR above it.
+    const file = code === 'EEXIST' || code === 'ENOTDIR' ? await fileInPlaceOf(dir) : undefined;
+    const problem = file === undefined ? `(${code}): fix the folder's permissions or pass --out DIR` : `: ${file} is a file, not a folder; move it away or pass --out DIR`;
+    throw new LocalIoError(`cannot write results to ${dir}${problem}. Nothing was sent.`, 'E_OUTPUT', error);
+  }
+}
+
+/** The nearest of `dir` and the folders above it that exists as something other than a folder. */
+async function fileInPlaceOf(dir: string): Promise<string | undefined> {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    const found = await stat(at).catch(() => undefined);
+    if (found !== undefined) return found.isDirectory() ? undefined : at;
+    if (path.dirname(at) === at) return undefined;
+  }
 }

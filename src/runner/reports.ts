@@ -1,18 +1,17 @@
-import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { LocalIoError } from '../errors.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
 import type { CostReport, CostReportJob } from '../pricing/report.js';
 import type { PriceSource } from '../pricing/types.js';
 import { estimateMarkdown } from '../report/cost-report.js';
 import { estimateCsvChunks, groupsCsvChunks, runCsvChunks } from '../report/csv.js';
 import { estimateJsonChunks, statusJsonChunks, type RunDocumentExtras } from '../report/documents.js';
-import { LISTED_JOBS, type ListedJobs, type StatusJob, type StatusSummary } from '../report/status.js';
+import { renderReviewPage, type ReviewJob } from '../report/review-page/render.js';
+import { failureText, LISTED_JOBS, type ListedJobs, type StatusJob, type StatusSummary } from '../report/status.js';
 import type { JobQuery, JobRow, JobState, SendSelection } from '../store/index.js';
 import type { LedgerHandle, ListingLedger, PlanLedger } from '../store/index.js';
 import { writeReportFile } from './report-file.js';
-import { modelOf, writeReviewPage, type ReviewPageRequest } from './review-page.js';
 import { jobWindows, mapRows, readTogether } from './windows.js';
 
 /**
@@ -211,30 +210,75 @@ export async function writeEstimateReports(paths: EstimateFiles, report: CostRep
   await writeReportFile(paths.estimateMd, estimateMarkdown(report, title));
 }
 
-/**
- * Makes the results folder and proves a file can be written in it, before anything is paid
- * for: a run that cannot save its results should stop with a message, not after each job.
- */
-export async function ensureWritableFolder(dir: string): Promise<void> {
-  const probe = path.join(dir, `.mediabatch-probe-${process.pid}`);
-  try {
-    await mkdir(dir, { recursive: true });
-    await writeFile(probe, '');
-    await rm(probe, { force: true });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    // mkdir meets a file where a folder should be: EEXIST for the folder itself, ENOTDIR above it.
-    const file = code === 'EEXIST' || code === 'ENOTDIR' ? await fileInPlaceOf(dir) : undefined;
-    const problem = file === undefined ? `(${code}): fix the folder's permissions or pass --out DIR` : `: ${file} is a file, not a folder; move it away or pass --out DIR`;
-    throw new LocalIoError(`cannot write results to ${dir}${problem}. Nothing was sent.`, 'E_OUTPUT', error);
-  }
+export interface ReviewPageRequest {
+  /** The manifest's path: the page is titled with its name. */
+  manifest: string;
+  budgetMicro: MicroUsd | null;
+  generatedAt: Date;
 }
 
-/** The nearest of `dir` and the folders above it that exists as something other than a folder. */
-async function fileInPlaceOf(dir: string): Promise<string | undefined> {
-  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
-    const found = await stat(at).catch(() => undefined);
-    if (found !== undefined) return found.isDirectory() ? undefined : at;
-    if (path.dirname(at) === at) return undefined;
+/**
+ * Writes `<name>.report.html` from the ledger alone, streaming its jobs a window at a time, as
+ * every report file is written (writeReportFile): whoever opens it never sees half a page.
+ */
+export async function writeReviewPage(
+  ledger: Pick<ListingLedger, 'readJobs'> & Pick<PlanLedger, 'spentMicro'> & Pick<LedgerHandle, 'location'>,
+  file: string,
+  request: ReviewPageRequest,
+  rows: AsyncIterable<JobRow> = jobWindows(ledger, { scope: 'report' }),
+): Promise<void> {
+  const spentMicro = await ledger.spentMicro();
+  const pages = renderReviewPage(mapRows(rows, reviewJob), {
+    title: path.basename(request.manifest),
+    generatedAt: request.generatedAt.toISOString(),
+    ledger: beside(ledger.location, path.dirname(file)),
+    spentMicro,
+    budgetMicro: request.budgetMicro,
+    pageDir: path.dirname(file),
+  });
+  await writeReportFile(file, pages);
+}
+
+/** A path as seen from the page's folder when it is inside it (`promo.mediabatch.db`), else whole. */
+function beside(file: string, dir: string): string {
+  const relative = path.relative(dir, file);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
+}
+
+/** What the page shows of a ledger row; the model and a prompt come from the request's parameters. */
+export function reviewJob(row: JobRow): ReviewJob {
+  const params = paramsOf(row);
+  return {
+    id: row.id,
+    type: row.type,
+    state: row.state,
+    priceMicro: row.priceMicro,
+    spentMicro: row.spentMicro,
+    priceSource: row.priceSource,
+    priceKey: row.priceKey,
+    model: modelOf(row),
+    requestId: row.requestId,
+    text: row.text,
+    prompt: typeof params['prompt'] === 'string' ? params['prompt'] : null,
+    tags: row.tags,
+    // A failure the service refunded and allows again says that a later run sends it again.
+    error: failureText({ error: row.lastError, retryable: row.retryable, refunded: row.refunded }),
+    output: row.resultPath,
+    inManifest: row.inManifest,
+  };
+}
+
+/** The model a job's parameters name, if any. */
+export function modelOf(row: Pick<JobRow, 'paramsJson'>): string | null {
+  const model = paramsOf(row)['model'];
+  return typeof model === 'string' ? model : null;
+}
+
+function paramsOf(row: Pick<JobRow, 'paramsJson'>): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(row.paramsJson);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
   }
 }

@@ -1,34 +1,18 @@
 import { ConfigError } from '../errors.js';
 import type { JobType } from '../jobs/types.js';
-import type { Manifest } from '../manifest/types.js';
 import { budgetFit, decimalUsd, formatUsd, usdToMicro, withinBudget, type MicroUsd } from '../money.js';
 import type { PricingResult } from '../pricing/price-jobs.js';
 import type { ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
-import type { Completion } from './completion.js';
 import type { RunDeps } from './context.js';
 import { executePlan, type ExecuteResult } from './execute.js';
-import { ingestManifest, type IngestResult } from './ingest.js';
+import type { Completion } from './follow.js';
+import type { RunRequest } from './index.js';
+import type { IngestResult } from './ingest.js';
 import type { SplitJoins } from './join-splits.js';
 import { planRun, type BudgetFitResult, type RunPlan } from './plan.js';
-import { jobWindows } from './windows.js';
-import { loadCatalogue, priceLedger, readBalanceUsd, type ServiceDeps } from './prepare.js';
+import { prepareSend, readBalanceUsd, type ServiceDeps } from './prepare.js';
 import { BudgetError } from './run-errors.js';
-import { checkSelection, type Selection } from './selection.js';
-
-export interface RunInput {
-  manifest: Manifest;
-  deps: RunDeps;
-  completion: Completion;
-  joins: SplitJoins;
-  baseUrl: string;
-  partial: boolean;
-  /** --only, --tag, --redo: checked against the manifest's jobs before anything is priced. */
-  select: Selection;
-  userStop: AbortSignal;
-  halt: AbortController;
-  /** Called once checks, pricing and the budget passed, and awaited before the first submit. */
-  onExecute?: (plan: RunPlan) => Promise<void> | void;
-}
+import { jobWindows } from './windows.js';
 
 export interface RunOutcome {
   plan: RunPlan;
@@ -38,49 +22,33 @@ export interface RunOutcome {
 }
 
 /**
- * `run` without the terminal: recover, check and record the manifest's jobs, price, plan, enforce
- * the budget, then execute. Nothing is sent before the budget and the balance have been checked
- * against the whole plan.
+ * `run` once its dependencies are built: recover, check and record the manifest's jobs, price,
+ * plan, enforce the budget, then execute. Nothing is sent before the budget and the balance have
+ * been checked against the whole plan; `onExecute` is awaited before the first submit.
  */
-export async function runManifest(input: RunInput): Promise<RunOutcome> {
-  const { manifest, deps } = input;
-  const { ledger } = deps;
+export async function sendManifest(
+  request: Pick<RunRequest, 'manifest' | 'service' | 'partial'>,
+  deps: RunDeps,
+  followed: { completion: Completion; joins: SplitJoins },
+  send: SendSelection,
+  control: { userStop: AbortSignal; halt: AbortController; onExecute: (plan: RunPlan) => Promise<void> },
+): Promise<RunOutcome> {
+  const { ledger, options } = deps;
   for (const id of await ledger.recoverInterrupted()) {
     deps.emit({ kind: 'in_doubt', id, reason: 'a previous run stopped while submitting it' });
   }
-  const service: ServiceDeps = { ...deps, baseUrl: input.baseUrl, retry: deps.options.retry };
-  const ingest = await ingestManifest({
-    manifest,
-    onProgress: (rows) => {
-      deps.progress.pricing.jobsRead = rows;
-    },
-    ledger,
-    models: await loadCatalogue(service),
-    onChanged: (change) =>
-      deps.emit({
-        kind: 'warning',
-        message: `job "${change.id}" changed after it was submitted: it keeps its earlier result (${change.state}). Give it a new id to generate it again.`,
-      }),
-  });
-  const send: SendSelection = { resubmitInDoubt: deps.options.resubmitInDoubt, ...input.select };
-  await checkSelection(ledger, send);
-  // Only what this run may send needs a price (and a fresh one): a finished job costs nothing more.
-  const pricing = await priceLedger(send, service, { confirmCached: true });
-  for (const change of pricing.changes) {
-    deps.emit({
-      kind: 'warning',
-      message: `the service's price changed since it was cached (${change.model}: ${formatUsd(usdToMicro(change.cachedUsd, 'up'))} → ${formatUsd(usdToMicro(change.currentUsd, 'up'))} for one job): its group was priced again before anything was sent`,
-    });
-  }
+  const service = { ...deps, baseUrl: request.service.baseUrl, retry: options.retry };
+  const { ingest, pricing } = await prepareSend(request.manifest, service, send, true);
   // Kept as exact decimal dollars, the key `status` has always read.
-  if (deps.options.budgetMicro !== null) await ledger.setMeta('budget_usd', decimalUsd(deps.options.budgetMicro));
-  const plan = await planFromLedger(ledger, send, deps.options.budgetMicro, input.partial);
-  if (plan.budget.overByMicro > 0 && !input.partial) throw new BudgetError(budgetMessage(plan));
-  await checkBalance(deps, plan.send.micro);
-  await input.onExecute?.(plan);
-  const execute = await executePlan(deps, input.completion, plan, send, { userStop: input.userStop, halt: input.halt });
+  if (options.budgetMicro !== null) await ledger.setMeta('budget_usd', decimalUsd(options.budgetMicro));
+  const partial = request.partial ?? false;
+  const plan = await planFromLedger(ledger, send, options.budgetMicro, partial);
+  if (plan.budget.overByMicro > 0 && !partial) throw new BudgetError(budgetMessage(plan));
+  await checkBalance(service, plan.send.micro);
+  await control.onExecute(plan);
+  const execute = await executePlan(deps, followed.completion, plan, send, control);
   // Parts collected by earlier runs, or by one that stopped before joining them.
-  await input.joins.sweep();
+  await followed.joins.sweep();
   return { plan, pricing, execute, ingest };
 }
 
@@ -117,9 +85,9 @@ export function budgetMessage(plan: RunPlan): string {
 }
 
 /** Generation is refused below about $0.49 (docs/service.md); refuse up front rather than halfway. */
-async function checkBalance(deps: RunDeps, toSendMicro: MicroUsd): Promise<void> {
+async function checkBalance(deps: ServiceDeps, toSendMicro: MicroUsd): Promise<void> {
   if (toSendMicro === 0) return;
-  const balanceUsd = await readBalanceUsd({ client: deps.client, retry: deps.options.retry, emit: deps.emit, stop: deps.stop });
+  const balanceUsd = await readBalanceUsd(deps);
   const balanceMicro = usdToMicro(balanceUsd, 'down');
   if (balanceMicro < toSendMicro) {
     throw new ConfigError(

@@ -3,7 +3,7 @@ import { withRetries } from '../api/retry.js';
 import type { ServiceRequest } from '../api/types.js';
 import { kindOf, type SendableJob } from '../jobs/index.js';
 import type { ReservableState, SubmittedResult } from '../store/index.js';
-import type { Completion } from './completion.js';
+import type { Completion } from './follow.js';
 import type { RunDeps } from './context.js';
 import type { PacedClass } from './pace.js';
 import { describeError, FatalRunError, SubmitAbandoned } from './run-errors.js';

@@ -1,19 +1,20 @@
 /**
- * Following jobs by the service's signed webhooks: the `Completion` (runner/completion.ts) that
+ * Following jobs by the service's signed webhooks: the `Completion` (runner/follow.ts) that
  * run() chooses when given a webhook URL. Each request carries the URL and this run's secret, a
  * receiver settles deliveries, and polling stays the safety net: a job not heard from within
  * `silenceMs` is asked about, jobs of earlier runs are asked about as before.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { ServiceRequest } from '../api/types.js';
+import type { RequestStatus, ServiceRequest } from '../api/types.js';
 import type { JobType } from '../jobs/types.js';
+import type { DeliveryJob } from '../store/index.js';
 import { startReceiver, type Receiver, type Rejection, type WebhookSecret } from '../webhooks/receiver.js';
+import type { SignedDelivery, Verdict } from '../webhooks/receiver.js';
 import { newWebhookSecret } from '../webhooks/signature.js';
-import type { Completion, FollowHooks } from './completion.js';
-import type { PollSchedules, RunDeps } from './context.js';
-import { pollOnce } from './follow.js';
+import type { PollSchedules, RunDeps, RunEvent } from './context.js';
+import { followedFromRow, pollOnce, settleStatus, type Completion, type FollowHooks } from './follow.js';
 import type { SplitJoins } from './join-splits.js';
-import { settleDelivery, type Tally } from './webhook-settle.js';
+import { sleep } from './pace.js';
 
 export interface WebhookSettings {
   /** The public HTTPS URL the service posts to: the user's reverse proxy or tunnel to `listen`. */
@@ -26,6 +27,23 @@ export interface WebhookSettings {
 export const DEFAULT_SILENCE_MS = 120_000;
 /** Rejections reported and written to the ledger one by one; past this many a run only counts them. */
 const LOGGED_REJECTIONS = 100;
+/** How long a delivery waits for the request id it names to be committed (the service can be quick). */
+const RECORDING_WAIT_MS = 3000;
+
+/** What a run's receiver did with the deliveries it verified, and how many it refused. */
+type Tally = Omit<Extract<RunEvent, { kind: 'webhooks_summary' }>, 'kind'>;
+
+/** What settling a delivery uses: `collections` are shared with the poller, `forget` drops a job from its queue. */
+interface Settling {
+  deps: RunDeps;
+  joins: SplitJoins;
+  tally: Tally;
+  base: PollSchedules;
+  collections: Pick<Collections, 'hold' | 'run'>;
+  forget(jobId: string): void;
+  /** A request id was answered a moment ago: its row may be a commit away. */
+  recentlySent(): boolean;
+}
 
 /**
  * Creates this run's secret (kept in the ledger only), and unless `listen` is false starts the
@@ -40,6 +58,9 @@ export async function openWebhookCompletion(deps: RunDeps, joins: SplitJoins, se
   let lastSentMs = Number.NEGATIVE_INFINITY;
   const collections = new Collections(deps.options.concurrency * 2, (error) => hooks?.fatal(error));
   const path = new URL(settings.url).pathname;
+  const forget = (id: string): void => hooks?.forget(id);
+  const recentlySent = (): boolean => performance.now() - lastSentMs < 2000;
+  const settling: Settling = { deps, joins, tally, base, collections, forget, recentlySent };
   const receiver: Receiver | undefined = listen
     ? await startReceiver({
         host: settings.listen.host,
@@ -48,17 +69,7 @@ export async function openWebhookCompletion(deps: RunDeps, joins: SplitJoins, se
         nowMs: () => deps.clock.nowMs(),
         secrets: () => secrets,
         onRejected: (rejection) => reportRejection(deps, tally, rejection),
-        settle: (delivery) =>
-          settleDelivery({
-            deps,
-            joins,
-            delivery,
-            tally,
-            base,
-            collections,
-            forget: (id) => hooks?.forget(id),
-            recentlySent: () => performance.now() - lastSentMs < 2000,
-          }),
+        settle: (delivery) => settleDelivery(settling, delivery),
       })
     : undefined;
   const { run, secret } = await addRun(deps, receiver);
@@ -137,6 +148,92 @@ export function withRequestFields(request: ServiceRequest, fields: Record<string
   const redact = [...(request.redact ?? []), secret];
   if ('json' in request) return { ...request, json: { ...request.json, ...fields }, redact };
   return { ...request, multipart: { ...request.multipart, fields: { ...request.multipart.fields, ...fields } }, redact };
+}
+
+/**
+ * Settles one verified delivery, and answers before any download: the delivery id is recorded
+ * (a second time changes nothing), a failure or a result is handed to the same code the poller
+ * runs after its status call, and only a job still `submitted` moves, so a late
+ * `job.processing` or a second `job.completed` never takes a job backwards or downloads twice.
+ */
+async function settleDelivery(input: Settling, delivery: SignedDelivery): Promise<Verdict> {
+  const { deps, tally } = input;
+  // Refused, the delivery comes again: to the next run, which collects it.
+  if (deps.stop.aborted) return { ok: false, status: 503, reason: 'the run is stopping' };
+  const job = await findJob(input, delivery.jobRequestId);
+  if (job !== undefined && job.webhookRun !== delivery.signedBy) {
+    return { ok: false, status: 401, reason: 'signed with the secret of another run than the one that sent the job' };
+  }
+  const first = await deps.ledger.recordDelivery({ deliveryId: delivery.deliveryId, event: delivery.event, jobId: job?.id ?? null });
+  if (!first) return counted(tally, 'duplicate');
+  // A job this ledger does not know (another manifest's, one whose answer never came) or one
+  // already settled: recorded, and nothing changes.
+  if (job === undefined || job.state !== 'submitted') return counted(tally, 'ignored');
+  return counted(tally, await apply(input, delivery, job));
+}
+
+async function apply(input: Settling, delivery: SignedDelivery, job: DeliveryJob): Promise<'applied' | 'ignored'> {
+  const { deps } = input;
+  if (delivery.event === 'job.processing') {
+    await deps.ledger.recordEvent(job.id, 'webhook_processing', { deliveryId: delivery.deliveryId });
+    return 'applied';
+  }
+  const status = statusOf(delivery);
+  if (status === 'not-a-result') return 'ignored';
+  const release = input.collections.hold(job.id);
+  // The poller is collecting it right now, from the same answer the service gives.
+  if (release === undefined) return 'applied';
+  const followed = followedFromRow(job);
+  const giveUpAtMs = deps.clock.nowMs() + input.base[job.type].giveUpMs;
+  const requestId = delivery.jobRequestId;
+  input.collections.run(async () => {
+    try {
+      // A failure that says too little is asked about once, as the poller would (the job is held already).
+      if (status === 'ask') await pollOnce(deps, input.joins, followed, requestId, giveUpAtMs);
+      else await settleStatus(deps, input.joins, followed, requestId, status, giveUpAtMs);
+    } finally {
+      release();
+    }
+    // Settled, it leaves the poller's queue. Still submitted (a download that failed, a status
+    // that said it runs), it stays there, and is asked about when its silence runs out.
+    if ((await deps.ledger.getJob(job.id))?.state !== 'submitted') input.forget(job.id);
+  });
+  return 'applied';
+}
+
+/**
+ * A delivery as the status the poller would have read. A failure without `retryable` and
+ * `refunded` (the service's documented payload has neither) is asked about once: whether the
+ * job is sent again, and whether its price stays spent, rests on them.
+ */
+function statusOf(delivery: SignedDelivery): RequestStatus | 'ask' | 'not-a-result' {
+  if (delivery.event === 'job.completed') return { status: 'done', rawStatus: 'done', resultUrl: delivery.resultUrl };
+  if (delivery.event !== 'job.failed') return 'not-a-result';
+  const failure = delivery.failure ?? {};
+  if (failure.retryable === undefined || failure.refunded === undefined) return 'ask';
+  return { status: 'error', rawStatus: 'error', ...failure };
+}
+
+/**
+ * The job whose request id the delivery names. The service may deliver before the answer to
+ * the submit has been committed here: while submits are in flight, or one was answered a
+ * moment ago, it looks again for a little while.
+ */
+async function findJob(input: Settling, requestId: string): Promise<DeliveryJob | undefined> {
+  const { deps } = input;
+  const startedMs = performance.now();
+  for (;;) {
+    const job = await deps.ledger.jobForDelivery(requestId);
+    if (job !== undefined) return job;
+    const recording = deps.inFlight.submits > 0 || input.recentlySent();
+    if (!recording || performance.now() - startedMs > RECORDING_WAIT_MS) return undefined;
+    await sleep(25);
+  }
+}
+
+function counted(tally: Tally, outcome: 'applied' | 'duplicate' | 'ignored'): Verdict {
+  tally[outcome === 'duplicate' ? 'duplicates' : outcome] += 1;
+  return { ok: true, outcome };
 }
 
 /**

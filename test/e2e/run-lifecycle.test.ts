@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src/api/client.js';
 import { openManifest } from '../../src/manifest/open.js';
-import { pollingCompletion } from '../../src/runner/completion.js';
+import { pollingCompletion } from '../../src/runner/follow.js';
 import { createRunDeps, DEFAULT_RETRY, pollEvery } from '../../src/runner/context.js';
 import { executePlan } from '../../src/runner/execute.js';
 import { SplitJoins } from '../../src/runner/join-splits.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatStatusText } from '../../src/report/status.js';
 import { summarize } from '../../src/runner/reports.js';
-import { writeReviewPage } from '../../src/runner/review-page.js';
+import { writeReviewPage } from '../../src/runner/reports.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { FAST } from '../reliability/helpers.js';

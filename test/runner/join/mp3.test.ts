@@ -1,7 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { joinMp3, joinParts, joinsExactly, playlistText } from '../../../src/runner/join/index.js';
+import { joinParts, joinsExactly, playlistText } from '../../../src/runner/join-splits.js';
+import { joinMp3 } from '../../../src/runner/join/mp3.js';
 import { folder, removeFolders, writeParts } from './helpers.js';
 
 afterEach(removeFolders);

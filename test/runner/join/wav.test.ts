@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { joinWav } from '../../../src/runner/join/index.js';
+import { joinWav } from '../../../src/runner/join/wav.js';
 import { wavTone } from '../../../src/sim/results.js';
 import { chunk, fmtPayload, folder, removeFolders, riff, writeParts } from './helpers.js';
 
