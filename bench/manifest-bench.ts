@@ -2,7 +2,7 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { loadManifest } from '../src/manifest/load.js';
+import { loadManifest } from '../src/manifest/read.js';
 
 type WriteFile = (path: string, text: string) => Promise<void>;
 

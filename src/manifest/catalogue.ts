@@ -1,8 +1,6 @@
 import type { Model } from '../api/types.js';
-import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
-import { closest, quotedList } from './suggest.js';
-import { kindOf, type ReportProblem } from '../jobs/index.js';
-import type { FieldPosition, ResolvedJob } from './types.js';
+import { expectedGot, formatGot, type ManifestIssue, closest, quotedList } from './errors.js';
+import { kindOf, type ReportProblem, type FieldPosition, type ResolvedJob } from '../jobs/index.js';
 
 function unknownModelHint(given: string, models: readonly Model[], type: string): string {
   const byName = models.find((model) => model.name === given || model.name.toLowerCase() === given.toLowerCase());

@@ -1,8 +1,7 @@
-import { isJobType, kindOf, type JobType } from '../jobs/index.js';
+import { isJobType, kindOf, type JobType, type FieldPosition, type SourcePosition } from '../jobs/index.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
 import { fieldSpecFor } from './fields.js';
 import { pathKey } from './schema-issues.js';
-import type { FieldPosition, SourcePosition } from './types.js';
 import type { MapLocation } from './yaml-source.js';
 
 /** One `defaults.<type>` block: usable values, every key written (valid or not), positions. */

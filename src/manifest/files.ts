@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { sniffImageType } from '../media-type.js';
 import { confine, type FileScope } from './file-scope.js';
-import type { ImageRef } from './types.js';
+import type { ImageRef } from '../jobs/index.js';
 
 // A text larger than this, in a file or inline, is almost certainly a mistake (and costs real money).
 export const MAX_TEXT_BYTES = 1024 * 1024;

@@ -2,15 +2,49 @@ import { dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { JOB_TYPES, type JobType } from '../jobs/index.js';
 import { defaultsBlock, type DefaultsBlock } from './draft.js';
-import { fileScope } from './file-scope.js';
+import { fileScope, type FileScope } from './file-scope.js';
 import { readManifestText } from './manifest-file.js';
 import { headerSchema } from './schema.js';
 import { type Locator, translateSchemaIssues, type SchemaCheck } from './schema-issues.js';
 import { checkDefaultsTexts } from './text-checks.js';
 import type { ManifestIssue } from './errors.js';
-import { parseSourceEntry } from './sources/index.js';
-import type { Manifest, ManifestUnit } from './types.js';
+import { parseSourceEntry } from './sources/entry.js';
 import { locateMap, locatePath, parseManifestSource, type ManifestSource } from './yaml-source.js';
+import type { SourceEntry } from './sources/types.js';
+
+/** A manifest as it was opened; its jobs are read unit by unit (manifest/read.ts), never all held at once. */
+export interface Manifest {
+  /** Absolute; `displayPath` is as the user gave it, for messages. */
+  path: string;
+  displayPath: string;
+  budgetUsd?: number | undefined;
+  /** In manifest order: the inline `jobs:`, then each of `sources:`. */
+  units: ManifestUnit[];
+  /** Problems found when it was opened (top level, defaults, sources): reported with its jobs'. */
+  issues: ManifestIssue[];
+  reading: ManifestReading;
+}
+
+/** Where a manifest's jobs come from: its inline `jobs:` list, or one entry of `sources:`. */
+export interface ManifestUnit {
+  /** Stable while the manifest does not change what the unit is: the ledger keys its jobs by it. */
+  key: string;
+  /** 0 for the inline jobs, then 1, 2, … for sources in the order they are written. */
+  position: number;
+  kind: 'jobs' | 'csv' | 'tsv' | 'jsonl' | 'files' | 'matrix';
+  /** How messages name it: `jobs:`, `csv chapters.csv`. */
+  label: string;
+  /** `index`: 0-based in `sources:`. */
+  source?: { entry: SourceEntry; index: number } | undefined;
+}
+
+export interface ManifestReading {
+  source: ManifestSource;
+  defaults: Record<JobType, DefaultsBlock>;
+  scope: FileScope;
+  /** Where a JSON Lines source named `-` reads from instead of a file (stdin). */
+  input?: Readable | undefined;
+}
 
 export interface LoadOptions {
   /** Let text_file and image paths point outside the manifest's folder (`--allow-outside-files`). */

@@ -1,5 +1,5 @@
 import type { Model } from '../api/types.js';
-import { kindOf } from '../jobs/index.js';
+import { kindOf, type ResolvedJob } from '../jobs/index.js';
 import { modelOf } from './catalogue.js';
 import { contentHash, imageHashes } from './content-hash.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
@@ -7,7 +7,6 @@ import { idIssue } from './ids.js';
 import { ID_PATTERN, SPLIT_MODES, type SplitMode } from './fields.js';
 import { partId, splitText } from './split.js';
 import { sourceDisplayPath } from './sources/rows.js';
-import type { ResolvedJob } from './types.js';
 
 /** A job cut into parts, or the job itself; and what kept it from being cut. */
 export interface Parts {

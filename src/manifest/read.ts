@@ -1,12 +1,17 @@
 import type { Model } from '../api/types.js';
-import type { ManifestIssue } from './errors.js';
+import type { ResolvedJob, SourcePosition } from '../jobs/index.js';
+import { IssueCollector, type ManifestIssue } from './errors.js';
 import { newFileCache } from './files.js';
-import type { Claimant } from './ids.js';
+import { type Claimant, duplicateIssue, IdSet } from './ids.js';
+import { type LoadOptions, type Manifest, type ManifestUnit, openManifest } from './open.js';
 import { resolveRow, type ReadFile, type RowContext, type RowInput, type RowOutcome } from './rows.js';
 import { jobItemSchema } from './schema.js';
 import type { Locator } from './schema-issues.js';
-import type { Manifest, ManifestUnit, ResolvedJob, SourcePosition } from './types.js';
-import { readSourceBatches, type SourceContext, type SourceRow } from './sources/index.js';
+import { readCsv } from './sources/csv.js';
+import { readFiles } from './sources/files.js';
+import { readJsonl } from './sources/jsonl.js';
+import { readMatrix } from './sources/matrix.js';
+import type { SourceContext, SourceEntry, SourceItem, SourceRow } from './sources/types.js';
 import { locateMap, locatePath } from './yaml-source.js';
 
 /** Rows resolved together: their files read concurrently, handed on as one batch. */
@@ -25,7 +30,7 @@ export interface UnitBatch {
 /**
  * A unit's jobs, a batch at a time, in manifest order; `models`: the catalogue to check each job
  * against (undefined: offline). Nothing is kept between batches but a few cached files, so a
- * source of any size reads in bounded memory. Duplicate ids are the ledger's (or load.ts's) to find.
+ * source of any size reads in bounded memory. Duplicate ids are the ledger's (or checkJobs's) to find.
  */
 export async function* readUnit(
   manifest: Manifest,
@@ -126,4 +131,71 @@ async function* inBatches(ctx: RowContext, rows: Iterable<RowInput> | AsyncItera
     if (pending.length >= BATCH_ROWS) yield await flush();
   }
   if (pending.length > 0) yield await flush();
+}
+
+/**
+ * Sources of jobs besides inline `jobs:` (docs/sources.md). The rows of one entry checked by
+ * `parseSourceEntry`, in the source's order, in batches as the source has them ready (a chunk of a
+ * file, a thousand files or combinations): a promise per batch rather than per row. Each row is
+ * the raw fields of one job with where they came from, or a located problem; defaults,
+ * validation and ids from content are the caller's, exactly as for inline jobs.
+ */
+export function readSourceBatches(entry: SourceEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
+  switch (entry.kind) {
+    case 'csv':
+    case 'tsv':
+      return readCsv(entry, context);
+    case 'jsonl':
+      return readJsonl(entry, context);
+    case 'files':
+      return readFiles(entry, context);
+    case 'matrix':
+      return readMatrix(entry, context);
+  }
+}
+
+/** A manifest read whole, for small manifests and tests. */
+export interface LoadedManifest extends Omit<Manifest, 'reading' | 'issues'> {
+  jobs: ResolvedJob[];
+}
+
+/**
+ * Reads a whole manifest into memory: every job resolved, ids unique (ignoring case), every
+ * problem reported at once as a ManifestError (UsageError when the file cannot be read). For
+ * small manifests and tests; a run streams its jobs into the ledger instead (runner/ingest.ts),
+ * where the ledger holds the ids. `models`: check every job against the catalogue too.
+ */
+export async function loadManifest(path: string, options: LoadOptions & { models?: readonly Model[] } = {}): Promise<LoadedManifest> {
+  const manifest = await openManifest(path, options);
+  const jobs: ResolvedJob[] = [];
+  await checkJobs(manifest, options.models, (job) => jobs.push(job));
+  const { reading: _reading, issues: _issues, ...rest } = manifest;
+  return { ...rest, jobs };
+}
+
+/**
+ * Reads every job of an opened manifest a batch at a time, hands each on to `use`, and throws
+ * every problem at the end as one ManifestError: the rows', and ids another job already holds
+ * (ignoring case; a row with problems, or a split text, still holds its id). Keeps no job: only
+ * the ids, compactly. `models`: check every job against the catalogue too.
+ */
+export async function checkJobs(manifest: Manifest, models: readonly Model[] | undefined, use: (job: ResolvedJob) => void): Promise<void> {
+  const issues = new IssueCollector();
+  issues.addAll(manifest.issues);
+  const ids = new IdSet();
+  const file = manifest.displayPath;
+  const claim = (job: Claimant): boolean => {
+    const held = ids.add(job.id, { file: job.position.file ?? file, line: job.position.line, col: job.position.col });
+    if (held !== undefined) issues.add(duplicateIssue(job, file, held));
+    return held === undefined;
+  };
+  for (const unit of manifest.units) {
+    for await (const batch of readUnit(manifest, unit, { models })) {
+      issues.addAll(batch.issues);
+      batch.claims.forEach(claim);
+      for (const job of batch.jobs) if (claim(job)) use(job);
+    }
+  }
+  const error = issues.error();
+  if (error !== undefined) throw error;
 }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Model } from '../api/types.js';
-import { kindOf, type ImageRef } from '../jobs/index.js';
+import { kindOf, type ImageRef, type ResolvedJob } from '../jobs/index.js';
 import { catalogueIssues } from './catalogue.js';
 import { countChars, contentHash, imageHashes } from './content-hash.js';
 import { draftJob, type DraftContext, issueAt, type JobDraft, type RowSite } from './draft.js';
@@ -11,7 +11,6 @@ import { jobItemSchema } from './schema.js';
 import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
 import { partsOf, splitModeOf } from './parts.js';
 import { checkJobTexts } from './text-checks.js';
-import type { ResolvedJob } from './types.js';
 import type { MapLocation } from './yaml-source.js';
 
 /** What every row of one reading shares: `dir` is the manifest's folder, `file` its path as messages show it. */

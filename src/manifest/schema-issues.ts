@@ -1,9 +1,7 @@
-import { isJobType, JOB_TYPES, kindOf, type JobType } from '../jobs/index.js';
+import { isJobType, JOB_TYPES, kindOf, type JobType, type SourcePosition } from '../jobs/index.js';
 import type * as z from 'zod';
-import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
+import { expectedGot, formatGot, type ManifestIssue, closest, quotedList } from './errors.js';
 import { fieldSpecFor, jobFieldNames, TOP_LEVEL_EXPECTED, TYPES_TEXT } from './fields.js';
-import { closest, quotedList } from './suggest.js';
-import type { SourcePosition } from './types.js';
 import type { PathSegment } from './yaml-source.js';
 
 /** Where the value (or key) at a path from the manifest's root is written. */

@@ -10,7 +10,7 @@ type Shape = Record<string, z.ZodType>;
 type Json = Record<string, unknown>;
 
 // Everything is optional at this level: a job may take any parameter from defaults, so "required"
-// can only be decided after merging, which load.ts does with messages of its own.
+// can only be decided after merging, which read.ts does with messages of its own.
 function optionalShape(specs: Readonly<Record<string, FieldSpec>>): Shape {
   return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, spec.schema.optional()]));
 }
@@ -141,7 +141,7 @@ function manifestSchema() {
 /**
  * JSON Schema of the manifest, for editor completion; equal to the committed SCHEMA_FILE. Its jobs
  * are made as strict as the validator (withStrictJobs): the zod schema above stays loose about
- * what defaults may supply, because load.ts reports that with messages of its own.
+ * what defaults may supply, because read.ts reports that with messages of its own.
  */
 export function manifestJsonSchema(): Json {
   const generated = z.toJSONSchema(manifestSchema(), { target: 'draft-7' }) as Json;
@@ -149,7 +149,7 @@ export function manifestJsonSchema(): Json {
 }
 
 /**
- * The jobs of the manifest's JSON Schema made as strict as the validator (load.ts), with one
+ * The jobs of the manifest's JSON Schema made as strict as the validator (read.ts), with one
  * error for one mistake, so an editor says what `mediabatch validate` would:
  * - a job is matched to its kind by `if`/`then` on `type`, not by trying every kind (`oneOf`),
  *   which reported a wrong field once per kind;

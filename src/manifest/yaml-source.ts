@@ -1,6 +1,6 @@
 import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit, type YAMLParseError } from 'yaml';
 import { ManifestError, type ManifestIssue } from './errors.js';
-import type { SourcePosition } from './types.js';
+import type { SourcePosition } from '../jobs/index.js';
 import { PlainValueProblem, plainValue } from './yaml-plain.js';
 
 /**

@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { JobType } from '../jobs/types.js';
-import type { Manifest } from '../manifest/types.js';
+import type { Manifest } from '../manifest/open.js';
 import { budgetFit, decimalUsd, formatUsd, usdToMicro, withinBudget, type MicroUsd } from '../money.js';
 import type { PricingResult } from '../pricing/price-jobs.js';
 import type { ListingLedger, PlanLedger, SendSelection } from '../store/index.js';

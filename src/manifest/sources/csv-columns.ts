@@ -1,6 +1,4 @@
-import { expectedGot, formatGot } from '../errors.js';
-import { SHOWN_ISSUES } from '../issues.js';
-import { closest, quotedList } from '../suggest.js';
+import { expectedGot, formatGot, SHOWN_ISSUES, closest, quotedList } from '../errors.js';
 import type { SourceContext, SourceItem, SourceLocation, TableEntry } from './types.js';
 import { jobFieldNames } from '../fields.js';
 import { complaintBody, manifestAt, problemAt, templateProblem } from './rows.js';

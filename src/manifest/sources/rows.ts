@@ -1,8 +1,7 @@
 import { dirname, isAbsolute, join } from 'node:path';
 import { isJobType, JOB_TYPES, type JobType } from '../../jobs/index.js';
-import { expectedGot, formatGot, type ManifestIssue } from '../errors.js';
+import { expectedGot, formatGot, type ManifestIssue, closest, quotedList } from '../errors.js';
 import { TYPE_FIELD } from '../fields.js';
-import { closest, quotedList } from '../suggest.js';
 import { type Complaint, type Filling, type Placeholder, renderId, unknownPlaceholder } from './template.js';
 import type { SourceContext, SourceEntry, SourceItem, SourceLocation, SourceProblem, TableEntry } from './types.js';
 

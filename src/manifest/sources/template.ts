@@ -1,6 +1,5 @@
 import { COMMON_FIELDS, ID_PATTERN } from '../fields.js';
-import { formatGot } from '../errors.js';
-import { closest } from '../suggest.js';
+import { formatGot, closest } from '../errors.js';
 
 // Id templates of sources: `ch-{stem}`, `promo-{first_frame_image.stem}-{prompt.index}`. Braces
 // are never id characters, so no escaping is needed: a brace outside a placeholder is a mistake.

@@ -1,8 +1,7 @@
 import type { Readable } from 'node:stream';
-import type { JobType } from '../../jobs/index.js';
+import type { JobType, SourcePosition } from '../../jobs/index.js';
 import type { ManifestIssue } from '../errors.js';
 import type { FileScope } from '../file-scope.js';
-import type { SourcePosition } from '../types.js';
 import type { IdTemplate } from './template.js';
 
 /** The kinds of source, by the key that names them on an entry. */
