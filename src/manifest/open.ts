@@ -6,7 +6,6 @@ import { fileScope, type FileScope } from './file-scope.js';
 import { readManifestText } from './manifest-file.js';
 import { headerSchema } from './schema.js';
 import { type Locator, translateSchemaIssues, type SchemaCheck } from './schema-issues.js';
-import { checkDefaultsTexts } from './text-checks.js';
 import type { ManifestIssue } from './errors.js';
 import { parseSourceEntry } from './sources/entry.js';
 import { locateMap, locatePath, parseManifestSource, type ManifestSource } from './yaml-source.js';
@@ -73,7 +72,6 @@ export async function openManifest(path: string, options: LoadOptions = {}): Pro
   const parsed = headerSchema().safeParse(root);
   const locate: Locator = (path, target) => locatePath(source, path, target);
   const check = translateSchemaIssues({ file: path, root, locate }, parsed.success ? [] : parsed.error.issues);
-  checkDefaultsTexts(path, locate, root, check);
   const { budget, jobs } = (root ?? {}) as { budget?: unknown; jobs?: unknown };
   const { units: sourceUnits, problems: sourceProblems } = sourceEntries(path, source, root);
   const scope = await fileScope(dirname(absolute), options.allowOutsideFiles === true);

@@ -10,7 +10,6 @@ import { checkImage, type FileCache, type FileCheck, readTextFile } from './file
 import { jobItemSchema } from './schema.js';
 import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
 import { partsOf, splitModeOf } from './parts.js';
-import { checkJobTexts } from './text-checks.js';
 import type { MapLocation } from './yaml-source.js';
 
 /** What every row of one reading shares: `dir` is the manifest's folder, `file` its path as messages show it. */
@@ -64,7 +63,6 @@ export async function resolveRow(ctx: RowContext, input: RowInput): Promise<RowO
     return { jobs: [], files: [], issues: check.issues };
   }
   const prefix = site.prefix ?? [];
-  checkJobTexts(site.file, site.locate, raw, [...prefix], check, site.jobIndex);
   const invalid = fieldsUnder(check.invalidPaths, prefix);
   const rowSite: RowSite = { file: site.file, jobIndex: site.jobIndex, invalid, issues: check.issues };
   const draft = draftJob(ctx, rowSite, input.index, raw, input.location);

@@ -2,6 +2,7 @@ import { isJobType, JOB_TYPES, kindOf, type JobType, type SourcePosition } from 
 import type * as z from 'zod';
 import { expectedGot, formatGot, type ManifestIssue, closest, quotedList } from './errors.js';
 import { fieldSpecFor, jobFieldNames, TOP_LEVEL_EXPECTED, TYPES_TEXT } from './fields.js';
+import type { Unsendable } from './schema.js';
 import type { PathSegment } from './yaml-source.js';
 
 /** Where the value (or key) at a path from the manifest's root is written. */
@@ -132,10 +133,13 @@ export function translateSchemaIssues(site: IssueSite, zodIssues: readonly z.cor
     invalidPaths.add(key);
     const where = describePath(root, path, inline);
     const got = valueAt(root, path);
-    const expected = expectedFor(zodIssue, where, path, got);
-    const hint = quotedNumberHint(got, expected);
+    // A text the schema refused to send (schema.ts) says why in its params.
+    const unsendable = zodIssue.code === 'custom' ? (zodIssue.params as Unsendable | undefined) : undefined;
+    const expected = unsendable?.expected ?? expectedFor(zodIssue, where, path, got);
+    const hint = unsendable?.hint ?? quotedNumberHint(got, expected);
     const base = issueBase(file, locate, where, path, 'value');
-    const gotText = path.length === 0 && (root === null || root === undefined) ? 'an empty file' : formatGot(got);
+    const detail = unsendable === undefined ? '' : ` (${unsendable.detail})`;
+    const gotText = path.length === 0 && (root === null || root === undefined) ? 'an empty file' : formatGot(got) + detail;
     issues.push({ ...base, ...expectedGot(expected, gotText), ...(hint === undefined ? {} : { hint }) });
   }
   return { issues, invalidPaths };
