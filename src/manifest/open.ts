@@ -2,13 +2,12 @@ import { dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { JOB_TYPES, type JobType } from '../jobs/index.js';
 import { defaultsBlock, type DefaultsBlock } from './draft.js';
-import { fileScope, type FileScope } from './file-scope.js';
-import { readManifestText } from './manifest-file.js';
+import { fileScope, type FileScope } from './files.js';
+import { readManifestText, locateMap, locatePath, parseManifestSource, type ManifestSource } from './yaml-source.js';
 import { headerSchema } from './schema.js';
 import { type Locator, translateSchemaIssues, type SchemaCheck } from './schema-issues.js';
 import type { ManifestIssue } from './errors.js';
 import { parseSourceEntry } from './sources/entry.js';
-import { locateMap, locatePath, parseManifestSource, type ManifestSource } from './yaml-source.js';
 import type { SourceEntry } from './sources/types.js';
 
 /** A manifest as it was opened; its jobs are read unit by unit (manifest/read.ts), never all held at once. */

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Model } from '../api/types.js';
 import { kindOf, type ImageRef, type ResolvedJob } from '../jobs/index.js';
-import { catalogueIssues } from './catalogue.js';
+import { catalogueIssues, partsOf, splitModeOf } from './catalogue.js';
 import { countChars, contentHash, imageHashes } from './content-hash.js';
 import { draftJob, type DraftContext, issueAt, type JobDraft, type RowSite } from './draft.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
@@ -9,7 +9,6 @@ import type { Claimant } from './ids.js';
 import { checkImage, type FileCache, type FileCheck, readTextFile } from './files.js';
 import { jobItemSchema } from './schema.js';
 import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
-import { partsOf, splitModeOf } from './parts.js';
 import type { MapLocation } from './yaml-source.js';
 
 /** What every row of one reading shares: `dir` is the manifest's folder, `file` its path as messages show it. */

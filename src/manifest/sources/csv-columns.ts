@@ -1,8 +1,7 @@
 import { expectedGot, formatGot, SHOWN_ISSUES, closest, quotedList } from '../errors.js';
 import type { SourceContext, SourceItem, SourceLocation, TableEntry } from './types.js';
 import { jobFieldNames } from '../fields.js';
-import { complaintBody, manifestAt, problemAt, templateProblem } from './rows.js';
-import type { Complaint } from './template.js';
+import { complaintBody, manifestAt, problemAt, templateProblem, type Complaint } from './rows.js';
 
 /**
  * How a CSV/TSV header maps onto job fields: `columns: { field: column }` first, then every

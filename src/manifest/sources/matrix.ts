@@ -1,6 +1,5 @@
 import type { MatrixEntry, SourceContext, SourceItem, SourceLocation } from './types.js';
-import { assembleRow, BATCH_ROWS, manifestAt, templateProblem } from './rows.js';
-import type { Filling, Placeholder } from './template.js';
+import { assembleRow, BATCH_ROWS, manifestAt, templateProblem, type Filling, type Placeholder } from './rows.js';
 
 /** The next combination, the last list turning fastest; false after the last one. */
 function advance(counters: number[], entry: MatrixEntry): boolean {

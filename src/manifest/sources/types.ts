@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { JobType, SourcePosition } from '../../jobs/index.js';
 import type { ManifestIssue } from '../errors.js';
-import type { FileScope } from '../file-scope.js';
-import type { IdTemplate } from './template.js';
+import type { FileScope } from '../files.js';
+import type { IdTemplate } from './rows.js';
 
 /** The kinds of source, by the key that names them on an entry. */
 export const TABLE_KINDS = ['csv', 'tsv', 'jsonl'] as const;

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { formatIssue } from '../../../src/manifest/errors.js';
-import { fileScope } from '../../../src/manifest/file-scope.js';
+import { fileScope } from '../../../src/manifest/files.js';
 import { readSourceBatches } from '../../../src/manifest/read.js';
 import { parseSourceEntry } from '../../../src/manifest/sources/entry.js';
 import type {

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, test } from 'vitest';
-import { fileScope } from '../../../src/manifest/file-scope.js';
+import { fileScope } from '../../../src/manifest/files.js';
 import { parseSourceEntry } from '../../../src/manifest/sources/entry.js';
 import { fieldsOf, firstEntry, folderWith, MANIFEST, readFirst, readSource, removeFolders } from './helpers.js';
 
