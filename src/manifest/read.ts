@@ -3,7 +3,7 @@ import type { ResolvedJob, SourcePosition } from '../jobs/index.js';
 import { IssueCollector, type ManifestIssue } from './errors.js';
 import { newFileCache } from './files.js';
 import { type Claimant, duplicateIssue, IdSet } from './ids.js';
-import { type LoadOptions, type Manifest, type ManifestUnit, openManifest } from './open.js';
+import type { Manifest, ManifestUnit } from './open.js';
 import { resolveRow, type ReadFile, type RowContext, type RowInput, type RowOutcome } from './rows.js';
 import { jobItemSchema } from './schema.js';
 import type { Locator } from './schema-issues.js';
@@ -141,36 +141,8 @@ async function* inBatches(ctx: RowContext, rows: Iterable<RowInput> | AsyncItera
  * validation and ids from content are the caller's, exactly as for inline jobs.
  */
 export function readSourceBatches(entry: SourceEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
-  switch (entry.kind) {
-    case 'csv':
-    case 'tsv':
-      return readCsv(entry, context);
-    case 'jsonl':
-      return readJsonl(entry, context);
-    case 'files':
-      return readFiles(entry, context);
-    case 'matrix':
-      return readMatrix(entry, context);
-  }
-}
-
-/** A manifest read whole, for small manifests and tests. */
-export interface LoadedManifest extends Omit<Manifest, 'reading' | 'issues'> {
-  jobs: ResolvedJob[];
-}
-
-/**
- * Reads a whole manifest into memory: every job resolved, ids unique (ignoring case), every
- * problem reported at once as a ManifestError (UsageError when the file cannot be read). For
- * small manifests and tests; a run streams its jobs into the ledger instead (runner/ingest.ts),
- * where the ledger holds the ids. `models`: check every job against the catalogue too.
- */
-export async function loadManifest(path: string, options: LoadOptions & { models?: readonly Model[] } = {}): Promise<LoadedManifest> {
-  const manifest = await openManifest(path, options);
-  const jobs: ResolvedJob[] = [];
-  await checkJobs(manifest, options.models, (job) => jobs.push(job));
-  const { reading: _reading, issues: _issues, ...rest } = manifest;
-  return { ...rest, jobs };
+  const read = { csv: readCsv, tsv: readCsv, jsonl: readJsonl, files: readFiles, matrix: readMatrix }[entry.kind];
+  return (read as (entry: SourceEntry, context: SourceContext) => AsyncGenerator<SourceItem[]>)(entry, context);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { loadManifest } from '../../src/manifest/read.js';
+import { loadManifest } from '../support/load-manifest.js';
 import type { ResolvedJob } from '../../src/jobs/index.js';
 import { FIXTURES } from './helpers.js';
 
