@@ -1,10 +1,10 @@
 import type { Model } from '../api/types.js';
-import { expectedGot, formatGot, type ManifestIssue, closest, quotedList } from './errors.js';
-import { kindOf, type ReportProblem, type FieldPosition, type ResolvedJob } from '../jobs/index.js';
+import { formatGot, type ManifestIssue, closest, quotedList } from './errors.js';
+import { kindOf, type ReportProblem, type ResolvedJob } from '../jobs/index.js';
 import { contentHash, imageHashes } from './content-hash.js';
-import { idIssue } from './ids.js';
+import { jobIssue } from './ids.js';
 import { ID_PATTERN, SPLIT_MODES, type SplitMode } from './fields.js';
-import { partId, splitText } from './split.js';
+import { partId, type SplitProblem, splitText } from './split.js';
 import { sourceDisplayPath } from './sources/rows.js';
 
 function unknownModelHint(given: string, models: readonly Model[], type: string): string {
@@ -40,13 +40,7 @@ function checkJob(job: ResolvedJob, models: readonly Model[], report: ReportProb
 export function catalogueIssues(job: ResolvedJob, models: readonly Model[], manifestFile: string): ManifestIssue[] {
   const issues: ManifestIssue[] = [];
   checkJob(job, models, (field, expected, got, hint) => {
-    const at: FieldPosition = job.fieldPositions[field] ?? job.position;
-    const words = 'text' in got ? got.text : formatGot(got.value);
-    const issue: ManifestIssue = { file: at.file ?? manifestFile, line: at.line, col: at.col, jobId: job.id, field, ...expectedGot(expected, words) };
-    if (job.inlineIndex !== undefined) issue.jobIndex = job.inlineIndex;
-    if (at.fromDefaults === true) issue.fromDefaults = true;
-    if (hint !== undefined) issue.hint = hint;
-    issues.push(issue);
+    issues.push(jobIssue(job, manifestFile, field, { expected, got: 'text' in got ? got.text : formatGot(got.value), hint }));
   });
   return issues;
 }
@@ -102,19 +96,15 @@ export function partsOf(job: ResolvedJob, mode: SplitMode | undefined, models: r
   return { jobs, issues: [] };
 }
 
-function splitIssue(job: ResolvedJob, field: string, problem: { line: number; col: number; expected: string; got: string; hint: string }, manifestFile: string): ManifestIssue {
-  const where = job.textFile === undefined ? job.fieldPositions[field] ?? job.position : undefined;
-  const label = job.inlineIndex === undefined ? {} : { jobIndex: job.inlineIndex };
+function splitIssue(job: ResolvedJob, field: string, problem: SplitProblem, manifestFile: string): ManifestIssue {
+  if (job.textFile === undefined) return jobIssue(job, manifestFile, field, problem);
   // In a text file the sentence has a place of its own; written in the manifest, the text's place is the field's.
-  const at =
-    where === undefined
-      ? { file: sourceDisplayPath(manifestFile, job.textFile ?? ''), line: problem.line, col: problem.col }
-      : { file: where.file ?? manifestFile, line: where.line, col: where.col };
-  return { ...at, ...label, jobId: job.id, field: job.textFile === undefined ? field : 'text_file', ...expectedGot(problem.expected, problem.got), hint: problem.hint };
+  const at = { file: sourceDisplayPath(manifestFile, job.textFile), line: problem.line, col: problem.col };
+  return jobIssue(job, manifestFile, 'text_file', problem, at);
 }
 
 function idTooLongIssue(job: ResolvedJob, partIdText: string, manifestFile: string): ManifestIssue {
-  return idIssue(job, manifestFile, {
+  return jobIssue(job, manifestFile, 'id', {
     expected: 'an id short enough to name its parts (at most 128 characters with ".p001")',
     got: `"${partIdText}"`,
     hint: 'shorten the id: the parts of a split text are named <id>.p001, <id>.p002, …',

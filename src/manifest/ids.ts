@@ -1,5 +1,5 @@
 import { expectedGot, type ManifestIssue } from './errors.js';
-import type { ResolvedJob } from '../jobs/index.js';
+import type { FieldPosition, ResolvedJob } from '../jobs/index.js';
 
 /** Where a job is written, as messages and the ledger name it: `file:line:col`. */
 export function originOf(job: Pick<ResolvedJob, 'position'>, manifestFile: string): string {
@@ -25,7 +25,7 @@ export function duplicateIssue(
     got = `"${job.id}" (derived; the job at ${where} has identical content)`;
     hint = 'give these jobs ids of their own if both should run';
   }
-  return idIssue(job, manifestFile, { expected: 'a unique id', got, hint });
+  return jobIssue(job, manifestFile, 'id', { expected: 'a unique id', got, hint });
 }
 
 /**
@@ -33,7 +33,7 @@ export function duplicateIssue(
  * would be paid twice, and the id that had it would keep a result that is not its content now.
  */
 export function movedIssue(job: IdJob, manifestFile: string, paidAs: { id: string; state: string }): ManifestIssue {
-  return idIssue(job, manifestFile, {
+  return jobIssue(job, manifestFile, 'id', {
     expected: 'an id that keeps its content between runs',
     got: `"${job.id}", whose content "${paidAs.id}" was already sent with (${paidAs.state})`,
     hint:
@@ -45,16 +45,23 @@ export function movedIssue(job: IdJob, manifestFile: string, paidAs: { id: strin
 export type Claimant = Pick<ResolvedJob, 'id' | 'idDerived' | 'inlineIndex' | 'position' | 'fieldPositions'>;
 type IdJob = Omit<Claimant, 'idDerived'>;
 
-/** A problem with a job's id, located at its `id:` (or at the job when the id was derived). */
-export function idIssue(job: IdJob, manifestFile: string, problem: { expected: string; got: string; hint?: string | undefined }): ManifestIssue {
-  const at = job.fieldPositions['id'] ?? job.position;
+
+/** A problem with one field of a job, at where that field is written (else at the job), labelled with the job. */
+export function jobIssue(
+  job: IdJob,
+  manifestFile: string,
+  field: string,
+  problem: { expected: string; got: string; hint?: string | undefined },
+  at: FieldPosition = job.fieldPositions[field] ?? job.position,
+): ManifestIssue {
   return {
     file: at.file ?? manifestFile,
     line: at.line,
     col: at.col,
     ...(job.inlineIndex === undefined ? {} : { jobIndex: job.inlineIndex }),
     jobId: job.id,
-    field: 'id',
+    field,
+    ...(at.fromDefaults === true ? { fromDefaults: true } : {}),
     ...expectedGot(problem.expected, problem.got),
     ...(problem.hint === undefined ? {} : { hint: problem.hint }),
   };
