@@ -1,14 +1,21 @@
 import { dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { JOB_TYPES, type JobType } from '../jobs/index.js';
-import { defaultsBlock, type DefaultsBlock } from './draft.js';
+import { JOB_TYPES, kindOf, type FieldPosition, type JobType } from '../jobs/index.js';
 import { fileScope, type FileScope } from './files.js';
-import { readManifestText, locateMap, locatePath, parseManifestSource, type ManifestSource } from './yaml-source.js';
+import { readManifestText, locateMap, locatePath, type MapLocation, parseManifestSource, type ManifestSource } from './yaml-source.js';
 import { headerSchema } from './schema.js';
-import { type Locator, translateSchemaIssues } from './schema-issues.js';
+import { type Locator, pathKey, translateSchemaIssues } from './schema-issues.js';
 import type { ManifestIssue } from './errors.js';
 import { parseSourceEntry } from './sources/entry.js';
 import type { SourceEntry } from './sources/types.js';
+
+/** One `defaults.<type>` block: usable values, every key written (valid or not), positions. */
+export interface DefaultsBlock {
+  values: Record<string, unknown>;
+  written: Set<string>;
+  /** Made once and shared by every job that takes the value. */
+  positions: Map<string, FieldPosition>;
+}
 
 /** A manifest as it was opened; its jobs are read unit by unit (manifest/read.ts), never all held at once. */
 export interface Manifest {
@@ -95,4 +102,23 @@ export async function openManifest(path: string, options: LoadOptions = {}): Pro
       ...(stdin ? { input: options.input } : {}),
     },
   };
+}
+
+/** The usable values of a defaults block: the schema rejected none of them. */
+export function defaultsBlock(raw: unknown, type: JobType, location: MapLocation, invalidPaths: Set<string>): DefaultsBlock {
+  const values: Record<string, unknown> = {};
+  const written = new Set<string>();
+  const positions = new Map<string, FieldPosition>();
+  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+    for (const [key, value] of Object.entries(raw)) {
+      written.add(key);
+      if (!(key in kindOf(type).params) || invalidPaths.has(pathKey(['defaults', type, key]))) continue;
+      values[key] = value;
+      // One object per field, not one per job: V8 gives every `{ ...at, fromDefaults }` clone a
+      // hidden class of its own.
+      const { line, col } = location.fields.get(key)?.value ?? location.start;
+      positions.set(key, { line, col, fromDefaults: true });
+    }
+  }
+  return { values, written, positions };
 }
