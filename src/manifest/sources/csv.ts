@@ -75,12 +75,12 @@ function rowItem({ entry, plan, coerce, context }: Table, cells: readonly string
     if (cell.trim() === '') return;
     for (const field of plan.fieldsOf[i] ?? []) fields[field] = cell;
   });
-  const fieldAt = (field: string): SourceLocation => {
+  const ownAt = (field: string): SourceLocation | undefined => {
     const column = plan.columnOf.get(field);
     if (column !== undefined && (cells[column] ?? '').trim() !== '') return { file: at.file, line: at.line, col: column + 1 };
-    return Object.hasOwn(entry.fields, field) ? manifestAt(context, [field]) : at;
+    return undefined;
   };
-  return assembleRow({ ordinal, entry, fields, at, fieldAt, coerce });
+  return assembleRow({ ordinal, entry, context, fields, at, ownAt, coerce });
 }
 
 /**

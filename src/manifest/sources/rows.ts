@@ -46,24 +46,27 @@ export function templateProblem(
 export interface RowInput {
   ordinal: number;
   entry: SourceEntry;
+  context: SourceContext;
   /** The entry's fields with the row's own over them, still raw. */
   fields: Record<string, unknown>;
   at: SourceLocation;
-  fieldAt(field: string): SourceLocation;
+  /** Where the row itself writes a field (a cell, a key, a matrix value); else the entry's key, else `at`. */
+  ownAt?: ((field: string) => SourceLocation | undefined) | undefined;
   /** Turns raw values into what their fields want once the row's type is known (CSV cells). */
   coerce?: ((type: JobType, fields: Record<string, unknown>) => void) | undefined;
-  /** Fills an id template's placeholders; by default from the row's fields and `{n}`. */
+  /** Fills an id template's placeholders the source names itself; then `{n}` and the row's fields. */
   fill?: ((placeholder: Placeholder) => Filling | undefined) | undefined;
 }
 
-function typeProblem(input: RowInput, given: unknown): SourceItem {
+function typeProblem(input: RowInput, given: unknown, typeAt: SourceLocation): SourceItem {
   if (given === undefined) {
     const hint = 'give the row a type, or set type: on the source entry';
     return problemAt(input.at, { field: 'type', ...expectedGot(TYPE_FIELD.expected, 'nothing'), hint }, input.ordinal);
   }
   const near = typeof given === 'string' ? closest(given, JOB_TYPES, 1) : [];
   const hint = near.length > 0 ? `did you mean ${quotedList(near)}?` : undefined;
-  return problemAt(input.fieldAt('type'), { field: 'type', ...expectedGot(TYPE_FIELD.expected, formatGot(given)), hint }, input.ordinal);
+  const body = { field: 'type', ...expectedGot(TYPE_FIELD.expected, formatGot(given)), hint };
+  return problemAt(typeAt, body, input.ordinal);
 }
 
 /**
@@ -72,19 +75,22 @@ function typeProblem(input: RowInput, given: unknown): SourceItem {
  * type or id cannot be settled is a problem instead.
  */
 export function assembleRow(input: RowInput): SourceItem {
-  const { fields, entry, ordinal } = input;
+  const { fields, entry, ordinal, at } = input;
+  const fieldAt = (field: string): SourceLocation =>
+    input.ownAt?.(field) ?? (Object.hasOwn(entry.fields, field) ? manifestAt(input.context, [field]) : at);
   const given = fields['type'] ?? entry.type;
-  if (!isJobType(given)) return typeProblem(input, given);
+  if (!isJobType(given)) return typeProblem(input, given, fieldAt('type'));
   fields['type'] = given;
   input.coerce?.(given, fields);
   if (entry.idTemplate !== undefined && fields['id'] === undefined) {
-    const fill = input.fill ?? ((p: Placeholder) => (p.name === 'n' ? { value: ordinal + 1 } : Object.hasOwn(fields, p.name) ? { value: fields[p.name] } : undefined));
-    const id = renderId(entry.idTemplate, fill);
+    const own = (p: Placeholder) => (Object.hasOwn(fields, p.name) ? { value: fields[p.name] } : undefined);
+    const id = renderId(entry.idTemplate, (p) => input.fill?.(p) ?? (p.name === 'n' ? { value: ordinal + 1 } : own(p)));
     // A value that makes no id is shown where it is written (a cell, a matrix value).
-    if (!id.ok) return problemAt(id.placeholder === undefined ? input.at : input.fieldAt(id.placeholder.name), complaintBody('id', id), ordinal);
+    const idAt = id.placeholder === undefined ? at : fieldAt(id.placeholder.name);
+    if (!id.ok) return problemAt(idAt, complaintBody('id', id), ordinal);
     fields['id'] = id.value;
   }
-  return { row: { ordinal, type: given, fields, at: input.at, fieldAt: input.fieldAt } };
+  return { row: { ordinal, type: given, fields, at, fieldAt } };
 }
 
 // Id templates of sources: `ch-{stem}`, `promo-{first_frame_image.stem}-{prompt.index}`. Braces
