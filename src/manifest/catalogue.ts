@@ -45,7 +45,6 @@ export function catalogueIssues(job: ResolvedJob, models: readonly Model[], mani
   return issues;
 }
 
-/** The catalogue's record of a job's model, when it has one. */
 export function modelOf(job: Pick<ResolvedJob, 'params'>, models: readonly Model[]): Model | undefined {
   const slug = String(job.params['model']);
   return models.find((candidate) => candidate.slug === slug);

@@ -31,7 +31,6 @@ export interface HashedContent {
   images?: Record<string, string> | undefined;
 }
 
-/** sha256 hex over the canonical JSON of a job's resolved content. */
 export function contentHash(content: HashedContent): string {
   return createHash('sha256').update(canonicalJson(content)).digest('hex');
 }

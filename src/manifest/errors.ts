@@ -132,7 +132,6 @@ export class IssueCollector {
     for (const issue of issues) this.add(issue);
   }
 
-  /** The problems as a ManifestError, or undefined when there is none. */
   error(): ManifestError | undefined {
     if (this.#count === 0) return undefined;
     for (const { issue, more } of this.#fromDefaults.values()) {

@@ -9,7 +9,6 @@ export const MAX_TEXT_BYTES = 1024 * 1024;
 /** The service's limit per image (docs/service.md). */
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
-/** What a local file check found: the content, or why it cannot be used. */
 export type FileCheck<T> = { ok: true; value: T } | { ok: false; expected: string; detail: string; hint?: string };
 
 type ImageInfo = Omit<ImageRef, 'written'> & { stamp: string };

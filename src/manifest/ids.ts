@@ -41,7 +41,6 @@ export function movedIssue(job: IdJob, manifestFile: string, paidAs: { id: strin
   });
 }
 
-/** What a duplicate message needs of a job: its id, and where it is. */
 export type Claimant = Pick<ResolvedJob, 'id' | 'idDerived' | 'inlineIndex' | 'position' | 'fieldPositions'>;
 type IdJob = Omit<Claimant, 'idDerived'>;
 

@@ -93,13 +93,11 @@ function sourceRow(unit: ManifestUnit, row: SourceRow): RowInput {
       root: { jobs: [row.fields] },
       locate: (path) => where(path.length >= 3 ? String(path[2]) : undefined),
       prefix: ['jobs', 0],
-      inline: false,
     },
     location: { start: where(undefined), fields },
   };
 }
 
-/** The manifest's own `jobs:` list, each with the positions of its YAML. */
 function* inlineRows(manifest: Manifest): Generator<RowInput> {
   const { source } = manifest.reading;
   const jobs = (source.root as { jobs?: unknown } | null)?.jobs;

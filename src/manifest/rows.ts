@@ -31,7 +31,7 @@ export interface RowInput {
   index: number;
   raw: unknown;
   /** Where schema problems are placed: `site.prefix` leads from `site.root` to this row. */
-  site: IssueSite & { jobIndex?: number | undefined };
+  site: IssueSite;
   location: MapLocation;
 }
 

@@ -37,12 +37,12 @@ function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
   return value;
 }
 
-function describePath(root: unknown, path: readonly PathSegment[], inline = true): Where {
+function describePath(root: unknown, path: readonly PathSegment[], jobIndex?: number): Where {
   const [first, second, third] = path;
   if (first === 'jobs' && typeof second === 'number') {
     const type = (valueAt(root, ['jobs', second, 'type']) as unknown) ?? undefined;
     const name = typeof third === 'string' ? third : undefined;
-    return { ...(inline ? { jobIndex: second } : {}), type: isJobType(type) ? type : undefined, field: name, name };
+    return { ...(jobIndex === undefined ? {} : { jobIndex }), type: isJobType(type) ? type : undefined, field: name, name };
   }
   if (first === 'defaults' && isJobType(second) && typeof third === 'string') {
     return { type: second, field: `defaults.${second}.${third}`, name: third };
@@ -93,11 +93,11 @@ function issueBase(file: string, locate: Locator, where: Where, path: readonly P
   return { file: at ?? file, line, col, message: '', ...jobIndex, ...field };
 }
 
-function unknownKeyIssues(file: string, locate: Locator, root: unknown, issue: z.core.$ZodIssueUnrecognizedKeys, path: PathSegment[], inline: boolean): ManifestIssue[] {
+function unknownKeyIssues(file: string, locate: Locator, root: unknown, issue: z.core.$ZodIssueUnrecognizedKeys, path: PathSegment[], jobIndex?: number): ManifestIssue[] {
   const allowed = allowedKeys(root, path);
   return issue.keys.map((key) => {
     const keyPath = [...path, key];
-    const base = issueBase(file, locate, describePath(root, keyPath, inline), keyPath, 'key');
+    const base = issueBase(file, locate, describePath(root, keyPath, jobIndex), keyPath, 'key');
     const hint = unknownKeyHint(key, allowed);
     return { ...base, message: 'unknown field', ...(hint === undefined ? {} : { hint }) };
   });
@@ -105,33 +105,32 @@ function unknownKeyIssues(file: string, locate: Locator, root: unknown, issue: z
 
 /**
  * How issues are placed: `root` is what the paths start from (the manifest, or a source's row as
- * `{ jobs: [row] }`), `prefix` goes before zod's paths (an item checked alone), and `inline` says
- * whether `jobs.N` is job #N of the manifest.
+ * `{ jobs: [row] }`), `prefix` goes before zod's paths (an item checked alone), and `jobIndex` is
+ * set for job #N of the manifest's own `jobs:`.
  */
 export interface IssueSite {
   file: string;
   root: unknown;
   locate: Locator;
   prefix?: readonly PathSegment[];
-  inline?: boolean;
+  jobIndex?: number | undefined;
 }
 
 /** Turns zod's issues into positioned manifest issues; one per path, unknown keys one per key. */
 export function translateSchemaIssues(site: IssueSite, zodIssues: readonly z.core.$ZodIssue[]): SchemaCheck {
   const { file, root, locate } = site;
-  const inline = site.inline ?? true;
   const issues: ManifestIssue[] = [];
   const invalidPaths = new Set<string>();
   for (const zodIssue of zodIssues) {
     const path = [...(site.prefix ?? []), ...zodIssue.path.filter((s): s is PathSegment => typeof s !== 'symbol')];
     if (zodIssue.code === 'unrecognized_keys') {
-      issues.push(...unknownKeyIssues(file, locate, root, zodIssue, path, inline));
+      issues.push(...unknownKeyIssues(file, locate, root, zodIssue, path, site.jobIndex));
       continue;
     }
     const key = pathKey(path);
     if (invalidPaths.has(key)) continue;
     invalidPaths.add(key);
-    const where = describePath(root, path, inline);
+    const where = describePath(root, path, site.jobIndex);
     const got = valueAt(root, path);
     // A text the schema refused to send (schema.ts) says why in its params.
     const unsendable = zodIssue.code === 'custom' ? (zodIssue.params as Unsendable | undefined) : undefined;

@@ -34,7 +34,6 @@ export interface ManifestSource {
   index: NodeIndex | undefined;
 }
 
-/** Where a mapping starts and where each of its keys and values sits. */
 export interface MapLocation {
   start: SourcePosition;
   fields: Map<string, { key: SourcePosition; value: SourcePosition }>;

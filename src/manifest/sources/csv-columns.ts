@@ -11,7 +11,6 @@ import { complaintBody, manifestAt, problemAt, templateProblem, type Complaint }
 export interface ColumnPlan {
   /** By column index: the fields the column fills (usually one). */
   fieldsOf: string[][];
-  /** By field: the index of the column that fills it. */
   columnOf: Map<string, number>;
 }
 

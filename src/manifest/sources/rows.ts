@@ -7,7 +7,6 @@ import type { SourceContext, SourceEntry, SourceItem, SourceLocation, SourceProb
 /** Rows a reader of an in-memory list (files, matrix) hands over at once, as a file's chunk would. */
 export const BATCH_ROWS = 1000;
 
-/** The pieces of a message a problem carries besides where it is. */
 export type ProblemBody = Pick<ManifestIssue, 'field' | 'message' | 'expected' | 'got' | 'hint'>;
 
 export function problemAt(at: SourceLocation, body: ProblemBody, ordinal?: number): SourceItem {
@@ -27,7 +26,6 @@ export function sourceDisplayPath(manifestFile: string, written: string): string
   return isAbsolute(written) ? written : join(dirname(manifestFile), written);
 }
 
-/** A place in the manifest, inside the source entry. */
 export function manifestAt(context: SourceContext, path: readonly (string | number)[], target?: 'key'): SourceLocation {
   return { file: context.manifestFile, ...context.locate(path, target) };
 }

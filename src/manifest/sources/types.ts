@@ -84,7 +84,6 @@ export type LocateInEntry = (path: readonly (string | number)[], target?: 'key' 
 
 /** What every reader needs from the manifest being loaded. */
 export interface SourceContext {
-  /** The manifest as messages show it. */
   manifestFile: string;
   /** The manifest's folder, absolute: paths in the entry are relative to it. */
   manifestDir: string;
