@@ -1,11 +1,11 @@
 import type { Model } from '../api/types.js';
-import { formatGot, type ManifestIssue, closest, quotedList } from './errors.js';
 import { kindOf, type ReportProblem, type ResolvedJob } from '../jobs/index.js';
 import { contentHash, imageHashes } from './content-hash.js';
-import { jobIssue } from './ids.js';
+import { formatGot, type ManifestIssue, closest, quotedList } from './errors.js';
 import { ID_PATTERN, SPLIT_MODES, type SplitMode } from './fields.js';
-import { partId, type SplitProblem, splitText } from './split.js';
+import { jobIssue } from './ids.js';
 import { sourceDisplayPath } from './sources/rows.js';
+import { partId, type SplitProblem, splitText } from './split.js';
 
 function unknownModelHint(given: string, models: readonly Model[], type: string): string {
   const byName = models.find((model) => model.name === given || model.name.toLowerCase() === given.toLowerCase());
@@ -40,7 +40,8 @@ function checkJob(job: ResolvedJob, models: readonly Model[], report: ReportProb
 export function catalogueIssues(job: ResolvedJob, models: readonly Model[], manifestFile: string): ManifestIssue[] {
   const issues: ManifestIssue[] = [];
   checkJob(job, models, (field, expected, got, hint) => {
-    issues.push(jobIssue(job, manifestFile, field, { expected, got: 'text' in got ? got.text : formatGot(got.value), hint }));
+    const words = 'text' in got ? got.text : formatGot(got.value);
+    issues.push(jobIssue(job, manifestFile, field, { expected, got: words, hint }));
   });
   return issues;
 }

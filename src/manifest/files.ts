@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat, realpath } from 'node:fs/promises';
-import { sniffImageType } from '../media-type.js';
-import type { ImageRef } from '../jobs/index.js';
 import { isAbsolute, relative, sep } from 'node:path';
+import type { ImageRef } from '../jobs/index.js';
+import { sniffImageType } from '../media-type.js';
 
 // A text larger than this, in a file or inline, is almost certainly a mistake (and costs real money).
 export const MAX_TEXT_BYTES = 1024 * 1024;

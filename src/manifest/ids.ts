@@ -1,5 +1,5 @@
-import { expectedGot, type ManifestIssue } from './errors.js';
 import type { FieldPosition, ResolvedJob } from '../jobs/index.js';
+import { expectedGot, type ManifestIssue } from './errors.js';
 
 /** Where a job is written, as messages and the ledger name it: `file:line:col`. */
 export function originOf(job: Pick<ResolvedJob, 'position'>, manifestFile: string): string {

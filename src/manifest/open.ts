@@ -1,13 +1,20 @@
 import { dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { JOB_TYPES, kindOf, type FieldPosition, type JobType } from '../jobs/index.js';
-import { fileScope, type FileScope } from './files.js';
-import { readManifestText, locateMap, locatePath, type MapLocation, parseManifestSource, type ManifestSource } from './yaml-source.js';
-import { headerSchema } from './schema.js';
-import { type Locator, pathKey, translateSchemaIssues } from './schema-issues.js';
 import type { ManifestIssue } from './errors.js';
+import { fileScope, type FileScope } from './files.js';
+import { type Locator, pathKey, translateSchemaIssues } from './schema-issues.js';
+import { headerSchema } from './schema.js';
 import { parseSourceEntry } from './sources/entry.js';
 import type { SourceEntry } from './sources/types.js';
+import {
+  readManifestText,
+  locateMap,
+  locatePath,
+  type MapLocation,
+  parseManifestSource,
+  type ManifestSource,
+} from './yaml-source.js';
 
 /** One `defaults.<type>` block: usable values, every key written (valid or not), positions. */
 export interface DefaultsBlock {

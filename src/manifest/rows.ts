@@ -1,16 +1,24 @@
 import { resolve } from 'node:path';
 import type { Model } from '../api/types.js';
-import { kindOf, type ImageRef, type ResolvedJob, isJobType, type JobType, type FieldPosition, type SourcePosition } from '../jobs/index.js';
+import {
+  kindOf,
+  type ImageRef,
+  type ResolvedJob,
+  isJobType,
+  type JobType,
+  type FieldPosition,
+  type SourcePosition,
+} from '../jobs/index.js';
 import { catalogueIssues, partsOf, splitModeOf } from './catalogue.js';
 import { countChars, contentHash, imageHashes } from './content-hash.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
-import type { Claimant } from './ids.js';
-import { checkImage, type FileCache, type FileCheck, readTextFile } from './files.js';
-import { jobItemSchema } from './schema.js';
-import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
-import type { DefaultsBlock } from './open.js';
-import type { MapLocation } from './yaml-source.js';
 import { fieldSpecFor } from './fields.js';
+import { checkImage, type FileCache, type FileCheck, readTextFile } from './files.js';
+import type { Claimant } from './ids.js';
+import type { DefaultsBlock } from './open.js';
+import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
+import { jobItemSchema } from './schema.js';
+import type { MapLocation } from './yaml-source.js';
 
 /**
  * What every row of one reading shares: `dir` is the manifest's folder, `file` its path as messages

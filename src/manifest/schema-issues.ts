@@ -42,7 +42,8 @@ function describePath(root: unknown, path: readonly PathSegment[], jobIndex?: nu
   if (first === 'jobs' && typeof second === 'number') {
     const type = (valueAt(root, ['jobs', second, 'type']) as unknown) ?? undefined;
     const name = typeof third === 'string' ? third : undefined;
-    return { ...(jobIndex === undefined ? {} : { jobIndex }), type: isJobType(type) ? type : undefined, field: name, name };
+    const job = jobIndex === undefined ? {} : { jobIndex };
+    return { ...job, type: isJobType(type) ? type : undefined, field: name, name };
   }
   if (first === 'defaults' && isJobType(second) && typeof third === 'string') {
     return { type: second, field: `defaults.${second}.${third}`, name: third };
@@ -93,7 +94,11 @@ function issueBase(file: string, locate: Locator, where: Where, path: readonly P
   return { file: at ?? file, line, col, message: '', ...jobIndex, ...field };
 }
 
-function unknownKeyIssues(file: string, locate: Locator, root: unknown, issue: z.core.$ZodIssueUnrecognizedKeys, path: PathSegment[], jobIndex?: number): ManifestIssue[] {
+function unknownKeyIssues(
+  { file, locate, root, jobIndex }: IssueSite,
+  issue: z.core.$ZodIssueUnrecognizedKeys,
+  path: PathSegment[],
+): ManifestIssue[] {
   const allowed = allowedKeys(root, path);
   return issue.keys.map((key) => {
     const keyPath = [...path, key];
@@ -124,7 +129,7 @@ export function translateSchemaIssues(site: IssueSite, zodIssues: readonly z.cor
   for (const zodIssue of zodIssues) {
     const path = [...(site.prefix ?? []), ...zodIssue.path.filter((s): s is PathSegment => typeof s !== 'symbol')];
     if (zodIssue.code === 'unrecognized_keys') {
-      issues.push(...unknownKeyIssues(file, locate, root, zodIssue, path, site.jobIndex));
+      issues.push(...unknownKeyIssues(site, zodIssue, path));
       continue;
     }
     const key = pathKey(path);
@@ -138,7 +143,8 @@ export function translateSchemaIssues(site: IssueSite, zodIssues: readonly z.cor
     const hint = unsendable?.hint ?? quotedNumberHint(got, expected);
     const base = issueBase(file, locate, where, path, 'value');
     const detail = unsendable === undefined ? '' : ` (${unsendable.detail})`;
-    const gotText = path.length === 0 && (root === null || root === undefined) ? 'an empty file' : formatGot(got) + detail;
+    const empty = path.length === 0 && (root === null || root === undefined);
+    const gotText = empty ? 'an empty file' : formatGot(got) + detail;
     issues.push({ ...base, ...expectedGot(expected, gotText), ...(hint === undefined ? {} : { hint }) });
   }
   return { issues, invalidPaths };

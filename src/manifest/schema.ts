@@ -42,7 +42,8 @@ function unsendable(field: string, text: string): Unsendable | undefined {
   const nul = text.indexOf('\u0000');
   if (nul !== -1) {
     const detail = `a NUL character at character ${characterNumber(text, nul)}`;
-    return { expected: 'text without NUL characters', detail, hint: 'remove it (in quotes, "\\0" and "\\x00" write one)' };
+    const hint = 'remove it (in quotes, "\\0" and "\\x00" write one)';
+    return { expected: 'text without NUL characters', detail, hint };
   }
   const lone = LONE_SURROGATE.exec(text);
   if (lone === null) return undefined;

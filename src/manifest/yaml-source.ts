@@ -1,12 +1,12 @@
-import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit, type YAMLParseError } from 'yaml';
-import { ManifestError, type ManifestIssue } from './errors.js';
-import type { SourcePosition } from '../jobs/index.js';
-import { PlainValueProblem, plainValue } from './yaml-plain.js';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
+import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit, type YAMLParseError } from 'yaml';
 import { MediabatchError, UsageError } from '../errors.js';
+import type { SourcePosition } from '../jobs/index.js';
+import { ManifestError, type ManifestIssue } from './errors.js';
 import { MAX_TEXT_BYTES, sizeText } from './files.js';
+import { PlainValueProblem, plainValue } from './yaml-plain.js';
 
 /**
  * What is kept of one YAML node once its Document is gone: where it starts and, near the top, its

@@ -1,13 +1,13 @@
-import { CsvError, parse, type Parser } from 'csv-parse';
 import { pipeline, type Readable } from 'node:stream';
+import { CsvError, parse, type Parser } from 'csv-parse';
+import type * as z from 'zod';
 import type { JobType, FieldSpec } from '../../jobs/index.js';
 import { expectedGot } from '../errors.js';
-import { type ColumnPlan, planColumns } from './csv-columns.js';
 import { fieldSpecFor } from '../fields.js';
+import { type ColumnPlan, planColumns } from './csv-columns.js';
 import { assembleRow, manifestAt, type ProblemBody, problemAt, sourceDisplayPath } from './rows.js';
-import type { SourceContext, SourceItem, SourceLocation, TableEntry } from './types.js';
 import { MAX_RECORD_CHARS, NOT_UTF8, openTable, REPLACEMENT_CHAR } from './table-input.js';
-import type * as z from 'zod';
+import type { SourceContext, SourceItem, SourceLocation, TableEntry } from './types.js';
 
 const LINE_BREAKS = /\r\n|\r|\n/g;
 
