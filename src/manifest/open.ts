@@ -7,14 +7,8 @@ import { type Locator, pathKey, translateSchemaIssues } from './schema-issues.js
 import { headerSchema } from './schema.js';
 import { parseSourceEntry } from './sources/entry.js';
 import type { SourceEntry } from './sources/types.js';
-import {
-  readManifestText,
-  locateMap,
-  locatePath,
-  type MapLocation,
-  parseManifestSource,
-  type ManifestSource,
-} from './yaml-source.js';
+import { locateMap, locatePath, parseManifestSource, readManifestText } from './yaml-source.js';
+import type { ManifestSource, MapLocation } from './yaml-source.js';
 
 /** One `defaults.<type>` block: usable values, every key written (valid or not), positions. */
 export interface DefaultsBlock {

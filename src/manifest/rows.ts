@@ -1,14 +1,7 @@
 import { resolve } from 'node:path';
 import type { Model } from '../api/types.js';
-import {
-  kindOf,
-  type ImageRef,
-  type ResolvedJob,
-  isJobType,
-  type JobType,
-  type FieldPosition,
-  type SourcePosition,
-} from '../jobs/index.js';
+import { isJobType, kindOf, type FieldPosition, type ImageRef, type JobType } from '../jobs/index.js';
+import type { ResolvedJob, SourcePosition } from '../jobs/index.js';
 import { catalogueIssues, partsOf, splitModeOf } from './catalogue.js';
 import { countChars, contentHash, imageHashes } from './content-hash.js';
 import { expectedGot, type ManifestIssue } from './errors.js';

@@ -2,18 +2,8 @@ import { isJobType, kindOf, type JobType } from '../../jobs/index.js';
 import { expectedGot, formatGot, closest, editDistance, quotedList } from '../errors.js';
 import { fieldSpecFor, jobFieldNames, kindsWithField, TYPE_FIELD } from '../fields.js';
 import { type IdTemplate, parseIdTemplate, placeholders } from './rows.js';
-import {
-  OWN_KEYS,
-  SOURCE_KINDS,
-  type SourceContext,
-  type SourceEntry,
-  type SourceKind,
-  type FilesEntry,
-  type MatrixEntry,
-  type SourceProblem,
-  type TableEntry,
-  type TableKind,
-} from './types.js';
+import { OWN_KEYS, SOURCE_KINDS, type SourceContext, type SourceEntry, type SourceKind } from './types.js';
+import type { FilesEntry, MatrixEntry, SourceProblem, TableEntry, TableKind } from './types.js';
 
 const FILE_WORDS: Record<TableKind, string> = { csv: 'a CSV file', tsv: 'a TSV file', jsonl: 'a JSON Lines file' };
 const KINDS_TEXT = 'csv, tsv, jsonl, files or matrix';

@@ -3,18 +3,8 @@ import { posix } from 'node:path';
 import { glob } from 'tinyglobby';
 import { expectedGot, formatGot } from '../errors.js';
 import type { FilesEntry, SourceContext, SourceItem } from './types.js';
-import {
-  assembleRow,
-  BATCH_ROWS,
-  manifestAt,
-  problemAt,
-  templateProblem,
-  type Filling,
-  type IdTemplate,
-  parseIdTemplate,
-  type Placeholder,
-  stemOf,
-} from './rows.js';
+import { assembleRow, BATCH_ROWS, manifestAt, parseIdTemplate, problemAt, stemOf, templateProblem } from './rows.js';
+import type { Filling, IdTemplate, Placeholder } from './rows.js';
 
 /** Without an `id:` on the entry, each file's job is named after the file. */
 const DEFAULT_TEMPLATE = parseIdTemplate('{stem}') as { ok: true; value: IdTemplate };
