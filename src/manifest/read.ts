@@ -79,12 +79,6 @@ function sourceRow(unit: ManifestUnit, row: SourceRow): RowInput {
     const at = field === undefined ? row.at : row.fieldAt(field);
     return { file: at.file, line: at.line, col: at.col };
   };
-  const fields = new Map<string, { key: SourcePosition; value: SourcePosition }>();
-  for (const field of Object.keys(row.fields)) {
-    // A cell is both the key and the value it locates: one position, shared.
-    const at = where(field);
-    fields.set(field, { key: at, value: at });
-  }
   return {
     index: unit.position * UNIT_SPAN + row.ordinal,
     raw: row.fields,
@@ -94,7 +88,10 @@ function sourceRow(unit: ManifestUnit, row: SourceRow): RowInput {
       locate: (path) => where(path.length >= 3 ? String(path[2]) : undefined),
       prefix: ['jobs', 0],
     },
-    location: { start: where(undefined), fields },
+    location: {
+      start: where(undefined),
+      valueAt: (field) => (Object.hasOwn(row.fields, field) ? where(field) : undefined),
+    },
   };
 }
 
@@ -105,7 +102,8 @@ function* inlineRows(manifest: Manifest): Generator<RowInput> {
   const locate: Locator = (path, target) => locatePath(source, path, target);
   for (const [index, raw] of jobs.entries()) {
     const site = { file: manifest.displayPath, root: source.root, locate, prefix: ['jobs', index], jobIndex: index };
-    yield { index, raw, site, location: locateMap(source, ['jobs', index]) };
+    const { start, fields } = locateMap(source, ['jobs', index]);
+    yield { index, raw, site, location: { start, valueAt: (field) => fields.get(field)?.value } };
   }
 }
 

@@ -11,7 +11,6 @@ import type { Claimant } from './ids.js';
 import type { DefaultsBlock } from './open.js';
 import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
 import { jobItemSchema } from './schema.js';
-import type { MapLocation } from './yaml-source.js';
 
 /**
  * What every row of one reading shares: `dir` is the manifest's folder, `file` its path as messages
@@ -33,8 +32,11 @@ export interface RowInput {
   raw: unknown;
   /** Where schema problems are placed: `site.prefix` leads from `site.root` to this row. */
   site: IssueSite;
-  location: MapLocation;
+  /** Where the row starts, and where it writes a field's value (undefined: it does not). */
+  location: { start: SourcePosition; valueAt(field: string): SourcePosition | undefined };
 }
+
+type RowLocation = RowInput['location'];
 
 /** A file a job's content was read from, with its stamp: what tells a later reading it changed. */
 export interface ReadFile {
@@ -250,7 +252,7 @@ function checkExactlyOne(site: RowSite, draft: JobDraft, raw: Record<string, unk
 }
 
 // A job's own value wins over the default; a value the schema rejected is left out (already reported).
-function mergeFields(context: RowContext, site: RowSite, draft: JobDraft, raw: Record<string, unknown>, location: MapLocation): void {
+function mergeFields(context: RowContext, site: RowSite, draft: JobDraft, raw: Record<string, unknown>, location: RowLocation): void {
   const block = context.defaults[draft.type];
   for (const name of [...Object.keys(kindOf(draft.type).content), ...Object.keys(kindOf(draft.type).params)]) {
     if (name in raw) {
@@ -259,7 +261,7 @@ function mergeFields(context: RowContext, site: RowSite, draft: JobDraft, raw: R
         continue;
       }
       draft.fields[name] = raw[name];
-      draft.positions[name] = location.fields.get(name)?.value ?? draft.start;
+      draft.positions[name] = location.valueAt(name) ?? draft.start;
     } else if (block.written.has(name)) {
       if (!(name in block.values)) draft.complete = false;
       else {
@@ -276,7 +278,7 @@ function draftJob(
   site: RowSite,
   index: number,
   raw: Record<string, unknown>,
-  location: MapLocation,
+  location: RowLocation,
 ): JobDraft | undefined {
   const type = raw['type'];
   if (!isJobType(type) || site.invalid.has('type')) return undefined;
@@ -284,7 +286,7 @@ function draftJob(
   if (typeof raw['id'] === 'string') draft.givenId = raw['id'];
   if ('id' in raw && (typeof raw['id'] !== 'string' || site.invalid.has('id'))) draft.complete = false;
   for (const key of ['type', 'id']) {
-    const position = location.fields.get(key)?.value;
+    const position = location.valueAt(key);
     if (position !== undefined) draft.positions[key] = position;
   }
   mergeFields(context, site, draft, raw, location);
