@@ -1,5 +1,10 @@
-import type { JobType } from '../jobs/types.js';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Model } from '../api/types.js';
+import type { JobType } from '../jobs/index.js';
+import type { Manifest, ManifestUnit } from './open.js';
+import { matchingFiles } from './sources/files.js';
 
 /** JSON with object keys sorted at every depth, so equal content always hashes the same. */
 export function canonicalJson(value: unknown): string {
@@ -26,7 +31,6 @@ export interface HashedContent {
   images?: Record<string, string> | undefined;
 }
 
-/** sha256 hex over the canonical JSON of a job's resolved content. */
 export function contentHash(content: HashedContent): string {
   return createHash('sha256').update(canonicalJson(content)).digest('hex');
 }
@@ -42,4 +46,43 @@ const SURROGATE_PAIRS = /[\ud800-\udbff][\udc00-\udfff]/g;
 /** Characters as the service counts them: Unicode code points, not UTF-16 units. */
 export function countChars(text: string): number {
   return text.length - (text.match(SURROGATE_PAIRS)?.length ?? 0);
+}
+
+/**
+ * What a unit's jobs are made of, short of reading its rows: what the manifest writes for it,
+ * where its files are looked up, the catalogue, and for a source the bytes of its file or the
+ * files its pattern matches. Equal fingerprints, and the files its rows named unchanged, mean
+ * reading it again would give the same jobs. Hashing bytes costs a fraction of parsing them.
+ */
+export async function unitFingerprint(manifest: Manifest, unit: ManifestUnit, models: readonly Model[] | undefined): Promise<string> {
+  const root = manifest.reading.source.root as { jobs?: unknown; defaults?: unknown; sources?: unknown[] } | null;
+  const { scope } = manifest.reading;
+  const hash = createHash('sha256');
+  hash.update(canonicalJson({ unit: unit.key, position: unit.position, defaults: root?.defaults ?? null }));
+  hash.update(canonicalJson({ folder: scope.folder, allowOutside: scope.allowOutside }));
+  hash.update(models === undefined ? 'offline' : canonicalJson(models));
+  if (unit.source === undefined) {
+    hash.update(canonicalJson(root?.jobs ?? null));
+    return hash.digest('hex');
+  }
+  const { entry, index } = unit.source;
+  hash.update(canonicalJson(root?.sources?.[index] ?? null));
+  if (entry.kind === 'files') hash.update(canonicalJson(await matchingFiles(entry, { manifestDir: scope.folder })));
+  if (entry.kind === 'csv' || entry.kind === 'tsv' || entry.kind === 'jsonl') {
+    // A stream (stdin) can be read only once: a unit reading one is never kept as it was.
+    if (manifest.reading.input !== undefined) hash.update(randomUUID());
+    else hash.update(await fileHash(resolve(scope.folder, entry.file)));
+  }
+  return hash.digest('hex');
+}
+
+/** sha256 of a file's bytes; a file that cannot be read hashes as that (reading it reports why). */
+function fileHash(path: string): Promise<string> {
+  return new Promise((done) => {
+    const hash = createHash('sha256');
+    createReadStream(path)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', (error) => done(`unreadable:${(error as NodeJS.ErrnoException).code ?? 'error'}`))
+      .on('end', () => done(hash.digest('hex')));
+  });
 }

@@ -97,3 +97,94 @@ export class ManifestError extends MediabatchError {
     this.total = total;
   }
 }
+
+
+/** Problems kept to show; past this, only counted: a million bad rows must not fill memory or a screen. */
+export const SHOWN_ISSUES = 200;
+
+/**
+ * Every problem of a manifest, gathered as its jobs stream by: the first SHOWN_ISSUES kept,
+ * the rest counted. A problem caused by a value in `defaults` is reported once, with how many
+ * more jobs it affects (thousands of jobs take one default).
+ */
+export class IssueCollector {
+  readonly #kept: ManifestIssue[] = [];
+  readonly #fromDefaults = new Map<string, { issue: ManifestIssue; more: number }>();
+  #count = 0;
+
+  add(issue: ManifestIssue): void {
+    if (issue.fromDefaults === true) {
+      const key = `${issue.file}:${issue.line}:${issue.col}:${issue.field ?? ''}:${issue.message}`;
+      const seen = this.#fromDefaults.get(key);
+      if (seen !== undefined) {
+        seen.more += 1;
+        return;
+      }
+      const copy = { ...issue };
+      this.#fromDefaults.set(key, { issue: copy, more: 0 });
+      this.#keep(copy);
+      return;
+    }
+    this.#keep(issue);
+  }
+
+  addAll(issues: Iterable<ManifestIssue>): void {
+    for (const issue of issues) this.add(issue);
+  }
+
+  error(): ManifestError | undefined {
+    if (this.#count === 0) return undefined;
+    for (const { issue, more } of this.#fromDefaults.values()) {
+      if (more === 0 || issue.hint?.includes('using this default') === true) continue;
+      const also = `the same for ${more} more job${more === 1 ? '' : 's'} using this default`;
+      issue.hint = issue.hint === undefined ? also : `${issue.hint}; ${also}`;
+    }
+    return new ManifestError(this.#kept, undefined, this.#count);
+  }
+
+  #keep(issue: ManifestIssue): void {
+    this.#count += 1;
+    if (this.#kept.length < SHOWN_ISSUES) this.#kept.push(issue);
+  }
+}
+
+/** Edit distance (insert, delete, substitute), case-insensitive: typos in slugs are often case. */
+export function editDistance(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  let previous = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= y.length; j++) {
+      const cost = x[i - 1] === y[j - 1] ? 0 : 1;
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+    }
+    previous = current;
+  }
+  return previous[y.length] ?? 0;
+}
+
+/**
+ * Candidates that look like `given`: within a third of its length in edits, or containing it
+ * (or contained in it) ignoring case. Closest first, at most `limit`.
+ */
+export function closest(given: string, candidates: readonly string[], limit = 3): string[] {
+  const lower = given.toLowerCase();
+  const maxDistance = Math.max(1, Math.floor(given.length / 3));
+  return candidates
+    .map((candidate) => ({ candidate, distance: editDistance(given, candidate) }))
+    .filter(({ candidate, distance }) => {
+      const other = candidate.toLowerCase();
+      return distance <= maxDistance || (lower.length >= 3 && (other.includes(lower) || lower.includes(other)));
+    })
+    .sort((a, b) => a.distance - b.distance)
+    .slice(0, limit)
+    .map(({ candidate }) => candidate);
+}
+
+/** `"a", "b" or "c"` */
+export function quotedList(items: readonly string[], conjunction = 'or'): string {
+  const quoted = items.map((item) => `"${item}"`);
+  if (quoted.length <= 1) return quoted.join('');
+  return `${quoted.slice(0, -1).join(', ')} ${conjunction} ${quoted[quoted.length - 1] ?? ''}`;
+}

@@ -1,12 +1,17 @@
 import type { Model } from '../api/types.js';
-import type { ManifestIssue } from './errors.js';
+import type { ResolvedJob, SourcePosition } from '../jobs/index.js';
+import { IssueCollector, type ManifestIssue } from './errors.js';
 import { newFileCache } from './files.js';
-import type { Claimant } from './ids.js';
+import { type Claimant, duplicateIssue, IdSet } from './ids.js';
+import type { Manifest, ManifestUnit } from './open.js';
 import { resolveRow, type ReadFile, type RowContext, type RowInput, type RowOutcome } from './rows.js';
-import { jobItemSchema } from './schema.js';
 import type { Locator } from './schema-issues.js';
-import type { Manifest, ManifestUnit, ResolvedJob, SourcePosition } from './types.js';
-import { readSourceBatches, type SourceContext, type SourceRow } from './sources/index.js';
+import { jobItemSchema } from './schema.js';
+import { readCsv } from './sources/csv.js';
+import { readFiles } from './sources/files.js';
+import { readJsonl } from './sources/jsonl.js';
+import { readMatrix } from './sources/matrix.js';
+import type { SourceContext, SourceEntry, SourceItem, SourceRow } from './sources/types.js';
 import { locateMap, locatePath } from './yaml-source.js';
 
 /** Rows resolved together: their files read concurrently, handed on as one batch. */
@@ -25,7 +30,7 @@ export interface UnitBatch {
 /**
  * A unit's jobs, a batch at a time, in manifest order; `models`: the catalogue to check each job
  * against (undefined: offline). Nothing is kept between batches but a few cached files, so a
- * source of any size reads in bounded memory. Duplicate ids are the ledger's (or load.ts's) to find.
+ * source of any size reads in bounded memory. Duplicate ids are the ledger's (or checkJobs's) to find.
  */
 export async function* readUnit(
   manifest: Manifest,
@@ -74,12 +79,6 @@ function sourceRow(unit: ManifestUnit, row: SourceRow): RowInput {
     const at = field === undefined ? row.at : row.fieldAt(field);
     return { file: at.file, line: at.line, col: at.col };
   };
-  const fields = new Map<string, { key: SourcePosition; value: SourcePosition }>();
-  for (const field of Object.keys(row.fields)) {
-    // A cell is both the key and the value it locates: one position, shared.
-    const at = where(field);
-    fields.set(field, { key: at, value: at });
-  }
   return {
     index: unit.position * UNIT_SPAN + row.ordinal,
     raw: row.fields,
@@ -88,13 +87,14 @@ function sourceRow(unit: ManifestUnit, row: SourceRow): RowInput {
       root: { jobs: [row.fields] },
       locate: (path) => where(path.length >= 3 ? String(path[2]) : undefined),
       prefix: ['jobs', 0],
-      inline: false,
     },
-    location: { start: where(undefined), fields },
+    location: {
+      start: where(undefined),
+      valueAt: (field) => (Object.hasOwn(row.fields, field) ? where(field) : undefined),
+    },
   };
 }
 
-/** The manifest's own `jobs:` list, each with the positions of its YAML. */
 function* inlineRows(manifest: Manifest): Generator<RowInput> {
   const { source } = manifest.reading;
   const jobs = (source.root as { jobs?: unknown } | null)?.jobs;
@@ -102,7 +102,8 @@ function* inlineRows(manifest: Manifest): Generator<RowInput> {
   const locate: Locator = (path, target) => locatePath(source, path, target);
   for (const [index, raw] of jobs.entries()) {
     const site = { file: manifest.displayPath, root: source.root, locate, prefix: ['jobs', index], jobIndex: index };
-    yield { index, raw, site, location: locateMap(source, ['jobs', index]) };
+    const { start, fields } = locateMap(source, ['jobs', index]);
+    yield { index, raw, site, location: { start, valueAt: (field) => fields.get(field)?.value } };
   }
 }
 
@@ -126,4 +127,43 @@ async function* inBatches(ctx: RowContext, rows: Iterable<RowInput> | AsyncItera
     if (pending.length >= BATCH_ROWS) yield await flush();
   }
   if (pending.length > 0) yield await flush();
+}
+
+/**
+ * Sources of jobs besides inline `jobs:` (docs/sources.md). The rows of one entry checked by
+ * `parseSourceEntry`, in the source's order, in batches as the source has them ready (a chunk of a
+ * file, a thousand files or combinations): a promise per batch rather than per row. Each row is
+ * the raw fields of one job with where they came from, or a located problem; defaults,
+ * validation and ids from content are the caller's, exactly as for inline jobs.
+ */
+export function readSourceBatches(entry: SourceEntry, context: SourceContext): AsyncGenerator<SourceItem[]> {
+  const read = { csv: readCsv, tsv: readCsv, jsonl: readJsonl, files: readFiles, matrix: readMatrix }[entry.kind];
+  return (read as (entry: SourceEntry, context: SourceContext) => AsyncGenerator<SourceItem[]>)(entry, context);
+}
+
+/**
+ * Reads every job of an opened manifest a batch at a time, hands each on to `use`, and throws
+ * every problem at the end as one ManifestError: the rows', and ids another job already holds
+ * (ignoring case; a row with problems, or a split text, still holds its id). Keeps no job: only
+ * the ids, compactly. `models`: check every job against the catalogue too.
+ */
+export async function checkJobs(manifest: Manifest, models: readonly Model[] | undefined, use: (job: ResolvedJob) => void): Promise<void> {
+  const issues = new IssueCollector();
+  issues.addAll(manifest.issues);
+  const ids = new IdSet();
+  const file = manifest.displayPath;
+  const claim = (job: Claimant): boolean => {
+    const held = ids.add(job.id, { file: job.position.file ?? file, line: job.position.line, col: job.position.col });
+    if (held !== undefined) issues.add(duplicateIssue(job, file, held));
+    return held === undefined;
+  };
+  for (const unit of manifest.units) {
+    for await (const batch of readUnit(manifest, unit, { models })) {
+      issues.addAll(batch.issues);
+      batch.claims.forEach(claim);
+      for (const job of batch.jobs) if (claim(job)) use(job);
+    }
+  }
+  const error = issues.error();
+  if (error !== undefined) throw error;
 }

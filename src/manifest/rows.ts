@@ -1,25 +1,27 @@
 import { resolve } from 'node:path';
 import type { Model } from '../api/types.js';
-import { kindOf, type ImageRef } from '../jobs/index.js';
-import { catalogueIssues } from './catalogue.js';
+import { isJobType, kindOf, type FieldPosition, type ImageRef, type JobType } from '../jobs/index.js';
+import type { ResolvedJob, SourcePosition } from '../jobs/index.js';
+import { catalogueIssues, partsOf, splitModeOf } from './catalogue.js';
 import { countChars, contentHash, imageHashes } from './content-hash.js';
-import { draftJob, type DraftContext, issueAt, type JobDraft, type RowSite } from './draft.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
-import type { Claimant } from './ids.js';
+import { fieldSpecFor } from './fields.js';
 import { checkImage, type FileCache, type FileCheck, readTextFile } from './files.js';
-import { jobItemSchema } from './schema.js';
+import type { Claimant } from './ids.js';
+import type { DefaultsBlock } from './open.js';
 import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
-import { partsOf, splitModeOf } from './parts.js';
-import { checkJobTexts } from './text-checks.js';
-import type { ResolvedJob } from './types.js';
-import type { MapLocation } from './yaml-source.js';
+import { jobItemSchema } from './schema.js';
 
-/** What every row of one reading shares: `dir` is the manifest's folder, `file` its path as messages show it. */
-export interface RowContext extends DraftContext {
+/**
+ * What every row of one reading shares: `dir` is the manifest's folder, `file` its path as messages
+ * show it; `takesDefaults`: the manifest has a `defaults:` to take (stdin has none).
+ */
+export interface RowContext {
+  defaults: Record<JobType, DefaultsBlock>;
+  takesDefaults: boolean;
   dir: string;
   cache: FileCache;
   file: string;
-  /** The service's catalogue, when it is known. */
   models?: readonly Model[] | undefined;
   schema: ReturnType<typeof jobItemSchema>;
 }
@@ -29,9 +31,12 @@ export interface RowInput {
   index: number;
   raw: unknown;
   /** Where schema problems are placed: `site.prefix` leads from `site.root` to this row. */
-  site: IssueSite & { jobIndex?: number | undefined };
-  location: MapLocation;
+  site: IssueSite;
+  /** Where the row starts, and where it writes a field's value (undefined: it does not). */
+  location: { start: SourcePosition; valueAt(field: string): SourcePosition | undefined };
 }
+
+type RowLocation = RowInput['location'];
 
 /** A file a job's content was read from, with its stamp: what tells a later reading it changed. */
 export interface ReadFile {
@@ -65,7 +70,6 @@ export async function resolveRow(ctx: RowContext, input: RowInput): Promise<RowO
     return { jobs: [], files: [], issues: check.issues };
   }
   const prefix = site.prefix ?? [];
-  checkJobTexts(site.file, site.locate, raw, [...prefix], check, site.jobIndex);
   const invalid = fieldsUnder(check.invalidPaths, prefix);
   const rowSite: RowSite = { file: site.file, jobIndex: site.jobIndex, invalid, issues: check.issues };
   const draft = draftJob(ctx, rowSite, input.index, raw, input.location);
@@ -193,4 +197,105 @@ async function finishJob(
     fieldPositions: draft.positions,
   };
   return { job, files: files.files };
+}
+
+/**
+ * A job after the schema and the defaults merge, before its files are read. Not `complete` when a
+ * field is missing or unusable: its files are still checked, but it gets no derived id.
+ */
+interface JobDraft {
+  index: number;
+  type: JobType;
+  givenId?: string | undefined;
+  fields: Record<string, unknown>;
+  positions: Record<string, FieldPosition>;
+  start: SourcePosition;
+  complete: boolean;
+}
+
+/** Where one row is and what the schema made of it; its problems go in `issues`. */
+interface RowSite {
+  file: string;
+  /** 0-based index of an inline job (messages say job #n); undefined for a source's row. */
+  jobIndex?: number | undefined;
+  /** Fields of the row the schema rejected (already reported): never merged, never "missing". */
+  invalid: ReadonlySet<string>;
+  issues: ManifestIssue[];
+}
+
+type IssueBody = Omit<ManifestIssue, 'file' | 'line' | 'col'>;
+
+function issueAt(site: RowSite, position: SourcePosition, body: IssueBody): ManifestIssue {
+  const jobIndex = site.jobIndex === undefined ? {} : { jobIndex: site.jobIndex };
+  return { file: position.file ?? site.file, line: position.line, col: position.col, ...jobIndex, ...body };
+}
+
+function missingIssue(context: RowContext, site: RowSite, draft: JobDraft, field: string): ManifestIssue {
+  const inDefaults = context.takesDefaults && field in kindOf(draft.type).params;
+  const hint = inDefaults ? `set it on the job or in defaults.${draft.type}` : 'set it on the job';
+  const expected = fieldSpecFor(draft.type, field)?.expected ?? 'a value';
+  const at = { line: draft.start.line, col: draft.start.col };
+  return issueAt(site, at, { field, ...expectedGot(expected, 'nothing'), hint });
+}
+
+/** A kind whose job gives one of two fields (`text` or `text_file`): exactly one of them. */
+function checkExactlyOne(site: RowSite, draft: JobDraft, raw: Record<string, unknown>): void {
+  const pair = kindOf(draft.type).exactlyOne;
+  if (pair === undefined) return;
+  const [first, second] = pair;
+  const hasFirst = first in raw;
+  if (hasFirst !== second in raw) return;
+  const position = hasFirst ? (draft.positions[second] ?? draft.start) : draft.start;
+  const body = expectedGot(`${first} or ${second}`, hasFirst ? 'both' : 'neither');
+  site.issues.push(issueAt(site, position, { field: hasFirst ? second : first, ...body }));
+  draft.complete = false;
+}
+
+// A job's own value wins over the default; a value the schema rejected is left out (already reported).
+function mergeFields(context: RowContext, site: RowSite, draft: JobDraft, raw: Record<string, unknown>, location: RowLocation): void {
+  const block = context.defaults[draft.type];
+  for (const name of [...Object.keys(kindOf(draft.type).content), ...Object.keys(kindOf(draft.type).params)]) {
+    if (name in raw) {
+      if (site.invalid.has(name)) {
+        draft.complete = false;
+        continue;
+      }
+      draft.fields[name] = raw[name];
+      draft.positions[name] = location.valueAt(name) ?? draft.start;
+    } else if (block.written.has(name)) {
+      if (!(name in block.values)) draft.complete = false;
+      else {
+        draft.fields[name] = block.values[name];
+        draft.positions[name] = block.positions.get(name) ?? draft.start;
+      }
+    }
+  }
+}
+
+/** Merges the defaults under one row and reports missing fields; undefined for a row without a usable type. */
+function draftJob(
+  context: RowContext,
+  site: RowSite,
+  index: number,
+  raw: Record<string, unknown>,
+  location: RowLocation,
+): JobDraft | undefined {
+  const type = raw['type'];
+  if (!isJobType(type) || site.invalid.has('type')) return undefined;
+  const draft: JobDraft = { index, type, fields: {}, positions: {}, start: location.start, complete: true };
+  if (typeof raw['id'] === 'string') draft.givenId = raw['id'];
+  if ('id' in raw && (typeof raw['id'] !== 'string' || site.invalid.has('id'))) draft.complete = false;
+  for (const key of ['type', 'id']) {
+    const position = location.valueAt(key);
+    if (position !== undefined) draft.positions[key] = position;
+  }
+  mergeFields(context, site, draft, raw, location);
+  checkExactlyOne(site, draft, raw);
+  for (const field of kindOf(draft.type).required) {
+    // A field given but rejected by the schema was reported there; "missing" would be a second, wrong message.
+    if (draft.fields[field] !== undefined || field in raw || context.defaults[draft.type].written.has(field)) continue;
+    site.issues.push(missingIssue(context, site, draft, field));
+    draft.complete = false;
+  }
+  return draft;
 }

@@ -1,9 +1,8 @@
-import { isJobType, JOB_TYPES, kindOf, type JobType } from '../jobs/index.js';
+import { isJobType, JOB_TYPES, kindOf, type JobType, type SourcePosition } from '../jobs/index.js';
 import type * as z from 'zod';
-import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
+import { expectedGot, formatGot, type ManifestIssue, closest, quotedList } from './errors.js';
 import { fieldSpecFor, jobFieldNames, TOP_LEVEL_EXPECTED, TYPES_TEXT } from './fields.js';
-import { closest, quotedList } from './suggest.js';
-import type { SourcePosition } from './types.js';
+import type { Unsendable } from './schema.js';
 import type { PathSegment } from './yaml-source.js';
 
 /** Where the value (or key) at a path from the manifest's root is written. */
@@ -38,12 +37,13 @@ function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
   return value;
 }
 
-function describePath(root: unknown, path: readonly PathSegment[], inline = true): Where {
+function describePath(root: unknown, path: readonly PathSegment[], jobIndex?: number): Where {
   const [first, second, third] = path;
   if (first === 'jobs' && typeof second === 'number') {
     const type = (valueAt(root, ['jobs', second, 'type']) as unknown) ?? undefined;
     const name = typeof third === 'string' ? third : undefined;
-    return { ...(inline ? { jobIndex: second } : {}), type: isJobType(type) ? type : undefined, field: name, name };
+    const job = jobIndex === undefined ? {} : { jobIndex };
+    return { ...job, type: isJobType(type) ? type : undefined, field: name, name };
   }
   if (first === 'defaults' && isJobType(second) && typeof third === 'string') {
     return { type: second, field: `defaults.${second}.${third}`, name: third };
@@ -94,11 +94,15 @@ function issueBase(file: string, locate: Locator, where: Where, path: readonly P
   return { file: at ?? file, line, col, message: '', ...jobIndex, ...field };
 }
 
-function unknownKeyIssues(file: string, locate: Locator, root: unknown, issue: z.core.$ZodIssueUnrecognizedKeys, path: PathSegment[], inline: boolean): ManifestIssue[] {
+function unknownKeyIssues(
+  { file, locate, root, jobIndex }: IssueSite,
+  issue: z.core.$ZodIssueUnrecognizedKeys,
+  path: PathSegment[],
+): ManifestIssue[] {
   const allowed = allowedKeys(root, path);
   return issue.keys.map((key) => {
     const keyPath = [...path, key];
-    const base = issueBase(file, locate, describePath(root, keyPath, inline), keyPath, 'key');
+    const base = issueBase(file, locate, describePath(root, keyPath, jobIndex), keyPath, 'key');
     const hint = unknownKeyHint(key, allowed);
     return { ...base, message: 'unknown field', ...(hint === undefined ? {} : { hint }) };
   });
@@ -106,38 +110,41 @@ function unknownKeyIssues(file: string, locate: Locator, root: unknown, issue: z
 
 /**
  * How issues are placed: `root` is what the paths start from (the manifest, or a source's row as
- * `{ jobs: [row] }`), `prefix` goes before zod's paths (an item checked alone), and `inline` says
- * whether `jobs.N` is job #N of the manifest.
+ * `{ jobs: [row] }`), `prefix` goes before zod's paths (an item checked alone), and `jobIndex` is
+ * set for job #N of the manifest's own `jobs:`.
  */
 export interface IssueSite {
   file: string;
   root: unknown;
   locate: Locator;
   prefix?: readonly PathSegment[];
-  inline?: boolean;
+  jobIndex?: number | undefined;
 }
 
 /** Turns zod's issues into positioned manifest issues; one per path, unknown keys one per key. */
 export function translateSchemaIssues(site: IssueSite, zodIssues: readonly z.core.$ZodIssue[]): SchemaCheck {
   const { file, root, locate } = site;
-  const inline = site.inline ?? true;
   const issues: ManifestIssue[] = [];
   const invalidPaths = new Set<string>();
   for (const zodIssue of zodIssues) {
     const path = [...(site.prefix ?? []), ...zodIssue.path.filter((s): s is PathSegment => typeof s !== 'symbol')];
     if (zodIssue.code === 'unrecognized_keys') {
-      issues.push(...unknownKeyIssues(file, locate, root, zodIssue, path, inline));
+      issues.push(...unknownKeyIssues(site, zodIssue, path));
       continue;
     }
     const key = pathKey(path);
     if (invalidPaths.has(key)) continue;
     invalidPaths.add(key);
-    const where = describePath(root, path, inline);
+    const where = describePath(root, path, site.jobIndex);
     const got = valueAt(root, path);
-    const expected = expectedFor(zodIssue, where, path, got);
-    const hint = quotedNumberHint(got, expected);
+    // A text the schema refused to send (schema.ts) says why in its params.
+    const unsendable = zodIssue.code === 'custom' ? (zodIssue.params as Unsendable | undefined) : undefined;
+    const expected = unsendable?.expected ?? expectedFor(zodIssue, where, path, got);
+    const hint = unsendable?.hint ?? quotedNumberHint(got, expected);
     const base = issueBase(file, locate, where, path, 'value');
-    const gotText = path.length === 0 && (root === null || root === undefined) ? 'an empty file' : formatGot(got);
+    const detail = unsendable === undefined ? '' : ` (${unsendable.detail})`;
+    const empty = path.length === 0 && (root === null || root === undefined);
+    const gotText = empty ? 'an empty file' : formatGot(got) + detail;
     issues.push({ ...base, ...expectedGot(expected, gotText), ...(hint === undefined ? {} : { hint }) });
   }
   return { issues, invalidPaths };

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { JOB_KINDS, JOB_TYPES, type FieldSpec, type JobKind } from '../jobs/index.js';
 import { directivesOf, fieldSpecFor, jobFieldNames, TYPE_FIELD } from './fields.js';
+import { MAX_TEXT_BYTES, sizeText } from './files.js';
 import { TABLE_KINDS, type TableKind } from './sources/types.js';
 
 /** Where the committed schema lives; editors find it through the `$schema` comment of a manifest. */
@@ -9,10 +10,61 @@ export const SCHEMA_FILE = 'manifests/mediabatch.schema.json';
 type Shape = Record<string, z.ZodType>;
 type Json = Record<string, unknown>;
 
+/** Fields whose text is sent to the service as it is written. */
+const SENT_TEXT_FIELDS: readonly string[] = ['text', 'prompt', 'negative_prompt'];
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why a text cannot be sent, as the params of a zod issue: schema-issues.ts words them. */
+export interface Unsendable {
+  expected: string;
+  detail: string;
+  hint: string;
+}
+
+// 1-based and in code points, as an editor's status bar counts them.
+function characterNumber(text: string, index: number): number {
+  return [...text.slice(0, index)].length + 1;
+}
+
+/**
+ * Why a text cannot be sent, or undefined when it can. Inline text is capped like a text file:
+ * the same mistake (the wrong thing pasted) costs the same. A NUL is what a `"\0"` escape (or a
+ * stray byte) writes, and no service wants it in a prompt; an unpaired surrogate (a lone
+ * `"\ud800"` escape) has no UTF-8 encoding at all, so the request body would carry U+FFFD instead.
+ */
+function unsendable(field: string, text: string): Unsendable | undefined {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_TEXT_BYTES) {
+    const hint = field === 'text' ? 'split it into several jobs' : 'shorten it';
+    return { expected: 'a text of at most 1 MB', detail: sizeText(bytes, MAX_TEXT_BYTES), hint };
+  }
+  const nul = text.indexOf('\u0000');
+  if (nul !== -1) {
+    const detail = `a NUL character at character ${characterNumber(text, nul)}`;
+    const hint = 'remove it (in quotes, "\\0" and "\\x00" write one)';
+    return { expected: 'text without NUL characters', detail, hint };
+  }
+  const lone = LONE_SURROGATE.exec(text);
+  if (lone === null) return undefined;
+  const code = lone[0].charCodeAt(0).toString(16).toUpperCase();
+  const detail = `an unpaired surrogate U+${code} at character ${characterNumber(text, lone.index)}`;
+  const hint = 'a "\\uD800"-style escape needs its other half; write the character itself';
+  return { expected: 'text that can be encoded as UTF-8', detail, hint };
+}
+
+function fieldSchema(name: string, spec: FieldSpec): z.ZodType {
+  if (!SENT_TEXT_FIELDS.includes(name)) return spec.schema;
+  return spec.schema.superRefine((value, ctx) => {
+    const problem = typeof value === 'string' ? unsendable(name, value) : undefined;
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem.expected, params: problem });
+  });
+}
+
 // Everything is optional at this level: a job may take any parameter from defaults, so "required"
-// can only be decided after merging, which load.ts does with messages of its own.
+// can only be decided after merging, which read.ts does with messages of its own.
 function optionalShape(specs: Readonly<Record<string, FieldSpec>>): Shape {
-  return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, spec.schema.optional()]));
+  return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, fieldSchema(name, spec).optional()]));
 }
 
 function jobSchema(kind: JobKind) {
@@ -141,7 +193,7 @@ function manifestSchema() {
 /**
  * JSON Schema of the manifest, for editor completion; equal to the committed SCHEMA_FILE. Its jobs
  * are made as strict as the validator (withStrictJobs): the zod schema above stays loose about
- * what defaults may supply, because load.ts reports that with messages of its own.
+ * what defaults may supply, because read.ts reports that with messages of its own.
  */
 export function manifestJsonSchema(): Json {
   const generated = z.toJSONSchema(manifestSchema(), { target: 'draft-7' }) as Json;
@@ -149,7 +201,7 @@ export function manifestJsonSchema(): Json {
 }
 
 /**
- * The jobs of the manifest's JSON Schema made as strict as the validator (load.ts), with one
+ * The jobs of the manifest's JSON Schema made as strict as the validator (read.ts), with one
  * error for one mistake, so an editor says what `mediabatch validate` would:
  * - a job is matched to its kind by `if`/`then` on `type`, not by trying every kind (`oneOf`),
  *   which reported a wrong field once per kind;

@@ -15,7 +15,7 @@ export interface TextPart {
 }
 
 /** A sentence longer than the limit on its own: its UTF-16 offset, its line and column in code points. */
-interface SplitProblem {
+export interface SplitProblem {
   offset: number;
   line: number;
   col: number;

@@ -5,8 +5,8 @@
  * defaults applied here, one AbortSignal, and a sink for events; none prints or exits.
  */
 import { systemClock, type Clock } from '../clock.js';
-import { checkJobs } from '../manifest/index.js';
-import type { Manifest } from '../manifest/types.js';
+import { checkJobs } from '../manifest/read.js';
+import type { Manifest } from '../manifest/open.js';
 import { usdToMicro, type MicroUsd } from '../money.js';
 import { buildCostReport } from '../pricing/report.js';
 import { COST_JOB_LINES } from '../report/cost-report.js';

@@ -1,7 +1,11 @@
 import { stat } from 'node:fs/promises';
 import type { Model } from '../api/types.js';
-import type { SendableJob } from '../jobs/index.js';
-import { duplicateIssue, IssueCollector, movedIssue, originOf, readUnit, unitFingerprint, type Manifest, type ManifestUnit, type ResolvedJob } from '../manifest/index.js';
+import type { ResolvedJob, SendableJob } from '../jobs/index.js';
+import { unitFingerprint } from '../manifest/content-hash.js';
+import { IssueCollector } from '../manifest/errors.js';
+import { duplicateIssue, movedIssue, originOf } from '../manifest/ids.js';
+import type { Manifest, ManifestUnit } from '../manifest/open.js';
+import { readUnit } from '../manifest/read.js';
 import { stampOf } from '../manifest/files.js';
 import { groupKeyOf, priceKeyOf } from '../pricing/keys.js';
 import type { ChangedJob, IngestLedger, JobRow, JobSpec, LedgerIngest } from '../store/index.js';

@@ -1,7 +1,7 @@
 import { withRetries } from '../api/retry.js';
 import type { Model, ServiceRequest } from '../api/types.js';
 import { JOB_TYPES } from '../jobs/index.js';
-import type { Manifest } from '../manifest/types.js';
+import type { Manifest } from '../manifest/open.js';
 import { formatUsd, usdToMicro } from '../money.js';
 import { priceGroups, type PriceGroup, type PricingResult } from '../pricing/price-jobs.js';
 import type { PriceCache } from '../pricing/types.js';

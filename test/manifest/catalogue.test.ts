@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, test } from 'vitest';
 import type { Model } from '../../src/api/types.js';
 import { ManifestError } from '../../src/manifest/errors.js';
-import { loadManifest } from '../../src/manifest/load.js';
+import { loadManifest } from '../support/load-manifest.js';
 import { FIXTURES } from './helpers.js';
 
 /** Every example manifest in manifests/. */

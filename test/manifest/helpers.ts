@@ -1,5 +1,5 @@
 import { ManifestError } from '../../src/manifest/errors.js';
-import { loadManifest } from '../../src/manifest/load.js';
+import { loadManifest } from '../support/load-manifest.js';
 
 /** Fixture paths relative to the repository root (vitest's cwd), so messages are stable. */
 export const FIXTURES = 'test/fixtures/manifests';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { IdSet } from '../../src/manifest/id-set.js';
+import { IdSet } from '../../src/manifest/ids.js';
 
 describe('IdSet', () => {
   test('200,000 distinct ids are each new; each again, in another case, answers the first id and where it was', () => {

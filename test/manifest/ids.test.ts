@@ -2,7 +2,7 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { loadManifest } from '../../src/manifest/load.js';
+import { loadManifest } from '../support/load-manifest.js';
 import { FIXTURES, messageOf } from './helpers.js';
 
 const HEADER = `version: 1

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { writeLargeManifest } from '../../bench/manifest-bench.js';
-import { loadManifest } from '../../src/manifest/load.js';
+import { loadManifest } from '../support/load-manifest.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { loadManifest } from '../../src/manifest/load.js';
-import type { ResolvedJob } from '../../src/manifest/types.js';
+import { loadManifest } from '../support/load-manifest.js';
+import type { ResolvedJob } from '../../src/jobs/index.js';
 import { FIXTURES } from './helpers.js';
 
 /** Every example manifest in manifests/. */

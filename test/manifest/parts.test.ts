@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Model } from '../../src/api/types.js';
 import { ManifestError } from '../../src/manifest/errors.js';
-import { loadManifest } from '../../src/manifest/load.js';
+import { loadManifest } from '../support/load-manifest.js';
 import { openManifest } from '../../src/manifest/open.js';
 import { ingestManifest } from '../../src/runner/ingest.js';
 import { useWorkspace } from '../helpers/workspace.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planLimits } from '../../src/jobs/plans.js';
-import type { ResolvedJob } from '../../src/manifest/types.js';
+import type { ResolvedJob } from '../../src/jobs/index.js';
 import { formatDuration } from '../../src/pricing/duration.js';
 import { buildCostReport, type CostReportInput } from '../../src/pricing/report.js';
 import { usdToMicro } from '../../src/money.js';

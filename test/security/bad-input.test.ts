@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { UsageError } from '../../src/errors.js';
 import { ManifestError } from '../../src/manifest/errors.js';
-import { loadManifest } from '../../src/manifest/load.js';
+import { loadManifest } from '../support/load-manifest.js';
 import { hasStackTrace, ROOT, runCli, tempDir, type CliResult } from '../helpers/cli.js';
 import { mainInProcess } from '../helpers/main-in-process.js';
 

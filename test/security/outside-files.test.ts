@@ -1,7 +1,7 @@
 import { copyFile, mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadManifest } from '../../src/manifest/load.js';
+import { loadManifest } from '../support/load-manifest.js';
 import { hasStackTrace, ROOT, runCli } from '../helpers/cli.js';
 import { useWorkspace } from '../helpers/workspace.js';
 

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManifestError } from '../../src/manifest/errors.js';
-import { loadManifest } from '../../src/manifest/load.js';
+import { loadManifest } from '../support/load-manifest.js';
 import type { FollowedJob } from '../../src/runner/follow.js';
 import { outputPathFor } from '../../src/runner/download.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';

@@ -1,9 +1,9 @@
 import os from 'node:os';
 import type { Argv } from 'yargs';
-import { checkJobs } from '../../manifest/load.js';
+import { checkJobs } from '../../manifest/read.js';
 import { ManifestError } from '../../manifest/errors.js';
 import { openManifest, STDIN_MANIFEST } from '../../manifest/open.js';
-import type { Manifest } from '../../manifest/types.js';
+import type { Manifest } from '../../manifest/open.js';
 import { errorDocument } from '../error-document.js';
 import { OUTSIDE_FILES_OPTION, withSharedOptions, type SharedArgs } from '../options.js';
 import { logLine, writeJsonDocument, writeStdout } from '../output.js';

@@ -1,10 +1,7 @@
-import { expectedGot, formatGot } from '../errors.js';
-import { SHOWN_ISSUES } from '../issues.js';
-import { closest, quotedList } from '../suggest.js';
+import { expectedGot, formatGot, SHOWN_ISSUES, closest, quotedList } from '../errors.js';
 import type { SourceContext, SourceItem, SourceLocation, TableEntry } from './types.js';
 import { jobFieldNames } from '../fields.js';
-import { complaintBody, manifestAt, problemAt, templateProblem } from './rows.js';
-import type { Complaint } from './template.js';
+import { complaintBody, manifestAt, problemAt, templateProblem, type Complaint } from './rows.js';
 
 /**
  * How a CSV/TSV header maps onto job fields: `columns: { field: column }` first, then every
@@ -14,7 +11,6 @@ import type { Complaint } from './template.js';
 export interface ColumnPlan {
   /** By column index: the fields the column fills (usually one). */
   fieldsOf: string[][];
-  /** By field: the index of the column that fills it. */
   columnOf: Map<string, number>;
 }
 

@@ -1,8 +1,7 @@
 import { isJobType, kindOf, type JobType } from '../../jobs/index.js';
-import { expectedGot, formatGot } from '../errors.js';
+import { expectedGot, formatGot, closest, editDistance, quotedList } from '../errors.js';
 import { fieldSpecFor, jobFieldNames, kindsWithField, TYPE_FIELD } from '../fields.js';
-import { closest, editDistance, quotedList } from '../suggest.js';
-import { type IdTemplate, parseIdTemplate, placeholders } from './template.js';
+import { type IdTemplate, parseIdTemplate, placeholders } from './rows.js';
 import { OWN_KEYS, SOURCE_KINDS, type SourceContext, type SourceEntry, type SourceKind } from './types.js';
 import type { FilesEntry, MatrixEntry, SourceProblem, TableEntry, TableKind } from './types.js';
 

@@ -2,9 +2,9 @@ import { type Dirent, readdir } from 'node:fs';
 import { posix } from 'node:path';
 import { glob } from 'tinyglobby';
 import { expectedGot, formatGot } from '../errors.js';
-import type { FilesEntry, SourceContext, SourceItem, SourceLocation } from './types.js';
-import { assembleRow, BATCH_ROWS, manifestAt, problemAt, templateProblem } from './rows.js';
-import { type Filling, type IdTemplate, parseIdTemplate, type Placeholder, stemOf } from './template.js';
+import type { FilesEntry, SourceContext, SourceItem } from './types.js';
+import { assembleRow, BATCH_ROWS, manifestAt, parseIdTemplate, problemAt, stemOf, templateProblem } from './rows.js';
+import type { Filling, IdTemplate, Placeholder } from './rows.js';
 
 /** Without an `id:` on the entry, each file's job is named after the file. */
 const DEFAULT_TEMPLATE = parseIdTemplate('{stem}') as { ok: true; value: IdTemplate };
@@ -75,15 +75,14 @@ export async function* readFiles(given: FilesEntry, context: SourceContext): Asy
     const hint = "the pattern is relative to the manifest's folder, and * matches no name that starts with a dot";
     return yield [problemAt(at, { field: 'files', ...expectedGot('at least one matching file', `none for ${formatGot(entry.glob)}`), hint })];
   }
-  const fieldAt = (field: string): SourceLocation => (Object.hasOwn(entry.fields, field) ? manifestAt(context, [field]) : at);
   for (let start = 0; start < paths.length; start += BATCH_ROWS) {
     yield paths.slice(start, start + BATCH_ROWS).map((path, i) => {
       const ordinal = start + i;
       const names = fileFilling(path, ordinal);
       const fields: Record<string, unknown> = { ...entry.fields, [entry.field]: path };
       const fill = (p: Placeholder): Filling | undefined =>
-        Object.hasOwn(names, p.name) ? { value: names[p.name as keyof typeof names] } : Object.hasOwn(fields, p.name) ? { value: fields[p.name] } : undefined;
-      return assembleRow({ ordinal, entry, fields, at, fieldAt, fill });
+        Object.hasOwn(names, p.name) ? { value: names[p.name as keyof typeof names] } : undefined;
+      return assembleRow({ ordinal, entry, context, fields, at, fill });
     });
   }
 }

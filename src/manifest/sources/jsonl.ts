@@ -75,15 +75,13 @@ function fieldsOfLine(entry: TableEntry, byKey: Map<string, string[]>, row: Line
 function lineItem(entry: TableEntry, byKey: Map<string, string[]>, row: LineRow, context: SourceContext): SourceItem {
   const read = fieldsOfLine(entry, byKey, row);
   if ('item' in read) return read.item;
-  const fieldAt = (field: string): SourceLocation => {
+  const ownAt = (field: string): SourceLocation | undefined => {
     const renamed = Object.hasOwn(entry.columns, field) ? entry.columns[field] : undefined;
     const key = renamed !== undefined && Object.hasOwn(row.object, renamed) ? renamed : field;
-    const own = Object.hasOwn(row.object, key) && row.object[key] !== null;
-    if (!own) return Object.hasOwn(entry.fields, field) ? manifestAt(context, [field]) : row.at;
-    const col = valueColumn(row.line, key);
-    return col === undefined ? row.at : { file: row.at.file, line: row.at.line, col };
+    if (!Object.hasOwn(row.object, key) || row.object[key] === null) return undefined;
+    return { file: row.at.file, line: row.at.line, col: valueColumn(row.line, key) ?? 1 };
   };
-  return assembleRow({ ordinal: row.ordinal, entry, fields: read.fields, at: row.at, fieldAt });
+  return assembleRow({ ordinal: row.ordinal, entry, context, fields: read.fields, at: row.at, ownAt });
 }
 
 function parseLine(line: string, at: SourceLocation, ordinal: number): { object: Record<string, unknown> } | { item: SourceItem } {

@@ -1,6 +1,5 @@
 import type { MatrixEntry, SourceContext, SourceItem, SourceLocation } from './types.js';
-import { assembleRow, BATCH_ROWS, manifestAt, templateProblem } from './rows.js';
-import type { Filling, Placeholder } from './template.js';
+import { assembleRow, BATCH_ROWS, manifestAt, templateProblem, type Filling, type Placeholder } from './rows.js';
 
 /** The next combination, the last list turning fastest; false after the last one. */
 function advance(counters: number[], entry: MatrixEntry): boolean {
@@ -40,19 +39,15 @@ export async function* readMatrix(entry: MatrixEntry, context: SourceContext): A
     entry.lists.forEach((list, j) => {
       fields[list.field] = list.values[picked[j] ?? 0];
     });
-    const fieldAt = (field: string): SourceLocation => {
+    const ownAt = (field: string): SourceLocation | undefined => {
       const j = listIndex.get(field);
-      if (j !== undefined) return manifestAt(context, ['matrix', field, picked[j] ?? 0]);
-      return Object.hasOwn(entry.fields, field) ? manifestAt(context, [field]) : at;
+      return j === undefined ? undefined : manifestAt(context, ['matrix', field, picked[j] ?? 0]);
     };
-    const n = ordinal + 1;
     const fill = (p: Placeholder): Filling | undefined => {
       const j = listIndex.get(p.name);
-      if (j !== undefined) return { value: fields[p.name], index: (picked[j] ?? 0) + 1 };
-      if (p.name === 'n') return { value: n };
-      return Object.hasOwn(fields, p.name) ? { value: fields[p.name] } : undefined;
+      return j === undefined ? undefined : { value: fields[p.name], index: (picked[j] ?? 0) + 1 };
     };
-    items.push(assembleRow({ ordinal, entry, fields, at, fieldAt, fill }));
+    items.push(assembleRow({ ordinal, entry, context, fields, at, ownAt, fill }));
     ordinal += 1;
     if (items.length === BATCH_ROWS) {
       yield items;

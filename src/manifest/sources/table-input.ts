@@ -48,7 +48,6 @@ class Utf8Watch extends Transform {
   }
 }
 
-/** What a decoder makes of bytes that are not UTF-8. */
 export const REPLACEMENT_CHAR = '\uFFFD';
 
 /** As a text file that is not UTF-8 is refused. */

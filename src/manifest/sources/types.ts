@@ -1,9 +1,8 @@
 import type { Readable } from 'node:stream';
-import type { JobType } from '../../jobs/index.js';
+import type { JobType, SourcePosition } from '../../jobs/index.js';
 import type { ManifestIssue } from '../errors.js';
-import type { FileScope } from '../file-scope.js';
-import type { SourcePosition } from '../types.js';
-import type { IdTemplate } from './template.js';
+import type { FileScope } from '../files.js';
+import type { IdTemplate } from './rows.js';
 
 /** The kinds of source, by the key that names them on an entry. */
 export const TABLE_KINDS = ['csv', 'tsv', 'jsonl'] as const;
@@ -85,7 +84,6 @@ export type LocateInEntry = (path: readonly (string | number)[], target?: 'key' 
 
 /** What every reader needs from the manifest being loaded. */
 export interface SourceContext {
-  /** The manifest as messages show it. */
   manifestFile: string;
   /** The manifest's folder, absolute: paths in the entry are relative to it. */
   manifestDir: string;

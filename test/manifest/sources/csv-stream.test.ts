@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { afterEach, expect, test } from 'vitest';
-import { fileScope } from '../../../src/manifest/file-scope.js';
-import { parseSourceEntry, readSourceBatches, type SourceEntry } from '../../../src/manifest/sources/index.js';
+import { fileScope } from '../../../src/manifest/files.js';
+import { readSourceBatches } from '../../../src/manifest/read.js';
+import { parseSourceEntry } from '../../../src/manifest/sources/entry.js';
+import type { SourceEntry } from '../../../src/manifest/sources/types.js';
 import { firstEntry, folderWith, MANIFEST, readSource, removeFolders } from './helpers.js';
 
 afterEach(removeFolders);

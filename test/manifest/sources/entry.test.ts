@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { describe, expect, test } from 'vitest';
 import { formatIssue } from '../../../src/manifest/errors.js';
 import { sourceEntrySchema } from '../../../src/manifest/schema.js';
-import { parseSourceEntry } from '../../../src/manifest/sources/index.js';
+import { parseSourceEntry } from '../../../src/manifest/sources/entry.js';
 import { firstEntry, MANIFEST } from './helpers.js';
 
 function problemsOf(entryYaml: string): string[] {

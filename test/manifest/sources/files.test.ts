@@ -1,7 +1,7 @@
 import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { loadManifest } from '../../../src/manifest/load.js';
+import { loadManifest } from '../../support/load-manifest.js';
 import { messageOf } from '../helpers.js';
 import { fieldsOf, folderWith, readFirst, removeFolders } from './helpers.js';
 

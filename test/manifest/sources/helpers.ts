@@ -4,17 +4,17 @@ import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { formatIssue } from '../../../src/manifest/errors.js';
-import { fileScope } from '../../../src/manifest/file-scope.js';
-import {
-  parseSourceEntry,
-  readSourceBatches,
-  type LocateInEntry,
-  type SourceContext,
-  type SourceEntry,
-  type SourceItem,
-  type SourceProblem,
-  type SourceRow,
-} from '../../../src/manifest/sources/index.js';
+import { fileScope } from '../../../src/manifest/files.js';
+import { readSourceBatches } from '../../../src/manifest/read.js';
+import { parseSourceEntry } from '../../../src/manifest/sources/entry.js';
+import type {
+  LocateInEntry,
+  SourceContext,
+  SourceEntry,
+  SourceItem,
+  SourceProblem,
+  SourceRow,
+} from '../../../src/manifest/sources/types.js';
 
 /** The rows of one checked entry, one at a time, in the source's order. */
 export async function* readSource(entry: SourceEntry, context: SourceContext): AsyncGenerator<SourceItem> {

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, test } from 'vitest';
-import { fileScope } from '../../../src/manifest/file-scope.js';
-import { parseSourceEntry } from '../../../src/manifest/sources/index.js';
+import { fileScope } from '../../../src/manifest/files.js';
+import { parseSourceEntry } from '../../../src/manifest/sources/entry.js';
 import { fieldsOf, firstEntry, folderWith, MANIFEST, readFirst, readSource, removeFolders } from './helpers.js';
 
 afterEach(removeFolders);
