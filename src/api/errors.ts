@@ -6,7 +6,7 @@
  * a query string (result URLs are pre-signed: their query is a credential).
  */
 import { ExitCode, LocalIoError, MediabatchError, type ExitCodeValue } from '../errors.js';
-import type { RateLimitInfo } from './types.js';
+import type { RateLimitInfo } from './error-mapping.js';
 
 export interface ApiErrorDetails {
   method: string;
