@@ -9,13 +9,14 @@ import { errorFromResponse, errorFromTransport, parseRateLimit } from './error-m
 import type { Endpoint, Transport } from './error-mapping.js';
 import type { WithRateLimit } from './types.js';
 import type { Clock } from '../clock.js';
-import type { BaseUrl } from './base-url.js';
 
 /** API answers are small JSON documents; a bigger one means we are talking to the wrong thing. */
 const MAX_API_BODY_BYTES = 16 * 1024 * 1024;
 
-export type HttpContext = Pick<BaseUrl, 'origin' | 'basePath'> & {
+export type HttpContext = {
   dispatcher: Dispatcher;
+  origin: string;
+  basePath: string;
   token: string;
   userAgent: string;
   connectTimeoutMs: number;

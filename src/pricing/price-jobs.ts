@@ -3,8 +3,7 @@ import { kindOf } from '../jobs/index.js';
 import { ExitCode, MediabatchError } from '../errors.js';
 import { sumMicro, usdToMicro } from '../money.js';
 import { describeGroupKey, lengthKey, rateKeys } from './keys.js';
-import { coversLength, deriveLinearPrice, fitLinear, probeLengths, type LinearFit } from './linear-fit.js';
-import { EPSILON_USD } from './quotes.js';
+import { coversLength, deriveLinearPrice, EPSILON_USD, fitLinear, probeLengths, type LinearFit } from './linear-fit.js';
 import type { GroupMethod, PriceCache, PriceCacheRow, PriceChange, PricedKey, PriceGroup } from './types.js';
 import type { PriceSource, PricingDeps } from './types.js';
 

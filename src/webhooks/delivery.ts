@@ -41,17 +41,15 @@ const BODY = z.object({
   }),
 });
 
-/** The unsigned headers that name what the signed body also says. */
-export interface DeliveryHeaders {
-  deliveryId: string | undefined;
-  event: string | undefined;
-}
-
 /**
  * What a signed body says, or why it is not taken: 400 when it is not a delivery, 401 when an
- * unsigned header contradicts it (it was changed on the way). The text names no value from the body.
+ * unsigned header (`headers`: the ones that name what the signed body also says) contradicts it: it
+ * was changed on the way. The text names no value from the body.
  */
-export function readDelivery(rawBody: Buffer, headers: DeliveryHeaders): Delivery | { status: 400 | 401; problem: string } {
+export function readDelivery(
+  rawBody: Buffer,
+  headers: { deliveryId: string | undefined; event: string | undefined },
+): Delivery | { status: 400 | 401; problem: string } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(rawBody.toString('utf8'));
@@ -67,7 +65,10 @@ export function readDelivery(rawBody: Buffer, headers: DeliveryHeaders): Deliver
   if (signedId !== undefined && headers.deliveryId !== undefined && headers.deliveryId !== signedId) {
     return { status: 401, problem: 'X-DeAPI-Delivery-Id differs from the signed delivery_id' };
   }
-  if (headers.event !== undefined && headers.event !== event) return { status: 401, problem: 'X-DeAPI-Event differs from the signed event' };
+  if (headers.event !== undefined && headers.event !== event) {
+    return { status: 401, problem: 'X-DeAPI-Event differs from the signed event' };
+  }
+  const { error_code: errorCode, error_message: errorMessage, error_reason: errorReason, retryable, refunded } = data;
   return {
     // A body without an id is keyed by its own bytes: the service's retry of it is the same
     // body (freshly signed), while a replay under another header id must not count as new.
@@ -75,11 +76,6 @@ export function readDelivery(rawBody: Buffer, headers: DeliveryHeaders): Deliver
     event,
     jobRequestId: data.job_request_id,
     resultUrl: data.result_url,
-    failure: event === 'job.failed' ? failureOf(data) : undefined,
+    failure: event === 'job.failed' ? { errorCode, errorMessage, errorReason, retryable, refunded } : undefined,
   };
-}
-
-function failureOf(data: z.output<typeof BODY>['data']): Delivery['failure'] {
-  const { error_code: errorCode, error_message: errorMessage, error_reason: errorReason, retryable, refunded } = data;
-  return { errorCode, errorMessage, errorReason, retryable, refunded };
 }

@@ -236,5 +236,3 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
   const what = advice ?? `cannot listen (${error.code ?? error.message})`;
   return new ConfigError(`--listen ${host}:${port}: ${what}. Nothing was sent.`, 'E_LISTEN', error);
 }
-
-export type { Delivery };
