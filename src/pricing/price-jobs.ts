@@ -4,8 +4,8 @@ import { ExitCode, MediabatchError } from '../errors.js';
 import { sumMicro, usdToMicro } from '../money.js';
 import { describeGroupKey, lengthKey, rateKeys } from './keys.js';
 import { coversLength, deriveLinearPrice, EPSILON_USD, fitLinear, probeLengths, type LinearFit } from './linear-fit.js';
-import type { GroupMethod, PriceCache, PriceCacheRow, PriceChange, PricedKey, PriceGroup } from './types.js';
-import type { PriceSource, PricingDeps } from './types.js';
+import type { MicroUsd } from '../money.js';
+import type { PriceCache, PriceCacheRow, PriceGroup, PriceSource, PricingDeps } from './types.js';
 
 const DEFAULT_PROBES = 3;
 const DEFAULT_PRICE_CONCURRENCY = 4;
@@ -27,13 +27,15 @@ class InvalidPriceError extends MediabatchError {
 }
 
 type Quote = PricingDeps['quote'];
+type PricedKey = { priceKey: string; priceMicro: MicroUsd; source: PriceSource };
 type KeyPrice = Pick<PriceCacheRow, 'priceUsd'> & { source: PriceSource };
 type GroupContext = { cache: PriceCache; probes: number; quote: Quote };
 
 interface GroupOutcome {
   /** By full price key. */
   prices: Map<string, KeyPrice>;
-  method: GroupMethod;
+  /** How the prices were found, for the report. */
+  method: 'per-key' | 'linear-derived' | 'per-length-fallback' | 'cached';
   calls: number;
   /** New rows for the cache: fresh quotes, derived prices and the fitted rate. */
   rows: PriceCacheRow[];
@@ -197,6 +199,8 @@ function readCachedFit(groupKey: string, cache: PriceCache): (LinearFit & { ageM
  * cached itself). When it moved, the group's cache (its fitted rate included) is dropped and the
  * group is priced again from the service.
  */
+/** A group whose cached price no longer matched the service's: the key checked, its price then and now. */
+type PriceChange = { groupKey: string; model: string; key: string; cachedUsd: number; currentUsd: number };
 type Checked = { outcome: GroupOutcome; change?: PriceChange };
 
 async function priceConfirmed(group: PriceGroup, ctx: GroupContext): Promise<Checked> {
@@ -229,7 +233,10 @@ function priceOf(outcome: GroupOutcome, key: string) {
   return price;
 }
 
-/** Gives each price key of the group its price and sums the group up for the report. */
+/**
+ * Gives each price key of the group its price, in whole micro-dollars rounded up from the
+ * service's quote (what may be charged), and sums the group up for the report.
+ */
 export function summarise(group: PriceGroup, outcome: GroupOutcome, prices: PricedKey[]) {
   const jobsBySource: Record<PriceSource, number> = { quoted: 0, derived: 0, cached: 0 };
   const totals: number[] = [];
