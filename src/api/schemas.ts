@@ -20,11 +20,11 @@ function readNumber(value: unknown): number | undefined {
   return typeof number === 'number' && Number.isFinite(number) ? number : undefined;
 }
 
+/** A field read by `read` from whatever came: a value, or undefined; it never fails. */
+const lenient = <T>(read: (value: unknown) => T | undefined) => z.unknown().transform(read).optional();
+
 /** The service's texts are escaped where they enter: they go to the ledger and the terminal. */
-const serviceText = z
-  .unknown()
-  .transform((value) => (typeof value === 'string' && value !== '' ? escapeControlChars(value) : undefined))
-  .optional();
+const serviceText = lenient((value) => (typeof value === 'string' && value ? escapeControlChars(value) : undefined));
 
 function readBoolean(value: unknown): boolean | undefined {
   if (value === true || value === 'true' || value === 1 || value === '1') return true;
@@ -54,16 +54,13 @@ export const statusAnswer = z.looseObject({
   data: z
     .looseObject({
       status: z.string().min(1),
-      progress: z.unknown().transform(readNumber).optional(),
-      result_url: z
-        .unknown()
-        .transform((value) => (typeof value === 'string' && value !== '' ? value : undefined))
-        .optional(),
+      progress: lenient(readNumber),
+      result_url: lenient((value) => (typeof value === 'string' && value !== '' ? value : undefined)),
       error_code: serviceText,
       error_message: serviceText,
       error_reason: serviceText,
-      retryable: z.unknown().transform(readBoolean).optional(),
-      refunded: z.unknown().transform(readBoolean).optional(),
+      retryable: lenient(readBoolean),
+      refunded: lenient(readBoolean),
     })
     .transform((data): RequestStatus => {
       const normalized = data.status.trim().toLowerCase();
