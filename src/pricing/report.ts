@@ -55,7 +55,8 @@ export async function buildCostReport(input: CostReportInput) {
   const toSpendMicro = sumMicro(sending.map((line) => line.priceMicro));
   const jobsToSend = sumMicro(sending.map((line) => line.jobs));
   const budget = await budgetFigures(input, jobsToSend, toSpendMicro);
-  const jobsByType = Object.entries(totalsBy(sending, (line) => line.type)).map(([type, totals]) => [type, totals.jobs]);
+  const byType = Object.entries(totalsBy(sending, (line) => line.type));
+  const jobsByType = byType.map(([type, totals]) => [type, totals.jobs]);
   const duration = estimateDuration(Object.fromEntries(jobsByType), input.plan, input.planName);
   const balanceMicro = input.balanceMicro ?? null;
   return {

@@ -126,7 +126,7 @@ function capConnections(server: Server, max: number, busy: WeakSet<Socket>): voi
   });
 }
 
-async function answer(options: Settings, req: IncomingMessage, res: ServerResponse, busy: WeakSet<Socket>): Promise<void> {
+async function answer(options: Settings, req: IncomingMessage, res: ServerResponse, busy: WeakSet<Socket>) {
   // `early`: refused without reading (the rest of) the body, so the connection goes with the answer.
   const reject = (rejection: Rejection, early = false): void => {
     options.onRejected(rejection);
