@@ -1,15 +1,5 @@
 import { UsageError } from '../errors.js';
 
-/** A service base URL that passed the one check every caller shares. */
-export interface BaseUrl {
-  /** Origin and path, nothing else: what the ledger keys its caches by. */
-  text: string;
-  /** e.g. https://api.deapi.ai */
-  origin: string;
-  /** Path prefix, without a trailing slash ('' for none). */
-  basePath: string;
-}
-
 // For messages only: a URL too broken to parse may still hold a password before its `@`.
 function redacted(raw: string): string {
   return raw.replace(/^([^:/?#]*:\/\/)[^/?#]*@/, '$1…@');
@@ -21,7 +11,7 @@ function redacted(raw: string): string {
  * dropped: the service takes a bearer token, and a URL kept with one would carry the password
  * into the ledger's caches and the messages that quote it. Never echoes what it refuses.
  */
-export function parseBaseUrl(raw: string, source = '--base-url'): BaseUrl {
+export function parseBaseUrl(raw: string, source = '--base-url') {
   let url: URL;
   try {
     url = new URL(raw);
@@ -39,6 +29,7 @@ export function parseBaseUrl(raw: string, source = '--base-url'): BaseUrl {
   if (url.search !== '' || url.hash !== '') {
     throw new UsageError(`${source}: expected a URL without a query or fragment (they would never be sent), got one (not shown); give only the address and path`);
   }
-  const basePath = url.pathname.replace(/\/+$/, '');
+  const basePath = url.pathname.replace(/\/+$/, ''); // '' for none
+  // `text`, origin and path, nothing else: what the ledger keys its caches by.
   return { text: `${url.origin}${basePath}`, origin: url.origin, basePath };
 }

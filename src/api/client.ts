@@ -16,28 +16,28 @@ import type { z } from 'zod';
 import type { CallOptions, Model, MultipartFile, ServiceClient, ServiceRequest } from './types.js';
 import { systemClock, type Clock } from '../clock.js';
 
-export interface ServiceClientOptions {
-  baseUrl: string;
-  token: string;
-  /** Keep-alive connections per origin. Default 16. */
-  connections?: number;
-  /** Default 10 000. */
-  connectTimeoutMs?: number;
-  /** Headers and body (idle) timeout of API calls. Default 60 000. */
-  requestTimeoutMs?: number;
-  /** Same, for multipart submits, which upload files. Default 300 000. */
-  uploadTimeoutMs?: number;
-  /** Headers and body (idle) timeout of result downloads. Default 300 000. */
-  downloadTimeoutMs?: number;
-  userAgent?: string;
-  /** Where the daily reset's distance is counted from. Default the system's. */
-  clock?: Clock;
-}
-
 /** How long an API call may wait for its answer (headers, then each piece of the body). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** The same for multipart submits, which upload files (images) first. */
 export const DEFAULT_UPLOAD_TIMEOUT_MS = 300_000;
+
+/** A client's settings but its address and token; each timeout covers the headers and each piece of the body. */
+const DEFAULTS = {
+  /** Keep-alive connections per origin. */
+  connections: 16,
+  connectTimeoutMs: 10_000,
+  requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
+  uploadTimeoutMs: DEFAULT_UPLOAD_TIMEOUT_MS,
+  /** Of result downloads. */
+  downloadTimeoutMs: 300_000,
+  userAgent: 'mediabatch',
+  /** Where the daily reset's distance is counted from. */
+  clock: systemClock as Clock,
+};
+
+export type ServiceClientOptions = { baseUrl: string; token: string } & {
+  [setting in keyof typeof DEFAULTS]?: (typeof DEFAULTS)[setting] | undefined;
+};
 
 const API = '/api/v1/client';
 const MODELS_PAGE_SIZE = 50;
@@ -65,14 +65,12 @@ async function multipartForm(body: { fields: Record<string, string>; files: Mult
 /** Builds a client; `close()` ends its keep-alive connections (tests and the CLI must call it). */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   const { origin, basePath } = parseBaseUrl(options.baseUrl);
-  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const uploadTimeoutMs = options.uploadTimeoutMs ?? DEFAULT_UPLOAD_TIMEOUT_MS;
-  const userAgent = options.userAgent ?? 'mediabatch';
-  const dispatcher = new Agent({ connections: options.connections ?? 16, connect: { timeout: connectTimeoutMs } });
-  const clock = options.clock ?? systemClock;
+  const given = Object.entries(options).filter(([, value]) => value !== undefined);
+  const settings: typeof DEFAULTS = { ...DEFAULTS, ...Object.fromEntries(given) };
+  const { connectTimeoutMs, requestTimeoutMs, uploadTimeoutMs, userAgent, clock } = settings;
+  const dispatcher = new Agent({ connections: settings.connections, connect: { timeout: connectTimeoutMs } });
   const http: HttpContext = { dispatcher, origin, basePath, token: options.token, userAgent, connectTimeoutMs, clock };
-  const downloads = { dispatcher, userAgent, timeoutMs: options.downloadTimeoutMs ?? 300_000, clock };
+  const downloads = { dispatcher, userAgent, timeoutMs: settings.downloadTimeoutMs, clock };
 
   const get = <S extends z.ZodType>(schema: S, path: string, signal?: AbortSignal, query?: ApiCall['query']) =>
     callApi(http, { method: 'GET', path: `${API}${path}`, query, timeoutMs: requestTimeoutMs, signal }, schema);

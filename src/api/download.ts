@@ -11,8 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Dispatcher } from 'undici';
 import { LocalIoError } from '../errors.js';
 import { ApiError, ResultUrlError, ResultUrlExpiredError } from './errors.js';
-import { errorFromResponse, errorFromTransport, type Endpoint } from './error-mapping.js';
-import { headerValue } from './rate-limit.js';
+import { errorFromResponse, errorFromTransport, headerValue, type Endpoint } from './error-mapping.js';
 import { dropBody, readText, send, type HttpContext } from './http.js';
 import type { DownloadResult } from './types.js';
 

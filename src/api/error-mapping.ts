@@ -1,7 +1,8 @@
 /**
- * Turning what came back (an HTTP status and body, or a transport failure) into one typed
- * ApiError. Parsing here never throws: gateways answer 5xx with HTML, and a crash while
- * describing an error would hide the error that matters.
+ * Turning what came back (an HTTP status, its headers and body, or a transport failure) into one
+ * typed ApiError, and reading the service's rate-limit headers (docs/service.md, "Rate limits").
+ * Parsing here never throws: gateways answer 5xx with HTML, and a crash while describing an
+ * error would hide the error that matters.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { escapeControlChars } from '../control-chars.js';
@@ -17,9 +18,9 @@ import {
   UnreachableError,
   ValidationError,
   type ApiErrorDetails,
+  type RateLimitType,
   type TimeoutPhase,
 } from './errors.js';
-import { parseLimitType, parseRateLimit, parseRetryAfterMs, rateLimitWaitMs } from './rate-limit.js';
 
 const SNIPPET_CHARS = 160;
 
@@ -138,18 +139,15 @@ function errorCode(error: unknown): string | undefined {
   return Array.isArray(inner) ? errorCode(inner[0]) : undefined;
 }
 
-interface TransportContext extends Endpoint {
-  /**
-   * The service's origin, for calls to the service: a connection that never opened is then an
-   * UnreachableError naming its host. Downloads leave it out (a storage host is not configured).
-   */
-  origin?: string | undefined;
-  /** True once the request was handed to undici: from then on it may have been sent. */
-  dispatched: boolean;
-  timeoutMs?: number | undefined;
-  connectTimeoutMs?: number | undefined;
-  aborted?: boolean | undefined;
-}
+/**
+ * Where a request goes and how long it may wait. `origin` is the service's, for calls to the
+ * service: a connection that never opened is then an UnreachableError naming its host.
+ * Downloads leave it out (a storage host is not configured).
+ */
+export type Transport = Endpoint & { origin?: string; timeoutMs?: number; connectTimeoutMs?: number | undefined };
+
+/** `dispatched`: the request was handed to undici; from then on it may have been sent. */
+type TransportContext = Transport & { dispatched: boolean; aborted?: boolean | undefined };
 
 /**
  * The typed error for a failure without an HTTP answer. `requestSent` is false only for
@@ -186,4 +184,58 @@ function unreachableReason(code: string | undefined, connectTimeoutMs: number | 
   }
   if (code !== undefined && TLS_HANDSHAKE_CODES.includes(code)) return `TLS: ${code}`;
   return code ?? 'connection failed';
+}
+
+const MINUTE_MS = 60_000;
+
+export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+const RATE_LIMIT_HEADERS = {
+  limit: 'x-ratelimit-limit',
+  remaining: 'x-ratelimit-remaining',
+  dailyLimit: 'x-ratelimit-daily-limit',
+  dailyRemaining: 'x-ratelimit-daily-remaining',
+} as const;
+
+/** Rate-limit headers as read off one response; every field optional, as the service sends them. */
+export type RateLimitInfo = { -readonly [field in keyof typeof RATE_LIMIT_HEADERS]?: number };
+
+/** Every rate-limit header present on a response; absent or malformed ones are left out. */
+export function parseRateLimit(headers: IncomingHttpHeaders): RateLimitInfo {
+  const info: RateLimitInfo = {};
+  for (const [field, name] of Object.entries(RATE_LIMIT_HEADERS)) {
+    const raw = headerValue(headers, name)?.trim();
+    const value = raw === undefined || raw === '' ? NaN : Number(raw);
+    if (Number.isFinite(value)) info[field as keyof RateLimitInfo] = value;
+  }
+  return info;
+}
+
+function parseLimitType(headers: IncomingHttpHeaders): RateLimitType | undefined {
+  const raw = headerValue(headers, 'x-ratelimit-type')?.trim().toLowerCase();
+  return raw === 'minute' || raw === 'daily' ? raw : undefined;
+}
+
+/** Retry-After as milliseconds: delta seconds or an HTTP date; undefined when absent or unreadable. */
+function parseRetryAfterMs(headers: IncomingHttpHeaders, nowMs: number): number | undefined {
+  const raw = headerValue(headers, 'retry-after')?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(raw)) return Math.round(Number(raw) * 1000);
+  const dateMs = Date.parse(raw);
+  return Number.isNaN(dateMs) ? undefined : Math.max(0, dateMs - nowMs);
+}
+
+/**
+ * How long a 429 asks us to wait: Retry-After when sent, else until the daily reset (00:00 UTC)
+ * for a daily window, else one minute (a minute window, or a 429 that does not say which).
+ */
+function rateLimitWaitMs(headers: IncomingHttpHeaders, nowMs: number): number {
+  const retryAfterMs = parseRetryAfterMs(headers, nowMs);
+  if (retryAfterMs !== undefined) return retryAfterMs;
+  if (parseLimitType(headers) !== 'daily') return MINUTE_MS;
+  const now = new Date(nowMs);
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - nowMs;
 }

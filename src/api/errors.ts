@@ -6,7 +6,7 @@
  * a query string (result URLs are pre-signed: their query is a credential).
  */
 import { ExitCode, LocalIoError, MediabatchError, type ExitCodeValue } from '../errors.js';
-import type { RateLimitInfo } from './types.js';
+import type { RateLimitInfo } from './error-mapping.js';
 
 export interface ApiErrorDetails {
   method: string;
@@ -38,10 +38,11 @@ export class ApiError extends MediabatchError {
   declare readonly retryAfterMs: number | undefined;
   declare readonly rateLimit: RateLimitInfo | undefined;
 
+  /** Every field of `details` but `cause` becomes the error's own, so a subclass only declares its own. */
   constructor(what: string, details: ApiErrorDetails, code: string, exitCode: ExitCodeValue = ExitCode.incomplete) {
-    const { method, path, status, requestSent, retryAfterMs, rateLimit, cause } = details;
-    super(`${method} ${path}: ${what}`, { code, exitCode, cause });
-    Object.assign(this, { method, path, status, requestSent, retryAfterMs, rateLimit });
+    const { cause, ...fields } = details;
+    super(`${details.method} ${details.path}: ${what}`, { code, exitCode, cause });
+    Object.assign(this, fields);
   }
 }
 
@@ -55,8 +56,8 @@ export class AuthError extends ApiError {
 
 /** 422: the service refused the fields. A low balance also arrives this way and stops the run. */
 export class ValidationError extends ApiError {
-  readonly fieldErrors: Record<string, string[]>;
-  readonly isBalance: boolean;
+  declare readonly fieldErrors: Record<string, string[]>;
+  declare readonly isBalance: boolean;
 
   constructor(details: SaidDetails & { fieldErrors: Record<string, string[]> }) {
     const fields = Object.entries(details.fieldErrors).map(([field, messages]) => `${field}: ${messages.join(' ')}`);
@@ -65,7 +66,6 @@ export class ValidationError extends ApiError {
     const todo = isBalance ? 'top up the account balance, then run again to resume' : 'fix these fields of the job';
     const code = isBalance ? 'E_API_BALANCE' : 'E_API_VALIDATION';
     super(`HTTP 422 refused: ${text}; ${todo}`, details, code, isBalance ? ExitCode.auth : ExitCode.incomplete);
-    this.fieldErrors = details.fieldErrors;
     this.isBalance = isBalance;
   }
 }
@@ -74,13 +74,12 @@ export type RateLimitType = 'minute' | 'daily';
 
 /** 429: nothing was taken; `retryAfterMs` is always set (Retry-After, else the window's reset). */
 export class RateLimitError extends ApiError {
-  readonly limitType: RateLimitType | undefined;
+  declare readonly limitType: RateLimitType | undefined;
 
   constructor(details: ApiErrorDetails & { limitType: RateLimitType | undefined }) {
     const window = details.limitType === 'daily' ? 'daily limit reached' : 'rate limited';
     const seconds = Math.ceil((details.retryAfterMs ?? 0) / 1000);
     super(`HTTP 429 ${window}; retry in ${seconds} s or pace requests with --plan`, details, 'E_API_RATE_LIMIT');
-    this.limitType = details.limitType;
   }
 }
 
@@ -101,12 +100,11 @@ export class ClientError extends ApiError {
 
 /** 5xx. The body may be a gateway's HTML page: `snippet` keeps a short text version of it. */
 export class ServerError extends ApiError {
-  readonly snippet: string;
+  declare readonly snippet: string;
 
   constructor(details: ApiErrorDetails & { snippet: string }) {
     const todo = 'the service failed, try again later';
     super(answered({ ...details, serviceMessage: details.snippet }, 'server error', todo), details, 'E_API_SERVER');
-    this.snippet = details.snippet;
   }
 }
 
@@ -119,7 +117,7 @@ type NetworkDetails = ApiErrorDetails & { networkCode: string | undefined };
  */
 export class NetworkError extends ApiError {
   /** The undici or system error code, e.g. ECONNREFUSED, UND_ERR_SOCKET. */
-  readonly networkCode: string | undefined;
+  declare readonly networkCode: string | undefined;
 
   constructor(
     details: NetworkDetails & { detail?: string },
@@ -129,7 +127,6 @@ export class NetworkError extends ApiError {
     exitCode: ExitCodeValue = ExitCode.incomplete,
   ) {
     super(what, details, code, exitCode);
-    this.networkCode = details.networkCode;
   }
 }
 
@@ -141,13 +138,12 @@ export class NetworkError extends ApiError {
  */
 export class UnreachableError extends NetworkError {
   /** `api.deapi.ai:443`. */
-  readonly host: string;
+  declare readonly host: string;
 
   constructor(details: Omit<NetworkDetails, 'requestSent'> & { host: string; reason: string }) {
     const todo = 'check --base-url / MEDIABATCH_BASE_URL and your network; the request was not sent';
     const what = `cannot reach ${details.host} (${details.reason}): ${todo}`;
     super({ ...details, requestSent: false }, what, 'E_CONNECT', ExitCode.auth);
-    this.host = details.host;
   }
 }
 
@@ -161,35 +157,32 @@ const PHASE_TEXT: Record<TimeoutPhase, string> = {
 
 /** No answer in time. Only a connect timeout proves the request was not sent. */
 export class TimeoutError extends NetworkError {
-  readonly phase: TimeoutPhase;
+  declare readonly phase: TimeoutPhase;
 
   constructor(details: NetworkDetails & { phase: TimeoutPhase; timeoutMs?: number | undefined }) {
     const limit = details.timeoutMs === undefined ? '' : ` after ${details.timeoutMs} ms`;
     const todo = 'check the connection and --base-url, then try again later';
     const what = `timed out ${PHASE_TEXT[details.phase]}${limit}; ${sentText(details.requestSent)}; ${todo}`;
     super(details, what, 'E_API_TIMEOUT');
-    this.phase = details.phase;
   }
 }
 
 /** A 2xx whose body is not what the service documents. */
 export class ResponseShapeError extends ApiError {
-  readonly issues: string;
+  declare readonly issues: string;
 
   constructor(details: ApiErrorDetails & { issues: string }) {
     const todo = 'check --base-url points at the service';
     super(`unexpected answer from the service (${details.issues}); ${todo}`, details, 'E_API_SHAPE');
-    this.issues = details.issues;
   }
 }
 
 /** A result URL this client refuses to fetch: not http(s), redirected elsewhere, or too large. */
 export class ResultUrlError extends ApiError {
-  readonly reason: 'scheme' | 'redirect' | 'too-large';
+  declare readonly reason: 'scheme' | 'redirect' | 'too-large';
 
   constructor(details: ApiErrorDetails & { reason: ResultUrlError['reason']; detail: string }) {
     super(`result refused: ${details.detail}`, details, 'E_RESULT_URL');
-    this.reason = details.reason;
   }
 }
 

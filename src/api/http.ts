@@ -5,17 +5,18 @@
 import type { Dispatcher, FormData } from 'undici';
 import type { z } from 'zod';
 import { ResponseShapeError, type ApiErrorDetails } from './errors.js';
-import { errorFromResponse, errorFromTransport, type Endpoint } from './error-mapping.js';
-import { parseRateLimit } from './rate-limit.js';
+import { errorFromResponse, errorFromTransport, parseRateLimit } from './error-mapping.js';
+import type { Endpoint, Transport } from './error-mapping.js';
 import type { WithRateLimit } from './types.js';
 import type { Clock } from '../clock.js';
-import type { BaseUrl } from './base-url.js';
 
 /** API answers are small JSON documents; a bigger one means we are talking to the wrong thing. */
 const MAX_API_BODY_BYTES = 16 * 1024 * 1024;
 
-export type HttpContext = Pick<BaseUrl, 'origin' | 'basePath'> & {
+export type HttpContext = {
   dispatcher: Dispatcher;
+  origin: string;
+  basePath: string;
   token: string;
   userAgent: string;
   connectTimeoutMs: number;
@@ -35,9 +36,6 @@ export interface ApiCall {
   redact?: readonly string[] | undefined;
 }
 
-/** Where a request goes and how long it may wait, for the typed error of a failure. */
-export type Transport = Endpoint & { origin?: string; timeoutMs: number; connectTimeoutMs?: number };
-
 /**
  * Sends one request with `transport.timeoutMs` for the headers and each piece of the body; a
  * failure before an answer (an abort before dispatch too) is thrown as its typed error.
@@ -45,7 +43,7 @@ export type Transport = Endpoint & { origin?: string; timeoutMs: number; connect
 export async function send(
   dispatcher: Dispatcher,
   request: Omit<Dispatcher.RequestOptions, 'signal'>,
-  transport: Transport,
+  transport: Transport & { timeoutMs: number },
   signal: AbortSignal | undefined,
 ): Promise<Dispatcher.ResponseData> {
   if (signal?.aborted) throw errorFromTransport(signal.reason, { ...transport, dispatched: false, aborted: true });

@@ -6,11 +6,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import { ApiError, NetworkError, RateLimitError, ServerError, submitFailureKind } from './errors.js';
 
-export type RetryKind = 'idempotent' | 'submit';
-
 export interface RetryOptions {
   /** 'idempotent' for reads and price calls; 'submit' for generation requests (money rules). */
-  kind: RetryKind;
+  kind: 'idempotent' | 'submit';
   /** Retries after the first attempt. */
   retries: number;
   minDelayMs: number;
@@ -23,7 +21,7 @@ export interface RetryOptions {
 }
 
 /** Whether a failure may be tried again for this kind of call. */
-export function isRetryable(error: unknown, kind: RetryKind): error is ApiError {
+function isRetryable(error: unknown, kind: RetryOptions['kind']): error is ApiError {
   if (!(error instanceof ApiError)) return false; // a programming error: retrying cannot help
   if (kind === 'submit') return submitFailureKind(error) === 'not-taken';
   return error instanceof RateLimitError || error instanceof ServerError || error instanceof NetworkError;

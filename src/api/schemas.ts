@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { escapeControlChars } from '../control-chars.js';
-import type { Model, RequestStatus } from './types.js';
+import type { RequestStatus } from './types.js';
 
 /** A finite number, also when sent as a numeric string. */
 const number = z
@@ -20,11 +20,11 @@ function readNumber(value: unknown): number | undefined {
   return typeof number === 'number' && Number.isFinite(number) ? number : undefined;
 }
 
+/** A field read by `read` from whatever came: a value, or undefined; it never fails. */
+const lenient = <T>(read: (value: unknown) => T | undefined) => z.unknown().transform(read).optional();
+
 /** The service's texts are escaped where they enter: they go to the ledger and the terminal. */
-const serviceText = z
-  .unknown()
-  .transform((value) => (typeof value === 'string' && value !== '' ? escapeControlChars(value) : undefined))
-  .optional();
+const serviceText = lenient((value) => (typeof value === 'string' && value ? escapeControlChars(value) : undefined));
 
 function readBoolean(value: unknown): boolean | undefined {
   if (value === true || value === 'true' || value === 1 || value === '1') return true;
@@ -54,16 +54,13 @@ export const statusAnswer = z.looseObject({
   data: z
     .looseObject({
       status: z.string().min(1),
-      progress: z.unknown().transform(readNumber).optional(),
-      result_url: z
-        .unknown()
-        .transform((value) => (typeof value === 'string' && value !== '' ? value : undefined))
-        .optional(),
+      progress: lenient(readNumber),
+      result_url: lenient((value) => (typeof value === 'string' && value !== '' ? value : undefined)),
       error_code: serviceText,
       error_message: serviceText,
       error_reason: serviceText,
-      retryable: z.unknown().transform(readBoolean).optional(),
-      refunded: z.unknown().transform(readBoolean).optional(),
+      retryable: lenient(readBoolean),
+      refunded: lenient(readBoolean),
     })
     .transform((data): RequestStatus => {
       const normalized = data.status.trim().toLowerCase();
@@ -85,7 +82,7 @@ export const statusAnswer = z.looseObject({
 const section = z
   .union([z.record(z.string(), z.unknown()), z.array(z.unknown())])
   .nullish()
-  .transform((value) => (value === null || value === undefined || Array.isArray(value) ? {} : value));
+  .transform((value): Record<string, unknown> => (Array.isArray(value) ? {} : (value ?? {})));
 
 const voiceRecord = z
   .looseObject({ slug: z.string().min(1), name: z.string().optional(), gender: z.string().nullish() })
@@ -97,7 +94,7 @@ const languageRecord = z
 
 /** `info` is an object of optional sections, or `[]` when the model has none (PHP's empty array). */
 const infoRecord = z.union([
-  z.array(z.unknown()).max(0).transform(() => ({ limits: {}, features: {}, defaults: {} })),
+  z.array(z.unknown()).max(0).transform(() => undefined),
   z.looseObject({ limits: section, features: section, defaults: section }),
 ]);
 
@@ -108,26 +105,31 @@ const modelRecord = z
     inference_types: z.union([z.array(z.string()), z.record(z.string(), z.unknown())]).nullish(),
     info: infoRecord.nullish(),
     languages: z.array(languageRecord).nullish(),
-    /** LoRA models a diffusion model offers; present only where it supports them. */
     loras: z.array(z.looseObject({ name: z.string().min(1) })).nullish(),
     status: z.string().nullish(),
   })
-  .transform((record): Model => {
+  .transform((record) => {
     const types = record.inference_types ?? [];
-    const limits = Object.entries(record.info?.limits ?? {}).map(([key, value]) => [key, readNumber(value)]);
+    const limits = Object.entries(record.info?.limits ?? {}).map(([key, value]) => [key, readNumber(value)] as const);
     return {
       slug: record.slug,
       name: record.name ?? record.slug,
       // An object keyed by type ({"<type>": {...}}) lists its types as keys.
       inferenceTypes: Array.isArray(types) ? types : Object.keys(types),
+      /** `info.limits`, e.g. min_speed, max_speed, min_text, max_text, min_width, max_frames … */
       limits: Object.fromEntries(limits.filter(([, value]) => value !== undefined)),
+      /** `info.features`, e.g. supports_last_frame. */
       features: record.info?.features ?? {},
       defaults: record.info?.defaults ?? {},
       languages: record.languages ?? [],
+      /** Names of the LoRA models it offers (text-to-image models that support them). */
       loras: (record.loras ?? []).map((lora) => lora.name),
       status: record.status ?? undefined,
     };
   });
+
+/** A model of the catalogue, as the runner and the manifest's checks see it. */
+export type Model = z.output<typeof modelRecord>;
 
 export const modelsPage = z.looseObject({
   data: z.array(modelRecord),

@@ -2,29 +2,10 @@
  * The shapes the runner sees from the service client. Field names follow the service
  * (snake_case on the wire) only inside api/; everything exported here is camelCase.
  */
+import type { RateLimitInfo } from './error-mapping.js';
+import type { Model } from './schemas.js';
 
-/** Rate-limit headers as read off one response; every field optional, as the service sends them. */
-export interface RateLimitInfo {
-  limit?: number;
-  remaining?: number;
-  dailyLimit?: number;
-  dailyRemaining?: number;
-}
-
-export interface Model {
-  slug: string;
-  name: string;
-  inferenceTypes: string[];
-  /** `info.limits`, e.g. min_speed, max_speed, min_text, max_text, min_width, max_frames … */
-  limits: Record<string, number | undefined>;
-  /** `info.features`, e.g. supports_last_frame. */
-  features: Record<string, unknown>;
-  defaults: Record<string, unknown>;
-  languages: { slug: string; name: string; voices: { slug: string; name: string; gender?: string | undefined }[] }[];
-  /** Names of the LoRA models it offers (text-to-image models that support them). */
-  loras: string[];
-  status?: string | undefined;
-}
+export type { Model, RateLimitInfo };
 
 export interface RequestStatus {
   /** Any status value the client does not know becomes 'unknown' (treated as still running). */

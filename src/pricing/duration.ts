@@ -3,17 +3,7 @@ import { JOB_KINDS, type ClassLimit } from '../jobs/index.js';
 import type { PlanLimits } from '../jobs/plans.js';
 
 const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
-const DAY_MS = 24 * HOUR_MS;
-
-export interface ClassDuration {
-  /** A kind (its submits) or `status` (polls). */
-  what: JobType | 'status';
-  requests: number;
-  durationMs: number;
-  /** The limit that sets this figure, e.g. `300/day` or `5/min`. */
-  limitText: string;
-}
+const DAY_MS = 1440 * MINUTE_MS;
 
 /**
  * How long the pace alone lets the run take: submits of each type are paced separately and
@@ -48,6 +38,8 @@ export function estimateDuration(
   };
 }
 
+type ClassDuration = ReturnType<typeof classDuration>;
+
 /** The run takes as long as its slowest class; its text names the limit that sets it. */
 function slowestOf(classes: readonly ClassDuration[], planName: string): { durationMs: number; text: string } {
   const slowest = classes.reduce<ClassDuration | undefined>((max, c) => (max === undefined || c.durationMs > max.durationMs ? c : max), undefined);
@@ -66,8 +58,9 @@ function slowestOf(classes: readonly ClassDuration[], planName: string): { durat
  * Within a day the per-minute cap paces; past the daily cap the rest waits for the 00:00 UTC
  * reset. The start time of day is unknown, so each full daily quota counts as one day.
  */
-function classDuration(what: ClassDuration['what'], requests: number, limit: ClassLimit): ClassDuration {
+function classDuration(what: JobType | 'status', requests: number, limit: ClassLimit) {
   const perDay = limit.perDay;
+  // `limitText`: the limit that sets the figure, e.g. `300/day` or `5/min`.
   if (perDay === undefined || requests <= perDay || perDay >= limit.perMinute * 1440) {
     return { what, requests, durationMs: (requests / limit.perMinute) * MINUTE_MS, limitText: `${limit.perMinute}/min` };
   }

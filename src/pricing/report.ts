@@ -55,7 +55,9 @@ export async function buildCostReport(input: CostReportInput) {
   const toSpendMicro = sumMicro(sending.map((line) => line.priceMicro));
   const jobsToSend = sumMicro(sending.map((line) => line.jobs));
   const budget = await budgetFigures(input, jobsToSend, toSpendMicro);
-  const duration = estimateDuration(countByType(sending), input.plan, input.planName);
+  const byType = Object.entries(totalsBy(sending, (line) => line.type));
+  const jobsByType = byType.map(([type, totals]) => [type, totals.jobs]);
+  const duration = estimateDuration(Object.fromEntries(jobsByType), input.plan, input.planName);
   const balanceMicro = input.balanceMicro ?? null;
   return {
     /** Jobs the manifest lists. */
@@ -111,10 +113,4 @@ function totalsBy(lines: readonly CostLine[], keyOf: (line: CostLine) => string)
     entry.totalMicro += line.priceMicro;
   }
   return totals;
-}
-
-function countByType(lines: readonly CostLine[]): Partial<Record<JobType, number>> {
-  const counts: Partial<Record<JobType, number>> = {};
-  for (const line of lines) counts[line.type] = (counts[line.type] ?? 0) + line.jobs;
-  return counts;
 }

@@ -1,23 +1,9 @@
 import type { SendableJob } from '../jobs/index.js';
 import type { JobType } from '../jobs/types.js';
 import type { ServiceRequest } from '../api/types.js';
-import type { MicroUsd } from '../money.js';
 import type { priceGroups, summarise } from './price-jobs.js';
 
 export type PriceSource = 'quoted' | 'derived' | 'cached';
-
-/** How a price group's prices were found, for the report. */
-export type GroupMethod = 'per-key' | 'linear-derived' | 'per-length-fallback' | 'cached';
-
-/**
- * The price of every job with one price key: whole micro-dollars, rounded up from the service's
- * quote (what may be charged).
- */
-export interface PricedKey {
-  priceKey: string;
-  priceMicro: MicroUsd;
-  source: PriceSource;
-}
 
 /**
  * Jobs sharing every priced field (all but the length, for kinds priced by length): what one
@@ -65,16 +51,6 @@ export interface PricingDeps {
    * price the group again, without the cache, when the service's price moved.
    */
   confirmCached?: boolean;
-}
-
-/** A group whose cached price no longer matched the service's (found by `confirmCached`). */
-export interface PriceChange {
-  groupKey: string;
-  model: string;
-  /** The key that was checked, and its price then and now. */
-  key: string;
-  cachedUsd: number;
-  currentUsd: number;
 }
 
 /** A group summed up for the report: its priced fields, its jobs, calls and total, where its prices came from. */

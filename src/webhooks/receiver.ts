@@ -36,7 +36,24 @@ export interface Rejection {
   reason: string;
 }
 
-export interface ReceiverOptions {
+/** What a receiver may be given beside its address, path, secrets and callbacks. */
+const DEFAULTS = {
+  maxBodyBytes: 1024 * 1024,
+  /** Connections open at once, so at most that many bodies are held while read. */
+  maxConnections: 32,
+  /**
+   * How long a client may take over its headers and its whole request; a connection silent
+   * between requests goes after Node's keep-alive timeout.
+   */
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 15_000,
+  /** How far a timestamp may be from now, either way. */
+  toleranceMs: 300_000,
+  /** What a timestamp is compared with: the run's clock. */
+  nowMs: systemClock.nowMs,
+};
+
+export type ReceiverOptions = Partial<typeof DEFAULTS> & {
   host: string;
   port: number;
   /** Deliveries are taken on this path only (the webhook URL's). */
@@ -45,60 +62,42 @@ export interface ReceiverOptions {
   secrets: () => readonly WebhookSecret[];
   settle: (delivery: SignedDelivery) => Promise<Verdict>;
   onRejected: (rejection: Rejection) => void;
-  /** Default 1 MiB. */
-  maxBodyBytes?: number;
-  /** Connections open at once (default 32), so at most that many bodies are held while read. */
-  maxConnections?: number;
-  /**
-   * How long a client may take over its headers (default 10 000) and its whole request (15 000);
-   * a connection silent between requests goes after Node's keep-alive timeout.
-   */
-  headersTimeoutMs?: number;
-  requestTimeoutMs?: number;
-  /** How far a timestamp may be from now, either way. Default 300 000 (5 minutes). */
-  toleranceMs?: number;
-  /** What a timestamp is compared with: the run's clock. Default the system's. */
-  nowMs?: () => number;
-}
+};
 
-export interface Receiver {
-  /** `host:port` as bound (a port 0 becomes the one the system gave). */
-  address: string;
-  close(): Promise<void>;
-}
+type Settings = ReceiverOptions & typeof DEFAULTS;
 
-const MAX_DELIVERY_BYTES = 1024 * 1024;
-const TIMESTAMP_TOLERANCE_MS = 300_000;
-const MAX_CONNECTIONS = 32;
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
 const SIGNATURE = /^sha256=[0-9a-f]{64}$/i;
 const TIMESTAMP = /^\d{1,12}$/;
 
 /** Listens on `host:port`; a port that cannot be had is a ConfigError (exit 4) naming it. */
-export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
-  const headersMs = options.headersTimeoutMs ?? 10_000;
-  const requestMs = options.requestTimeoutMs ?? 15_000;
+export async function startReceiver(options: ReceiverOptions) {
+  const settings: Settings = { ...DEFAULTS, ...options };
+  const { headersTimeoutMs, requestTimeoutMs } = settings;
   const busy = new WeakSet<Socket>();
   const server = createServer(
     {
-      headersTimeout: headersMs,
-      requestTimeout: requestMs,
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
       // Node checks the two timeouts above only this often (every 30 s unless told): a client
       // trickling its headers or body would outlive them by that much.
-      connectionsCheckingInterval: Math.max(10, Math.min(headersMs, requestMs) / 10),
+      connectionsCheckingInterval: Math.max(10, Math.min(headersTimeoutMs, requestTimeoutMs) / 10),
     },
     (req, res) => {
-      answer(options, req, res, busy).catch((error: unknown) => {
+      answer(settings, req, res, busy).catch((error: unknown) => {
         options.onRejected({ status: 500, reason: `the delivery could not be recorded: ${(error as Error).message}` });
         reply(res, 500, { message: 'the delivery could not be recorded; send it again' });
       });
     },
   );
   server.maxHeadersCount = 50;
-  capConnections(server, options.maxConnections ?? MAX_CONNECTIONS, busy);
+  capConnections(server, settings.maxConnections, busy);
   await listen(server, options.host, options.port);
   const bound = server.address() as AddressInfo;
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
   return {
+    /** `host:port` as bound (a port 0 becomes the one the system gave). */
     address: `${host}:${bound.port}`,
     close: () =>
       new Promise<void>((resolve) => {
@@ -127,24 +126,21 @@ function capConnections(server: Server, max: number, busy: WeakSet<Socket>): voi
   });
 }
 
-async function answer(options: ReceiverOptions, req: IncomingMessage, res: ServerResponse, busy: WeakSet<Socket>): Promise<void> {
-  const reject = (rejection: Rejection): void => {
+async function answer(options: Settings, req: IncomingMessage, res: ServerResponse, busy: WeakSet<Socket>) {
+  // `early`: refused without reading (the rest of) the body, so the connection goes with the answer.
+  const reject = (rejection: Rejection, early = false): void => {
     options.onRejected(rejection);
+    if (early) return refuse(req, res, rejection);
     reply(res, rejection.status, { message: rejection.reason });
-  };
-  const turnAway = (rejection: Rejection): void => {
-    options.onRejected(rejection);
-    refuse(req, res, rejection);
   };
   if (req.method !== 'POST') return refuse(req, res, { status: 405, reason: 'deliveries are POSTed' }, { Allow: 'POST' });
   // All the headers can tell is checked before a byte of the body is read; such an answer ends
   // the connection, so a request that is no delivery costs neither memory nor a socket for long.
-  const maxBytes = options.maxBodyBytes ?? MAX_DELIVERY_BYTES;
-  const early = headerRefusal(options, req, maxBytes);
-  if (early !== undefined) return turnAway(early);
-  const body = await readCapped(req, maxBytes);
+  const early = headerRefusal(options, req);
+  if (early !== undefined) return reject(early, true);
+  const body = await readCapped(req, options.maxBodyBytes);
   if (body === 'gone') return;
-  if (body === 'too-large') return turnAway({ status: 413, reason: `the body is over ${maxBytes} bytes` });
+  if (body === 'too-large') return reject(overSize(options.maxBodyBytes), true);
   const signature = (header(req, 'x-deapi-signature') ?? '').toLowerCase();
   const timestamp = header(req, 'x-deapi-timestamp') ?? '';
   // Each secret is tried in full: which one matched, or how nearly, takes no less time to learn.
@@ -160,17 +156,19 @@ async function answer(options: ReceiverOptions, req: IncomingMessage, res: Serve
   reply(res, 200, { received: true, outcome: verdict.outcome });
 }
 
+const overSize = (maxBytes: number): Rejection => ({ status: 413, reason: `the body is over ${maxBytes} bytes` });
+
 /** Why the request is refused on its headers alone: path, declared size, signature's form, timestamp. */
-function headerRefusal(options: ReceiverOptions, req: IncomingMessage, maxBytes: number): Rejection | undefined {
+function headerRefusal(options: Settings, req: IncomingMessage): Rejection | undefined {
+  const { maxBodyBytes, toleranceMs } = options;
   const path = new URL(req.url ?? '/', 'http://receiver').pathname;
   if (path !== options.path) return { status: 404, reason: `a POST to ${JSON.stringify(path.slice(0, 100))}, not to the webhook path ${options.path}` };
-  if (Number(req.headers['content-length'] ?? 0) > maxBytes) return { status: 413, reason: `the body is over ${maxBytes} bytes` };
+  if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) return overSize(maxBodyBytes);
   const signature = header(req, 'x-deapi-signature');
   const timestamp = header(req, 'x-deapi-timestamp');
   if (signature === undefined || !SIGNATURE.test(signature)) return { status: 401, reason: 'no X-DeAPI-Signature of the form sha256=<64 hex digits>' };
   if (timestamp === undefined || !TIMESTAMP.test(timestamp)) return { status: 401, reason: 'no X-DeAPI-Timestamp in Unix seconds' };
-  const skewMs = Number(timestamp) * 1000 - (options.nowMs ?? systemClock.nowMs)();
-  const toleranceMs = options.toleranceMs ?? TIMESTAMP_TOLERANCE_MS;
+  const skewMs = Number(timestamp) * 1000 - options.nowMs();
   if (Math.abs(skewMs) <= toleranceMs) return undefined;
   return { status: 401, reason: `the timestamp is ${Math.round(Math.abs(skewMs) / 1000)} s in the ${skewMs < 0 ? 'past' : 'future'} (at most ${toleranceMs / 1000} s either way)` };
 }
@@ -236,5 +234,3 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
   const what = advice ?? `cannot listen (${error.code ?? error.message})`;
   return new ConfigError(`--listen ${host}:${port}: ${what}. Nothing was sent.`, 'E_LISTEN', error);
 }
-
-export type { Delivery };

@@ -79,6 +79,7 @@ describe('text to image', () => {
     defaults: {},
     languages: [],
     loras: [],
+    status: undefined,
   };
   const problems = (params: Record<string, unknown>, models: Model[] = [flux]) => {
     const found: string[] = [];
