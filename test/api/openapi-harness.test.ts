@@ -1,0 +1,81 @@
+/**
+ * The OpenAPI harness itself (test/support/openapi.ts): requests built by hand that the document
+ * accepts pass, and each kind of mistake it must catch is named.
+ */
+import { describe, expect, it } from 'vitest';
+import { OpenApi, type SentRequest } from '../support/openapi.js';
+
+const api = OpenApi.load();
+const AUTH = { authorization: 'Bearer token', accept: 'application/json' };
+const PNG = new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], { type: 'image/png' });
+
+function json(path: string, body: unknown, headers: Record<string, string> = AUTH): SentRequest {
+  const content = { ...headers, 'content-type': 'application/json' };
+  return { method: 'POST', url: `/api/v1/client/${path}`, headers: content, body: Buffer.from(JSON.stringify(body)) };
+}
+
+/** A multipart body as undici encodes it: text fields, then files (name → a PNG). */
+async function multipart(path: string, fields: Record<string, string>, files: readonly string[]): Promise<SentRequest> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  for (const name of files) form.append(name, PNG, `${name}.png`);
+  const request = new Request('http://127.0.0.1/', { method: 'POST', body: form });
+  const body = Buffer.from(await request.arrayBuffer());
+  const headers = { ...AUTH, 'content-type': request.headers.get('content-type') ?? '' };
+  return { method: 'POST', url: `/api/v1/client/${path}`, headers, body };
+}
+
+const VIDEO = { prompt: 'waves', model: 'Ltxv', width: '512', height: '512', guidance: '7.5', steps: '8', seed: '1', frames: '97', fps: '24' };
+const IMAGE = { prompt: 'a cat', model: 'Flux1schnell', width: 512, height: 512, guidance: 0, steps: 4, seed: 1 };
+
+describe('the OpenAPI harness', () => {
+  it('passes requests the document accepts, JSON and multipart, and names their operation', async () => {
+    expect(await api.check(json('txt2img', { ...IMAGE, loras: [{ name: 'style', weight: 0.5 }] }))).toEqual({
+      operation: 'POST /api/v1/client/txt2img',
+      problems: [],
+    });
+    expect((await api.check(await multipart('img2video', VIDEO, ['first_frame_image', 'last_frame_image']))).problems).toEqual([]);
+    expect((await api.check(await multipart('img2img', { prompt: 'x', model: 'm', steps: '4', seed: '1' }, ['images[]', 'images[]']))).problems).toEqual([]);
+    const models = { method: 'GET', url: '/api/v1/client/models?limit=50&page=1&filter%5Binference_types%5D=txt2img%2Ctxt2audio', headers: AUTH, body: Buffer.alloc(0) };
+    expect(await api.check(models)).toEqual({ operation: 'GET /api/v1/client/models', problems: [] });
+  });
+
+  it('refuses a misspelt multipart field name, and says which required field is then missing', async () => {
+    const { first_frame_image: _, ...rest } = { first_frame_image: 1, ...VIDEO };
+    const check = await api.check(await multipart('img2video', rest, ['first_frame_img']));
+    expect(check.problems).toEqual(['field first_frame_img is not a property of the schema', 'required field first_frame_image is missing']);
+  });
+
+  it('refuses a file sent as text, text sent as a file, and text values the schema refuses', async () => {
+    const check = await api.check(await multipart('img2video', { ...VIDEO, first_frame_image: 'a.png', fps: 'fast', steps: '8.5' }, ['prompt']));
+    expect([...check.problems].sort()).toEqual([
+      'field prompt is sent 2 times',
+      'field prompt is text but was sent as a file',
+      'field steps: "8.5" is not an integer',
+      'field fps: "fast" is not an integer',
+      'field first_frame_image is a file (format: binary) but was sent as text',
+    ].sort());
+    const audio = { text: 'hi', model: 'Kokoro', lang: 'en-us', speed: '1', format: 'mp3', sample_rate: '24000', mode: 'shout' };
+    expect((await api.check(await multipart('txt2audio', audio, []))).problems).toEqual(['field mode: must be one of "custom_voice", "voice_clone", "voice_design"']);
+  });
+
+  it('refuses JSON with a stray, missing or mistyped field', async () => {
+    const { seed: _, ...noSeed } = IMAGE;
+    const check = await api.check(json('txt2img', { ...noSeed, steps: 'four', size: 3 }));
+    expect(check.problems).toEqual(expect.arrayContaining(['body: must have required property \'seed\'', 'body: size is not a property of the schema', 'body steps: must be integer']));
+  });
+
+  it('refuses an unknown path, a content type the operation does not take, a bad query and a missing token', async () => {
+    expect(await api.check(json('txt2imgs', IMAGE))).toEqual({ operation: undefined, problems: ['no operation POST /api/v1/client/txt2imgs in the document'] });
+    const audio = { text: 'hi', model: 'Kokoro', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 };
+    expect((await api.check(json('txt2audio', audio))).problems).toEqual(['content type application/json is not one it takes (multipart/form-data)']);
+    const models = { method: 'GET', url: '/api/v1/client/models?limit=500&filter%5Binference_types%5D=txt2image&sort=x', headers: { accept: 'text/html' }, body: Buffer.alloc(0) };
+    expect((await api.check(models)).problems).toEqual([
+      'header parameter Accept: must be one of "application/json"',
+      'query parameter limit: must be <= 50',
+      'query parameter filter[inference_types] 0: must be one of "txt2img", "img2txt", "txt2audio", "txt2music", "txt2video", "img2video", "img2img", "audio2video", "video-replace", "img-upscale", "img-rmbg", "vid-upscale", "txt2embedding", "audio2text", "video2text", "audio_file2text", "video_file2text"',
+      'query parameter sort is not in the document',
+      'no bearer token in Authorization',
+    ]);
+  });
+});
