@@ -25,55 +25,73 @@ async function multipart(path: string, fields: Record<string, string>, files: re
   return { method: 'POST', url: `/api/v1/client/${path}`, headers, body };
 }
 
-const VIDEO = { prompt: 'waves', model: 'Ltxv', width: '512', height: '512', guidance: '7.5', steps: '8', seed: '1', frames: '97', fps: '24' };
+const VIDEO = { prompt: 'waves', model: 'Ltxv', width: '512', height: '512', guidance: '7.5', steps: '8', seed: '1' };
+const FRAMES = { ...VIDEO, frames: '97', fps: '24' };
 const IMAGE = { prompt: 'a cat', model: 'Flux1schnell', width: 512, height: 512, guidance: 0, steps: 4, seed: 1 };
+const SPEECH = { text: 'hi', model: 'Kokoro', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 };
+
+const problemsOf = async (request: SentRequest | Promise<SentRequest>) => (await api.check(await request)).problems;
+
+function get(path: string, headers: Record<string, string> = AUTH): SentRequest {
+  return { method: 'GET', url: `/api/v1/client/${path}`, headers, body: Buffer.alloc(0) };
+}
 
 describe('the OpenAPI harness', () => {
   it('passes requests the document accepts, JSON and multipart, and names their operation', async () => {
-    expect(await api.check(json('txt2img', { ...IMAGE, loras: [{ name: 'style', weight: 0.5 }] }))).toEqual({
-      operation: 'POST /api/v1/client/txt2img',
-      problems: [],
-    });
-    expect((await api.check(await multipart('img2video', VIDEO, ['first_frame_image', 'last_frame_image']))).problems).toEqual([]);
-    expect((await api.check(await multipart('img2img', { prompt: 'x', model: 'm', steps: '4', seed: '1' }, ['images[]', 'images[]']))).problems).toEqual([]);
-    const models = { method: 'GET', url: '/api/v1/client/models?limit=50&page=1&filter%5Binference_types%5D=txt2img%2Ctxt2audio', headers: AUTH, body: Buffer.alloc(0) };
+    const loras = [{ name: 'style', weight: 0.5 }];
+    const image = await api.check(json('txt2img', { ...IMAGE, loras }));
+    expect(image).toEqual({ operation: 'POST /api/v1/client/txt2img', problems: [] });
+    expect(await problemsOf(multipart('img2video', FRAMES, ['first_frame_image', 'last_frame_image']))).toEqual([]);
+    const edit = { prompt: 'x', model: 'm', steps: '4', seed: '1' };
+    expect(await problemsOf(multipart('img2img', edit, ['images[]', 'images[]']))).toEqual([]);
+    const models = get('models?limit=50&page=1&filter%5Binference_types%5D=txt2img%2Ctxt2audio');
     expect(await api.check(models)).toEqual({ operation: 'GET /api/v1/client/models', problems: [] });
   });
 
   it('refuses a misspelt multipart field name, and says which required field is then missing', async () => {
-    const { first_frame_image: _, ...rest } = { first_frame_image: 1, ...VIDEO };
-    const check = await api.check(await multipart('img2video', rest, ['first_frame_img']));
-    expect(check.problems).toEqual(['field first_frame_img is not a property of the schema', 'required field first_frame_image is missing']);
+    expect(await problemsOf(multipart('img2video', FRAMES, ['first_frame_img']))).toEqual([
+      'field first_frame_img is not a property of the schema',
+      'required field first_frame_image is missing',
+    ]);
   });
 
   it('refuses a file sent as text, text sent as a file, and text values the schema refuses', async () => {
-    const check = await api.check(await multipart('img2video', { ...VIDEO, first_frame_image: 'a.png', fps: 'fast', steps: '8.5' }, ['prompt']));
-    expect([...check.problems].sort()).toEqual([
+    const fields = { ...VIDEO, first_frame_image: 'a.png', frames: '97', fps: 'fast', steps: '8.5' };
+    expect((await problemsOf(multipart('img2video', fields, ['prompt']))).sort()).toEqual([
+      'field first_frame_image is a file (format: binary) but was sent as text',
+      'field fps: "fast" is not an integer',
       'field prompt is sent 2 times',
       'field prompt is text but was sent as a file',
       'field steps: "8.5" is not an integer',
-      'field fps: "fast" is not an integer',
-      'field first_frame_image is a file (format: binary) but was sent as text',
-    ].sort());
-    const audio = { text: 'hi', model: 'Kokoro', lang: 'en-us', speed: '1', format: 'mp3', sample_rate: '24000', mode: 'shout' };
-    expect((await api.check(await multipart('txt2audio', audio, []))).problems).toEqual(['field mode: must be one of "custom_voice", "voice_clone", "voice_design"']);
+    ]);
+    const speech = { ...SPEECH, speed: '1', sample_rate: '24000', mode: 'shout' };
+    expect(await problemsOf(multipart('txt2audio', speech, []))).toEqual([
+      'field mode: must be one of "custom_voice", "voice_clone", "voice_design"',
+    ]);
   });
 
   it('refuses JSON with a stray, missing or mistyped field', async () => {
     const { seed: _, ...noSeed } = IMAGE;
-    const check = await api.check(json('txt2img', { ...noSeed, steps: 'four', size: 3 }));
-    expect(check.problems).toEqual(expect.arrayContaining(['body: must have required property \'seed\'', 'body: size is not a property of the schema', 'body steps: must be integer']));
+    expect(await problemsOf(json('txt2img', { ...noSeed, steps: 'four', size: 3 }))).toEqual([
+      "body: must have required property 'seed'",
+      'body: size is not a property of the schema',
+      'body steps: must be integer',
+    ]);
   });
 
-  it('refuses an unknown path, a content type the operation does not take, a bad query and a missing token', async () => {
-    expect(await api.check(json('txt2imgs', IMAGE))).toEqual({ operation: undefined, problems: ['no operation POST /api/v1/client/txt2imgs in the document'] });
-    const audio = { text: 'hi', model: 'Kokoro', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 };
-    expect((await api.check(json('txt2audio', audio))).problems).toEqual(['content type application/json is not one it takes (multipart/form-data)']);
-    const models = { method: 'GET', url: '/api/v1/client/models?limit=500&filter%5Binference_types%5D=txt2image&sort=x', headers: { accept: 'text/html' }, body: Buffer.alloc(0) };
-    expect((await api.check(models)).problems).toEqual([
+  it('refuses an unknown path, a content type it does not take, a bad query and a missing token', async () => {
+    expect(await api.check(json('txt2imgs', IMAGE))).toEqual({
+      operation: undefined,
+      problems: ['no operation POST /api/v1/client/txt2imgs in the document'],
+    });
+    expect(await problemsOf(json('txt2audio', SPEECH))).toEqual([
+      'content type application/json is not one it takes (multipart/form-data)',
+    ]);
+    const models = get('models?limit=500&filter%5Binference_types%5D=txt2image&sort=x', { accept: 'text/html' });
+    expect(await problemsOf(models)).toEqual([
       'header parameter Accept: must be one of "application/json"',
       'query parameter limit: must be <= 50',
-      'query parameter filter[inference_types] 0: must be one of "txt2img", "img2txt", "txt2audio", "txt2music", "txt2video", "img2video", "img2img", "audio2video", "video-replace", "img-upscale", "img-rmbg", "vid-upscale", "txt2embedding", "audio2text", "video2text", "audio_file2text", "video_file2text"',
+      expect.stringMatching(/^query parameter filter\[inference_types\] 0: must be one of "txt2img", /),
       'query parameter sort is not in the document',
       'no bearer token in Authorization',
     ]);

@@ -13,7 +13,7 @@ interface Part {
   text?: string;
 }
 
-export async function checkMultipart(api: OpenApi, schema: Located, contentType: string, body: Buffer): Promise<string[]> {
+export async function checkMultipart(api: OpenApi, schema: Located, contentType: string, body: Buffer) {
   let parts: Part[];
   try {
     parts = await partsOf(contentType, body);
@@ -60,7 +60,8 @@ function checkObject(api: OpenApi, object: Located, parts: readonly Part[]): str
     problems.push(...checkPart(api, found.schema, part));
   }
   for (const [property, count] of counts) {
-    const repeatable = property.endsWith('[]') || deref(api.root, propertyAt(object, properties, property)).node['type'] === 'array';
+    const type = deref(api.root, propertyAt(object, properties, property)).node['type'];
+    const repeatable = property.endsWith('[]') || type === 'array';
     if (count > 1 && !repeatable) problems.push(`field ${property} is sent ${count} times`);
   }
   for (const name of (object.node['required'] ?? []) as string[]) {
@@ -78,17 +79,21 @@ function propertyAt(object: Located, properties: Record<string, SchemaNode>, nam
  * name before its brackets, walked into (`loras[0][weight]`: an item's `weight`).
  */
 function propertyOf(api: OpenApi, object: Located, properties: Record<string, SchemaNode>, name: string) {
-  if (properties[name] !== undefined) return { property: name, schema: deref(api.root, propertyAt(object, properties, name)) };
+  if (properties[name] !== undefined) {
+    return { property: name, schema: deref(api.root, propertyAt(object, properties, name)) };
+  }
   const match = /^([^[\]]+)((?:\[[^[\]]*\])+)$/.exec(name);
   if (match === null || properties[match[1] as string] === undefined) return undefined;
   const property = match[1] as string;
   let schema = deref(api.root, propertyAt(object, properties, property));
   for (const [, key] of (match[2] as string).matchAll(/\[([^[\]]*)\]/g)) {
-    const next =
-      schema.node['type'] === 'array' ? { node: schema.node['items'] as SchemaNode | undefined, pointer: `${schema.pointer}/items` }
-      : { node: (schema.node['properties'] as Record<string, SchemaNode> | undefined)?.[key as string], pointer: `${schema.pointer}/properties/${escapePointer(key as string)}` };
-    if (next.node === undefined) return undefined;
-    schema = deref(api.root, next as Located);
+    const inner = schema.node['properties'] as Record<string, SchemaNode> | undefined;
+    const [node, pointer] =
+      schema.node['type'] === 'array'
+        ? [schema.node['items'] as SchemaNode | undefined, `${schema.pointer}/items`]
+        : [inner?.[key as string], `${schema.pointer}/properties/${escapePointer(key as string)}`];
+    if (node === undefined) return undefined;
+    schema = deref(api.root, { node, pointer });
   }
   return { property, schema };
 }
@@ -96,7 +101,8 @@ function propertyOf(api: OpenApi, object: Located, properties: Record<string, Sc
 function isFile(schema: SchemaNode, root: SchemaNode): boolean {
   if (schema['format'] === 'binary') return true;
   const items = schema['items'] as SchemaNode | undefined;
-  return schema['type'] === 'array' && items !== undefined && isFile(deref(root, { node: items, pointer: '' }).node, root);
+  if (schema['type'] !== 'array' || items === undefined) return false;
+  return isFile(deref(root, { node: items, pointer: '' }).node, root);
 }
 
 function checkPart(api: OpenApi, schema: Located, part: Part): string[] {

@@ -29,6 +29,9 @@ export interface OpenApiCheck {
 
 export const OFFICIAL_DOCUMENT = new URL('../fixtures/openapi/deapi-openapi-v1.json', import.meta.url);
 
+type FoundOperation = Located & { template: string; pathParams: string[] };
+type Typed = { value: unknown } | { problem: string };
+
 interface Parameter {
   name: string;
   in: 'query' | 'header' | 'path' | 'cookie';
@@ -69,7 +72,9 @@ export class OpenApi {
     const url = new URL(request.url, 'http://127.0.0.1');
     const method = request.method.toLowerCase();
     const found = this.operationOf(method, url.pathname);
-    if (found === undefined) return { operation: undefined, problems: [`no operation ${request.method} ${url.pathname} in the document`] };
+    if (found === undefined) {
+      return { operation: undefined, problems: [`no operation ${request.method} ${url.pathname} in the document`] };
+    }
     const operation = `${request.method.toUpperCase()} ${found.template}`;
     const problems = [
       ...this.checkParameters(found, url, request.headers),
@@ -79,7 +84,7 @@ export class OpenApi {
     return { operation, problems };
   }
 
-  private operationOf(method: string, pathname: string): (Located & { template: string; pathParams: string[] }) | undefined {
+  private operationOf(method: string, pathname: string): FoundOperation | undefined {
     const paths = this.root['paths'] as Record<string, Record<string, SchemaNode>>;
     for (const [template, item] of Object.entries(paths)) {
       const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '([^/]+)')}$`);
@@ -100,7 +105,7 @@ export class OpenApi {
     });
   }
 
-  private checkParameters(found: Located & { pathParams: string[] }, url: URL, headers: SentRequest['headers']): string[] {
+  private checkParameters(found: FoundOperation, url: URL, headers: SentRequest['headers']): string[] {
     const problems: string[] = [];
     const parameters = this.parameters(found);
     let pathIndex = 0;
@@ -119,7 +124,8 @@ export class OpenApi {
       const value = schema.node['type'] === 'array' && parameter.explode === false ? sent.split(',') : sent;
       problems.push(...this.checkText(schema, value, where));
     }
-    const declared = new Set(parameters.filter(({ parameter }) => parameter.in === 'query').map(({ parameter }) => parameter.name));
+    const queries = parameters.filter(({ parameter }) => parameter.in === 'query');
+    const declared = new Set(queries.map(({ parameter }) => parameter.name));
     for (const name of new Set(url.searchParams.keys())) {
       if (!declared.has(name)) problems.push(`query parameter ${name} is not in the document`);
     }
@@ -128,28 +134,33 @@ export class OpenApi {
 
   /** A value sent as text (a parameter, a multipart field) checked as the typed value it stands for. */
   checkText(schema: Located, sent: string | string[], where: string): string[] {
-    const typed = typedText(schema.node, sent, (items) => deref(this.root, { node: items, pointer: `${schema.pointer}/items` }).node);
+    const itemsOf = (items: SchemaNode) => deref(this.root, { node: items, pointer: `${schema.pointer}/items` }).node;
+    const typed = typedText(schema.node, sent, itemsOf);
     if ('problem' in typed) return [`${where}: ${typed.problem}`];
     return this.validate(schema.pointer, typed.value, where);
   }
 
   private async checkBody(found: Located, request: SentRequest): Promise<string[]> {
     const hasBody = request.body.length > 0;
-    if (found.node['requestBody'] === undefined) return hasBody ? ['a body was sent to an operation that takes none'] : [];
-    const body = deref(this.root, { node: found.node['requestBody'] as SchemaNode, pointer: `${found.pointer}/requestBody` });
+    const requestBody = found.node['requestBody'] as SchemaNode | undefined;
+    if (requestBody === undefined) return hasBody ? ['a body was sent to an operation that takes none'] : [];
+    const body = deref(this.root, { node: requestBody, pointer: `${found.pointer}/requestBody` });
     if (!hasBody) return body.node['required'] === true ? ['the request body is required and missing'] : [];
     const content = body.node['content'] as Record<string, SchemaNode>;
     const sentType = headerValue(request.headers, 'content-type') ?? '';
     const mediaType = sentType.split(';')[0]?.trim().toLowerCase() ?? '';
     const listed = Object.keys(content);
-    const problems = listed.includes(mediaType) ? [] : [`content type ${mediaType || '(none)'} is not one it takes (${listed.join(', ')})`];
+    const refused = `content type ${mediaType || '(none)'} is not one it takes (${listed.join(', ')})`;
+    const problems = listed.includes(mediaType) ? [] : [refused];
     // A body in an unlisted type is still checked against the schema of the type it should have had.
     const schemaType = listed.includes(mediaType) ? mediaType : (listed[0] ?? '');
     const schema = deref(this.root, {
       node: (content[schemaType] as SchemaNode)['schema'] as SchemaNode,
       pointer: `${body.pointer}/content/${escapePointer(schemaType)}/schema`,
     });
-    if (mediaType === 'multipart/form-data') return [...problems, ...(await checkMultipart(this, schema, sentType, request.body))];
+    if (mediaType === 'multipart/form-data') {
+      return [...problems, ...(await checkMultipart(this, schema, sentType, request.body))];
+    }
     if (mediaType !== 'application/json') return problems;
     let json: unknown;
     try {
@@ -167,7 +178,9 @@ export class OpenApi {
  * schema that lists properties takes no others. (The document has no allOf, which this would break.)
  */
 function closedObjects(node: SchemaNode): SchemaNode {
-  for (const value of Object.values(node)) if (value !== null && typeof value === 'object') closedObjects(value as SchemaNode);
+  for (const value of Object.values(node)) {
+    if (value !== null && typeof value === 'object') closedObjects(value as SchemaNode);
+  }
   const properties = node['properties'];
   const isSchema = properties !== null && typeof properties === 'object' && !('in' in node);
   if (isSchema && node['additionalProperties'] === undefined) node['additionalProperties'] = false;
@@ -175,21 +188,25 @@ function closedObjects(node: SchemaNode): SchemaNode {
 }
 
 /** Multipart and query values are text: the integer, number or boolean they stand for, or why none. */
-function typedText(schema: SchemaNode, sent: string | string[], itemsOf: (items: SchemaNode) => SchemaNode): { value: unknown } | { problem: string } {
+function typedText(schema: SchemaNode, sent: string | string[], itemsOf: (items: SchemaNode) => SchemaNode): Typed {
   if (Array.isArray(sent)) {
     const items = schema['items'] === undefined ? {} : itemsOf(schema['items'] as SchemaNode);
     const typed = sent.map((each) => typedText(items, each, itemsOf));
     const wrong = typed.find((each) => 'problem' in each);
     return wrong ?? { value: typed.map((each) => (each as { value: unknown }).value) };
   }
+  const quoted = JSON.stringify(sent);
   switch (schema['type']) {
     case 'integer':
-      return /^-?\d+$/.test(sent) ? { value: Number(sent) } : { problem: `${JSON.stringify(sent)} is not an integer` };
-    case 'number':
-      return sent.trim() !== '' && Number.isFinite(Number(sent)) ? { value: Number(sent) } : { problem: `${JSON.stringify(sent)} is not a number` };
+      return /^-?\d+$/.test(sent) ? { value: Number(sent) } : { problem: `${quoted} is not an integer` };
+    case 'number': {
+      const number = sent.trim() === '' ? Number.NaN : Number(sent);
+      return Number.isFinite(number) ? { value: number } : { problem: `${quoted} is not a number` };
+    }
     case 'boolean':
       // The service validates booleans as Laravel does: 1/0 as text; "true" and "false" are refused.
-      return sent === '1' || sent === '0' ? { value: sent === '1' } : { problem: `${JSON.stringify(sent)} is not a boolean sent as 1 or 0` };
+      if (sent === '1' || sent === '0') return { value: sent === '1' };
+      return { problem: `${quoted} is not a boolean sent as 1 or 0` };
     default:
       return { value: sent };
   }
@@ -210,7 +227,12 @@ function errorPath(error: ErrorObject): string {
 }
 
 function errorText(error: ErrorObject): string {
-  if (error.keyword === 'additionalProperties') return `${String(error.params['additionalProperty'])} is not a property of the schema`;
-  if (error.keyword === 'enum') return `must be one of ${(error.params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  const { params } = error;
+  if (error.keyword === 'additionalProperties') {
+    return `${String(params['additionalProperty'])} is not a property of the schema`;
+  }
+  if (error.keyword === 'enum') {
+    return `must be one of ${(params['allowedValues'] as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
+  }
   return error.message ?? error.keyword;
 }
