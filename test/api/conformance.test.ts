@@ -8,21 +8,21 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServiceClient } from '../../src/api/client.js';
+import type { ServiceClient } from '../../src/api/types.js';
 import { JOB_KINDS, JOB_TYPES, type JobKind, type SendableJob, type ServiceRequest } from '../../src/jobs/index.js';
 import type { ImageMime } from '../../src/media-type.js';
 import { withRequestFields } from '../../src/runner/webhooks.js';
 import { OpenApi, type OpenApiCheck } from '../support/openapi.js';
 import { SAMPLE_JOBS, type SampleJob } from './conformance-samples.js';
-import type { RecordedRequest, Reply } from './scripted-server.js';
-import { useScripted } from './setup.js';
+import { startScriptedServer, type RecordedRequest, type Reply } from './scripted-server.js';
 
 const api = OpenApi.load();
-const scripted = useScripted();
 
 /**
  * Where today's requests knowingly differ from the document, each with the source that says the
- * live service takes them (docs/service.md). Each entry matches an
- * operation and a problem; every entry must still occur, so a fixed difference is removed here.
+ * live service takes them (docs/service.md). Each entry matches an operation and a problem; every
+ * entry must still occur, so a difference the client stops sending is removed here.
  */
 const KNOWN_DIFFERENCES: ReadonlyArray<{ operation: RegExp; problem: RegExp; why: string }> = [
   {
@@ -37,14 +37,7 @@ const KNOWN_DIFFERENCES: ReadonlyArray<{ operation: RegExp; problem: RegExp; why
   },
 ];
 
-let folder = '';
-beforeAll(async () => {
-  folder = await mkdtemp(join(tmpdir(), 'mediabatch-conformance-'));
-});
-afterAll(async () => {
-  await rm(folder, { recursive: true, force: true });
-});
-
+/** The service's answers, by path: enough for the client to accept each call. */
 function answer({ method, url }: RecordedRequest): Reply {
   const path = new URL(url, 'http://127.0.0.1').pathname;
   if (path.endsWith('/balance')) return { body: { data: { balance: 12.5 } } };
@@ -54,7 +47,7 @@ function answer({ method, url }: RecordedRequest): Reply {
   if (path.includes('/request-status/')) {
     return { body: { data: { status: 'done', progress: 100, result_url: 'https://files.example/r.png' } } };
   }
-  if (method === 'POST' && path.endsWith('/price-calculation')) return { body: { data: { price: 0.0125 } } };
+  if (method === 'POST' && path.includes('price')) return { body: { data: { price: 0.0125 } } };
   return { body: { data: { request_id: 'c08a339c-73e5-4d67-a4d5-231302fbff9a' } } };
 }
 
@@ -82,13 +75,21 @@ function kindFields(kind: JobKind, which: 'all' | 'required'): string[] {
   return [...new Set(which === 'all' ? all : required)].sort();
 }
 
+const NONE = { unset: [], unknown: [] };
+
+/** The fields a sample should set but does not, and those it sets that it should not. */
+function mismatch(set: readonly string[], expected: readonly string[]) {
+  const unset = expected.filter((field) => !set.includes(field));
+  return { unset, unknown: set.filter((field) => !expected.includes(field)) };
+}
+
 function priceRequest(kind: JobKind, job: SendableJob): ServiceRequest {
   const { pricing } = kind;
   return pricing.by === 'per-key' ? pricing.request(job) : pricing.request(job, pricing.lengthOf(job));
 }
 
 /** Each check's problems but the known differences, which are collected in `seen`. */
-function unexpected(checks: readonly OpenApiCheck[], seen: Set<string>): OpenApiCheck[] {
+function unexpected(checks: readonly OpenApiCheck[], seen = new Set<string>()): OpenApiCheck[] {
   return checks
     .map(({ operation, problems }) => {
       const left = problems.filter((problem) => {
@@ -103,55 +104,87 @@ function unexpected(checks: readonly OpenApiCheck[], seen: Set<string>): OpenApi
     .filter(({ problems }) => problems.length > 0);
 }
 
-const seen = new Set<string>();
+/** What each kind's requests (and the account's: status, models, balance) showed, by kind. */
+const captured = new Map<string, { submits: OpenApiCheck[]; prices: OpenApiCheck[] }>();
+let account: OpenApiCheck[] = [];
+let folder = '';
+
+async function captureKind(kind: JobKind, samples: { full: SampleJob; minimal: SampleJob }, client: ServiceClient) {
+  const full = await sendableOf(kind, 'full', samples.full);
+  const minimal = await sendableOf(kind, 'minimal', samples.minimal);
+  const secret = 'a-webhook-secret-of-thirty-two-chars-or-more';
+  const webhook = { webhook_url: 'https://hooks.example/mediabatch', webhook_secret: secret };
+  const submits = [kind.submit(full), kind.submit(minimal), withRequestFields(kind.submit(full), webhook, secret)];
+  for (const request of submits) await client.submit(request);
+  for (const job of [full, minimal]) await client.price(priceRequest(kind, job));
+}
+
+// Every request is sent once, in order, by the real client; each test reads what its part showed.
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'mediabatch-conformance-'));
+  const server = await startScriptedServer(answer);
+  const client = createServiceClient({ baseUrl: server.url, token: 'conformance-token' });
+  try {
+    const check = (from: number) => Promise.all(server.requests.slice(from).map((request) => api.check(request)));
+    for (const kind of JOB_KINDS) {
+      const samples = SAMPLE_JOBS[kind.type];
+      if (samples === undefined) continue;
+      const from = server.requests.length;
+      await captureKind(kind, samples, client);
+      const checks = await check(from);
+      captured.set(kind.type, { submits: checks.slice(0, 3), prices: checks.slice(3) });
+    }
+    const from = server.requests.length;
+    await client.requestStatus('c08a339c-73e5-4d67-a4d5-231302fbff9a');
+    await client.listModels({ types: JOB_TYPES });
+    await client.balance();
+    account = await check(from);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
 
 describe('every request conforms to the official OpenAPI document', () => {
   it('has a full and a minimal sample job for every kind in the registry', () => {
     const missing = JOB_TYPES.filter((type) => SAMPLE_JOBS[type] === undefined);
-    expect(missing, `add a sample job for each of these kinds to test/api/conformance-samples.ts`).toEqual([]);
+    expect(missing, 'add a sample job for each of these kinds to test/api/conformance-samples.ts').toEqual([]);
   });
 
   for (const kind of JOB_KINDS) {
     it(`${kind.type}: submits (with webhooks too) and price calls, of a full and a minimal job`, async () => {
       const samples = SAMPLE_JOBS[kind.type];
       if (samples === undefined) throw new Error(`no sample job for ${kind.type} in test/api/conformance-samples.ts`);
-      const full = await sendableOf(kind, 'full', samples.full);
-      const minimal = await sendableOf(kind, 'minimal', samples.minimal);
-      expect(fieldsSet(kind, full), 'the full sample sets every field').toEqual(kindFields(kind, 'all'));
-      const required = kindFields(kind, 'required');
-      expect(fieldsSet(kind, minimal), 'the minimal sample sets only the required fields').toEqual(required);
+      const full = fieldsSet(kind, await sendableOf(kind, 'full', samples.full));
+      const minimal = fieldsSet(kind, await sendableOf(kind, 'minimal', samples.minimal));
+      expect(mismatch(full, kindFields(kind, 'all')), 'the full sample sets every field').toEqual(NONE);
+      expect(mismatch(minimal, kindFields(kind, 'required')), 'the minimal one only the required').toEqual(NONE);
 
-      const { server, client } = await scripted(answer);
-      const secret = 'a-webhook-secret-of-thirty-two-chars-or-more';
-      const webhook = { webhook_url: 'https://hooks.example/mediabatch', webhook_secret: secret };
-      const hooked = withRequestFields(kind.submit(full), webhook, secret);
-      for (const request of [kind.submit(full), kind.submit(minimal), hooked]) await client.submit(request);
-      for (const job of [full, minimal]) await client.price(priceRequest(kind, job));
-
-      const checks = await Promise.all(server.requests.map((request) => api.check(request)));
-      expect(checks.map(({ operation }) => operation)).toEqual([
-        ...Array(3).fill(`POST /api/v1/client/${kind.type}`),
-        ...Array(2).fill(`POST /api/v1/client/${kind.type}/price-calculation`),
-      ]);
-      expect(unexpected(checks, seen)).toEqual([]);
+      const { submits, prices } = captured.get(kind.type) ?? { submits: [], prices: [] };
+      expect(submits).toHaveLength(3);
+      expect(new Set(submits.map(({ operation }) => operation)).size, 'every submit reaches one operation').toBe(1);
+      const priced = expect.stringMatching(/price/);
+      expect(prices.map(({ operation }) => operation)).toEqual([priced, priced]);
+      expect(unexpected([...submits, ...prices])).toEqual([]);
     });
   }
 
-  it('request status, the models walk with its filter, and the balance', async () => {
-    const { server, client } = await scripted(answer);
-    await client.requestStatus('c08a339c-73e5-4d67-a4d5-231302fbff9a');
-    await client.listModels({ types: JOB_TYPES });
-    await client.balance();
-    const checks = await Promise.all(server.requests.map((request) => api.check(request)));
-    expect(checks.map(({ operation }) => operation)).toEqual([
+  it('request status, the models walk with its filter, and the balance', () => {
+    expect(account.map(({ operation }) => operation)).toEqual([
       'GET /api/v1/client/request-status/{request_id}',
       'GET /api/v1/client/models',
       'GET /api/v1/client/balance',
     ]);
-    expect(unexpected(checks, seen)).toEqual([]);
+    expect(unexpected(account)).toEqual([]);
   });
 
   it('lists only differences that still occur', () => {
+    const all = [...[...captured.values()].flatMap(({ submits, prices }) => [...submits, ...prices]), ...account];
+    const seen = new Set<string>();
+    unexpected(all, seen);
     const stale = KNOWN_DIFFERENCES.filter((entry) => !seen.has(entry.why));
     expect(stale.map(({ why }) => why), 'remove these from KNOWN_DIFFERENCES: no request shows them').toEqual([]);
   });
