@@ -79,6 +79,24 @@ describe('the OpenAPI harness', () => {
     ]);
   });
 
+  it('reads nullable, and oneOf in JSON and in multipart', async () => {
+    expect(await problemsOf(json('txt2img', { ...IMAGE, negative_prompt: null }))).toEqual([]);
+    expect(await problemsOf(json('txt2img', { ...IMAGE, prompt: null }))).toEqual(['body prompt: must be string']);
+    const embedding = (input: unknown) => json('txt2embedding', { input, model: 'Bge_M3_FP16' });
+    expect(await problemsOf(embedding(['one', 'two']))).toEqual([]);
+    expect(await problemsOf(embedding(3))).toContain('body input: must match exactly one schema in oneOf');
+    const edit = { prompt: 'x', model: 'm', steps: '4', seed: '1' };
+    expect(await problemsOf(multipart('img2img', edit, ['image', 'images[]']))).toEqual([
+      'no branch of the oneOf fits; nearest (0): field images[] is not a property of the schema',
+    ]);
+  });
+
+  it('takes a multipart boolean as 1 or 0 only', async () => {
+    const transcript = (include_ts: string) => multipart('audiofile2txt', { include_ts, model: 'WhisperLargeV3' }, ['audio']);
+    expect(await problemsOf(transcript('1'))).toEqual([]);
+    expect(await problemsOf(transcript('true'))).toEqual(['field include_ts: "true" is not a boolean sent as 1 or 0']);
+  });
+
   it('refuses an unknown path, a content type it does not take, a bad query and a missing token', async () => {
     expect(await api.check(json('txt2imgs', IMAGE))).toEqual({
       operation: undefined,
