@@ -92,7 +92,8 @@ describe('the OpenAPI harness', () => {
   });
 
   it('takes a multipart boolean as 1 or 0 only', async () => {
-    const transcript = (include_ts: string) => multipart('audiofile2txt', { include_ts, model: 'WhisperLargeV3' }, ['audio']);
+    const model = 'WhisperLargeV3';
+    const transcript = (include_ts: string) => multipart('audiofile2txt', { include_ts, model }, ['audio']);
     expect(await problemsOf(transcript('1'))).toEqual([]);
     expect(await problemsOf(transcript('true'))).toEqual(['field include_ts: "true" is not a boolean sent as 1 or 0']);
   });
