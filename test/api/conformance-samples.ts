@@ -1,0 +1,54 @@
+/**
+ * One sample job per kind for the conformance test: `full` sets every field the kind has,
+ * `minimal` only the required ones. A new kind adds its entry here (the test fails loudly until
+ * it does), and a new field of a kind goes into its `full` sample (the test says which is missing).
+ */
+
+export interface SampleJob {
+  /** Every field sent but text and files, as the manifest resolves them. */
+  params: Record<string, unknown>;
+  /** The text of a kind that may read it from a file (`textFrom`). */
+  text?: string;
+  /** File fields: the bytes each carries, written to a file the job names. */
+  files?: Record<string, { bytes: Uint8Array; contentType: string }>;
+}
+
+/** A PNG's signature and header: what the manifest's checks of an image read. */
+const PNG_HEADER = [
+  0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a,
+  0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 1, 0, 0, 0, 1, 0, 8, 2, 0, 0, 0,
+];
+const PNG = { bytes: new Uint8Array(PNG_HEADER), contentType: 'image/png' };
+
+const SPEECH = { model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 };
+const IMAGE = { prompt: 'a harbour', model: 'Flux1schnell', width: 512, height: 512, guidance: 0, steps: 4, seed: 7 };
+const VIDEO = {
+  prompt: 'waves on a shore',
+  model: 'Ltxv_13B_0_9_8_Distilled_FP8',
+  width: 768,
+  height: 432,
+  steps: 8,
+  frames: 97,
+  fps: 24,
+  guidance: 3,
+  seed: 11,
+};
+
+export const SAMPLE_JOBS: Readonly<Record<string, { full: SampleJob; minimal: SampleJob }>> = {
+  txt2audio: {
+    full: { params: SPEECH, text: 'Welcome to the show.' },
+    minimal: { params: SPEECH, text: 'Hi.' },
+  },
+  txt2img: {
+    full: { params: { ...IMAGE, negative_prompt: 'blur', loras: [{ name: 'film_grain', weight: 0.6 }] } },
+    minimal: { params: IMAGE },
+  },
+  txt2video: {
+    full: { params: { ...VIDEO, negative_prompt: 'static' } },
+    minimal: { params: VIDEO },
+  },
+  img2video: {
+    full: { params: { ...VIDEO, negative_prompt: 'static' }, files: { first_frame_image: PNG, last_frame_image: PNG } },
+    minimal: { params: VIDEO, files: { first_frame_image: PNG } },
+  },
+};
