@@ -122,8 +122,10 @@ type PricingSpec =
 
 /**
  * By media: the extensions a result may have (the first is the default, unless a job's `format`
- * names another) and the poll schedule. The service's clients poll images from about 2 s, video
- * from about 5 s up to 30 s (giving up after 5–15 min), speech from about 1–2 s up to 5–10 s.
+ * names another) and the poll schedule, as the service's clients poll: images from 2 s, video
+ * from 5 s up to 30 s (giving up after 15 min), speech from 1.5 s up to 8 s, transcripts and OCR
+ * from 3 s up to 15 s, embeddings from 0.5 s up to 3 s (giving up after 2 min). A text result is
+ * `<id>.txt` (its structure, when it has one, beside it as `<id>.json`); an embedding `<id>.json`.
  */
 const MEDIA: Readonly<Record<MediaKind, { extensions: readonly string[]; poll: JobKind['poll'] }>> = {
   image: {
@@ -138,7 +140,12 @@ const MEDIA: Readonly<Record<MediaKind, { extensions: readonly string[]; poll: J
     extensions: ['mp3', 'wav', 'flac', 'ogg', 'opus', 'aac', 'm4a'],
     poll: { service: growing(1500, 8000, 10 * 60_000), simulator: growing(150, 1000, 60_000) },
   },
+  text: { extensions: ['txt'], poll: { service: growing(3000, 15_000, 15 * 60_000), simulator: growing(150, 1000, 60_000) } },
+  embedding: { extensions: ['json'], poll: { service: growing(500, 3000, 120_000), simulator: growing(100, 500, 30_000) } },
 };
+
+/** The poll schedule of a media, for a kind that polls like another (music, made as audio, polls like video). */
+export const pollOf = (media: MediaKind): JobKind['poll'] => MEDIA[media].poll;
 
 /** A sniffed type's usual extension: its subtype, but for `jpeg` and `mpeg` (MP3). */
 function extensionOf(mime: string | undefined): string | undefined {

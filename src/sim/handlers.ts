@@ -7,7 +7,7 @@ import { buildCatalogue, modelToWire, type SimModel } from './catalogue.js';
 import type { FaultSpec } from './faults.js';
 import { createStats, JobBook, statusAt, type SimJob, type SimStats } from './jobs.js';
 import { SIM_KINDS, simKind, type SimJobType as JobType } from './kinds/index.js';
-import { round8 } from './kinds/kind.js';
+import { givesResultInline, round8 } from './kinds/kind.js';
 import type { ResolvedOptions } from './options.js';
 import { bucketError, ResultSigner } from './results.js';
 import type { Fields } from './rules.js';
@@ -120,7 +120,8 @@ export class SimApi {
       return apiError(422, 'Not enough balance.', { balance: ['Not enough balance.'] });
     }
     this.balanceUsd = round8(this.balanceUsd - priceUsd);
-    const job = this.jobs.accept(type, fingerprint, priceUsd);
+    const inline = givesResultInline(simKind(type).media) && [true, 1, '1'].includes(fields['return_result_in_response'] as never);
+    const job = this.jobs.accept(type, fingerprint, priceUsd, inline);
     this.stats.accepted.push({ requestId: job.requestId, type, fingerprint, at: job.acceptedAt });
     if (hook.value !== undefined) this.webhooks.schedule(job, hook.value);
     return json(200, { data: { request_id: job.requestId } });
@@ -140,9 +141,10 @@ export class SimApi {
       status,
       // The service sometimes sends progress as a string; clients must accept both.
       progress: job.index % 2 === 1 ? progress.toFixed(2) : progress,
-      result_url: status === 'done' ? this.resultUrl(job, now) : null,
+      // A text or embedding asked for in the response comes in `result`, and not as a file.
+      result_url: status === 'done' && !job.inline ? this.resultUrl(job, now) : null,
       results_alt_formats: null,
-      result: null,
+      result: status === 'done' && job.inline ? this.results.get(simKind(job.type).result.ending)?.body.toString('utf8') : null,
       preview: null,
       ...(status === 'error' ? job.error : {}),
     };
