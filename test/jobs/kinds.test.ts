@@ -165,3 +165,23 @@ describe('text to video', () => {
     expect(kindOf('txt2video').output.extension({ params: {} }, { mime: 'video/mp4', urlExtension: 'bin' })).toBe('mp4');
   });
 });
+
+describe('text to embedding', () => {
+  const EMBED = { model: 'Bge_M3_FP16', input: 'the quick brown fox' };
+
+  it('sends its JSON fields; is priced by its input and model, so equal texts share one call', () => {
+    const fox = job('txt2embedding', { ...EMBED, return_result_in_response: true });
+    expect(kindOf('txt2embedding').submit(fox)).toEqual({ endpoint: 'txt2embedding', json: { model: 'Bge_M3_FP16', return_result_in_response: true, input: 'the quick brown fox' } });
+    const pricing = kindOf('txt2embedding').pricing;
+    if (pricing.by !== 'per-key') throw new Error('txt2embedding is priced per key');
+    expect(pricing.request(fox)).toEqual({ endpoint: 'txt2embedding/price-calculation', json: EMBED });
+    expect(groupKeyOf(fox)).toBe(groupKeyOf(job('txt2embedding', EMBED)));
+    expect(groupKeyOf(fox)).not.toBe(groupKeyOf(job('txt2embedding', { ...EMBED, input: 'a lazy dog' })));
+  });
+
+  it('makes an embedding, written as JSON, polled as the service’s clients poll embeddings', () => {
+    expect(kindOf('txt2embedding').output.media).toBe('embedding');
+    expect(kindOf('txt2embedding').output.extension({ params: {} }, { urlExtension: 'bin' })).toBe('json');
+    expect(kindOf('txt2embedding').poll.service).toEqual({ firstMs: 500, maxMs: 3000, factor: 1.5, giveUpMs: 120_000 });
+  });
+});
