@@ -176,8 +176,8 @@ export function defineKind<T extends string>({ media, pricing, ...spec }: KindSp
   const sentOf: Sent = (job) => pick(textOf ? { ...job.params, [textOf.field]: job.text } : job.params, sent);
   const submit = (job: SendableJob): ServiceRequest => {
     if (images.length === 0) return { endpoint: spec.type, json: sentOf(job) };
-    // Multipart carries every field as text; the images go as real file parts.
-    const texts = Object.fromEntries(Object.entries(sentOf(job)).map(([name, value]) => [name, String(value)]));
+    // Multipart carries every field as text (a flag as 1 or 0: Laravel refuses "true"); the images go as file parts.
+    const texts = Object.fromEntries(Object.entries(sentOf(job)).map(([name, value]) => [name, formText(value)]));
     return { endpoint: spec.type, multipart: { fields: texts, files: imageParts(job, images) } };
   };
   const derived = { files, pricing: pricingOf(spec.type, pricing, sentOf), output: { media, extension } };
@@ -185,6 +185,8 @@ export function defineKind<T extends string>({ media, pricing, ...spec }: KindSp
 }
 
 type Sent = (job: SendableJob) => Record<string, unknown>;
+
+const formText = (value: unknown): string => (typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
 
 function pricingOf(type: string, spec: PricingSpec, sentOf: Sent): KindPricing {
   const endpoint = `${type}/price-calculation`;

@@ -10,7 +10,7 @@ import { SIM_KINDS, simKind, type SimJobType as JobType } from './kinds/index.js
 import { givesResultInline, round8 } from './kinds/kind.js';
 import type { ResolvedOptions } from './options.js';
 import { bucketError, ResultSigner } from './results.js';
-import type { Fields } from './rules.js';
+import { laravelBoolean, type Fields } from './rules.js';
 import { Timers } from './timers.js';
 import { webhookFields, WebhookSender } from './webhooks.js';
 
@@ -120,7 +120,8 @@ export class SimApi {
       return apiError(422, 'Not enough balance.', { balance: ['Not enough balance.'] });
     }
     this.balanceUsd = round8(this.balanceUsd - priceUsd);
-    const inline = givesResultInline(simKind(type).media) && [true, 1, '1'].includes(fields['return_result_in_response'] as never);
+    // The kind's checks refused any other spelling of the flag already.
+    const inline = givesResultInline(simKind(type).media) && laravelBoolean(fields['return_result_in_response']) === true;
     const job = this.jobs.accept(type, fingerprint, priceUsd, inline);
     this.stats.accepted.push({ requestId: job.requestId, type, fingerprint, at: job.acceptedAt });
     if (hook.value !== undefined) this.webhooks.schedule(job, hook.value);

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { defineKind } from '../../src/jobs/kind.js';
 import type { Model } from '../../src/api/types.js';
 import { JOB_KINDS, JOB_TYPES, kindOf, type ResolvedJob } from '../../src/jobs/index.js';
 import { groupKeyOf } from '../../src/pricing/keys.js';
@@ -183,5 +185,23 @@ describe('text to embedding', () => {
     expect(kindOf('txt2embedding').output.media).toBe('embedding');
     expect(kindOf('txt2embedding').output.extension({ params: {} }, { urlExtension: 'bin' })).toBe('json');
     expect(kindOf('txt2embedding').poll.service).toEqual({ firstMs: 500, maxMs: 3000, factor: 1.5, giveUpMs: 120_000 });
+  });
+});
+
+describe('a multipart kind', () => {
+  it('sends a flag as 1 or 0, which Laravel takes (it refuses the string "true")', () => {
+    const flag = { schema: z.boolean(), expected: 'true or false', optional: true } as const;
+    const ocr = defineKind({
+      type: 'ocr',
+      title: 'OCR',
+      params: { model: { schema: z.string(), expected: 'a model slug' }, return_result_in_response: flag },
+      content: { image: { schema: z.string(), expected: 'a path', file: 'image' } },
+      pricing: { by: 'per-key', keyFields: ['model'] },
+      media: 'text',
+      plans: { basic: { perMinute: 1 }, premium: { perMinute: 1 } },
+    });
+    const page = { ...job('txt2img', { model: 'm', return_result_in_response: true }), images: { image: FRAME } };
+    expect(ocr.submit(page)).toMatchObject({ multipart: { fields: { model: 'm', return_result_in_response: '1' } } });
+    expect(ocr.poll.service).toEqual({ firstMs: 3000, maxMs: 15_000, factor: 1.5, giveUpMs: 15 * 60_000 });
   });
 });
