@@ -140,8 +140,14 @@ const MEDIA: Readonly<Record<MediaKind, { extensions: readonly string[]; poll: J
     extensions: ['mp3', 'wav', 'flac', 'ogg', 'opus', 'aac', 'm4a'],
     poll: { service: growing(1500, 8000, 10 * 60_000), simulator: growing(150, 1000, 60_000) },
   },
-  text: { extensions: ['txt'], poll: { service: growing(3000, 15_000, 15 * 60_000), simulator: growing(150, 1000, 60_000) } },
-  embedding: { extensions: ['json'], poll: { service: growing(500, 3000, 120_000), simulator: growing(100, 500, 30_000) } },
+  text: {
+    extensions: ['txt'],
+    poll: { service: growing(3000, 15_000, 15 * 60_000), simulator: growing(150, 1000, 60_000) },
+  },
+  embedding: {
+    extensions: ['json'],
+    poll: { service: growing(500, 3000, 120_000), simulator: growing(100, 500, 30_000) },
+  },
 };
 
 /** The poll schedule of a media, for a kind that polls like another (music, made as audio, polls like video). */

@@ -9,7 +9,7 @@ export const txt2embedding: JobKind<'txt2embedding'> = defineKind({
   params: {
     model: model('Bge_M3_FP16'),
     return_result_in_response: {
-      schema: z.boolean().describe('Whether the embedding comes in the status itself rather than as a file to download'),
+      schema: z.boolean().describe('Whether the embedding comes in the status itself, not only as a file'),
       expected: 'true or false',
       optional: true,
     },

@@ -35,7 +35,10 @@ export async function saveResult(
   media: MediaKind = kindOf(job.type).output.media,
 ): Promise<'expired' | undefined> {
   try {
-    const mismatch = 'inline' in found ? await placeForms(deps, joins, job, media, Buffer.from(found.inline)) : await fetchIntoPlace(deps, joins, job, media, found.url);
+    const mismatch =
+      'inline' in found
+        ? await placeForms(deps, joins, job, media, Buffer.from(found.inline))
+        : await fetchIntoPlace(deps, joins, job, media, found.url);
     if (mismatch !== undefined) await leaveUncollected(deps, job, mismatch);
   } catch (error) {
     if (deps.stop.aborted) return undefined;
@@ -52,7 +55,13 @@ export async function saveResult(
  * Returns why the bytes are not a result of this job (an error page, an empty file), leaving
  * nothing behind; undefined once the result is in place and recorded.
  */
-async function fetchIntoPlace(deps: RunDeps, joins: SplitJoins, job: FollowedJob, media: MediaKind, url: string): Promise<string | undefined> {
+async function fetchIntoPlace(
+  deps: RunDeps,
+  joins: SplitJoins,
+  job: FollowedJob,
+  media: MediaKind,
+  url: string,
+): Promise<string | undefined> {
   // `~` is never in a job id: no job's result, and no name a person gives a result, is this one.
   const partPath = insideOut(deps.options.outDir, `${job.id}~part`);
   await mkdir(path.dirname(partPath), { recursive: true });
@@ -81,8 +90,14 @@ async function fetchIntoPlace(deps: RunDeps, joins: SplitJoins, job: FollowedJob
  * download; the recorded file goes last, so a crash between them leaves the job to collect
  * again, and the files already placed are found by their bytes.
  */
-async function placeForms(deps: RunDeps, joins: SplitJoins, job: FollowedJob, media: MediaKind, raw: Buffer): Promise<string | undefined> {
-  if (media !== 'text' && media !== 'embedding') return `the result is not ${media}: the service gave text in the status`;
+async function placeForms(
+  deps: RunDeps,
+  joins: SplitJoins,
+  job: FollowedJob,
+  media: MediaKind,
+  raw: Buffer,
+): Promise<string | undefined> {
+  if (media !== 'text' && media !== 'embedding') return `the result is not ${media}: the status gave text`;
   const forms = resultForms(media, raw, job.params);
   if ('mismatch' in forms) return forms.mismatch;
   const partPath = insideOut(deps.options.outDir, `${job.id}~part`);

@@ -140,7 +140,10 @@ async function collect(
   const textual = ['text', 'embedding'].includes(kindOf(job.type).output.media);
   let found = done;
   for (let refresh = 0; refresh <= MAX_URL_REFRESHES; refresh += 1) {
-    if (textual && found.result !== undefined) return void (await saveResult(deps, joins, job, { inline: found.result }));
+    if (textual && found.result !== undefined) {
+      await saveResult(deps, joins, job, { inline: found.result });
+      return;
+    }
     if (found.resultUrl === undefined || found.resultUrl === '') {
       const status = await pollStatus(deps, job, requestId, giveUpAtMs);
       if (status === 'stopped' || status === 'unreachable') return;

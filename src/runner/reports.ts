@@ -232,7 +232,8 @@ export async function writeReviewPage(
   const spentMicro = await ledger.spentMicro();
   // A text or an embedding is shown by its start, read from its file as the rows stream.
   const withGlimpse = async (row: JobRow): Promise<ReviewJob> => {
-    const glimpse = row.resultPath === null ? undefined : await resultGlimpse(kindOf(row.type).output.media, row.resultPath);
+    const media = kindOf(row.type).output.media;
+    const glimpse = row.resultPath === null ? undefined : await resultGlimpse(media, row.resultPath);
     return { ...reviewJob(row), glimpse: glimpse ?? null };
   };
   const pages = renderReviewPage(mapRows(rows, withGlimpse), {

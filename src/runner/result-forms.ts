@@ -9,7 +9,11 @@ import { describeNonMedia, sniffMedia, SNIFF_BYTES, type MediaKind } from '../me
 /** The files to write, the recorded one last; or why the bytes are no such result. */
 export type ResultForms = { files: { extension: string; body: Buffer }[] } | { mismatch: string };
 
-export function resultForms(media: 'text' | 'embedding', raw: Buffer, params: Readonly<Record<string, unknown>>): ResultForms {
+export function resultForms(
+  media: 'text' | 'embedding',
+  raw: Buffer,
+  params: Readonly<Record<string, unknown>>,
+): ResultForms {
   const refusal = pageOrMedia(raw);
   const what = media === 'text' ? 'text' : 'an embedding';
   if (refusal !== undefined) return { mismatch: `the result is not ${what}: its bytes are ${refusal}` };
@@ -18,10 +22,13 @@ export function resultForms(media: 'text' | 'embedding', raw: Buffer, params: Re
   const parsed = parseJson(text);
   if (media === 'embedding') {
     const vector = vectorOf(parsed);
-    if (vector === undefined) return { mismatch: `the result is not an embedding: its bytes are ${described(raw)} with no list of numbers` };
+    if (vector === undefined) {
+      return { mismatch: `the result is not an embedding: its bytes are ${described(raw)} with no list of numbers` };
+    }
     // One input, one vector, however the service wrapped it.
     const single = typeof params['input'] === 'string' && vector.length === 1 && isVector(vector[0]);
-    const document = { model: params['model'] ?? null, input: params['input'] ?? null, embedding: single ? vector[0] : vector };
+    const embedding = single ? vector[0] : vector;
+    const document = { model: params['model'] ?? null, input: params['input'] ?? null, embedding };
     return { files: [{ extension: 'json', body: Buffer.from(`${JSON.stringify(document)}\n`) }] };
   }
   if (parsed === undefined) return { files: [{ extension: 'txt', body: Buffer.from(text) }] };
@@ -77,9 +84,10 @@ function vectorOf(value: unknown): number[] | number[][] | undefined {
     const vectors = value.map((item) => vectorOf(item));
     return vectors.every(isVector) ? vectors : undefined;
   }
-  if (typeof value !== 'object' || value === null) return typeof value === 'string' ? vectorOf(parseJson(value)) : undefined;
+  if (typeof value === 'string') return vectorOf(parseJson(value));
+  if (typeof value !== 'object' || value === null) return undefined;
   const record = value as Record<string, unknown>;
-  return ['embedding', 'embeddings', 'data', 'result'].map((key) => vectorOf(record[key])).find((found) => found !== undefined);
+  return ['embedding', 'embeddings', 'data', 'result'].map((key) => vectorOf(record[key])).find((found) => found);
 }
 
 /** A structured text's words: its `text`, else its segments' texts joined. */
@@ -106,7 +114,9 @@ export async function resultGlimpse(media: MediaKind, file: string): Promise<str
   try {
     if (media === 'text') {
       const handle = await open(file, 'r');
-      const head = await handle.read(Buffer.alloc(GLIMPSE_CHARS * 4), 0, GLIMPSE_CHARS * 4, 0).finally(() => handle.close());
+      // Four bytes a character at most in UTF-8.
+      const size = GLIMPSE_CHARS * 4;
+      const head = await handle.read(Buffer.alloc(size), 0, size, 0).finally(() => handle.close());
       const chars = [...head.buffer.subarray(0, head.bytesRead).toString('utf8')];
       return chars.length > GLIMPSE_CHARS ? `${chars.slice(0, GLIMPSE_CHARS).join('')}…` : chars.join('');
     }
@@ -115,7 +125,8 @@ export async function resultGlimpse(media: MediaKind, file: string): Promise<str
     const vector = vectorOf(JSON.parse(await readFile(file, 'utf8')) as unknown);
     if (vector === undefined) return undefined;
     const first = (isVector(vector) ? vector : (vector[0] ?? [])).slice(0, 5).join(', ');
-    const size = isVector(vector) ? `${vector.length} numbers` : `${vector.length} vectors of ${vector[0]?.length ?? 0} numbers`;
+    const width = isVector(vector) ? 0 : (vector[0]?.length ?? 0);
+    const size = isVector(vector) ? `${vector.length} numbers` : `${vector.length} vectors of ${width} numbers`;
     return `${size}: ${first}, …`;
   } catch {
     return undefined;

@@ -121,11 +121,17 @@ export class SimApi {
     }
     this.balanceUsd = round8(this.balanceUsd - priceUsd);
     // The kind's checks refused any other spelling of the flag already.
-    const inline = givesResultInline(simKind(type).media) && laravelBoolean(fields['return_result_in_response']) === true;
+    const asked = laravelBoolean(fields['return_result_in_response']) === true;
+    const inline = givesResultInline(simKind(type).media) && asked;
     const job = this.jobs.accept(type, fingerprint, priceUsd, inline);
     this.stats.accepted.push({ requestId: job.requestId, type, fingerprint, at: job.acceptedAt });
     if (hook.value !== undefined) this.webhooks.schedule(job, hook.value);
     return json(200, { data: { request_id: job.requestId } });
+  }
+
+  /** A text or an embedding as the status carries it. */
+  private inlineResult(job: SimJob): string | undefined {
+    return this.results.get(simKind(job.type).result.ending)?.body.toString('utf8');
   }
 
   /** A fresh pre-signed URL for a finished job's result. */
@@ -145,7 +151,7 @@ export class SimApi {
       // A text or embedding asked for in the response comes in `result`, and not as a file.
       result_url: status === 'done' && !job.inline ? this.resultUrl(job, now) : null,
       results_alt_formats: null,
-      result: status === 'done' && job.inline ? this.results.get(simKind(job.type).result.ending)?.body.toString('utf8') : null,
+      result: status === 'done' && job.inline ? this.inlineResult(job) : null,
       preview: null,
       ...(status === 'error' ? job.error : {}),
     };

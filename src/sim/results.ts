@@ -33,7 +33,8 @@ export function wavTone(sampleRate = 24000, seconds = 0.25): Buffer {
 
 /** A transcript or an OCR page: plain UTF-8 text, as the service gives `format: text`. */
 export function transcriptText(): Buffer {
-  return Buffer.from('Welcome back to the show. Today: why the café’s espresso costs 3 € more <and> what to do.\n');
+  const words = 'Welcome back to the show. Today: why the café’s espresso costs 3 € more <and> what to do.';
+  return Buffer.from(`${words}\n`, 'utf8');
 }
 
 /** An embedding as BGE-M3 makes one: 1024 numbers, the same every time, as a JSON list. */

@@ -96,7 +96,8 @@ function player(href, media, id, glimpse) {
  * @param {(tag: string) => void} onTag
  */
 function jobRow(row, meta, onTag) {
-  const [id, kindIx, stateIx, priceMicro, spentMicro, modelIx, sourceIx, , requestId, text, tags, error, media, dropped, glimpse] = row;
+  const [id, kindIx, stateIx, priceMicro, spentMicro, modelIx, sourceIx, , requestId, text, tags, error, media] = row;
+  const [dropped, glimpse] = [row[13], row[14]];
   const kind = meta.kinds[kindIx];
   const state = meta.states[stateIx] ?? '';
   const tagChips = tags.map((tag) => {
@@ -115,7 +116,7 @@ function jobRow(row, meta, onTag) {
     el('td', { className: 'price' }, [price, el('br'), el('small', { text: [meta.sources[sourceIx] ?? '', spentNote].filter(Boolean).join(' · ') })]),
     textCell,
     el('td', { className: 'tags' }, tagChips),
-    el('td', { className: 'result' }, media !== null && kind !== undefined ? [player(media, kind.media, id, glimpse)] : []),
+    el('td', { className: 'result' }, media !== null && kind ? [player(media, kind.media, id, glimpse)] : []),
     el('td', { className: 'error', text: error ?? '' }),
     el('td', { className: 'request', text: requestId ?? '' }),
   ]);
