@@ -110,6 +110,17 @@ describe('text results, saved from a scripted server or from the status', () => 
     expect((await ledger.getJob('ep1'))?.resultPath).toBe(path.join(outDir, 'ep1~2.txt'));
   });
 
+  it('collected again after a crash that left the structure placed, finds it by its bytes: no second copy', async () => {
+    const transcript = { text: 'Hi.', segments: [{ start: 0, end: 0.4, text: 'Hi.' }] };
+    const { ledger, outDir, save, url } = await saving({ status: 200, body: JSON.stringify(transcript) });
+    await mkdir(outDir, { recursive: true });
+    // What the first try placed before it was killed: the structure, as it writes it, not yet the text.
+    await writeFile(path.join(outDir, 'ep1.json'), `${JSON.stringify(transcript, null, 2)}\n`);
+    await save({ url });
+    expect((await readdir(outDir)).sort()).toEqual(['ep1.json', 'ep1.txt']);
+    expect((await ledger.getJob('ep1'))?.resultPath).toBe(path.join(outDir, 'ep1.txt'));
+  });
+
   it('takes the text the status carries, with nothing fetched', async () => {
     const { outDir, save } = await saving({ status: 500, body: 'never asked' });
     await save({ inline: 'Transcribed in the status.' });
