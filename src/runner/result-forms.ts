@@ -90,12 +90,13 @@ function vectorOf(value: unknown): number[] | number[][] | undefined {
   return ['embedding', 'embeddings', 'data', 'result'].map((key) => vectorOf(record[key])).find((found) => found);
 }
 
-/** A structured text's words: its `text`, else its segments' texts joined. */
+/** A structured text's words: its `text`, else its segments' texts joined (a list is its segments). */
 function textOf(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
   const record = value as Record<string, unknown>;
   if (typeof record['text'] === 'string') return record['text'];
-  const segments = Array.isArray(record['segments']) ? (record['segments'] as unknown[]) : undefined;
+  const listed = Array.isArray(value) ? value : record['segments'];
+  const segments = Array.isArray(listed) ? (listed as unknown[]) : undefined;
   const texts = segments?.map((segment) => (segment as { text?: unknown } | null)?.text);
   return texts?.every((t) => typeof t === 'string') ? texts.join(' ').replace(/\s+/g, ' ').trim() : undefined;
 }

@@ -21,6 +21,7 @@ describe('a text result becomes <id>.txt, with <id>.json beside it when it has s
     expect(json?.[0]).toBe('json');
     expect(JSON.parse(json?.[1] ?? '')).toEqual(transcript);
     expect(files(resultForms('text', bytes('{"text":"OCR page","pages":1}'), {}))[1]).toEqual(['txt', 'OCR page']);
+    expect(files(resultForms('text', bytes('[{"start":0,"end":1,"text":"Just"},{"start":1,"end":2,"text":"segments"}]'), {}))[1]).toEqual(['txt', 'Just segments']);
   });
 
   it.each([
