@@ -5,7 +5,8 @@
  */
 
 export type ImageMime = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/bmp' | 'image/webp';
-export type MediaKind = 'image' | 'audio' | 'video';
+/** What a kind makes: a file of media, or a text (transcripts, OCR) or an embedding, written as files of our own. */
+export type MediaKind = 'image' | 'audio' | 'video' | 'text' | 'embedding';
 
 export interface MediaSignature {
   /** e.g. 'WAV', 'MP4/MOV/M4A' — for messages. */

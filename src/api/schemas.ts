@@ -47,6 +47,12 @@ export const balanceAnswer = z.looseObject({
   data: z.looseObject({ balance: z.union([z.number(), z.string().transform(Number)]).pipe(z.number().finite()) }),
 });
 
+/** A result in the status: text as it came, a JSON value (an embedding's numbers) as JSON text. */
+function inlineResult(value: unknown): string | undefined {
+  if (typeof value === 'string') return value === '' ? undefined : value;
+  return value === null || value === undefined ? undefined : JSON.stringify(value);
+}
+
 const KNOWN_STATUSES: ReadonlySet<string> = new Set(['pending', 'processing', 'done', 'error']);
 
 /** Unknown status values become 'unknown' (still running) with the raw value kept for reports. */
@@ -56,6 +62,7 @@ export const statusAnswer = z.looseObject({
       status: z.string().min(1),
       progress: lenient(readNumber),
       result_url: lenient((value) => (typeof value === 'string' && value !== '' ? value : undefined)),
+      result: lenient(inlineResult),
       error_code: serviceText,
       error_message: serviceText,
       error_reason: serviceText,
@@ -69,6 +76,7 @@ export const statusAnswer = z.looseObject({
         rawStatus: escapeControlChars(data.status),
         progress: data.progress === undefined ? undefined : Math.min(100, Math.max(0, data.progress)),
         resultUrl: data.result_url,
+        result: data.result,
         errorCode: data.error_code,
         errorMessage: data.error_message,
         errorReason: data.error_reason,

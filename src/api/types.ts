@@ -13,6 +13,8 @@ export interface RequestStatus {
   rawStatus: string;
   progress?: number | undefined;
   resultUrl?: string | undefined;
+  /** A text or embedding result given in the status itself (`result`), as JSON text when it came as JSON. */
+  result?: string | undefined;
   errorCode?: string | undefined;
   errorMessage?: string | undefined;
   errorReason?: string | undefined;

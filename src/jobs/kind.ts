@@ -122,8 +122,10 @@ type PricingSpec =
 
 /**
  * By media: the extensions a result may have (the first is the default, unless a job's `format`
- * names another) and the poll schedule. The service's clients poll images from about 2 s, video
- * from about 5 s up to 30 s (giving up after 5–15 min), speech from about 1–2 s up to 5–10 s.
+ * names another) and the poll schedule, as the service's clients poll: images from 2 s, video
+ * from 5 s up to 30 s (giving up after 15 min), speech from 1.5 s up to 8 s, transcripts and OCR
+ * from 3 s up to 15 s, embeddings from 0.5 s up to 3 s (giving up after 2 min). A text result is
+ * `<id>.txt` (its structure, when it has one, beside it as `<id>.json`); an embedding `<id>.json`.
  */
 const MEDIA: Readonly<Record<MediaKind, { extensions: readonly string[]; poll: JobKind['poll'] }>> = {
   image: {
@@ -138,7 +140,18 @@ const MEDIA: Readonly<Record<MediaKind, { extensions: readonly string[]; poll: J
     extensions: ['mp3', 'wav', 'flac', 'ogg', 'opus', 'aac', 'm4a'],
     poll: { service: growing(1500, 8000, 10 * 60_000), simulator: growing(150, 1000, 60_000) },
   },
+  text: {
+    extensions: ['txt'],
+    poll: { service: growing(3000, 15_000, 15 * 60_000), simulator: growing(150, 1000, 60_000) },
+  },
+  embedding: {
+    extensions: ['json'],
+    poll: { service: growing(500, 3000, 120_000), simulator: growing(100, 500, 30_000) },
+  },
 };
+
+/** The poll schedule of a media, for a kind that polls like another (music, made as audio, polls like video). */
+export const pollOf = (media: MediaKind): JobKind['poll'] => MEDIA[media].poll;
 
 /** A sniffed type's usual extension: its subtype, but for `jpeg` and `mpeg` (MP3). */
 function extensionOf(mime: string | undefined): string | undefined {
@@ -169,8 +182,8 @@ export function defineKind<T extends string>({ media, pricing, ...spec }: KindSp
   const sentOf: Sent = (job) => pick(textOf ? { ...job.params, [textOf.field]: job.text } : job.params, sent);
   const submit = (job: SendableJob): ServiceRequest => {
     if (images.length === 0) return { endpoint: spec.type, json: sentOf(job) };
-    // Multipart carries every field as text; the images go as real file parts.
-    const texts = Object.fromEntries(Object.entries(sentOf(job)).map(([name, value]) => [name, String(value)]));
+    // Multipart carries every field as text (a flag as 1 or 0: Laravel refuses "true"); the images go as file parts.
+    const texts = Object.fromEntries(Object.entries(sentOf(job)).map(([name, value]) => [name, formText(value)]));
     return { endpoint: spec.type, multipart: { fields: texts, files: imageParts(job, images) } };
   };
   const derived = { files, pricing: pricingOf(spec.type, pricing, sentOf), output: { media, extension } };
@@ -178,6 +191,8 @@ export function defineKind<T extends string>({ media, pricing, ...spec }: KindSp
 }
 
 type Sent = (job: SendableJob) => Record<string, unknown>;
+
+const formText = (value: unknown): string => (typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
 
 function pricingOf(type: string, spec: PricingSpec, sentOf: Sent): KindPricing {
   const endpoint = `${type}/price-calculation`;

@@ -1,4 +1,5 @@
-import { mkdir, open, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ResultUrlExpiredError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
@@ -8,6 +9,7 @@ import type { RunDeps } from './context.js';
 import type { SplitJoins } from './join-splits.js';
 import type { FollowedJob } from './follow.js';
 import { placeResult } from './place-result.js';
+import { resultForms } from './result-forms.js';
 import { kindOf } from '../jobs/index.js';
 import { describeNonMedia, sniffMedia, SNIFF_BYTES, type MediaKind } from '../media-type.js';
 import { describeError, FatalRunError, idempotentRetries } from './run-errors.js';
@@ -20,16 +22,23 @@ const DISK_ERRORS = new Set(['ENOSPC', 'EROFS', 'EACCES', 'EPERM', 'EDQUOT']);
  * when it is generated again) and records size and sha256.
  * The move comes last so a result's name always holds a complete file; the extension comes from
  * the bytes, as the kind says (an image may be PNG, JPEG or WebP whatever its URL says).
+ * A text or an embedding, given in the status (`inline`) or behind the URL, is written as our
+ * own files (runner/result-forms.ts), placed the same way.
  * 'expired': the URL answered 403, and a fresh one is to be asked for (runner/follow.ts).
+ * `media` is what the job's kind makes (a test may name another).
  */
 export async function saveResult(
   deps: RunDeps,
   joins: SplitJoins,
   job: FollowedJob,
-  url: string,
+  found: { url: string } | { inline: string },
+  media: MediaKind = kindOf(job.type).output.media,
 ): Promise<'expired' | undefined> {
   try {
-    const mismatch = await fetchIntoPlace(deps, joins, job, url);
+    const mismatch =
+      'inline' in found
+        ? await placeForms(deps, joins, job, media, Buffer.from(found.inline))
+        : await fetchIntoPlace(deps, joins, job, media, found.url);
     if (mismatch !== undefined) await leaveUncollected(deps, job, mismatch);
   } catch (error) {
     if (deps.stop.aborted) return undefined;
@@ -46,7 +55,13 @@ export async function saveResult(
  * Returns why the bytes are not a result of this job (an error page, an empty file), leaving
  * nothing behind; undefined once the result is in place and recorded.
  */
-async function fetchIntoPlace(deps: RunDeps, joins: SplitJoins, job: FollowedJob, url: string): Promise<string | undefined> {
+async function fetchIntoPlace(
+  deps: RunDeps,
+  joins: SplitJoins,
+  job: FollowedJob,
+  media: MediaKind,
+  url: string,
+): Promise<string | undefined> {
   // `~` is never in a job id: no job's result, and no name a person gives a result, is this one.
   const partPath = insideOut(deps.options.outDir, `${job.id}~part`);
   await mkdir(path.dirname(partPath), { recursive: true });
@@ -54,13 +69,48 @@ async function fetchIntoPlace(deps: RunDeps, joins: SplitJoins, job: FollowedJob
     () => deps.client.download(url, partPath, { maxBytes: deps.options.maxResultBytes, signal: deps.stop }),
     idempotentRetries({ ...deps, retry: deps.options.retry }, `download of ${job.id}`),
   );
+  if (media === 'text' || media === 'embedding') {
+    // Bounded by the download's own limit (--max-result-mb), so reading it whole is safe.
+    const raw = await readFile(partPath);
+    await rm(partPath, { force: true });
+    return placeForms(deps, joins, job, media, raw);
+  }
   const head = await readHead(partPath);
-  const mismatch = resultMismatch(kindOf(job.type).output.media, head, result.contentType);
+  const mismatch = resultMismatch(media, head, result.contentType);
   if (mismatch !== undefined) {
     await rm(partPath, { force: true });
     return mismatch;
   }
   await placeAndRecord(deps, joins, job, partPath, outputPathFor(deps.options.outDir, job, url, sniffMedia(head)?.mime), result);
+  return undefined;
+}
+
+/**
+ * Writes a text or embedding result as its files, each through `<id>~part` and placed like a
+ * download; the recorded file goes last, so a crash between them leaves the job to collect
+ * again, and the files already placed are found by their bytes.
+ */
+async function placeForms(
+  deps: RunDeps,
+  joins: SplitJoins,
+  job: FollowedJob,
+  media: MediaKind,
+  raw: Buffer,
+): Promise<string | undefined> {
+  if (media !== 'text' && media !== 'embedding') return `the result is not ${media}: the status gave text`;
+  const forms = resultForms(media, raw, job.params);
+  if ('mismatch' in forms) return forms.mismatch;
+  const partPath = insideOut(deps.options.outDir, `${job.id}~part`);
+  await mkdir(path.dirname(partPath), { recursive: true });
+  const generatedAgain = ((await deps.ledger.getJob(job.id))?.resultPath ?? null) !== null;
+  for (const [index, { extension, body }] of forms.files.entries()) {
+    await writeFile(partPath, body);
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    const target = insideOut(deps.options.outDir, `${job.id}.${extension}`);
+    if (index === forms.files.length - 1) {
+      await placeAndRecord(deps, joins, job, partPath, target, { bytes: body.length, sha256, contentType: undefined });
+    } else await placeResult(partPath, target, sha256, { generatedAgain });
+  }
   return undefined;
 }
 

@@ -5,7 +5,7 @@
 import { AuthError, NotFoundError, RateLimitError, UnreachableError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
 import type { RequestStatus, ServiceRequest } from '../api/types.js';
-import type { JobType, SendableJob } from '../jobs/index.js';
+import { kindOf, type JobType, type SendableJob } from '../jobs/index.js';
 import type { FollowRow } from '../store/index.js';
 import type { PollSchedules, RunDeps } from './context.js';
 import { leaveUncollected, saveResult } from './download.js';
@@ -108,7 +108,7 @@ export async function settleStatus(
   giveUpAtMs: number,
 ): Promise<'again' | 'ended'> {
   if (status.status === 'done') {
-    await collect(deps, joins, job, requestId, status.resultUrl, giveUpAtMs);
+    await collect(deps, joins, job, requestId, status, giveUpAtMs);
     return 'ended';
   }
   if (status.status === 'error') {
@@ -124,27 +124,37 @@ export async function settleStatus(
   return 'again';
 }
 
-/** Saves a done job's result; an expired URL (403) is refreshed through the status endpoint. */
+/**
+ * Saves a done job's result: the text or embedding the status carries, else the file behind its
+ * URL; an expired URL (403) is refreshed through the status endpoint.
+ */
 async function collect(
   deps: RunDeps,
   joins: SplitJoins,
   job: FollowedJob,
   requestId: string,
-  firstUrl: string | undefined,
+  done: Pick<RequestStatus, 'resultUrl' | 'result'>,
   giveUpAtMs: number,
 ): Promise<void> {
-  let url = firstUrl;
+  // A file kind's `result` is no result of ours (the service's document gives a URL there).
+  const textual = ['text', 'embedding'].includes(kindOf(job.type).output.media);
+  let found = done;
   for (let refresh = 0; refresh <= MAX_URL_REFRESHES; refresh += 1) {
-    if (url === undefined || url === '') {
+    if (textual && found.result !== undefined) {
+      await saveResult(deps, joins, job, { inline: found.result });
+      return;
+    }
+    if (found.resultUrl === undefined || found.resultUrl === '') {
       const status = await pollStatus(deps, job, requestId, giveUpAtMs);
       if (status === 'stopped' || status === 'unreachable') return;
-      url = status.resultUrl;
-      if (url === undefined || url === '') {
+      found = status;
+      if (textual && found.result !== undefined) continue;
+      if (found.resultUrl === undefined || found.resultUrl === '') {
         return leaveUncollected(deps, job, 'the service reported done without a result_url');
       }
     }
-    if ((await saveResult(deps, joins, job, url)) !== 'expired') return;
-    url = undefined;
+    if ((await saveResult(deps, joins, job, { url: found.resultUrl })) !== 'expired') return;
+    found = {};
   }
   await leaveUncollected(deps, job, `the result URL expired ${MAX_URL_REFRESHES + 1} times in a row`);
 }

@@ -11,7 +11,9 @@ import { renderReviewPage, type ReviewJob } from '../report/review-page/render.j
 import { failureText, LISTED_JOBS, type ListedJobs, type StatusJob, type StatusSummary } from '../report/status.js';
 import type { JobQuery, JobRow, JobState, SendSelection } from '../store/index.js';
 import type { LedgerHandle, ListingLedger, PlanLedger } from '../store/index.js';
+import { kindOf } from '../jobs/index.js';
 import { writeReportFile } from './report-file.js';
+import { resultGlimpse } from './result-forms.js';
 import { jobWindows, mapRows, readTogether } from './windows.js';
 
 /**
@@ -228,7 +230,13 @@ export async function writeReviewPage(
   rows: AsyncIterable<JobRow> = jobWindows(ledger, { scope: 'report' }),
 ): Promise<void> {
   const spentMicro = await ledger.spentMicro();
-  const pages = renderReviewPage(mapRows(rows, reviewJob), {
+  // A text or an embedding is shown by its start, read from its file as the rows stream.
+  const withGlimpse = async (row: JobRow): Promise<ReviewJob> => {
+    const media = kindOf(row.type).output.media;
+    const glimpse = row.resultPath === null ? undefined : await resultGlimpse(media, row.resultPath);
+    return { ...reviewJob(row), glimpse: glimpse ?? null };
+  };
+  const pages = renderReviewPage(mapRows(rows, withGlimpse), {
     title: path.basename(request.manifest),
     generatedAt: request.generatedAt.toISOString(),
     ledger: beside(ledger.location, path.dirname(file)),

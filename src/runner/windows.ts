@@ -46,6 +46,6 @@ export async function readTogether<T>(items: AsyncIterable<T>, readers: readonly
   if (failed !== undefined) throw failed.reason;
 }
 
-export async function* mapRows<T, U>(rows: AsyncIterable<T>, map: (row: T) => U): AsyncGenerator<U> {
-  for await (const row of rows) yield map(row);
+export async function* mapRows<T, U>(rows: AsyncIterable<T>, map: (row: T) => U | Promise<U>): AsyncGenerator<U> {
+  for await (const row of rows) yield await map(row);
 }

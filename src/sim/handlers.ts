@@ -7,10 +7,10 @@ import { buildCatalogue, modelToWire, type SimModel } from './catalogue.js';
 import type { FaultSpec } from './faults.js';
 import { createStats, JobBook, statusAt, type SimJob, type SimStats } from './jobs.js';
 import { SIM_KINDS, simKind, type SimJobType as JobType } from './kinds/index.js';
-import { round8 } from './kinds/kind.js';
+import { givesResultInline, round8 } from './kinds/kind.js';
 import type { ResolvedOptions } from './options.js';
 import { bucketError, ResultSigner } from './results.js';
-import type { Fields } from './rules.js';
+import { laravelBoolean, type Fields } from './rules.js';
 import { Timers } from './timers.js';
 import { webhookFields, WebhookSender } from './webhooks.js';
 
@@ -120,10 +120,18 @@ export class SimApi {
       return apiError(422, 'Not enough balance.', { balance: ['Not enough balance.'] });
     }
     this.balanceUsd = round8(this.balanceUsd - priceUsd);
-    const job = this.jobs.accept(type, fingerprint, priceUsd);
+    // The kind's checks refused any other spelling of the flag already.
+    const asked = laravelBoolean(fields['return_result_in_response']) === true;
+    const inline = givesResultInline(simKind(type).media) && asked;
+    const job = this.jobs.accept(type, fingerprint, priceUsd, inline);
     this.stats.accepted.push({ requestId: job.requestId, type, fingerprint, at: job.acceptedAt });
     if (hook.value !== undefined) this.webhooks.schedule(job, hook.value);
     return json(200, { data: { request_id: job.requestId } });
+  }
+
+  /** A text or an embedding as the status carries it. */
+  private inlineResult(job: SimJob): string | undefined {
+    return this.results.get(simKind(job.type).result.ending)?.body.toString('utf8');
   }
 
   /** A fresh pre-signed URL for a finished job's result. */
@@ -140,9 +148,10 @@ export class SimApi {
       status,
       // The service sometimes sends progress as a string; clients must accept both.
       progress: job.index % 2 === 1 ? progress.toFixed(2) : progress,
-      result_url: status === 'done' ? this.resultUrl(job, now) : null,
+      // A text or embedding asked for in the response comes in `result`, and not as a file.
+      result_url: status === 'done' && !job.inline ? this.resultUrl(job, now) : null,
       results_alt_formats: null,
-      result: null,
+      result: status === 'done' && job.inline ? this.inlineResult(job) : null,
       preview: null,
       ...(status === 'error' ? job.error : {}),
     };

@@ -21,6 +21,8 @@ export interface SimJob {
   pendingMs: number;
   processingMs: number;
   error?: JobError | undefined;
+  /** The submit asked for its text or embedding in the status (`return_result_in_response`). */
+  inline?: boolean | undefined;
 }
 
 export type JobStatus = 'pending' | 'processing' | 'done' | 'error';
@@ -58,7 +60,7 @@ export class JobBook {
     this.random = mulberry32(options.seed ^ 0x5bd1e995);
   }
 
-  accept(type: JobType, fingerprint: string, priceUsd: number): SimJob {
+  accept(type: JobType, fingerprint: string, priceUsd: number, inline = false): SimJob {
     const fails = this.random() < this.options.jobErrorRate;
     const errorDraw = this.random();
     const job: SimJob = {
@@ -70,6 +72,7 @@ export class JobBook {
       index: this.jobs.size,
       pendingMs: this.options.pendingMs?.[type] ?? simKind(type).pace.pendingMs,
       processingMs: this.options.processingMs?.[type] ?? simKind(type).pace.processingMs,
+      inline,
     };
     if (fails) {
       const retryable = this.options.errorRetryable;

@@ -31,6 +31,18 @@ export function wavTone(sampleRate = 24000, seconds = 0.25): Buffer {
   return buf;
 }
 
+/** A transcript or an OCR page: plain UTF-8 text, as the service gives `format: text`. */
+export function transcriptText(): Buffer {
+  const words = 'Welcome back to the show. Today: why the café’s espresso costs 3 € more <and> what to do.';
+  return Buffer.from(`${words}\n`, 'utf8');
+}
+
+/** An embedding as BGE-M3 makes one: 1024 numbers, the same every time, as a JSON list. */
+export function embeddingJson(): Buffer {
+  const vector = Array.from({ length: 1024 }, (_, i) => Math.round(Math.sin(i + 1) * 1e6) / 1e7);
+  return Buffer.from(JSON.stringify(vector));
+}
+
 /**
  * A stand-in for a video: an `ftyp` box, a `free` box and an `mdat` of filler bytes. It starts
  * like an MP4 so type sniffing passes, but it is not a playable movie.

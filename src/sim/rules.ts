@@ -33,6 +33,13 @@ const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const IMAGE_TYPES = 'jpg, jpeg, png, gif, bmp, webp';
 
 /** One request's fields against the model it names (undefined when that check failed), and its errors. */
+/** Laravel's `boolean` rule: true, false, 1, 0, "1", "0", never the string "true"; undefined for anything else. */
+export function laravelBoolean(value: FieldValue): boolean | undefined {
+  if (value === true || value === 1 || value === '1') return true;
+  if (value === false || value === 0 || value === '0') return false;
+  return undefined;
+}
+
 export class Check {
   readonly model: SimModel | undefined;
   readonly errors: Record<string, string[]> = {};
@@ -70,6 +77,13 @@ export class Check {
     if (isBlank(value)) return this.add(field, `The ${attribute(field)} field is required.`);
     if (typeof value !== 'string') return this.add(field, `The ${attribute(field)} field must be a string.`);
     return value;
+  }
+
+  /** Laravel's `boolean`; null when left out. */
+  flag(field: string): boolean | null | undefined {
+    const value = this.fields[field];
+    if (value === undefined || value === null) return null;
+    return laravelBoolean(value) ?? this.add(field, `The ${attribute(field)} field must be true or false.`);
   }
 
   /** Null when left out; undefined when given but not a string. */

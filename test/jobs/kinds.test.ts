@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { defineKind } from '../../src/jobs/kind.js';
 import type { Model } from '../../src/api/types.js';
 import { JOB_KINDS, JOB_TYPES, kindOf, type ResolvedJob } from '../../src/jobs/index.js';
 import { groupKeyOf } from '../../src/pricing/keys.js';
@@ -163,5 +165,43 @@ describe('text to video', () => {
   it('makes a video', () => {
     expect(kindOf('txt2video').output.media).toBe('video');
     expect(kindOf('txt2video').output.extension({ params: {} }, { mime: 'video/mp4', urlExtension: 'bin' })).toBe('mp4');
+  });
+});
+
+describe('text to embedding', () => {
+  const EMBED = { model: 'Bge_M3_FP16', input: 'the quick brown fox' };
+
+  it('sends its JSON fields; is priced by its input and model, so equal texts share one call', () => {
+    const fox = job('txt2embedding', { ...EMBED, return_result_in_response: true });
+    expect(kindOf('txt2embedding').submit(fox)).toEqual({ endpoint: 'txt2embedding', json: { model: 'Bge_M3_FP16', return_result_in_response: true, input: 'the quick brown fox' } });
+    const pricing = kindOf('txt2embedding').pricing;
+    if (pricing.by !== 'per-key') throw new Error('txt2embedding is priced per key');
+    expect(pricing.request(fox)).toEqual({ endpoint: 'txt2embedding/price-calculation', json: EMBED });
+    expect(groupKeyOf(fox)).toBe(groupKeyOf(job('txt2embedding', EMBED)));
+    expect(groupKeyOf(fox)).not.toBe(groupKeyOf(job('txt2embedding', { ...EMBED, input: 'a lazy dog' })));
+  });
+
+  it('makes an embedding, written as JSON, polled as the service’s clients poll embeddings', () => {
+    expect(kindOf('txt2embedding').output.media).toBe('embedding');
+    expect(kindOf('txt2embedding').output.extension({ params: {} }, { urlExtension: 'bin' })).toBe('json');
+    expect(kindOf('txt2embedding').poll.service).toEqual({ firstMs: 500, maxMs: 3000, factor: 1.5, giveUpMs: 120_000 });
+  });
+});
+
+describe('a multipart kind', () => {
+  it('sends a flag as 1 or 0, which Laravel takes (it refuses the string "true")', () => {
+    const flag = { schema: z.boolean(), expected: 'true or false', optional: true } as const;
+    const ocr = defineKind({
+      type: 'ocr',
+      title: 'OCR',
+      params: { model: { schema: z.string(), expected: 'a model slug' }, return_result_in_response: flag },
+      content: { image: { schema: z.string(), expected: 'a path', file: 'image' } },
+      pricing: { by: 'per-key', keyFields: ['model'] },
+      media: 'text',
+      plans: { basic: { perMinute: 1 }, premium: { perMinute: 1 } },
+    });
+    const page = { ...job('txt2img', { model: 'm', return_result_in_response: true }), images: { image: FRAME } };
+    expect(ocr.submit(page)).toMatchObject({ multipart: { fields: { model: 'm', return_result_in_response: '1' } } });
+    expect(ocr.poll.service).toEqual({ firstMs: 3000, maxMs: 15_000, factor: 1.5, giveUpMs: 15 * 60_000 });
   });
 });

@@ -39,7 +39,7 @@ describe("the review page's browser script", () => {
 
   it('filters, searches and groups: groups in the order they first appear, manifest order inside', () => {
     const meta: PageMeta = { format: 1, states: ['done', 'failed'], kinds: [{ name: 'k', media: 'audio' }], models: ['m1', 'm2'], sources: [], groups: [] };
-    const row = (id: string, state: number, model: number, tags: string[], text: string): RowTuple => [id, 0, state, 1, 1, model, -1, -1, null, text, tags, null, null, 0];
+    const row = (id: string, state: number, model: number, tags: string[], text: string): RowTuple => [id, 0, state, 1, 1, model, -1, -1, null, text, tags, null, null, 0, null];
     const rows = [
       row('a1', 0, 0, ['scene:a', 'variant:1'], 'hello world'),
       row('b1', 1, 0, ['scene:b', 'variant:1'], 'good night'),

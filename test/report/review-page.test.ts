@@ -121,7 +121,7 @@ describe('the review page renderer', () => {
     expect(meta.groups).toEqual(['txt2audio Kokoro af_sky', 'txt2img Flux1schnell 1024']);
     const rows = scriptJson(html, 'review-rows') as RowTuple[];
     expect(rows.map((row) => row[0])).toEqual(['a', 'bb', 'c', 'd', 'e']);
-    expect(rows[4]).toEqual(['e', 0, meta.states.indexOf('pending'), null, 0, 0, -1, -1, null, null, [], null, null, 0]);
+    expect(rows[4]).toEqual(['e', 0, meta.states.indexOf('pending'), null, 0, 0, -1, -1, null, null, [], null, null, 0, null]);
   });
 
   it('labels a price group without the optional priced fields its jobs leave out (no "undefined")', async () => {

@@ -63,21 +63,28 @@ function readJson(id) {
 
 /**
  * A result on disk, as a player: audio and video load nothing until played, images only when
- * scrolled into view, so a page of rows never fetches a page of media.
+ * scrolled into view, so a page of rows never fetches a page of media. A text or an embedding
+ * shows its glimpse (the text's start, the embedding's size and first values) as text; its
+ * file, the whole of it, is the link.
  * @param {string} href
- * @param {'audio' | 'video' | 'image'} media
+ * @param {'audio' | 'video' | 'image' | 'text' | 'embedding'} media
  * @param {string} id
+ * @param {string | null} glimpse
  */
-function player(href, media, id) {
+function player(href, media, id, glimpse) {
   const link = el('a', { className: 'file', text: decodeURIComponent(href.split('/').pop() ?? href), attrs: { href, target: '_blank', rel: 'noopener' } });
   /** @type {HTMLElement} */
   let shown;
-  if (media === 'image') {
+  if (media === 'text' || media === 'embedding') {
+    shown = el('div', { className: 'glimpse', text: glimpse ?? '' });
+  } else if (media === 'image') {
     shown = el('a', { attrs: { href, target: '_blank', rel: 'noopener' } }, [el('img', { attrs: { src: href, loading: 'lazy', decoding: 'async', alt: `result of ${id}` } })]);
   } else {
     shown = el(media, { attrs: { src: href, controls: '', preload: 'none' } });
   }
   const box = el('div', { className: `player ${media}` }, [shown, link]);
+  // A text's glimpse is read from its file when the page is written: none, the file was gone.
+  if ((media === 'text' || media === 'embedding') && glimpse === null) box.classList.add('missing');
   shown.querySelector('img')?.addEventListener('error', () => box.classList.add('missing'));
   shown.addEventListener('error', () => box.classList.add('missing'));
   return box;
@@ -89,7 +96,8 @@ function player(href, media, id) {
  * @param {(tag: string) => void} onTag
  */
 function jobRow(row, meta, onTag) {
-  const [id, kindIx, stateIx, priceMicro, spentMicro, modelIx, sourceIx, , requestId, text, tags, error, media, dropped] = row;
+  const [id, kindIx, stateIx, priceMicro, spentMicro, modelIx, sourceIx, , requestId, text, tags, error, media] = row;
+  const [dropped, glimpse] = [row[13], row[14]];
   const kind = meta.kinds[kindIx];
   const state = meta.states[stateIx] ?? '';
   const tagChips = tags.map((tag) => {
@@ -108,7 +116,7 @@ function jobRow(row, meta, onTag) {
     el('td', { className: 'price' }, [price, el('br'), el('small', { text: [meta.sources[sourceIx] ?? '', spentNote].filter(Boolean).join(' · ') })]),
     textCell,
     el('td', { className: 'tags' }, tagChips),
-    el('td', { className: 'result' }, media !== null && kind !== undefined ? [player(media, kind.media, id)] : []),
+    el('td', { className: 'result' }, media !== null && kind ? [player(media, kind.media, id, glimpse)] : []),
     el('td', { className: 'error', text: error ?? '' }),
     el('td', { className: 'request', text: requestId ?? '' }),
   ]);

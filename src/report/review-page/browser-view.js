@@ -27,6 +27,7 @@
  *   error: string | null,
  *   media: string | null,
  *   dropped: 0 | 1,
+ *   glimpse: string | null,
  * ]} RowTuple
  */
 
@@ -35,7 +36,7 @@
  * @typedef {{
  *   format: 1,
  *   states: string[],
- *   kinds: { name: string, media: 'audio' | 'video' | 'image' }[],
+ *   kinds: { name: string, media: 'audio' | 'video' | 'image' | 'text' | 'embedding' }[],
  *   models: string[],
  *   sources: string[],
  *   groups: string[],

@@ -33,6 +33,8 @@ export interface ReviewJob {
   error: string | null;
   output: string | null;
   inManifest?: boolean | undefined;
+  /** A text result's start, an embedding's size and first values. */
+  glimpse?: string | null | undefined;
 }
 
 /** Distinct models or price groups listed one by one; the rest are summed together. */
@@ -107,6 +109,7 @@ function toTuple(job: ReviewJob, totals: Totals, pageDir: string): RowTuple {
     job.error,
     job.output === null ? null : resultHref(job.output, pageDir),
     job.inManifest === false ? 1 : 0,
+    job.glimpse ?? null,
   ];
 }
 

@@ -63,6 +63,7 @@ td.text.open .clamp { -webkit-line-clamp: unset; }
 .player audio { width: 220px; height: 32px; }
 .player video { width: 220px; max-height: 160px; background: #000; }
 .player img { width: 120px; height: 120px; object-fit: contain; background: var(--panel); border-radius: 4px; display: block; }
+.player .glimpse { max-width: 320px; white-space: pre-wrap; font-size: 12px; overflow-wrap: anywhere; }
 .player .file { font-size: 11px; color: var(--accent); word-break: break-all; }
 .player.missing::after { content: "file not found beside this page"; font-size: 11px; color: var(--failed); }
 .empty td { text-align: center; color: var(--muted); padding: 24px; }

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { ModelSpec, SimModel } from '../catalogue.js';
 import type { ClassLimit, PlanName } from '../rate-limit.js';
-import { mp4StandIn, pngImage, wavTone } from '../results.js';
+import { embeddingJson, mp4StandIn, pngImage, transcriptText, wavTone } from '../results.js';
 import { Check, type Fields } from '../rules.js';
 
 export type Models = ReadonlyMap<string, SimModel>;
@@ -41,7 +41,7 @@ interface KindFacts<T extends string> {
   plans: Record<PlanName, ClassLimit>;
 }
 
-type Media = 'image' | 'video' | 'audio';
+type Media = 'image' | 'video' | 'audio' | 'text' | 'embedding';
 
 /** How a result is served: the URL's ending (never a reliable type), its content type, its bytes (built once). */
 type Result = { ending: string; contentType: string; bytes: () => Buffer };
@@ -59,7 +59,13 @@ const MEDIA: Readonly<Record<Media, ReturnType<typeof served>>> = {
   image: served('image', 'image/png', pngImage, { pendingMs: 100, processingMs: 400 }),
   video: served('mp4', 'video/mp4', mp4StandIn, { pendingMs: 200, processingMs: 1000 }),
   audio: served('wav', 'audio/wav', wavTone, { pendingMs: 50, processingMs: 200 }),
+  // Texts and embeddings: in the status's `result` when the submit asked for it, else a file.
+  text: served('txt', 'text/plain; charset=utf-8', transcriptText, { pendingMs: 50, processingMs: 200 }),
+  embedding: served('json', 'application/json', embeddingJson, { pendingMs: 20, processingMs: 60 }),
 };
+
+/** A result the status may carry itself (`return_result_in_response`), not only as a file. */
+export const givesResultInline = (media: Media): boolean => media === 'text' || media === 'embedding';
 
 export interface KindSpec<T extends string, P> extends KindFacts<T> {
   media: Media;
@@ -71,6 +77,7 @@ export interface KindSpec<T extends string, P> extends KindFacts<T> {
 
 /** Everything the simulator knows of one endpoint; one per file in this folder, listed in kinds/index.ts. */
 export interface SimKind<T extends string = string> extends KindFacts<T> {
+  media: Media;
   result: Result;
   pace: Pace;
   /**
@@ -84,6 +91,7 @@ export function defineKind<T extends string, P>(spec: KindSpec<T, P>): SimKind<T
   const { check, usd, media, ...facts } = spec;
   return {
     ...facts,
+    media,
     ...MEDIA[media],
     async check(fields, models, mode, forPrice) {
       const c = new Check(fields, models, facts.type);
