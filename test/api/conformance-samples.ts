@@ -51,4 +51,8 @@ export const SAMPLE_JOBS: Readonly<Record<string, { full: SampleJob; minimal: Sa
     full: { params: { ...VIDEO, negative_prompt: 'static' }, files: { first_frame_image: PNG, last_frame_image: PNG } },
     minimal: { params: VIDEO, files: { first_frame_image: PNG } },
   },
+  txt2embedding: {
+    full: { params: { model: 'Bge_M3_FP16', return_result_in_response: true, input: 'a lighthouse at dusk' } },
+    minimal: { params: { model: 'Bge_M3_FP16', input: 'a lighthouse at dusk' } },
+  },
 };
