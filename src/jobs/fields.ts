@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import type { FieldSpec, JobKind } from './kind.js';
+import type { MediaKind } from '../media-type.js';
+import type { FieldSpec, JobKind, MediaField } from './kind.js';
 
 /**
  * Field specs the kinds share: a zod schema (which also feeds the JSON Schema) and the words a
@@ -26,8 +27,29 @@ const IMAGE_FORMATS_TEXT = 'a JPG, PNG, GIF, BMP or WebP image';
 
 export function image(description: string): FieldSpec {
   const where = `${IMAGE_FORMATS_TEXT}, at most 10 MB, inside the manifest's folder`;
-  return { ...slug(`${description}: ${where}`, `a path to ${IMAGE_FORMATS_TEXT}`), file: 'image' };
+  return { ...slug(`${description}: ${where}`, `a path to ${IMAGE_FORMATS_TEXT}`), file: { maxBytes: { image: 10 * 1024 * 1024 } } };
 }
+
+const MEDIA_TEXT: Readonly<Record<MediaKind, string>> = { image: IMAGE_FORMATS_TEXT, audio: 'an audio file', video: 'a video' };
+
+/** What a media field takes, in words: "a video", "an audio file or a video". */
+export const mediaText = (field: MediaField): string =>
+  (Object.keys(field.maxBytes) as MediaKind[]).map((kind) => MEDIA_TEXT[kind]).join(' or ');
+
+/** A field that uploads audio or video (or both): `maxMb` per medium, its other rules in `field`. */
+export function media(description: string, maxMb: Partial<Record<MediaKind, number>>, field: Omit<MediaField, 'maxBytes'> = {}): FieldSpec {
+  const maxBytes = Object.fromEntries(Object.entries(maxMb).map(([kind, mb]) => [kind, mb * 1024 * 1024]));
+  const spec: MediaField = { ...field, maxBytes };
+  const limits = Object.entries(maxMb).map(([kind, mb]) => `${kind} at most ${mb} MB`).join(', ');
+  const where = `${mediaText(spec)} (${limits}), inside the manifest's folder`;
+  return { ...slug(`${description}: ${where}`, `a path to ${mediaText(spec)}`), file: spec };
+}
+
+/** A link the service fetches itself: http(s) only, never a local file or another scheme. */
+export const url = (description: string): FieldSpec => ({
+  schema: z.url({ protocol: /^https?$/ }).describe(`${description}: an http or https URL`),
+  expected: 'an http or https URL',
+});
 
 /** What both video kinds (image to video, text to video) take: the same models, the same limits. */
 export const VIDEO_PARAMS: Readonly<Record<string, FieldSpec>> = {

@@ -28,5 +28,5 @@ export function kindOf(type: JobType): JobKind {
 }
 
 export type { JobType } from './types.js';
-export type { ClassLimit, FieldSpec, JobKind, KindPricing, MultipartFile, PlanName, PollSchedule, ReportProblem, ServiceRequest } from './kind.js';
-export type { FieldPosition, ImageRef, ResolvedJob, SendableJob, SourcePosition } from './job.js';
+export type { ClassLimit, FieldSpec, JobKind, KindPricing, MediaFact, MediaField, MultipartFile, PlanName, PollSchedule, ReportProblem, ServiceRequest } from './kind.js';
+export type { FieldPosition, MediaRef, ResolvedJob, SendableJob, SourcePosition } from './job.js';

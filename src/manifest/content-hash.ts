@@ -27,7 +27,10 @@ export interface HashedContent {
   params: Record<string, unknown>;
   /** The text itself, never the name of the file it came from. */
   text?: string | undefined;
-  /** sha256 of each image's bytes by field, never its path: renaming a picture keeps the id. */
+  /**
+   * sha256 of each media file's bytes by field, never its path: renaming a picture keeps the id. Still
+   * named `images`, as when images were all a job sent: the hash's input never changes shape.
+   */
   images?: Record<string, string> | undefined;
 }
 
@@ -35,9 +38,9 @@ export function contentHash(content: HashedContent): string {
   return createHash('sha256').update(canonicalJson(content)).digest('hex');
 }
 
-/** sha256 of each image's bytes by field, or undefined when the job has none. */
-export function imageHashes(images: Readonly<Record<string, { sha256: string }>>): Record<string, string> | undefined {
-  const entries = Object.entries(images).map(([field, ref]) => [field, ref.sha256] as const);
+/** sha256 of each media file's bytes by field, or undefined when the job has none. */
+export function imageHashes(media: Readonly<Record<string, { sha256: string }>>): Record<string, string> | undefined {
+  const entries = Object.entries(media).map(([field, ref]) => [field, ref.sha256] as const);
   return entries.length === 0 ? undefined : Object.fromEntries(entries);
 }
 

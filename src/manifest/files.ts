@@ -1,17 +1,15 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';
-import type { ImageRef } from '../jobs/index.js';
-import { sniffImageType } from '../media-type.js';
+import type { MediaFact, MediaField, MediaRef } from '../jobs/index.js';
+import { type MediaKind, type MediaSignature, SNIFF_BYTES, sniffMedia } from '../media-type.js';
 
 // A text larger than this, in a file or inline, is almost certainly a mistake (and costs real money).
 export const MAX_TEXT_BYTES = 1024 * 1024;
-/** The service's limit per image (docs/service.md). */
-const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
 export type FileCheck<T> = { ok: true; value: T } | { ok: false; expected: string; detail: string; hint?: string };
 
-type ImageInfo = Omit<ImageRef, 'written'> & { stamp: string };
+type MediaInfo = Omit<MediaRef, 'written'> & { stamp: string };
 type TextInfo = { text: string; path: string; stamp: string };
 
 /** Files remembered per cache: enough for every picture a batch shares, never every file of a million rows. */
@@ -21,11 +19,11 @@ const CACHED_FILES = 1000;
 export interface FileCache {
   scope: FileScope;
   texts: Map<string, Promise<FileCheck<TextInfo>>>;
-  images: Map<string, Promise<FileCheck<ImageInfo>>>;
+  media: Map<string, Promise<FileCheck<MediaReading>>>;
 }
 
 export function newFileCache(scope: FileScope): FileCache {
-  return { scope, texts: new Map(), images: new Map() };
+  return { scope, texts: new Map(), media: new Map() };
 }
 
 function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
@@ -43,7 +41,7 @@ export function stampOf(info: { size: number; mtimeMs: number }): string {
   return `${info.size}:${info.mtimeMs}`;
 }
 
-// The real path is what is read (and, for an image, sent later): a link checked here cannot be
+// The real path is what is read (and, for media, sent later): a link checked here cannot be
 // pointed elsewhere between this check and the read.
 async function confined<T>(scope: FileScope, path: string, check: (realPath: string) => Promise<FileCheck<T>>): Promise<FileCheck<T>> {
   const where = await confine(scope, path);
@@ -109,25 +107,103 @@ export function readTextFile(cache: FileCache, path: string): Promise<FileCheck<
   return cached(cache.texts, path, () => confined(cache.scope, path, readTextUncached));
 }
 
-async function checkImageUncached(path: string): Promise<FileCheck<ImageInfo>> {
-  const file = await regularFile(path);
-  if (!file.ok) return file;
-  if (file.value.size > MAX_IMAGE_BYTES) {
-    return { ok: false, expected: 'an image of at most 10 MB', detail: sizeText(file.value.size, MAX_IMAGE_BYTES), hint: 'scale it down or recompress it' };
-  }
-  const bytes = await readFile(path);
-  const contentType = sniffImageType(bytes);
-  if (contentType === undefined) {
-    const detail = bytes.length === 0 ? 'an empty file' : 'not an image by its bytes';
-    return { ok: false, expected: 'a JPG, PNG, GIF, BMP or WebP image', detail };
-  }
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { ok: true, value: { path, contentType, bytes: bytes.length, sha256, stamp: file.value.stamp } };
+/** What one media file's bytes showed, whatever field names it (a file several jobs share is read once). */
+interface MediaReading {
+  path: string;
+  bytes: number;
+  sha256: string;
+  stamp: string;
+  head: Buffer;
+  /** What its container states, when the reader found it (audio and video only). */
+  durationSec?: number | undefined;
+  width?: number | undefined;
+  height?: number | undefined;
+  hasVideo?: boolean | undefined;
 }
 
-/** Inside the scope, exists, is a regular file, is ≤ 10 MB and really an allowed image type; with its sha256. */
-export function checkImage(cache: FileCache, path: string): Promise<FileCheck<ImageInfo>> {
-  return cached(cache.images, path, () => confined(cache.scope, path, checkImageUncached));
+async function readMediaUncached(path: string): Promise<FileCheck<MediaReading>> {
+  const file = await regularFile(path);
+  if (!file.ok) return file;
+  const bytes = await readFile(path);
+  const head = bytes.subarray(0, SNIFF_BYTES);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const reading = { path, bytes: bytes.length, sha256, stamp: file.value.stamp, head: Buffer.from(head) };
+  const kinds = sniffMedia(head)?.kinds ?? [];
+  if (!kinds.includes('audio') && !kinds.includes('video')) return { ok: true, value: reading };
+  return { ok: true, value: { ...reading, ...(await mediaFacts(bytes)) } };
+}
+
+/** Duration and frame size as the container states them; none when the reader cannot tell. */
+async function mediaFacts(bytes: Buffer): Promise<Partial<MediaReading>> {
+  // Loaded only when a job names audio or video: most manifests never need it.
+  const { parseBuffer } = await import('music-metadata');
+  try {
+    const { format } = await parseBuffer(bytes, undefined, { duration: true, skipCovers: true });
+    const video = format.trackInfo.find((track) => track.video !== undefined)?.video;
+    return { durationSec: format.duration, width: video?.pixelWidth, height: video?.pixelHeight, hasVideo: format.hasVideo };
+  } catch {
+    return {};
+  }
+}
+
+const NOUN: Readonly<Record<MediaKind, string>> = { image: 'an image', audio: 'an audio file', video: 'a video' };
+const FACT_TEXT: Readonly<Record<MediaFact, string>> = { durationSec: 'duration', width: 'width', height: 'height' };
+
+/**
+ * Inside the scope, exists, is a regular file, is one of the media the field takes by its bytes
+ * (never its name), within that medium's size and the field's duration, and states the facts its
+ * kind prices by; with its sha256 and those facts.
+ */
+export async function checkMedia(cache: FileCache, path: string, field: MediaField): Promise<FileCheck<MediaInfo>> {
+  const limits = Object.entries(field.maxBytes) as [MediaKind, number][];
+  const kinds = limits.map(([kind]) => kind);
+  const noun = kinds.map((kind) => NOUN[kind]).join(' or ');
+  const tooBig = (bytes: number, [kind, max]: [MediaKind, number]): FileCheck<MediaInfo> => {
+    const expected = `${NOUN[kind]} of at most ${max / (1024 * 1024)} MB`;
+    return { ok: false, expected, detail: sizeText(bytes, max), hint: kind === 'image' ? 'scale it down or recompress it' : 'shorten it or recompress it' };
+  };
+  // The size first, before a large file is read; a field taking audio or video allows the larger at first.
+  const largest = limits.reduce((most, limit) => (limit[1] > most[1] ? limit : most));
+  const size = await confined(cache.scope, path, regularFile);
+  if (!size.ok) return size;
+  if (size.value.size > largest[1]) return tooBig(size.value.size, largest);
+  const read = await cached(cache.media, path, () => confined(cache.scope, path, readMediaUncached));
+  if (!read.ok) return read;
+  const { head, hasVideo, ...reading } = read.value;
+  const found = sniffMedia(head);
+  const fits = kinds.filter((kind) => found?.kinds.includes(kind));
+  const used = fits.length > 1 ? (hasVideo ? 'video' : 'audio') : fits[0];
+  if (found === undefined || used === undefined) return wrongMedium(reading.bytes, kinds, found);
+  const limit = limits.find(([kind]) => kind === used);
+  if (limit !== undefined && reading.bytes > limit[1]) return tooBig(reading.bytes, limit);
+  const missing = Object.values(field.facts ?? {}).filter((fact) => reading[fact] === undefined);
+  if (missing.length > 0) {
+    const facts = [...new Set(missing)].map((fact) => FACT_TEXT[fact]).join(' and ');
+    return { ok: false, expected: `${noun} whose container states its ${facts}`, detail: `${found.name}, its ${facts} not found` };
+  }
+  const bounds = durationProblem(reading.durationSec, field.durationSec);
+  if (bounds !== undefined) return { ok: false, expected: `${noun} ${bounds}`, detail: `${reading.durationSec?.toFixed(1)} seconds long` };
+  // A container that holds either medium is declared as what it is used as (an M4A as audio/mp4).
+  const contentType = used === 'image' ? found.mime : found.mime.replace(/^(audio|video)\//, `${used}/`);
+  return { ok: true, value: { ...reading, contentType } };
+}
+
+function wrongMedium(bytes: number, kinds: readonly MediaKind[], found: MediaSignature | undefined): FileCheck<MediaInfo> {
+  if (kinds.length === 1 && kinds[0] === 'image') {
+    return { ok: false, expected: 'a JPG, PNG, GIF, BMP or WebP image', detail: bytes === 0 ? 'an empty file' : 'not an image by its bytes' };
+  }
+  const expected = kinds.map((kind) => NOUN[kind]).join(' or ');
+  if (bytes === 0) return { ok: false, expected, detail: 'an empty file' };
+  const what = found === undefined ? `not ${expected} by its bytes` : `its bytes are ${found.name}, ${found.kinds.map((kind) => NOUN[kind]).join(' or ')}`;
+  return { ok: false, expected, detail: what };
+}
+
+function durationProblem(durationSec: number | undefined, bounds: MediaField['durationSec']): string | undefined {
+  if (bounds === undefined) return undefined;
+  const { min = 0, max = Infinity } = bounds;
+  if (durationSec === undefined) return `whose container states its duration`;
+  if (durationSec >= min && durationSec <= max) return undefined;
+  return max === Infinity ? `of at least ${min} seconds` : `of ${min} to ${max} seconds`;
 }
 
 /**

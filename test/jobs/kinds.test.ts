@@ -11,7 +11,7 @@ function job(type: ResolvedJob['type'], params: Record<string, unknown>, extra: 
     index: 0,
     contentHash: 'h',
     params,
-    images: {},
+    media: {},
     position: { line: 1, col: 1 },
     fieldPositions: {},
     ...extra,
@@ -51,7 +51,7 @@ describe('requests carry exactly the documented fields', () => {
   });
 
   it('image to video: multipart fields as text, the frames as file parts; priced by six fields', () => {
-    const video = job('img2video', { ...VIDEO, negative_prompt: 'blurry', ...stray }, { images: { first_frame_image: FRAME } });
+    const video = job('img2video', { ...VIDEO, negative_prompt: 'blurry', ...stray }, { media: { first_frame_image: FRAME } });
     expect(kindOf('img2video').submit(video)).toEqual({
       endpoint: 'img2video',
       multipart: {
