@@ -31,7 +31,7 @@ const LIBRARY_HOME: Record<string, string> = {
   'csv-stringify': 'report',
   'csv-parse': 'manifest',
   tinyglobby: 'manifest',
-  'music-metadata': 'manifest',
+  'music-metadata': 'errors',
 };
 
 /**

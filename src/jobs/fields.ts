@@ -27,17 +27,26 @@ const IMAGE_FORMATS_TEXT = 'a JPG, PNG, GIF, BMP or WebP image';
 
 export function image(description: string): FieldSpec {
   const where = `${IMAGE_FORMATS_TEXT}, at most 10 MB, inside the manifest's folder`;
-  return { ...slug(`${description}: ${where}`, `a path to ${IMAGE_FORMATS_TEXT}`), file: { maxBytes: { image: 10 * 1024 * 1024 } } };
+  const file = { maxBytes: { image: 10 * 1024 * 1024 } };
+  return { ...slug(`${description}: ${where}`, `a path to ${IMAGE_FORMATS_TEXT}`), file };
 }
 
-const MEDIA_TEXT: Readonly<Record<MediaKind, string>> = { image: IMAGE_FORMATS_TEXT, audio: 'an audio file', video: 'a video' };
+const MEDIA_TEXT: Readonly<Record<MediaKind, string>> = {
+  image: IMAGE_FORMATS_TEXT,
+  audio: 'an audio file',
+  video: 'a video',
+};
 
 /** What a media field takes, in words: "a video", "an audio file or a video". */
 export const mediaText = (field: MediaField): string =>
   (Object.keys(field.maxBytes) as MediaKind[]).map((kind) => MEDIA_TEXT[kind]).join(' or ');
 
 /** A field that uploads audio or video (or both): `maxMb` per medium, its other rules in `field`. */
-export function media(description: string, maxMb: Partial<Record<MediaKind, number>>, field: Omit<MediaField, 'maxBytes'> = {}): FieldSpec {
+export function media(
+  description: string,
+  maxMb: Partial<Record<MediaKind, number>>,
+  field: Omit<MediaField, 'maxBytes'> = {},
+): FieldSpec {
   const maxBytes = Object.fromEntries(Object.entries(maxMb).map(([kind, mb]) => [kind, mb * 1024 * 1024]));
   const spec: MediaField = { ...field, maxBytes };
   const limits = Object.entries(maxMb).map(([kind, mb]) => `${kind} at most ${mb} MB`).join(', ');

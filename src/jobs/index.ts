@@ -9,9 +9,10 @@ import { txt2audio } from './txt2audio.js';
 import { txt2img } from './txt2img.js';
 import { txt2video } from './txt2video.js';
 import type { JobType } from './types.js';
+import { vidUpscale } from './vid-upscale.js';
 
 /** In the order the manifest's schema, its messages and the docs list them. */
-export const KINDS = [txt2audio, img2video, txt2img, txt2video] as const;
+export const KINDS = [txt2audio, img2video, txt2img, txt2video, vidUpscale] as const;
 
 export const JOB_KINDS: readonly JobKind[] = KINDS;
 

@@ -135,10 +135,11 @@ export type KindSpec<T extends string> = Omit<JobKind<T>, Defaulted> &
 
 /**
  * The price call, `POST /<type>/price-calculation`: with the key fields, or with the submit's
- * (`carries: 'submit'`); a per-length kind adds the text's length as `lengthField`.
+ * (`carries: 'submit'`), as JSON or (`multipart`) as form fields; a per-length kind adds the text's
+ * length as `lengthField`.
  */
 type PricingSpec =
-  | { by: 'per-key'; keyFields: readonly string[]; carries?: 'key' | 'submit' }
+  | { by: 'per-key'; keyFields: readonly string[]; carries?: 'key' | 'submit'; multipart?: true }
   | { by: 'per-length'; keyFields: readonly string[]; lengthField: string };
 
 /**
@@ -191,8 +192,7 @@ export function defineKind<T extends string>({ media, pricing, ...spec }: KindSp
   const submit = (job: SendableJob): ServiceRequest => {
     if (uploads.length === 0) return { endpoint: spec.type, json: sentOf(job) };
     // Multipart carries every field as text; the media go as real file parts.
-    const texts = Object.fromEntries(Object.entries(sentOf(job)).map(([name, value]) => [name, String(value)]));
-    return { endpoint: spec.type, multipart: { fields: texts, files: mediaParts(job, uploads) } };
+    return { endpoint: spec.type, multipart: { fields: texts(sentOf(job)), files: mediaParts(job, uploads) } };
   };
   const derived = { files, pricing: pricingOf(spec.type, pricing, sentOf), output: { media, extension } };
   return { checkModel: () => undefined, poll, submit, required, ...spec, ...derived };
@@ -205,8 +205,11 @@ function pricingOf(type: string, spec: PricingSpec, sentOf: Sent): KindPricing {
   const keyFields = spec.keyFields;
   const keyed: Sent = (job) => pick(job.params, keyFields);
   if (spec.by === 'per-key') {
-    const json = spec.carries === 'submit' ? sentOf : keyed;
-    return { by: 'per-key', keyFields, request: (job: SendableJob) => ({ endpoint, json: json(job) }) };
+    const body = spec.carries === 'submit' ? sentOf : keyed;
+    const request = spec.multipart
+      ? (job: SendableJob): ServiceRequest => ({ endpoint, multipart: { fields: texts(body(job)), files: [] } })
+      : (job: SendableJob): ServiceRequest => ({ endpoint, json: body(job) });
+    return { by: 'per-key', keyFields, request };
   }
   const { lengthField } = spec;
   // Only the length is sent, never the text itself.
@@ -216,6 +219,10 @@ function pricingOf(type: string, spec: PricingSpec, sentOf: Sent): KindPricing {
   });
   return { by: 'per-length', keyFields, lengthOf: (job: SendableJob) => job.textChars ?? 0, request };
 }
+
+/** Form fields: every value as its text. */
+const texts = (values: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(Object.entries(values).map(([name, value]) => [name, String(value)]));
 
 /** Only the fields listed, in that order, each only if set: a request carries no stray property. */
 function pick(params: Readonly<Record<string, unknown>>, fields: readonly string[]): Record<string, unknown> {
@@ -229,8 +236,10 @@ function mediaParts(job: SendableJob, fields: readonly string[]): MultipartFile[
   return fields.flatMap((field) => {
     const single = job.media[field];
     const refs: MediaRef[] = single === undefined ? [] : [single];
-    for (let n = 0, ref = job.media[`${field}.0`]; ref !== undefined; ref = job.media[`${field}.${++n}`]) refs.push(ref);
+    for (let n = 0, ref = job.media[`${field}.0`]; ref !== undefined; ref = job.media[`${field}.${++n}`]) {
+      refs.push(ref);
+    }
     const part = single === undefined ? `${field}[]` : field;
-    return refs.map((ref) => ({ field: part, path: ref.path, contentType: ref.contentType, filename: basename(ref.path) }));
+    return refs.map(({ path, contentType }) => ({ field: part, path, contentType, filename: basename(path) }));
   });
 }

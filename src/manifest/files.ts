@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFile, stat, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';
 import type { MediaFact, MediaField, MediaRef } from '../jobs/index.js';
-import { type MediaKind, type MediaSignature, SNIFF_BYTES, sniffMedia } from '../media-type.js';
+import { mediaFacts, SNIFF_BYTES, sniffMedia } from '../media-type.js';
+import type { MediaFacts, MediaKind, MediaSignature } from '../media-type.js';
 
 // A text larger than this, in a file or inline, is almost certainly a mistake (and costs real money).
 export const MAX_TEXT_BYTES = 1024 * 1024;
@@ -108,17 +109,12 @@ export function readTextFile(cache: FileCache, path: string): Promise<FileCheck<
 }
 
 /** What one media file's bytes showed, whatever field names it (a file several jobs share is read once). */
-interface MediaReading {
+interface MediaReading extends MediaFacts {
   path: string;
   bytes: number;
   sha256: string;
   stamp: string;
   head: Buffer;
-  /** What its container states, when the reader found it (audio and video only). */
-  durationSec?: number | undefined;
-  width?: number | undefined;
-  height?: number | undefined;
-  hasVideo?: boolean | undefined;
 }
 
 async function readMediaUncached(path: string): Promise<FileCheck<MediaReading>> {
@@ -131,19 +127,6 @@ async function readMediaUncached(path: string): Promise<FileCheck<MediaReading>>
   const kinds = sniffMedia(head)?.kinds ?? [];
   if (!kinds.includes('audio') && !kinds.includes('video')) return { ok: true, value: reading };
   return { ok: true, value: { ...reading, ...(await mediaFacts(bytes)) } };
-}
-
-/** Duration and frame size as the container states them; none when the reader cannot tell. */
-async function mediaFacts(bytes: Buffer): Promise<Partial<MediaReading>> {
-  // Loaded only when a job names audio or video: most manifests never need it.
-  const { parseBuffer } = await import('music-metadata');
-  try {
-    const { format } = await parseBuffer(bytes, undefined, { duration: true, skipCovers: true });
-    const video = format.trackInfo.find((track) => track.video !== undefined)?.video;
-    return { durationSec: format.duration, width: video?.pixelWidth, height: video?.pixelHeight, hasVideo: format.hasVideo };
-  } catch {
-    return {};
-  }
 }
 
 const NOUN: Readonly<Record<MediaKind, string>> = { image: 'an image', audio: 'an audio file', video: 'a video' };
@@ -160,7 +143,8 @@ export async function checkMedia(cache: FileCache, path: string, field: MediaFie
   const noun = kinds.map((kind) => NOUN[kind]).join(' or ');
   const tooBig = (bytes: number, [kind, max]: [MediaKind, number]): FileCheck<MediaInfo> => {
     const expected = `${NOUN[kind]} of at most ${max / (1024 * 1024)} MB`;
-    return { ok: false, expected, detail: sizeText(bytes, max), hint: kind === 'image' ? 'scale it down or recompress it' : 'shorten it or recompress it' };
+    const hint = kind === 'image' ? 'scale it down or recompress it' : 'shorten it or recompress it';
+    return { ok: false, expected, detail: sizeText(bytes, max), hint };
   };
   // The size first, before a large file is read; a field taking audio or video allows the larger at first.
   const largest = limits.reduce((most, limit) => (limit[1] > most[1] ? limit : most));
@@ -179,23 +163,29 @@ export async function checkMedia(cache: FileCache, path: string, field: MediaFie
   const missing = Object.values(field.facts ?? {}).filter((fact) => reading[fact] === undefined);
   if (missing.length > 0) {
     const facts = [...new Set(missing)].map((fact) => FACT_TEXT[fact]).join(' and ');
-    return { ok: false, expected: `${noun} whose container states its ${facts}`, detail: `${found.name}, its ${facts} not found` };
+    const expected = `${noun} whose container states its ${facts}`;
+    return { ok: false, expected, detail: `${found.name}, its ${facts} not found` };
   }
   const bounds = durationProblem(reading.durationSec, field.durationSec);
-  if (bounds !== undefined) return { ok: false, expected: `${noun} ${bounds}`, detail: `${reading.durationSec?.toFixed(1)} seconds long` };
+  if (bounds !== undefined) {
+    return { ok: false, expected: `${noun} ${bounds}`, detail: `${reading.durationSec?.toFixed(1)} seconds long` };
+  }
   // A container that holds either medium is declared as what it is used as (an M4A as audio/mp4).
   const contentType = used === 'image' ? found.mime : found.mime.replace(/^(audio|video)\//, `${used}/`);
   return { ok: true, value: { ...reading, contentType } };
 }
 
-function wrongMedium(bytes: number, kinds: readonly MediaKind[], found: MediaSignature | undefined): FileCheck<MediaInfo> {
+/** What a file that is none of the media a field takes was: image fields keep the words they always had. */
+function wrongMedium(bytes: number, kinds: readonly MediaKind[], found?: MediaSignature): FileCheck<MediaInfo> {
   if (kinds.length === 1 && kinds[0] === 'image') {
-    return { ok: false, expected: 'a JPG, PNG, GIF, BMP or WebP image', detail: bytes === 0 ? 'an empty file' : 'not an image by its bytes' };
+    const detail = bytes === 0 ? 'an empty file' : 'not an image by its bytes';
+    return { ok: false, expected: 'a JPG, PNG, GIF, BMP or WebP image', detail };
   }
   const expected = kinds.map((kind) => NOUN[kind]).join(' or ');
   if (bytes === 0) return { ok: false, expected, detail: 'an empty file' };
-  const what = found === undefined ? `not ${expected} by its bytes` : `its bytes are ${found.name}, ${found.kinds.map((kind) => NOUN[kind]).join(' or ')}`;
-  return { ok: false, expected, detail: what };
+  if (found === undefined) return { ok: false, expected, detail: `not ${expected} by its bytes` };
+  const nouns = found.kinds.map((kind) => NOUN[kind]).join(' or ');
+  return { ok: false, expected, detail: `its bytes are ${found.name}, ${nouns}` };
 }
 
 function durationProblem(durationSec: number | undefined, bounds: MediaField['durationSec']): string | undefined {

@@ -130,7 +130,9 @@ async function readFiles(ctx: RowContext, site: RowSite, draft: JobDraft): Promi
   // A list field's files are keyed `<field>.<n>`, the order the manifest lists them.
   const named = Object.entries(kindOf(draft.type).files).flatMap(([field, spec]) => {
     const written = draft.fields[field];
-    if (Array.isArray(written)) return written.map((item, n) => ({ field, key: `${field}.${n}`, spec, written: String(item) }));
+    if (Array.isArray(written)) {
+      return written.map((item, n) => ({ field, key: `${field}.${n}`, spec, written: String(item) }));
+    }
     return typeof written === 'string' ? [{ field, key: field, spec, written }] : [];
   });
   // Most rows of a big source name no file: no promise for each of them.

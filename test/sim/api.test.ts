@@ -33,18 +33,18 @@ describe('simulator: auth, routes, models, balance', () => {
     sim = await startSimulator(FAST);
     const first = await call(sim, '/api/v1/client/models?per_page=100');
     expect(first.body.data).toHaveLength(25);
-    expect(first.body.meta).toMatchObject({ current_page: 1, per_page: 25, total: 39, last_page: 2 });
+    expect(first.body.meta).toMatchObject({ current_page: 1, per_page: 25, total: 40, last_page: 2 });
     expect(first.body.links.next).toContain('page=2');
     expect(first.body.links.prev).toBeNull();
     const second = await call(sim, '/api/v1/client/models?page=2');
-    expect(second.body.data).toHaveLength(14);
+    expect(second.body.data).toHaveLength(15);
     expect(second.body.links.next).toBeNull();
     // A real model sits past the first page: a client that ignores pagination misses it.
     expect(second.body.data.map((m: { slug: string }) => m.slug)).toContain('Ltx2_3_22B_Dist_INT8');
 
     const big = await call(sim, '/api/v1/client/models?limit=200');
     expect(big.body.meta).toMatchObject({ per_page: 50, last_page: 1 });
-    expect(big.body.data).toHaveLength(39);
+    expect(big.body.data).toHaveLength(40);
   });
 
   it('filters by inference type, gives an empty list for an unknown one, and serves the shape variations', async () => {

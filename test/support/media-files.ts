@@ -80,10 +80,14 @@ export function oggOpus(seconds: number): Buffer {
 export function mp4Movie(seconds: number, handler: 'vide' | 'soun' = 'vide', width = 640, height = 360): Buffer {
   const timescale = 1000;
   const mvhd = box('mvhd', u32(0, 0, 0, timescale, Math.round(seconds * timescale), 0x00010000), Buffer.alloc(76));
-  const tkhd = box('tkhd', u32(1, 0, 0, 1, 0, Math.round(seconds * timescale)), Buffer.alloc(52), u32(width << 16, height << 16));
+  const tkhd = box('tkhd', u32(1, 0, 0, 1, 0, Math.round(seconds * timescale)), Buffer.alloc(52), u32(width * 65536, height * 65536));
   const hdlr = box('hdlr', u32(0, 0), Buffer.from(handler), Buffer.alloc(13));
   const mdhd = box('mdhd', u32(0, 0, 0, timescale, Math.round(seconds * timescale)), Buffer.alloc(4));
-  const minf = box('minf', box('stbl', box('stsd', u32(0, 0))));
+  // A sound track needs its sample entry (AAC, stereo, 16 bits, 44.1 kHz) for a reader to count it as audio.
+  const mp4a = box('mp4a', Buffer.alloc(6), Buffer.from([0, 1]), Buffer.alloc(8), Buffer.from([0, 2, 0, 16, 0, 0, 0, 0]), u32(44100 * 65536));
+  const stsd = handler === 'soun' ? box('stsd', u32(0, 1), mp4a) : box('stsd', u32(0, 0));
+  const tables = [box('stts', u32(0, 0)), box('stsc', u32(0, 0)), box('stsz', u32(0, 0, 0)), box('stco', u32(0, 0))];
+  const minf = box('minf', box('stbl', stsd, ...tables));
   const trak = box('trak', tkhd, box('mdia', mdhd, hdlr, minf));
   const ftyp = box('ftyp', Buffer.from('isom'), u32(0x200), Buffer.from('isomiso2mp41'));
   return Buffer.concat([ftyp, box('moov', mvhd, trak), box('mdat', Buffer.alloc(512, 0x5a))]);

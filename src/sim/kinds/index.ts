@@ -8,8 +8,9 @@ import type { SimKind } from './kind.js';
 import { txt2audio } from './txt2audio.js';
 import { txt2img } from './txt2img.js';
 import { txt2video } from './txt2video.js';
+import { vidUpscale } from './vid-upscale.js';
 
-export const SIM_KINDS = [txt2audio, txt2img, img2video, txt2video] as const;
+export const SIM_KINDS = [txt2audio, txt2img, img2video, txt2video, vidUpscale] as const;
 
 export type SimJobType = (typeof SIM_KINDS)[number]['type'];
 
