@@ -41,7 +41,10 @@ const MEDIA_TEXT: Readonly<Record<MediaKind, string>> = {
 export const mediaText = (field: MediaField): string =>
   (Object.keys(field.maxBytes) as MediaKind[]).map((kind) => MEDIA_TEXT[kind]).join(' or ');
 
-/** A field that uploads audio or video (or both): `maxMb` per medium, its other rules in `field`. */
+/**
+ * A field that uploads media (audio, video, images, or a choice): `maxMb` per medium, its other
+ * rules in `field`; a `list` field takes several paths.
+ */
 export function media(
   description: string,
   maxMb: Partial<Record<MediaKind, number>>,
@@ -51,7 +54,9 @@ export function media(
   const spec: MediaField = { ...field, maxBytes };
   const limits = Object.entries(maxMb).map(([kind, mb]) => `${kind} at most ${mb} MB`).join(', ');
   const where = `${mediaText(spec)} (${limits}), inside the manifest's folder`;
-  return { ...slug(`${description}: ${where}`, `a path to ${mediaText(spec)}`), file: spec };
+  if (!field.list) return { ...slug(`${description}: ${where}`, `a path to ${mediaText(spec)}`), file: spec };
+  const schema = z.array(z.string().min(1)).min(1).describe(`${description}: a list of paths, each ${where}`);
+  return { schema, expected: `a list of paths, each to ${mediaText(spec)}`, file: spec };
 }
 
 /** A link the service fetches itself: http(s) only, never a local file or another scheme. */
