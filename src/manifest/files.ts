@@ -140,7 +140,7 @@ const FACT_TEXT: Readonly<Record<MediaFact, string>> = { durationSec: 'duration'
 export async function checkMedia(cache: FileCache, path: string, field: MediaField): Promise<FileCheck<MediaInfo>> {
   const limits = Object.entries(field.maxBytes) as [MediaKind, number][];
   const kinds = limits.map(([kind]) => kind);
-  const noun = kinds.map((kind) => NOUN[kind]).join(' or ');
+  const noun = words(kinds.map((kind) => NOUN[kind]), 'or');
   const tooBig = (bytes: number, [kind, max]: [MediaKind, number]): FileCheck<MediaInfo> => {
     const expected = `${NOUN[kind]} of at most ${max / (1024 * 1024)} MB`;
     const hint = kind === 'image' ? 'scale it down or recompress it' : 'shorten it or recompress it';
@@ -162,7 +162,7 @@ export async function checkMedia(cache: FileCache, path: string, field: MediaFie
   if (limit !== undefined && reading.bytes > limit[1]) return tooBig(reading.bytes, limit);
   const missing = Object.values(field.facts ?? {}).filter((fact) => reading[fact] === undefined);
   if (missing.length > 0) {
-    const facts = [...new Set(missing)].map((fact) => FACT_TEXT[fact]).join(' and ');
+    const facts = words([...new Set(missing)].map((fact) => FACT_TEXT[fact]), 'and');
     const expected = `${noun} whose container states its ${facts}`;
     return { ok: false, expected, detail: `${found.name}, its ${facts} not found` };
   }
@@ -175,17 +175,20 @@ export async function checkMedia(cache: FileCache, path: string, field: MediaFie
   return { ok: true, value: { ...reading, contentType } };
 }
 
-/** What a file that is none of the media a field takes was: image fields keep the words they always had. */
+/** What a file that is none of the media a field takes was; an image field keeps the words it always had. */
 function wrongMedium(bytes: number, kinds: readonly MediaKind[], found?: MediaSignature): FileCheck<MediaInfo> {
-  if (kinds.length === 1 && kinds[0] === 'image') {
-    const detail = bytes === 0 ? 'an empty file' : 'not an image by its bytes';
-    return { ok: false, expected: 'a JPG, PNG, GIF, BMP or WebP image', detail };
-  }
-  const expected = kinds.map((kind) => NOUN[kind]).join(' or ');
+  const imageOnly = kinds.length === 1 && kinds[0] === 'image';
+  const expected = imageOnly ? 'a JPG, PNG, GIF, BMP or WebP image' : words(kinds.map((kind) => NOUN[kind]), 'or');
   if (bytes === 0) return { ok: false, expected, detail: 'an empty file' };
-  if (found === undefined) return { ok: false, expected, detail: `not ${expected} by its bytes` };
-  const nouns = found.kinds.map((kind) => NOUN[kind]).join(' or ');
-  return { ok: false, expected, detail: `its bytes are ${found.name}, ${nouns}` };
+  const detail = found === undefined
+    ? `not ${imageOnly ? NOUN.image : expected} by its bytes`
+    : `its bytes are ${found.name}, ${words(found.kinds.map((kind) => NOUN[kind]), 'or')}`;
+  return { ok: false, expected, detail };
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function words(items: readonly string[], last: 'and' | 'or'): string {
+  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} ${last} ${items.at(-1)}`;
 }
 
 function durationProblem(durationSec: number | undefined, bounds: MediaField['durationSec']): string | undefined {

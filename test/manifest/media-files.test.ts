@@ -58,6 +58,12 @@ describe('media files, checked by their bytes with what they state', () => {
       detail: 'not an audio file or a video by its bytes',
     });
     expect(await check('empty.mp4', Buffer.alloc(0), VIDEO)).toEqual({ ok: false, expected: 'a video', detail: 'an empty file' });
+    const IMAGE = { maxBytes: { image: 10 * 1024 * 1024 } };
+    expect(await check('tone.png', wavTone(), IMAGE)).toEqual({
+      ok: false,
+      expected: 'a JPG, PNG, GIF, BMP or WebP image',
+      detail: 'its bytes are WAV, an audio file',
+    });
   });
 
   it("holds each medium to its own size limit in a field that takes both", async () => {
