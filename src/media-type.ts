@@ -78,12 +78,17 @@ export interface MediaFacts {
   hasVideo?: boolean | undefined;
 }
 
-/** The facts of audio or video bytes as music-metadata reads them; none it cannot tell (it never throws). */
-export async function mediaFacts(bytes: Uint8Array): Promise<MediaFacts> {
+/**
+ * The facts of audio or video (its bytes, or the path of a file, read as it streams) as
+ * music-metadata reads them; none it cannot tell (it never throws).
+ */
+export async function mediaFacts(source: Uint8Array | string): Promise<MediaFacts> {
   // Loaded only when audio or video is read: most runs never need it.
-  const { parseBuffer } = await import('music-metadata');
+  const { parseBuffer, parseFile } = await import('music-metadata');
+  const options = { duration: true, skipCovers: true };
   try {
-    const { format } = await parseBuffer(bytes, undefined, { duration: true, skipCovers: true });
+    const read = typeof source === 'string' ? parseFile(source, options) : parseBuffer(source, undefined, options);
+    const { format } = await read;
     const video = format.trackInfo.find((track) => track.video !== undefined)?.video;
     const { duration: durationSec, hasVideo } = format;
     return { durationSec, width: video?.pixelWidth, height: video?.pixelHeight, hasVideo };

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Model } from '../api/types.js';
 import type { JobType } from '../jobs/index.js';
+import { fileHash } from './files.js';
 import type { Manifest, ManifestUnit } from './open.js';
 import { matchingFiles } from './sources/files.js';
 
@@ -77,15 +77,4 @@ export async function unitFingerprint(manifest: Manifest, unit: ManifestUnit, mo
     else hash.update(await fileHash(resolve(scope.folder, entry.file)));
   }
   return hash.digest('hex');
-}
-
-/** sha256 of a file's bytes; a file that cannot be read hashes as that (reading it reports why). */
-function fileHash(path: string): Promise<string> {
-  return new Promise((done) => {
-    const hash = createHash('sha256');
-    createReadStream(path)
-      .on('data', (chunk) => hash.update(chunk))
-      .on('error', (error) => done(`unreadable:${(error as NodeJS.ErrnoException).code ?? 'error'}`))
-      .on('end', () => done(hash.digest('hex')));
-  });
 }

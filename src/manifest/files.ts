@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat, realpath } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { open, readFile, stat, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';
 import type { MediaFact, MediaField, MediaRef } from '../jobs/index.js';
 import { mediaFacts, SNIFF_BYTES, sniffMedia } from '../media-type.js';
@@ -117,16 +118,40 @@ interface MediaReading extends MediaFacts {
   head: Buffer;
 }
 
+/** sha256 of a file's bytes; a file that cannot be read hashes as that (reading it reports why). */
+export function fileHash(path: string): Promise<string> {
+  return new Promise((done) => {
+    const hash = createHash('sha256');
+    createReadStream(path)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', (error) => done(`unreadable:${(error as NodeJS.ErrnoException).code ?? 'error'}`))
+      .on('end', () => done(hash.digest('hex')));
+  });
+}
+
+// Streamed, never held whole: a batch of rows may name many large videos at once.
 async function readMediaUncached(path: string): Promise<FileCheck<MediaReading>> {
   const file = await regularFile(path);
   if (!file.ok) return file;
-  const bytes = await readFile(path);
-  const head = bytes.subarray(0, SNIFF_BYTES);
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const reading = { path, bytes: bytes.length, sha256, stamp: file.value.stamp, head: Buffer.from(head) };
+  const sha256 = await fileHash(path);
+  if (sha256.startsWith('unreadable:')) {
+    return { ok: false, expected: 'a readable file', detail: `cannot read it: ${sha256.slice('unreadable:'.length)}` };
+  }
+  const head = await readHead(path);
+  const reading = { path, bytes: file.value.size, sha256, stamp: file.value.stamp, head };
   const kinds = sniffMedia(head)?.kinds ?? [];
   if (!kinds.includes('audio') && !kinds.includes('video')) return { ok: true, value: reading };
-  return { ok: true, value: { ...reading, ...(await mediaFacts(bytes)) } };
+  return { ok: true, value: { ...reading, ...(await mediaFacts(path)) } };
+}
+
+async function readHead(path: string): Promise<Buffer> {
+  const handle = await open(path);
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }
 
 const NOUN: Readonly<Record<MediaKind, string>> = { image: 'an image', audio: 'an audio file', video: 'a video' };
