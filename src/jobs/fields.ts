@@ -61,7 +61,8 @@ export function media(
 
 /** A link the service fetches itself: http(s) only, never a local file or another scheme. */
 export const url = (description: string): FieldSpec => ({
-  schema: z.url({ protocol: /^https?$/ }).describe(`${description}: an http or https URL`),
+  // The pattern carries the rule into the JSON Schema too, so an editor flags a `file://` as it is typed.
+  schema: z.url({ protocol: /^https?$/ }).regex(/^https?:\/\//).describe(`${description}: an http or https URL`),
   expected: 'an http or https URL',
 });
 
