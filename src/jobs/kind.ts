@@ -68,6 +68,11 @@ export type MediaFact = 'durationSec' | 'width' | 'height';
  */
 export interface MediaField {
   maxBytes: Readonly<Partial<Record<MediaKind, number>>>;
+  /**
+   * The formats it takes, by media-type.ts's names, when not every one of its media: 'Ogg', 'WAV' …
+   * (an MP3 is 'MP3' with a tag and 'MPEG audio' without, as is AAC in ADTS: list both).
+   */
+  formats?: readonly string[];
   /** Stated bounds of an audio or video file's length. */
   durationSec?: { min?: number; max?: number };
   /** Facts its kind prices by, copied into the job's parameters under these names (never sent with the submit). */

@@ -183,6 +183,9 @@ export async function checkMedia(cache: FileCache, path: string, field: MediaFie
   const fits = kinds.filter((kind) => found?.kinds.includes(kind));
   const used = fits.length > 1 ? (hasVideo ? 'video' : 'audio') : fits[0];
   if (found === undefined || used === undefined) return wrongMedium(reading.bytes, kinds, found);
+  if (field.formats !== undefined && !field.formats.includes(found.name)) {
+    return { ok: false, expected: `${noun} in ${words(field.formats, 'or')}`, detail: `its bytes are ${found.name}` };
+  }
   const limit = limits.find(([kind]) => kind === used);
   if (limit !== undefined && reading.bytes > limit[1]) return tooBig(reading.bytes, limit);
   const missing = Object.values(field.facts ?? {}).filter((fact) => reading[fact] === undefined);

@@ -77,6 +77,12 @@ describe('media files, checked by their bytes with what they state', () => {
     expect((await check('fits.webm', webmMovie(2), small)).ok).toBe(true);
   });
 
+  it('takes only the formats a field lists, when it lists them', async () => {
+    const some: MediaField = { maxBytes: { audio: 1e6 }, formats: ['MP3', 'Ogg'] };
+    expect(await check('take.wav', wavTone(), some)).toEqual({ ok: false, expected: 'an audio file in MP3 or Ogg', detail: 'its bytes are WAV' });
+    expect((await check('take.ogg', oggOpus(1), some)).ok).toBe(true);
+  });
+
   it('refuses a file whose container does not state a fact its kind prices by, and one outside its length', async () => {
     const priced: MediaField = { maxBytes: { video: 1e6 }, facts: { width: 'width', duration: 'durationSec' } };
     expect(await check('movie.mp4', mp4Movie(5), priced)).toEqual({

@@ -28,6 +28,8 @@ describe('simulator: uploads of every medium checked as the service checks them'
     const fields = { model: 'RealESRGAN_Vid_x4', width: '640', height: '360', duration: '5' };
     const price = await call(sim, '/api/v1/client/vid-upscale/price-calculation', { form: form(fields) });
     expect(price.status).toBe(200);
+    const byFile = await call(sim, '/api/v1/client/vid-upscale/price-calculation', { form: form({ model: 'RealESRGAN_Vid_x4' }, { video: webmMovie(5) }) });
+    expect(byFile.body).toEqual(price.body);
     const submit = await call(sim, '/api/v1/client/vid-upscale', { form: form({ model: 'RealESRGAN_Vid_x4' }, { video: webmMovie(5) }) });
     expect(submit.status).toBe(200);
     expect(sim.stats.accepted).toHaveLength(1);

@@ -1,6 +1,6 @@
 /**
  * Video upscaling: `POST /vid-upscale`, multipart with the video. A price query gives the frame
- * size and length; a submit's are read from the video itself, as the service does.
+ * size and length, or the video; a video's are read from it, as the service does.
  */
 import { mediaFacts } from '../../media-type.js';
 import { type Check, VIDEO_UPLOAD } from '../rules.js';
@@ -37,7 +37,8 @@ export const vidUpscale = defineKind({
   check: async (c, forPrice) => {
     const given = ![undefined, null, ''].includes(c.fields['scale'] as never);
     const scale = given ? c.number('scale', { integer: true, ...c.range('scale') }) : null;
-    const size: Size = forPrice ? asked(c) : await measured(c);
+    // A price query gives the size and length, or the video itself (which a submit always does).
+    const size: Size = forPrice && !(c.fields['video'] instanceof Blob) ? asked(c) : await measured(c);
     const maxSec = c.model?.limits['max_video_duration_seconds'];
     if (size.duration !== undefined && maxSec !== undefined && size.duration > maxSec) {
       c.add(forPrice ? 'duration' : 'video', `The video may not be longer than ${maxSec} seconds.`);
