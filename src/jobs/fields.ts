@@ -52,7 +52,8 @@ export function media(
 ): FieldSpec {
   const maxBytes = Object.fromEntries(Object.entries(maxMb).map(([kind, mb]) => [kind, mb * 1024 * 1024]));
   const spec: MediaField = { ...field, maxBytes };
-  const limits = Object.entries(maxMb).map(([kind, mb]) => `${kind} at most ${mb} MB`).join(', ');
+  const sizes = Object.entries(maxMb);
+  const limits = sizes.map(([kind, mb]) => `${sizes.length > 1 ? `${kind} ` : ''}at most ${mb} MB`).join(', ');
   const where = `${mediaText(spec)} (${limits}), inside the manifest's folder`;
   if (!field.list) return { ...slug(`${description}: ${where}`, `a path to ${mediaText(spec)}`), file: spec };
   const schema = z.array(z.string().min(1)).min(1).describe(`${description}: a list of paths, each ${where}`);
