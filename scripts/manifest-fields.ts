@@ -62,8 +62,8 @@ const RESULT: Readonly<Record<string, string>> = { audio: 'an audio file', video
 
 /** What a kind sends and how it is priced, in a sentence: the request of an empty job names its endpoint. */
 function kindFacts(kind: JobKind): string {
-  const request = kind.submit({ id: 'x', type: kind.type, params: {}, images: {} });
-  const body = 'multipart' in request ? 'multipart, the images as file parts' : 'JSON';
+  const request = kind.submit({ id: 'x', type: kind.type, params: {}, media: {} });
+  const body = 'multipart' in request ? 'multipart, the media as file parts' : 'JSON';
   const priced = kind.pricing.keyFields.map(code).join(', ');
   const length = kind.pricing.by === 'per-length' ? " and the text's length in characters" : '';
   return (

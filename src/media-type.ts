@@ -1,25 +1,29 @@
 /**
  * What a file is by its first bytes, never by its name or a server's word: one table for the
- * whole tool. The manifest checks input images with it and the runner checks results. It
- * imports nothing, so any layer may use it.
+ * whole tool. The manifest checks input files with it and the runner checks results. It
+ * imports nothing of the project's, so any layer may use it (the simulator too).
  */
 
 export type ImageMime = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/bmp' | 'image/webp';
 /** What a kind makes: a file of media, or a text (transcripts, OCR) or an embedding, written as files of our own. */
-export type MediaKind = 'image' | 'audio' | 'video' | 'text' | 'embedding';
+export type MediaKind = FileMedia | 'text' | 'embedding';
+/** What a file given to a kind (or a sniffed signature) can be. */
+export type FileMedia = 'image' | 'audio' | 'video';
 
 export interface MediaSignature {
   /** e.g. 'WAV', 'MP4/MOV/M4A' — for messages. */
   name: string;
   mime: string;
   /** What a file of this format can hold: an MP4 box carries audio or video, a GIF an image or a clip. */
-  kinds: readonly MediaKind[];
+  kinds: readonly FileMedia[];
 }
 
 /** Enough of a file's start for every signature below. */
 export const SNIFF_BYTES = 64;
 
 const ascii = (b: Buffer, from: number, to: number): string => b.subarray(from, to).toString('latin1');
+const hexStart = (b: Buffer, hex: string): boolean => b.subarray(0, hex.length / 2).equals(Buffer.from(hex, 'hex'));
+const riff = (b: Buffer, form: string): boolean => ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === form;
 
 const SIGNATURES: readonly (MediaSignature & { test: (b: Buffer) => boolean })[] = [
   { name: 'JPEG', mime: 'image/jpeg', kinds: ['image'], test: (b) => b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
@@ -35,6 +39,10 @@ const SIGNATURES: readonly (MediaSignature & { test: (b: Buffer) => boolean })[]
   { name: 'Ogg', mime: 'audio/ogg', kinds: ['audio', 'video'], test: (b) => ascii(b, 0, 4) === 'OggS' },
   // ISO base media (MP4, MOV, M4A): the first box is `ftyp`, its type at offset 4.
   { name: 'MP4/MOV/M4A', mime: 'video/mp4', kinds: ['audio', 'video'], test: (b) => ascii(b, 4, 8) === 'ftyp' },
+  { name: 'AVI', mime: 'video/x-msvideo', kinds: ['video'], test: (b) => riff(b, 'AVI ') },
+  // ASF holds WMV and WMA; an MPEG program stream starts with a pack header.
+  { name: 'ASF/WMV', mime: 'video/x-ms-asf', kinds: ['audio', 'video'], test: (b) => hexStart(b, '3026b2758e66cf11') },
+  { name: 'MPEG video', mime: 'video/mpeg', kinds: ['video'], test: (b) => hexStart(b, '000001ba') },
   { name: 'WebM/Matroska', mime: 'video/webm', kinds: ['audio', 'video'], test: (b) => b.subarray(0, 4).equals(Buffer.from([0x1a, 0x45, 0xdf, 0xa3])) },
 ];
 
@@ -63,4 +71,31 @@ export function describeNonMedia(head: Buffer): string | undefined {
   // Printable text (tabs and line breaks allowed) is an error message, not a recording.
   if (/^[\x09\x0a\x0d\x20-\x7e]*$/.test(head.toString('latin1'))) return 'plain text';
   return undefined;
+}
+
+/** What an audio or video container states: its length, and a video's frame size. */
+export interface MediaFacts {
+  durationSec?: number | undefined;
+  width?: number | undefined;
+  height?: number | undefined;
+  hasVideo?: boolean | undefined;
+}
+
+/**
+ * The facts of audio or video (its bytes, or the path of a file, read as it streams) as
+ * music-metadata reads them; none it cannot tell (it never throws).
+ */
+export async function mediaFacts(source: Uint8Array | string): Promise<MediaFacts> {
+  // Loaded only when audio or video is read: most runs never need it.
+  const { parseBuffer, parseFile } = await import('music-metadata');
+  const options = { duration: true, skipCovers: true };
+  try {
+    const read = typeof source === 'string' ? parseFile(source, options) : parseBuffer(source, undefined, options);
+    const { format } = await read;
+    const video = format.trackInfo.find((track) => track.video !== undefined)?.video;
+    const { duration: durationSec, hasVideo } = format;
+    return { durationSec, width: video?.pixelWidth, height: video?.pixelHeight, hasVideo };
+  } catch {
+    return {};
+  }
 }

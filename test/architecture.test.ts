@@ -31,6 +31,7 @@ const LIBRARY_HOME: Record<string, string> = {
   'csv-stringify': 'report',
   'csv-parse': 'manifest',
   tinyglobby: 'manifest',
+  'music-metadata': 'errors',
 };
 
 /**

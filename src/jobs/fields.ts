@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import type { FieldSpec, JobKind } from './kind.js';
+import type { FileMedia } from '../media-type.js';
+import type { FieldSpec, JobKind, MediaField } from './kind.js';
 
 /**
  * Field specs the kinds share: a zod schema (which also feeds the JSON Schema) and the words a
@@ -26,8 +27,45 @@ const IMAGE_FORMATS_TEXT = 'a JPG, PNG, GIF, BMP or WebP image';
 
 export function image(description: string): FieldSpec {
   const where = `${IMAGE_FORMATS_TEXT}, at most 10 MB, inside the manifest's folder`;
-  return { ...slug(`${description}: ${where}`, `a path to ${IMAGE_FORMATS_TEXT}`), file: 'image' };
+  const file = { maxBytes: { image: 10 * 1024 * 1024 } };
+  return { ...slug(`${description}: ${where}`, `a path to ${IMAGE_FORMATS_TEXT}`), file };
 }
+
+const MEDIA_TEXT: Readonly<Record<FileMedia, string>> = {
+  image: IMAGE_FORMATS_TEXT,
+  audio: 'an audio file',
+  video: 'a video',
+};
+
+/** What a media field takes, in words: "a video", "an audio file or a video". */
+export const mediaText = (field: MediaField): string =>
+  (Object.keys(field.maxBytes) as FileMedia[]).map((kind) => MEDIA_TEXT[kind]).join(' or ');
+
+/**
+ * A field that uploads media (audio, video, images, or a choice): `maxMb` per medium, its other
+ * rules in `field`; a `list` field takes several paths.
+ */
+export function media(
+  description: string,
+  maxMb: Partial<Record<FileMedia, number>>,
+  field: Omit<MediaField, 'maxBytes'> = {},
+): FieldSpec {
+  const maxBytes = Object.fromEntries(Object.entries(maxMb).map(([kind, mb]) => [kind, mb * 1024 * 1024]));
+  const spec: MediaField = { ...field, maxBytes };
+  const sizes = Object.entries(maxMb);
+  const limits = sizes.map(([kind, mb]) => `${sizes.length > 1 ? `${kind} ` : ''}at most ${mb} MB`).join(', ');
+  const where = `${mediaText(spec)} (${limits}), inside the manifest's folder`;
+  if (!field.list) return { ...slug(`${description}: ${where}`, `a path to ${mediaText(spec)}`), file: spec };
+  const schema = z.array(z.string().min(1)).min(1).describe(`${description}: a list of paths, each ${where}`);
+  return { schema, expected: `a list of paths, each to ${mediaText(spec)}`, file: spec };
+}
+
+/** A link the service fetches itself: http(s) only, never a local file or another scheme. */
+export const url = (description: string): FieldSpec => ({
+  // The pattern carries the rule into the JSON Schema too, so an editor flags a `file://` as it is typed.
+  schema: z.url({ protocol: /^https?$/ }).regex(/^https?:\/\//).describe(`${description}: an http or https URL`),
+  expected: 'an http or https URL',
+});
 
 /** What both video kinds (image to video, text to video) take: the same models, the same limits. */
 export const VIDEO_PARAMS: Readonly<Record<string, FieldSpec>> = {

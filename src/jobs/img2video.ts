@@ -14,7 +14,7 @@ export const img2video: JobKind<'img2video'> = defineKind({
   },
   checkModel: (job, found, models, report) => {
     checkBounds(job.params, found, VIDEO_BOUNDS, report);
-    const last = job.images['last_frame_image'];
+    const last = job.media['last_frame_image'];
     if (last !== undefined && found.features['supports_last_frame'] !== true) {
       const able = models.filter((other) => other.features['supports_last_frame'] === true).map((other) => other.slug);
       const hint = able.length > 0 ? `remove it, or use a model that supports it: ${able.join(', ')}` : 'remove it';

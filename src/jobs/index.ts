@@ -10,9 +10,10 @@ import { txt2img } from './txt2img.js';
 import { txt2video } from './txt2video.js';
 import type { JobType } from './types.js';
 import { txt2embedding } from './txt2embedding.js';
+import { vidUpscale } from './vid-upscale.js';
 
 /** In the order the manifest's schema, its messages and the docs list them. */
-export const KINDS = [txt2audio, img2video, txt2img, txt2video, txt2embedding] as const;
+export const KINDS = [txt2audio, img2video, txt2img, txt2video, txt2embedding, vidUpscale] as const;
 
 export const JOB_KINDS: readonly JobKind[] = KINDS;
 
@@ -29,5 +30,5 @@ export function kindOf(type: JobType): JobKind {
 }
 
 export type { JobType } from './types.js';
-export type { ClassLimit, FieldSpec, JobKind, KindPricing, MultipartFile, PlanName, PollSchedule, ReportProblem, ServiceRequest } from './kind.js';
-export type { FieldPosition, ImageRef, ResolvedJob, SendableJob, SourcePosition } from './job.js';
+export type { ClassLimit, FieldSpec, JobKind, KindPricing, MediaFact, MediaField, MultipartFile, PlanName, PollSchedule, ReportProblem, ServiceRequest } from './kind.js';
+export type { FieldPosition, MediaRef, ResolvedJob, SendableJob, SourcePosition } from './job.js';

@@ -1,4 +1,3 @@
-import type { ImageMime } from '../media-type.js';
 import type { JobType } from './types.js';
 
 /**
@@ -16,14 +15,24 @@ export interface FieldPosition extends SourcePosition {
   fromDefaults?: boolean;
 }
 
-/** An image a job sends, checked by its bytes before anything is sent. */
-export interface ImageRef {
+/**
+ * A media file a job sends (image, audio or video), checked by its bytes before anything is sent,
+ * with what it was found to be: pricing and the runner use these facts without reading it again.
+ * The ledger keeps it as JSON; rows written before audio and video simply lack the optional facts.
+ */
+export interface MediaRef {
   /** Absolute, resolved against the manifest's folder (and through symlinks); `written` as the manifest has it. */
   path: string;
   written: string;
-  contentType: ImageMime;
+  /** The type its bytes showed, as the upload's part declares it. */
+  contentType: string;
   bytes: number;
   sha256: string;
+  /** Audio and video: its length in seconds, when its container states it. */
+  durationSec?: number | undefined;
+  /** Video: its frame size in pixels, when its container states it. */
+  width?: number | undefined;
+  height?: number | undefined;
 }
 
 /**
@@ -39,16 +48,17 @@ export interface ResolvedJob {
   index: number;
   /** 0-based place of an inline job in `jobs:` (what messages call job #n); undefined for a source's row. */
   inlineIndex?: number | undefined;
-  /** sha256 hex over the resolved content: type, every parameter, text, image bytes. */
+  /** sha256 hex over the resolved content: type, every parameter, text, media bytes. */
   contentHash: string;
-  /** Every field sent with the request but text and images: model, voice, prompt, width … */
+  /** Every field sent with the request but text and files: model, voice, prompt, width … */
   params: Readonly<Record<string, unknown>>;
   /** The text a speech job speaks (given inline or read from `text_file`). */
   text?: string | undefined;
   /** Its length as the service counts it: Unicode code points. */
   textChars?: number | undefined;
   textFile?: string | undefined;
-  images: Readonly<Record<string, ImageRef>>;
+  /** The media files it sends, by field; a list field's files as `<field>.<n>` from 0. */
+  media: Readonly<Record<string, MediaRef>>;
   /** Free labels for grouping and selecting (`tags:`); never sent. */
   tags?: readonly string[] | undefined;
   /** A part of a text split into several jobs: the id of the job it is a part of. */
@@ -62,4 +72,4 @@ export interface ResolvedJob {
  * What sending, pricing and naming a job need: its kind's request is made from these alone, so
  * a job read back from the ledger (runner/ingest.ts: jobFromRow) is sent exactly as resolved.
  */
-export type SendableJob = Pick<ResolvedJob, 'id' | 'type' | 'params' | 'text' | 'textChars' | 'images'>;
+export type SendableJob = Pick<ResolvedJob, 'id' | 'type' | 'params' | 'text' | 'textChars' | 'media'>;

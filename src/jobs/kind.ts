@@ -1,7 +1,8 @@
+import { basename } from 'node:path';
 import type * as z from 'zod';
 import type { Model, MultipartFile, ServiceRequest } from '../api/types.js';
-import type { MediaKind } from '../media-type.js';
-import type { ResolvedJob, SendableJob } from './job.js';
+import type { FileMedia, MediaKind } from '../media-type.js';
+import type { MediaRef, ResolvedJob, SendableJob } from './job.js';
 import type { JobType } from './types.js';
 
 export type { MultipartFile, ServiceRequest } from '../api/types.js';
@@ -25,7 +26,7 @@ export interface JobKind<T extends string = JobType> {
   /** Two fields of which a job gives exactly one (`text` or `text_file`). */
   exactlyOne?: readonly [string, string];
   /** Fields that name a file the manifest reads, and what the file must be. */
-  files: Readonly<Record<string, 'text' | 'image'>>;
+  files: Readonly<Record<string, FileSpec>>;
   /** The field whose text a `text` file fills in (`text_file` → `text`). */
   textFrom?: { file: string; field: string };
   /**
@@ -50,9 +51,34 @@ export interface FieldSpec {
   /** What a message says was expected: "a whole number above 0". */
   expected: string;
   /** The field names a file the manifest reads, and what the file must be. */
-  file?: 'text' | 'image';
+  file?: FileSpec;
   /** A job may leave it out; every other field but an `exactlyOne` pair is required. */
   optional?: true;
+}
+
+/** A text file the manifest reads (its text is the job's), or a media file the job uploads. */
+export type FileSpec = 'text' | MediaField;
+
+/** What a media file's container may state, read once when the manifest is. */
+export type MediaFact = 'durationSec' | 'width' | 'height';
+
+/**
+ * A field that uploads media: the media it takes, each with its most bytes (a field that takes
+ * audio or video has a limit for each), and what else the file must show by its bytes.
+ */
+export interface MediaField {
+  maxBytes: Readonly<Partial<Record<FileMedia, number>>>;
+  /**
+   * The formats it takes, by media-type.ts's names, when not every one of its media: 'Ogg', 'WAV' …
+   * (an MP3 is 'MP3' with a tag and 'MPEG audio' without, as is AAC in ADTS: list both).
+   */
+  formats?: readonly string[];
+  /** Stated bounds of an audio or video file's length. */
+  durationSec?: { min?: number; max?: number };
+  /** Facts its kind prices by, copied into the job's parameters under these names (never sent with the submit). */
+  facts?: Readonly<Record<string, MediaFact>>;
+  /** Several files in one field (a list in the manifest), sent as repeated `<field>[]` parts. */
+  list?: true;
 }
 
 /**
@@ -107,17 +133,18 @@ type Defaulted = 'files' | 'checkModel' | 'poll' | 'output' | 'submit' | 'pricin
  * What a kind's module writes: its data and its rules. The rest is derived: from its fields'
  * specs the files and (unless it lists them in its own order) the required fields; from its media
  * the output and poll; and unless it writes its own `submit`, a request to `POST /<type>` carrying
- * its fields (JSON, or multipart when it sends images).
+ * its fields (JSON, or multipart when it uploads media).
  */
 export type KindSpec<T extends string> = Omit<JobKind<T>, Defaulted> &
   Partial<Pick<JobKind<T>, 'checkModel' | 'poll' | 'submit' | 'required'>> & { media: MediaKind; pricing: PricingSpec };
 
 /**
  * The price call, `POST /<type>/price-calculation`: with the key fields, or with the submit's
- * (`carries: 'submit'`); a per-length kind adds the text's length as `lengthField`.
+ * (`carries: 'submit'`), as JSON or (`multipart`) as form fields; a per-length kind adds the text's
+ * length as `lengthField`.
  */
 type PricingSpec =
-  | { by: 'per-key'; keyFields: readonly string[]; carries?: 'key' | 'submit' }
+  | { by: 'per-key'; keyFields: readonly string[]; carries?: 'key' | 'submit'; multipart?: true }
   | { by: 'per-length'; keyFields: readonly string[]; lengthField: string };
 
 /**
@@ -176,15 +203,14 @@ export function defineKind<T extends string>({ media, pricing, ...spec }: KindSp
   const files = Object.fromEntries(Object.entries(fields).flatMap(([name, { file }]) => (file ? [[name, file]] : [])));
   const sent = Object.keys(fields).filter((name) => !(name in files));
   const required = Object.keys(fields).filter((name) => !(fields[name]?.optional || spec.exactlyOne?.includes(name)));
-  const images = Object.keys(files).filter((name) => files[name] === 'image');
+  const uploads = Object.keys(files).filter((name) => files[name] !== 'text');
   // A text that may come from a file travels as the job's text, not among its parameters.
   const textOf = spec.textFrom;
   const sentOf: Sent = (job) => pick(textOf ? { ...job.params, [textOf.field]: job.text } : job.params, sent);
   const submit = (job: SendableJob): ServiceRequest => {
-    if (images.length === 0) return { endpoint: spec.type, json: sentOf(job) };
-    // Multipart carries every field as text (a flag as 1 or 0: Laravel refuses "true"); the images go as file parts.
-    const texts = Object.fromEntries(Object.entries(sentOf(job)).map(([name, value]) => [name, formText(value)]));
-    return { endpoint: spec.type, multipart: { fields: texts, files: imageParts(job, images) } };
+    if (uploads.length === 0) return { endpoint: spec.type, json: sentOf(job) };
+    // Multipart carries every field as text (a flag as 1 or 0: Laravel refuses "true"); the media go as file parts.
+    return { endpoint: spec.type, multipart: { fields: texts(sentOf(job)), files: mediaParts(job, uploads) } };
   };
   const derived = { files, pricing: pricingOf(spec.type, pricing, sentOf), output: { media, extension } };
   return { checkModel: () => undefined, poll, submit, required, ...spec, ...derived };
@@ -199,8 +225,11 @@ function pricingOf(type: string, spec: PricingSpec, sentOf: Sent): KindPricing {
   const keyFields = spec.keyFields;
   const keyed: Sent = (job) => pick(job.params, keyFields);
   if (spec.by === 'per-key') {
-    const json = spec.carries === 'submit' ? sentOf : keyed;
-    return { by: 'per-key', keyFields, request: (job: SendableJob) => ({ endpoint, json: json(job) }) };
+    const body = spec.carries === 'submit' ? sentOf : keyed;
+    const request = spec.multipart
+      ? (job: SendableJob): ServiceRequest => ({ endpoint, multipart: { fields: texts(body(job)), files: [] } })
+      : (job: SendableJob): ServiceRequest => ({ endpoint, json: body(job) });
+    return { by: 'per-key', keyFields, request };
   }
   const { lengthField } = spec;
   // Only the length is sent, never the text itself.
@@ -211,6 +240,10 @@ function pricingOf(type: string, spec: PricingSpec, sentOf: Sent): KindPricing {
   return { by: 'per-length', keyFields, lengthOf: (job: SendableJob) => job.textChars ?? 0, request };
 }
 
+/** Form fields: every value as its text. */
+const texts = (values: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(Object.entries(values).map(([name, value]) => [name, formText(value)]));
+
 /** Only the fields listed, in that order, each only if set: a request carries no stray property. */
 function pick(params: Readonly<Record<string, unknown>>, fields: readonly string[]): Record<string, unknown> {
   const picked: Record<string, unknown> = {};
@@ -218,11 +251,15 @@ function pick(params: Readonly<Record<string, unknown>>, fields: readonly string
   return picked;
 }
 
-function imageParts(job: SendableJob, fields: readonly string[]): MultipartFile[] {
+/** Each media file a job sends, as a part with its real type: a list field's as repeated `<field>[]` parts. */
+function mediaParts(job: SendableJob, fields: readonly string[]): MultipartFile[] {
   return fields.flatMap((field) => {
-    const ref = job.images[field];
-    if (ref === undefined) return [];
-    const filename = ref.path.split(/[\\/]/).pop() ?? 'image';
-    return [{ field, path: ref.path, contentType: ref.contentType, filename }];
+    const single = job.media[field];
+    const refs: MediaRef[] = single === undefined ? [] : [single];
+    for (let n = 0, ref = job.media[`${field}.0`]; ref !== undefined; ref = job.media[`${field}.${++n}`]) {
+      refs.push(ref);
+    }
+    const part = single === undefined ? `${field}[]` : field;
+    return refs.map(({ path, contentType }) => ({ field: part, path, contentType, filename: basename(path) }));
   });
 }

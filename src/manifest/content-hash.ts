@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Model } from '../api/types.js';
 import type { JobType } from '../jobs/index.js';
+import { fileHash } from './files.js';
 import type { Manifest, ManifestUnit } from './open.js';
 import { matchingFiles } from './sources/files.js';
 
@@ -27,7 +27,10 @@ export interface HashedContent {
   params: Record<string, unknown>;
   /** The text itself, never the name of the file it came from. */
   text?: string | undefined;
-  /** sha256 of each image's bytes by field, never its path: renaming a picture keeps the id. */
+  /**
+   * sha256 of each media file's bytes by field, never its path: renaming a picture keeps the id. Still
+   * named `images`, as when images were all a job sent: the hash's input never changes shape.
+   */
   images?: Record<string, string> | undefined;
 }
 
@@ -35,9 +38,9 @@ export function contentHash(content: HashedContent): string {
   return createHash('sha256').update(canonicalJson(content)).digest('hex');
 }
 
-/** sha256 of each image's bytes by field, or undefined when the job has none. */
-export function imageHashes(images: Readonly<Record<string, { sha256: string }>>): Record<string, string> | undefined {
-  const entries = Object.entries(images).map(([field, ref]) => [field, ref.sha256] as const);
+/** sha256 of each media file's bytes by field, or undefined when the job has none. */
+export function imageHashes(media: Readonly<Record<string, { sha256: string }>>): Record<string, string> | undefined {
+  const entries = Object.entries(media).map(([field, ref]) => [field, ref.sha256] as const);
   return entries.length === 0 ? undefined : Object.fromEntries(entries);
 }
 
@@ -74,15 +77,4 @@ export async function unitFingerprint(manifest: Manifest, unit: ManifestUnit, mo
     else hash.update(await fileHash(resolve(scope.folder, entry.file)));
   }
   return hash.digest('hex');
-}
-
-/** sha256 of a file's bytes; a file that cannot be read hashes as that (reading it reports why). */
-function fileHash(path: string): Promise<string> {
-  return new Promise((done) => {
-    const hash = createHash('sha256');
-    createReadStream(path)
-      .on('data', (chunk) => hash.update(chunk))
-      .on('error', (error) => done(`unreadable:${(error as NodeJS.ErrnoException).code ?? 'error'}`))
-      .on('end', () => done(hash.digest('hex')));
-  });
 }

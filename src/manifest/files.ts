@@ -1,17 +1,17 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat, realpath } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { open, readFile, stat, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';
-import type { ImageRef } from '../jobs/index.js';
-import { sniffImageType } from '../media-type.js';
+import type { MediaFact, MediaField, MediaRef } from '../jobs/index.js';
+import { mediaFacts, SNIFF_BYTES, sniffMedia } from '../media-type.js';
+import type { FileMedia, MediaFacts, MediaSignature } from '../media-type.js';
 
 // A text larger than this, in a file or inline, is almost certainly a mistake (and costs real money).
 export const MAX_TEXT_BYTES = 1024 * 1024;
-/** The service's limit per image (docs/service.md). */
-const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
 export type FileCheck<T> = { ok: true; value: T } | { ok: false; expected: string; detail: string; hint?: string };
 
-type ImageInfo = Omit<ImageRef, 'written'> & { stamp: string };
+type MediaInfo = Omit<MediaRef, 'written'> & { stamp: string };
 type TextInfo = { text: string; path: string; stamp: string };
 
 /** Files remembered per cache: enough for every picture a batch shares, never every file of a million rows. */
@@ -21,11 +21,11 @@ const CACHED_FILES = 1000;
 export interface FileCache {
   scope: FileScope;
   texts: Map<string, Promise<FileCheck<TextInfo>>>;
-  images: Map<string, Promise<FileCheck<ImageInfo>>>;
+  media: Map<string, Promise<FileCheck<MediaReading>>>;
 }
 
 export function newFileCache(scope: FileScope): FileCache {
-  return { scope, texts: new Map(), images: new Map() };
+  return { scope, texts: new Map(), media: new Map() };
 }
 
 function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
@@ -43,7 +43,7 @@ export function stampOf(info: { size: number; mtimeMs: number }): string {
   return `${info.size}:${info.mtimeMs}`;
 }
 
-// The real path is what is read (and, for an image, sent later): a link checked here cannot be
+// The real path is what is read (and, for media, sent later): a link checked here cannot be
 // pointed elsewhere between this check and the read.
 async function confined<T>(scope: FileScope, path: string, check: (realPath: string) => Promise<FileCheck<T>>): Promise<FileCheck<T>> {
   const where = await confine(scope, path);
@@ -109,25 +109,122 @@ export function readTextFile(cache: FileCache, path: string): Promise<FileCheck<
   return cached(cache.texts, path, () => confined(cache.scope, path, readTextUncached));
 }
 
-async function checkImageUncached(path: string): Promise<FileCheck<ImageInfo>> {
-  const file = await regularFile(path);
-  if (!file.ok) return file;
-  if (file.value.size > MAX_IMAGE_BYTES) {
-    return { ok: false, expected: 'an image of at most 10 MB', detail: sizeText(file.value.size, MAX_IMAGE_BYTES), hint: 'scale it down or recompress it' };
-  }
-  const bytes = await readFile(path);
-  const contentType = sniffImageType(bytes);
-  if (contentType === undefined) {
-    const detail = bytes.length === 0 ? 'an empty file' : 'not an image by its bytes';
-    return { ok: false, expected: 'a JPG, PNG, GIF, BMP or WebP image', detail };
-  }
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { ok: true, value: { path, contentType, bytes: bytes.length, sha256, stamp: file.value.stamp } };
+/** What one media file's bytes showed, whatever field names it (a file several jobs share is read once). */
+interface MediaReading extends MediaFacts {
+  path: string;
+  bytes: number;
+  sha256: string;
+  stamp: string;
+  head: Buffer;
 }
 
-/** Inside the scope, exists, is a regular file, is ≤ 10 MB and really an allowed image type; with its sha256. */
-export function checkImage(cache: FileCache, path: string): Promise<FileCheck<ImageInfo>> {
-  return cached(cache.images, path, () => confined(cache.scope, path, checkImageUncached));
+/** sha256 of a file's bytes; a file that cannot be read hashes as that (reading it reports why). */
+export function fileHash(path: string): Promise<string> {
+  return new Promise((done) => {
+    const hash = createHash('sha256');
+    createReadStream(path)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', (error) => done(`unreadable:${(error as NodeJS.ErrnoException).code ?? 'error'}`))
+      .on('end', () => done(hash.digest('hex')));
+  });
+}
+
+// Streamed, never held whole: a batch of rows may name many large videos at once.
+async function readMediaUncached(path: string): Promise<FileCheck<MediaReading>> {
+  const file = await regularFile(path);
+  if (!file.ok) return file;
+  const sha256 = await fileHash(path);
+  if (sha256.startsWith('unreadable:')) {
+    return { ok: false, expected: 'a readable file', detail: `cannot read it: ${sha256.slice('unreadable:'.length)}` };
+  }
+  const head = await readHead(path);
+  const reading = { path, bytes: file.value.size, sha256, stamp: file.value.stamp, head };
+  const kinds = sniffMedia(head)?.kinds ?? [];
+  if (!kinds.includes('audio') && !kinds.includes('video')) return { ok: true, value: reading };
+  return { ok: true, value: { ...reading, ...(await mediaFacts(path)) } };
+}
+
+async function readHead(path: string): Promise<Buffer> {
+  const handle = await open(path);
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+const NOUN: Readonly<Record<FileMedia, string>> = { image: 'an image', audio: 'an audio file', video: 'a video' };
+const FACT_TEXT: Readonly<Record<MediaFact, string>> = { durationSec: 'duration', width: 'width', height: 'height' };
+
+/**
+ * Inside the scope, exists, is a regular file, is one of the media the field takes by its bytes
+ * (never its name), within that medium's size and the field's duration, and states the facts its
+ * kind prices by; with its sha256 and those facts.
+ */
+export async function checkMedia(cache: FileCache, path: string, field: MediaField): Promise<FileCheck<MediaInfo>> {
+  const limits = Object.entries(field.maxBytes) as [FileMedia, number][];
+  const kinds = limits.map(([kind]) => kind);
+  const noun = words(kinds.map((kind) => NOUN[kind]), 'or');
+  const tooBig = (bytes: number, [kind, max]: [FileMedia, number]): FileCheck<MediaInfo> => {
+    const expected = `${NOUN[kind]} of at most ${max / (1024 * 1024)} MB`;
+    const hint = kind === 'image' ? 'scale it down or recompress it' : 'shorten it or recompress it';
+    return { ok: false, expected, detail: sizeText(bytes, max), hint };
+  };
+  // The size first, before a large file is read; a field taking audio or video allows the larger at first.
+  const largest = limits.reduce((most, limit) => (limit[1] > most[1] ? limit : most));
+  const size = await confined(cache.scope, path, regularFile);
+  if (!size.ok) return size;
+  if (size.value.size > largest[1]) return tooBig(size.value.size, largest);
+  const read = await cached(cache.media, path, () => confined(cache.scope, path, readMediaUncached));
+  if (!read.ok) return read;
+  const { head, hasVideo, ...reading } = read.value;
+  const found = sniffMedia(head);
+  const fits = kinds.filter((kind) => found?.kinds.includes(kind));
+  const used = fits.length > 1 ? (hasVideo ? 'video' : 'audio') : fits[0];
+  if (found === undefined || used === undefined) return wrongMedium(reading.bytes, kinds, found);
+  if (field.formats !== undefined && !field.formats.includes(found.name)) {
+    return { ok: false, expected: `${noun} in ${words(field.formats, 'or')}`, detail: `its bytes are ${found.name}` };
+  }
+  const limit = limits.find(([kind]) => kind === used);
+  if (limit !== undefined && reading.bytes > limit[1]) return tooBig(reading.bytes, limit);
+  const missing = Object.values(field.facts ?? {}).filter((fact) => reading[fact] === undefined);
+  if (missing.length > 0) {
+    const facts = words([...new Set(missing)].map((fact) => FACT_TEXT[fact]), 'and');
+    const expected = `${noun} whose container states its ${facts}`;
+    return { ok: false, expected, detail: `${found.name}, its ${facts} not found` };
+  }
+  const bounds = durationProblem(reading.durationSec, field.durationSec);
+  if (bounds !== undefined) {
+    return { ok: false, expected: `${noun} ${bounds}`, detail: `${reading.durationSec?.toFixed(1)} seconds long` };
+  }
+  // A container that holds either medium is declared as what it is used as (an M4A as audio/mp4).
+  const contentType = used === 'image' ? found.mime : found.mime.replace(/^(audio|video)\//, `${used}/`);
+  return { ok: true, value: { ...reading, contentType } };
+}
+
+/** What a file that is none of the media a field takes was; an image field keeps the words it always had. */
+function wrongMedium(bytes: number, kinds: readonly FileMedia[], found?: MediaSignature): FileCheck<MediaInfo> {
+  const imageOnly = kinds.length === 1 && kinds[0] === 'image';
+  const expected = imageOnly ? 'a JPG, PNG, GIF, BMP or WebP image' : words(kinds.map((kind) => NOUN[kind]), 'or');
+  if (bytes === 0) return { ok: false, expected, detail: 'an empty file' };
+  const detail = found === undefined
+    ? `not ${imageOnly ? NOUN.image : expected} by its bytes`
+    : `its bytes are ${found.name}, ${words(found.kinds.map((kind) => NOUN[kind]), 'or')}`;
+  return { ok: false, expected, detail };
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function words(items: readonly string[], last: 'and' | 'or'): string {
+  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} ${last} ${items.at(-1)}`;
+}
+
+function durationProblem(durationSec: number | undefined, bounds: MediaField['durationSec']): string | undefined {
+  if (bounds === undefined) return undefined;
+  const { min = 0, max = Infinity } = bounds;
+  if (durationSec === undefined) return `whose container states its duration`;
+  if (durationSec >= min && durationSec <= max) return undefined;
+  return max === Infinity ? `of at least ${min} seconds` : `of ${min} to ${max} seconds`;
 }
 
 /**

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import type { Model } from '../api/types.js';
-import { isJobType, kindOf, type FieldPosition, type ImageRef, type JobType } from '../jobs/index.js';
+import { isJobType, kindOf, type FieldPosition, type JobType, type MediaRef } from '../jobs/index.js';
 import type { ResolvedJob, SourcePosition } from '../jobs/index.js';
 import { catalogueIssues, partsOf, splitModeOf } from './catalogue.js';
 import { countChars, contentHash, imageHashes } from './content-hash.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
 import { fieldSpecFor } from './fields.js';
-import { checkImage, type FileCache, type FileCheck, readTextFile } from './files.js';
+import { checkMedia, type FileCache, type FileCheck, readTextFile } from './files.js';
 import type { Claimant } from './ids.js';
 import type { DefaultsBlock } from './open.js';
 import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
@@ -116,7 +116,9 @@ function fileIssue<T>(site: RowSite, draft: JobDraft, field: string, written: st
 
 interface ReadFiles {
   text?: string | undefined;
-  images: Record<string, ImageRef>;
+  media: Record<string, MediaRef>;
+  /** The facts its kind prices by, by the parameter each is copied to. */
+  facts: Record<string, number>;
   files: ReadFile[];
   /** A file named by the job could not be used (already reported). */
   failed: boolean;
@@ -124,30 +126,35 @@ interface ReadFiles {
 
 /** Reads every file the job names, as its kind says what each must be; every problem reported. */
 async function readFiles(ctx: RowContext, site: RowSite, draft: JobDraft): Promise<ReadFiles> {
-  const read: ReadFiles = { images: {}, files: [], failed: false };
-  const named = Object.entries(kindOf(draft.type).files).flatMap(([field, sort]) => {
+  const read: ReadFiles = { media: {}, facts: {}, files: [], failed: false };
+  // A list field's files are keyed `<field>.<n>`, the order the manifest lists them.
+  const named = Object.entries(kindOf(draft.type).files).flatMap(([field, spec]) => {
     const written = draft.fields[field];
-    return typeof written === 'string' ? [{ field, sort, written }] : [];
+    if (Array.isArray(written)) {
+      return written.map((item, n) => ({ field, key: `${field}.${n}`, spec, written: String(item) }));
+    }
+    return typeof written === 'string' ? [{ field, key: field, spec, written }] : [];
   });
   // Most rows of a big source name no file: no promise for each of them.
   if (named.length === 0) return read;
   await Promise.all(
-    named.map(async ({ field, sort, written }) => {
+    named.map(async ({ field, key, spec, written }) => {
       const path = resolve(ctx.dir, written);
-      if (sort === 'text') {
+      if (spec === 'text') {
         const info = fileIssue(site, draft, field, written, await readTextFile(ctx.cache, path));
         read.text = info?.text;
         if (info === undefined) read.failed = true;
         else read.files.push({ path: info.path, stamp: info.stamp });
         return;
       }
-      const info = fileIssue(site, draft, field, written, await checkImage(ctx.cache, path));
+      const info = fileIssue(site, draft, field, written, await checkMedia(ctx.cache, path, spec));
       if (info === undefined) {
         read.failed = true;
         return;
       }
-      const { stamp, ...image } = info;
-      read.images[field] = { ...image, written };
+      const { stamp, ...media } = info;
+      read.media[key] = { ...media, written };
+      for (const [param, fact] of Object.entries(spec.facts ?? {})) read.facts[param] = media[fact] as number;
       read.files.push({ path: info.path, stamp });
     }),
   );
@@ -157,7 +164,7 @@ async function readFiles(ctx: RowContext, site: RowSite, draft: JobDraft): Promi
 /**
  * Reads the job's files, hashes its resolved content and names it (its given id, or one derived
  * from the hash). Derived ids and change detection rest on the content hash, so its input keeps
- * one shape for every kind: the parameters (files and text apart), the text, each image's sha256.
+ * one shape for every kind: the parameters (files and text apart), the text, each media file's sha256.
  */
 async function finishJob(
   ctx: RowContext,
@@ -174,8 +181,10 @@ async function finishJob(
   for (const [field, value] of Object.entries(draft.fields)) {
     if (value !== undefined && field !== textField && !(field in kind.files)) params[field] = value;
   }
+  // What a file showed and its kind prices by is a parameter like any: hashed, keyed, stored.
+  Object.assign(params, files.facts);
   const textFile = textField === undefined ? undefined : draft.fields[kind.textFrom?.file ?? ''];
-  const hash = contentHash({ type: draft.type, params, text, images: imageHashes(files.images) });
+  const hash = contentHash({ type: draft.type, params, text, images: imageHashes(files.media) });
   // Derived: stable under reordering, new on any content change.
   const id = draft.givenId ?? `${draft.type}-${hash.slice(0, 16)}`;
   // Every field named, none spread: a literal that starts with a spread is built in V8's slow
@@ -191,7 +200,7 @@ async function finishJob(
     text,
     textChars: text === undefined ? undefined : countChars(text),
     textFile: typeof textFile === 'string' ? textFile : undefined,
-    images: files.images,
+    media: files.media,
     tags,
     position: draft.start,
     fieldPositions: draft.positions,

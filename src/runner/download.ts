@@ -11,7 +11,7 @@ import type { FollowedJob } from './follow.js';
 import { placeResult } from './place-result.js';
 import { resultForms } from './result-forms.js';
 import { kindOf } from '../jobs/index.js';
-import { describeNonMedia, sniffMedia, SNIFF_BYTES, type MediaKind } from '../media-type.js';
+import { describeNonMedia, sniffMedia, SNIFF_BYTES, type FileMedia, type MediaKind } from '../media-type.js';
 import { describeError, FatalRunError, idempotentRetries } from './run-errors.js';
 
 const DISK_ERRORS = new Set(['ENOSPC', 'EROFS', 'EACCES', 'EPERM', 'EDQUOT']);
@@ -182,7 +182,7 @@ function diskError(deps: RunDeps, error: unknown): LocalIoError {
  * bytes decide; Content-Type only vouches for a binary format this table does not know. A
  * storage error page served with 200 must never be saved, and recorded, as a paid result.
  */
-export function resultMismatch(expected: MediaKind, head: Buffer, contentType: string | undefined): string | undefined {
+export function resultMismatch(expected: FileMedia, head: Buffer, contentType: string | undefined): string | undefined {
   const media = sniffMedia(head);
   if (media?.kinds.includes(expected)) return undefined;
   const said = contentType === undefined ? '' : `, Content-Type ${contentType.split(';', 1)[0]?.trim()}`;

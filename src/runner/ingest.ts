@@ -122,7 +122,7 @@ export function specOf(job: ResolvedJob, manifestFile: string): JobSpec {
     paramsJson: JSON.stringify(job.params),
     textChars: job.textChars,
     text: job.text,
-    filesJson: Object.keys(job.images).length === 0 ? undefined : JSON.stringify(job.images),
+    filesJson: Object.keys(job.media).length === 0 ? undefined : JSON.stringify(job.media),
     tags: job.tags,
     origin: originOf(job, manifestFile),
     groupKey,
@@ -139,6 +139,7 @@ export function jobFromRow(row: JobRow): SendableJob {
     params: JSON.parse(row.paramsJson) as Record<string, unknown>,
     text: row.text ?? undefined,
     textChars: row.textChars ?? undefined,
-    images: row.filesJson === null ? {} : (JSON.parse(row.filesJson) as SendableJob['images']),
+    // Rows written before audio and video hold the same shape, less the optional facts.
+    media: row.filesJson === null ? {} : (JSON.parse(row.filesJson) as SendableJob['media']),
   };
 }

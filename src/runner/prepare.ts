@@ -127,7 +127,7 @@ export async function priceLedger(
   const groups: PriceGroup[] = (await deps.ledger.priceGroups(send)).map((row) => ({
     key: row.groupKey,
     type: row.type,
-    sample: { id: row.groupKey, type: row.type, params: JSON.parse(row.paramsJson) as Record<string, unknown>, images: {} },
+    sample: { id: row.groupKey, type: row.type, params: JSON.parse(row.paramsJson) as Record<string, unknown>, media: {} },
     jobs: row.jobs,
     lengths: row.lengths,
   }));

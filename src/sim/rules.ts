@@ -4,7 +4,7 @@
  * Messages follow Laravel's wording, so clients see what the service sends.
  */
 import { createHash } from 'node:crypto';
-import { sniffImageType } from '../media-type.js';
+import { type FileMedia, SNIFF_BYTES, sniffMedia } from '../media-type.js';
 import type { SimModel } from './catalogue.js';
 
 /** A form value: JSON scalars, multipart strings, or multipart files. */
@@ -28,9 +28,22 @@ function toNumber(value: FieldValue): number | undefined {
   return undefined;
 }
 
-/** Image checks the service applies to uploads: the type by its bytes, whatever the name says, and a size cap. */
-const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
-const IMAGE_TYPES = 'jpg, jpeg, png, gif, bmp, webp';
+/**
+ * What an upload field takes, as the service's form requests state it: the media (judged by the
+ * bytes, whatever the name says), the extensions its message lists, and the most kilobytes.
+ */
+export interface UploadRule {
+  kinds: readonly FileMedia[];
+  types: string;
+  maxKb: number;
+}
+
+export const IMAGE_UPLOAD: UploadRule = { kinds: ['image'], types: 'jpg, jpeg, png, gif, bmp, webp', maxKb: 10 * 1024 };
+export const VIDEO_UPLOAD: UploadRule = { kinds: ['video'], types: 'mp4, mpeg, mov, avi, wmv, ogg', maxKb: 50 * 1024 };
+export const AUDIO_UPLOAD: UploadRule = { kinds: ['audio'], types: 'aac, mp3, ogg, webm', maxKb: 20 * 1024 };
+
+/** An upload that passed: its bytes and their sha256. */
+export type Upload = { bytes: Buffer; sha256: string };
 
 /** One request's fields against the model it names (undefined when that check failed), and its errors. */
 /** Laravel's `boolean` rule: true, false, 1, 0, "1", "0", never the string "true"; undefined for anything else. */
@@ -126,18 +139,27 @@ export class Check {
 
   /** An uploaded image's sha256, once its type (by magic bytes) and size pass; null when left out. */
   async image(field: string, required: boolean): Promise<string | null | undefined> {
+    const upload = await this.upload(field, required, IMAGE_UPLOAD);
+    return upload && upload.sha256;
+  }
+
+  /** An uploaded file, once its type (by magic bytes) and size pass the rule; null when left out. */
+  async upload(field: string, required: boolean, rule: UploadRule): Promise<Upload | null | undefined> {
     const value = this.fields[field];
     const name = attribute(field);
     if (value === undefined || value === null || value === '') {
       return required ? this.add(field, `The ${name} field is required.`) : null;
     }
     if (!(value instanceof Blob)) return this.add(field, `The ${name} field must be a file.`);
-    if (value.size > MAX_IMAGE_BYTES) {
-      return this.add(field, `The ${name} field must not be greater than ${MAX_IMAGE_BYTES / 1024} kilobytes.`);
+    if (value.size > rule.maxKb * 1024) {
+      return this.add(field, `The ${name} field must not be greater than ${rule.maxKb} kilobytes.`);
     }
     const bytes = Buffer.from(await value.arrayBuffer());
-    if (!sniffImageType(bytes)) return this.add(field, `The ${name} field must be a file of type: ${IMAGE_TYPES}.`);
-    return createHash('sha256').update(bytes).digest('hex');
+    const kinds = sniffMedia(bytes.subarray(0, SNIFF_BYTES))?.kinds ?? [];
+    if (!rule.kinds.some((kind) => kinds.includes(kind))) {
+      return this.add(field, `The ${name} field must be a file of type: ${rule.types}.`);
+    }
+    return { bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
   }
 }
 

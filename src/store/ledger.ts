@@ -23,7 +23,7 @@ export interface JobSpec {
   paramsJson: string;
   textChars?: number | undefined;
   text?: string | undefined;
-  /** The images it sends, by field (the manifest's ImageRef). */
+  /** The media files it sends, by field (the manifest's MediaRef), with what they were found to be. */
   filesJson?: string | undefined;
   tags?: readonly string[] | undefined;
   /** `file:line:col`, for messages. */

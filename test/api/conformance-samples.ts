@@ -4,6 +4,8 @@
  * it does), and a new field of a kind goes into its `full` sample (the test says which is missing).
  */
 
+import { webmMovie } from '../support/media-files.js';
+
 export interface SampleJob {
   /** Every field sent but text and files, as the manifest resolves them. */
   params: Record<string, unknown>;
@@ -19,6 +21,7 @@ const PNG_HEADER = [
   0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 1, 0, 0, 0, 1, 0, 8, 2, 0, 0, 0,
 ];
 const PNG = { bytes: new Uint8Array(PNG_HEADER), contentType: 'image/png' };
+const WEBM = { bytes: new Uint8Array(webmMovie(2)), contentType: 'video/webm' };
 
 const SPEECH = { model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 };
 const IMAGE = { prompt: 'a harbour', model: 'Flux1schnell', width: 512, height: 512, guidance: 0, steps: 4, seed: 7 };
@@ -54,5 +57,9 @@ export const SAMPLE_JOBS: Readonly<Record<string, { full: SampleJob; minimal: Sa
   txt2embedding: {
     full: { params: { model: 'Bge_M3_FP16', return_result_in_response: true, input: 'a lighthouse at dusk' } },
     minimal: { params: { model: 'Bge_M3_FP16', input: 'a lighthouse at dusk' } },
+  },
+  'vid-upscale': {
+    full: { params: { model: 'RealESRGAN_Vid_x4', scale: 2 }, files: { video: WEBM } },
+    minimal: { params: { model: 'RealESRGAN_Vid_x4' }, files: { video: WEBM } },
   },
 };

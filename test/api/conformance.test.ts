@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src/api/client.js';
 import type { ServiceClient } from '../../src/api/types.js';
 import { JOB_KINDS, JOB_TYPES, type JobKind, type SendableJob, type ServiceRequest } from '../../src/jobs/index.js';
-import type { ImageMime } from '../../src/media-type.js';
+import { mediaFacts, type MediaFacts } from '../../src/media-type.js';
 import { withRequestFields } from '../../src/runner/webhooks.js';
 import { OpenApi, type OpenApiCheck } from '../support/openapi.js';
 import { SAMPLE_JOBS, type SampleJob } from './conformance-samples.js';
@@ -52,21 +52,32 @@ function answer({ method, url }: RecordedRequest): Reply {
 }
 
 async function sendableOf(kind: JobKind, name: string, sample: SampleJob): Promise<SendableJob> {
-  const images: Record<string, SendableJob['images'][string]> = {};
+  const media: Record<string, SendableJob['media'][string]> = {};
+  // The facts a kind prices by are copied from its files into its parameters, as the manifest does.
+  const params = { ...sample.params };
   for (const [field, { bytes, contentType }] of Object.entries(sample.files ?? {})) {
     const path = join(folder, `${kind.type}-${name}-${field}`);
     await writeFile(path, bytes);
     const sha256 = createHash('sha256').update(bytes).digest('hex');
-    images[field] = { path, written: path, contentType: contentType as ImageMime, bytes: bytes.length, sha256 };
+    media[field] = { path, written: path, contentType, bytes: bytes.length, sha256 };
+    const spec = factsOf(kind, field);
+    const facts = Object.keys(spec).length === 0 ? {} : await mediaFacts(bytes);
+    for (const [param, fact] of Object.entries(spec)) params[param] = facts[fact as keyof MediaFacts];
   }
   const textChars = sample.text === undefined ? undefined : [...sample.text].length;
-  return { id: `${kind.type}-${name}`, type: kind.type, params: sample.params, text: sample.text, textChars, images };
+  return { id: `${kind.type}-${name}`, type: kind.type, params, text: sample.text, textChars, media };
+}
+
+function factsOf(kind: JobKind, field: string): Readonly<Record<string, string>> {
+  const file = { ...kind.content, ...kind.params }[field]?.file;
+  return typeof file === 'object' ? (file.facts ?? {}) : {};
 }
 
 /** The fields a job sets, by the names its kind's spec gives them (a file-fed text counts as its text). */
 function fieldsSet(kind: JobKind, job: SendableJob): string[] {
   const text = kind.textFrom !== undefined && job.text !== undefined ? [kind.textFrom.field] : [];
-  return [...Object.keys(job.params), ...Object.keys(job.images), ...text].sort();
+  const facts = Object.keys(kind.files).flatMap((field) => Object.keys(factsOf(kind, field)));
+  return [...Object.keys(job.params).filter((param) => !facts.includes(param)), ...new Set(Object.keys(job.media).map((key) => key.split('.')[0]!)), ...text].sort();
 }
 
 function kindFields(kind: JobKind, which: 'all' | 'required'): string[] {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { defineKind } from '../../src/jobs/kind.js';
 import type { Model } from '../../src/api/types.js';
 import { JOB_KINDS, JOB_TYPES, kindOf, type ResolvedJob } from '../../src/jobs/index.js';
+import { media, model } from '../../src/jobs/fields.js';
+import { defineKind } from '../../src/jobs/kind.js';
 import { groupKeyOf } from '../../src/pricing/keys.js';
 
 function job(type: ResolvedJob['type'], params: Record<string, unknown>, extra: Partial<ResolvedJob> = {}): ResolvedJob {
@@ -13,7 +14,7 @@ function job(type: ResolvedJob['type'], params: Record<string, unknown>, extra: 
     index: 0,
     contentHash: 'h',
     params,
-    images: {},
+    media: {},
     position: { line: 1, col: 1 },
     fieldPositions: {},
     ...extra,
@@ -53,7 +54,7 @@ describe('requests carry exactly the documented fields', () => {
   });
 
   it('image to video: multipart fields as text, the frames as file parts; priced by six fields', () => {
-    const video = job('img2video', { ...VIDEO, negative_prompt: 'blurry', ...stray }, { images: { first_frame_image: FRAME } });
+    const video = job('img2video', { ...VIDEO, negative_prompt: 'blurry', ...stray }, { media: { first_frame_image: FRAME } });
     expect(kindOf('img2video').submit(video)).toEqual({
       endpoint: 'img2video',
       multipart: {
@@ -67,6 +68,45 @@ describe('requests carry exactly the documented fields', () => {
       endpoint: 'img2video/price-calculation',
       json: { model: 'Ltxv', width: 768, height: 432, steps: 1, frames: 120, fps: 30 },
     });
+  });
+});
+
+describe('media uploads', () => {
+  const CLIP = { path: '/data/clip.webm', written: 'clip.webm', contentType: 'video/webm', bytes: 99, sha256: 'cd' };
+
+  it('video upscaling: the video as a video part; priced as a form by the size and length the file stated', () => {
+    const params = { model: 'RealESRGAN_Vid_x4', scale: 2, width: 640, height: 360, duration: 5 };
+    const upscale = job('vid-upscale', params, { media: { video: { ...CLIP, width: 640, height: 360, durationSec: 5 } } });
+    expect(kindOf('vid-upscale').submit(upscale)).toEqual({
+      endpoint: 'vid-upscale',
+      multipart: {
+        fields: { model: 'RealESRGAN_Vid_x4', scale: '2' },
+        files: [{ field: 'video', path: '/data/clip.webm', contentType: 'video/webm', filename: 'clip.webm' }],
+      },
+    });
+    const pricing = kindOf('vid-upscale').pricing;
+    if (pricing.by !== 'per-key') throw new Error('vid-upscale is priced per key');
+    const fields = { model: 'RealESRGAN_Vid_x4', scale: '2', width: '640', height: '360', duration: '5' };
+    expect(pricing.request(upscale)).toEqual({ endpoint: 'vid-upscale/price-calculation', multipart: { fields, files: [] } });
+  });
+
+  it('a list field sends each of its files, in order, as a repeated `<field>[]` part', () => {
+    const edit = defineKind({
+      type: 'list-of-images',
+      title: 'A kind with a list of images',
+      params: { model: model('Any') },
+      content: { images: media('Images', { image: 10 }, { list: true }) },
+      pricing: { by: 'per-key', keyFields: ['model'] },
+      media: 'image',
+      plans: { basic: { perMinute: 1 }, premium: { perMinute: 1 } },
+    });
+    expect(edit.content['images']?.schema.safeParse(['a.png', 'b.png']).success).toBe(true);
+    const second = { ...FRAME, path: '/data/dusk.png', written: 'dusk.png' };
+    const request = edit.submit({ id: 'j', type: edit.type as never, params: { model: 'Any' }, media: { 'images.0': FRAME, 'images.1': second } });
+    expect('multipart' in request && request.multipart.files.map((file) => [file.field, file.filename])).toEqual([
+      ['images[]', 'beach.png'],
+      ['images[]', 'dusk.png'],
+    ]);
   });
 });
 
@@ -195,12 +235,12 @@ describe('a multipart kind', () => {
       type: 'ocr',
       title: 'OCR',
       params: { model: { schema: z.string(), expected: 'a model slug' }, return_result_in_response: flag },
-      content: { image: { schema: z.string(), expected: 'a path', file: 'image' } },
+      content: { image: media('The page', { image: 10 }) },
       pricing: { by: 'per-key', keyFields: ['model'] },
       media: 'text',
       plans: { basic: { perMinute: 1 }, premium: { perMinute: 1 } },
     });
-    const page = { ...job('txt2img', { model: 'm', return_result_in_response: true }), images: { image: FRAME } };
+    const page = { ...job('txt2img', { model: 'm', return_result_in_response: true }), media: { image: FRAME } };
     expect(ocr.submit(page)).toMatchObject({ multipart: { fields: { model: 'm', return_result_in_response: '1' } } });
     expect(ocr.poll.service).toEqual({ firstMs: 3000, maxMs: 15_000, factor: 1.5, giveUpMs: 15 * 60_000 });
   });

@@ -27,12 +27,12 @@ describe('valid manifests', () => {
       model: 'Ltx2_3_22B_Dist_INT8', prompt: 'the day turns to dusk', negative_prompt: 'people',
       width: 512, height: 512, steps: 4, frames: 49, fps: 24, guidance: 1.5, seed: 0,
     });
-    expect(dusk.images['first_frame_image']).toMatchObject({ written: 'images/beach.png', path: resolve(FIXTURES, 'valid/images/beach.png'), contentType: 'image/png' });
-    expect(dusk.images['last_frame_image']).toMatchObject({ written: 'images/beach-dusk.png', contentType: 'image/png' });
-    expect(dusk.images['first_frame_image']?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(dusk.media['first_frame_image']).toMatchObject({ written: 'images/beach.png', path: resolve(FIXTURES, 'valid/images/beach.png'), contentType: 'image/png' });
+    expect(dusk.media['last_frame_image']).toMatchObject({ written: 'images/beach-dusk.png', contentType: 'image/png' });
+    expect(dusk.media['first_frame_image']?.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(fog.params).toMatchObject({ negative_prompt: 'blurry', steps: 8, frames: 97 });
-    expect(fog.images['first_frame_image']?.contentType).toBe('image/jpeg');
-    expect(fog.images['last_frame_image']).toBeUndefined();
+    expect(fog.media['first_frame_image']?.contentType).toBe('image/jpeg');
+    expect(fog.media['last_frame_image']).toBeUndefined();
   });
 
   test('field positions point at each value, in defaults when it came from there', async () => {

@@ -49,7 +49,7 @@ export function speechJob(id: string, textChars: number, params: Partial<SpeechP
     params: { ...KOKORO, ...params },
     text: 'x'.repeat(Math.min(textChars, 10)),
     textChars,
-    images: {},
+    media: {},
   };
 }
 
@@ -63,7 +63,7 @@ export function videoJob(id: string, query: Partial<VideoPriceQuery> = {}, index
     fieldPositions: {},
     type: 'img2video',
     params: { ...videoParams(), ...query, prompt: `prompt of ${id}`, guidance: 0, seed: 42 },
-    images: { first_frame_image: { path: '/tmp/a.png', written: 'a.png', contentType: 'image/png', bytes: 10, sha256: 'ab' } },
+    media: { first_frame_image: { path: '/tmp/a.png', written: 'a.png', contentType: 'image/png', bytes: 10, sha256: 'ab' } },
   };
 }
 

@@ -46,7 +46,7 @@ describe('npm run new-kind', () => {
     const sims = (await import(join(root, 'src/sim/index.ts'))) as typeof import('../../src/sim/index.js');
     expect(JSON.stringify(schema.manifestJsonSchema())).toContain(`"${NAME}"`);
     const kind = jobs.kindOf(NAME as Parameters<typeof jobs.kindOf>[0]);
-    const job = { id: 'a', type: kind.type, params: { prompt: 'a lighthouse', model: 'imgUpscale_model' }, images: {} };
+    const job = { id: 'a', type: kind.type, params: { prompt: 'a lighthouse', model: 'imgUpscale_model' }, media: {} };
     const sim = await sims.startSimulator({ extraModels: 0 });
     try {
       const models = await call(sim, `/api/v1/client/models?filter[inference_types]=${NAME}`);

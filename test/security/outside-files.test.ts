@@ -101,7 +101,7 @@ describe('files named by a manifest stay inside its folder', () => {
     const loaded = await loadManifest(file, { allowOutsideFiles: true });
     const [parent, , , frames] = loaded.jobs;
     expect(parent?.text).toBe('root:x:0:0:not for the service\n');
-    expect(frames?.images['first_frame_image']?.path).toBe(path.join(outside, 'pic.png'));
+    expect(frames?.media['first_frame_image']?.path).toBe(path.join(outside, 'pic.png'));
   });
 
   it('takes links and absolute paths that stay inside, also when the folder itself is reached through a link', async () => {
@@ -115,7 +115,7 @@ describe('files named by a manifest stay inside its folder', () => {
     await manifest(project, jobs);
     for (const file of [path.join(project, 'm.yaml'), path.join(ws.dir, 'alias', 'm.yaml')]) {
       const loaded = await loadManifest(file);
-      expect(loaded.jobs.map((job) => job.text ?? job.images['first_frame_image']?.path)).toEqual([
+      expect(loaded.jobs.map((job) => job.text ?? job.media['first_frame_image']?.path)).toEqual([
         'A line of our own.\n',
         'A line of our own.\n',
         'A line of our own.\n',

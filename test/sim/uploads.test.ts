@@ -1,0 +1,49 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/sim/index.js';
+import { Check, type UploadRule } from '../../src/sim/rules.js';
+import { pngImage } from '../../src/sim/results.js';
+import { webmMovie, wavTone } from '../support/media-files.js';
+import { call, FAST, startSimulator } from './helpers.js';
+
+const form = (fields: Record<string, string>, files: Record<string, Buffer> = {}): FormData => {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  for (const [name, bytes] of Object.entries(files)) body.append(name, new Blob([bytes]), `${name}.bin`);
+  return body;
+};
+
+describe('simulator: uploads of every medium checked as the service checks them', () => {
+  let sim: Simulator;
+  afterEach(async () => {
+    await sim?.close();
+  });
+
+  it('refuses an image given as the video with a 422 in the service shape, and prices a video by its size and length', async () => {
+    sim = await startSimulator(FAST);
+    const wrong = await call(sim, '/api/v1/client/vid-upscale', { form: form({ model: 'RealESRGAN_Vid_x4' }, { video: pngImage() }) });
+    expect(wrong.status).toBe(422);
+    const message = 'The video field must be a file of type: mp4, mpeg, mov, avi, wmv, ogg.';
+    expect(wrong.body).toEqual({ message, errors: { video: [message] } });
+
+    const fields = { model: 'RealESRGAN_Vid_x4', width: '640', height: '360', duration: '5' };
+    const price = await call(sim, '/api/v1/client/vid-upscale/price-calculation', { form: form(fields) });
+    expect(price.status).toBe(200);
+    const byFile = await call(sim, '/api/v1/client/vid-upscale/price-calculation', { form: form({ model: 'RealESRGAN_Vid_x4' }, { video: webmMovie(5) }) });
+    expect(byFile.body).toEqual(price.body);
+    const submit = await call(sim, '/api/v1/client/vid-upscale', { form: form({ model: 'RealESRGAN_Vid_x4' }, { video: webmMovie(5) }) });
+    expect(submit.status).toBe(200);
+    expect(sim.stats.accepted).toHaveLength(1);
+  });
+
+  it('holds each upload to its size in kilobytes and its media by the bytes', async () => {
+    const rule: UploadRule = { kinds: ['audio'], types: 'mp3, wav', maxKb: 1 };
+    const check = async (bytes: Buffer) => {
+      const c = new Check({ model: 'none', audio: new Blob([bytes]) }, new Map(), 'any');
+      await c.upload('audio', true, rule);
+      return c.errors['audio'];
+    };
+    expect(await check(wavTone(8000, 0.01))).toBeUndefined();
+    expect(await check(wavTone(8000, 1))).toEqual(['The audio field must not be greater than 1 kilobytes.']);
+    expect(await check(pngImage(8))).toEqual(['The audio field must be a file of type: mp3, wav.']);
+  });
+});
