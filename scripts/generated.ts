@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { manifestJsonSchema, SCHEMA_FILE } from '../src/manifest/schema.js';
 import { DOCUMENT_SCHEMAS, documentJsonSchema, SCHEMAS_DIR, type DocumentName } from '../src/report/document-schemas.js';
-import { BEGIN, END, fieldTables } from './manifest-fields.js';
+import { BEGIN, END, fieldTables, KINDS_BEGIN, KINDS_END, kindsTable } from './manifest-fields.js';
 
 export interface GeneratedFile {
   path: string;
@@ -18,11 +18,12 @@ const MANIFEST_DOC = 'docs/manifest.md';
 const jsonText = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
 /** The page with its generated part (markers included) replaced; the words around it are the page's own. */
-function withFieldTables(page: string): string {
-  const start = page.indexOf(BEGIN);
-  const end = page.indexOf(END);
-  if (start === -1 || end < start) throw new Error(`${MANIFEST_DOC} has lost its markers for the generated field tables: ${BEGIN} … ${END}`);
-  return `${page.slice(0, start)}${fieldTables()}${page.slice(end + END.length)}`;
+function withGenerated(file: string, [begin, end]: readonly [string, string], part: string): string {
+  const page = readFileSync(file, 'utf8');
+  const start = page.indexOf(begin);
+  const stop = page.indexOf(end);
+  if (start === -1 || stop < start) throw new Error(`${file} has lost its markers for the generated part: ${begin} … ${end}`);
+  return `${page.slice(0, start)}${part}${page.slice(stop + end.length)}`;
 }
 
 /** Paths are relative to the repository's root, the working directory of the script and the tests. */
@@ -30,6 +31,7 @@ export function generatedFiles(): GeneratedFile[] {
   return [
     { path: SCHEMA_FILE, text: jsonText(manifestJsonSchema()) },
     ...(Object.keys(DOCUMENT_SCHEMAS) as DocumentName[]).map((name) => ({ path: `${SCHEMAS_DIR}/${name}.schema.json`, text: jsonText(documentJsonSchema(name)) })),
-    { path: MANIFEST_DOC, text: withFieldTables(readFileSync(MANIFEST_DOC, 'utf8')) },
+    { path: MANIFEST_DOC, text: withGenerated(MANIFEST_DOC, [BEGIN, END], fieldTables()) },
+    { path: 'README.md', text: withGenerated('README.md', [KINDS_BEGIN, KINDS_END], kindsTable()) },
   ];
 }

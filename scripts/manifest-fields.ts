@@ -8,6 +8,8 @@ import { COMMON_FIELDS, SPLIT_FIELD, TYPES_TEXT } from '../src/manifest/fields.j
 
 export const BEGIN = '<!-- fields: generated from src/jobs by npm run generate; do not edit by hand -->';
 export const END = '<!-- end of generated fields -->';
+export const KINDS_BEGIN = '<!-- kinds: generated from src/jobs by npm run generate; do not edit by hand -->';
+export const KINDS_END = '<!-- end of generated kinds -->';
 
 /** A table cell: one line, no `|` to split it. */
 function cell(text: string): string {
@@ -81,4 +83,31 @@ export function fieldTables(): string {
   }
   lines.push(END);
   return lines.join('\n');
+}
+
+const SAVED_AS: Readonly<Record<string, string>> = {
+  text: 'text: `<id>.txt` (+ `<id>.json` with timestamps)',
+  embedding: 'embedding: `<id>.json`',
+};
+
+/** What a job of the kind is about (its content fields, the parameters coming from defaults too). */
+function inputsOf(kind: JobKind): string {
+  const names = Object.keys(kind.content);
+  const pair = kind.exactlyOne?.map(code).join(' or ');
+  const shown = names
+    .filter((name) => !kind.exactlyOne?.includes(name))
+    .map((name) => (kind.required.includes(name) ? code(name) : `${code(name)}?`));
+  return [...(pair === undefined ? [] : [pair]), ...shown].join(', ');
+}
+
+/** README's table of kinds, markers included: one row a kind, what it takes and what it leaves. */
+export function kindsTable(): string {
+  const result = (kind: JobKind): string => SAVED_AS[kind.output.media] ?? `${kind.output.media}: \`<id>.<ext>\``;
+  return [
+    KINDS_BEGIN,
+    row(['kind', 'makes', 'from (`?`: optional)', 'result']),
+    row(['---', '---', '---', '---']),
+    ...JOB_KINDS.map((kind) => row([code(kind.type), kind.title, inputsOf(kind), result(kind)])),
+    KINDS_END,
+  ].join('\n');
 }
