@@ -1,0 +1,140 @@
+/**
+ * One job of every kind in the registry, end to end against the simulator: validated, estimated
+ * (the estimate's total is what the run then spends, the service's own prices), run, and every
+ * result on disk in its form; then again with a kill -9 in the middle of the sends, resumed with
+ * nothing sent twice. A kind added to the registry fails here until it has its job below.
+ */
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JOB_KINDS, JOB_TYPES, kindOf, type JobType } from '../../src/jobs/index.js';
+import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { estimateInProcess, readRunJson, runInProcessResult } from '../helpers/in-process.js';
+import { useWorkspace } from '../helpers/workspace.js';
+import { byState, cliAgainst, collect, delay, ledgerRows, startAgainst, type StatusJson } from '../reliability/helpers.js';
+import { mp3Frames, webmMovie } from '../support/media-files.js';
+
+/** Each kind's job, as a flow mapping's fields after `id` and `type` (its model and the rest from `defaults`). */
+const ONE_OF_EACH: Readonly<Record<string, string>> = {
+  txt2audio: 'text: "Welcome to the show."',
+  img2video: 'prompt: "slow waves roll onto the beach", first_frame_image: beach.png',
+  txt2img: 'prompt: "a lighthouse at dusk"',
+  txt2video: 'prompt: "fog over the harbour"',
+  txt2embedding: 'input: "a lighthouse at dusk"',
+  'vid-upscale': 'video: clip.webm',
+};
+
+const VIDEO = '{ model: Ltxv_13B_0_9_8_Distilled_FP8, width: 768, height: 432, steps: 1, frames: 120, fps: 30, guidance: 0, seed: 42 }';
+
+const DEFAULTS: Readonly<Record<string, string>> = {
+  txt2audio: '{ model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }',
+  img2video: VIDEO,
+  txt2img: '{ model: Flux1schnell, width: 512, height: 512, guidance: 0, steps: 4, seed: 7 }',
+  txt2video: VIDEO,
+  txt2embedding: '{ model: Bge_M3_FP16 }',
+  'vid-upscale': '{ model: RealESRGAN_Vid_x4 }',
+};
+
+/** Every kind quick: a run of one job each takes about a second. */
+const FAST = {
+  pendingMs: Object.fromEntries(JOB_TYPES.map((type) => [type, 20])),
+  processingMs: Object.fromEntries(JOB_TYPES.map((type) => [type, 40])),
+  latencyMs: 2,
+};
+
+const idOf = (type: string): string => `one-${type}`;
+
+describe('one job of every kind', () => {
+  const workspace = useWorkspace();
+
+  async function writeManifest(): Promise<string> {
+    const dir = workspace.dir;
+    await copyFile(path.resolve('manifests/images/beach.png'), path.join(dir, 'beach.png'));
+    await writeFile(path.join(dir, 'clip.webm'), webmMovie(3, 640, 360));
+    await writeFile(path.join(dir, 'speech.mp3'), mp3Frames(4));
+    const lines = [
+      'version: 1',
+      'defaults:',
+      ...JOB_TYPES.filter((type) => DEFAULTS[type] !== undefined).map((type) => `  ${type}: ${DEFAULTS[type]}`),
+      'jobs:',
+      ...JOB_TYPES.map((type) => `  - { id: ${idOf(type)}, type: ${type}, ${ONE_OF_EACH[type]} }`),
+    ];
+    const file = path.join(dir, 'every-kind.yaml');
+    await writeFile(file, `${lines.join('\n')}\n`);
+    return file;
+  }
+
+  /** What a kind's result must look like on disk: a text, an embedding, or media with its own extension. */
+  async function expectResult(type: JobType, output: string): Promise<void> {
+    const media = kindOf(type).output.media;
+    if (media === 'text') {
+      expect(output).toBe(path.join(path.dirname(output), `${idOf(type)}.txt`));
+      expect((await readFile(output, 'utf8')).trim()).not.toBe('');
+    } else if (media === 'embedding') {
+      expect(path.basename(output)).toBe(`${idOf(type)}.json`);
+      const saved = JSON.parse(await readFile(output, 'utf8')) as { embedding: unknown[] };
+      expect(saved.embedding.length).toBeGreaterThan(0);
+      expect(saved.embedding.every((value) => typeof value === 'number')).toBe(true);
+    } else {
+      expect(path.basename(output)).toMatch(new RegExp(`^${idOf(type)}\\.[a-z0-9]+$`));
+      expect((await readFile(output)).length).toBeGreaterThan(0);
+    }
+  }
+
+  it('has a job for every kind in the registry', () => {
+    expect(Object.keys(ONE_OF_EACH).sort()).toEqual([...JOB_TYPES].sort());
+  });
+
+  it('validates, estimates at the service\'s prices, runs and saves every result in its form', async () => {
+    const manifest = await writeManifest();
+    const sim = await workspace.startSim(FAST);
+    const validate = await runCli(['validate', manifest, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: sim.token } });
+    expect(validate.code, validate.stderr).toBe(0);
+
+    const ledgerPath = path.join(workspace.dir, 'every-kind.mediabatch.db');
+    const { report } = await estimateInProcess({ manifest, ledgerPath, baseUrl: sim.url, token: sim.token });
+    expect(report.jobs).toBe(JOB_KINDS.length);
+
+    const balanceBefore = sim.balanceUsd;
+    const outDir = path.join(workspace.dir, 'every-kind.out');
+    const { result } = await runInProcessResult({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token });
+    expect(sim.stats.accepted.map((job) => job.type).sort()).toEqual([...JOB_TYPES].sort());
+    // What the estimate said is what the service took: its own prices, each job once.
+    expect(result.summary.spentMicro).toBe(report.totalMicro);
+    // The service counts in fractions of a micro-dollar; the ledger rounds each price up to a whole one.
+    const takenMicro = (balanceBefore - sim.balanceUsd) * 1e6;
+    expect(report.totalMicro - takenMicro).toBeGreaterThanOrEqual(-1e-3);
+    expect(report.totalMicro - takenMicro).toBeLessThan(JOB_TYPES.length);
+    const status = await readRunJson<StatusJson>(outDir);
+    for (const type of JOB_TYPES) {
+      const job = status.jobs.find((one) => one.id === idOf(type));
+      expect(job?.state, type).toBe('done');
+      await expectResult(type, job?.output as string);
+    }
+  });
+
+  it('resumes after a kill -9 in the middle of the sends with nothing sent twice', async () => {
+    const manifest = await writeManifest();
+    const sim = await workspace.startSim({ ...FAST, latencyMs: 40 });
+    const db = path.join(workspace.dir, 'every-kind.mediabatch.db');
+    const child = startAgainst(sim, ['run', manifest, '--concurrency', '2']);
+    const ended = collect(child);
+    while (sim.stats.accepted.length < Math.ceil(JOB_TYPES.length / 2)) await delay(5);
+    child.kill('SIGKILL');
+    await ended;
+    const caughtSubmitting = (await ledgerRows(db)).filter((row) => row.state === 'submitting').map((row) => row.id);
+
+    const resumed = await cliAgainst(sim, ['run', manifest, '--json']);
+    expect(hasStackTrace(resumed.stderr), resumed.stderr).toBe(false);
+    expect(resumed.code, resumed.stderr).toBe(caughtSubmitting.length === 0 ? 0 : 1);
+    expect(sim.stats.duplicates()).toEqual([]);
+    const summary = JSON.parse(resumed.stdout) as StatusJson;
+    // Only a job caught between its submit and its answer is in doubt; every other one is done.
+    expect(summary.jobs.filter((job) => job.state === 'in_doubt').map((job) => job.id).sort()).toEqual(caughtSubmitting.sort());
+    expect(byState(await ledgerRows(db))['done']).toBe(JOB_TYPES.length - caughtSubmitting.length);
+    for (const type of JOB_TYPES) {
+      const job = summary.jobs.find((one) => one.id === idOf(type));
+      if (job?.state !== 'in_doubt') await expectResult(type, job?.output as string);
+    }
+  });
+});
