@@ -24,6 +24,9 @@ export interface ImageRef {
   contentType: ImageMime;
   bytes: number;
   sha256: string;
+  /** Its sides in pixels (its price may depend on them); absent in rows recorded before they were read. */
+  width?: number | undefined;
+  height?: number | undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type * as z from 'zod';
 import type { Model, MultipartFile, ServiceRequest } from '../api/types.js';
 import type { MediaKind } from '../media-type.js';
-import type { ResolvedJob, SendableJob } from './job.js';
+import type { ImageRef, ResolvedJob, SendableJob } from './job.js';
 import type { JobType } from './types.js';
 
 export type { MultipartFile, ServiceRequest } from '../api/types.js';
@@ -69,6 +69,8 @@ export type ReportProblem = (field: string, expected: string, got: { value: unkn
 export type KindPricing = {
   /** The fields the price depends on (but the length), in the order the cache key lists them. */
   keyFields: readonly string[];
+  /** A job's values of `keyFields`, from its parameters or (width, height) its image's sides. */
+  keyOf(job: Pick<SendableJob, 'params' | 'images'>): Record<string, unknown>;
 } & (
   | { by: 'per-key'; request(job: SendableJob): ServiceRequest }
   | { by: 'per-length'; lengthOf(job: SendableJob): number; request(job: SendableJob, length: number): ServiceRequest }
@@ -114,10 +116,12 @@ export type KindSpec<T extends string> = Omit<JobKind<T>, Defaulted> &
 
 /**
  * The price call, `POST /<type>/price-calculation`: with the key fields, or with the submit's
- * (`carries: 'submit'`); a per-length kind adds the text's length as `lengthField`.
+ * (`carries: 'submit'`); a per-length kind adds the text's length as `lengthField`. A kind priced
+ * by an image's sides (`sidesOf`: its field) sends them as `width` and `height`, never the file,
+ * in multipart as its submit: photos of one size share one call.
  */
 type PricingSpec =
-  | { by: 'per-key'; keyFields: readonly string[]; carries?: 'key' | 'submit' }
+  | { by: 'per-key'; keyFields: readonly string[]; carries?: 'key' | 'submit'; sidesOf?: string }
   | { by: 'per-length'; keyFields: readonly string[]; lengthField: string };
 
 /**
@@ -183,8 +187,7 @@ export function defineKind<T extends string>({ media, pricing, ...spec }: KindSp
   const submit = (job: SendableJob): ServiceRequest => {
     if (images.length === 0) return { endpoint: spec.type, json: sentOf(job) };
     // Multipart carries every field as text (a flag as 1 or 0: Laravel refuses "true"); the images go as file parts.
-    const texts = Object.fromEntries(Object.entries(sentOf(job)).map(([name, value]) => [name, formText(value)]));
-    return { endpoint: spec.type, multipart: { fields: texts, files: imageParts(job, images) } };
+    return { endpoint: spec.type, multipart: { fields: formTexts(sentOf(job)), files: imageParts(job, images) } };
   };
   const derived = { files, pricing: pricingOf(spec.type, pricing, sentOf), output: { media, extension } };
   return { checkModel: () => undefined, poll, submit, required, ...spec, ...derived };
@@ -196,11 +199,20 @@ const formText = (value: unknown): string => (typeof value === 'boolean' ? (valu
 
 function pricingOf(type: string, spec: PricingSpec, sentOf: Sent): KindPricing {
   const endpoint = `${type}/price-calculation`;
-  const keyFields = spec.keyFields;
-  const keyed: Sent = (job) => pick(job.params, keyFields);
+  const sides = spec.by === 'per-key' ? spec.sidesOf : undefined;
+  const keyFields = sides === undefined ? spec.keyFields : [...spec.keyFields, 'width', 'height'];
+  const keyOf: KindPricing['keyOf'] = (job) => {
+    const values = { ...job.params, ...(sides === undefined ? {} : sidesOfImage(job.images[sides])) };
+    return Object.fromEntries(keyFields.map((field) => [field, values[field]]));
+  };
+  const keyed: Sent = (job) => pick(keyOf(job), keyFields);
   if (spec.by === 'per-key') {
     const json = spec.carries === 'submit' ? sentOf : keyed;
-    return { by: 'per-key', keyFields, request: (job: SendableJob) => ({ endpoint, json: json(job) }) };
+    const request = (job: SendableJob): ServiceRequest => {
+      if (sides === undefined) return { endpoint, json: json(job) };
+      return { endpoint, multipart: { fields: formTexts(keyed(job)), files: [] } };
+    };
+    return { by: 'per-key', keyFields, keyOf, request };
   }
   const { lengthField } = spec;
   // Only the length is sent, never the text itself.
@@ -208,8 +220,16 @@ function pricingOf(type: string, spec: PricingSpec, sentOf: Sent): KindPricing {
     endpoint,
     json: { ...keyed(job), [lengthField]: length },
   });
-  return { by: 'per-length', keyFields, lengthOf: (job: SendableJob) => job.textChars ?? 0, request };
+  return { by: 'per-length', keyFields, keyOf, lengthOf: (job: SendableJob) => job.textChars ?? 0, request };
 }
+
+/** An image's sides as the price call names them. */
+function sidesOfImage(ref: ImageRef | undefined): Record<string, unknown> {
+  return { width: ref?.width, height: ref?.height };
+}
+
+const formTexts = (values: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(Object.entries(values).map(([name, value]) => [name, formText(value)]));
 
 /** Only the fields listed, in that order, each only if set: a request carries no stray property. */
 function pick(params: Readonly<Record<string, unknown>>, fields: readonly string[]): Record<string, unknown> {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';
 import type { ImageRef } from '../jobs/index.js';
+import { IMAGE_SIDE_PX, imageSides, sidesAllowed } from '../image-sides.js';
 import { sniffImageType } from '../media-type.js';
 
 // A text larger than this, in a file or inline, is almost certainly a mistake (and costs real money).
@@ -121,8 +122,20 @@ async function checkImageUncached(path: string): Promise<FileCheck<ImageInfo>> {
     const detail = bytes.length === 0 ? 'an empty file' : 'not an image by its bytes';
     return { ok: false, expected: 'a JPG, PNG, GIF, BMP or WebP image', detail };
   }
+  const sides = sidesOf(bytes);
+  if (!sides.ok) return sides;
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { ok: true, value: { path, contentType, bytes: bytes.length, sha256, stamp: file.value.stamp } };
+  const value = { path, contentType, bytes: bytes.length, sha256, ...sides.value, stamp: file.value.stamp };
+  return { ok: true, value };
+}
+
+/** Its width and height, each within what the service takes: it refuses the image otherwise. */
+function sidesOf(bytes: Buffer): FileCheck<{ width: number; height: number }> {
+  const expected = `an image of ${IMAGE_SIDE_PX.min} to ${IMAGE_SIDE_PX.max} pixels a side`;
+  const sides = imageSides(bytes);
+  if (sides === undefined) return { ok: false, expected, detail: 'no readable width and height' };
+  if (sidesAllowed(sides)) return { ok: true, value: sides };
+  return { ok: false, expected, detail: `${sides.width}×${sides.height} pixels`, hint: 'resize it' };
 }
 
 /** Inside the scope, exists, is a regular file, is ≤ 10 MB and really an allowed image type; with its sha256. */

@@ -16,9 +16,10 @@ function join(parts: readonly unknown[]): string {
 }
 
 /** The price group of one job: every priced field, but the length for kinds priced by length. */
-export function groupKeyOf(job: Pick<SendableJob, 'type' | 'params'>): string {
-  const { keyFields } = kindOf(job.type).pricing;
-  return join([PRICE_KEY_VERSION, job.type, ...keyFields.map((field) => job.params[field])]);
+export function groupKeyOf(job: Pick<SendableJob, 'type' | 'params'> & Partial<Pick<SendableJob, 'images'>>): string {
+  const { keyFields, keyOf } = kindOf(job.type).pricing;
+  const values = keyOf({ params: job.params, images: job.images ?? {} });
+  return join([PRICE_KEY_VERSION, job.type, ...keyFields.map((field) => values[field])]);
 }
 
 /** The key of one length of a group priced by length. */

@@ -254,7 +254,7 @@ export function summarise(group: PriceGroup, outcome: GroupOutcome, prices: Pric
     type: group.type,
     model: String(group.sample.params['model']),
     // The priced fields: every job of the group has these values, they are what the group is.
-    params: Object.fromEntries(pricing.keyFields.map((field) => [field, group.sample.params[field] ?? null])),
+    params: Object.fromEntries(Object.entries(pricing.keyOf(group.sample)).map(([field, value]) => [field, value ?? null])),
     jobs: group.jobs,
     // Kinds priced by length: all the texts' characters and their distinct lengths.
     characters: perLength ? group.lengths.reduce((sum, l) => sum + l.chars * l.jobs, 0) : null,

@@ -4,6 +4,7 @@
  * Messages follow Laravel's wording, so clients see what the service sends.
  */
 import { createHash } from 'node:crypto';
+import { imageSides, type ImageSides, sidesAllowed } from '../image-sides.js';
 import { sniffImageType } from '../media-type.js';
 import type { SimModel } from './catalogue.js';
 
@@ -137,7 +138,16 @@ export class Check {
     }
     const bytes = Buffer.from(await value.arrayBuffer());
     if (!sniffImageType(bytes)) return this.add(field, `The ${name} field must be a file of type: ${IMAGE_TYPES}.`);
+    // Laravel's `dimensions` rule: each side within what the models take.
+    const sides = imageSides(bytes);
+    if (!sides || !sidesAllowed(sides)) return this.add(field, `The ${name} field has invalid image dimensions.`);
     return createHash('sha256').update(bytes).digest('hex');
+  }
+
+  /** The sides of an image that passed `image`. */
+  async sides(field: string): Promise<ImageSides | undefined> {
+    const value = this.fields[field];
+    return value instanceof Blob ? imageSides(new Uint8Array(await value.arrayBuffer())) : undefined;
   }
 }
 

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src/api/client.js';
 import type { ServiceClient } from '../../src/api/types.js';
 import { JOB_KINDS, JOB_TYPES, type JobKind, type SendableJob, type ServiceRequest } from '../../src/jobs/index.js';
+import { imageSides } from '../../src/image-sides.js';
 import type { ImageMime } from '../../src/media-type.js';
 import { withRequestFields } from '../../src/runner/webhooks.js';
 import { OpenApi, type OpenApiCheck } from '../support/openapi.js';
@@ -57,7 +58,8 @@ async function sendableOf(kind: JobKind, name: string, sample: SampleJob): Promi
     const path = join(folder, `${kind.type}-${name}-${field}`);
     await writeFile(path, bytes);
     const sha256 = createHash('sha256').update(bytes).digest('hex');
-    images[field] = { path, written: path, contentType: contentType as ImageMime, bytes: bytes.length, sha256 };
+    const sides = imageSides(bytes);
+    images[field] = { path, written: path, contentType: contentType as ImageMime, bytes: bytes.length, sha256, ...sides };
   }
   const textChars = sample.text === undefined ? undefined : [...sample.text].length;
   return { id: `${kind.type}-${name}`, type: kind.type, params: sample.params, text: sample.text, textChars, images };

@@ -9,8 +9,11 @@ import { txt2audio } from './txt2audio.js';
 import { txt2img } from './txt2img.js';
 import { txt2video } from './txt2video.js';
 import { txt2embedding } from './txt2embedding.js';
+import { imgRmbg } from './img-rmbg.js';
+import { imgUpscale } from './img-upscale.js';
+import { img2txt } from './img2txt.js';
 
-export const SIM_KINDS = [txt2audio, txt2img, img2video, txt2video, txt2embedding] as const;
+export const SIM_KINDS = [txt2audio, txt2img, img2video, txt2video, txt2embedding, imgRmbg, imgUpscale, img2txt] as const;
 
 export type SimJobType = (typeof SIM_KINDS)[number]['type'];
 
