@@ -131,8 +131,10 @@ export function specOf(job: ResolvedJob, manifestFile: string): JobSpec {
   };
 }
 
+type StoredJob = Pick<JobRow, 'id' | 'type' | 'paramsJson' | 'text' | 'textChars' | 'filesJson'>;
+
 /** A job read back from the ledger, to be sent: exactly what was resolved and recorded. */
-export function jobFromRow(row: JobRow): SendableJob {
+export function jobFromRow(row: StoredJob): SendableJob {
   return {
     id: row.id,
     type: row.type,

@@ -8,7 +8,7 @@ import type { PriceCache } from '../pricing/types.js';
 import type { IngestLedger, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
 import { createRunProgress, type PricingProgress, type RetryPolicy } from './context.js';
 import type { RunDeps, RunProgress } from './context.js';
-import { ingestManifest, type IngestResult } from './ingest.js';
+import { ingestManifest, jobFromRow, type IngestResult } from './ingest.js';
 import { idempotentRetries } from './run-errors.js';
 import { checkSelection } from './selection.js';
 
@@ -127,7 +127,8 @@ export async function priceLedger(
   const groups: PriceGroup[] = (await deps.ledger.priceGroups(send)).map((row) => ({
     key: row.groupKey,
     type: row.type,
-    sample: { id: row.groupKey, type: row.type, params: JSON.parse(row.paramsJson) as Record<string, unknown>, images: {} },
+    // One job's parameters and files: what the group's price call reads (an image's sides, say).
+    sample: jobFromRow({ ...row, id: row.groupKey, text: null, textChars: null }),
     jobs: row.jobs,
     lengths: row.lengths,
   }));

@@ -166,7 +166,8 @@ export interface FollowRow extends Pick<JobRow, 'id' | 'type' | 'paramsJson' | '
  * `paramsJson`: one of its jobs' (every job of the group shares the priced ones); `lengths`, for
  * kinds priced by length: the distinct lengths and their job counts.
  */
-export interface PriceGroupRow extends Pick<JobRow, 'type' | 'paramsJson'> {
+/** A price group: its jobs and lengths, with one job's parameters and files (what its price call reads). */
+export interface PriceGroupRow extends Pick<JobRow, 'type' | 'paramsJson' | 'filesJson'> {
   groupKey: string;
   jobs: number;
   lengths: { chars: number; jobs: number }[];

@@ -6,7 +6,7 @@ import { isGlob, pickParams, pickSql, SCOPE_SQL, SEND_SQL, sendParams, sendSql }
 import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
 
 /** A price group's jobs of one length (chars null for kinds not priced by length). */
-type GroupLine = Pick<PriceGroupRow, 'groupKey' | 'type' | 'paramsJson' | 'jobs'> & { chars: number | null };
+type GroupLine = Omit<PriceGroupRow, 'lengths'> & { chars: number | null };
 
 /** The jobs table and the event log, read a window at a time, and the plan's writes over a selection. */
 type JobRecords = ListingLedger &
@@ -60,7 +60,8 @@ export function createJobRecords(ctx: StoreContext): Sync<JobRecords> {
      GROUP BY parent_id COLLATE NOCASE HAVING SUM(state <> 'done') = 0 ORDER BY parent_id COLLATE NOCASE LIMIT ?`,
   );
   const selectGroups = db.prepare<Record<string, number | string>, GroupLine>(
-    `SELECT group_key AS groupKey, type, MIN(params_json) AS paramsJson, text_chars AS chars, COUNT(*) AS jobs
+    `SELECT group_key AS groupKey, type, MIN(params_json) AS paramsJson, MIN(files_json) AS filesJson, text_chars AS chars,
+       COUNT(*) AS jobs
      FROM jobs WHERE ${SEND_SQL} GROUP BY group_key, text_chars ORDER BY group_key, text_chars`,
   );
   // Prices arrive by key (thousands at most); the jobs (a million, perhaps) take theirs in one pass.
@@ -244,11 +245,13 @@ function jobFilter(query: Omit<JobQuery, 'limit'>): { where: string; params: Rec
   return { where: where.join(' AND '), params };
 }
 
+const pickGroup = ({ groupKey, type, paramsJson, filesJson }: GroupLine) => ({ groupKey, type, paramsJson, filesJson });
+
 function groupLengths(rows: readonly GroupLine[]): PriceGroupRow[] {
   const groups = new Map<string, PriceGroupRow>();
   for (const row of rows) {
     let group = groups.get(row.groupKey);
-    if (group === undefined) groups.set(row.groupKey, (group = { groupKey: row.groupKey, type: row.type, paramsJson: row.paramsJson, jobs: 0, lengths: [] }));
+    if (group === undefined) groups.set(row.groupKey, (group = { ...pickGroup(row), jobs: 0, lengths: [] }));
     group.jobs += row.jobs;
     if (row.chars !== null) group.lengths.push({ chars: row.chars, jobs: row.jobs });
   }

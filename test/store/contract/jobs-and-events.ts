@@ -165,20 +165,24 @@ export function jobsContract(ledgers: Ledgers): void {
   });
 
   describe('prices and aggregates', () => {
+    // Group h's job names a file: a price call may read it (an image's sides).
+    const FILES = '{"image":{"width":640,"height":480}}';
     const grouped = (id: string, index: number, chars: number, group = 'g'): JobSpec => ({
       ...spec(id, index),
       textChars: chars,
       groupKey: group,
       priceKey: `${group}|${chars}`,
       paramsJson: JSON.stringify({ model: group === 'g' ? 'Kokoro' : 'Other' }),
+      ...(group === 'h' ? { filesJson: FILES } : {}),
     });
 
     it('groups the jobs to send by price group and length, prices them by key, and sums them up', async () => {
       const ledger = await ledgers.create();
       await sync(ledger, [grouped('a', 0, 10), grouped('b', 1, 10), grouped('c', 2, 20), grouped('d', 3, 5, 'h')]);
+      const lengths = [{ chars: 10, jobs: 2 }, { chars: 20, jobs: 1 }];
       expect(await ledger.priceGroups(SEND)).toEqual([
-        { groupKey: 'g', type: 'txt2audio', paramsJson: '{"model":"Kokoro"}', jobs: 3, lengths: [{ chars: 10, jobs: 2 }, { chars: 20, jobs: 1 }] },
-        { groupKey: 'h', type: 'txt2audio', paramsJson: '{"model":"Other"}', jobs: 1, lengths: [{ chars: 5, jobs: 1 }] },
+        { groupKey: 'g', type: 'txt2audio', paramsJson: '{"model":"Kokoro"}', filesJson: null, jobs: 3, lengths },
+        { groupKey: 'h', type: 'txt2audio', paramsJson: '{"model":"Other"}', filesJson: FILES, jobs: 1, lengths: [{ chars: 5, jobs: 1 }] },
       ]);
       await ledger.applyPrices(
         [

@@ -81,7 +81,7 @@ export function priceGroups(data: MemoryData, send: SendSelection): PriceGroupRo
   const groups = new Map<string, PriceGroupRow & { byLength: Map<number | null, number> }>();
   for (const job of manifestOrder(data).filter(sender(send))) {
     const key = job.groupKey ?? '';
-    const group = groups.get(key) ?? { groupKey: key, type: job.type, paramsJson: job.paramsJson, jobs: 0, lengths: [], byLength: new Map() };
+    const group = groups.get(key) ?? { groupKey: key, type: job.type, paramsJson: job.paramsJson, filesJson: job.filesJson, jobs: 0, lengths: [], byLength: new Map() };
     group.jobs += 1;
     group.byLength.set(job.textChars, (group.byLength.get(job.textChars) ?? 0) + 1);
     groups.set(key, group);
