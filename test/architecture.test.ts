@@ -31,6 +31,8 @@ const LIBRARY_HOME: Record<string, string> = {
   'csv-stringify': 'report',
   'csv-parse': 'manifest',
   tinyglobby: 'manifest',
+  // An image's sides, in a module directly in src/, which the manifest and the simulator share.
+  'image-size': 'errors',
 };
 
 /**
