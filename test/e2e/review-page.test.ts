@@ -297,7 +297,8 @@ describe('text and embedding results, in Chromium', () => {
 
   beforeAll(async () => {
     ({ dir, cleanup } = await tempDir('mediabatch-review-'));
-    sim = await startSimulator({ pendingMs: { txt2embedding: 10, img2txt: 10 }, processingMs: { txt2embedding: 10, img2txt: 10 } });
+    const quick = { txt2embedding: 10, img2txt: 10 };
+    sim = await startSimulator({ pendingMs: quick, processingMs: quick });
     const manifest = path.join(dir, 'index.yaml');
     await writeFile(path.join(dir, 'page.png'), pngImage(64));
     const jobs = [

@@ -16,7 +16,7 @@ describe('simulator: background removal, upscaling, OCR', () => {
 
   it('prices a file and its width and height alike; a side outside 64 to 5000 px is refused', async () => {
     sim = await startSimulator();
-    const price = (path: string, body: FormData) => call(sim!, `/api/v1/client/${path}/price-calculation`, { form: body });
+    const price = (kind: string, body: FormData) => call(sim!, `/api/v1/client/${kind}/price-calculation`, { form: body });
     const byFile = await price('img-rmbg', form({ model: 'Ben2' }, pngImage(80)));
     const bySides = await price('img-rmbg', form({ model: 'Ben2', width: '80', height: '80' }));
     expect(byFile.status).toBe(200);
