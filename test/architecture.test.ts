@@ -32,6 +32,8 @@ const LIBRARY_HOME: Record<string, string> = {
   'csv-parse': 'manifest',
   tinyglobby: 'manifest',
   'music-metadata': 'errors',
+  // An image's sides, in a module directly in src/, which the manifest and the simulator share.
+  'image-size': 'errors',
 };
 
 /**

@@ -25,11 +25,15 @@ export const negativePrompt: FieldSpec = { schema: z.string().describe('What to 
 
 const IMAGE_FORMATS_TEXT = 'a JPG, PNG, GIF, BMP or WebP image';
 
-export function image(description: string): FieldSpec {
-  const where = `${IMAGE_FORMATS_TEXT}, at most 10 MB, inside the manifest's folder`;
-  const file = { maxBytes: { image: 10 * 1024 * 1024 } };
+/** An image field; `field` adds its other rules (the facts its kind prices by). */
+export function image(description: string, field: Omit<MediaField, 'maxBytes'> = {}): FieldSpec {
+  const where = `${IMAGE_FORMATS_TEXT}, 64 to 5000 pixels a side, at most 10 MB, inside the manifest's folder`;
+  const file = { ...field, maxBytes: { image: 10 * 1024 * 1024 } };
   return { ...slug(`${description}: ${where}`, `a path to ${IMAGE_FORMATS_TEXT}`), file };
 }
+
+/** An image's sides as the parameters a price by size reads (they are never sent with the submit). */
+export const SIDES = { width: 'width', height: 'height' } as const;
 
 const MEDIA_TEXT: Readonly<Record<FileMedia, string>> = {
   image: IMAGE_FORMATS_TEXT,

@@ -11,9 +11,12 @@ import { txt2video } from './txt2video.js';
 import type { JobType } from './types.js';
 import { txt2embedding } from './txt2embedding.js';
 import { vidUpscale } from './vid-upscale.js';
+import { imgRmbg } from './img-rmbg.js';
+import { imgUpscale } from './img-upscale.js';
+import { img2txt } from './img2txt.js';
 
 /** In the order the manifest's schema, its messages and the docs list them. */
-export const KINDS = [txt2audio, img2video, txt2img, txt2video, txt2embedding, vidUpscale] as const;
+export const KINDS = [txt2audio, img2video, txt2img, txt2video, txt2embedding, vidUpscale, imgRmbg, imgUpscale, img2txt] as const;
 
 export const JOB_KINDS: readonly JobKind[] = KINDS;
 

@@ -30,7 +30,7 @@ export interface MediaRef {
   sha256: string;
   /** Audio and video: its length in seconds, when its container states it. */
   durationSec?: number | undefined;
-  /** Video: its frame size in pixels, when its container states it. */
+  /** Its frame size in pixels (an image's always; a video's when its container states it); absent in older rows. */
   width?: number | undefined;
   height?: number | undefined;
 }

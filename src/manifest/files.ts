@@ -5,6 +5,7 @@ import { isAbsolute, relative, sep } from 'node:path';
 import type { MediaFact, MediaField, MediaRef } from '../jobs/index.js';
 import { mediaFacts, SNIFF_BYTES, sniffMedia } from '../media-type.js';
 import type { FileMedia, MediaFacts, MediaSignature } from '../media-type.js';
+import { IMAGE_SIDE_PX, imageSides, sidesAllowed } from '../image-sides.js';
 
 // A text larger than this, in a file or inline, is almost certainly a mistake (and costs real money).
 export const MAX_TEXT_BYTES = 1024 * 1024;
@@ -118,6 +119,14 @@ interface MediaReading extends MediaFacts {
   head: Buffer;
 }
 
+/** An image's width and height, each within what the service takes: it refuses the image otherwise. */
+function sidesProblem({ width, height }: MediaFacts): FileCheck<MediaInfo> | undefined {
+  const expected = `an image of ${IMAGE_SIDE_PX.min} to ${IMAGE_SIDE_PX.max} pixels a side`;
+  if (width === undefined || height === undefined) return { ok: false, expected, detail: 'no readable width and height' };
+  if (sidesAllowed({ width, height })) return undefined;
+  return { ok: false, expected, detail: `${width}×${height} pixels`, hint: 'resize it' };
+}
+
 /** sha256 of a file's bytes; a file that cannot be read hashes as that (reading it reports why). */
 export function fileHash(path: string): Promise<string> {
   return new Promise((done) => {
@@ -140,6 +149,8 @@ async function readMediaUncached(path: string): Promise<FileCheck<MediaReading>>
   const head = await readHead(path);
   const reading = { path, bytes: file.value.size, sha256, stamp: file.value.stamp, head };
   const kinds = sniffMedia(head)?.kinds ?? [];
+  // An image is at most 10 MB, and a JPEG's size may follow a long header: it is read whole.
+  if (kinds.includes('image')) return { ok: true, value: { ...reading, ...imageSides(await readFile(path)) } };
   if (!kinds.includes('audio') && !kinds.includes('video')) return { ok: true, value: reading };
   return { ok: true, value: { ...reading, ...(await mediaFacts(path)) } };
 }
@@ -188,6 +199,8 @@ export async function checkMedia(cache: FileCache, path: string, field: MediaFie
   }
   const limit = limits.find(([kind]) => kind === used);
   if (limit !== undefined && reading.bytes > limit[1]) return tooBig(reading.bytes, limit);
+  const sides = used === 'image' ? sidesProblem(reading) : undefined;
+  if (sides !== undefined) return sides;
   const missing = Object.values(field.facts ?? {}).filter((fact) => reading[fact] === undefined);
   if (missing.length > 0) {
     const facts = words([...new Set(missing)].map((fact) => FACT_TEXT[fact]), 'and');

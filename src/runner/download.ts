@@ -25,15 +25,14 @@ const DISK_ERRORS = new Set(['ENOSPC', 'EROFS', 'EACCES', 'EPERM', 'EDQUOT']);
  * A text or an embedding, given in the status (`inline`) or behind the URL, is written as our
  * own files (runner/result-forms.ts), placed the same way.
  * 'expired': the URL answered 403, and a fresh one is to be asked for (runner/follow.ts).
- * `media` is what the job's kind makes (a test may name another).
  */
 export async function saveResult(
   deps: RunDeps,
   joins: SplitJoins,
   job: FollowedJob,
   found: { url: string } | { inline: string },
-  media: MediaKind = kindOf(job.type).output.media,
 ): Promise<'expired' | undefined> {
+  const media = kindOf(job.type).output.media;
   try {
     const mismatch =
       'inline' in found

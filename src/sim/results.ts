@@ -64,21 +64,27 @@ function block(length: number, type: string, payload: Buffer): Buffer {
 /**
  * A real PNG: 8-bit RGB, `size`×`size` pixels of a diagonal gradient, one zlib-compressed IDAT,
  * correct CRCs, so browsers and decoders open it. What a text-to-image job's result looks like.
+ * With `alpha`, RGBA whose corners fade out: what a background removal gives.
  */
-export function pngImage(size = 64): Buffer {
+export function pngImage(size = 64, alpha = false): Buffer {
   const chunk = (type: string, data: Buffer): Buffer => {
     const crc = Buffer.alloc(4);
     crc.writeUInt32BE(crc32(data, crc32(type)), 0);
     return block(data.length, type, Buffer.concat([data, crc]));
   };
+  const channels = alpha ? 4 : 3;
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(size, 0);
   ihdr.writeUInt32BE(size, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8); // 8 bits, RGB, deflate, no filter method, no interlace
-  const rows = Buffer.alloc(size * (1 + size * 3));
+  ihdr.set([8, alpha ? 6 : 2, 0, 0, 0], 8); // 8 bits, RGB(A), deflate, no filter method, no interlace
+  const rows = Buffer.alloc(size * (1 + size * channels));
   for (let y = 0; y < size; y++) {
-    const row = y * (1 + size * 3); // each row starts with filter type 0
-    for (let x = 0; x < size; x++) rows.set([(x * 255) / size, (y * 255) / size, 160], row + 1 + x * 3);
+    const row = y * (1 + size * channels); // each row starts with filter type 0
+    for (let x = 0; x < size; x++) {
+      const opacity = 255 - Math.min(255, Math.round((Math.hypot(x - size / 2, y - size / 2) * 510) / size));
+      const pixel = [(x * 255) / size, (y * 255) / size, 160, ...(alpha ? [opacity] : [])];
+      rows.set(pixel, row + 1 + x * channels);
+    }
   }
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type FileMedia, SNIFF_BYTES, sniffMedia } from '../media-type.js';
+import { imageSides, type ImageSides, sidesAllowed } from '../image-sides.js';
 import type { SimModel } from './catalogue.js';
 
 /** A form value: JSON scalars, multipart strings, or multipart files. */
@@ -159,7 +160,18 @@ export class Check {
     if (!rule.kinds.some((kind) => kinds.includes(kind))) {
       return this.add(field, `The ${name} field must be a file of type: ${rule.types}.`);
     }
+    // Laravel's `dimensions` rule: each side of an image within what the models take.
+    const sides = rule.kinds.includes('image') && kinds.includes('image') ? imageSides(bytes) : undefined;
+    if (rule.kinds.includes('image') && kinds.includes('image') && !(sides && sidesAllowed(sides))) {
+      return this.add(field, `The ${name} field has invalid image dimensions.`);
+    }
     return { bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
+  }
+
+  /** The sides of an image that passed `image`. */
+  async sides(field: string): Promise<ImageSides | undefined> {
+    const value = this.fields[field];
+    return value instanceof Blob ? imageSides(new Uint8Array(await value.arrayBuffer())) : undefined;
   }
 }
 

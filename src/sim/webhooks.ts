@@ -154,7 +154,8 @@ export class WebhookSender {
   }
 
   private data(job: SimJob, event: Event, now: number): Record<string, unknown> {
-    const common = { job_request_id: job.requestId, job_type: job.type };
+    // The service spells a kind's hyphen as an underscore here (`img_rmbg`).
+    const common = { job_request_id: job.requestId, job_type: job.type.replaceAll('-', '_') };
     const iso = new Date(now).toISOString();
     if (event === 'job.processing') return { ...common, status: 'processing', previous_status: 'pending', started_at: iso };
     if (event === 'job.completed') {

@@ -62,4 +62,19 @@ export const SAMPLE_JOBS: Readonly<Record<string, { full: SampleJob; minimal: Sa
     full: { params: { model: 'RealESRGAN_Vid_x4', scale: 2 }, files: { video: WEBM } },
     minimal: { params: { model: 'RealESRGAN_Vid_x4' }, files: { video: WEBM } },
   },
+  'img-rmbg': {
+    full: { params: { model: 'Ben2' }, files: { image: PNG } },
+    minimal: { params: { model: 'Ben2' }, files: { image: PNG } },
+  },
+  'img-upscale': {
+    full: { params: { model: 'RealESRGAN_x4plus' }, files: { image: PNG } },
+    minimal: { params: { model: 'RealESRGAN_x4plus' }, files: { image: PNG } },
+  },
+  img2txt: {
+    full: {
+      params: { model: 'Nanonets_Ocr_S_F16', language: 'en', format: 'json', return_result_in_response: true },
+      files: { image: PNG },
+    },
+    minimal: { params: { model: 'Nanonets_Ocr_S_F16' }, files: { image: PNG } },
+  },
 };

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src/api/client.js';
 import type { ServiceClient } from '../../src/api/types.js';
 import { JOB_KINDS, JOB_TYPES, type JobKind, type SendableJob, type ServiceRequest } from '../../src/jobs/index.js';
+import { imageSides } from '../../src/image-sides.js';
 import { mediaFacts, type MediaFacts } from '../../src/media-type.js';
 import { withRequestFields } from '../../src/runner/webhooks.js';
 import { OpenApi, type OpenApiCheck } from '../support/openapi.js';
@@ -61,7 +62,7 @@ async function sendableOf(kind: JobKind, name: string, sample: SampleJob): Promi
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     media[field] = { path, written: path, contentType, bytes: bytes.length, sha256 };
     const spec = factsOf(kind, field);
-    const facts = Object.keys(spec).length === 0 ? {} : await mediaFacts(bytes);
+    const facts: MediaFacts = Object.keys(spec).length === 0 ? {} : (imageSides(bytes) ?? (await mediaFacts(bytes)));
     for (const [param, fact] of Object.entries(spec)) params[param] = facts[fact as keyof MediaFacts];
   }
   const textChars = sample.text === undefined ? undefined : [...sample.text].length;

@@ -22,6 +22,9 @@ const ONE_OF_EACH: Readonly<Record<string, string>> = {
   txt2video: 'prompt: "fog over the harbour"',
   txt2embedding: 'input: "a lighthouse at dusk"',
   'vid-upscale': 'video: clip.webm',
+  'img-rmbg': 'image: beach.png',
+  'img-upscale': 'image: beach.png',
+  img2txt: 'image: beach.png',
 };
 
 const VIDEO = '{ model: Ltxv_13B_0_9_8_Distilled_FP8, width: 768, height: 432, steps: 1, frames: 120, fps: 30, guidance: 0, seed: 42 }';
@@ -33,6 +36,9 @@ const DEFAULTS: Readonly<Record<string, string>> = {
   txt2video: VIDEO,
   txt2embedding: '{ model: Bge_M3_FP16 }',
   'vid-upscale': '{ model: RealESRGAN_Vid_x4 }',
+  'img-rmbg': '{ model: Ben2 }',
+  'img-upscale': '{ model: RealESRGAN_x4plus }',
+  img2txt: '{ model: Nanonets_Ocr_S_F16 }',
 };
 
 /** Every kind quick: a run of one job each takes about a second. */
@@ -118,8 +124,9 @@ describe('one job of every kind', () => {
     const sim = await workspace.startSim({ ...FAST, latencyMs: 40 });
     const db = path.join(workspace.dir, 'every-kind.mediabatch.db');
     const child = startAgainst(sim, ['run', manifest, '--concurrency', '2']);
-    const ended = collect(child);
-    while (sim.stats.accepted.length < Math.ceil(JOB_TYPES.length / 2)) await delay(5);
+    let over = false;
+    const ended = collect(child).finally(() => (over = true));
+    while (sim.stats.accepted.length < Math.ceil(JOB_TYPES.length / 2) && !over) await delay(5);
     child.kill('SIGKILL');
     await ended;
     const caughtSubmitting = (await ledgerRows(db)).filter((row) => row.state === 'submitting').map((row) => row.id);

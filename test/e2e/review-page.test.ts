@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReviewPage, type ReviewJob } from '../../src/report/review-page/render.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { pngImage, transcriptText } from '../../src/sim/results.js';
 import { openSqliteLedger, type JobRow, type JobState } from '../../src/store/index.js';
 import { jobWindows } from '../../src/runner/windows.js';
 import { launchChromium } from '../helpers/browser.js';
@@ -296,11 +297,14 @@ describe('text and embedding results, in Chromium', () => {
 
   beforeAll(async () => {
     ({ dir, cleanup } = await tempDir('mediabatch-review-'));
-    sim = await startSimulator({ pendingMs: { txt2embedding: 10 }, processingMs: { txt2embedding: 10 } });
+    const quick = { txt2embedding: 10, img2txt: 10 };
+    sim = await startSimulator({ pendingMs: quick, processingMs: quick });
     const manifest = path.join(dir, 'index.yaml');
+    await writeFile(path.join(dir, 'page.png'), pngImage(64));
     const jobs = [
       '  - { id: fox, type: txt2embedding, input: "the quick brown fox" }',
       '  - { id: dog, type: txt2embedding, input: "the lazy dog", return_result_in_response: true }',
+      '  - { id: scan, type: img2txt, model: Nanonets_Ocr_S_F16, image: page.png }',
     ];
     await writeFile(manifest, ['version: 1', 'defaults:', '  txt2embedding: { model: Bge_M3_FP16 }', 'jobs:', ...jobs, ''].join('\n'));
     const run = await runCli(['run', manifest, '--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '20'], { env: { MEDIABATCH_TOKEN: sim.token } });
@@ -323,11 +327,21 @@ describe('text and embedding results, in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('shows the text an OCR job read as text, escaped, its file a click away', async () => {
+    const { page, errors } = embeddings;
+    const cell = page.locator('tr[data-id="scan"] td.result');
+    // Its "<and>" shows as written: no element made of it.
+    expect(await cell.locator('.glimpse').textContent()).toBe(transcriptText().toString('utf8'));
+    expect(await cell.locator('and').count()).toBe(0);
+    expect(await cell.locator('a.file').getAttribute('href')).toBe('index.out/scan.txt');
+    expect(errors).toEqual([]);
+  });
+
   it('shows a text result as text, shortened, its whole file linked; a missing one marked', async () => {
-    // No kind of this release makes text yet: the page of an embedding kind, told its kind makes text.
+    // Rows of their own: a text longer than the glimpse, and one whose file is gone.
     const hostile = `${HOSTILE_PROMPT} ${'more words '.repeat(30)}`;
     const job = (id: string, glimpse: string | null): ReviewJob => ({
-      id, type: 'txt2embedding', state: 'done', priceMicro: 300, spentMicro: 300, priceSource: 'quoted', priceKey: 'k', model: 'm',
+      id, type: 'img2txt', state: 'done', priceMicro: 300, spentMicro: 300, priceSource: 'quoted', priceKey: 'k', model: 'm',
       requestId: `req-${id}`, error: null, output: path.join(dir, 'text.out', `${id}.txt`), glimpse,
     });
     const rows = async function* (): AsyncGenerator<ReviewJob> {
@@ -337,7 +351,7 @@ describe('text and embedding results, in Chromium', () => {
     let html = '';
     for await (const chunk of renderReviewPage(rows(), { title: 'ocr.yaml', generatedAt: '2026-01-01T00:00:00.000Z', ledger: 'x', spentMicro: 600, budgetMicro: null, pageDir: dir })) html += chunk;
     const file = path.join(dir, 'ocr.report.html');
-    await writeFile(file, html.replace('"media":"embedding"', '"media":"text"'));
+    await writeFile(file, html);
     const { page, dialogs, errors } = await openPage(browser, file);
     const cell = page.locator('tr[data-id="page-1"] td.result');
     expect(await cell.locator('.glimpse').textContent()).toBe(`${hostile.slice(0, 280)}…`);

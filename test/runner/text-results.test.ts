@@ -69,8 +69,8 @@ describe('text results, saved from a scripted server or from the status', () => 
     storage = await startScripted(() => reply);
     const ledger: Ledger = openMemoryLedger();
     await sync(ledger, [{
-      id: 'ep1', index: 0, contentHash: 'h', type: 'txt2embedding', paramsJson: '{"model":"m","input":"x"}',
-      textChars: 1, origin: 'm.yaml:1:5', groupKey: 'g', priceKey: 'k',
+      id: 'ep1', index: 0, contentHash: 'h', type: 'img2txt', paramsJson: '{"model":"Nanonets_Ocr_S_F16"}',
+      origin: 'm.yaml:1:5', groupKey: 'g', priceKey: 'k',
     }]);
     await ledger.applyPrices([{ priceKey: 'k', priceMicro: 300, source: 'quoted' }], SEND);
     await ledger.reserveForSubmit('ep1', null, ['pending']);
@@ -80,9 +80,9 @@ describe('text results, saved from a scripted server or from the status', () => 
     const client = createServiceClient({ baseUrl: storage.url, token: 't' });
     const options = { concurrency: 1, budgetMicro: null, noWait: false, resubmitInDoubt: false, outDir, retry: DEFAULT_RETRY, maxResultBytes: 1e6, retryFailed: 0 };
     const deps = createRunDeps({ client, ledger, pace: new Pace({}), clock: systemClock, options, stop: new AbortController().signal, emit: (e) => events.push(e) });
-    const job = { id: 'ep1', type: 'txt2embedding' as const, params: { model: 'm', input: 'x' } };
+    const job = { id: 'ep1', type: 'img2txt' as const, params: { model: 'Nanonets_Ocr_S_F16' } };
     const save = async (found: { url: string } | { inline: string }) => {
-      await saveResult(deps, new SplitJoins(deps), job, found, 'text');
+      await saveResult(deps, new SplitJoins(deps), job, found);
       await client.close();
     };
     return { ledger, events, outDir, save, url: `${storage.url}/r/ep1?sig=1` };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { scaffoldKind } from '../../scripts/scaffold.js';
 import { call } from '../sim/helpers.js';
 
-const NAME = 'img-upscale';
+const NAME = 'img-sketch';
 const TSC = resolve('node_modules/typescript/bin/tsc');
 
 /** A copy of the sources with the scaffold run in it: the repository's own tree is never written. */
@@ -24,8 +24,8 @@ afterAll(async () => {
 
 describe('npm run new-kind', () => {
   test('writes the two files and registers the kind in both lists', async () => {
-    expect(await readFile(join(root, 'src/jobs/index.ts'), 'utf8')).toMatch(/import \{ imgUpscale \} from '\.\/img-upscale\.js';[\s\S]*KINDS = \[.*, imgUpscale\] as const;/);
-    expect(await readFile(join(root, 'src/sim/kinds/index.ts'), 'utf8')).toMatch(/import \{ imgUpscale \} from '\.\/img-upscale\.js';[\s\S]*SIM_KINDS = \[.*, imgUpscale\] as const;/);
+    expect(await readFile(join(root, 'src/jobs/index.ts'), 'utf8')).toMatch(/import \{ imgSketch \} from '\.\/img-sketch\.js';[\s\S]*KINDS = \[.*, imgSketch\] as const;/);
+    expect(await readFile(join(root, 'src/sim/kinds/index.ts'), 'utf8')).toMatch(/import \{ imgSketch \} from '\.\/img-sketch\.js';[\s\S]*SIM_KINDS = \[.*, imgSketch\] as const;/);
   });
 
   test('refuses a taken name or one the service would not use, writing nothing', () => {
@@ -46,11 +46,11 @@ describe('npm run new-kind', () => {
     const sims = (await import(join(root, 'src/sim/index.ts'))) as typeof import('../../src/sim/index.js');
     expect(JSON.stringify(schema.manifestJsonSchema())).toContain(`"${NAME}"`);
     const kind = jobs.kindOf(NAME as Parameters<typeof jobs.kindOf>[0]);
-    const job = { id: 'a', type: kind.type, params: { prompt: 'a lighthouse', model: 'imgUpscale_model' }, media: {} };
+    const job = { id: 'a', type: kind.type, params: { prompt: 'a lighthouse', model: 'imgSketch_model' }, media: {} };
     const sim = await sims.startSimulator({ extraModels: 0 });
     try {
       const models = await call(sim, `/api/v1/client/models?filter[inference_types]=${NAME}`);
-      expect(models.body.data.map((m: { slug: string }) => m.slug)).toEqual(['imgUpscale_model']);
+      expect(models.body.data.map((m: { slug: string }) => m.slug)).toEqual(['imgSketch_model']);
       const priceRequest = kind.pricing.by === 'per-key' ? kind.pricing.request(job) : undefined;
       const submit = kind.submit(job);
       expect(priceRequest).toBeDefined();
@@ -59,7 +59,7 @@ describe('npm run new-kind', () => {
       const accepted = await call(sim, `/api/v1/client/${submit.endpoint}`, { json: 'json' in submit ? submit.json : undefined });
       expect(accepted.status).toBe(200);
       expect(sim.stats.accepted).toMatchObject([{ type: NAME }]);
-      const refused = await call(sim, `/api/v1/client/${NAME}`, { json: { model: 'imgUpscale_model' } });
+      const refused = await call(sim, `/api/v1/client/${NAME}`, { json: { model: 'imgSketch_model' } });
       expect(refused.status).toBe(422);
     } finally {
       await sim.close();

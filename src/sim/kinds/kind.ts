@@ -44,7 +44,7 @@ interface KindFacts<T extends string> {
 type Media = 'image' | 'video' | 'audio' | 'text' | 'embedding';
 
 /** How a result is served: the URL's ending (never a reliable type), its content type, its bytes (built once). */
-type Result = { ending: string; contentType: string; bytes: () => Buffer };
+export type Result = { ending: string; contentType: string; bytes: () => Buffer };
 
 /** Default time in 'pending' and in 'processing'. */
 type Pace = { pendingMs: number; processingMs: number };
@@ -69,6 +69,8 @@ export const givesResultInline = (media: Media): boolean => media === 'text' || 
 
 export interface KindSpec<T extends string, P> extends KindFacts<T> {
   media: Media;
+  /** A result of its own, where its media's would not do (a cut-out's transparency), under its own ending. */
+  result?: Result;
   /** Reads a price query (`forPrice`) or a submit, after its model; every problem goes in `c`'s bag. */
   check(c: Check, forPrice: boolean): P | Promise<P>;
   /** The price in USD before the pricing mode: linear in what it depends on. */
@@ -88,11 +90,12 @@ export interface SimKind<T extends string = string> extends KindFacts<T> {
 }
 
 export function defineKind<T extends string, P>(spec: KindSpec<T, P>): SimKind<T> {
-  const { check, usd, media, ...facts } = spec;
+  const { check, usd, media, result, ...facts } = spec;
   return {
     ...facts,
     media,
     ...MEDIA[media],
+    ...(result === undefined ? {} : { result }),
     async check(fields, models, mode, forPrice) {
       const c = new Check(fields, models, facts.type);
       const read = await check(c, forPrice);
