@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
 import { Check, type UploadRule } from '../../src/sim/rules.js';
 import { pngImage } from '../../src/sim/results.js';
-import { webmMovie, wavTone } from '../support/media-files.js';
+import { mp4Movie, webmMovie, wavTone } from '../support/media-files.js';
 import { call, FAST, startSimulator } from './helpers.js';
 
 const form = (fields: Record<string, string>, files: Record<string, Buffer> = {}): FormData => {
@@ -30,6 +30,8 @@ describe('simulator: uploads of every medium checked as the service checks them'
     expect(price.status).toBe(200);
     const byFile = await call(sim, '/api/v1/client/vid-upscale/price-calculation', { form: form({ model: 'RealESRGAN_Vid_x4' }, { video: webmMovie(5) }) });
     expect(byFile.body).toEqual(price.body);
+    const byMp4 = await call(sim, '/api/v1/client/vid-upscale/price-calculation', { form: form({ model: 'RealESRGAN_Vid_x4' }, { video: mp4Movie(5) }) });
+    expect(byMp4.body).toEqual(price.body);
     const submit = await call(sim, '/api/v1/client/vid-upscale', { form: form({ model: 'RealESRGAN_Vid_x4' }, { video: webmMovie(5) }) });
     expect(submit.status).toBe(200);
     expect(sim.stats.accepted).toHaveLength(1);
