@@ -7,6 +7,9 @@ import { defineKind, type JobKind } from './kind.js';
  * it instead of the video), so its bytes are uploaded once, with the submit. API.md's rate table
  * leaves it out: it takes the other video kinds' limits.
  */
+/** What its price depends on besides the model, read from the video. */
+const FACTS = { width: 'width', height: 'height' } as const;
+
 export const vidRmbg: JobKind<'vid-rmbg'> = defineKind({
   type: 'vid-rmbg',
   title: 'Video background removal',
@@ -14,7 +17,7 @@ export const vidRmbg: JobKind<'vid-rmbg'> = defineKind({
   catalogueName: null,
   params: { model: model('RMBG-1.4') },
   content: {
-    video: media('The video whose background to remove', { video: 50 }, { facts: { width: 'width', height: 'height' } }),
+    video: media('The video whose background to remove', { video: 50 }, { facts: FACTS }),
   },
   pricing: { by: 'per-key', keyFields: ['model', 'width', 'height'], multipart: true },
   media: 'video',

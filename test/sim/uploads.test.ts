@@ -37,6 +37,18 @@ describe('simulator: uploads of every medium checked as the service checks them'
     expect(sim.stats.accepted).toHaveLength(1);
   });
 
+  it('prices a replacement at its own path by the video or its length and size, and wants both sides or neither', async () => {
+    sim = await startSimulator(FAST);
+    const model = 'Wan2_2_Animate_14B_INT8';
+    const at = '/api/v1/client/videos/replace/price';
+    const byFacts = await call(sim, at, { form: form({ model, duration: '5', width: '640', height: '360' }) });
+    expect(byFacts.status).toBe(200);
+    expect((await call(sim, at, { form: form({ model }, { video: mp4Movie(5) }) })).body).toEqual(byFacts.body);
+    const half = await call(sim, '/api/v1/client/videos/replace', { form: form({ model, width: '640' }, { video: mp4Movie(5), ref_image: pngImage() }) });
+    const message = 'The height field is required when width is present.';
+    expect(half.body).toEqual({ message, errors: { height: [message] } });
+  });
+
   it('holds each upload to its size in kilobytes and its media by the bytes', async () => {
     const rule: UploadRule = { kinds: ['audio'], types: 'mp3, wav', maxKb: 1 };
     const check = async (bytes: Buffer) => {

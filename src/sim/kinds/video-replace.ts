@@ -10,6 +10,10 @@ import { givesVideo, measured, optionalInt, side, type VideoSize } from './video
 /** USD per output megapixel-second, so 832×480 for 5 s costs about $0.008. */
 const USD_PER_MEGAPIXEL_SECOND = 0.004;
 
+/** The size a price by length alone is for: the model's default output. */
+const WAN_DEFAULTS = { width: 832, height: 480, steps: 4 };
+const UNSIZED = { width: undefined, height: undefined };
+
 /** The output size: both sides or neither (Laravel's `required_with`); null when left out. */
 function outputSize(c: Check): { width?: number | null; height?: number | null } {
   const [width, height] = [!isBlank(c.fields['width']), !isBlank(c.fields['height'])];
@@ -24,12 +28,11 @@ function outputSize(c: Check): { width?: number | null; height?: number | null }
 export const videoReplace = defineKind({
   type: 'video-replace',
   paths: { submit: 'videos/replace', price: 'videos/replace/price' },
-  models: [{ name: 'Wan 2.2 Animate 14B INT8', slug: 'Wan2_2_Animate_14B_INT8', defaults: { width: 832, height: 480 } }],
+  models: [{ name: 'Wan 2.2 Animate 14B INT8', slug: 'Wan2_2_Animate_14B_INT8', defaults: WAN_DEFAULTS }],
   check: async (c, forPrice) => {
-    const byLength = { width: undefined, height: undefined, duration: c.number('duration', { min: 0.1 }) };
-    const video: VideoSize = forPrice && !givesVideo(c) ? byLength : await measured(c);
+    const byLength = (): VideoSize => ({ ...UNSIZED, duration: c.number('duration', { min: 0.1 }) });
+    const video = forPrice && !givesVideo(c) ? byLength() : await measured(c);
     const size = outputSize(c);
-    const fallback = { width: video.width ?? c.model?.defaults['width'], height: video.height ?? c.model?.defaults['height'] };
     const submit = async () => ({
       refImageSha256: await c.image('ref_image', true),
       prompt: c.optional('prompt'),
@@ -38,8 +41,8 @@ export const videoReplace = defineKind({
     });
     return {
       duration: video.duration,
-      width: Number(size.width ?? fallback.width),
-      height: Number(size.height ?? fallback.height),
+      width: size.width ?? video.width ?? WAN_DEFAULTS.width,
+      height: size.height ?? video.height ?? WAN_DEFAULTS.height,
       videoSha256: video.videoSha256 ?? null,
       ...(forPrice ? {} : await submit()),
     };
