@@ -32,6 +32,7 @@ const LIBRARY_HOME: Record<string, string> = {
   'csv-parse': 'manifest',
   tinyglobby: 'manifest',
   'music-metadata': 'errors',
+  mp4box: 'errors',
 };
 
 /**
