@@ -17,7 +17,9 @@ export async function handler(args: ModelsArgs): Promise<number> {
   const service = await openService(args, process.env);
   try {
     const types = catalogueNames(args.type === undefined ? JOB_KINDS : [kindOf(args.type)]);
-    const models = (await service.client.listModels({ types })).filter((m) => m.inferenceTypes.some((t) => types.includes(t)));
+    // A kind without a name in the catalogue has no models listed there.
+    const listed = types.length === 0 ? [] : await service.client.listModels({ types });
+    const models = listed.filter((m) => m.inferenceTypes.some((t) => types.includes(t)));
     if (args.json) await writeJsonDocument({ models: models.map(modelJson) });
     else await writeStdout(formatModels(models));
     return 0;
