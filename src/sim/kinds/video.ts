@@ -17,21 +17,21 @@ const limits = (maxSize: number, maxSteps: number, [minFrames, maxFrames]: [numb
 });
 
 const LTXV: ModelSpec = {
-    name: 'LTX-Video 13B 0.9.8 Distilled FP8',
-    slug: 'Ltxv_13B_0_9_8_Distilled_FP8',
-    limits: limits(1280, 1, [30, 120], 30),
-    features: { supports_last_frame: false },
-    defaults: { width: 768, height: 432, steps: 1, frames: 120, fps: 30, guidance: 0 },
+  name: 'LTX-Video 13B 0.9.8 Distilled FP8',
+  slug: 'Ltxv_13B_0_9_8_Distilled_FP8',
+  limits: limits(1280, 1, [30, 120], 30),
+  features: { supports_last_frame: false },
+  defaults: { width: 768, height: 432, steps: 1, frames: 120, fps: 30, guidance: 0 },
 };
 
 /** The one model audio to video takes too. */
 export const LTX2: ModelSpec = {
-    name: 'LTX-2.3 22B Distilled INT8',
-    slug: 'Ltx2_3_22B_Dist_INT8',
-    limits: limits(1920, 8, [49, 241], 24),
-    features: { supports_last_frame: true },
-    defaults: { width: 768, height: 432, steps: 8, frames: 121, fps: 24, guidance: 1 },
-    priceFactor: 0.5,
+  name: 'LTX-2.3 22B Distilled INT8',
+  slug: 'Ltx2_3_22B_Dist_INT8',
+  limits: limits(1920, 8, [49, 241], 24),
+  features: { supports_last_frame: true },
+  defaults: { width: 768, height: 432, steps: 8, frames: 121, fps: 24, guidance: 1 },
+  priceFactor: 0.5,
 };
 
 type Frames = Partial<Record<'firstImageSha256' | 'lastImageSha256' | 'audioSha256', string | null | undefined>>;
