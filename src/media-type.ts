@@ -1,3 +1,6 @@
+import { type FileHandle, open } from 'node:fs/promises';
+import type { Movie } from 'mp4box';
+
 /**
  * What a file is by its first bytes, never by its name or a server's word: one table for the
  * whole tool. The manifest checks input files with it and the runner checks results. It
@@ -82,20 +85,77 @@ export interface MediaFacts {
 }
 
 /**
- * The facts of audio or video (its bytes, or the path of a file, read as it streams) as
- * music-metadata reads them; none it cannot tell (it never throws).
+ * The facts of audio or video (its bytes, or the path of a file, read as it streams); none it
+ * cannot tell (it never throws). ISO base media (MP4, MOV, M4A) is read by mp4box: music-metadata
+ * reads neither its video track's size nor the length of a movie without sound.
  */
 export async function mediaFacts(source: Uint8Array | string): Promise<MediaFacts> {
+  try {
+    const head = typeof source === 'string' ? await fileHead(source) : Buffer.from(source.subarray(0, SNIFF_BYTES));
+    return sniffMedia(head)?.name === ISO_MEDIA ? await isoFacts(source) : await otherFacts(source);
+  } catch {
+    return {};
+  }
+}
+
+const ISO_MEDIA = 'MP4/MOV/M4A';
+
+async function otherFacts(source: Uint8Array | string): Promise<MediaFacts> {
   // Loaded only when audio or video is read: most runs never need it.
   const { parseBuffer, parseFile } = await import('music-metadata');
   const options = { duration: true, skipCovers: true };
+  const read = typeof source === 'string' ? parseFile(source, options) : parseBuffer(source, undefined, options);
+  const { format } = await read;
+  const video = format.trackInfo.find((track) => track.video !== undefined)?.video;
+  const { duration: durationSec, hasVideo } = format;
+  return { durationSec, width: video?.pixelWidth, height: video?.pixelHeight, hasVideo };
+}
+
+/** A file is read this much at a time, from where mp4box asks next (it skips the media data). */
+const ISO_CHUNK_BYTES = 1024 * 1024;
+
+async function isoFacts(source: Uint8Array | string): Promise<MediaFacts> {
+  const { createFile, MP4BoxBuffer } = await import('mp4box');
+  const file = createFile();
+  let movie: Movie | undefined;
+  file.onReady = (info) => (movie = info);
+  file.onError = () => undefined;
+  const append = (bytes: Uint8Array, at: number, last: boolean): number => {
+    const copy = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    return file.appendBuffer(MP4BoxBuffer.fromArrayBuffer(copy, at), last);
+  };
+  if (typeof source !== 'string') append(source, 0, true);
+  else await readUntil(source, () => movie !== undefined, append);
+  if (movie === undefined) return {};
+  const video = movie.videoTracks[0]?.video;
+  const durationSec = movie.timescale > 0 && movie.duration > 0 ? movie.duration / movie.timescale : undefined;
+  return { durationSec, width: video?.width, height: video?.height, hasVideo: video !== undefined };
+}
+
+/** Feeds a file to `append` (which answers where to read next) until `done` or its end. */
+function readUntil(path: string, done: () => boolean, append: (b: Uint8Array, at: number, last: boolean) => number) {
+  return withFile(path, async (handle) => {
+    const { size } = await handle.stat();
+    for (let at = 0; at < size && !done(); ) {
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(ISO_CHUNK_BYTES), 0, ISO_CHUNK_BYTES, at);
+      if (bytesRead === 0) break;
+      const next = append(buffer.subarray(0, bytesRead), at, at + bytesRead >= size);
+      at = Math.max(next, at + bytesRead);
+    }
+  });
+}
+
+const fileHead = (path: string): Promise<Buffer> =>
+  withFile(path, async (handle) => {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  });
+
+async function withFile<T>(path: string, use: (handle: FileHandle) => Promise<T>): Promise<T> {
+  const handle = await open(path);
   try {
-    const read = typeof source === 'string' ? parseFile(source, options) : parseBuffer(source, undefined, options);
-    const { format } = await read;
-    const video = format.trackInfo.find((track) => track.video !== undefined)?.video;
-    const { duration: durationSec, hasVideo } = format;
-    return { durationSec, width: video?.pixelWidth, height: video?.pixelHeight, hasVideo };
-  } catch {
-    return {};
+    return await use(handle);
+  } finally {
+    await handle.close();
   }
 }

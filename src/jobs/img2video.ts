@@ -1,6 +1,6 @@
 import { image, text, VIDEO_BOUNDS, VIDEO_PARAMS, VIDEO_PLANS } from './fields.js';
 import { defineKind, type JobKind } from './kind.js';
-import { checkBounds } from './model-checks.js';
+import { checkBounds, checkLastFrame } from './model-checks.js';
 
 /** Image to video: `POST /img2video`, multipart with the frames as file parts. */
 export const img2video: JobKind<'img2video'> = defineKind({
@@ -14,12 +14,7 @@ export const img2video: JobKind<'img2video'> = defineKind({
   },
   checkModel: (job, found, models, report) => {
     checkBounds(job.params, found, VIDEO_BOUNDS, report);
-    const last = job.media['last_frame_image'];
-    if (last !== undefined && found.features['supports_last_frame'] !== true) {
-      const able = models.filter((other) => other.features['supports_last_frame'] === true).map((other) => other.slug);
-      const hint = able.length > 0 ? `remove it, or use a model that supports it: ${able.join(', ')}` : 'remove it';
-      report('last_frame_image', `no last frame for ${found.slug} (it does not support one)`, { value: last.written }, hint);
-    }
+    checkLastFrame(job, found, models, report);
   },
   // What its price depends on: no images, guidance or seed.
   pricing: { by: 'per-key', keyFields: ['model', 'width', 'height', 'steps', 'frames', 'fps'] },

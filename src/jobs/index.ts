@@ -14,9 +14,14 @@ import { vidUpscale } from './vid-upscale.js';
 import { imgRmbg } from './img-rmbg.js';
 import { imgUpscale } from './img-upscale.js';
 import { img2txt } from './img2txt.js';
+import { vidRmbg } from './vid-rmbg.js';
+import { videoReplace } from './video-replace.js';
+import { aud2video } from './aud2video.js';
 
 /** In the order the manifest's schema, its messages and the docs list them. */
-export const KINDS = [txt2audio, img2video, txt2img, txt2video, txt2embedding, vidUpscale, imgRmbg, imgUpscale, img2txt] as const;
+export const KINDS = [
+  txt2audio, img2video, txt2img, txt2video, txt2embedding, vidUpscale, imgRmbg, imgUpscale, img2txt, vidRmbg, videoReplace, aud2video,
+] as const;
 
 export const JOB_KINDS: readonly JobKind[] = KINDS;
 
@@ -33,5 +38,6 @@ export function kindOf(type: JobType): JobKind {
 }
 
 export type { JobType } from './types.js';
+export { catalogueNameOf, catalogueNames } from './kind.js';
 export type { ClassLimit, FieldSpec, JobKind, KindPricing, MediaFact, MediaField, MultipartFile, PlanName, PollSchedule, ReportProblem, ServiceRequest } from './kind.js';
 export type { FieldPosition, MediaRef, ResolvedJob, SendableJob, SourcePosition } from './job.js';

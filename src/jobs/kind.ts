@@ -17,6 +17,11 @@ export interface JobKind<T extends string = JobType> {
   type: T;
   /** One line for the JSON Schema and messages: what it makes and what a job must give. */
   title: string;
+  /**
+   * Its name in the models catalogue (the walk's filter, a model's `inference_types`) where that is
+   * not its type (`audio2video`); null where the catalogue has none, so its model is not checked there.
+   */
+  catalogueName?: string | null;
   /** Fields a job may set itself or take from `defaults.<type>`. */
   params: Readonly<Record<string, FieldSpec>>;
   /** Fields only a job itself may set: what it is about (text, prompt, images). */
@@ -136,7 +141,12 @@ type Defaulted = 'files' | 'checkModel' | 'poll' | 'output' | 'submit' | 'pricin
  * its fields (JSON, or multipart when it uploads media).
  */
 export type KindSpec<T extends string> = Omit<JobKind<T>, Defaulted> &
-  Partial<Pick<JobKind<T>, 'checkModel' | 'poll' | 'submit' | 'required'>> & { media: MediaKind; pricing: PricingSpec };
+  Partial<Pick<JobKind<T>, 'checkModel' | 'poll' | 'submit' | 'required'>> & {
+    media: MediaKind;
+    pricing: PricingSpec;
+    /** Its paths where they are not `<type>` and `<type>/price-calculation` (`videos/replace`). */
+    paths?: { submit: string; price: string };
+  };
 
 /**
  * The price call, `POST /<type>/price-calculation`: with the key fields, or with the submit's
@@ -144,7 +154,14 @@ export type KindSpec<T extends string> = Omit<JobKind<T>, Defaulted> &
  * length as `lengthField`.
  */
 type PricingSpec =
-  | { by: 'per-key'; keyFields: readonly string[]; carries?: 'key' | 'submit'; multipart?: true }
+  | {
+      by: 'per-key';
+      keyFields: readonly string[];
+      carries?: 'key' | 'submit';
+      multipart?: true;
+      /** The price call's fields from the key fields, where they are not the key fields themselves. */
+      body?: (key: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+    }
   | { by: 'per-length'; keyFields: readonly string[]; lengthField: string };
 
 /**
@@ -177,6 +194,15 @@ const MEDIA: Readonly<Record<MediaKind, { extensions: readonly string[]; poll: J
   },
 };
 
+/** The name a kind's models carry in the catalogue; undefined where it has none. */
+export const catalogueNameOf = (kind: Pick<JobKind, 'type' | 'catalogueName'>): string | undefined =>
+  kind.catalogueName === null ? undefined : (kind.catalogueName ?? kind.type);
+
+/** The models walk's filter for these kinds: each catalogue name once. */
+export const catalogueNames = (kinds: readonly JobKind[]): string[] => [
+  ...new Set(kinds.flatMap((kind) => catalogueNameOf(kind) ?? [])),
+];
+
 /** The poll schedule of a media, for a kind that polls like another (music, made as audio, polls like video). */
 export const pollOf = (media: MediaKind): JobKind['poll'] => MEDIA[media].poll;
 
@@ -191,7 +217,7 @@ function growing(firstMs: number, maxMs: number, giveUpMs: number): PollSchedule
 }
 
 /** A kind from its spec: no catalogue checks and its media's poll unless it says otherwise. */
-export function defineKind<T extends string>({ media, pricing, ...spec }: KindSpec<T>): JobKind<T> {
+export function defineKind<T extends string>({ media, pricing, paths, ...spec }: KindSpec<T>): JobKind<T> {
   const { extensions, poll } = MEDIA[media];
   // The bytes' type (mime) first, then the URL's extension, when it is one this kind makes.
   const extension: KindOutput['extension'] = ({ params }, { mime, urlExtension }) => {
@@ -208,11 +234,13 @@ export function defineKind<T extends string>({ media, pricing, ...spec }: KindSp
   const textOf = spec.textFrom;
   const sentOf: Sent = (job) => pick(textOf ? { ...job.params, [textOf.field]: job.text } : job.params, sent);
   const submit = (job: SendableJob): ServiceRequest => {
-    if (uploads.length === 0) return { endpoint: spec.type, json: sentOf(job) };
+    const endpoint = paths?.submit ?? spec.type;
+    if (uploads.length === 0) return { endpoint, json: sentOf(job) };
     // Multipart carries every field as text (a flag as 1 or 0: Laravel refuses "true"); the media go as file parts.
-    return { endpoint: spec.type, multipart: { fields: texts(sentOf(job)), files: mediaParts(job, uploads) } };
+    return { endpoint, multipart: { fields: texts(sentOf(job)), files: mediaParts(job, uploads) } };
   };
-  const derived = { files, pricing: pricingOf(spec.type, pricing, sentOf), output: { media, extension } };
+  const priceEndpoint = paths?.price ?? `${spec.type}/price-calculation`;
+  const derived = { files, pricing: pricingOf(priceEndpoint, pricing, sentOf), output: { media, extension } };
   return { checkModel: () => undefined, poll, submit, required, ...spec, ...derived };
 }
 
@@ -220,12 +248,14 @@ type Sent = (job: SendableJob) => Record<string, unknown>;
 
 const formText = (value: unknown): string => (typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
 
-function pricingOf(type: string, spec: PricingSpec, sentOf: Sent): KindPricing {
-  const endpoint = `${type}/price-calculation`;
+function pricingOf(endpoint: string, spec: PricingSpec, sentOf: Sent): KindPricing {
   const keyFields = spec.keyFields;
   const keyed: Sent = (job) => pick(job.params, keyFields);
   if (spec.by === 'per-key') {
-    const body = spec.carries === 'submit' ? sentOf : keyed;
+    const { body: bodyOf } = spec;
+    // Picked again: a field the body leaves undefined is not sent.
+    const fromKey: Sent = bodyOf === undefined ? keyed : (job) => pickSet(bodyOf(keyed(job)));
+    const body = spec.carries === 'submit' ? sentOf : fromKey;
     const request = spec.multipart
       ? (job: SendableJob): ServiceRequest => ({ endpoint, multipart: { fields: texts(body(job)), files: [] } })
       : (job: SendableJob): ServiceRequest => ({ endpoint, json: body(job) });
@@ -250,6 +280,8 @@ function pick(params: Readonly<Record<string, unknown>>, fields: readonly string
   for (const field of fields) if (params[field] !== undefined) picked[field] = params[field];
   return picked;
 }
+
+const pickSet = (values: Record<string, unknown>): Record<string, unknown> => pick(values, Object.keys(values));
 
 /** Each media file a job sends, as a part with its real type: a list field's as repeated `<field>[]` parts. */
 function mediaParts(job: SendableJob, fields: readonly string[]): MultipartFile[] {

@@ -1,4 +1,5 @@
 import type { Model } from '../api/types.js';
+import type { ResolvedJob } from './job.js';
 import type { ReportProblem } from './kind.js';
 
 /** A model's numeric limit from `info.limits`, if it states one. */
@@ -30,4 +31,13 @@ export function checkBounds(params: Readonly<Record<string, unknown>>, model: Mo
       report(field, `${expected} for ${model.slug}`, { value });
     }
   }
+}
+
+/** A last frame only for a model that supports one (`supports_last_frame`). */
+export function checkLastFrame(job: ResolvedJob, found: Model, models: readonly Model[], report: ReportProblem): void {
+  const last = job.media['last_frame_image'];
+  if (last === undefined || found.features['supports_last_frame'] === true) return;
+  const able = models.filter((other) => other.features['supports_last_frame'] === true).map((other) => other.slug);
+  const hint = able.length > 0 ? `remove it, or use a model that supports it: ${able.join(', ')}` : 'remove it';
+  report('last_frame_image', `no last frame for ${found.slug} (it does not support one)`, { value: last.written }, hint);
 }

@@ -20,7 +20,7 @@ export interface NumberRule {
 
 export const attribute = (field: string): string => field.replace(/_/g, ' ');
 
-const isBlank = (value: FieldValue): boolean =>
+export const isBlank = (value: FieldValue): boolean =>
   value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 function toNumber(value: FieldValue): number | undefined {

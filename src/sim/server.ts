@@ -105,9 +105,12 @@ class SimServer {
     this.routes = new Map<string, Route>([
       [`${API}/models`, { method: 'GET', call: 'models', run: (_req, url) => this.api.listModels(url) }],
       [`${API}/balance`, { method: 'GET', call: 'balance', run: () => this.api.balance() }],
-      ...SIM_KINDS.flatMap(({ type }): [string, Route][] => [
-        [`${API}/${type}`, post('submit', `submit:${type}`, (fields) => this.api.submit(type, fields))],
-        [`${API}/${type}/price-calculation`, post('price', 'price', (fields) => this.api.price(type, fields))],
+      ...SIM_KINDS.flatMap(({ type, paths }): [string, Route][] => [
+        [`${API}/${paths?.submit ?? type}`, post('submit', `submit:${type}`, (fields) => this.api.submit(type, fields))],
+        [
+          `${API}/${paths?.price ?? `${type}/price-calculation`}`,
+          post('price', 'price', (fields) => this.api.price(type, fields)),
+        ],
       ]),
     ]);
   }

@@ -4,7 +4,7 @@
  * it does), and a new field of a kind goes into its `full` sample (the test says which is missing).
  */
 
-import { webmMovie } from '../support/media-files.js';
+import { mp3Frames, mp4Movie, webmMovie } from '../support/media-files.js';
 
 export interface SampleJob {
   /** Every field sent but text and files, as the manifest resolves them. */
@@ -22,6 +22,8 @@ const PNG_HEADER = [
 ];
 const PNG = { bytes: new Uint8Array(PNG_HEADER), contentType: 'image/png' };
 const WEBM = { bytes: new Uint8Array(webmMovie(2)), contentType: 'video/webm' };
+const MP4 = { bytes: new Uint8Array(mp4Movie(3)), contentType: 'video/mp4' };
+const MP3 = { bytes: new Uint8Array(mp3Frames(2)), contentType: 'audio/mpeg' };
 
 const SPEECH = { model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 };
 const IMAGE = { prompt: 'a harbour', model: 'Flux1schnell', width: 512, height: 512, guidance: 0, steps: 4, seed: 7 };
@@ -76,5 +78,26 @@ export const SAMPLE_JOBS: Readonly<Record<string, { full: SampleJob; minimal: Sa
       files: { image: PNG },
     },
     minimal: { params: { model: 'Nanonets_Ocr_S_F16' }, files: { image: PNG } },
+  },
+  'vid-rmbg': {
+    full: { params: { model: 'RMBG-1.4' }, files: { video: MP4 } },
+    minimal: { params: { model: 'RMBG-1.4' }, files: { video: WEBM } },
+  },
+  'video-replace': {
+    full: {
+      params: { model: 'Wan2_2_Animate_14B_INT8', prompt: 'a knight', width: 832, height: 480, steps: 4, seed: 5 },
+      files: { video: MP4, ref_image: PNG },
+    },
+    minimal: { params: { model: 'Wan2_2_Animate_14B_INT8' }, files: { video: MP4, ref_image: PNG } },
+  },
+  aud2video: {
+    full: {
+      params: { ...VIDEO, model: 'Ltx2_3_22B_Dist_INT8', negative_prompt: 'blur' },
+      files: { audio: MP3, first_frame_image: PNG, last_frame_image: PNG },
+    },
+    minimal: {
+      params: { prompt: 'a singer', model: 'Ltx2_3_22B_Dist_INT8', width: 768, height: 432, frames: 121, fps: 24, seed: 3 },
+      files: { audio: MP3 },
+    },
   },
 };

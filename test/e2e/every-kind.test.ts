@@ -12,7 +12,7 @@ import { hasStackTrace, runCli } from '../helpers/cli.js';
 import { estimateInProcess, readRunJson, runInProcessResult } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { byState, cliAgainst, collect, delay, ledgerRows, startAgainst, type StatusJson } from '../reliability/helpers.js';
-import { mp3Frames, webmMovie } from '../support/media-files.js';
+import { mp3Frames, mp4Movie, webmMovie } from '../support/media-files.js';
 
 /** Each kind's job, as a flow mapping's fields after `id` and `type` (its model and the rest from `defaults`). */
 const ONE_OF_EACH: Readonly<Record<string, string>> = {
@@ -25,6 +25,9 @@ const ONE_OF_EACH: Readonly<Record<string, string>> = {
   'img-rmbg': 'image: beach.png',
   'img-upscale': 'image: beach.png',
   img2txt: 'image: beach.png',
+  'vid-rmbg': 'video: clip.mp4',
+  'video-replace': 'video: clip.mp4, ref_image: beach.png',
+  aud2video: 'prompt: "a lighthouse keeper sings", audio: song.mp3, first_frame_image: beach.png',
 };
 
 const VIDEO = '{ model: Ltxv_13B_0_9_8_Distilled_FP8, width: 768, height: 432, steps: 1, frames: 120, fps: 30, guidance: 0, seed: 42 }';
@@ -39,6 +42,9 @@ const DEFAULTS: Readonly<Record<string, string>> = {
   'img-rmbg': '{ model: Ben2 }',
   'img-upscale': '{ model: RealESRGAN_x4plus }',
   img2txt: '{ model: Nanonets_Ocr_S_F16 }',
+  'vid-rmbg': '{ model: RMBG-1.4 }',
+  'video-replace': '{ model: Wan2_2_Animate_14B_INT8 }',
+  aud2video: '{ model: Ltx2_3_22B_Dist_INT8, width: 768, height: 432, frames: 121, fps: 24, seed: 3 }',
 };
 
 /** Every kind quick: a run of one job each takes about a second. */
@@ -57,7 +63,8 @@ describe('one job of every kind', () => {
     const dir = workspace.dir;
     await copyFile(path.resolve('manifests/images/beach.png'), path.join(dir, 'beach.png'));
     await writeFile(path.join(dir, 'clip.webm'), webmMovie(3, 640, 360));
-    await writeFile(path.join(dir, 'speech.mp3'), mp3Frames(4));
+    await writeFile(path.join(dir, 'clip.mp4'), mp4Movie(3));
+    await writeFile(path.join(dir, 'song.mp3'), mp3Frames(4));
     const lines = [
       'version: 1',
       'defaults:',

@@ -6,7 +6,7 @@ import { pngImage } from '../../src/sim/results.js';
 import { runCli } from '../helpers/cli.js';
 import { estimateInProcess, runInProcessResult } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { webmMovie } from '../support/media-files.js';
+import { mp4Movie, webmMovie } from '../support/media-files.js';
 
 const FAST = { pendingMs: { 'vid-upscale': 20 }, processingMs: { 'vid-upscale': 40 }, latencyMs: 2 };
 
@@ -20,14 +20,14 @@ describe('a video file in, a video out: vid-upscale against the simulator', () =
     return file;
   }
 
-  it('prices by the frame size and length read from each file, once per distinct video, and saves each result', async () => {
+  it('prices by the frame size and length read from each file (WebM, MP4), once per distinct video, and saves each result', async () => {
     await writeFile(path.join(workspace.dir, 'a.webm'), webmMovie(5, 640, 360));
-    await writeFile(path.join(workspace.dir, 'b.webm'), webmMovie(12, 320, 240));
+    await writeFile(path.join(workspace.dir, 'b.mp4'), mp4Movie(12, 'vide', 320, 240));
     const file = await manifest([
       '{ id: a, type: vid-upscale, video: a.webm }',
       '{ id: a-twice, type: vid-upscale, video: a.webm, scale: 2 }',
       '{ id: a-again, type: vid-upscale, video: a.webm }',
-      '{ id: b, type: vid-upscale, video: b.webm }',
+      '{ id: b, type: vid-upscale, video: b.mp4 }',
     ]);
     const sim = await workspace.startSim(FAST);
     const ledgerPath = path.join(workspace.dir, 'upscale.mediabatch.db');

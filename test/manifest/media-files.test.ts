@@ -42,6 +42,23 @@ describe('media files, checked by their bytes with what they state', () => {
     expect(read).toMatchObject({ ok: true, value: { contentType: 'video/webm', width: 320, height: 240, durationSec: 8 } });
   });
 
+  it('reads an MP4 video frame size and length, with no sound track, and declares it as video', async () => {
+    const read = await check('clip.mp4', mp4Movie(4.5, 'vide', 1280, 720), VIDEO);
+    expect(read).toMatchObject({ ok: true, value: { contentType: 'video/mp4', width: 1280, height: 720, durationSec: 4.5 } });
+    const either = await check('either.mp4', mp4Movie(2), EITHER);
+    expect(either.ok && either.value.contentType).toBe('video/mp4');
+  });
+
+  it('reads an MP4 whose movie header comes after its media data', async () => {
+    const movie = mp4Movie(7, 'vide', 320, 240);
+    const [ftyp, moov] = [movie.subarray(0, 28), movie.subarray(28, 28 + movie.readUInt32BE(28))];
+    const mdat = Buffer.alloc(3_000_000, 0x5a);
+    mdat.writeUInt32BE(mdat.length, 0);
+    mdat.write('mdat', 4, 'latin1');
+    const read = await check('late.mp4', Buffer.concat([ftyp, mdat, moov]), VIDEO);
+    expect(read).toMatchObject({ ok: true, value: { width: 320, height: 240, durationSec: 7 } });
+  });
+
   it('takes a video in a field that takes audio or video, as video', async () => {
     const read = await check('either.webm', webmMovie(3), EITHER);
     expect(read.ok && read.value.contentType).toBe('video/webm');
@@ -85,7 +102,8 @@ describe('media files, checked by their bytes with what they state', () => {
 
   it('refuses a file whose container does not state a fact its kind prices by, and one outside its length', async () => {
     const priced: MediaField = { maxBytes: { video: 1e6 }, facts: { width: 'width', duration: 'durationSec' } };
-    expect(await check('movie.mp4', mp4Movie(5), priced)).toEqual({
+    // An MP4 cut short after its type box: no movie header, so neither size nor length.
+    expect(await check('movie.mp4', mp4Movie(5).subarray(0, 28), priced)).toEqual({
       ok: false,
       expected: 'a video whose container states its width and duration',
       detail: 'MP4/MOV/M4A, its width and duration not found',

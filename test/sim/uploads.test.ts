@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
 import { Check, type UploadRule } from '../../src/sim/rules.js';
 import { pngImage } from '../../src/sim/results.js';
-import { webmMovie, wavTone } from '../support/media-files.js';
+import { mp4Movie, webmMovie, wavTone } from '../support/media-files.js';
 import { call, FAST, startSimulator } from './helpers.js';
 
 const form = (fields: Record<string, string>, files: Record<string, Buffer> = {}): FormData => {
@@ -30,9 +30,23 @@ describe('simulator: uploads of every medium checked as the service checks them'
     expect(price.status).toBe(200);
     const byFile = await call(sim, '/api/v1/client/vid-upscale/price-calculation', { form: form({ model: 'RealESRGAN_Vid_x4' }, { video: webmMovie(5) }) });
     expect(byFile.body).toEqual(price.body);
+    const byMp4 = await call(sim, '/api/v1/client/vid-upscale/price-calculation', { form: form({ model: 'RealESRGAN_Vid_x4' }, { video: mp4Movie(5) }) });
+    expect(byMp4.body).toEqual(price.body);
     const submit = await call(sim, '/api/v1/client/vid-upscale', { form: form({ model: 'RealESRGAN_Vid_x4' }, { video: webmMovie(5) }) });
     expect(submit.status).toBe(200);
     expect(sim.stats.accepted).toHaveLength(1);
+  });
+
+  it('prices a replacement at its own path by the video or its length and size, and wants both sides or neither', async () => {
+    sim = await startSimulator(FAST);
+    const model = 'Wan2_2_Animate_14B_INT8';
+    const at = '/api/v1/client/videos/replace/price';
+    const byFacts = await call(sim, at, { form: form({ model, duration: '5', width: '640', height: '360' }) });
+    expect(byFacts.status).toBe(200);
+    expect((await call(sim, at, { form: form({ model }, { video: mp4Movie(5) }) })).body).toEqual(byFacts.body);
+    const half = await call(sim, '/api/v1/client/videos/replace', { form: form({ model, width: '640' }, { video: mp4Movie(5), ref_image: pngImage() }) });
+    const message = 'The height field is required when width is present.';
+    expect(half.body).toEqual({ message, errors: { height: [message] } });
   });
 
   it('holds each upload to its size in kilobytes and its media by the bytes', async () => {

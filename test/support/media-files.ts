@@ -85,7 +85,11 @@ export function mp4Movie(seconds: number, handler: 'vide' | 'soun' = 'vide', wid
   const mdhd = box('mdhd', u32(0, 0, 0, timescale, Math.round(seconds * timescale)), Buffer.alloc(4));
   // A sound track needs its sample entry (AAC, stereo, 16 bits, 44.1 kHz) for a reader to count it as audio.
   const mp4a = box('mp4a', Buffer.alloc(6), Buffer.from([0, 1]), Buffer.alloc(8), Buffer.from([0, 2, 0, 16, 0, 0, 0, 0]), u32(44100 * 65536));
-  const stsd = handler === 'soun' ? box('stsd', u32(0, 1), mp4a) : box('stsd', u32(0, 0));
+  // A video track's sample entry (AVC) states its coded size, as every encoder writes it.
+  const sizes = Buffer.from([width >> 8, width & 0xff, height >> 8, height & 0xff]);
+  const avc1 = box('avc1', Buffer.alloc(6), Buffer.from([0, 1]), Buffer.alloc(16), sizes, u32(0x480000, 0x480000, 0),
+    Buffer.from([0, 1]), Buffer.alloc(32), Buffer.from([0, 0x18, 0xff, 0xff]));
+  const stsd = box('stsd', u32(0, 1), handler === 'soun' ? mp4a : avc1);
   const tables = [box('stts', u32(0, 0)), box('stsc', u32(0, 0)), box('stsz', u32(0, 0, 0)), box('stco', u32(0, 0))];
   const minf = box('minf', box('stbl', stsd, ...tables));
   const trak = box('trak', tkhd, box('mdia', mdhd, hdlr, minf));

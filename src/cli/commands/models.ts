@@ -1,4 +1,4 @@
-import { JOB_TYPES, type JobType } from '../../jobs/index.js';
+import { catalogueNames, JOB_KINDS, JOB_TYPES, kindOf } from '../../jobs/index.js';
 import type { Argv } from 'yargs';
 import type { Model } from '../../api/types.js';
 import type { ModelsDocument } from '../../report/document-schemas.js';
@@ -16,8 +16,10 @@ type ModelsArgs = Awaited<ReturnType<typeof builder>['argv']>;
 export async function handler(args: ModelsArgs): Promise<number> {
   const service = await openService(args, process.env);
   try {
-    const types: readonly JobType[] = args.type === undefined ? JOB_TYPES : [args.type];
-    const models = (await service.client.listModels({ types })).filter((m) => m.inferenceTypes.some((t) => types.includes(t as JobType)));
+    const types = catalogueNames(args.type === undefined ? JOB_KINDS : [kindOf(args.type)]);
+    // A kind without a name in the catalogue has no models listed there.
+    const listed = types.length === 0 ? [] : await service.client.listModels({ types });
+    const models = listed.filter((m) => m.inferenceTypes.some((t) => types.includes(t)));
     if (args.json) await writeJsonDocument({ models: models.map(modelJson) });
     else await writeStdout(formatModels(models));
     return 0;

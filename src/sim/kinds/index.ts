@@ -13,8 +13,13 @@ import { vidUpscale } from './vid-upscale.js';
 import { imgRmbg } from './img-rmbg.js';
 import { imgUpscale } from './img-upscale.js';
 import { img2txt } from './img2txt.js';
+import { vidRmbg } from './vid-rmbg.js';
+import { videoReplace } from './video-replace.js';
+import { aud2video } from './aud2video.js';
 
-export const SIM_KINDS = [txt2audio, txt2img, img2video, txt2video, txt2embedding, vidUpscale, imgRmbg, imgUpscale, img2txt] as const;
+export const SIM_KINDS = [
+  txt2audio, txt2img, img2video, txt2video, txt2embedding, vidUpscale, imgRmbg, imgUpscale, img2txt, vidRmbg, videoReplace, aud2video,
+] as const;
 
 export type SimJobType = (typeof SIM_KINDS)[number]['type'];
 

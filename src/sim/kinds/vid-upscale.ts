@@ -2,33 +2,18 @@
  * Video upscaling: `POST /vid-upscale`, multipart with the video. A price query gives the frame
  * size and length, or the video; a video's are read from it, as the service does.
  */
-import { mediaFacts } from '../../media-type.js';
-import { type Check, VIDEO_UPLOAD } from '../rules.js';
+import type { Check } from '../rules.js';
 import { defineKind } from './kind.js';
+import { givesVideo, measured, side, type VideoSize } from './video-file.js';
 
 /** USD per output megapixel-second at scale 1, so a 640×360, 5 s video at ×4 costs about $0.018. */
 const USD_PER_MEGAPIXEL_SECOND = 0.001;
 
 const limits = { min_scale: 2, max_scale: 4, max_video_duration_seconds: 60 };
 
-/** The frame size and length a submit's video states; each missing one in the bag. */
-type Size = Record<'width' | 'height' | 'duration', number | undefined> & { videoSha256?: string };
-
-async function measured(c: Check): Promise<Size> {
-  const unread = { width: undefined, height: undefined, duration: undefined };
-  const upload = await c.upload('video', true, VIDEO_UPLOAD);
-  if (!upload) return unread;
-  const facts = await mediaFacts(upload.bytes);
-  if (facts.width === undefined || facts.height === undefined || facts.durationSec === undefined) {
-    return c.add('video', 'The video field could not be read.') ?? unread;
-  }
-  return { width: facts.width, height: facts.height, duration: facts.durationSec, videoSha256: upload.sha256 };
-}
-
 /** The frame size and length a price query gives. */
-function asked(c: Check): Size {
-  const side = (field: string) => c.number(field, { integer: true, min: 1 });
-  return { width: side('width'), height: side('height'), duration: c.number('duration', { min: 0.1 }) };
+function asked(c: Check): VideoSize {
+  return { width: side(c, 'width'), height: side(c, 'height'), duration: c.number('duration', { min: 0.1 }) };
 }
 
 export const vidUpscale = defineKind({
@@ -38,7 +23,7 @@ export const vidUpscale = defineKind({
     const given = ![undefined, null, ''].includes(c.fields['scale'] as never);
     const scale = given ? c.number('scale', { integer: true, ...c.range('scale') }) : null;
     // A price query gives the size and length, or the video itself (which a submit always does).
-    const size: Size = forPrice && !(c.fields['video'] instanceof Blob) ? asked(c) : await measured(c);
+    const size: VideoSize = forPrice && !givesVideo(c) ? asked(c) : await measured(c);
     const maxSec = c.model?.limits['max_video_duration_seconds'];
     if (size.duration !== undefined && maxSec !== undefined && size.duration > maxSec) {
       c.add(forPrice ? 'duration' : 'video', `The video may not be longer than ${maxSec} seconds.`);

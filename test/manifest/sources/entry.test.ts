@@ -51,7 +51,7 @@ describe('a source entry is checked once, every problem located in the manifest'
       [
         "book/manifest.yaml:9:9 id: expected an id template with placeholders like {stem} (letters, digits and _ inside braces), got "x-{a"; every { needs its }",
         "book/manifest.yaml:5:5 voise: unknown field; did you mean "voice"?",
-        "book/manifest.yaml:6:5 seed: unknown field; seed is a field of img2video, txt2img, txt2video jobs, not txt2audio",
+        "book/manifest.yaml:6:5 seed: unknown field; seed is a field of img2video, txt2img, txt2video, video-replace, aud2video jobs, not txt2audio",
         "book/manifest.yaml:7:12 speed: expected a number above 0, got "fast"",
         "book/manifest.yaml:3:10 csv: expected a path to a CSV file, got """,
         "book/manifest.yaml:8:22 columns.text: expected a column name, got 3",
@@ -60,7 +60,7 @@ describe('a source entry is checked once, every problem located in the manifest'
     `);
     expect(problemsOf('  - jsonl: a.jsonl\n    type: txt2vid\n    columns: [a]\n')).toMatchInlineSnapshot(`
       [
-        "book/manifest.yaml:4:11 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", got "txt2vid"",
+        "book/manifest.yaml:4:11 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", got "txt2vid"",
         "book/manifest.yaml:5:14 columns: expected a mapping of field: key, got ["a"]",
       ]
     `);
@@ -84,7 +84,7 @@ describe('a source entry is checked once, every problem located in the manifest'
   test('files: a type, a field that names a file, nothing given twice', () => {
     expect(problemsOf('  - files: "*.txt"\n')).toMatchInlineSnapshot(`
       [
-        "book/manifest.yaml:3:5 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt" (each file becomes a job of that type), got nothing",
+        "book/manifest.yaml:3:5 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video" (each file becomes a job of that type), got nothing",
         "book/manifest.yaml:3:5 field: expected the field each file fills, got nothing",
       ]
     `);
@@ -122,7 +122,7 @@ describe('a source entry is checked once, every problem located in the manifest'
     `);
     expect(problemsOf('  - matrix:\n      prompt: [a]\n')).toMatchInlineSnapshot(`
       [
-        "book/manifest.yaml:3:5 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", on the entry or as a list of the matrix, got nothing",
+        "book/manifest.yaml:3:5 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", on the entry or as a list of the matrix, got nothing",
       ]
     `);
     const values = `[${Array.from({ length: 400 }, (_, i) => i).join(', ')}]`;
