@@ -42,8 +42,12 @@ export interface JobKind<T extends string = JobType> {
   output: KindOutput;
   /** How often a running job of this kind is asked about. */
   poll: { service: PollSchedule; simulator: PollSchedule };
-  /** Submits allowed by each plan (the service counts each kind's submits apart). */
+  /** Submits allowed by each plan (the service counts each kind's submits apart, but for a shared budget). */
   plans: Readonly<Record<PlanName, ClassLimit>>;
+  /** The kind whose submit budget it shares (the transcription kinds share one); its own type when unset. */
+  paceClass?: JobType;
+  /** The `inference_types` the catalogue lists its models under, when they are not its type. */
+  catalogueTypes?: readonly string[];
 }
 
 export interface FieldSpec {
@@ -59,8 +63,14 @@ export interface FieldSpec {
 /** A text file the manifest reads (its text is the job's), or a media file the job uploads. */
 export type FileSpec = 'text' | MediaField;
 
-/** What a media file's container may state, read once when the manifest is. */
-export type MediaFact = 'durationSec' | 'width' | 'height';
+/** What a media file's container may state, read once when the manifest is; `wholeSec` is its length rounded up. */
+export type MediaFact = 'durationSec' | 'width' | 'height' | 'wholeSec';
+
+/** A fact of a file as read; a price in whole seconds counts a started second as one. */
+export function factOf(read: Partial<Record<'durationSec' | 'width' | 'height', number>>, fact: MediaFact): number | undefined {
+  if (fact !== 'wholeSec') return read[fact];
+  return read.durationSec === undefined ? undefined : Math.ceil(read.durationSec);
+}
 
 /**
  * A field that uploads media: the media it takes, each with its most bytes (a field that takes

@@ -1,5 +1,5 @@
 import type { Model } from '../api/types.js';
-import { kindOf, type ReportProblem, type ResolvedJob } from '../jobs/index.js';
+import { kindOf, serves, type JobType, type ReportProblem, type ResolvedJob } from '../jobs/index.js';
 import { contentHash, imageHashes } from './content-hash.js';
 import { formatGot, type ManifestIssue, closest, quotedList } from './errors.js';
 import { ID_PATTERN, SPLIT_MODES, type SplitMode } from './fields.js';
@@ -7,12 +7,12 @@ import { jobIssue } from './ids.js';
 import { sourceDisplayPath } from './sources/rows.js';
 import { partId, type SplitProblem, splitText } from './split.js';
 
-function unknownModelHint(given: string, models: readonly Model[], type: string): string {
+function unknownModelHint(given: string, models: readonly Model[], type: JobType): string {
   const byName = models.find((model) => model.name === given || model.name.toLowerCase() === given.toLowerCase());
   if (byName !== undefined) return `"${given}" is the display name; use the slug "${byName.slug}"`;
   const near = closest(given, models.map((model) => model.slug));
   if (near.length > 0) return `did you mean ${quotedList(near)}?`;
-  const ofType = models.filter((model) => model.inferenceTypes.includes(type)).map((model) => model.slug);
+  const ofType = models.filter((model) => serves(model, type)).map((model) => model.slug);
   return ofType.length > 0 ? `models for ${type}: ${ofType.join(', ')}` : `the catalogue has no ${type} model`;
 }
 
@@ -24,8 +24,8 @@ function checkJob(job: ResolvedJob, models: readonly Model[], report: ReportProb
     report('model', `a model slug of the catalogue`, { value: slug }, unknownModelHint(slug, models, job.type));
     return;
   }
-  if (!model.inferenceTypes.includes(job.type)) {
-    const ofType = models.filter((other) => other.inferenceTypes.includes(job.type)).map((other) => other.slug);
+  if (!serves(model, job.type)) {
+    const ofType = models.filter((other) => serves(other, job.type)).map((other) => other.slug);
     const got = `${formatGot(model.slug)} (${model.inferenceTypes.join(', ') || 'no type'})`;
     report('model', `a model for ${job.type}`, { text: got }, `models for ${job.type}: ${ofType.join(', ')}`);
     return;

@@ -1,4 +1,4 @@
-import { JOB_TYPES, type JobType } from '../../jobs/index.js';
+import { catalogueTypesOf, JOB_TYPES, serves, type JobType } from '../../jobs/index.js';
 import type { Argv } from 'yargs';
 import type { Model } from '../../api/types.js';
 import type { ModelsDocument } from '../../report/document-schemas.js';
@@ -17,7 +17,7 @@ export async function handler(args: ModelsArgs): Promise<number> {
   const service = await openService(args, process.env);
   try {
     const types: readonly JobType[] = args.type === undefined ? JOB_TYPES : [args.type];
-    const models = (await service.client.listModels({ types })).filter((m) => m.inferenceTypes.some((t) => types.includes(t as JobType)));
+    const models = (await service.client.listModels({ types: catalogueTypesOf(types) })).filter((m) => types.some((t) => serves(m, t)));
     if (args.json) await writeJsonDocument({ models: models.map(modelJson) });
     else await writeStdout(formatModels(models));
     return 0;

@@ -10,8 +10,13 @@ import { txt2img } from './txt2img.js';
 import { txt2video } from './txt2video.js';
 import { txt2embedding } from './txt2embedding.js';
 import { vidUpscale } from './vid-upscale.js';
+import { transcribe } from './transcribe.js';
+import { aud2txt } from './aud2txt.js';
+import { vid2txt } from './vid2txt.js';
+import { audiofile2txt } from './audiofile2txt.js';
+import { videofile2txt } from './videofile2txt.js';
 
-export const SIM_KINDS = [txt2audio, txt2img, img2video, txt2video, txt2embedding, vidUpscale] as const;
+export const SIM_KINDS = [txt2audio, txt2img, img2video, txt2video, txt2embedding, vidUpscale, transcribe, aud2txt, vid2txt, audiofile2txt, videofile2txt] as const;
 
 export type SimJobType = (typeof SIM_KINDS)[number]['type'];
 

@@ -39,6 +39,10 @@ interface KindFacts<T extends string> {
   models: readonly ModelSpec[];
   /** Its submits' rate limits on each published plan. */
   plans: Record<PlanName, ClassLimit>;
+  /** The kind whose submit budget it shares (the Whisper kinds share one); its own when unset. */
+  paceClass?: string;
+  /** The `inference_types` its models are listed under, when not its type (`aud2txt` → `audio2text`). */
+  catalogueTypes?: readonly string[];
 }
 
 type Media = 'image' | 'video' | 'audio' | 'text' | 'embedding';
@@ -94,7 +98,7 @@ export function defineKind<T extends string, P>(spec: KindSpec<T, P>): SimKind<T
     media,
     ...MEDIA[media],
     async check(fields, models, mode, forPrice) {
-      const c = new Check(fields, models, facts.type);
+      const c = new Check(fields, models, facts.catalogueTypes ?? [facts.type]);
       const read = await check(c, forPrice);
       if (!c.empty || !c.model) return { ok: false, bag: c };
       // Each rule that leaves a value undefined puts its error in the bag: with the bag empty, none is.
