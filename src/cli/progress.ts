@@ -206,7 +206,9 @@ export function etaMs(input: EtaInput): number | undefined {
   for (const [type, n] of Object.entries(toSend) as [JobType, number | undefined][]) {
     if ((n ?? 0) > 0) byClass.set(paceClassOf(type), { ...byClass.get(paceClassOf(type)), [type]: n });
   }
-  const classesMs = [...byClass].map(([cls, counts]) => pauseMs(`submit:${cls}`) + estimateDuration(counts, plan.limits, plan.name, 0).durationMs);
+  const classMs = (cls: JobType, counts: Partial<Record<JobType, number>>): number =>
+    pauseMs(`submit:${cls}`) + estimateDuration(counts, plan.limits, plan.name, 0).durationMs;
+  const classesMs = [...byClass].map(([cls, counts]) => classMs(cls, counts));
   const ratePerS = following ? perSecond(seen.settled, seen.elapsedMs) : perSecond(seen.submitted, seen.elapsedMs);
   const jobMs = following && ratePerS > 0 ? (Math.max(0, seen.submitted - seen.settled) / ratePerS) * 1000 : 0;
   const submitsMs = classesMs.length > 0 ? Math.max(...classesMs) + jobMs : 0;

@@ -67,7 +67,9 @@ export type FileSpec = 'text' | MediaField;
 export type MediaFact = 'durationSec' | 'width' | 'height' | 'wholeSec';
 
 /** A fact of a file as read; a price in whole seconds counts a started second as one. */
-export function factOf(read: Partial<Record<'durationSec' | 'width' | 'height', number>>, fact: MediaFact): number | undefined {
+type Read = Partial<Record<'durationSec' | 'width' | 'height', number>>;
+
+export function factOf(read: Read, fact: MediaFact): number | undefined {
   if (fact !== 'wholeSec') return read[fact];
   return read.durationSec === undefined ? undefined : Math.ceil(read.durationSec);
 }

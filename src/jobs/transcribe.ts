@@ -7,22 +7,28 @@ import type { JobType } from './types.js';
  * The transcription ("Whisper") kinds: this one, and what all five share here: their fields but the
  * source, one submit budget (counted as this kind's), a text result (with timestamps, beside it as JSON).
  */
-const flag = (description: string): FieldSpec => ({ schema: z.boolean().describe(description), expected: 'true or false' });
+const flag = (description: string): FieldSpec => ({
+  schema: z.boolean().describe(description),
+  expected: 'true or false',
+});
 
 const PARAMS = {
   model: model('WhisperLargeV3'),
   include_ts: flag('Timestamped segments (true) or plain text (false)'),
-  return_result_in_response: { ...flag('Whether the transcript comes in the status itself, not only as a file'), optional: true },
+  return_result_in_response: {
+    ...flag('Whether the transcript comes in the status itself, not only as a file'),
+    optional: true,
+  },
 } as const;
 
-/** The formats the service lists (audio: AAC, MP3, Ogg, WebM; video: MP4, MPEG, MOV, AVI, WMV, Ogg), by their signatures. */
+/** The formats the service lists (audio: AAC, MP3, Ogg, WebM; video: MP4, MPEG, MOV, AVI, WMV, Ogg), as signatures. */
 const AUDIO_FORMATS = ['MP3', 'MPEG audio', 'Ogg', 'WebM/Matroska'];
 const VIDEO_FORMATS = ['MP4/MOV/M4A', 'MPEG video', 'AVI', 'ASF/WMV', 'Ogg'];
 
-/** Priced by its length rounded up to whole seconds, read from the file: the file is never uploaded for a price. */
+/** Priced by its length in whole seconds (rounded up), read from the file: never uploaded for a price. */
 const facts = { duration_seconds: 'wholeSec' } as const;
 export const audioFile = media('Speech to transcribe', { audio: 20 }, { formats: AUDIO_FORMATS, facts });
-export const videoFile = media('A video with speech (with an audio track)', { video: 50 }, { formats: VIDEO_FORMATS, facts });
+export const videoFile = media('A video with speech', { video: 50 }, { formats: VIDEO_FORMATS, facts });
 const sourceFile = media('Audio or video with speech', { audio: 20, video: 50 }, {
   formats: [...new Set([...AUDIO_FORMATS, ...VIDEO_FORMATS])],
   facts,
@@ -45,7 +51,7 @@ export function whisperKind<T extends JobType>({ pricedBy, ...spec }: WhisperSpe
     ...spec,
     params: PARAMS,
     // Jobs with the same model, timestamps and URL (or length) share one price call.
-    pricing: { by: 'per-key', keyFields: ['model', 'include_ts', ...pricedBy], ...(multipart ? { multipart: true } : {}) },
+    pricing: { by: 'per-key', keyFields: ['model', 'include_ts', ...pricedBy], ...(multipart && { multipart: true }) },
     media: 'text',
     plans: { basic: { perMinute: 1, perDay: 10 }, premium: { perMinute: 300 } },
     paceClass: 'transcribe',

@@ -22,8 +22,13 @@ export function estimateDuration(
   const polls = statusPolls ?? totalJobs;
   // Kinds that share a budget (the Whisper kinds) are paced as one class.
   const perClass = new Map<JobType, number>();
-  for (const { type } of JOB_KINDS) perClass.set(paceClassOf(type), (perClass.get(paceClassOf(type)) ?? 0) + (jobsToSend[type] ?? 0));
-  const submits = [...perClass].map(([cls, n]) => classDuration(cls, n, plan[`submit:${cls}`])).filter((c) => c.requests > 0);
+  for (const { type } of JOB_KINDS) {
+    const cls = paceClassOf(type);
+    perClass.set(cls, (perClass.get(cls) ?? 0) + (jobsToSend[type] ?? 0));
+  }
+  const submits = [...perClass]
+    .map(([cls, n]) => classDuration(cls, n, plan[`submit:${cls}`]))
+    .filter((c) => c.requests > 0);
   const byClass = [...submits, classDuration('status', polls, plan.status)].filter((c) => c.requests > 0);
   const polling = slowestOf(byClass, planName);
   const hooked = slowestOf(submits, planName);

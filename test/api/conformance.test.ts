@@ -32,6 +32,7 @@ const KNOWN_DIFFERENCES: ReadonlyArray<{ operation: RegExp; problem: RegExp; why
   },
   {
     operation: /^POST \/api\/v1\/client\/[^/]+$/,
+    // In a body of several variants (oneOf) the same problem is named through the nearest one.
     problem: /^(no branch of the oneOf fits; nearest \(\d+\): )?(body:|field) webhook_secret is not a property of the schema$/,
     why: 'the documentation of webhooks has webhook_secret (32 to 255 characters, signs each delivery) on every submit',
   },
@@ -81,9 +82,10 @@ function fieldsSet(kind: JobKind, job: SendableJob): string[] {
 }
 
 function kindFields(kind: JobKind, which: 'all' | 'required'): string[] {
-  // Of two sources a job gives exactly one (not a text and its file), the minimal sample gives the first, the full the other.
+  // Of two sources a job gives exactly one of (not a text and its file), the minimal sample
+  // gives the first, the full one the other.
   const first = kind.textFrom === undefined ? kind.exactlyOne?.[0] : undefined;
-  const all = Object.keys({ ...kind.content, ...kind.params }).filter((field) => field !== kind.textFrom?.file && field !== first);
+  const all = Object.keys({ ...kind.content, ...kind.params }).filter((field) => ![kind.textFrom?.file, first].includes(field));
   const required = [...kind.required, ...(kind.exactlyOne ? [kind.exactlyOne[0]] : [])];
   return [...new Set(which === 'all' ? all : required)].sort();
 }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
 import { mainInProcess } from '../helpers/main-in-process.js';
 import { startSecondServer, type SecondServer } from './second-server.js';
-import { JOB_TYPES } from '../../src/jobs/index.js';
+import { catalogueTypesOf, JOB_TYPES } from '../../src/jobs/index.js';
 
 interface ModelJson {
   slug: string;
@@ -61,7 +61,7 @@ describe('mediabatch models', () => {
     const pages = server.requests.filter((r) => r.path === '/api/v1/client/models');
     for (const request of pages) {
       expect(request.authorization).toBe(`Bearer ${server.token}`);
-      expect(request.query['filter[inference_types]']).toBe(JOB_TYPES.join(','));
+      expect(request.query['filter[inference_types]']).toBe(catalogueTypesOf(JOB_TYPES).join(','));
     }
 
     const videoOnly = await mainInProcess(['models', '--base-url', server.url, '--type', 'img2video', '--json'], env);

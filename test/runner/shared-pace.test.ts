@@ -12,7 +12,11 @@ import { mp3Frames } from '../support/media-files.js';
  * Not below a second: the pace waits at least that long after a window's last request.
  */
 const WINDOW_MS = 1000;
-const FAST = { pendingMs: { aud2txt: 10, audiofile2txt: 10 }, processingMs: { aud2txt: 20, audiofile2txt: 20 }, latencyMs: 1 };
+const FAST = {
+  pendingMs: { aud2txt: 10, audiofile2txt: 10 },
+  processingMs: { aud2txt: 20, audiofile2txt: 20 },
+  latencyMs: 1,
+};
 
 describe('kinds that share one budget share one pace', () => {
   const workspace = useWorkspace();
@@ -27,14 +31,16 @@ describe('kinds that share one budget share one pace', () => {
       '{ id: f2, type: audiofile2txt, audio: a.mp3, include_ts: true }',
     ];
     const defaults = ['aud2txt', 'audiofile2txt'].map((kind) => `  ${kind}: { model: WhisperLargeV3, include_ts: false }`);
-    await writeFile(file, ['version: 1', 'defaults:', ...defaults, 'jobs:', ...jobs.map((job) => `  - ${job}`), ''].join('\n'));
+    const lines = ['version: 1', 'defaults:', ...defaults, 'jobs:', ...jobs.map((job) => `  - ${job}`)];
+    await writeFile(file, `${lines.join('\n')}\n`);
     // The simulator counts the shared budget as the service does, and answers 429 past it.
     const sim = await workspace.startSim({ ...FAST, plan: 'basic', rateWindowMs: WINDOW_MS });
     // Basic's own limits, in the scaled window; some headroom, so network jitter never crosses a window's edge.
     const pace = new Pace(planPace(limitsOf('basic'), WINDOW_MS), { headroom: 0.8 });
     const outDir = path.join(workspace.dir, 'talks.out');
     const ledgerPath = path.join(workspace.dir, 'talks.mediabatch.db');
-    const { result } = await runInProcessResult({ manifest: file, ledgerPath, outDir, baseUrl: sim.url, token: sim.token, pace });
+    const run = { manifest: file, ledgerPath, outDir, baseUrl: sim.url, token: sim.token, pace };
+    const { result } = await runInProcessResult(run);
 
     expect(result.summary.spentMicro).toBeGreaterThan(0);
     const accepted = sim.stats.accepted;
@@ -50,7 +56,7 @@ describe('kinds that share one budget share one pace', () => {
     const submit = (kind: string, body: object) =>
       fetch(`${sim.url}/api/v1/client/${kind}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${sim.token}`, accept: 'application/json', 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${sim.token}`, 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify({ model: 'WhisperLargeV3', include_ts: false, ...body }),
       });
     expect((await submit('aud2txt', { audio_url: 'https://twitter.com/i/spaces/1' })).status).toBe(200);

@@ -17,7 +17,8 @@ export async function handler(args: ModelsArgs): Promise<number> {
   const service = await openService(args, process.env);
   try {
     const types: readonly JobType[] = args.type === undefined ? JOB_TYPES : [args.type];
-    const models = (await service.client.listModels({ types: catalogueTypesOf(types) })).filter((m) => types.some((t) => serves(m, t)));
+    const listed = await service.client.listModels({ types: catalogueTypesOf(types) });
+    const models = listed.filter((m) => types.some((t) => serves(m, t)));
     if (args.json) await writeJsonDocument({ models: models.map(modelJson) });
     else await writeStdout(formatModels(models));
     return 0;

@@ -4,7 +4,11 @@
  */
 import { whisperKind } from './whisper.js';
 
-const SOURCE_UPLOAD = { kinds: ['audio', 'video'], types: 'aac, mpeg, ogg, webm, mp4, mov, avi, wmv', maxKb: 50 * 1024 } as const;
+const SOURCE_UPLOAD = {
+  kinds: ['audio', 'video'],
+  types: 'aac, mpeg, ogg, webm, mp4, mov, avi, wmv',
+  maxKb: 50 * 1024,
+} as const;
 
 export const transcribe = whisperKind(
   'transcribe',

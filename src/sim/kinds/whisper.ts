@@ -35,7 +35,8 @@ function validUrl(c: Check, field: string): Source | undefined {
   const given = c.string(field);
   if (given === undefined) return undefined;
   const protocol = URL.canParse(given) ? new URL(given).protocol : '';
-  if (protocol !== 'http:' && protocol !== 'https:') return c.add(field, `The ${attribute(field)} field must be a valid URL.`);
+  const web = protocol === 'http:' || protocol === 'https:';
+  if (!web) return c.add(field, `The ${attribute(field)} field must be a valid URL.`);
   return { source: given, seconds: urlSeconds(given) };
 }
 
@@ -64,7 +65,9 @@ async function sourceOf(c: Check, sources: Sources, forPrice: boolean): Promise<
     const when = others === '' ? '' : ` when ${others} is not present`;
     return c.add(open[0] ?? 'source', `The ${attribute(open[0] ?? 'source')} field is required${when}.`);
   }
-  if (second !== undefined) return c.add(first, `The ${attribute(first)} field prohibits ${attribute(second)} from being present.`);
+  if (second !== undefined) {
+    return c.add(first, `The ${attribute(first)} field prohibits ${attribute(second)} from being present.`);
+  }
   if (first === sources.url) return validUrl(c, first);
   if (first === sources.file?.field) return uploaded(c, sources.file);
   const seconds = c.number('duration_seconds', { integer: sources.duration === 'integer', min: 1 });
@@ -77,11 +80,16 @@ function requiredFlag(c: Check, field: string): boolean | undefined {
   return value === null ? c.add(field, `The ${attribute(field)} field is required.`) : value;
 }
 
-export function whisperKind<T extends string>(type: T, sources: Sources, catalogueTypes?: readonly string[]): SimKind<T> {
+/** A transcription kind: where its source comes from, and the catalogue's names it is served under. */
+export function whisperKind<T extends string>(
+  type: T,
+  sources: Sources,
+  catalogueTypes: readonly string[],
+): SimKind<T> {
   return defineKind({
     type,
     models: [WHISPER],
-    ...(catalogueTypes ? { catalogueTypes } : {}),
+    catalogueTypes,
     check: async (c, forPrice) => {
       const includeTs = requiredFlag(c, 'include_ts');
       const inline = forPrice ? null : c.flag('return_result_in_response');
