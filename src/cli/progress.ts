@@ -6,7 +6,7 @@
  * Notable events are printed as lines in both cases, with the time.
  */
 import type { Clock } from '../clock.js';
-import type { PacedClass, PlanLimits } from '../jobs/plans.js';
+import { paceClassOf, type PacedClass, type PlanLimits } from '../jobs/plans.js';
 import { SETTLED_STATES } from '../jobs/states.js';
 import type { JobType } from '../jobs/types.js';
 import { formatUsd, type MicroUsd } from '../money.js';
@@ -201,9 +201,14 @@ export function etaMs(input: EtaInput): number | undefined {
   const left = following ? input.leftJobs : sending;
   if (left <= 0) return undefined;
   const pauseMs = (cls: PacedClass): number => Math.max(0, (pausedUntil[cls] ?? 0) - nowMs);
-  const classesMs = Object.entries(toSend)
-    .filter(([, n]) => (n ?? 0) > 0)
-    .map(([type, n]) => pauseMs(`submit:${type as JobType}`) + estimateDuration({ [type]: n }, plan.limits, plan.name, 0).durationMs);
+  // Kinds that share a budget are timed together, as one class.
+  const byClass = new Map<JobType, Partial<Record<JobType, number>>>();
+  for (const [type, n] of Object.entries(toSend) as [JobType, number | undefined][]) {
+    if ((n ?? 0) > 0) byClass.set(paceClassOf(type), { ...byClass.get(paceClassOf(type)), [type]: n });
+  }
+  const classMs = (cls: JobType, counts: Partial<Record<JobType, number>>): number =>
+    pauseMs(`submit:${cls}`) + estimateDuration(counts, plan.limits, plan.name, 0).durationMs;
+  const classesMs = [...byClass].map(([cls, counts]) => classMs(cls, counts));
   const ratePerS = following ? perSecond(seen.settled, seen.elapsedMs) : perSecond(seen.submitted, seen.elapsedMs);
   const jobMs = following && ratePerS > 0 ? (Math.max(0, seen.submitted - seen.settled) / ratePerS) * 1000 : 0;
   const submitsMs = classesMs.length > 0 ? Math.max(...classesMs) + jobMs : 0;

@@ -12,7 +12,7 @@ const SOUND_FORMATS = ['MP3', 'MPEG audio', 'Ogg', 'WAV', 'FLAC'];
 export const aud2video: JobKind<'aud2video'> = defineKind({
   type: 'aud2video',
   title: 'Audio to video',
-  catalogueName: 'audio2video',
+  catalogueTypes: ['audio2video'],
   params: {
     ...VIDEO_PARAMS,
     model: model('Ltx2_3_22B_Dist_INT8'),

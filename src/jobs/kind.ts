@@ -17,11 +17,6 @@ export interface JobKind<T extends string = JobType> {
   type: T;
   /** One line for the JSON Schema and messages: what it makes and what a job must give. */
   title: string;
-  /**
-   * Its name in the models catalogue (the walk's filter, a model's `inference_types`) where that is
-   * not its type (`audio2video`); null where the catalogue has none, so its model is not checked there.
-   */
-  catalogueName?: string | null;
   /** Fields a job may set itself or take from `defaults.<type>`. */
   params: Readonly<Record<string, FieldSpec>>;
   /** Fields only a job itself may set: what it is about (text, prompt, images). */
@@ -47,8 +42,16 @@ export interface JobKind<T extends string = JobType> {
   output: KindOutput;
   /** How often a running job of this kind is asked about. */
   poll: { service: PollSchedule; simulator: PollSchedule };
-  /** Submits allowed by each plan (the service counts each kind's submits apart). */
+  /** Submits allowed by each plan (the service counts each kind's submits apart, but for a shared budget). */
   plans: Readonly<Record<PlanName, ClassLimit>>;
+  /** The kind whose submit budget it shares (the transcription kinds share one); its own type when unset. */
+  paceClass?: JobType;
+  /**
+   * The `inference_types` the catalogue lists its models under (the walk's filter), where they are
+   * not its type (`audio2video`); none where the catalogue has no name for it: its model is not
+   * checked there, the service alone judges it.
+   */
+  catalogueTypes?: readonly string[];
 }
 
 export interface FieldSpec {
@@ -64,8 +67,16 @@ export interface FieldSpec {
 /** A text file the manifest reads (its text is the job's), or a media file the job uploads. */
 export type FileSpec = 'text' | MediaField;
 
-/** What a media file's container may state, read once when the manifest is. */
-export type MediaFact = 'durationSec' | 'width' | 'height';
+/** What a media file's container may state, read once when the manifest is; `wholeSec` is its length rounded up. */
+export type MediaFact = 'durationSec' | 'width' | 'height' | 'wholeSec';
+
+/** A fact of a file as read; a price in whole seconds counts a started second as one. */
+type Read = Partial<Record<'durationSec' | 'width' | 'height', number>>;
+
+export function factOf(read: Read, fact: MediaFact): number | undefined {
+  if (fact !== 'wholeSec') return read[fact];
+  return read.durationSec === undefined ? undefined : Math.ceil(read.durationSec);
+}
 
 /**
  * A field that uploads media: the media it takes, each with its most bytes (a field that takes
@@ -193,15 +204,6 @@ const MEDIA: Readonly<Record<MediaKind, { extensions: readonly string[]; poll: J
     poll: { service: growing(500, 3000, 120_000), simulator: growing(100, 500, 30_000) },
   },
 };
-
-/** The name a kind's models carry in the catalogue; undefined where it has none. */
-export const catalogueNameOf = (kind: Pick<JobKind, 'type' | 'catalogueName'>): string | undefined =>
-  kind.catalogueName === null ? undefined : (kind.catalogueName ?? kind.type);
-
-/** The models walk's filter for these kinds: each catalogue name once. */
-export const catalogueNames = (kinds: readonly JobKind[]): string[] => [
-  ...new Set(kinds.flatMap((kind) => catalogueNameOf(kind) ?? [])),
-];
 
 /** The poll schedule of a media, for a kind that polls like another (music, made as audio, polls like video). */
 export const pollOf = (media: MediaKind): JobKind['poll'] => MEDIA[media].poll;

@@ -1,4 +1,4 @@
-import { JOB_KINDS } from './index.js';
+import { JOB_KINDS, kindOf } from './index.js';
 import type { ClassLimit, PlanName } from './kind.js';
 import type { JobType } from './types.js';
 
@@ -16,9 +16,14 @@ const SHARED: Readonly<Record<PlanName, Record<'price' | 'status', ClassLimit>>>
   premium: { price: { perMinute: 300 }, status: { perMinute: 300 } },
 };
 
+/** The kind whose budget a kind's submits are counted in: its own, or the one it shares. */
+export const paceClassOf = (type: JobType): JobType => kindOf(type).paceClass ?? type;
+
+export const submitClassOf = (type: JobType): `submit:${JobType}` => `submit:${paceClassOf(type)}`;
+
 /** Every class's limits on a plan: each kind's own submit limits and the shared ones. */
 export function planLimits(plan: PlanName): PlanLimits {
-  const submits = Object.fromEntries(JOB_KINDS.map((kind) => [`submit:${kind.type}`, kind.plans[plan]]));
+  const submits = Object.fromEntries(JOB_KINDS.map((kind) => [submitClassOf(kind.type), kind.plans[plan]]));
   return { ...submits, ...SHARED[plan] } as PlanLimits;
 }
 
@@ -28,5 +33,5 @@ export function unlimitedPlan(): PlanLimits {
 }
 
 export function pacedClasses(): PacedClass[] {
-  return [...JOB_KINDS.map((kind) => `submit:${kind.type}` as const), 'price', 'status'];
+  return [...new Set(JOB_KINDS.map((kind) => submitClassOf(kind.type))), 'price', 'status'];
 }

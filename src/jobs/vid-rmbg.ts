@@ -14,7 +14,7 @@ export const vidRmbg: JobKind<'vid-rmbg'> = defineKind({
   type: 'vid-rmbg',
   title: 'Video background removal',
   // The catalogue's filter has no value for it: the service alone judges its model.
-  catalogueName: null,
+  catalogueTypes: [],
   params: { model: model('RMBG-1.4') },
   content: {
     video: media('The video whose background to remove', { video: 50 }, { facts: FACTS }),

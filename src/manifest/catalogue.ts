@@ -1,5 +1,5 @@
 import type { Model } from '../api/types.js';
-import { catalogueNameOf, kindOf, type ReportProblem, type ResolvedJob } from '../jobs/index.js';
+import { catalogueTypesOf, kindOf, serves, type JobType, type ReportProblem, type ResolvedJob } from '../jobs/index.js';
 import { contentHash, imageHashes } from './content-hash.js';
 import { formatGot, type ManifestIssue, closest, quotedList } from './errors.js';
 import { ID_PATTERN, SPLIT_MODES, type SplitMode } from './fields.js';
@@ -7,34 +7,32 @@ import { jobIssue } from './ids.js';
 import { sourceDisplayPath } from './sources/rows.js';
 import { partId, type SplitProblem, splitText } from './split.js';
 
-function unknownModelHint(given: string, models: readonly Model[], type: string, name: string): string {
+function unknownModelHint(given: string, models: readonly Model[], type: JobType): string {
   const byName = models.find((model) => model.name === given || model.name.toLowerCase() === given.toLowerCase());
   if (byName !== undefined) return `"${given}" is the display name; use the slug "${byName.slug}"`;
   const near = closest(given, models.map((model) => model.slug));
   if (near.length > 0) return `did you mean ${quotedList(near)}?`;
-  const ofType = models.filter((model) => model.inferenceTypes.includes(name)).map((model) => model.slug);
+  const ofType = models.filter((model) => serves(model, type)).map((model) => model.slug);
   return ofType.length > 0 ? `models for ${type}: ${ofType.join(', ')}` : `the catalogue has no ${type} model`;
 }
 
 /** The model exists and makes this kind; then the kind's own checks (voices, bounds, features). */
 function checkJob(job: ResolvedJob, models: readonly Model[], report: ReportProblem): void {
-  const kind = kindOf(job.type);
-  const name = catalogueNameOf(kind);
   // The catalogue lists no models for it: the service alone judges its model.
-  if (name === undefined) return;
+  if (catalogueTypesOf([job.type]).length === 0) return;
   const slug = String(job.params['model']);
   const model = modelOf(job, models);
   if (model === undefined) {
-    report('model', `a model slug of the catalogue`, { value: slug }, unknownModelHint(slug, models, job.type, name));
+    report('model', `a model slug of the catalogue`, { value: slug }, unknownModelHint(slug, models, job.type));
     return;
   }
-  if (!model.inferenceTypes.includes(name)) {
-    const ofType = models.filter((other) => other.inferenceTypes.includes(name)).map((other) => other.slug);
+  if (!serves(model, job.type)) {
+    const ofType = models.filter((other) => serves(other, job.type)).map((other) => other.slug);
     const got = `${formatGot(model.slug)} (${model.inferenceTypes.join(', ') || 'no type'})`;
     report('model', `a model for ${job.type}`, { text: got }, `models for ${job.type}: ${ofType.join(', ')}`);
     return;
   }
-  kind.checkModel(job, model, models, report);
+  kindOf(job.type).checkModel(job, model, models, report);
 }
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, readFile, stat, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';
-import type { MediaFact, MediaField, MediaRef } from '../jobs/index.js';
+import { factOf, type MediaFact, type MediaField, type MediaRef } from '../jobs/index.js';
 import { mediaFacts, SNIFF_BYTES, sniffMedia } from '../media-type.js';
 import type { FileMedia, MediaFacts, MediaSignature } from '../media-type.js';
 import { IMAGE_SIDE_PX, imageSides, sidesAllowed } from '../image-sides.js';
@@ -166,7 +166,9 @@ async function readHead(path: string): Promise<Buffer> {
 }
 
 const NOUN: Readonly<Record<FileMedia, string>> = { image: 'an image', audio: 'an audio file', video: 'a video' };
-const FACT_TEXT: Readonly<Record<MediaFact, string>> = { durationSec: 'duration', width: 'width', height: 'height' };
+const FACT_TEXT: Readonly<Record<MediaFact, string>> = {
+  durationSec: 'duration', wholeSec: 'duration', width: 'width', height: 'height',
+};
 
 /**
  * Inside the scope, exists, is a regular file, is one of the media the field takes by its bytes
@@ -201,7 +203,7 @@ export async function checkMedia(cache: FileCache, path: string, field: MediaFie
   if (limit !== undefined && reading.bytes > limit[1]) return tooBig(reading.bytes, limit);
   const sides = used === 'image' ? sidesProblem(reading) : undefined;
   if (sides !== undefined) return sides;
-  const missing = Object.values(field.facts ?? {}).filter((fact) => reading[fact] === undefined);
+  const missing = Object.values(field.facts ?? {}).filter((fact) => factOf(reading, fact) === undefined);
   if (missing.length > 0) {
     const facts = words([...new Set(missing)].map((fact) => FACT_TEXT[fact]), 'and');
     const expected = `${noun} whose container states its ${facts}`;

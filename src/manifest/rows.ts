@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Model } from '../api/types.js';
-import { isJobType, kindOf, type FieldPosition, type JobType, type MediaRef } from '../jobs/index.js';
+import { factOf, isJobType, kindOf, type FieldPosition, type JobType, type MediaRef } from '../jobs/index.js';
 import type { ResolvedJob, SourcePosition } from '../jobs/index.js';
 import { catalogueIssues, partsOf, splitModeOf } from './catalogue.js';
 import { countChars, contentHash, imageHashes } from './content-hash.js';
@@ -154,7 +154,7 @@ async function readFiles(ctx: RowContext, site: RowSite, draft: JobDraft): Promi
       }
       const { stamp, ...media } = info;
       read.media[key] = { ...media, written };
-      for (const [param, fact] of Object.entries(spec.facts ?? {})) read.facts[param] = media[fact] as number;
+      for (const [param, fact] of Object.entries(spec.facts ?? {})) read.facts[param] = factOf(media, fact) as number;
       read.files.push({ path: info.path, stamp });
     }),
   );

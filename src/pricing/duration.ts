@@ -1,6 +1,6 @@
 import type { JobType } from '../jobs/types.js';
 import { JOB_KINDS, type ClassLimit } from '../jobs/index.js';
-import type { PlanLimits } from '../jobs/plans.js';
+import { paceClassOf, type PlanLimits } from '../jobs/plans.js';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 1440 * MINUTE_MS;
@@ -20,7 +20,15 @@ export function estimateDuration(
 ) {
   const totalJobs = Object.values(jobsToSend).reduce((sum, n) => sum + n, 0);
   const polls = statusPolls ?? totalJobs;
-  const submits = JOB_KINDS.map((kind) => classDuration(kind.type, jobsToSend[kind.type] ?? 0, plan[`submit:${kind.type}`])).filter((c) => c.requests > 0);
+  // Kinds that share a budget (the Whisper kinds) are paced as one class.
+  const perClass = new Map<JobType, number>();
+  for (const { type } of JOB_KINDS) {
+    const cls = paceClassOf(type);
+    perClass.set(cls, (perClass.get(cls) ?? 0) + (jobsToSend[type] ?? 0));
+  }
+  const submits = [...perClass]
+    .map(([cls, n]) => classDuration(cls, n, plan[`submit:${cls}`]))
+    .filter((c) => c.requests > 0);
   const byClass = [...submits, classDuration('status', polls, plan.status)].filter((c) => c.requests > 0);
   const polling = slowestOf(byClass, planName);
   const hooked = slowestOf(submits, planName);

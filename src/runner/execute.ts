@@ -6,6 +6,7 @@ import { jobFromRow } from './ingest.js';
 import type { RunPlan } from './plan.js';
 import { LocalIoError } from '../errors.js';
 import { JOB_TYPES } from '../jobs/index.js';
+import { submitClassOf } from '../jobs/plans.js';
 import type { JobType } from '../jobs/types.js';
 import type { JobQuery, JobRow, ReservableState, SendSelection } from '../store/index.js';
 import { FatalRunError } from './run-errors.js';
@@ -105,7 +106,12 @@ function submitter(
   return async (query, types, planned) => {
     // A row that came back not taken is pending from then on, whatever state it was read in.
     const requeued = new Set<string>();
-    const lanes = types.map((type) => ({ cls: `submit:${type}` as const, items: jobWindows(deps.ledger, { ...query, types: [type] }) }));
+    // One lane per endpoint class: kinds sharing a budget (the Whisper kinds) share a lane, in manifest order.
+    const classes = [...new Set(types.map(submitClassOf))];
+    const lanes = classes.map((cls) => {
+      const ofClass = types.filter((type) => submitClassOf(type) === cls);
+      return { cls, items: jobWindows(deps.ledger, { ...query, types: ofClass }) };
+    });
     await sendInLanes(lanes, {
       concurrency: deps.options.concurrency,
       stop: deps.stop,

@@ -1,6 +1,6 @@
 import { withRetries } from '../api/retry.js';
 import type { Model, ServiceRequest } from '../api/types.js';
-import { catalogueNames, JOB_KINDS } from '../jobs/index.js';
+import { catalogueTypesOf, JOB_TYPES } from '../jobs/index.js';
 import type { Manifest } from '../manifest/open.js';
 import { formatUsd, usdToMicro } from '../money.js';
 import { priceGroups, type PriceGroup, type PricingResult } from '../pricing/price-jobs.js';
@@ -84,7 +84,7 @@ export async function loadCatalogue(
   }
   // The first call of a command, on a fresh connection: a failure here is the address or the
   // network, said at once (exit 4) rather than after a minute of retries.
-  const models = await deps.client.listModels({ types: catalogueNames(JOB_KINDS), signal: deps.stop });
+  const models = await deps.client.listModels({ types: catalogueTypesOf(JOB_TYPES), signal: deps.stop });
   await deps.ledger?.putCatalogue(deps.baseUrl, models);
   return models;
 }

@@ -5,6 +5,7 @@ import { kindOf, type SendableJob } from '../jobs/index.js';
 import type { ReservableState, SubmittedResult } from '../store/index.js';
 import type { Completion } from './follow.js';
 import type { RunDeps } from './context.js';
+import { submitClassOf } from '../jobs/plans.js';
 import type { PacedClass } from './pace.js';
 import { describeError, FatalRunError, SubmitAbandoned } from './run-errors.js';
 
@@ -30,7 +31,7 @@ export async function submitJob(
   job: SendableJob,
   { from: allowFrom, stop }: { from: readonly ReservableState[]; stop: AbortSignal },
 ): Promise<SubmitOutcome> {
-  const cls: PacedClass = `submit:${job.type}`;
+  const cls: PacedClass = submitClassOf(job.type);
   const reserved = await deps.ledger.reserveForSubmit(job.id, deps.options.budgetMicro, allowFrom);
   if (reserved === 'over-budget') return { kind: 'over-budget' };
   // Another process changed it (only one run holds the lock, so this is a bug, or a person's edit).
@@ -120,7 +121,7 @@ async function recordFailure(deps: RunDeps, job: SendableJob, error: unknown): P
       // stops (exit 4, naming the host); what was sent keeps its state, the rest stays pending.
       if (error instanceof UnreachableError) throw new FatalRunError(error);
       const rateLimited = error instanceof RateLimitError ? error : undefined;
-      if (rateLimited !== undefined) deps.pace.rateLimited(`submit:${job.type}`, rateLimited);
+      if (rateLimited !== undefined) deps.pace.rateLimited(submitClassOf(job.type), rateLimited);
       return {
         kind: 'not-taken',
         reason,

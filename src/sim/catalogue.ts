@@ -40,8 +40,10 @@ const withDefaults = (spec: ModelSpec): SimModel =>
  */
 export function buildCatalogue(extraModels: number): SimModel[] {
   const specs = [...new Set(SIM_KINDS.flatMap((kind): readonly ModelSpec[] => kind.models))];
-  const kindsOf = (spec: ModelSpec): string[] =>
-    SIM_KINDS.filter((k) => k.models.includes(spec)).map((k) => k.catalogueName ?? k.type);
+  // A model lists the catalogue's names of the kinds it serves (a name two kinds share, once).
+  const kindsOf = (spec: ModelSpec): string[] => [
+    ...new Set(SIM_KINDS.filter((k) => k.models.includes(spec)).flatMap((k) => k.catalogueTypes ?? [k.type])),
+  ];
   const real = specs.map((spec) => withDefaults({ ...spec, types: kindsOf(spec) }));
   const filler = Array.from({ length: Math.max(0, extraModels) }, (_, i) => withDefaults(fillerModel(i)));
   const out = [...filler];

@@ -9,7 +9,7 @@ import { createStats, JobBook, statusAt, type SimJob, type SimStats } from './jo
 import { SIM_KINDS, simKind, type SimJobType as JobType } from './kinds/index.js';
 import { givesResultInline, round8 } from './kinds/kind.js';
 import type { ResolvedOptions } from './options.js';
-import { bucketError, ResultSigner } from './results.js';
+import { bucketError, ResultSigner, timestampedTranscript } from './results.js';
 import { laravelBoolean, type Fields } from './rules.js';
 import { Timers } from './timers.js';
 import { webhookFields, WebhookSender } from './webhooks.js';
@@ -18,6 +18,10 @@ import { webhookFields, WebhookSender } from './webhooks.js';
 const MIN_BALANCE_USD = 0.49;
 const DEFAULT_PAGE_SIZE = 25;
 const MAX_PAGE_SIZE = 50;
+
+/** The URL ending of a transcript with timestamps: its segments, as JSON. */
+const TIMESTAMPED = 'segments';
+const endingOf = (job: SimJob): string => (job.timestamped ? TIMESTAMPED : simKind(job.type).result.ending);
 
 /** An answer: handlers return one and only the server writes it, so faults can replace, delay or drop it. */
 export interface Reply {
@@ -46,7 +50,10 @@ export class SimApi {
   private readonly models: Map<string, SimModel>;
   private readonly signer: ResultSigner;
   // A result's bytes by its URL's ending (kinds may share one), built once: the bench downloads thousands.
-  private readonly results = new Map(SIM_KINDS.map(({ result: r }) => [r.ending, { ...r, body: r.bytes() }]));
+  private readonly results = new Map<string, { contentType: string; body: Buffer }>([
+    ...SIM_KINDS.map(({ result: r }) => [r.ending, { contentType: r.contentType, body: r.bytes() }] as const),
+    [TIMESTAMPED, { contentType: 'application/json', body: timestampedTranscript() }],
+  ]);
 
   constructor(
     private readonly options: ResolvedOptions,
@@ -123,7 +130,8 @@ export class SimApi {
     // The kind's checks refused any other spelling of the flag already.
     const asked = laravelBoolean(fields['return_result_in_response']) === true;
     const inline = givesResultInline(simKind(type).media) && asked;
-    const job = this.jobs.accept(type, fingerprint, priceUsd, inline);
+    const timestamped = simKind(type).media === 'text' && laravelBoolean(fields['include_ts']) === true;
+    const job = this.jobs.accept(type, fingerprint, priceUsd, inline, timestamped);
     this.stats.accepted.push({ requestId: job.requestId, type, fingerprint, at: job.acceptedAt });
     if (hook.value !== undefined) this.webhooks.schedule(job, hook.value);
     return json(200, { data: { request_id: job.requestId } });
@@ -131,12 +139,12 @@ export class SimApi {
 
   /** A text or an embedding as the status carries it. */
   private inlineResult(job: SimJob): string | undefined {
-    return this.results.get(simKind(job.type).result.ending)?.body.toString('utf8');
+    return this.results.get(endingOf(job))?.body.toString('utf8');
   }
 
   /** A fresh pre-signed URL for a finished job's result. */
   resultUrl(job: SimJob, now: number): string {
-    return this.signer.url(this.baseUrl, `${job.requestId}.${simKind(job.type).result.ending}`, this.options.resultUrlTtlMs, now);
+    return this.signer.url(this.baseUrl, `${job.requestId}.${endingOf(job)}`, this.options.resultUrlTtlMs, now);
   }
 
   status(requestId: string): Reply {

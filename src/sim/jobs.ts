@@ -23,6 +23,8 @@ export interface SimJob {
   error?: JobError | undefined;
   /** The submit asked for its text or embedding in the status (`return_result_in_response`). */
   inline?: boolean | undefined;
+  /** A transcript asked for with timestamps (`include_ts`): served as JSON segments. */
+  timestamped?: boolean | undefined;
 }
 
 export type JobStatus = 'pending' | 'processing' | 'done' | 'error';
@@ -60,7 +62,7 @@ export class JobBook {
     this.random = mulberry32(options.seed ^ 0x5bd1e995);
   }
 
-  accept(type: JobType, fingerprint: string, priceUsd: number, inline = false): SimJob {
+  accept(type: JobType, fingerprint: string, priceUsd: number, inline = false, timestamped = false): SimJob {
     const fails = this.random() < this.options.jobErrorRate;
     const errorDraw = this.random();
     const job: SimJob = {
@@ -73,6 +75,7 @@ export class JobBook {
       pendingMs: this.options.pendingMs?.[type] ?? simKind(type).pace.pendingMs,
       processingMs: this.options.processingMs?.[type] ?? simKind(type).pace.processingMs,
       inline,
+      timestamped,
     };
     if (fails) {
       const retryable = this.options.errorRetryable;

@@ -11,6 +11,10 @@ export type LimitedClass = `submit:${SimJobType}` | 'price' | 'status';
 
 export type PlanName = 'basic' | 'premium';
 
+/** The class a kind's submits are counted in: its own, or the one whose budget it shares (the Whisper kinds). */
+export const submitClass = (kind: { type: SimJobType; paceClass?: string }): LimitedClass =>
+  `submit:${(kind.paceClass ?? kind.type) as SimJobType}`;
+
 /** A class's limit on a published plan. (The client paces itself by the same figures, kept in src/jobs.) */
 export interface ClassLimit {
   perMinute: number;
@@ -30,7 +34,7 @@ const SHARED: Record<PlanName, Record<'price' | 'status', ClassLimit>> = {
 /** A plan's limits (each kind's submits in its file in kinds/), then any the options give instead. */
 export function rulesFor(plan: PlanName | 'unlimited', overrides: RateRules = {}): RateRules {
   if (plan === 'unlimited') return { ...overrides };
-  const submits = SIM_KINDS.map((kind) => [`submit:${kind.type}`, kind.plans[plan]] as const);
+  const submits = SIM_KINDS.map((kind) => [submitClass(kind), kind.plans[plan]] as const);
   const limits = [...submits, ...Object.entries(SHARED[plan])];
   const rules = limits.map(([cls, { perMinute, perDay }]) => [cls, { perWindow: perMinute, perDay }]);
   return { ...Object.fromEntries(rules), ...overrides } as RateRules;

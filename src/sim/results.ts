@@ -37,6 +37,15 @@ export function transcriptText(): Buffer {
   return Buffer.from(`${words}\n`, 'utf8');
 }
 
+/** A transcript with timestamps (`include_ts`): its text and its segments, times in seconds. */
+export function timestampedTranscript(): Buffer {
+  const segments = [
+    { start: 0, end: 1.84, text: 'Welcome back to the show.' },
+    { start: 1.84, end: 6.2, text: 'Today: why the café’s espresso costs 3 € more <and> what to do.' },
+  ];
+  return Buffer.from(JSON.stringify({ text: segments.map((s) => s.text).join(' '), language: 'en', segments }));
+}
+
 /** An embedding as BGE-M3 makes one: 1024 numbers, the same every time, as a JSON list. */
 export function embeddingJson(): Buffer {
   const vector = Array.from({ length: 1024 }, (_, i) => Math.round(Math.sin(i + 1) * 1e6) / 1e7);

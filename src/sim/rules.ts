@@ -61,11 +61,11 @@ export class Check {
   constructor(
     readonly fields: Fields,
     models: ReadonlyMap<string, SimModel>,
-    type: string,
+    types: readonly string[],
   ) {
     const slug = this.string('model');
     const model = slug === undefined ? undefined : models.get(slug);
-    this.model = model?.types.includes(type) ? model : undefined;
+    this.model = model?.types.some((type) => types.includes(type)) ? model : undefined;
     if (slug !== undefined && !this.model) this.add('model', 'The selected model is invalid.');
   }
 

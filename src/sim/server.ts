@@ -10,7 +10,7 @@ import { apiError, json, SimApi, type Reply } from './handlers.js';
 import { statsToJson, type CallKind } from './jobs.js';
 import { SIM_KINDS } from './kinds/index.js';
 import { resolveOptions, type ResolvedOptions, type SimOptions } from './options.js';
-import { RateLimiter, type LimitedClass } from './rate-limit.js';
+import { RateLimiter, submitClass, type LimitedClass } from './rate-limit.js';
 import type { Fields } from './rules.js';
 import { mulberry32 } from './timers.js';
 
@@ -105,8 +105,8 @@ class SimServer {
     this.routes = new Map<string, Route>([
       [`${API}/models`, { method: 'GET', call: 'models', run: (_req, url) => this.api.listModels(url) }],
       [`${API}/balance`, { method: 'GET', call: 'balance', run: () => this.api.balance() }],
-      ...SIM_KINDS.flatMap(({ type, paths }): [string, Route][] => [
-        [`${API}/${paths?.submit ?? type}`, post('submit', `submit:${type}`, (fields) => this.api.submit(type, fields))],
+      ...SIM_KINDS.flatMap(({ type, paths, paceClass }): [string, Route][] => [
+        [`${API}/${paths?.submit ?? type}`, post('submit', submitClass({ type, paceClass }), (fields) => this.api.submit(type, fields))],
         [
           `${API}/${paths?.price ?? `${type}/price-calculation`}`,
           post('price', 'price', (fields) => this.api.price(type, fields)),

@@ -23,7 +23,9 @@ const PNG_HEADER = [
 const PNG = { bytes: new Uint8Array(PNG_HEADER), contentType: 'image/png' };
 const WEBM = { bytes: new Uint8Array(webmMovie(2)), contentType: 'video/webm' };
 const MP4 = { bytes: new Uint8Array(mp4Movie(3)), contentType: 'video/mp4' };
-const MP3 = { bytes: new Uint8Array(mp3Frames(2)), contentType: 'audio/mpeg' };
+const MP3 = { bytes: new Uint8Array(mp3Frames(3)), contentType: 'audio/mpeg' };
+const WHISPER = { model: 'WhisperLargeV3', include_ts: true };
+const WHISPER_FULL = { ...WHISPER, return_result_in_response: true };
 
 const SPEECH = { model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 };
 const IMAGE = { prompt: 'a harbour', model: 'Flux1schnell', width: 512, height: 512, guidance: 0, steps: 4, seed: 7 };
@@ -59,6 +61,27 @@ export const SAMPLE_JOBS: Readonly<Record<string, { full: SampleJob; minimal: Sa
   txt2embedding: {
     full: { params: { model: 'Bge_M3_FP16', return_result_in_response: true, input: 'a lighthouse at dusk' } },
     minimal: { params: { model: 'Bge_M3_FP16', input: 'a lighthouse at dusk' } },
+  },
+  aud2txt: {
+    full: { params: { ...WHISPER_FULL, audio_url: 'https://twitter.com/i/spaces/1eaKbrPAqbwKX' } },
+    minimal: { params: { ...WHISPER, audio_url: 'https://twitter.com/i/spaces/1eaKbrPAqbwKX' } },
+  },
+  vid2txt: {
+    full: { params: { ...WHISPER_FULL, video_url: 'https://www.youtube.com/watch?v=jNQXAC9IVRw' } },
+    minimal: { params: { ...WHISPER, video_url: 'https://www.youtube.com/watch?v=jNQXAC9IVRw' } },
+  },
+  audiofile2txt: {
+    full: { params: WHISPER_FULL, files: { audio: MP3 } },
+    minimal: { params: WHISPER, files: { audio: MP3 } },
+  },
+  videofile2txt: {
+    full: { params: WHISPER_FULL, files: { video: WEBM } },
+    minimal: { params: WHISPER, files: { video: WEBM } },
+  },
+  // Exactly one source: the minimal sample gives the URL, the full one the file.
+  transcribe: {
+    full: { params: WHISPER_FULL, files: { source_file: MP3 } },
+    minimal: { params: { ...WHISPER, source_url: 'https://www.youtube.com/watch?v=jNQXAC9IVRw' } },
   },
   'vid-upscale': {
     full: { params: { model: 'RealESRGAN_Vid_x4', scale: 2 }, files: { video: WEBM } },

@@ -28,9 +28,16 @@ const ONE_OF_EACH: Readonly<Record<string, string>> = {
   'vid-rmbg': 'video: clip.mp4',
   'video-replace': 'video: clip.mp4, ref_image: beach.png',
   aud2video: 'prompt: "a lighthouse keeper sings", audio: song.mp3, first_frame_image: beach.png',
+  transcribe: 'source_file: song.mp3',
+  aud2txt: 'audio_url: "https://media.example/talk.mp3"',
+  vid2txt: 'video_url: "https://media.example/talk.mp4"',
+  audiofile2txt: 'audio: song.mp3',
+  videofile2txt: 'video: clip.mp4',
 };
 
 const VIDEO = '{ model: Ltxv_13B_0_9_8_Distilled_FP8, width: 768, height: 432, steps: 1, frames: 120, fps: 30, guidance: 0, seed: 42 }';
+
+const WHISPER = '{ model: WhisperLargeV3, include_ts: true }';
 
 const DEFAULTS: Readonly<Record<string, string>> = {
   txt2audio: '{ model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }',
@@ -45,6 +52,11 @@ const DEFAULTS: Readonly<Record<string, string>> = {
   'vid-rmbg': '{ model: RMBG-1.4 }',
   'video-replace': '{ model: Wan2_2_Animate_14B_INT8 }',
   aud2video: '{ model: Ltx2_3_22B_Dist_INT8, width: 768, height: 432, frames: 121, fps: 24, seed: 3 }',
+  transcribe: WHISPER,
+  aud2txt: WHISPER,
+  vid2txt: WHISPER,
+  audiofile2txt: WHISPER,
+  videofile2txt: WHISPER,
 };
 
 /** Every kind quick: a run of one job each takes about a second. */

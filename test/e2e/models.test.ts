@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
 import { mainInProcess } from '../helpers/main-in-process.js';
 import { startSecondServer, type SecondServer } from './second-server.js';
-import { catalogueNames, JOB_KINDS } from '../../src/jobs/index.js';
+import { catalogueTypesOf, JOB_TYPES } from '../../src/jobs/index.js';
 
 interface ModelJson {
   slug: string;
@@ -62,7 +62,7 @@ describe('mediabatch models', () => {
     for (const request of pages) {
       expect(request.authorization).toBe(`Bearer ${server.token}`);
       // Each kind by its name in the catalogue (aud2video as audio2video; vid-rmbg has none).
-      expect(request.query['filter[inference_types]']).toBe(catalogueNames(JOB_KINDS).join(','));
+      expect(request.query['filter[inference_types]']).toBe(catalogueTypesOf(JOB_TYPES).join(','));
     }
 
     const videoOnly = await mainInProcess(['models', '--base-url', server.url, '--type', 'img2video', '--json'], env);

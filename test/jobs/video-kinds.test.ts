@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { catalogueNames, kindOf, type SendableJob } from '../../src/jobs/index.js';
+import { catalogueTypesOf, kindOf, type SendableJob } from '../../src/jobs/index.js';
 import { groupKeyOf } from '../../src/pricing/keys.js';
 
 const VIDEO = { path: '/data/a.mp4', written: 'a.mp4', contentType: 'video/mp4', bytes: 10, sha256: 'ab' };
@@ -55,7 +55,7 @@ describe('the video kinds price by what their files state, never by uploading th
       endpoint: 'aud2video/price-calculation',
       json: { model: 'Ltx2_3_22B_Dist_INT8', width: 768, height: 432, frames: 121, fps: 24 },
     });
-    const names = catalogueNames([kindOf('aud2video'), kindOf('vid-rmbg'), kindOf('video-replace')]);
+    const names = catalogueTypesOf(['aud2video', 'vid-rmbg', 'video-replace']);
     expect(names).toEqual(['audio2video', 'video-replace']);
   });
 });

@@ -144,8 +144,8 @@ describe('one kind of mistake per fixture, every message in full', () => {
   });
   test('jobs that are not jobs: wrong type, no type, a string, nothing', async () => {
     expect(await invalid('job-shapes')).toMatchInlineSnapshot(`
-      "test/fixtures/manifests/invalid/job-shapes.yaml:5:11 job (#1) type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", got "txt2music"
-      test/fixtures/manifests/invalid/job-shapes.yaml:7:5 job (#2) type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", got nothing
+      "test/fixtures/manifests/invalid/job-shapes.yaml:5:11 job (#1) type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", got "txt2music"
+      test/fixtures/manifests/invalid/job-shapes.yaml:7:5 job (#2) type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", got nothing
       test/fixtures/manifests/invalid/job-shapes.yaml:8:5 job (#3) expected a mapping with type and the fields of a job, got "just a string"
       test/fixtures/manifests/invalid/job-shapes.yaml:9:4 job (#4) expected a mapping with type and the fields of a job, got null
       4 problems in test/fixtures/manifests/invalid/job-shapes.yaml; nothing was sent."

@@ -52,7 +52,7 @@ describe('simulator: uploads of every medium checked as the service checks them'
   it('holds each upload to its size in kilobytes and its media by the bytes', async () => {
     const rule: UploadRule = { kinds: ['audio'], types: 'mp3, wav', maxKb: 1 };
     const check = async (bytes: Buffer) => {
-      const c = new Check({ model: 'none', audio: new Blob([bytes]) }, new Map(), 'any');
+      const c = new Check({ model: 'none', audio: new Blob([bytes]) }, new Map(), ['any']);
       await c.upload('audio', true, rule);
       return c.errors['audio'];
     };

@@ -1,4 +1,4 @@
-import { catalogueNames, JOB_KINDS, JOB_TYPES, kindOf } from '../../jobs/index.js';
+import { catalogueTypesOf, JOB_TYPES, serves, type JobType } from '../../jobs/index.js';
 import type { Argv } from 'yargs';
 import type { Model } from '../../api/types.js';
 import type { ModelsDocument } from '../../report/document-schemas.js';
@@ -16,10 +16,9 @@ type ModelsArgs = Awaited<ReturnType<typeof builder>['argv']>;
 export async function handler(args: ModelsArgs): Promise<number> {
   const service = await openService(args, process.env);
   try {
-    const types = catalogueNames(args.type === undefined ? JOB_KINDS : [kindOf(args.type)]);
-    // A kind without a name in the catalogue has no models listed there.
-    const listed = types.length === 0 ? [] : await service.client.listModels({ types });
-    const models = listed.filter((m) => m.inferenceTypes.some((t) => types.includes(t)));
+    const types: readonly JobType[] = args.type === undefined ? JOB_TYPES : [args.type];
+    const listed = await service.client.listModels({ types: catalogueTypesOf(types) });
+    const models = listed.filter((m) => types.some((t) => serves(m, t)));
     if (args.json) await writeJsonDocument({ models: models.map(modelJson) });
     else await writeStdout(formatModels(models));
     return 0;

@@ -16,5 +16,5 @@ export const aud2video = videoKind(
     const firstImageSha256 = await c.image('first_frame_image', false);
     return { audioSha256, firstImageSha256, lastImageSha256: await lastFrame(c, model) };
   },
-  { models: [LTX2], catalogueName: 'audio2video', optional: ['steps', 'guidance'] },
+  { models: [LTX2], catalogueTypes: ['audio2video'], optional: ['steps', 'guidance'] },
 );

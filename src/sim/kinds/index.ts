@@ -16,9 +16,30 @@ import { img2txt } from './img2txt.js';
 import { vidRmbg } from './vid-rmbg.js';
 import { videoReplace } from './video-replace.js';
 import { aud2video } from './aud2video.js';
+import { transcribe } from './transcribe.js';
+import { aud2txt } from './aud2txt.js';
+import { vid2txt } from './vid2txt.js';
+import { audiofile2txt } from './audiofile2txt.js';
+import { videofile2txt } from './videofile2txt.js';
 
 export const SIM_KINDS = [
-  txt2audio, txt2img, img2video, txt2video, txt2embedding, vidUpscale, imgRmbg, imgUpscale, img2txt, vidRmbg, videoReplace, aud2video,
+  txt2audio,
+  txt2img,
+  img2video,
+  txt2video,
+  txt2embedding,
+  vidUpscale,
+  imgRmbg,
+  imgUpscale,
+  img2txt,
+  vidRmbg,
+  videoReplace,
+  aud2video,
+  transcribe,
+  aud2txt,
+  vid2txt,
+  audiofile2txt,
+  videofile2txt,
 ] as const;
 
 export type SimJobType = (typeof SIM_KINDS)[number]['type'];

@@ -37,12 +37,14 @@ interface KindFacts<T extends string> {
   type: T;
   /** The catalogue's records serving it (`POST /<type>`); a record listed by two kinds serves both. */
   models: readonly ModelSpec[];
-  /** Its name in the catalogue's `inference_types` where that is not its type (`audio2video`). */
-  catalogueName?: string;
   /** Its paths where they are not `<type>` and `<type>/price-calculation` (`videos/replace`). */
   paths?: { submit: string; price: string };
   /** Its submits' rate limits on each published plan. */
   plans: Record<PlanName, ClassLimit>;
+  /** The kind whose submit budget it shares (the Whisper kinds share one); its own when unset. */
+  paceClass?: string;
+  /** The `inference_types` its models are listed under, when not its type (`aud2txt` → `audio2text`). */
+  catalogueTypes?: readonly string[];
 }
 
 type Media = 'image' | 'video' | 'audio' | 'text' | 'embedding';
@@ -101,7 +103,7 @@ export function defineKind<T extends string, P>(spec: KindSpec<T, P>): SimKind<T
     ...MEDIA[media],
     ...(result === undefined ? {} : { result }),
     async check(fields, models, mode, forPrice) {
-      const c = new Check(fields, models, facts.catalogueName ?? facts.type);
+      const c = new Check(fields, models, facts.catalogueTypes ?? [facts.type]);
       const read = await check(c, forPrice);
       if (!c.empty || !c.model) return { ok: false, bag: c };
       // Each rule that leaves a value undefined puts its error in the bag: with the bag empty, none is.

@@ -46,7 +46,7 @@ export async function lastFrame(c: Check, model: SimModel | undefined): Promise<
 /** Where a kind differs: its models, its catalogue name, the numbers a job may leave out. */
 interface VideoOptions {
   models?: readonly ModelSpec[];
-  catalogueName?: string;
+  catalogueTypes?: readonly string[];
   optional?: readonly ('steps' | 'guidance')[];
 }
 
@@ -57,14 +57,14 @@ interface VideoOptions {
 export function videoKind<T extends string>(
   type: T,
   frames: (c: Check, model: SimModel | undefined) => Promise<Frames> = async () => ({}),
-  { models = [LTXV, LTX2], catalogueName, optional = [] }: VideoOptions = {},
+  { models = [LTXV, LTX2], catalogueTypes, optional = [] }: VideoOptions = {},
 ): SimKind<T> {
   // A field a kind lets a job leave out is null when it does.
   const left = (c: Check, field: string) => (optional as string[]).includes(field) && isBlank(c.fields[field]);
   return defineKind({
     type,
     models,
-    ...(catalogueName === undefined ? {} : { catalogueName }),
+    ...(catalogueTypes === undefined ? {} : { catalogueTypes }),
     check: async (c, forPrice) => {
       const [width, height, frameCount, fps] = ['width', 'height', 'frames', 'fps'].map((field) => c.bounded(field));
       const steps = left(c, 'steps') ? null : c.bounded('steps');

@@ -60,7 +60,7 @@ describe('a source entry is checked once, every problem located in the manifest'
     `);
     expect(problemsOf('  - jsonl: a.jsonl\n    type: txt2vid\n    columns: [a]\n')).toMatchInlineSnapshot(`
       [
-        "book/manifest.yaml:4:11 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", got "txt2vid"",
+        "book/manifest.yaml:4:11 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", got "txt2vid"",
         "book/manifest.yaml:5:14 columns: expected a mapping of field: key, got ["a"]",
       ]
     `);
@@ -84,7 +84,7 @@ describe('a source entry is checked once, every problem located in the manifest'
   test('files: a type, a field that names a file, nothing given twice', () => {
     expect(problemsOf('  - files: "*.txt"\n')).toMatchInlineSnapshot(`
       [
-        "book/manifest.yaml:3:5 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video" (each file becomes a job of that type), got nothing",
+        "book/manifest.yaml:3:5 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt" (each file becomes a job of that type), got nothing",
         "book/manifest.yaml:3:5 field: expected the field each file fills, got nothing",
       ]
     `);
@@ -122,7 +122,7 @@ describe('a source entry is checked once, every problem located in the manifest'
     `);
     expect(problemsOf('  - matrix:\n      prompt: [a]\n')).toMatchInlineSnapshot(`
       [
-        "book/manifest.yaml:3:5 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", on the entry or as a list of the matrix, got nothing",
+        "book/manifest.yaml:3:5 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", on the entry or as a list of the matrix, got nothing",
       ]
     `);
     const values = `[${Array.from({ length: 400 }, (_, i) => i).join(', ')}]`;
