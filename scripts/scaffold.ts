@@ -52,7 +52,10 @@ function register(path: string, listName: string, id: string, file: string): voi
   const lastImport = lines.findLastIndex((line) => /^import .* from '\.\/.*\.js';$/.test(line));
   const list = lines.findIndex((line) => line.startsWith(`export const ${listName} = [`));
   if (lastImport === -1 || list === -1) throw new Error(`${path}: cannot find its imports or \`export const ${listName} = [\``);
-  lines[list] = (lines[list] ?? '').replace(/\] as const;$/, `, ${id}] as const;`);
+  // The list on one line, or one entry a line up to its closing `] as const;`.
+  const end = lines.findIndex((line, n) => n >= list && line.endsWith('] as const;'));
+  if (end === list) lines[list] = (lines[list] ?? '').replace(/\] as const;$/, `, ${id}] as const;`);
+  else lines.splice(end, 0, `  ${id},`);
   lines.splice(lastImport + 1, 0, `import { ${id} } from './${file}.js';`);
   writeFileSync(path, lines.join('\n'));
 }

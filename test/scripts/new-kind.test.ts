@@ -24,8 +24,8 @@ afterAll(async () => {
 
 describe('npm run new-kind', () => {
   test('writes the two files and registers the kind in both lists', async () => {
-    expect(await readFile(join(root, 'src/jobs/index.ts'), 'utf8')).toMatch(/import \{ imgSketch \} from '\.\/img-sketch\.js';[\s\S]*KINDS = \[.*, imgSketch\] as const;/);
-    expect(await readFile(join(root, 'src/sim/kinds/index.ts'), 'utf8')).toMatch(/import \{ imgSketch \} from '\.\/img-sketch\.js';[\s\S]*SIM_KINDS = \[.*, imgSketch\] as const;/);
+    expect(await readFile(join(root, 'src/jobs/index.ts'), 'utf8')).toMatch(/import \{ imgSketch \} from '\.\/img-sketch\.js';[\s\S]*KINDS = \[[\s\S]*imgSketch,?\s*\] as const;/);
+    expect(await readFile(join(root, 'src/sim/kinds/index.ts'), 'utf8')).toMatch(/import \{ imgSketch \} from '\.\/img-sketch\.js';[\s\S]*SIM_KINDS = \[[\s\S]*imgSketch,?\s*\] as const;/);
   });
 
   test('refuses a taken name or one the service would not use, writing nothing', () => {
