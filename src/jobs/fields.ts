@@ -23,6 +23,20 @@ export const guidance: FieldSpec = { schema: z.number().min(0).describe('Guidanc
 export const seed: FieldSpec = { schema: z.int().min(0).describe('Random seed'), expected: 'a whole number, 0 or more' };
 export const negativePrompt: FieldSpec = { schema: z.string().describe('What to avoid'), expected: 'text', optional: true };
 
+export const AUDIO_FORMATS = ['mp3', 'wav', 'flac'] as const;
+export const audioFormat: FieldSpec = {
+  schema: z.enum(AUDIO_FORMATS).describe('Audio format'),
+  expected: 'one of "mp3", "wav", "flac"',
+};
+
+const REFERENCE_FORMATS = ['MP3', 'MPEG audio', 'Ogg', 'MP4/MOV/M4A'];
+
+/** An optional recording the service learns from (a voice, a style): MP3, Ogg or M4A, at most 15 MB. */
+export const referenceAudio = (description: string, durationSec?: { min: number; max: number }): FieldSpec => ({
+  ...media(description, { audio: 15 }, { formats: REFERENCE_FORMATS, ...(durationSec && { durationSec }) }),
+  optional: true,
+});
+
 const IMAGE_FORMATS_TEXT = 'a JPG, PNG, GIF, BMP or WebP image';
 
 export function image(description: string): FieldSpec {

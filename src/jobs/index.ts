@@ -30,5 +30,6 @@ export function kindOf(type: JobType): JobKind {
 }
 
 export type { JobType } from './types.js';
+export { requiredFor } from './kind.js';
 export type { ClassLimit, FieldSpec, JobKind, KindPricing, MediaFact, MediaField, MultipartFile, PlanName, PollSchedule, ReportProblem, ServiceRequest } from './kind.js';
 export type { FieldPosition, MediaRef, ResolvedJob, SendableJob, SourcePosition } from './job.js';

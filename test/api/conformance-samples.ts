@@ -4,7 +4,7 @@
  * it does), and a new field of a kind goes into its `full` sample (the test says which is missing).
  */
 
-import { webmMovie } from '../support/media-files.js';
+import { mp3Frames, webmMovie } from '../support/media-files.js';
 
 export interface SampleJob {
   /** Every field sent but text and files, as the manifest resolves them. */
@@ -22,6 +22,7 @@ const PNG_HEADER = [
 ];
 const PNG = { bytes: new Uint8Array(PNG_HEADER), contentType: 'image/png' };
 const WEBM = { bytes: new Uint8Array(webmMovie(2)), contentType: 'video/webm' };
+const VOICE = { bytes: new Uint8Array(mp3Frames(5)), contentType: 'audio/mpeg' };
 
 const SPEECH = { model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 };
 const IMAGE = { prompt: 'a harbour', model: 'Flux1schnell', width: 512, height: 512, guidance: 0, steps: 4, seed: 7 };
@@ -39,7 +40,11 @@ const VIDEO = {
 
 export const SAMPLE_JOBS: Readonly<Record<string, { full: SampleJob; minimal: SampleJob }>> = {
   txt2audio: {
-    full: { params: SPEECH, text: 'Welcome to the show.' },
+    full: {
+      params: { ...SPEECH, mode: 'voice_clone', ref_text: 'Hello there.', instruct: 'calm and slow' },
+      text: 'Welcome to the show.',
+      files: { ref_audio: VOICE },
+    },
     minimal: { params: SPEECH, text: 'Hi.' },
   },
   txt2img: {

@@ -71,7 +71,7 @@ describe('one kind of mistake per fixture, every message in full', () => {
       test/fixtures/manifests/invalid/unknown-keys.yaml:11:5 defaults.txt2audio.text: unknown field; text belongs on each job, not in defaults
       test/fixtures/manifests/invalid/unknown-keys.yaml:12:3 defaults.video: unknown field; did you mean "img2video"?
       test/fixtures/manifests/invalid/unknown-keys.yaml:17:5 job "typo" (#1) voise: unknown field; did you mean "voice"?
-      test/fixtures/manifests/invalid/unknown-keys.yaml:21:5 job "stranger" (#2) webhook_url: unknown field; allowed here: id, type, tags, split, text, text_file, model, voice, lang, speed, format, sample_rate
+      test/fixtures/manifests/invalid/unknown-keys.yaml:21:5 job "stranger" (#2) webhook_url: unknown field; allowed here: id, type, tags, split, text, text_file, ref_audio, model, mode, voice, lang, speed, format, sample_rate, ref_text, instruct
       5 problems in test/fixtures/manifests/invalid/unknown-keys.yaml; nothing was sent."
     `);
   });

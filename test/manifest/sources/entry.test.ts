@@ -55,7 +55,7 @@ describe('a source entry is checked once, every problem located in the manifest'
         "book/manifest.yaml:7:12 speed: expected a number above 0, got "fast"",
         "book/manifest.yaml:3:10 csv: expected a path to a CSV file, got """,
         "book/manifest.yaml:8:22 columns.text: expected a column name, got 3",
-        "book/manifest.yaml:8:25 columns.colour: unknown field; allowed here: id, type, tags, split, text, text_file, model, voice, lang, speed, format, sample_rate",
+        "book/manifest.yaml:8:25 columns.colour: unknown field; allowed here: id, type, tags, split, text, text_file, ref_audio, model, mode, voice, lang, speed, format, sample_rate, ref_text, instruct",
       ]
     `);
     expect(problemsOf('  - jsonl: a.jsonl\n    type: txt2vid\n    columns: [a]\n')).toMatchInlineSnapshot(`
@@ -90,7 +90,7 @@ describe('a source entry is checked once, every problem located in the manifest'
     `);
     expect(problemsOf('  - files: "*.txt"\n    type: txt2audio\n    field: text\n')).toMatchInlineSnapshot(`
       [
-        "book/manifest.yaml:5:12 field: expected a field that names a file: text_file, got "text"",
+        "book/manifest.yaml:5:12 field: expected a field that names a file: text_file, ref_audio, got "text"",
       ]
     `);
     expect(problemsOf('  - files: "*.txt"\n    type: txt2img\n    field: prompt\n')).toMatchInlineSnapshot(`
@@ -159,11 +159,11 @@ describe("names of Object's own properties are unknown fields like any other", (
   test.each(['constructor', 'toString', 'hasOwnProperty', '__proto__'])('%s on the entry, as a matrix list and in columns:', (name) => {
     const entry = `  - csv: c.csv\n    type: txt2audio\n    ${name}: 1\n    columns: { ${name}: c }\n`;
     expect(problemsOf(entry)).toEqual([
-      `book/manifest.yaml:5:5 ${name}: unknown field; allowed here: csv, type, columns, id, tags, split, text, text_file, model, voice, lang, speed, format, sample_rate`,
-      `book/manifest.yaml:6:16 columns.${name}: unknown field; allowed here: id, type, tags, split, text, text_file, model, voice, lang, speed, format, sample_rate`,
+      `book/manifest.yaml:5:5 ${name}: unknown field; allowed here: csv, type, columns, id, tags, split, text, text_file, ref_audio, model, mode, voice, lang, speed, format, sample_rate, ref_text, instruct`,
+      `book/manifest.yaml:6:16 columns.${name}: unknown field; allowed here: id, type, tags, split, text, text_file, ref_audio, model, mode, voice, lang, speed, format, sample_rate, ref_text, instruct`,
     ]);
     expect(problemsOf(`  - matrix:\n      ${name}: [1]\n    type: txt2audio\n`)).toEqual([
-      `book/manifest.yaml:4:7 matrix.${name}: unknown field; allowed here: id, type, tags, split, text, text_file, model, voice, lang, speed, format, sample_rate`,
+      `book/manifest.yaml:4:7 matrix.${name}: unknown field; allowed here: id, type, tags, split, text, text_file, ref_audio, model, mode, voice, lang, speed, format, sample_rate, ref_text, instruct`,
     ]);
   });
 });
