@@ -25,6 +25,7 @@ const WEBM = { bytes: new Uint8Array(webmMovie(2)), contentType: 'video/webm' };
 const VOICE = { bytes: new Uint8Array(mp3Frames(5)), contentType: 'audio/mpeg' };
 
 const SPEECH = { model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 };
+const MUSIC = { model: 'AceStep_1_5_Turbo', lyrics: '[Instrumental]', duration: 30, inference_steps: 8, guidance_scale: 1, seed: -1, format: 'mp3' };
 const IMAGE = { prompt: 'a harbour', model: 'Flux1schnell', width: 512, height: 512, guidance: 0, steps: 4, seed: 7 };
 const VIDEO = {
   prompt: 'waves on a shore',
@@ -46,6 +47,13 @@ export const SAMPLE_JOBS: Readonly<Record<string, { full: SampleJob; minimal: Sa
       files: { ref_audio: VOICE },
     },
     minimal: { params: SPEECH, text: 'Hi.' },
+  },
+  txt2music: {
+    full: {
+      params: { ...MUSIC, caption: 'warm lo-fi beat', bpm: 90, keyscale: 'C major', timesignature: 4, vocal_language: 'en' },
+      files: { reference_audio: VOICE },
+    },
+    minimal: { params: { ...MUSIC, caption: 'warm lo-fi beat' } },
   },
   txt2img: {
     full: { params: { ...IMAGE, negative_prompt: 'blur', loras: [{ name: 'film_grain', weight: 0.6 }] } },

@@ -144,7 +144,7 @@ describe('one kind of mistake per fixture, every message in full', () => {
   });
   test('jobs that are not jobs: wrong type, no type, a string, nothing', async () => {
     expect(await invalid('job-shapes')).toMatchInlineSnapshot(`
-      "test/fixtures/manifests/invalid/job-shapes.yaml:5:11 job (#1) type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", got "txt2music"
+      "test/fixtures/manifests/invalid/job-shapes.yaml:5:11 job (#1) type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", got "txt2poetry"
       test/fixtures/manifests/invalid/job-shapes.yaml:7:5 job (#2) type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", got nothing
       test/fixtures/manifests/invalid/job-shapes.yaml:8:5 job (#3) expected a mapping with type and the fields of a job, got "just a string"
       test/fixtures/manifests/invalid/job-shapes.yaml:9:4 job (#4) expected a mapping with type and the fields of a job, got null
