@@ -23,6 +23,19 @@ export const guidance: FieldSpec = { schema: z.number().min(0).describe('Guidanc
 export const seed: FieldSpec = { schema: z.int().min(0).describe('Random seed'), expected: 'a whole number, 0 or more' };
 export const negativePrompt: FieldSpec = { schema: z.string().describe('What to avoid'), expected: 'text', optional: true };
 
+export const loras: FieldSpec = {
+  schema: z
+    .array(
+      z.strictObject({
+        name: z.string().min(1).describe('LoRA name, as the model lists it'),
+        weight: z.number().min(0).describe('Its weight'),
+      }),
+    )
+    .describe('LoRA models to apply (only models that list them)'),
+  expected: 'a list of { name, weight } with a weight of 0 or more',
+  optional: true,
+};
+
 export const AUDIO_FORMATS = ['mp3', 'wav', 'flac'] as const;
 export const audioFormat: FieldSpec = {
   schema: z.enum(AUDIO_FORMATS).describe('Audio format'),

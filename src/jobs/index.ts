@@ -12,9 +12,10 @@ import type { JobType } from './types.js';
 import { txt2embedding } from './txt2embedding.js';
 import { vidUpscale } from './vid-upscale.js';
 import { txt2music } from './txt2music.js';
+import { img2img } from './img2img.js';
 
 /** In the order the manifest's schema, its messages and the docs list them. */
-export const KINDS = [txt2audio, img2video, txt2img, txt2video, txt2embedding, vidUpscale, txt2music] as const;
+export const KINDS = [txt2audio, img2video, txt2img, txt2video, txt2embedding, vidUpscale, txt2music, img2img] as const;
 
 export const JOB_KINDS: readonly JobKind[] = KINDS;
 

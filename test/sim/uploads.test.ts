@@ -49,6 +49,27 @@ describe('simulator: uploads of every medium checked as the service checks them'
     expect(await check(pngImage(8))).toEqual(['The audio field must be a file of type: mp3, wav.']);
   });
 
+  it('reads images[] parts as a list, each checked, as many as the model takes; not with image too', async () => {
+    sim = await startSimulator(FAST);
+    const fields = { model: 'QwenImageEdit_Plus_NF4', prompt: 'dusk', steps: '40', seed: '1', 'loras[0][name]': 'x', 'loras[0][weight]': '0.5' };
+    const edit = (files: Record<string, Buffer | Buffer[]>) => call(sim, '/api/v1/client/img2img', { form: form(fields, files) });
+    const lorasRefused = await edit({ 'images[]': [pngImage(), pngImage()] });
+    expect(lorasRefused.body).toEqual({ message: 'The loras field is prohibited.', errors: { loras: ['The loras field is prohibited.'] } });
+    delete (fields as Record<string, string>)['loras[0][name]'];
+    delete (fields as Record<string, string>)['loras[0][weight]'];
+    expect((await edit({ 'images[]': [pngImage(), pngImage()] })).status).toBe(200);
+    expect((await edit({ 'images[]': [pngImage(), wavTone(8000, 0.01)] })).body).toMatchObject({
+      errors: { 'images.1': ['The images.1 field must be a file of type: jpg, jpeg, png, gif, bmp, webp.'] },
+    });
+    expect((await edit({ 'images[]': Array(4).fill(pngImage()) })).body).toMatchObject({
+      errors: { images: ['The images field must not have more than 3 items.'] },
+    });
+    expect((await edit({ image: pngImage(), 'images[]': [pngImage()] })).body).toMatchObject({
+      errors: { image: ['The image field prohibits images from being present.'] },
+    });
+    expect(sim.stats.accepted).toHaveLength(1);
+  });
+
   it('a voice to clone: required for voice_clone, 3 to 10 seconds; a preset voice needs none of it', async () => {
     sim = await startSimulator(FAST);
     const speech = { model: 'Qwen3_TTS_12Hz_1_7B_Base', text: 'Hi.', lang: 'English', speed: '1', format: 'wav', sample_rate: '24000' };

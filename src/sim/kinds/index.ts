@@ -11,8 +11,9 @@ import { txt2video } from './txt2video.js';
 import { txt2embedding } from './txt2embedding.js';
 import { vidUpscale } from './vid-upscale.js';
 import { txt2music } from './txt2music.js';
+import { img2img } from './img2img.js';
 
-export const SIM_KINDS = [txt2audio, txt2img, img2video, txt2video, txt2embedding, vidUpscale, txt2music] as const;
+export const SIM_KINDS = [txt2audio, txt2img, img2video, txt2video, txt2embedding, vidUpscale, txt2music, img2img] as const;
 
 export type SimJobType = (typeof SIM_KINDS)[number]['type'];
 
