@@ -35,6 +35,9 @@ describe('speech in a cloned or a described voice: txt2audio modes against the s
     const { report } = await estimateInProcess({ manifest: file, ledgerPath, baseUrl: sim.url, token: sim.token });
     // The two clones share their priced fields (the recording and its transcript are not priced).
     expect(report.byGroup.map((group) => group.jobs).sort()).toEqual([1, 1, 2]);
+    // Its priced mode is shown with the group; the preset group's key is as it always was.
+    expect(report.byGroup.find((group) => group.jobs === 2)?.params).toMatchObject({ mode: 'voice_clone' });
+    expect(report.byGroup.find((group) => group.params['voice'] === 'af_sky')?.key).toBe('v1|txt2audio|Kokoro|af_sky|en-us|1|wav|24000');
 
     const outDir = path.join(workspace.dir, 'voices.out');
     const { result } = await runInProcessResult({ manifest: file, ledgerPath, outDir, baseUrl: sim.url, token: sim.token });
