@@ -40,6 +40,11 @@ function commonTable(): string[] {
 
 function required(kind: JobKind, field: string): string {
   if (kind.exactlyOne?.includes(field) === true) return `exactly one of ${kind.exactlyOne.map(code).join(', ')}`;
+  const when = { ...kind.content, ...kind.params }[field]?.requiredWhen;
+  if (when !== undefined) {
+    const values = when.in.map((value) => (value === undefined ? 'left out' : code(value)));
+    return `when ${code(when.field)} is ${values.join(' or ')}`;
+  }
   if (!kind.required.includes(field)) return 'no';
   return 'yes';
 }
@@ -65,8 +70,10 @@ const RESULT: Readonly<Record<string, string>> = { audio: 'an audio file', video
 /** What a kind sends and how it is priced, in a sentence: the request of an empty job names its endpoint. */
 function kindFacts(kind: JobKind): string {
   const request = kind.submit({ id: 'x', type: kind.type, params: {}, media: {} });
-  const body = 'multipart' in request ? 'multipart, the media as file parts' : 'JSON';
-  const priced = kind.pricing.keyFields.map(code).join(', ');
+  const uploads = Object.values(kind.files).some((file) => file !== 'text');
+  const json = uploads ? 'JSON; multipart with a file' : 'JSON';
+  const body = 'multipart' in request ? 'multipart, the media as file parts' : json;
+  const priced = [...kind.pricing.keyFields, ...(kind.pricing.laterKeyFields ?? [])].map(code).join(', ');
   const length = kind.pricing.by === 'per-length' ? " and the text's length in characters" : '';
   return (
     `Sent as \`POST /${request.endpoint}\` (${body}); its result is ${RESULT[kind.output.media] ?? kind.output.media}, checked by its bytes. ` +

@@ -23,6 +23,33 @@ export const guidance: FieldSpec = { schema: z.number().min(0).describe('Guidanc
 export const seed: FieldSpec = { schema: z.int().min(0).describe('Random seed'), expected: 'a whole number, 0 or more' };
 export const negativePrompt: FieldSpec = { schema: z.string().describe('What to avoid'), expected: 'text', optional: true };
 
+export const loras: FieldSpec = {
+  schema: z
+    .array(
+      z.strictObject({
+        name: z.string().min(1).describe('LoRA name, as the model lists it'),
+        weight: z.number().min(0).describe('Its weight'),
+      }),
+    )
+    .describe('LoRA models to apply (only models that list them)'),
+  expected: 'a list of { name, weight } with a weight of 0 or more',
+  optional: true,
+};
+
+export const AUDIO_FORMATS = ['mp3', 'wav', 'flac'] as const;
+export const audioFormat: FieldSpec = {
+  schema: z.enum(AUDIO_FORMATS).describe('Audio format'),
+  expected: 'one of "mp3", "wav", "flac"',
+};
+
+const REFERENCE_FORMATS = ['MP3', 'MPEG audio', 'Ogg', 'MP4/MOV/M4A'];
+
+/** An optional recording the service learns from (a voice, a style): MP3, Ogg or M4A, at most 15 MB. */
+export const referenceAudio = (description: string, durationSec?: { min: number; max: number }): FieldSpec => ({
+  ...media(description, { audio: 15 }, { formats: REFERENCE_FORMATS, ...(durationSec && { durationSec }) }),
+  optional: true,
+});
+
 const IMAGE_FORMATS_TEXT = 'a JPG, PNG, GIF, BMP or WebP image';
 
 /** An image field; `field` adds its other rules (the facts its kind prices by). */

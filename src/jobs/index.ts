@@ -23,6 +23,8 @@ import { aud2txt } from './aud2txt.js';
 import { vid2txt } from './vid2txt.js';
 import { audiofile2txt } from './audiofile2txt.js';
 import { videofile2txt } from './videofile2txt.js';
+import { txt2music } from './txt2music.js';
+import { img2img } from './img2img.js';
 
 /** In the order the manifest's schema, its messages and the docs list them. */
 export const KINDS = [
@@ -43,6 +45,8 @@ export const KINDS = [
   vid2txt,
   audiofile2txt,
   videofile2txt,
+  txt2music,
+  img2img,
 ] as const;
 
 export const JOB_KINDS: readonly JobKind[] = KINDS;
@@ -70,5 +74,6 @@ export const serves = (model: Pick<Model, 'inferenceTypes'>, type: JobType): boo
 
 export { factOf } from './kind.js';
 export type { JobType } from './types.js';
+export { requiredFor } from './kind.js';
 export type { ClassLimit, FieldSpec, JobKind, KindPricing, MediaFact, MediaField, MultipartFile, PlanName, PollSchedule, ReportProblem, ServiceRequest } from './kind.js';
 export type { FieldPosition, MediaRef, ResolvedJob, SendableJob, SourcePosition } from './job.js';

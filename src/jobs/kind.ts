@@ -62,6 +62,28 @@ export interface FieldSpec {
   file?: FileSpec;
   /** A job may leave it out; every other field but an `exactlyOne` pair is required. */
   optional?: true;
+  /** An optional field a job must give all the same when another has one of these values (undefined: left out). */
+  requiredWhen?: { field: string; in: readonly (string | undefined)[] };
+}
+
+/**
+ * The fields a job with these values must give: the kind's required ones and those its values call
+ * for. A value already rejected (`rejected`) calls for nothing: its one message is enough.
+ */
+export function requiredFor(
+  kind: JobKind,
+  fields: Readonly<Record<string, unknown>>,
+  rejected: ReadonlySet<string> = new Set(),
+): readonly string[] {
+  const calls = ({ field, in: values }: NonNullable<FieldSpec['requiredWhen']>): boolean =>
+    !rejected.has(field) && values.includes(fields[field] as string | undefined);
+  const conditional = Object.entries({ ...kind.content, ...kind.params }).flatMap(([name, { requiredWhen }]) =>
+    requiredWhen !== undefined && calls(requiredWhen) ? [name] : [],
+  );
+  if (conditional.length === 0) return kind.required;
+  // In the order the kind lists its fields, as its messages always were.
+  const names = Object.keys({ ...kind.content, ...kind.params });
+  return names.filter((name) => kind.required.includes(name) || conditional.includes(name));
 }
 
 /** A text file the manifest reads (its text is the job's), or a media file the job uploads. */
@@ -111,6 +133,11 @@ export type ReportProblem = (field: string, expected: string, got: { value: unkn
 export type KindPricing = {
   /** The fields the price depends on (but the length), in the order the cache key lists them. */
   keyFields: readonly string[];
+  /**
+   * Priced fields a kind came to take after prices were cached: keyed by name, and only when a job
+   * sets them, so the keys of prices cached before them stay valid.
+   */
+  laterKeyFields?: readonly string[];
 } & (
   | { by: 'per-key'; request(job: SendableJob): ServiceRequest }
   | { by: 'per-length'; lengthOf(job: SendableJob): number; request(job: SendableJob, length: number): ServiceRequest }
@@ -145,6 +172,9 @@ export interface ClassLimit {
 
 type Defaulted = 'files' | 'checkModel' | 'poll' | 'output' | 'submit' | 'pricing' | 'required';
 
+/** The submit's body: JSON, or multipart when it uploads media, or (`json-unless-files`) only when a job has files. */
+type Body = 'json-unless-files';
+
 /**
  * What a kind's module writes: its data and its rules. The rest is derived: from its fields'
  * specs the files and (unless it lists them in its own order) the required fields; from its media
@@ -157,23 +187,24 @@ export type KindSpec<T extends string> = Omit<JobKind<T>, Defaulted> &
     pricing: PricingSpec;
     /** Its paths where they are not `<type>` and `<type>/price-calculation` (`videos/replace`). */
     paths?: { submit: string; price: string };
+    body?: Body;
   };
 
 /**
  * The price call, `POST /<type>/price-calculation`: with the key fields, or with the submit's
- * (`carries: 'submit'`), as JSON or (`multipart`) as form fields; a per-length kind adds the text's
- * length as `lengthField`.
+ * (`carries: 'submit'`, or those of its fields listed), as JSON or (`multipart`) as form fields;
+ * a per-length kind adds the text's length as `lengthField`.
  */
 type PricingSpec =
   | {
       by: 'per-key';
       keyFields: readonly string[];
-      carries?: 'key' | 'submit';
+      carries?: 'key' | 'submit' | readonly string[];
       multipart?: true;
       /** The price call's fields from the key fields, where they are not the key fields themselves. */
       body?: (key: Readonly<Record<string, unknown>>) => Record<string, unknown>;
     }
-  | { by: 'per-length'; keyFields: readonly string[]; lengthField: string };
+  | { by: 'per-length'; keyFields: readonly string[]; laterKeyFields?: readonly string[]; lengthField: string };
 
 /**
  * By media: the extensions a result may have (the first is the default, unless a job's `format`
@@ -219,7 +250,7 @@ function growing(firstMs: number, maxMs: number, giveUpMs: number): PollSchedule
 }
 
 /** A kind from its spec: no catalogue checks and its media's poll unless it says otherwise. */
-export function defineKind<T extends string>({ media, pricing, paths, ...spec }: KindSpec<T>): JobKind<T> {
+export function defineKind<T extends string>({ media, pricing, paths, body, ...spec }: KindSpec<T>): JobKind<T> {
   const { extensions, poll } = MEDIA[media];
   // The bytes' type (mime) first, then the URL's extension, when it is one this kind makes.
   const extension: KindOutput['extension'] = ({ params }, { mime, urlExtension }) => {
@@ -237,9 +268,10 @@ export function defineKind<T extends string>({ media, pricing, paths, ...spec }:
   const sentOf: Sent = (job) => pick(textOf ? { ...job.params, [textOf.field]: job.text } : job.params, sent);
   const submit = (job: SendableJob): ServiceRequest => {
     const endpoint = paths?.submit ?? spec.type;
-    if (uploads.length === 0) return { endpoint, json: sentOf(job) };
+    const files = mediaParts(job, uploads);
+    if (uploads.length === 0 || (body === 'json-unless-files' && files.length === 0)) return { endpoint, json: sentOf(job) };
     // Multipart carries every field as text (a flag as 1 or 0: Laravel refuses "true"); the media go as file parts.
-    return { endpoint, multipart: { fields: texts(sentOf(job)), files: mediaParts(job, uploads) } };
+    return { endpoint, multipart: { fields: texts(sentOf(job)), files } };
   };
   const priceEndpoint = paths?.price ?? `${spec.type}/price-calculation`;
   const derived = { files, pricing: pricingOf(priceEndpoint, pricing, sentOf), output: { media, extension } };
@@ -254,27 +286,34 @@ function pricingOf(endpoint: string, spec: PricingSpec, sentOf: Sent): KindPrici
   const keyFields = spec.keyFields;
   const keyed: Sent = (job) => pick(job.params, keyFields);
   if (spec.by === 'per-key') {
-    const { body: bodyOf } = spec;
+    const { body: bodyOf, carries } = spec;
     // Picked again: a field the body leaves undefined is not sent.
     const fromKey: Sent = bodyOf === undefined ? keyed : (job) => pickSet(bodyOf(keyed(job)));
-    const body = spec.carries === 'submit' ? sentOf : fromKey;
+    const body: Sent =
+      carries === 'submit' ? sentOf : typeof carries === 'object' ? (job) => pick(sentOf(job), carries) : fromKey;
     const request = spec.multipart
       ? (job: SendableJob): ServiceRequest => ({ endpoint, multipart: { fields: texts(body(job)), files: [] } })
       : (job: SendableJob): ServiceRequest => ({ endpoint, json: body(job) });
     return { by: 'per-key', keyFields, request };
   }
-  const { lengthField } = spec;
+  const { lengthField, laterKeyFields = [] } = spec;
   // Only the length is sent, never the text itself.
   const request = (job: SendableJob, length: number): ServiceRequest => ({
     endpoint,
-    json: { ...keyed(job), [lengthField]: length },
+    json: { ...keyed(job), ...pick(job.params, laterKeyFields), [lengthField]: length },
   });
-  return { by: 'per-length', keyFields, lengthOf: (job: SendableJob) => job.textChars ?? 0, request };
+  const lengthOf = (job: SendableJob) => job.textChars ?? 0;
+  return { by: 'per-length', keyFields, laterKeyFields, lengthOf, request };
 }
 
-/** Form fields: every value as its text. */
+/** Form fields: every value as its text; a list or object as bracketed names (`loras[0][weight]`), as Laravel reads. */
 const texts = (values: Record<string, unknown>): Record<string, string> =>
-  Object.fromEntries(Object.entries(values).map(([name, value]) => [name, formText(value)]));
+  Object.fromEntries(Object.entries(values).flatMap(([name, value]) => formEntries(name, value)));
+
+function formEntries(name: string, value: unknown): [string, string][] {
+  if (typeof value !== 'object' || value === null) return [[name, formText(value)]];
+  return Object.entries(value).flatMap(([key, inner]) => formEntries(`${name}[${key}]`, inner));
+}
 
 /** Only the fields listed, in that order, each only if set: a request carries no stray property. */
 function pick(params: Readonly<Record<string, unknown>>, fields: readonly string[]): Record<string, unknown> {

@@ -41,3 +41,18 @@ export function checkLastFrame(job: ResolvedJob, found: Model, models: readonly 
   const hint = able.length > 0 ? `remove it, or use a model that supports it: ${able.join(', ')}` : 'remove it';
   report('last_frame_image', `no last frame for ${found.slug} (it does not support one)`, { value: last.written }, hint);
 }
+
+/** LoRAs the model offers, each by name; a model that offers none takes none. */
+export function checkLoras(params: Readonly<Record<string, unknown>>, found: Model, models: readonly Model[], report: ReportProblem): void {
+  const given = params['loras'];
+  if (!Array.isArray(given) || given.length === 0) return;
+  if (found.loras.length === 0) {
+    const able = models.filter((other) => other.loras.length > 0).map((other) => other.slug);
+    const hint = able.length > 0 ? `remove them, or use a model that offers LoRAs: ${able.join(', ')}` : 'remove them';
+    report('loras', `no LoRAs for ${found.slug} (it offers none)`, { value: given.map((lora: { name?: unknown }) => lora.name) }, hint);
+    return;
+  }
+  for (const lora of given as { name: string }[]) {
+    if (!found.loras.includes(lora.name)) report('loras', `a LoRA of ${found.slug}`, { value: lora.name }, `LoRAs of ${found.slug}: ${found.loras.join(', ')}`);
+  }
+}

@@ -1,16 +1,7 @@
-import * as z from 'zod';
 import type { Model } from '../api/types.js';
-import { guidance, model, negativePrompt, positiveInt, seed, text } from './fields.js';
-import { defineKind, type FieldSpec, type JobKind, type ReportProblem } from './kind.js';
-import { checkBounds, limitOf } from './model-checks.js';
-
-const loras: FieldSpec = {
-  schema: z
-    .array(z.strictObject({ name: z.string().min(1).describe('LoRA name, as the model lists it'), weight: z.number().min(0).describe('Its weight') }))
-    .describe('LoRA models to apply (only models that list them)'),
-  expected: 'a list of { name, weight } with a weight of 0 or more',
-  optional: true,
-};
+import { guidance, loras, model, negativePrompt, positiveInt, seed, text } from './fields.js';
+import { defineKind, type JobKind, type ReportProblem } from './kind.js';
+import { checkBounds, checkLoras, limitOf } from './model-checks.js';
 
 /** Text to image: `POST /txt2img`, JSON; the result is a PNG, JPEG or WebP image. */
 export const txt2img: JobKind<'txt2img'> = defineKind({
@@ -60,19 +51,5 @@ function checkGuidance(params: Readonly<Record<string, unknown>>, found: Model, 
   const value = params['guidance'];
   if (found.features['supports_guidance'] === false && typeof value === 'number' && value !== 0) {
     report('guidance', `0 for ${found.slug} (it does not use guidance)`, { value });
-  }
-}
-
-function checkLoras(params: Readonly<Record<string, unknown>>, found: Model, models: readonly Model[], report: ReportProblem): void {
-  const given = params['loras'];
-  if (!Array.isArray(given) || given.length === 0) return;
-  if (found.loras.length === 0) {
-    const able = models.filter((other) => other.loras.length > 0).map((other) => other.slug);
-    const hint = able.length > 0 ? `remove them, or use a model that offers LoRAs: ${able.join(', ')}` : 'remove them';
-    report('loras', `no LoRAs for ${found.slug} (it offers none)`, { value: given.map((lora: { name?: unknown }) => lora.name) }, hint);
-    return;
-  }
-  for (const lora of given as { name: string }[]) {
-    if (!found.loras.includes(lora.name)) report('loras', `a LoRA of ${found.slug}`, { value: lora.name }, `LoRAs of ${found.slug}: ${found.loras.join(', ')}`);
   }
 }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Model } from '../api/types.js';
-import { factOf, isJobType, kindOf, type FieldPosition, type JobType, type MediaRef } from '../jobs/index.js';
+import { factOf, isJobType, kindOf, requiredFor, type FieldPosition, type JobType, type MediaRef } from '../jobs/index.js';
 import type { ResolvedJob, SourcePosition } from '../jobs/index.js';
 import { catalogueIssues, partsOf, splitModeOf } from './catalogue.js';
 import { countChars, contentHash, imageHashes } from './content-hash.js';
@@ -300,7 +300,7 @@ function draftJob(
   }
   mergeFields(context, site, draft, raw, location);
   checkExactlyOne(site, draft, raw);
-  for (const field of kindOf(draft.type).required) {
+  for (const field of requiredFor(kindOf(draft.type), draft.fields, site.invalid)) {
     // A field given but rejected by the schema was reported there; "missing" would be a second, wrong message.
     if (draft.fields[field] !== undefined || field in raw || context.defaults[draft.type].written.has(field)) continue;
     site.issues.push(missingIssue(context, site, draft, field));

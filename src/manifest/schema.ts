@@ -218,7 +218,7 @@ function withStrictJobs(generated: Json): Json {
   const jobs = properties['jobs'] as Json;
   const items = jobs['items'] as { oneOf?: Json[]; anyOf?: Json[] };
   const branches = new Map((items.oneOf ?? items.anyOf ?? []).map((branch) => [typeOf(branch), branch]));
-  const requiredByDefaults = JOB_KINDS.flatMap(requiredUnlessDefaulted);
+  const requiredByDefaults = [...JOB_KINDS.flatMap(requiredUnlessDefaulted), ...JOB_KINDS.flatMap(requiredWhenOnJob)];
   return {
     ...generated,
     properties: { ...properties, jobs: { ...jobs, items: jobItems(branches) } },
@@ -273,4 +273,29 @@ function requiredUnlessDefaulted(kind: JobKind): Json[] {
       if: { not: { required: ['defaults'], properties: { defaults: { required: [kind.type], properties: { [kind.type]: { required: [field] } } } } } },
       then: { properties: { jobs: { items: { if: isKind(kind), then: { required: [field] } } } } },
     }));
+}
+
+const defaultsGive = (kind: JobKind, field: string): Json => ({
+  required: ['defaults'],
+  properties: { defaults: { required: [kind.type], properties: { [kind.type]: { required: [field] } } } },
+});
+
+/**
+ * A field required only when another has certain values (speech's voice, unless the voice is
+ * cloned or designed): required on a job whose own values call for it, when defaults give neither
+ * field (what defaults give, the validator judges).
+ */
+function requiredWhenOnJob(kind: JobKind): Json[] {
+  return Object.entries(kind.params).flatMap(([field, { requiredWhen }]) => {
+    if (requiredWhen === undefined) return [];
+    const on = requiredWhen.field;
+    const values = requiredWhen.in.filter((value) => value !== undefined);
+    const calls = [
+      ...(values.length > 0 ? [{ required: [on], properties: { [on]: { enum: values } } }] : []),
+      ...(requiredWhen.in.includes(undefined) ? [{ not: { required: [requiredWhen.field] } }] : []),
+    ];
+    const onJob = { if: { allOf: [isKind(kind), { anyOf: calls }] }, then: { required: [field] } };
+    const given = { anyOf: [defaultsGive(kind, field), defaultsGive(kind, requiredWhen.field)] };
+    return [{ if: { not: given }, then: { properties: { jobs: { items: onJob } } } }];
+  });
 }

@@ -17,8 +17,10 @@ function join(parts: readonly unknown[]): string {
 
 /** The price group of one job: every priced field, but the length for kinds priced by length. */
 export function groupKeyOf(job: Pick<SendableJob, 'type' | 'params'>): string {
-  const { keyFields } = kindOf(job.type).pricing;
-  return join([PRICE_KEY_VERSION, job.type, ...keyFields.map((field) => job.params[field])]);
+  const { keyFields, laterKeyFields = [] } = kindOf(job.type).pricing;
+  const later = laterKeyFields.filter((field) => job.params[field] !== undefined);
+  const named = later.map((field) => `${field}=${String(job.params[field])}`);
+  return join([PRICE_KEY_VERSION, job.type, ...keyFields.map((field) => job.params[field]), ...named]);
 }
 
 /** The key of one length of a group priced by length. */

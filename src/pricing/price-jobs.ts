@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { kindOf } from '../jobs/index.js';
+import { kindOf, type KindPricing } from '../jobs/index.js';
 import { ExitCode, MediabatchError } from '../errors.js';
 import { sumMicro, usdToMicro } from '../money.js';
 import { describeGroupKey, lengthKey, rateKeys } from './keys.js';
@@ -249,12 +249,13 @@ export function summarise(group: PriceGroup, outcome: GroupOutcome, prices: Pric
     jobsBySource[found.source] += jobs;
     totals.push(priceMicro * jobs);
   }
+  const sample = group.sample.params;
   return {
     key: group.key,
     type: group.type,
     model: String(group.sample.params['model']),
     // The priced fields: every job of the group has these values, they are what the group is.
-    params: Object.fromEntries(pricing.keyFields.map((field) => [field, group.sample.params[field] ?? null])),
+    params: Object.fromEntries(pricedFields(pricing, sample).map((field) => [field, sample[field] ?? null])),
     jobs: group.jobs,
     // Kinds priced by length: all the texts' characters and their distinct lengths.
     characters: perLength ? group.lengths.reduce((sum, l) => sum + l.chars * l.jobs, 0) : null,
@@ -269,3 +270,9 @@ export function summarise(group: PriceGroup, outcome: GroupOutcome, prices: Pric
 }
 
 export type { GroupSummary, PriceGroup, PricingResult } from './types.js';
+
+/** The key fields, and the later ones the group sets (left out, they were never part of its key). */
+function pricedFields(pricing: KindPricing, params: Readonly<Record<string, unknown>>): string[] {
+  const later = (pricing.laterKeyFields ?? []).filter((field) => params[field] !== undefined);
+  return [...pricing.keyFields, ...later];
+}

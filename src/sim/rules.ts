@@ -147,10 +147,23 @@ export class Check {
   /** An uploaded file, once its type (by magic bytes) and size pass the rule; null when left out. */
   async upload(field: string, required: boolean, rule: UploadRule): Promise<Upload | null | undefined> {
     const value = this.fields[field];
-    const name = attribute(field);
     if (value === undefined || value === null || value === '') {
-      return required ? this.add(field, `The ${name} field is required.`) : null;
+      return required ? this.add(field, `The ${attribute(field)} field is required.`) : null;
     }
+    return this.file(field, value, rule);
+  }
+
+  /** Uploaded files sent as `<field>[]` parts, each checked as `<field>.<n>`; null when left out. */
+  async uploads(field: string, rule: UploadRule): Promise<Upload[] | null | undefined> {
+    const value = this.fields[field];
+    if (value === undefined || value === null) return null;
+    if (!Array.isArray(value)) return this.add(field, `The ${attribute(field)} field must be an array.`);
+    const files = await Promise.all(value.map((item: FieldValue, n) => this.file(`${field}.${n}`, item, rule)));
+    return files.every((file) => file !== undefined) ? files : undefined;
+  }
+
+  private async file(field: string, value: FieldValue, rule: UploadRule): Promise<Upload | undefined> {
+    const name = attribute(field);
     if (!(value instanceof Blob)) return this.add(field, `The ${name} field must be a file.`);
     if (value.size > rule.maxKb * 1024) {
       return this.add(field, `The ${name} field must not be greater than ${rule.maxKb} kilobytes.`);

@@ -52,10 +52,26 @@ async function parseFields(req: IncomingMessage, body: Buffer): Promise<Fields> 
     }
     if (!type.startsWith('multipart/form-data') && !type.startsWith('application/x-www-form-urlencoded')) return {};
     const request = new Request('http://sim.local/', { method: 'POST', headers: { 'content-type': contentType }, body });
-    return Object.fromEntries(await request.formData());
+    return bracketed(await request.formData());
   } catch {
     return {};
   }
+}
+
+/** Form fields as PHP reads them: `images[]` parts make a list `images`, `loras[0][name]` a list of objects. */
+function bracketed(form: FormData): Fields {
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of form) {
+    const [head = name, ...keys] = name.split(/\]?\[/).map((key) => key.replace(/\]$/, ''));
+    let parent: Record<string, unknown> = fields;
+    let key = head;
+    for (const next of keys) {
+      const inner = (parent[key] ??= next === '' || /^\d+$/.test(next) ? [] : {}) as Record<string, unknown>;
+      [parent, key] = [inner, next === '' ? String(Object.keys(inner).length) : next];
+    }
+    parent[key] = value;
+  }
+  return fields as Fields;
 }
 
 function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply, headers: Record<string, string> = {}): void {

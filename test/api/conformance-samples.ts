@@ -26,8 +26,11 @@ const MP4 = { bytes: new Uint8Array(mp4Movie(3)), contentType: 'video/mp4' };
 const MP3 = { bytes: new Uint8Array(mp3Frames(3)), contentType: 'audio/mpeg' };
 const WHISPER = { model: 'WhisperLargeV3', include_ts: true };
 const WHISPER_FULL = { ...WHISPER, return_result_in_response: true };
+const VOICE = { bytes: new Uint8Array(mp3Frames(5)), contentType: 'audio/mpeg' };
 
 const SPEECH = { model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 };
+const MUSIC = { model: 'AceStep_1_5_Turbo', lyrics: '[Instrumental]', duration: 30, inference_steps: 8, guidance_scale: 1, seed: -1, format: 'mp3' };
+const EDIT = { prompt: 'make it dusk', model: 'QwenImageEdit_Plus_NF4', steps: 40, seed: 3 };
 const IMAGE = { prompt: 'a harbour', model: 'Flux1schnell', width: 512, height: 512, guidance: 0, steps: 4, seed: 7 };
 const VIDEO = {
   prompt: 'waves on a shore',
@@ -43,8 +46,26 @@ const VIDEO = {
 
 export const SAMPLE_JOBS: Readonly<Record<string, { full: SampleJob; minimal: SampleJob }>> = {
   txt2audio: {
-    full: { params: SPEECH, text: 'Welcome to the show.' },
+    full: {
+      params: { ...SPEECH, mode: 'voice_clone', ref_text: 'Hello there.', instruct: 'calm and slow' },
+      text: 'Welcome to the show.',
+      files: { ref_audio: VOICE },
+    },
     minimal: { params: SPEECH, text: 'Hi.' },
+  },
+  txt2music: {
+    full: {
+      params: { ...MUSIC, caption: 'warm lo-fi beat', bpm: 90, keyscale: 'C major', timesignature: 4, vocal_language: 'en' },
+      files: { reference_audio: VOICE },
+    },
+    minimal: { params: { ...MUSIC, caption: 'warm lo-fi beat' } },
+  },
+  img2img: {
+    full: {
+      params: { ...EDIT, negative_prompt: 'blur', guidance: 4, width: 512, height: 512, loras: [{ name: 'ink', weight: 0.5 }] },
+      files: { 'images.0': PNG, 'images.1': PNG },
+    },
+    minimal: { params: EDIT, files: { image: PNG } },
   },
   txt2img: {
     full: { params: { ...IMAGE, negative_prompt: 'blur', loras: [{ name: 'film_grain', weight: 0.6 }] } },

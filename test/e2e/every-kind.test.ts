@@ -33,6 +33,8 @@ const ONE_OF_EACH: Readonly<Record<string, string>> = {
   vid2txt: 'video_url: "https://media.example/talk.mp4"',
   audiofile2txt: 'audio: song.mp3',
   videofile2txt: 'video: clip.mp4',
+  txt2music: 'caption: "a calm sea shanty"',
+  img2img: 'prompt: "make it dusk", image: beach.png',
 };
 
 const VIDEO = '{ model: Ltxv_13B_0_9_8_Distilled_FP8, width: 768, height: 432, steps: 1, frames: 120, fps: 30, guidance: 0, seed: 42 }';
@@ -57,6 +59,9 @@ const DEFAULTS: Readonly<Record<string, string>> = {
   vid2txt: WHISPER,
   audiofile2txt: WHISPER,
   videofile2txt: WHISPER,
+  txt2music:
+    '{ model: AceStep_1_5_Turbo, lyrics: "[Instrumental]", duration: 30, inference_steps: 8, guidance_scale: 1, seed: -1, format: mp3 }',
+  img2img: '{ model: QwenImageEdit_Plus_NF4, steps: 40, seed: 1 }',
 };
 
 /** Every kind quick: a run of one job each takes about a second. */

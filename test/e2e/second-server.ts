@@ -50,9 +50,9 @@ export function secondServerModels(count: number): SecondServerModel[] {
       emptyInfo: i % 3 === 2,
       voices: audio ? [`v${n}_alpha`, `v${n}_beta`] : [],
     });
-    // An image-editing model (a kind mediabatch does not run) every tenth place: it must not be listed.
+    // A model of a type mediabatch does not run every tenth place: it must not be listed.
     if (i % 10 === 4) {
-      models.push({ slug: `Second_Edit_${n}`, name: `Second Edit ${n}`, types: ['img2img'], typesAsObject: false, emptyInfo: true, voices: [] });
+      models.push({ slug: `Second_Edit_${n}`, name: `Second Edit ${n}`, types: ['img2sketch'], typesAsObject: false, emptyInfo: true, voices: [] });
     }
   }
   return models;

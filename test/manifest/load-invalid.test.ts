@@ -71,7 +71,7 @@ describe('one kind of mistake per fixture, every message in full', () => {
       test/fixtures/manifests/invalid/unknown-keys.yaml:11:5 defaults.txt2audio.text: unknown field; text belongs on each job, not in defaults
       test/fixtures/manifests/invalid/unknown-keys.yaml:12:3 defaults.video: unknown field; did you mean "img2video"?
       test/fixtures/manifests/invalid/unknown-keys.yaml:17:5 job "typo" (#1) voise: unknown field; did you mean "voice"?
-      test/fixtures/manifests/invalid/unknown-keys.yaml:21:5 job "stranger" (#2) webhook_url: unknown field; allowed here: id, type, tags, split, text, text_file, model, voice, lang, speed, format, sample_rate
+      test/fixtures/manifests/invalid/unknown-keys.yaml:21:5 job "stranger" (#2) webhook_url: unknown field; allowed here: id, type, tags, split, text, text_file, ref_audio, model, mode, voice, lang, speed, format, sample_rate, ref_text, instruct
       5 problems in test/fixtures/manifests/invalid/unknown-keys.yaml; nothing was sent."
     `);
   });
@@ -144,8 +144,8 @@ describe('one kind of mistake per fixture, every message in full', () => {
   });
   test('jobs that are not jobs: wrong type, no type, a string, nothing', async () => {
     expect(await invalid('job-shapes')).toMatchInlineSnapshot(`
-      "test/fixtures/manifests/invalid/job-shapes.yaml:5:11 job (#1) type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", got "txt2music"
-      test/fixtures/manifests/invalid/job-shapes.yaml:7:5 job (#2) type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", got nothing
+      "test/fixtures/manifests/invalid/job-shapes.yaml:5:11 job (#1) type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", "txt2music", "img2img", got "txt2poetry"
+      test/fixtures/manifests/invalid/job-shapes.yaml:7:5 job (#2) type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", "txt2music", "img2img", got nothing
       test/fixtures/manifests/invalid/job-shapes.yaml:8:5 job (#3) expected a mapping with type and the fields of a job, got "just a string"
       test/fixtures/manifests/invalid/job-shapes.yaml:9:4 job (#4) expected a mapping with type and the fields of a job, got null
       4 problems in test/fixtures/manifests/invalid/job-shapes.yaml; nothing was sent."

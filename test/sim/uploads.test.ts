@@ -2,13 +2,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
 import { Check, type UploadRule } from '../../src/sim/rules.js';
 import { pngImage } from '../../src/sim/results.js';
-import { mp4Movie, webmMovie, wavTone } from '../support/media-files.js';
+import { mp3Frames, mp4Movie, webmMovie, wavTone } from '../support/media-files.js';
 import { call, FAST, startSimulator } from './helpers.js';
 
-const form = (fields: Record<string, string>, files: Record<string, Buffer> = {}): FormData => {
+const form = (fields: Record<string, string>, files: Record<string, Buffer | Buffer[]> = {}): FormData => {
   const body = new FormData();
   for (const [name, value] of Object.entries(fields)) body.append(name, value);
-  for (const [name, bytes] of Object.entries(files)) body.append(name, new Blob([bytes]), `${name}.bin`);
+  for (const [name, bytes] of Object.entries(files)) {
+    for (const one of [bytes].flat()) body.append(name, new Blob([one]), `${name}.bin`);
+  }
   return body;
 };
 
@@ -59,5 +61,41 @@ describe('simulator: uploads of every medium checked as the service checks them'
     expect(await check(wavTone(8000, 0.01))).toBeUndefined();
     expect(await check(wavTone(8000, 1))).toEqual(['The audio field must not be greater than 1 kilobytes.']);
     expect(await check(pngImage(8))).toEqual(['The audio field must be a file of type: mp3, wav.']);
+  });
+
+  it('reads images[] parts as a list, each checked, as many as the model takes; not with image too', async () => {
+    sim = await startSimulator(FAST);
+    const fields = { model: 'QwenImageEdit_Plus_NF4', prompt: 'dusk', steps: '40', seed: '1', 'loras[0][name]': 'x', 'loras[0][weight]': '0.5' };
+    const edit = (files: Record<string, Buffer | Buffer[]>) => call(sim, '/api/v1/client/img2img', { form: form(fields, files) });
+    const lorasRefused = await edit({ 'images[]': [pngImage(), pngImage()] });
+    expect(lorasRefused.body).toEqual({ message: 'The loras field is prohibited.', errors: { loras: ['The loras field is prohibited.'] } });
+    delete (fields as Record<string, string>)['loras[0][name]'];
+    delete (fields as Record<string, string>)['loras[0][weight]'];
+    expect((await edit({ 'images[]': [pngImage(), pngImage()] })).status).toBe(200);
+    expect((await edit({ 'images[]': [pngImage(), wavTone(8000, 0.01)] })).body).toMatchObject({
+      errors: { 'images.1': ['The images.1 field must be a file of type: jpg, jpeg, png, gif, bmp, webp.'] },
+    });
+    expect((await edit({ 'images[]': Array(4).fill(pngImage()) })).body).toMatchObject({
+      errors: { images: ['The images field must not have more than 3 items.'] },
+    });
+    expect((await edit({ image: pngImage(), 'images[]': [pngImage()] })).body).toMatchObject({
+      errors: { image: ['The image field prohibits images from being present.'] },
+    });
+    expect(sim.stats.accepted).toHaveLength(1);
+  });
+
+  it('a voice to clone: required for voice_clone, 3 to 10 seconds; a preset voice needs none of it', async () => {
+    sim = await startSimulator(FAST);
+    const speech = { model: 'Qwen3_TTS_12Hz_1_7B_Base', text: 'Hi.', lang: 'English', speed: '1', format: 'wav', sample_rate: '24000' };
+    const speak = (fields: Record<string, string>, files: Record<string, Buffer> = {}) =>
+      call(sim, '/api/v1/client/txt2audio', { form: form({ ...speech, ...fields }, files) });
+    expect((await speak({ mode: 'voice_clone' })).body).toMatchObject({ errors: { ref_audio: ['The ref audio field is required.'] } });
+    expect((await speak({ mode: 'voice_clone' }, { ref_audio: mp3Frames(12) })).body).toMatchObject({
+      errors: { ref_audio: ['The ref audio must be between 3 and 10 seconds long.'] },
+    });
+    expect((await speak({ mode: 'voice_clone', ref_text: 'Hello.' }, { ref_audio: mp3Frames(5) })).status).toBe(200);
+    expect((await speak({ mode: 'voice_design', instruct: 'a warm voice' })).status).toBe(200);
+    expect((await speak({})).body).toMatchObject({ errors: { voice: ['The voice field is required.'] } });
+    expect(sim.stats.accepted).toHaveLength(2);
   });
 });

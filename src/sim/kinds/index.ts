@@ -21,6 +21,8 @@ import { aud2txt } from './aud2txt.js';
 import { vid2txt } from './vid2txt.js';
 import { audiofile2txt } from './audiofile2txt.js';
 import { videofile2txt } from './videofile2txt.js';
+import { txt2music } from './txt2music.js';
+import { img2img } from './img2img.js';
 
 export const SIM_KINDS = [
   txt2audio,
@@ -40,6 +42,8 @@ export const SIM_KINDS = [
   vid2txt,
   audiofile2txt,
   videofile2txt,
+  txt2music,
+  img2img,
 ] as const;
 
 export type SimJobType = (typeof SIM_KINDS)[number]['type'];

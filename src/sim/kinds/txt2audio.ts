@@ -1,10 +1,14 @@
-/** Text to speech: `POST /txt2audio`, JSON; the result is a WAV. */
+/** Text to speech: `POST /txt2audio`, JSON, or multipart with a voice to clone; the result is a WAV. */
 import type { SimLanguage, SimVoice } from '../catalogue.js';
 import { charCount, type Check } from '../rules.js';
 import { defineKind } from './kind.js';
+import { referenceAudio } from './reference-audio.js';
 
 const AUDIO_FORMATS = ['mp3', 'wav', 'flac'] as const;
 const SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000] as const;
+const MODES = ['custom_voice', 'voice_clone', 'voice_design'] as const;
+/** The document's bounds of a voice to clone. */
+const REF_SECONDS = { min: 3, max: 10 };
 /** USD per character at speed 1 (the published rate: about $0.77 per million characters). */
 const USD_PER_CHAR = 0.77e-6;
 
@@ -42,18 +46,29 @@ function textLength(c: Check, forPrice: boolean): { chars: number | undefined; t
   return { chars, text };
 }
 
-/** A voice of the language asked for; without a valid language, of the model. */
-function languageAndVoice(c: Check): { lang: string | undefined; voice: string | undefined } {
+/** A voice of the language asked for (without a valid language, of the model), which only preset voices need. */
+type Voice = { lang: string | undefined; voice: string | null | undefined };
+
+function languageAndVoice(c: Check, presetVoice: boolean): Voice {
   const lang = c.string('lang');
   const language = c.model && lang !== undefined ? c.model.languages.find((l) => l.slug === lang) : undefined;
   if (c.model && lang !== undefined && !language) c.add('lang', 'The selected lang is invalid.');
-  const voice = c.string('voice');
+  const voice = presetVoice ? c.string('voice') : c.optional('voice');
+  if (voice === null) return { lang, voice };
   const voices = language ? language.voices : (c.model?.languages.flatMap((l) => l.voices) ?? []);
   if (c.model && voice !== undefined && !voices.some((v) => v.slug === voice)) {
     c.add('voice', 'The selected voice is invalid.');
   }
   return { lang, voice };
 }
+
+/** The text and how it is read out. */
+const speech = (c: Check, forPrice: boolean) => ({
+  ...textLength(c, forPrice),
+  speed: c.number('speed', c.range('speed')),
+  format: c.oneOf('format', c.string('format'), AUDIO_FORMATS),
+  sampleRate: c.oneOf('sample_rate', c.number('sample_rate', { integer: true }), SAMPLE_RATES),
+});
 
 export const txt2audio = defineKind({
   type: 'txt2audio',
@@ -104,13 +119,20 @@ export const txt2audio = defineKind({
       priceFactor: 1.6,
     },
   ],
-  check: (c, forPrice) => ({
-    ...textLength(c, forPrice),
-    ...languageAndVoice(c),
-    speed: c.number('speed', c.range('speed')),
-    format: c.oneOf('format', c.string('format'), AUDIO_FORMATS),
-    sampleRate: c.oneOf('sample_rate', c.number('sample_rate', { integer: true }), SAMPLE_RATES),
-  }),
+  check: async (c, forPrice) => {
+    const given = c.optional('mode');
+    const mode = given === null ? 'custom_voice' : c.oneOf('mode', given, MODES);
+    const voice = {
+      ...languageAndVoice(c, mode === 'custom_voice'),
+      instruct: c.optional('instruct'),
+      ...(!forPrice && {
+        refText: c.optional('ref_text'),
+        refAudio: await referenceAudio(c, 'ref_audio', mode === 'voice_clone', REF_SECONDS),
+      }),
+    };
+    return { mode, ...voice, ...speech(c, forPrice) };
+  },
+
   usd: (p) => (p.chars * USD_PER_CHAR * p.model.priceFactor) / p.speed,
   media: 'audio',
   plans: { basic: { perMinute: 5, perDay: 300 }, premium: { perMinute: 300 } },

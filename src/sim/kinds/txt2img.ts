@@ -15,7 +15,8 @@ function sized(c: Check, field: 'width' | 'height'): number | undefined {
   return value;
 }
 
-function loraList(c: Check): { name: string; weight: number }[] {
+/** The LoRAs asked for, each offered by the model; a multipart weight arrives as text. */
+export function loraList(c: Check): { name: string; weight: number }[] {
   const raw = c.fields['loras'];
   if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) return [];
   if (!Array.isArray(raw)) return c.add('loras', 'The loras field must be an array.') ?? [];
@@ -23,7 +24,8 @@ function loraList(c: Check): { name: string; weight: number }[] {
   if (offered?.length === 0) return c.add('loras', 'The loras field is prohibited.') ?? [];
   const loras: { name: string; weight: number }[] = [];
   raw.forEach((item: unknown, i) => {
-    const { name, weight } = (item ?? {}) as { name?: unknown; weight?: unknown };
+    const { name, weight: given } = (item ?? {}) as { name?: unknown; weight?: unknown };
+    const weight = typeof given === 'string' && given.trim() !== '' ? Number(given) : given;
     const [n, w] = [`loras.${i}.name`, `loras.${i}.weight`];
     if (typeof name !== 'string' || name === '') c.add(n, `The ${n} field is required.`);
     else if (offered && !offered.includes(name)) c.add(n, `The selected ${n} is invalid.`);
@@ -35,6 +37,20 @@ function loraList(c: Check): { name: string; weight: number }[] {
 }
 
 const SIZES = { min_width: 256, max_width: 2048, min_height: 256, max_height: 2048 };
+
+/** FLUX.2 Klein edits images as well as making them: one record serves both kinds. */
+export const KLEIN = {
+  name: 'FLUX.2 Klein 4B BF16',
+  slug: 'Flux_2_Klein_4B_BF16',
+  limits: { ...SIZES, max_width: 1536, max_height: 1536, resolution_step: 16, min_steps: 4, max_steps: 4 },
+  features: { supports_guidance: true, supports_lora: true },
+  defaults: { width: 1024, height: 1024, steps: 4, guidance: 3.5 },
+  loras: [
+    { name: 'ink_sketch', display_name: 'Ink sketch' },
+    { name: 'watercolor', display_name: 'Watercolor' },
+  ],
+  priceFactor: 1.4,
+};
 
 export const txt2img = defineKind({
   type: 'txt2img',
@@ -56,18 +72,7 @@ export const txt2img = defineKind({
       defaults: { width: 1024, height: 1024, steps: 8, guidance: 3.5 },
       priceFactor: 0.6,
     },
-    {
-      name: 'FLUX.2 Klein 4B BF16',
-      slug: 'Flux_2_Klein_4B_BF16',
-      limits: { ...SIZES, max_width: 1536, max_height: 1536, resolution_step: 16, min_steps: 4, max_steps: 4 },
-      features: { supports_guidance: true, supports_lora: true },
-      defaults: { width: 1024, height: 1024, steps: 4, guidance: 3.5 },
-      loras: [
-        { name: 'ink_sketch', display_name: 'Ink sketch' },
-        { name: 'watercolor', display_name: 'Watercolor' },
-      ],
-      priceFactor: 1.4,
-    },
+    KLEIN,
   ],
   // A submit and a price query require the same seven fields.
   check: (c) => ({

@@ -44,8 +44,8 @@ describe('CSV rows', () => {
     expect(fieldsOf(read)).toEqual([{ type: 'txt2img', prompt: 'a red fox', seed: 7 }]);
     expect(read.problems).toMatchInlineSnapshot(`
       [
-        "book/jobs.csv:3:1 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", got nothing; give the row a type, or set type: on the source entry",
-        "book/jobs.csv:4:1 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", got "txt2imgg"; did you mean "txt2img"?",
+        "book/jobs.csv:3:1 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", "txt2music", "img2img", got nothing; give the row a type, or set type: on the source entry",
+        "book/jobs.csv:4:1 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", "txt2music", "img2img", got "txt2imgg"; did you mean "txt2img"?",
       ]
     `);
     expect(read.raw.map((p) => p.ordinal)).toEqual([1, 2]);

@@ -51,16 +51,16 @@ describe('a source entry is checked once, every problem located in the manifest'
       [
         "book/manifest.yaml:9:9 id: expected an id template with placeholders like {stem} (letters, digits and _ inside braces), got "x-{a"; every { needs its }",
         "book/manifest.yaml:5:5 voise: unknown field; did you mean "voice"?",
-        "book/manifest.yaml:6:5 seed: unknown field; seed is a field of img2video, txt2img, txt2video, video-replace, aud2video jobs, not txt2audio",
+        "book/manifest.yaml:6:5 seed: unknown field; seed is a field of img2video, txt2img, txt2video, video-replace, aud2video, txt2music, img2img jobs, not txt2audio",
         "book/manifest.yaml:7:12 speed: expected a number above 0, got "fast"",
         "book/manifest.yaml:3:10 csv: expected a path to a CSV file, got """,
         "book/manifest.yaml:8:22 columns.text: expected a column name, got 3",
-        "book/manifest.yaml:8:25 columns.colour: unknown field; allowed here: id, type, tags, split, text, text_file, model, voice, lang, speed, format, sample_rate",
+        "book/manifest.yaml:8:25 columns.colour: unknown field; allowed here: id, type, tags, split, text, text_file, ref_audio, model, mode, voice, lang, speed, format, sample_rate, ref_text, instruct",
       ]
     `);
     expect(problemsOf('  - jsonl: a.jsonl\n    type: txt2vid\n    columns: [a]\n')).toMatchInlineSnapshot(`
       [
-        "book/manifest.yaml:4:11 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", got "txt2vid"",
+        "book/manifest.yaml:4:11 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", "txt2music", "img2img", got "txt2vid"",
         "book/manifest.yaml:5:14 columns: expected a mapping of field: key, got ["a"]",
       ]
     `);
@@ -84,13 +84,13 @@ describe('a source entry is checked once, every problem located in the manifest'
   test('files: a type, a field that names a file, nothing given twice', () => {
     expect(problemsOf('  - files: "*.txt"\n')).toMatchInlineSnapshot(`
       [
-        "book/manifest.yaml:3:5 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt" (each file becomes a job of that type), got nothing",
+        "book/manifest.yaml:3:5 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", "txt2music", "img2img" (each file becomes a job of that type), got nothing",
         "book/manifest.yaml:3:5 field: expected the field each file fills, got nothing",
       ]
     `);
     expect(problemsOf('  - files: "*.txt"\n    type: txt2audio\n    field: text\n')).toMatchInlineSnapshot(`
       [
-        "book/manifest.yaml:5:12 field: expected a field that names a file: text_file, got "text"",
+        "book/manifest.yaml:5:12 field: expected a field that names a file: text_file, ref_audio, got "text"",
       ]
     `);
     expect(problemsOf('  - files: "*.txt"\n    type: txt2img\n    field: prompt\n')).toMatchInlineSnapshot(`
@@ -122,7 +122,7 @@ describe('a source entry is checked once, every problem located in the manifest'
     `);
     expect(problemsOf('  - matrix:\n      prompt: [a]\n')).toMatchInlineSnapshot(`
       [
-        "book/manifest.yaml:3:5 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", on the entry or as a list of the matrix, got nothing",
+        "book/manifest.yaml:3:5 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", "txt2music", "img2img", on the entry or as a list of the matrix, got nothing",
       ]
     `);
     const values = `[${Array.from({ length: 400 }, (_, i) => i).join(', ')}]`;
@@ -159,11 +159,11 @@ describe("names of Object's own properties are unknown fields like any other", (
   test.each(['constructor', 'toString', 'hasOwnProperty', '__proto__'])('%s on the entry, as a matrix list and in columns:', (name) => {
     const entry = `  - csv: c.csv\n    type: txt2audio\n    ${name}: 1\n    columns: { ${name}: c }\n`;
     expect(problemsOf(entry)).toEqual([
-      `book/manifest.yaml:5:5 ${name}: unknown field; allowed here: csv, type, columns, id, tags, split, text, text_file, model, voice, lang, speed, format, sample_rate`,
-      `book/manifest.yaml:6:16 columns.${name}: unknown field; allowed here: id, type, tags, split, text, text_file, model, voice, lang, speed, format, sample_rate`,
+      `book/manifest.yaml:5:5 ${name}: unknown field; allowed here: csv, type, columns, id, tags, split, text, text_file, ref_audio, model, mode, voice, lang, speed, format, sample_rate, ref_text, instruct`,
+      `book/manifest.yaml:6:16 columns.${name}: unknown field; allowed here: id, type, tags, split, text, text_file, ref_audio, model, mode, voice, lang, speed, format, sample_rate, ref_text, instruct`,
     ]);
     expect(problemsOf(`  - matrix:\n      ${name}: [1]\n    type: txt2audio\n`)).toEqual([
-      `book/manifest.yaml:4:7 matrix.${name}: unknown field; allowed here: id, type, tags, split, text, text_file, model, voice, lang, speed, format, sample_rate`,
+      `book/manifest.yaml:4:7 matrix.${name}: unknown field; allowed here: id, type, tags, split, text, text_file, ref_audio, model, mode, voice, lang, speed, format, sample_rate, ref_text, instruct`,
     ]);
   });
 });

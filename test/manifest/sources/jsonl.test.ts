@@ -78,8 +78,8 @@ describe('JSON Lines rows', () => {
         "book/bad.jsonl:4:1 expected a JSON object (one job a line), got [1,2]",
         "book/bad.jsonl:5:1 expected a JSON object (one job a line), got "just text"",
         "book/bad.jsonl:6:1 expected a JSON object (one job a line), got not JSON (unexpected o)",
-        "book/bad.jsonl:7:1 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", got nothing; give the row a type, or set type: on the source entry",
-        "book/bad.jsonl:8:9 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", got "txt2audo"; did you mean "txt2audio"?",
+        "book/bad.jsonl:7:1 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", "txt2music", "img2img", got nothing; give the row a type, or set type: on the source entry",
+        "book/bad.jsonl:8:9 type: expected one of "txt2audio", "img2video", "txt2img", "txt2video", "txt2embedding", "vid-upscale", "img-rmbg", "img-upscale", "img2txt", "vid-rmbg", "video-replace", "aud2video", "transcribe", "aud2txt", "vid2txt", "audiofile2txt", "videofile2txt", "txt2music", "img2img", got "txt2audo"; did you mean "txt2audio"?",
         "book/bad.jsonl:9:39 text: expected each key read once, got "text" (text is read from key "body"); remove text, or map it to another field in columns:",
       ]
     `);
