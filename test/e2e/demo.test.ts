@@ -18,19 +18,21 @@ describe('npm run demo', () => {
       expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
       expect(result.code, `round ${round}\n${result.stdout}\n${result.stderr}`).toBe(0);
       // The cost report, priced afresh each time (a fresh ledger: nothing cached, nothing spent).
-      expect(result.stdout).toContain('Cost estimate: 10 jobs');
+      expect(result.stdout).toContain('Cost estimate: 13 jobs');
       expect(result.stdout).toMatch(/Price calls: [1-9]\d* \(/);
       expect(result.stdout).toMatch(/Already spent \(ledger\) +\$0\.00/);
       // Progress (stderr), the final summary and the downloaded files.
       // Off a terminal, each progress line carries the local time.
-      expect(result.stderr).toMatch(/^\[\d\d:\d\d:\d\d\] 10\/10 done · /m);
-      expect(result.stdout).toMatch(/done +10\n/);
-      expect(result.stdout).toContain('Downloaded 10 file(s):');
+      expect(result.stderr).toMatch(/^\[\d\d:\d\d:\d\d\] 13\/13 done · /m);
+      expect(result.stdout).toMatch(/done +13\n/);
+      expect(result.stdout).toContain('Downloaded 13 file(s):');
       expect(result.stdout).toContain(path.join('manifests', 'demo.out', 'welcome.wav'));
       expect(result.stdout).toContain(path.join('manifests', 'demo.out', 'waves.mp4'));
+      expect(result.stdout).toContain(path.join('manifests', 'demo.out', 'read-the-sign.txt'));
+      expect(result.stdout).toContain(path.join('manifests', 'demo.out', 'meaning.json'));
     }
     const out = path.join(ROOT, 'manifests', 'demo.out');
-    expect(readdirSync(out).sort()).toHaveLength(10);
+    expect(readdirSync(out).sort()).toHaveLength(13);
     expect(readdirSync(out).filter((f) => f.endsWith('.part'))).toEqual([]);
     expect(existsSync(path.join(ROOT, 'manifests', 'demo.run.json'))).toBe(true);
   });

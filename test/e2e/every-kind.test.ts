@@ -143,6 +143,31 @@ describe('one job of every kind', () => {
     }
   });
 
+  it('refuses an image given as audio, a missing required field and a file:// URL: exit 2, located, nothing sent', async () => {
+    await writeManifest();
+    const file = path.join(workspace.dir, 'bad.yaml');
+    const jobs = [
+      '{ id: mute, type: aud2video, prompt: "x", audio: beach.png }',
+      '{ id: blank, type: img2img, image: beach.png }',
+      '{ id: local, type: aud2txt, audio_url: "file:///etc/passwd" }',
+    ];
+    const defaults = ['aud2video', 'img2img', 'aud2txt'].map((type) => `  ${type}: ${DEFAULTS[type]}`);
+    await writeFile(file, ['version: 1', 'defaults:', ...defaults, 'jobs:', ...jobs.map((job) => `  - ${job}`), ''].join('\n'));
+    const sim = await workspace.startSim(FAST);
+    const run = await cliAgainst(sim, ['run', file]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(hasStackTrace(run.stderr), run.stderr).toBe(false);
+    expect(run.stderr).toContain(
+      [
+        `${file}:7:54 job "mute" (#1) audio: expected an audio file, got "beach.png" (its bytes are PNG, an image)`,
+        `${file}:8:5 job "blank" (#2) prompt: expected non-empty text, got nothing; set it on the job`,
+        `${file}:9:44 job "local" (#3) audio_url: expected an http or https URL, got "file:///etc/passwd"`,
+      ].join('\n'),
+    );
+    expect(run.stderr).toContain('nothing was sent');
+    expect([sim.stats.calls.submit, sim.stats.calls.price]).toEqual([0, 0]);
+  });
+
   it('resumes after a kill -9 in the middle of the sends with nothing sent twice', async () => {
     const manifest = await writeManifest();
     const sim = await workspace.startSim({ ...FAST, latencyMs: 40 });
