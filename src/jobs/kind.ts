@@ -268,10 +268,12 @@ export function defineKind<T extends string>({ media, pricing, paths, body, ...s
   const sentOf: Sent = (job) => pick(textOf ? { ...job.params, [textOf.field]: job.text } : job.params, sent);
   const submit = (job: SendableJob): ServiceRequest => {
     const endpoint = paths?.submit ?? spec.type;
-    const files = mediaParts(job, uploads);
-    if (uploads.length === 0 || (body === 'json-unless-files' && files.length === 0)) return { endpoint, json: sentOf(job) };
+    const parts = mediaParts(job, uploads);
+    // A kind that may send its media sends JSON without them (speech without a voice to clone).
+    const json = uploads.length === 0 || (body === 'json-unless-files' && parts.length === 0);
+    if (json) return { endpoint, json: sentOf(job) };
     // Multipart carries every field as text (a flag as 1 or 0: Laravel refuses "true"); the media go as file parts.
-    return { endpoint, multipart: { fields: texts(sentOf(job)), files } };
+    return { endpoint, multipart: { fields: texts(sentOf(job)), files: parts } };
   };
   const priceEndpoint = paths?.price ?? `${spec.type}/price-calculation`;
   const derived = { files, pricing: pricingOf(priceEndpoint, pricing, sentOf), output: { media, extension } };

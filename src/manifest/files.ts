@@ -122,7 +122,9 @@ interface MediaReading extends MediaFacts {
 /** An image's width and height, each within what the service takes: it refuses the image otherwise. */
 function sidesProblem({ width, height }: MediaFacts): FileCheck<MediaInfo> | undefined {
   const expected = `an image of ${IMAGE_SIDE_PX.min} to ${IMAGE_SIDE_PX.max} pixels a side`;
-  if (width === undefined || height === undefined) return { ok: false, expected, detail: 'no readable width and height' };
+  if (width === undefined || height === undefined) {
+    return { ok: false, expected, detail: 'no readable width and height' };
+  }
   if (sidesAllowed({ width, height })) return undefined;
   return { ok: false, expected, detail: `${width}×${height} pixels`, hint: 'resize it' };
 }

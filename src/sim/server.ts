@@ -122,7 +122,10 @@ class SimServer {
       [`${API}/models`, { method: 'GET', call: 'models', run: (_req, url) => this.api.listModels(url) }],
       [`${API}/balance`, { method: 'GET', call: 'balance', run: () => this.api.balance() }],
       ...SIM_KINDS.flatMap(({ type, paths, paceClass }): [string, Route][] => [
-        [`${API}/${paths?.submit ?? type}`, post('submit', submitClass({ type, paceClass }), (fields) => this.api.submit(type, fields))],
+        [
+          `${API}/${paths?.submit ?? type}`,
+          post('submit', submitClass({ type, paceClass }), (fields) => this.api.submit(type, fields)),
+        ],
         [
           `${API}/${paths?.price ?? `${type}/price-calculation`}`,
           post('price', 'price', (fields) => this.api.price(type, fields)),
