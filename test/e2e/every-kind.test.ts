@@ -13,6 +13,7 @@ import { estimateInProcess, readRunJson, runInProcessResult } from '../helpers/i
 import { useWorkspace } from '../helpers/workspace.js';
 import { byState, cliAgainst, collect, delay, ledgerRows, startAgainst, type StatusJson } from '../reliability/helpers.js';
 import { mp3Frames, mp4Movie, webmMovie } from '../support/media-files.js';
+import { startWebhookRun } from '../webhooks/helpers.js';
 
 /** Each kind's job, as a flow mapping's fields after `id` and `type` (its model and the rest from `defaults`). */
 const ONE_OF_EACH: Readonly<Record<string, string>> = {
@@ -138,6 +139,22 @@ describe('one job of every kind', () => {
     const status = await readRunJson<StatusJson>(outDir);
     for (const type of JOB_TYPES) {
       const job = status.jobs.find((one) => one.id === idOf(type));
+      expect(job?.state, type).toBe('done');
+      await expectResult(type, job?.output as string);
+    }
+  });
+
+  it('follows every kind by webhooks: each job done from its deliveries, its result in its form', async () => {
+    const manifest = await writeManifest();
+    const sim = await workspace.startSim(FAST);
+    const hooked = await startWebhookRun({ sim, manifest });
+    const { summary } = await hooked.done;
+    expect(sim.stats.duplicates()).toEqual([]);
+    expect(sim.stats.webhooks.events).toBeGreaterThanOrEqual(JOB_TYPES.length);
+    // Followed by what the deliveries said, not by asking.
+    expect(sim.stats.calls.status).toBe(0);
+    for (const type of JOB_TYPES) {
+      const job = summary.jobs.find((one) => one.id === idOf(type));
       expect(job?.state, type).toBe('done');
       await expectResult(type, job?.output as string);
     }
