@@ -144,15 +144,17 @@ export function fileHash(path: string): Promise<string> {
 async function readMediaUncached(path: string): Promise<FileCheck<MediaReading>> {
   const file = await regularFile(path);
   if (!file.ok) return file;
-  const sha256 = await fileHash(path);
+  // A file that cannot be read has no head; hashing it then says why.
+  const head = await readHead(path).catch(() => Buffer.alloc(0));
+  const kinds = sniffMedia(head)?.kinds ?? [];
+  // An image's sides may follow a long header (a JPEG's): it is read whole, once, and hashed from memory.
+  const image = kinds.includes('image') ? await readFile(path).catch(() => undefined) : undefined;
+  const sha256 = image === undefined ? await fileHash(path) : createHash('sha256').update(image).digest('hex');
   if (sha256.startsWith('unreadable:')) {
     return { ok: false, expected: 'a readable file', detail: `cannot read it: ${sha256.slice('unreadable:'.length)}` };
   }
-  const head = await readHead(path);
   const reading = { path, bytes: file.value.size, sha256, stamp: file.value.stamp, head };
-  const kinds = sniffMedia(head)?.kinds ?? [];
-  // An image is at most 10 MB, and a JPEG's size may follow a long header: it is read whole.
-  if (kinds.includes('image')) return { ok: true, value: { ...reading, ...imageSides(await readFile(path)) } };
+  if (image !== undefined) return { ok: true, value: { ...reading, ...imageSides(image) } };
   if (!kinds.includes('audio') && !kinds.includes('video')) return { ok: true, value: reading };
   return { ok: true, value: { ...reading, ...(await mediaFacts(path)) } };
 }
