@@ -1,6 +1,6 @@
-import { image, media, model, text, VIDEO_BOUNDS, VIDEO_PARAMS, VIDEO_PLANS } from './fields.js';
+import { image, media, model, text, VIDEO_PARAMS, VIDEO_PLANS } from './fields.js';
 import { defineKind, type JobKind } from './kind.js';
-import { checkBounds, checkLastFrame } from './model-checks.js';
+import { checkFramedVideo } from './model-checks.js';
 
 /** The document lists MP3 and OGG; the service's docs and its own tester take WAV and FLAC too. */
 const SOUND_FORMATS = ['MP3', 'MPEG audio', 'Ogg', 'WAV', 'FLAC'];
@@ -25,10 +25,7 @@ export const aud2video: JobKind<'aud2video'> = defineKind({
     first_frame_image: { ...image('First frame'), optional: true },
     last_frame_image: { ...image('Last frame, where the model supports it'), optional: true },
   },
-  checkModel: (job, found, models, report) => {
-    checkBounds(job.params, found, VIDEO_BOUNDS, report);
-    checkLastFrame(job, found, models, report);
-  },
+  checkModel: checkFramedVideo,
   pricing: { by: 'per-key', keyFields: ['model', 'width', 'height', 'steps', 'frames', 'fps'] },
   media: 'video',
   plans: VIDEO_PLANS,

@@ -1,6 +1,6 @@
-import { image, text, VIDEO_BOUNDS, VIDEO_PARAMS, VIDEO_PLANS } from './fields.js';
+import { image, text, VIDEO_PARAMS, VIDEO_PLANS } from './fields.js';
 import { defineKind, type JobKind } from './kind.js';
-import { checkBounds, checkLastFrame } from './model-checks.js';
+import { checkFramedVideo } from './model-checks.js';
 
 /** Image to video: `POST /img2video`, multipart with the frames as file parts. */
 export const img2video: JobKind<'img2video'> = defineKind({
@@ -12,10 +12,7 @@ export const img2video: JobKind<'img2video'> = defineKind({
     first_frame_image: image('First frame'),
     last_frame_image: { ...image('Last frame, where the model supports it'), optional: true },
   },
-  checkModel: (job, found, models, report) => {
-    checkBounds(job.params, found, VIDEO_BOUNDS, report);
-    checkLastFrame(job, found, models, report);
-  },
+  checkModel: checkFramedVideo,
   // What its price depends on: no images, guidance or seed.
   pricing: { by: 'per-key', keyFields: ['model', 'width', 'height', 'steps', 'frames', 'fps'] },
   media: 'video',

@@ -1,6 +1,7 @@
 import type { Model } from '../api/types.js';
 import type { ResolvedJob } from './job.js';
 import type { ReportProblem } from './kind.js';
+import { VIDEO_BOUNDS } from './fields.js';
 
 /** A model's numeric limit from `info.limits`, if it states one. */
 export function limitOf(model: Model, key: string): number | undefined {
@@ -33,8 +34,12 @@ export function checkBounds(params: Readonly<Record<string, unknown>>, model: Mo
   }
 }
 
-/** A last frame only for a model that supports one (`supports_last_frame`). */
-export function checkLastFrame(job: ResolvedJob, found: Model, models: readonly Model[], report: ReportProblem): void {
+/**
+ * A video made from frames (image to video, audio to video): its numbers within the model's
+ * bounds, and a last frame only for a model that supports one (`supports_last_frame`).
+ */
+export function checkFramedVideo(job: ResolvedJob, found: Model, models: readonly Model[], report: ReportProblem): void {
+  checkBounds(job.params, found, VIDEO_BOUNDS, report);
   const last = job.media['last_frame_image'];
   if (last === undefined || found.features['supports_last_frame'] === true) return;
   const able = models.filter((other) => other.features['supports_last_frame'] === true).map((other) => other.slug);
