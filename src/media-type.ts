@@ -145,7 +145,8 @@ function readUntil(path: string, done: () => boolean, append: (b: Uint8Array, at
   });
 }
 
-const fileHead = (path: string): Promise<Buffer> =>
+/** A file's first bytes, enough for every signature (`sniffMedia`). */
+export const fileHead = (path: string): Promise<Buffer> =>
   withFile(path, async (handle) => {
     const { buffer, bytesRead } = await handle.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
     return buffer.subarray(0, bytesRead);

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open, readFile, stat, realpath } from 'node:fs/promises';
+import { readFile, stat, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';
 import { factOf, type MediaFact, type MediaField, type MediaRef } from '../jobs/index.js';
-import { mediaFacts, SNIFF_BYTES, sniffMedia } from '../media-type.js';
+import { fileHead, mediaFacts, sniffMedia } from '../media-type.js';
 import type { FileMedia, MediaFacts, MediaSignature } from '../media-type.js';
 import { IMAGE_SIDE_PX, imageSides, sidesAllowed } from '../image-sides.js';
 
@@ -145,7 +145,7 @@ async function readMediaUncached(path: string): Promise<FileCheck<MediaReading>>
   const file = await regularFile(path);
   if (!file.ok) return file;
   // A file that cannot be read has no head; hashing it then says why.
-  const head = await readHead(path).catch(() => Buffer.alloc(0));
+  const head = await fileHead(path).catch(() => Buffer.alloc(0));
   const kinds = sniffMedia(head)?.kinds ?? [];
   // An image's sides may follow a long header (a JPEG's): it is read whole, once, and hashed from memory.
   const image = kinds.includes('image') ? await readFile(path).catch(() => undefined) : undefined;
@@ -157,16 +157,6 @@ async function readMediaUncached(path: string): Promise<FileCheck<MediaReading>>
   if (image !== undefined) return { ok: true, value: { ...reading, ...imageSides(image) } };
   if (!kinds.includes('audio') && !kinds.includes('video')) return { ok: true, value: reading };
   return { ok: true, value: { ...reading, ...(await mediaFacts(path)) } };
-}
-
-async function readHead(path: string): Promise<Buffer> {
-  const handle = await open(path);
-  try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
 }
 
 const NOUN: Readonly<Record<FileMedia, string>> = { image: 'an image', audio: 'an audio file', video: 'a video' };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ResultUrlExpiredError } from '../api/errors.js';
 import { withRetries } from '../api/retry.js';
@@ -11,7 +11,7 @@ import type { FollowedJob } from './follow.js';
 import { placeResult } from './place-result.js';
 import { resultForms } from './result-forms.js';
 import { kindOf } from '../jobs/index.js';
-import { describeNonMedia, sniffMedia, SNIFF_BYTES, type FileMedia, type MediaKind } from '../media-type.js';
+import { describeNonMedia, fileHead, sniffMedia, type FileMedia, type MediaKind } from '../media-type.js';
 import { describeError, FatalRunError, idempotentRetries } from './run-errors.js';
 
 const DISK_ERRORS = new Set(['ENOSPC', 'EROFS', 'EACCES', 'EPERM', 'EDQUOT']);
@@ -74,7 +74,7 @@ async function fetchIntoPlace(
     await rm(partPath, { force: true });
     return placeForms(deps, joins, job, media, raw);
   }
-  const head = await readHead(partPath);
+  const head = await fileHead(partPath);
   const mismatch = resultMismatch(media, head, result.contentType);
   if (mismatch !== undefined) {
     await rm(partPath, { force: true });
@@ -192,13 +192,3 @@ export function resultMismatch(expected: FileMedia, head: Buffer, contentType: s
   return `the result is not ${expected}: its bytes match no known ${expected} format${said}`;
 }
 
-export async function readHead(file: string): Promise<Buffer> {
-  const handle = await open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
