@@ -11,7 +11,7 @@ import type { JobType } from '../jobs/types.js';
 import type { JobQuery, JobRow, ReservableState, SendSelection } from '../store/index.js';
 import { FatalRunError } from './run-errors.js';
 import { submitJob } from './submit.js';
-import { jobWindows } from './windows.js';
+import { SendFeed } from './send-feed.js';
 
 export interface ExecuteResult {
   /** Set when a fatal error (auth, balance, disk) ended the run early. */
@@ -22,6 +22,7 @@ export interface ExecuteResult {
 }
 
 const LEFT_OUT = 'over budget (--partial)';
+const SUBMIT_CLASSES = [...new Set(JOB_TYPES.map(submitClassOf))];
 
 /**
  * Carries out a plan: submits with bounded concurrency, follows every submitted job (those of
@@ -103,14 +104,21 @@ function submitter(
     const guarded = guard(recording).finally(() => recordings.delete(guarded));
     recordings.add(guarded);
   };
+  const quiet = async (): Promise<void> => {
+    await Promise.all(recordings);
+    await sending.followers?.idle();
+    await sending.completion.drained();
+  };
   return async (query, types, planned) => {
     // A row that came back not taken is pending from then on, whatever state it was read in.
     const requeued = new Set<string>();
-    // One lane per endpoint class: kinds sharing a budget (the Whisper kinds) share a lane, in manifest order.
-    const classes = [...new Set(types.map(submitClassOf))];
-    const lanes = classes.map((cls) => {
+    const feed = new SendFeed({ quiet, stop: deps.stop, through: query.through });
+    // One lane per endpoint class: kinds sharing a budget (the Whisper kinds) share a lane, in
+    // manifest order. A class with none of `types` only takes the dependents that become ready.
+    const lanes = SUBMIT_CLASSES.map((cls) => {
       const ofClass = types.filter((type) => submitClassOf(type) === cls);
-      return { cls, items: jobWindows(deps.ledger, { ...query, types: ofClass }) };
+      if (ofClass.length === 0) return feed.lane(cls);
+      return feed.lane(cls, (after, limit) => deps.ledger.readJobs({ ...query, types: ofClass, after, limit }));
     });
     await sendInLanes(lanes, {
       concurrency: deps.options.concurrency,
