@@ -1,11 +1,12 @@
 import { withRetries } from '../api/retry.js';
 import type { Model, ServiceRequest } from '../api/types.js';
-import { catalogueTypesOf, JOB_TYPES } from '../jobs/index.js';
+import { catalogueTypesOf, JOB_TYPES, kindOf, type SendableJob } from '../jobs/index.js';
 import type { Manifest } from '../manifest/open.js';
 import { formatUsd, usdToMicro } from '../money.js';
 import { priceGroups, type PriceGroup, type PricingResult } from '../pricing/price-jobs.js';
+import { groupKeyOf } from '../pricing/keys.js';
 import type { PriceCache } from '../pricing/types.js';
-import type { IngestLedger, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
+import type { IngestLedger, KeyPrice, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
 import { createRunProgress, type PricingProgress, type RetryPolicy } from './context.js';
 import type { RunDeps, RunProgress } from './context.js';
 import { ingestManifest, type IngestResult } from './ingest.js';
@@ -112,18 +113,7 @@ export async function priceLedger(
   deps: ServiceDeps,
   options: { confirmCached?: boolean } = {},
 ): Promise<PricingResult> {
-  const calls = (deps.progress ?? createRunProgress()).pricing;
-  const quote = (request: ServiceRequest): Promise<number> =>
-    withRetries(
-      async () => {
-        await counted(calls, 'waitingForPace', deps.pace.take('price', deps.stop));
-        const answer = await counted(calls, 'waitingForAnswer', deps.client.price(request, { signal: deps.stop }));
-        deps.pace.observe('price', answer.rateLimit);
-        calls.answered += 1;
-        return answer.value.priceUsd;
-      },
-      idempotentRetries(deps, 'price call', 'price'),
-    );
+  const { quote, cache, calls } = await ledgerPricing(deps);
   const groups: PriceGroup[] = (await deps.ledger.priceGroups(send)).map((row) => ({
     key: row.groupKey,
     type: row.type,
@@ -131,7 +121,6 @@ export async function priceLedger(
     jobs: row.jobs,
     lengths: row.lengths,
   }));
-  const cache = await ledgerPriceCache(deps.ledger);
   let pricing: PricingResult;
   try {
     pricing = await priceGroups(groups, {
@@ -145,6 +134,45 @@ export async function priceLedger(
   }
   await deps.ledger.applyPrices(pricing.prices, send);
   return pricing;
+}
+
+/**
+ * One job's price as it is about to be sent, by the same path as every price (the cache, else one
+ * call): a dependent priced at a bound until its inputs existed. The cache is read once per run.
+ */
+export async function jobPricer(deps: ServiceDeps): Promise<(job: SendableJob) => Promise<KeyPrice>> {
+  const { quote, cache } = await ledgerPricing(deps);
+  return async (job) => {
+    const pricing = kindOf(job.type).pricing;
+    const chars = pricing.by === 'per-length' ? pricing.lengthOf(job) : 0;
+    const group: PriceGroup = {
+      key: groupKeyOf(job),
+      type: job.type,
+      sample: { ...job, media: {} },
+      jobs: 1,
+      lengths: pricing.by === 'per-length' ? [{ chars, jobs: 1 }] : [],
+    };
+    const found = (await priceGroups([group], { quote, cache }).finally(() => cache.saved())).prices[0];
+    if (found === undefined) throw new Error(`bug in mediabatch: no price found for job "${job.id}"`);
+    return found;
+  };
+}
+
+/** Price calls paced as their own class and retried (they are idempotent), over the ledger's cache. */
+async function ledgerPricing(deps: ServiceDeps) {
+  const calls = (deps.progress ?? createRunProgress()).pricing;
+  const quote = (request: ServiceRequest): Promise<number> =>
+    withRetries(
+      async () => {
+        await counted(calls, 'waitingForPace', deps.pace.take('price', deps.stop));
+        const answer = await counted(calls, 'waitingForAnswer', deps.client.price(request, { signal: deps.stop }));
+        deps.pace.observe('price', answer.rateLimit);
+        calls.answered += 1;
+        return answer.value.priceUsd;
+      },
+      idempotentRetries(deps, 'price call', 'price'),
+    );
+  return { quote, cache: await ledgerPriceCache(deps.ledger), calls };
 }
 
 async function counted<T>(calls: PricingProgress, counter: 'waitingForPace' | 'waitingForAnswer', work: Promise<T>): Promise<T> {
