@@ -1,5 +1,6 @@
 import type { Completion } from './follow.js';
 import type { RunDeps } from './context.js';
+import type { Downstream } from './downstream.js';
 import { FollowQueue } from './follow-queue.js';
 import { sendInLanes, type LaneOutcome } from './lanes.js';
 import { jobFromRow } from './ingest.js';
@@ -33,7 +34,7 @@ const SUBMIT_CLASSES = [...new Set(JOB_TYPES.map(submitClassOf))];
  */
 export async function executePlan(
   deps: RunDeps,
-  completion: Completion,
+  { completion, downstream }: { completion: Completion; downstream: Downstream },
   plan: RunPlan,
   send: SendSelection,
   control: { userStop: AbortSignal; halt: AbortController },
@@ -52,7 +53,7 @@ export async function executePlan(
   if (followers !== undefined) completion.attach({ forget: (id) => followers.forget(id), fatal: (error) => void guard(Promise.reject(error)).catch(() => undefined) });
   const following = followers === undefined ? Promise.resolve() : guard(followers.run(deps.options.concurrency * 2));
 
-  const sendJobs = submitter({ deps, completion, result, followers }, guard);
+  const sendJobs = submitter({ deps, completion, result, followers, downstream }, guard);
   Object.assign(deps.progress.toSend, plan.send.byType);
   if (plan.send.jobs > 0) {
     const types = JOB_TYPES.filter((type) => (plan.send.byType[type] ?? 0) > 0);
@@ -78,6 +79,7 @@ interface Sending {
   completion: Completion;
   result: ExecuteResult;
   followers: FollowQueue | undefined;
+  downstream: Downstream;
 }
 
 /** The jobs of a send: every lane reads its own class's jobs among them, in manifest order. */
@@ -113,6 +115,7 @@ function submitter(
     // A row that came back not taken is pending from then on, whatever state it was read in.
     const requeued = new Set<string>();
     const feed = new SendFeed({ quiet, stop: deps.stop, through: query.through });
+    sending.downstream.feed(feed);
     // One lane per endpoint class: kinds sharing a budget (the Whisper kinds) share a lane, in
     // manifest order. A class with none of `types` only takes the dependents that become ready.
     const lanes = SUBMIT_CLASSES.map((cls) => {

@@ -5,6 +5,7 @@ import type { PricingResult } from '../pricing/price-jobs.js';
 import type { ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
 import type { RunDeps } from './context.js';
 import { executePlan, type ExecuteResult } from './execute.js';
+import type { Downstream } from './downstream.js';
 import type { Completion } from './follow.js';
 import type { RunRequest } from './index.js';
 import type { IngestResult } from './ingest.js';
@@ -29,7 +30,7 @@ export interface RunOutcome {
 export async function sendManifest(
   request: Pick<RunRequest, 'manifest' | 'service' | 'partial'>,
   deps: RunDeps,
-  followed: { completion: Completion; joins: SplitJoins },
+  followed: { completion: Completion; joins: SplitJoins; downstream: Downstream },
   send: SendSelection,
   control: { userStop: AbortSignal; halt: AbortController; onExecute: (plan: RunPlan) => Promise<void> },
 ): Promise<RunOutcome> {
@@ -46,7 +47,7 @@ export async function sendManifest(
   if (plan.budget.overByMicro > 0 && !partial) throw new BudgetError(budgetMessage(plan));
   await checkBalance(service, plan.send.micro);
   await control.onExecute(plan);
-  const execute = await executePlan(deps, followed.completion, plan, send, control);
+  const execute = await executePlan(deps, followed, plan, send, control);
   // Parts collected by earlier runs, or by one that stopped before joining them.
   await followed.joins.sweep();
   return { plan, pricing, execute, ingest };
