@@ -161,8 +161,8 @@ class FeedLane implements Lane<JobRow> {
     this.#whileReading = [];
     try {
       const rows = await read(this.#cursor, WINDOW_ROWS);
-      for (const row of rows) this.#held.add(row.id);
-      this.#window = rows;
+      this.#window = rows.filter((row) => !this.#held.has(row.id));
+      for (const row of this.#window) this.#held.add(row.id);
       const last = rows.at(-1);
       if (last !== undefined) this.#cursor = { index: last.manifestIndex, id: last.id };
       if (rows.length < WINDOW_ROWS) this.#read = undefined;
