@@ -36,12 +36,13 @@ export async function prepareSend(
   deps: ServiceDeps & { ledger: IngestLedger & ListingLedger },
   send: SendSelection,
   forRun: boolean,
-): Promise<{ ingest: IngestResult; pricing: PricingResult }> {
+): Promise<{ ingest: IngestResult; pricing: PricingResult; models: Model[] }> {
   const { emit, progress } = deps;
+  const models = await loadCatalogue(deps);
   const ingest = await ingestManifest({
     manifest,
     ledger: deps.ledger,
-    models: await loadCatalogue(deps),
+    models,
     onProgress: (rows) => {
       if (progress !== undefined) progress.pricing.jobsRead = rows;
     },
@@ -63,7 +64,7 @@ export async function prepareSend(
       message: `the service's price changed since it was cached (${change.model}: ${cached} → ${current} for one job): its group was priced again before anything was sent`,
     });
   }
-  return { ingest, pricing };
+  return { ingest, pricing, models };
 }
 
 export type CatalogueCache = Pick<PlanLedger, 'getCatalogue' | 'putCatalogue'>;
