@@ -104,7 +104,7 @@ class FeedLane implements Lane<JobRow> {
   }
 
   async take(): Promise<JobRow | undefined> {
-    if (this.#pushed.length === 0 && this.#window.length === 0 && this.#read !== undefined) await this.#readWindow(this.#read);
+    while (this.#pushed.length === 0 && this.#window.length === 0 && this.#read !== undefined) await this.#readWindow(this.#read);
     const row = this.#closed ? undefined : (this.#pushed.shift() ?? this.#window.shift());
     if (row !== undefined) {
       this.#idle = false;
