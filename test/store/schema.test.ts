@@ -89,7 +89,7 @@ describe('SQLite ledger: migration to micro-dollars (schema version 5)', () => {
         expect(JOB_TYPES.filter((type) => schema.includes(type))).toEqual([]);
         raw.pragma('foreign_keys = ON');
         expect(raw.prepare('SELECT name FROM job_states ORDER BY name').pluck().all()).toEqual(
-          ['done', 'failed', 'in_doubt', 'pending', 'skipped', 'submitted', 'submitting'],
+          ['blocked', 'done', 'failed', 'in_doubt', 'pending', 'skipped', 'submitted', 'submitting'],
         );
         expect(() => raw.prepare("UPDATE jobs SET state = 'lost' WHERE id = 'later'").run()).toThrow(/FOREIGN KEY constraint failed/);
       } finally {

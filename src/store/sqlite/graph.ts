@@ -1,0 +1,132 @@
+import type Database from 'better-sqlite3';
+import { assertTransition, type JobState } from '../../jobs/states.js';
+import { blockedReason, type ChangedInput, type GraphLedger, type InputRef } from '../ledger.js';
+import { JOB_COLUMNS_SQL, toJobRow, type StoreContext, type Sync } from './context.js';
+import { pickSql, READY_SQL, SEND_SQL, sendParams } from './selection.js';
+
+/** Inputs a run may still bring to done: `send` selects them, they are on their way, or they wait and are picked. */
+const SENDABLE_SQL = `(${SEND_SQL}) OR state IN ('submitting', 'submitted') OR (state = 'blocked' AND in_manifest = 1 AND ${pickSql()})`;
+/** After a run nothing more is sent: only what is on its way, or waits on something that is, may still be done. */
+const SENDABLE_AFTER_RUN_SQL = "state IN ('pending', 'submitting', 'submitted', 'blocked')";
+
+interface Blocking {
+  id: string;
+  state: JobState;
+  spentMicro: number;
+  fromId: string;
+  fromState: JobState;
+  fromError: string | null;
+  own: number;
+}
+
+/** The jobs that take other jobs' results (ledger.ts: GraphLedger), found through job_inputs' two indexes. */
+export function createGraph(ctx: StoreContext): Sync<GraphLedger> {
+  const { db } = ctx;
+  // Jobs that will not be done this run: by their own state (own = 1), or waiting on such a job.
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS graph_waiting (id TEXT PRIMARY KEY, own INTEGER NOT NULL)');
+  const seed = (sendable: string): Database.Statement =>
+    db.prepare(`INSERT INTO temp.graph_waiting (id, own) SELECT id, 1 FROM jobs
+      WHERE id IN (SELECT from_id FROM job_inputs) AND state <> 'done' AND NOT (${sendable})`);
+  const seedSend = seed(SENDABLE_SQL);
+  const seedAfterRun = seed(SENDABLE_AFTER_RUN_SQL);
+  const spread = db.prepare(
+    `INSERT OR IGNORE INTO temp.graph_waiting (id, own) SELECT DISTINCT i.job_id, 0 FROM job_inputs AS i JOIN jobs ON jobs.id = i.job_id
+     WHERE jobs.state <> 'done' AND i.from_id IN (SELECT id FROM temp.graph_waiting)`,
+  );
+  const toBlock = db.prepare<[], Blocking>(
+    `SELECT jobs.id, jobs.state, jobs.spent_micro AS spentMicro, i.from_id AS fromId, u.state AS fromState, u.last_error AS fromError, w.own
+     FROM temp.graph_waiting AS w JOIN job_inputs AS i ON i.from_id = w.id JOIN jobs ON jobs.id = i.job_id JOIN jobs AS u ON u.id = w.id
+     WHERE jobs.in_manifest = 1 AND jobs.state IN ('pending', 'skipped') ORDER BY jobs.manifest_index, jobs.id, i.field`,
+  );
+  const toUnblock = db.prepare<[], Pick<Blocking, 'id' | 'spentMicro'>>(
+    `SELECT id, spent_micro AS spentMicro FROM jobs WHERE state = 'blocked' AND in_manifest = 1
+       AND id NOT IN (SELECT i.job_id FROM job_inputs AS i JOIN temp.graph_waiting AS w ON w.id = i.from_id) ORDER BY manifest_index, id`,
+  );
+  const setState = db.prepare('UPDATE jobs SET state = @to, last_error = @reason, updated_at = @now WHERE id = @id AND state = @from');
+  const move = (job: Pick<Blocking, 'id' | 'spentMicro'>, from: JobState, to: JobState, reason: string | null, now: string): void => {
+    assertTransition(job.id, from, to);
+    setState.run({ id: job.id, from, to, reason, now });
+    ctx.insertEvent(job.id, to === 'blocked' ? 'blocked' : 'unblocked', from, to, { reason, spentMicro: job.spentMicro }, now);
+  };
+
+  const selectInputs = db.prepare<Record<string, string | number>, Omit<InputRef, 'fromSplit'> & { fromSplit: number }>(
+    `SELECT i.job_id AS jobId, jobs.type AS jobType, i.field, i.from_id AS fromId, i.origin,
+       COALESCE(u.type, (SELECT type FROM jobs AS p WHERE p.parent_id = i.from_id COLLATE NOCASE AND p.in_manifest = 1 LIMIT 1)) AS fromType,
+       EXISTS (SELECT 1 FROM jobs AS p WHERE p.parent_id = i.from_id COLLATE NOCASE AND p.in_manifest = 1) AS fromSplit
+     FROM job_inputs AS i JOIN jobs ON jobs.id = i.job_id AND jobs.in_manifest = 1 LEFT JOIN jobs AS u ON u.id = i.from_id AND u.in_manifest = 1
+     WHERE (i.job_id, i.field) > (@jobId, @field) ORDER BY i.job_id, i.field LIMIT @limit`,
+  );
+  const selectDependents = db
+    .prepare<Record<string, string | number>, unknown[]>(
+      `SELECT ${JOB_COLUMNS_SQL} FROM jobs WHERE id IN (SELECT job_id FROM job_inputs WHERE from_id = @upstreamId)
+       AND ${SEND_SQL} AND ${READY_SQL} ORDER BY manifest_index, id`,
+    )
+    .raw();
+  const selectPriced = db.prepare<[string], { state: JobState; priceMicro: number | null }>('SELECT state, price_micro AS priceMicro FROM jobs WHERE id = ?');
+  const reprice = db.prepare(
+    `UPDATE jobs SET price_micro = @priceMicro, price_source = @source, price_key = @priceKey, price_bound = 0, updated_at = @now WHERE id = @id`,
+  );
+  const selectChanged = db.prepare<[number], ChangedInput>(
+    `SELECT jobs.id, jobs.state, i.field, i.from_id AS fromId FROM job_inputs AS i
+     JOIN jobs ON jobs.id = i.job_id AND jobs.in_manifest = 1 LEFT JOIN jobs AS u ON u.id = i.from_id
+     WHERE i.sent_sha256 IS NOT NULL AND u.result_sha256 IS NOT i.sent_sha256 ORDER BY jobs.manifest_index, jobs.id, i.field LIMIT ?`,
+  );
+
+  return {
+    readInputs: (after, limit) =>
+      selectInputs.all({ jobId: after?.jobId ?? '', field: after?.field ?? '', limit }).map((row) => ({ ...row, fromSplit: row.fromSplit === 1 })),
+    dependentsReady: (upstreamId, send) => selectDependents.all({ upstreamId, ...sendParams(send) }).map(toJobRow),
+    settleBlocked: (send) => {
+      db.prepare('DELETE FROM temp.graph_waiting').run();
+      if (send === null) seedAfterRun.run();
+      else seedSend.run(sendParams(send));
+      while (spread.run().changes > 0);
+      const now = ctx.nowIso();
+      let blocked = 0;
+      let last: string | undefined;
+      for (const row of toBlock.all()) {
+        // Its first waiting input, in field order, gives the reason.
+        if (row.id === last) continue;
+        last = row.id;
+        const reason = blockedReason(row.fromId, { state: row.fromState, lastError: row.fromError }, row.own === 0);
+        move(row, row.state, 'blocked', reason, now);
+        blocked += 1;
+      }
+      const unblocking = toUnblock.all();
+      for (const row of unblocking) move(row, 'blocked', 'pending', null, now);
+      return { blocked, unblocked: unblocking.length };
+    },
+    priceForSend: (id, price) => {
+      const row = selectPriced.get(id);
+      const state = row?.state ?? 'not in the ledger';
+      if (row === undefined || !['pending', 'skipped', 'blocked'].includes(row.state)) {
+        throw new Error(`bug in mediabatch: job "${id}" cannot be priced for its send: it is ${state} (only pending, skipped or blocked)`);
+      }
+      if (!Number.isSafeInteger(price.priceMicro) || price.priceMicro < 0) {
+        throw new Error(`bug in mediabatch: job "${id}" was priced at ${price.priceMicro} µUSD, not a whole number of micro-dollars`);
+      }
+      const now = ctx.nowIso();
+      reprice.run({ ...price, id, now });
+      ctx.insertEvent(id, 'repriced', row.state, row.state, { ...price, boundMicro: row.priceMicro }, now);
+    },
+    inputsChanged: (limit) => selectChanged.all(limit),
+  };
+}
+
+/**
+ * Each listed job with inputs gets its step, 1 + its inputs' largest (an input without inputs of
+ * its own is step 1): one level a statement, so the cost is the pipeline's depth times its
+ * references. A job in a cycle gets none (the graph check refuses the manifest).
+ */
+export function writeSteps(db: Database.Database): void {
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS graph_steps (id TEXT PRIMARY KEY, step INTEGER NOT NULL); DELETE FROM temp.graph_steps');
+  const level = db.prepare(
+    `INSERT INTO temp.graph_steps (id, step)
+     SELECT i.job_id, @step FROM job_inputs AS i JOIN jobs ON jobs.id = i.job_id AND jobs.in_manifest = 1
+     WHERE i.job_id NOT IN (SELECT id FROM temp.graph_steps) GROUP BY i.job_id
+     HAVING MIN(i.from_id IN (SELECT id FROM temp.graph_steps) OR NOT EXISTS (
+       SELECT 1 FROM job_inputs AS k JOIN jobs AS kj ON kj.id = k.job_id AND kj.in_manifest = 1 WHERE k.job_id = i.from_id)) = 1`,
+  );
+  for (let step = 2; level.run({ step }).changes > 0; step += 1);
+  db.exec('UPDATE jobs SET step = s.step FROM temp.graph_steps AS s WHERE s.id = jobs.id AND jobs.step IS NOT s.step');
+}
