@@ -24,14 +24,19 @@ export function createGraph(ctx: StoreContext): Sync<GraphLedger> {
   const { db } = ctx;
   // Jobs that will not be done this run: by their own state (own = 1), or waiting on such a job.
   db.exec('CREATE TEMP TABLE IF NOT EXISTS graph_waiting (id TEXT PRIMARY KEY, own INTEGER NOT NULL)');
+  // IS NOT 1: a flag the service never set (NULL) makes the condition NULL, which NOT leaves NULL.
   const seed = (sendable: string): Database.Statement =>
     db.prepare(`INSERT INTO temp.graph_waiting (id, own) SELECT id, 1 FROM jobs
-      WHERE id IN (SELECT from_id FROM job_inputs) AND state <> 'done' AND NOT (${sendable})`);
+      WHERE id IN (SELECT from_id FROM job_inputs) AND state <> 'done' AND (${sendable}) IS NOT 1`);
   const seedSend = seed(SENDABLE_SQL);
   const seedAfterRun = seed(SENDABLE_AFTER_RUN_SQL);
+  // A job that would wait (pending, skipped, blocked) waits on its input, even one left out itself:
+  // it is blocked in this same settle, and its dependents say so.
   const spread = db.prepare(
-    `INSERT OR IGNORE INTO temp.graph_waiting (id, own) SELECT DISTINCT i.job_id, 0 FROM job_inputs AS i JOIN jobs ON jobs.id = i.job_id
-     WHERE jobs.state <> 'done' AND i.from_id IN (SELECT id FROM temp.graph_waiting)`,
+    `INSERT INTO temp.graph_waiting (id, own)
+     SELECT DISTINCT i.job_id, jobs.state NOT IN ('pending', 'skipped', 'blocked') FROM job_inputs AS i JOIN jobs ON jobs.id = i.job_id
+     WHERE jobs.state <> 'done' AND i.from_id IN (SELECT id FROM temp.graph_waiting)
+     ON CONFLICT (id) DO UPDATE SET own = 0 WHERE own = 1 AND excluded.own = 0`,
   );
   const toBlock = db.prepare<[], Blocking>(
     `SELECT jobs.id, jobs.state, jobs.spent_micro AS spentMicro, i.from_id AS fromId, u.state AS fromState, u.last_error AS fromError, w.own

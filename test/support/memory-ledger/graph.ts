@@ -48,9 +48,11 @@ export function memoryGraph(data: () => MemoryData, nowIso: () => string): Sync<
       const job = data().jobs.get(id);
       if (job !== undefined && job.state !== 'done' && !mayBeDone(job)) found.set(id, true);
     }
+    // A job that would wait waits on its input, even one left out itself (store/sqlite/graph.ts says why).
+    const own = (job: MemoryJob): boolean => !['pending', 'skipped', 'blocked'].includes(job.state);
     for (let grown = true; grown; ) {
-      const more = jobs.filter((job) => job.state !== 'done' && !found.has(job.id) && job.inputRefs.some((input) => found.has(input.from)));
-      for (const job of more) found.set(job.id, false);
+      const more = jobs.filter((job) => job.state !== 'done' && found.get(job.id) !== false && (!found.has(job.id) || !own(job)) && job.inputRefs.some((input) => found.has(input.from)));
+      for (const job of more) found.set(job.id, own(job));
       grown = more.length > 0;
     }
     return found;
