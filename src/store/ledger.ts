@@ -305,7 +305,7 @@ export function holderIsAlive(holder: Pick<LockHolder, 'pid' | 'host'>, thisHost
   }
 }
 
-/** Why a job waits on its input `fromId` (settleBlocked), worded alike by every ledger; `waits`: the input waits on another. */
+/** Why a job waits on input `fromId` (settleBlocked), worded alike in both ledgers; `waits`: that input waits too. */
 export function blockedReason(fromId: string, input: Pick<JobRow, 'state' | 'lastError'>, waits: boolean): string {
   const name = `input "${fromId}"`;
   if (waits || input.state === 'blocked') return `${name} is blocked`;
@@ -511,4 +511,5 @@ export interface LedgerHandle {
  *
  * Money is whole micro-dollars (src/money.ts). Nothing here takes a token.
  */
-export interface Ledger extends IngestLedger, ListingLedger, PlanLedger, TransitionLedger, GraphLedger, WebhookLedger, LedgerHandle {}
+export interface Ledger
+  extends IngestLedger, ListingLedger, PlanLedger, TransitionLedger, GraphLedger, WebhookLedger, LedgerHandle {}

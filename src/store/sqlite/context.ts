@@ -25,7 +25,8 @@ const JOB_FIELDS = {
   price_source: 'priceSource', price_key: 'priceKey', state: 'state', request_id: 'requestId', attempts: 'attempts',
   spent_micro: 'spentMicro', last_error: 'lastError', retryable: 'retryable', refunded: 'refunded',
   result_path: 'resultPath', result_bytes: 'resultBytes', result_sha256: 'resultSha256', created_at: 'createdAt',
-  updated_at: 'updatedAt', submitted_at: 'submittedAt', finished_at: 'finishedAt', price_bound: 'priceBound', step: 'step',
+  updated_at: 'updatedAt', submitted_at: 'submittedAt', finished_at: 'finishedAt', price_bound: 'priceBound',
+  step: 'step',
 } as const satisfies Record<string, keyof JobRow>;
 type Column = keyof typeof JOB_FIELDS;
 const JOB_COLUMNS = Object.keys(JOB_FIELDS) as Column[];

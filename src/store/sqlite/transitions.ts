@@ -25,7 +25,8 @@ export function createTransitions(ctx: StoreContext): Sync<TransitionLedger> {
   const selectSubmitting = db.prepare<[], RawJob>(submitting);
   // The inputs' results as they are sent: an input generated again later makes this job "changed".
   const recordInputsSent = db.prepare(
-    'UPDATE job_inputs SET sent_sha256 = (SELECT result_sha256 FROM jobs WHERE jobs.id = job_inputs.from_id) WHERE job_id = ?',
+    `UPDATE job_inputs SET sent_sha256 = (SELECT result_sha256 FROM jobs WHERE jobs.id = job_inputs.from_id)
+     WHERE job_id = ?`,
   );
   const nextFollowSeq = db.prepare<[], { value: number }>("UPDATE counters SET value = value + 1 WHERE name = 'follow' RETURNING value");
 
