@@ -43,11 +43,12 @@ export function createGraph(ctx: StoreContext): Sync<GraphLedger> {
      WHERE jobs.state <> 'done' AND i.from_id IN (SELECT id FROM temp.graph_waiting)
      ON CONFLICT (id) DO UPDATE SET own = 0 WHERE own = 1 AND excluded.own = 0`,
   );
+  // CROSS JOIN keeps this order: from the few waiting jobs to their dependents, not from every pending job.
   const toBlock = db.prepare<[], Blocking>(
     `SELECT jobs.id, jobs.state, jobs.spent_micro AS spentMicro, i.from_id AS fromId, u.state AS fromState,
        u.last_error AS fromError, w.own
-     FROM temp.graph_waiting AS w JOIN job_inputs AS i ON i.from_id = w.id
-       JOIN jobs ON jobs.id = i.job_id JOIN jobs AS u ON u.id = w.id
+     FROM temp.graph_waiting AS w CROSS JOIN job_inputs AS i ON i.from_id = w.id
+       CROSS JOIN jobs ON jobs.id = i.job_id JOIN jobs AS u ON u.id = w.id
      WHERE jobs.in_manifest = 1 AND jobs.state IN ('pending', 'skipped')
      ORDER BY jobs.manifest_index, jobs.id, i.field`,
   );
