@@ -124,6 +124,15 @@ export function graphContract(ledgers: Ledgers): void {
       expect((await eventsFor(ledger, 'c')).at(-1)).toMatchObject({ kind: 'unblocked', fromState: 'blocked', toState: 'pending' });
     });
 
+    it('settleBlocked: an input the service refused outright (no retryable flag at all) blocks', async () => {
+      const ledger = await ledgers.create();
+      await pipeline(ledger, chain());
+      expect(await ledger.reserveForSubmit('a', null, ['pending'])).toBe('reserved');
+      await ledger.markRefused('a', '422: prompt too long');
+      expect(await ledger.settleBlocked(SEND)).toEqual({ blocked: 2, unblocked: 0 });
+      expect((await ledger.getJob('b'))?.lastError).toBe('input "a" failed: 422: prompt too long');
+    });
+
     it('settleBlocked: a retryable failure is sent again by any run; in doubt only with --resubmit-in-doubt', async () => {
       const ledger = await ledgers.create();
       await pipeline(ledger, chain());
