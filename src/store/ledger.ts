@@ -89,7 +89,7 @@ export interface UnitFile {
  *
  * - `keep(unit)`: a unit unchanged since it was last read; its jobs stay listed as they are.
  * - `put(unit, specs)`: in manifest order. A new id becomes pending; new content for a job
- *   nothing was paid for (pending, skipped, or a failure retryable and refunded) replaces the
+ *   nothing was paid for (pending, skipped, blocked, or a failure retryable and refunded) replaces the
  *   old and drops its price; a job already sent keeps its content and comes back in `changed`.
  *   New or changed content another id counts a spend for comes back in `moved` instead: the
  *   caller refuses the manifest, or would pay for that content twice.

@@ -153,7 +153,8 @@ function openSession(ctx: StoreContext): Sync<LedgerIngest> {
       putInputs(spec);
       return;
     }
-    if (row.state === 'pending' || row.state === 'skipped' || (row.state === 'failed' && row.retryable === 1 && row.refunded === 1)) {
+    const unsent = row.state === 'pending' || row.state === 'skipped' || row.state === 'blocked';
+    if (unsent || (row.state === 'failed' && row.retryable === 1 && row.refunded === 1)) {
       moved(spec, result);
       replace.run(values);
       deleteInputs.run(spec.id);

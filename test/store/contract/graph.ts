@@ -54,6 +54,17 @@ export function graphContract(ledgers: Ledgers): void {
       expect((await ledger.getJob('b'))?.inputs).toEqual({ text: 'a' });
     });
 
+    it('a blocked job was never sent: new content replaces its own, inputs too, and it still waits', async () => {
+      const ledger = await ledgers.create();
+      await pipeline(ledger, chain());
+      await failJob(ledger, 'a');
+      await ledger.settleBlocked(SEND);
+      const put = await sync(ledger, [spec('a', 0), taking('b', 1, { text: 'd' }), taking('c', 2, { text: 'b' }), spec('d', 3)]);
+      expect(put.put.changed).toEqual([]);
+      expect(await ledger.getJob('b')).toMatchObject({ state: 'blocked', inputs: { text: 'd' }, priceMicro: null });
+      expect(await ledger.settleBlocked(SEND)).toEqual({ blocked: 0, unblocked: 2 });
+    });
+
     it('readInputs: every reference of a listed job in windows, with the type it names, null when absent, and split parents', async () => {
       const ledger = await ledgers.create();
       const part = (id: string, index: number): JobSpec => ({ ...spec(id, index), parentId: 'book' });

@@ -84,7 +84,7 @@ export function memoryIngest(committed: MemoryData, nowIso: () => string, end: (
       // The same inputs (they are content): only where they were written moves.
       const sent = new Map(job.inputRefs.map((input) => [input.field, input.sentSha256]));
       Object.assign(job, place, { inputRefs: inputRefs.map((input) => ({ ...input, sentSha256: sent.get(input.field) ?? null })) });
-    } else if (job.state === 'pending' || job.state === 'skipped' || (job.state === 'failed' && job.retryable === true && job.refunded === true)) {
+    } else if (['pending', 'skipped', 'blocked'].includes(job.state) || (job.state === 'failed' && job.retryable === true && job.refunded === true)) {
       // Nothing was paid for it: it takes the new content, and its old price means nothing now.
       moved(spec, result);
       appendEvent(draft, now, spec.id, 'content_changed', null, null, { oldHash: job.contentHash, newHash: spec.contentHash });
