@@ -121,12 +121,23 @@ export interface IssueSite {
   jobIndex?: number | undefined;
 }
 
+/**
+ * A field that takes a value or `{ from: <id> }` (fields.ts withInputs, the only two-branch unions of
+ * a job) failed both: the issues of the branch the value was meant for, a mapping's for `{ from }`.
+ */
+function branchIssues(site: IssueSite, issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== 'invalid_union' || issue.errors.length !== 2) return [issue];
+  const got = valueAt(site.root, [...(site.prefix ?? []), ...issue.path.filter((s): s is PathSegment => typeof s !== 'symbol')]);
+  const branch = issue.errors[got !== null && typeof got === 'object' ? 1 : 0] ?? [];
+  return branch.flatMap((inner) => branchIssues(site, { ...inner, path: [...issue.path, ...inner.path] }));
+}
+
 /** Turns zod's issues into positioned manifest issues; one per path, unknown keys one per key. */
 export function translateSchemaIssues(site: IssueSite, zodIssues: readonly z.core.$ZodIssue[]): SchemaCheck {
   const { file, root, locate } = site;
   const issues: ManifestIssue[] = [];
   const invalidPaths = new Set<string>();
-  for (const zodIssue of zodIssues) {
+  for (const zodIssue of zodIssues.flatMap((issue) => branchIssues(site, issue))) {
     const path = [...(site.prefix ?? []), ...zodIssue.path.filter((s): s is PathSegment => typeof s !== 'symbol')];
     if (zodIssue.code === 'unrecognized_keys') {
       issues.push(...unknownKeyIssues(site, zodIssue, path));
