@@ -15,6 +15,9 @@ const FROM_TEXT = "Another job's result as this value: the id of the job in this
 /** `{ from: <id> }` (strict: one key), or the `{ from: "img-{stem}" }` template a source entry fills per row. */
 export const fromSchema = (id: z.ZodString = z.string().regex(ID_PATTERN)) => z.strictObject({ from: id.describe(FROM_TEXT) });
 
+/** `{ from }` on a source entry: an id template the entry fills per row. */
+export const FROM_TEMPLATE = fromSchema(z.string().min(1));
+
 /** A value that names another job's result: `{ from: <string> }`. */
 export function fromOf(value: unknown): string | undefined {
   const from = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { from?: unknown }).from : undefined;

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { JOB_KINDS, JOB_TYPES, type FieldSpec, type JobKind, type JobType } from '../jobs/index.js';
-import { directivesOf, fieldSpecFor, fromSchema, jobFieldNames, TYPE_FIELD, withInputs } from './fields.js';
+import { directivesOf, fieldSpecFor, FROM_TEMPLATE, jobFieldNames, TYPE_FIELD, withInputs } from './fields.js';
 import { MAX_TEXT_BYTES, sizeText } from './files.js';
 import { TABLE_KINDS, type TableKind } from './sources/types.js';
 
@@ -130,7 +130,7 @@ function optionalJobFields(): Shape {
     for (const type of JOB_TYPES) {
       const spec = fieldSpecFor(type, name);
       // On an entry, `{ from }` is an id template the entry fills per row.
-      const schema = spec === undefined ? undefined : withInputs(type, name, spec.schema, fromSchema(z.string().min(1)));
+      const schema = spec === undefined ? undefined : withInputs(type, name, spec.schema, FROM_TEMPLATE);
       if (schema !== undefined) distinct.set(JSON.stringify(z.toJSONSchema(schema)), schema);
     }
     const schemas = [...distinct.values()];
