@@ -75,6 +75,5 @@ export const serves = (model: Pick<Model, 'inferenceTypes'>, type: JobType): boo
 export { factOf } from './kind.js';
 export type { JobType } from './types.js';
 export { requiredFor } from './kind.js';
-export { accepts, inputFields, resultFits } from './inputs.js';
 export type { ClassLimit, FieldSpec, JobKind, KindPricing, MediaFact, MediaField, MultipartFile, PlanName, PollSchedule, ReportProblem, ServiceRequest } from './kind.js';
 export type { FieldPosition, MediaRef, ResolvedJob, SendableJob, SourcePosition } from './job.js';

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { inputFields, JOB_TYPES, kindOf, type FieldSpec, type JobType } from '../jobs/index.js';
+import { JOB_TYPES, kindOf, type FieldSpec, type JobType } from '../jobs/index.js';
+import { inputFields } from '../jobs/inputs.js';
 
 // A field's zod schema and the words a message uses for what it expects sit side by side, so a
 // message can never describe a rule the schema does not enforce.

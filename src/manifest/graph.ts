@@ -15,7 +15,8 @@
  *   (1 + the largest of its inputs'; a job without inputs is step 1), keyed by its id as given.
  * Memory: the references whose upstream exists, until the end (cycles and steps need them all).
  */
-import { accepts, kindOf, resultFits, type JobType } from '../jobs/index.js';
+import { kindOf, type JobType } from '../jobs/index.js';
+import { accepts, resultFits } from '../jobs/inputs.js';
 import type { MediaKind } from '../media-type.js';
 import { expectedGot, formatGot, type ManifestIssue } from './errors.js';
 
@@ -101,7 +102,7 @@ interface Frame {
   key: string;
   refs: InputRef[];
   next: number;
-  /** The largest step of its inputs seen so far. */
+  /** The largest step of its inputs seen so far (Infinity: one has none). */
   most: number;
 }
 
@@ -122,10 +123,10 @@ function walk(edges: ReadonlyMap<string, InputRef[]>): { steps: Map<string, numb
       const ref = top.refs[top.next++];
       if (ref === undefined) {
         stack.pop();
-        if (state.get(top.key) === IN_CYCLE) continue;
-        const step = top.most + 1;
-        state.set(top.key, step);
-        steps.set(top.refs[0]?.jobId ?? top.key, step);
+        // A job in a cycle, or taking from one, has no step (Infinity).
+        const step = state.get(top.key) === IN_CYCLE ? Infinity : top.most + 1;
+        state.set(top.key, Number.isFinite(step) ? step : IN_CYCLE);
+        if (Number.isFinite(step)) steps.set(top.refs[0]?.jobId ?? top.key, step);
         const below = stack[stack.length - 1];
         if (below !== undefined) below.most = Math.max(below.most, step);
         continue;
@@ -144,7 +145,7 @@ function walk(edges: ReadonlyMap<string, InputRef[]>): { steps: Map<string, numb
         const ids = loop.map((frame) => frame.refs[0]?.jobId ?? frame.key);
         const names = [ids[ids.length - 1] ?? '', ...ids];
         cycles.push({ ref, names });
-      } else if (known > 0) top.most = Math.max(top.most, known);
+      } else top.most = Math.max(top.most, known === IN_CYCLE ? Infinity : known);
     }
   }
   return { steps, cycles };
