@@ -63,7 +63,7 @@ export interface ResolvedJob {
   tags?: readonly string[] | undefined;
   /** A part of a text split into several jobs: the id of the job it is a part of. */
   parentId?: string | undefined;
-  /** Fields whose value is another job's result, by the key `media` would use (`image`, `images.1`, `text`) → its id. */
+  /** Fields whose value is another job's result, by the key `media` would use (`image`, `images.1`, `text`): its id. */
   inputs?: Readonly<Record<string, string>> | undefined;
   /** Priced at a bound (params' facts, `textChars`) until its inputs exist (manifest/price-bound.ts). */
   priceBound?: boolean | undefined;

@@ -14,14 +14,16 @@ const TAGS_EXPECTED = 'a list of tags, each non-empty text of at most 64 charact
 const FROM_TEXT = "Another job's result as this value: the id of the job in this manifest";
 
 /** `{ from: <id> }` (strict: one key), or the `{ from: "img-{stem}" }` template a source entry fills per row. */
-export const fromSchema = (id: z.ZodString = z.string().regex(ID_PATTERN)) => z.strictObject({ from: id.describe(FROM_TEXT) });
+export const fromSchema = (id: z.ZodString = z.string().regex(ID_PATTERN)) =>
+  z.strictObject({ from: id.describe(FROM_TEXT) });
 
 /** `{ from }` on a source entry: an id template the entry fills per row. */
 export const FROM_TEMPLATE = fromSchema(z.string().min(1));
 
 /** A value that names another job's result: `{ from: <string> }`. */
 export function fromOf(value: unknown): string | undefined {
-  const from = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { from?: unknown }).from : undefined;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const { from } = value as { from?: unknown };
   return typeof from === 'string' ? from : undefined;
 }
 
@@ -31,8 +33,9 @@ export function fromOf(value: unknown): string | undefined {
  */
 export function withInputs(type: JobType, name: string, schema: z.ZodType, from = fromSchema()): z.ZodType {
   if (!inputFields(type).includes(name)) return schema;
-  if (schema instanceof z.ZodArray) return z.array(z.xor([schema.element as z.ZodType, from])).min(1).describe(schema.description ?? '');
-  return z.xor([schema, from]).describe(schema.description ?? '');
+  const description = schema.description ?? '';
+  if (!(schema instanceof z.ZodArray)) return z.xor([schema, from]).describe(description);
+  return z.array(z.xor([schema.element as z.ZodType, from])).min(1).describe(description);
 }
 
 /** Fields of every job that are about the job, not sent: its id and its tags. */

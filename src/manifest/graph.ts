@@ -40,14 +40,21 @@ export interface GraphCheck {
 
 type Problem = { expected: string; got: string; hint: string };
 
-const MEDIA_WORDS: Readonly<Record<MediaKind, string>> = { image: 'an image', audio: 'audio', video: 'a video', text: 'text', embedding: 'an embedding' };
+const MEDIA_WORDS: Readonly<Record<MediaKind, string>> = {
+  image: 'an image',
+  audio: 'audio',
+  video: 'a video',
+  text: 'text',
+  embedding: 'an embedding',
+};
 const mediaWords = (media: readonly MediaKind[]): string => media.map((kind) => MEDIA_WORDS[kind]).join(' or ');
 
 /** What is wrong with one reference on its own, or undefined. */
 function refProblem(ref: InputRef): Problem | undefined {
   const id = formatGot(ref.fromId);
   if (ref.fromType === undefined) {
-    return { expected: 'the id of a job of this manifest', got: `${id} (no job has this id)`, hint: 'give the id of the job whose result it takes' };
+    const hint = 'give the id of the job whose result it takes';
+    return { expected: 'the id of a job of this manifest', got: `${id} (no job has this id)`, hint };
   }
   if (!resultFits(ref.jobType, ref.field, ref.fromType)) {
     const words = mediaWords(accepts(ref.jobType, ref.field));
@@ -73,7 +80,10 @@ async function issueOf(locate: LocateRef, ref: InputRef, problem: Problem): Prom
 }
 
 /** Checks every reference (see the top of this file); nothing here reads a file or the service. */
-export async function checkGraph(refs: AsyncIterable<InputRef> | Iterable<InputRef>, locate: LocateRef): Promise<GraphCheck> {
+export async function checkGraph(
+  refs: AsyncIterable<InputRef> | Iterable<InputRef>,
+  locate: LocateRef,
+): Promise<GraphCheck> {
   const issues: ManifestIssue[] = [];
   const edges = new Map<string, InputRef[]>();
   for await (const ref of refs) {
@@ -89,14 +99,20 @@ export async function checkGraph(refs: AsyncIterable<InputRef> | Iterable<InputR
   }
   const { steps, cycles } = walk(edges);
   for (const { ref, names } of cycles) {
-    const problem = { expected: 'references that do not lead back to this job', got: `a cycle: ${names.join(' → ')}` };
-    issues.push(await issueOf(locate, ref, { ...problem, hint: 'one of these jobs must take this field from a file or a text of its own' }));
+    const expected = 'references that do not lead back to this job';
+    const hint = 'one of these jobs must take this field from a file or a text of its own';
+    issues.push(await issueOf(locate, ref, { expected, got: `a cycle: ${names.join(' → ')}`, hint }));
   }
   return { issues, steps };
 }
 
 const ON_STACK = -1;
 const IN_CYCLE = -2;
+
+interface Cycle {
+  ref: InputRef;
+  names: string[];
+}
 
 interface Frame {
   key: string;
@@ -110,10 +126,10 @@ interface Frame {
  * Depth first, without recursion (a chain may be as long as the manifest): each job's step, and
  * each cycle once, named from the job whose reference closes it.
  */
-function walk(edges: ReadonlyMap<string, InputRef[]>): { steps: Map<string, number>; cycles: { ref: InputRef; names: string[] }[] } {
+function walk(edges: ReadonlyMap<string, InputRef[]>): { steps: Map<string, number>; cycles: Cycle[] } {
   const state = new Map<string, number>();
   const steps = new Map<string, number>();
-  const cycles: { ref: InputRef; names: string[] }[] = [];
+  const cycles: Cycle[] = [];
   for (const [start, refs] of edges) {
     if (state.has(start)) continue;
     state.set(start, ON_STACK);

@@ -117,7 +117,8 @@ export class IdSet {
     const mask = this.#slots.length - 1;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
       const entry = (this.#slots[slot] ?? 0) - 1;
-      if (entry < 0 || (this.#slotHashes[slot] === hash && this.#sameIgnoringCase(entry, id))) return { entry, slot, hash };
+      const found = entry < 0 || (this.#slotHashes[slot] === hash && this.#sameIgnoringCase(entry, id));
+      if (found) return { entry, slot, hash };
     }
   }
 

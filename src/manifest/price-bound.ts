@@ -3,7 +3,7 @@ import { kindOf, type JobType, type MediaFact, type MediaField } from '../jobs/i
 import { limitOf } from '../jobs/model-checks.js';
 import { modelOf } from './catalogue.js';
 
-/** The largest side an image field takes (fields.ts `image`): a price by sides of a result not made yet is quoted at it. */
+/** The largest side an image field takes (fields.ts `image`): a price by sides before the image exists. */
 export const MAX_SIDE_PX = 5000;
 
 /** A field taken from a result that prices the job but has no bound to quote it at. */
@@ -12,6 +12,13 @@ export interface Unbounded {
   expected: string;
   got: string;
   hint: string;
+}
+
+export interface PriceBound {
+  facts: Record<string, number>;
+  textChars?: number | undefined;
+  bound: boolean;
+  unbounded: Unbounded[];
 }
 
 /**
@@ -25,10 +32,10 @@ export function priceBound(
   params: Readonly<Record<string, unknown>>,
   inputs: Readonly<Record<string, string>>,
   models: readonly Model[] | undefined,
-): { facts: Record<string, number>; textChars?: number | undefined; bound: boolean; unbounded: Unbounded[] } {
+): PriceBound {
   const kind = kindOf(type);
   const model = models === undefined ? undefined : modelOf({ params }, models);
-  const out = { facts: {} as Record<string, number>, textChars: undefined as number | undefined, bound: false, unbounded: [] as Unbounded[] };
+  const out: PriceBound = { facts: {}, textChars: undefined, bound: false, unbounded: [] };
   for (const [key, fromId] of Object.entries(inputs)) {
     const field = key.replace(/\.\d+$/, '');
     const spec = kind.files[field];
@@ -40,7 +47,8 @@ export function priceBound(
         if (value !== undefined) out.facts[param] = value;
         else if (model !== undefined && !out.unbounded.some((problem) => problem.field === field)) {
           const expected = `a file of its own (${type} is priced by its length, and ${model.slug} states no longest)`;
-          out.unbounded.push({ field, expected, got, hint: 'give the file itself, or a model that states its longest duration' });
+          const hint = 'give the file itself, or a model that states its longest duration';
+          out.unbounded.push({ field, expected, got, hint });
         }
       }
     } else if (kind.pricing.by === 'per-length' && field === kind.splittable?.field) {
@@ -57,6 +65,8 @@ export function priceBound(
 
 function factBound(spec: MediaField, fact: MediaFact, model: Model | undefined): number | undefined {
   if (fact === 'width' || fact === 'height') return MAX_SIDE_PX;
-  const longest = spec.durationSec?.max ?? (model === undefined ? undefined : limitOf(model, 'max_duration') ?? limitOf(model, 'max_video_duration_seconds'));
+  const limit = (key: string) => (model === undefined ? undefined : limitOf(model, key));
+  const stated = limit('max_duration') ?? limit('max_video_duration_seconds');
+  const longest = spec.durationSec?.max ?? stated;
   return longest === undefined || fact === 'durationSec' ? longest : Math.ceil(longest);
 }

@@ -170,7 +170,8 @@ export async function checkJobs(manifest: Manifest, models: readonly Model[] | u
   // Each id's tag: its job's type (1 + its place in JOB_TYPES) and whether it was split, for the graph.
   const claim = (job: Claimant | ResolvedJob): boolean => {
     const tag = 'type' in job ? JOB_TYPES.indexOf(job.type) + 1 : 0;
-    const held = ids.add(job.id, { file: job.position.file ?? file, line: job.position.line, col: job.position.col }, tag);
+    const { line, col } = job.position;
+    const held = ids.add(job.id, { file: job.position.file ?? file, line, col }, tag);
     if (held !== undefined) issues.add(duplicateIssue(job, file, held));
     return held === undefined;
   };
@@ -194,7 +195,8 @@ export async function checkJobs(manifest: Manifest, models: readonly Model[] | u
   const found = refs.flatMap(({ ref, site }) => {
     const tag = ids.tagOf(ref.fromId);
     if (tag === 0) return [];
-    return [{ ...ref, fromType: JOB_TYPES[((tag ?? 0) & ~SPLIT_TAG) - 1], fromSplit: ((tag ?? 0) & SPLIT_TAG) !== 0, site }];
+    const bits = tag ?? 0;
+    return [{ ...ref, fromType: JOB_TYPES[(bits & ~SPLIT_TAG) - 1], fromSplit: (bits & SPLIT_TAG) !== 0, site }];
   });
   issues.addAll((await checkGraph(found, (ref) => (ref as (typeof found)[number]).site)).issues);
   const error = issues.error();

@@ -8,7 +8,7 @@ import { expectedGot, type ManifestIssue } from './errors.js';
 import { fieldSpecFor, fromOf } from './fields.js';
 import { checkMedia, type FileCache, type FileCheck, readTextFile } from './files.js';
 import type { Claimant } from './ids.js';
-import { priceBound } from './price-bound.js';
+import { priceBound, type PriceBound } from './price-bound.js';
 import type { DefaultsBlock } from './open.js';
 import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
 import { jobItemSchema } from './schema.js';
@@ -139,7 +139,8 @@ async function readFiles(ctx: RowContext, site: RowSite, draft: JobDraft): Promi
   const named = Object.entries(kindOf(draft.type).files).flatMap(([field, spec]) => {
     const written = draft.fields[field];
     if (Array.isArray(written)) {
-      return written.flatMap((item, n) => (taken(`${field}.${n}`, item) ? [] : [{ field, key: `${field}.${n}`, spec, written: String(item) }]));
+      const keyed = written.map((item, n) => ({ field, key: `${field}.${n}`, spec, written: item as unknown }));
+      return keyed.flatMap((one) => (taken(one.key, one.written) ? [] : [{ ...one, written: String(one.written) }]));
     }
     if (typeof written === 'string') return [{ field, key: field, spec, written }];
     taken(field, written);
@@ -195,7 +196,8 @@ async function finishJob(
   const written = textField === undefined ? undefined : draft.fields[textField];
   const text = files.text ?? (typeof written === 'string' ? written : undefined);
   const textTaken = textField !== undefined && files.inputs[textField] !== undefined;
-  if (!draft.complete || files.failed || (textField !== undefined && text === undefined && !textTaken)) return undefined;
+  const textless = textField !== undefined && text === undefined && !textTaken;
+  if (!draft.complete || files.failed || textless) return undefined;
   // What a file showed and its kind prices by is a parameter like any: hashed, keyed, stored.
   Object.assign(params, files.facts);
   const textFile = textField === undefined ? undefined : draft.fields[kind.textFrom?.file ?? ''];
@@ -229,11 +231,18 @@ async function finishJob(
 }
 
 /** A job priced before its inputs exist: its facts at their bound into `params`; a field without one reported. */
-function boundOf(ctx: RowContext, site: RowSite, draft: JobDraft, params: Record<string, unknown>, inputs: Record<string, string>) {
+function boundOf(
+  ctx: RowContext,
+  site: RowSite,
+  draft: JobDraft,
+  params: Record<string, unknown>,
+  inputs: Record<string, string>,
+): PriceBound {
   const bound = priceBound(draft.type, params, inputs, ctx.models);
   Object.assign(params, bound.facts);
   for (const { field, expected, got, hint } of bound.unbounded) {
-    site.issues.push(issueAt(site, draft.positions[field] ?? draft.start, { field, ...expectedGot(expected, got), hint }));
+    const at = draft.positions[field] ?? draft.start;
+    site.issues.push(issueAt(site, at, { field, ...expectedGot(expected, got), hint }));
   }
   return bound;
 }

@@ -127,13 +127,16 @@ export interface IssueSite {
  */
 function branchIssues(site: IssueSite, issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
   if (issue.code !== 'invalid_union' || issue.errors.length !== 2) return [issue];
-  const got = valueAt(site.root, [...(site.prefix ?? []), ...issue.path.filter((s): s is PathSegment => typeof s !== 'symbol')]);
+  const path = issue.path.filter((s): s is PathSegment => typeof s !== 'symbol');
+  const got = valueAt(site.root, [...(site.prefix ?? []), ...path]);
   const taken = got !== null && typeof got === 'object' && !Array.isArray(got);
-  if (!taken) return (issue.errors[0] ?? []).flatMap((inner) => branchIssues(site, { ...inner, path: [...issue.path, ...inner.path] }));
+  const inside = (inner: z.core.$ZodIssue) => branchIssues(site, { ...inner, path: [...issue.path, ...inner.path] });
+  if (!taken) return (issue.errors[0] ?? []).flatMap(inside);
   const unknown = issue.errors[1]?.find((inner) => inner.code === 'unrecognized_keys');
-  const keys = unknown?.code === 'unrecognized_keys' ? unknown.keys.map((key) => JSON.stringify(key)).join(', ') : undefined;
-  const detail = keys !== undefined ? `${keys} besides from` : 'from' in got ? 'from is not an id' : 'no from';
-  const params: Unsendable = { expected: '{ from: <id> } with the id of a job of this manifest', detail, hint: 'write { from: <id> } and nothing else' };
+  const keys = unknown?.code === 'unrecognized_keys' ? unknown.keys.map((key) => JSON.stringify(key)).join(', ') : '';
+  const detail = keys !== '' ? `${keys} besides from` : 'from' in got ? 'from is not an id' : 'no from';
+  const expected = '{ from: <id> } with the id of a job of this manifest';
+  const params: Unsendable = { expected, detail, hint: 'write { from: <id> } and nothing else' };
   return [{ code: 'custom', path: issue.path, message: params.expected, params, input: got }];
 }
 

@@ -68,7 +68,8 @@ function sendable(name: string, schema: z.ZodType): z.ZodType {
 // Everything is optional at this level: a job may take any parameter from defaults, so "required"
 // can only be decided after merging, which read.ts does with messages of its own.
 function optionalShape(specs: Readonly<Record<string, FieldSpec>>, type?: JobType): Shape {
-  return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, fieldSchema(name, spec, type).optional()]));
+  const shape = Object.entries(specs).map(([name, spec]) => [name, fieldSchema(name, spec, type).optional()]);
+  return Object.fromEntries(shape);
 }
 
 function jobSchema(kind: JobKind) {

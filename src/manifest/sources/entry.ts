@@ -1,6 +1,7 @@
 import { isJobType, kindOf, type JobType } from '../../jobs/index.js';
 import { expectedGot, formatGot, closest, editDistance, quotedList } from '../errors.js';
-import { fieldSpecFor, FROM_TEMPLATE, fromOf, jobFieldNames, kindsWithField, TYPE_FIELD, withInputs } from '../fields.js';
+import { fieldSpecFor, FROM_TEMPLATE, fromOf, jobFieldNames, kindsWithField } from '../fields.js';
+import { TYPE_FIELD, withInputs } from '../fields.js';
 import { type IdTemplate, parseIdTemplate, placeholders } from './rows.js';
 import { OWN_KEYS, SOURCE_KINDS, type SourceContext, type SourceEntry, type SourceKind } from './types.js';
 import type { FilesEntry, MatrixEntry, SourceProblem, TableEntry, TableKind } from './types.js';
@@ -79,7 +80,9 @@ function checkFieldValue(field: string, value: unknown, type: JobType | undefine
   for (const item of Array.isArray(value) ? value : [value]) {
     const from = fromOf(item);
     const parsed = from === undefined || type === undefined ? undefined : parseIdTemplate(from);
-    if (parsed?.ok === false) report({ path, field, ...expectedGot(parsed.expected, parsed.got), ...(parsed.hint === undefined ? {} : { hint: parsed.hint }) });
+    if (parsed?.ok !== false) continue;
+    const hint = parsed.hint === undefined ? {} : { hint: parsed.hint };
+    report({ path, field, ...expectedGot(parsed.expected, parsed.got), ...hint });
   }
 }
 
