@@ -144,7 +144,8 @@ export function readSourceBatches(entry: SourceEntry, context: SourceContext): A
 
 const SPLIT_TAG = 0x80;
 
-function refSite(job: ResolvedJob, field: string, file: string): RefSite {
+/** Where a job's input `field` (`images.1` at `images`) is written, as graph.ts places its problems. */
+export function inputSite(job: ResolvedJob, field: string, file: string): RefSite {
   const at = job.fieldPositions[field.replace(/\.\d+$/, '')] ?? job.position;
   return {
     file: at.file ?? file,
@@ -185,7 +186,7 @@ export async function checkJobs(manifest: Manifest, models: readonly Model[] | u
         use(job);
         if (job.parentId !== undefined) ids.addTag(job.parentId, SPLIT_TAG);
         for (const [field, fromId] of Object.entries(job.inputs ?? {})) {
-          refs.push({ ref: { jobId: job.id, jobType: job.type, field, fromId }, site: refSite(job, field, file) });
+          refs.push({ ref: { jobId: job.id, jobType: job.type, field, fromId }, site: inputSite(job, field, file) });
         }
       }
     }

@@ -177,6 +177,31 @@ describe('priced at the bound before its input exists', () => {
   });
 });
 
+describe('checks against the catalogue count what a job takes from others', () => {
+  it('a last frame and the images of an edit, given or taken', async () => {
+    const message = await problems(
+      [
+        POSTER,
+        '  - id: moving',
+        '    type: img2video',
+        '    model: Ltxv_13B_0_9_8_Distilled_FP8',
+        '    steps: 1',
+        '    fps: 30',
+        '    prompt: waves',
+        '    first_frame_image: { from: poster }',
+        '    last_frame_image: { from: poster }',
+        '  - { id: four, type: img2img, prompt: p, images: [photos/beach.png, { from: poster }, photos/fog.jpeg, { from: poster }] }',
+      ],
+      true,
+    );
+    expect(message).toMatchInlineSnapshot(`
+      "<dir>/manifest.yaml:20:23 job "moving" (#2) last_frame_image: expected no last frame for Ltxv_13B_0_9_8_Distilled_FP8 (it does not support one), got {"from":"poster"}; remove it, or use a model that supports it: Ltx2_3_22B_Dist_INT8
+      <dir>/manifest.yaml:21:51 job "four" (#3) images: expected at most 3 images for QwenImageEdit_Plus_NF4, got 4 images
+      2 problems in <dir>/manifest.yaml; nothing was sent."
+    `);
+  });
+});
+
 describe('the graph, checked before anything is sent', () => {
   it('reports a missing id, a result the field does not take, a split parent and cycles, each at its field', async () => {
     const message = await problems(
