@@ -114,9 +114,9 @@ async function unchanged(
 /** A resolved job as the ledger records it: everything its submit sends, and its price keys. */
 export function specOf(job: ResolvedJob, manifestFile: string): JobSpec {
   const groupKey = groupKeyOf(job);
-  // Optional until the manifest resolves `{ from }` fields (issue 26): field key → upstream id.
-  const { inputs, priceBound } = job as { inputs?: Readonly<Record<string, string>>; priceBound?: boolean };
-  const at = (field: string) => originOf({ position: job.fieldPositions[field] ?? job.position }, manifestFile);
+  // A list field's item (`images.1`) is located at its field.
+  const at = (key: string) =>
+    originOf({ position: job.fieldPositions[key.replace(/\.\d+$/, '')] ?? job.position }, manifestFile);
   return {
     id: job.id,
     index: job.index,
@@ -131,8 +131,8 @@ export function specOf(job: ResolvedJob, manifestFile: string): JobSpec {
     groupKey,
     priceKey: priceKeyOf(job, groupKey),
     parentId: job.parentId,
-    inputs: inputs && Object.entries(inputs).map(([field, from]) => ({ field, from, origin: at(field) })),
-    priceBound,
+    inputs: job.inputs && Object.entries(job.inputs).map(([field, from]) => ({ field, from, origin: at(field) })),
+    priceBound: job.priceBound,
   };
 }
 
