@@ -1,5 +1,6 @@
 import type { Completion } from './follow.js';
 import type { RunDeps } from './context.js';
+import { jobToSend, type DependentDeps } from './dependents.js';
 import type { Downstream } from './downstream.js';
 import { FollowQueue } from './follow-queue.js';
 import { sendInLanes, type LaneOutcome } from './lanes.js';
@@ -34,11 +35,12 @@ const SUBMIT_CLASSES = [...new Set(JOB_TYPES.map(submitClassOf))];
  */
 export async function executePlan(
   deps: RunDeps,
-  { completion, downstream }: { completion: Completion; downstream: Downstream },
+  followed: { completion: Completion; downstream: Downstream; dependents?: DependentDeps | undefined },
   plan: RunPlan,
   send: SendSelection,
   control: { userStop: AbortSignal; halt: AbortController },
 ): Promise<ExecuteResult> {
+  const { completion } = followed;
   const result: ExecuteResult = { stoppedBySignal: false };
   const guard = (work: Promise<unknown>): Promise<void> => guardFatal(result, control.halt, work);
   if (plan.skip > 0) {
@@ -53,7 +55,7 @@ export async function executePlan(
   if (followers !== undefined) completion.attach({ forget: (id) => followers.forget(id), fatal: (error) => void guard(Promise.reject(error)).catch(() => undefined) });
   const following = followers === undefined ? Promise.resolve() : guard(followers.run(deps.options.concurrency * 2));
 
-  const sendJobs = submitter({ deps, completion, result, followers, downstream }, guard);
+  const sendJobs = submitter({ deps, result, followers, ...followed }, guard);
   Object.assign(deps.progress.toSend, plan.send.byType);
   if (plan.send.jobs > 0) {
     const types = JOB_TYPES.filter((type) => (plan.send.byType[type] ?? 0) > 0);
@@ -80,6 +82,8 @@ interface Sending {
   result: ExecuteResult;
   followers: FollowQueue | undefined;
   downstream: Downstream;
+  /** Some job takes another's result: lanes read jobs ready to send, and take those made ready. */
+  dependents?: DependentDeps | undefined;
 }
 
 /** The jobs of a send: every lane reads its own class's jobs among them, in manifest order. */
@@ -115,13 +119,14 @@ function submitter(
     // A row that came back not taken is pending from then on, whatever state it was read in.
     const requeued = new Set<string>();
     const feed = new SendFeed({ quiet, stop: deps.stop, through: query.through });
-    sending.downstream.feed(feed);
+    const ready = sending.dependents === undefined ? undefined : true;
+    if (ready) sending.downstream.feed(feed);
     // One lane per endpoint class: kinds sharing a budget (the Whisper kinds) share a lane, in
     // manifest order. A class with none of `types` only takes the dependents that become ready.
     const lanes = SUBMIT_CLASSES.map((cls) => {
       const ofClass = types.filter((type) => submitClassOf(type) === cls);
       if (ofClass.length === 0) return feed.lane(cls);
-      return feed.lane(cls, (after, limit) => deps.ledger.readJobs({ ...query, types: ofClass, after, limit }));
+      return feed.lane(cls, (after, limit) => deps.ledger.readJobs({ ...query, types: ofClass, ready, after, limit }));
     });
     await sendInLanes(lanes, {
       concurrency: deps.options.concurrency,
@@ -183,11 +188,18 @@ async function retryFailed(
  * meanwhile); a daily limit under --no-wait closes the lane instead and says when to come back.
  */
 async function submitRow(
-  { deps, completion, result, followers }: Sending,
+  { deps, completion, result, followers, dependents }: Sending,
   row: JobRow,
   parts: { from: readonly ReservableState[]; stop: AbortSignal; track: (recording: Promise<unknown>) => void },
 ): Promise<LaneOutcome> {
-  const job = jobFromRow(row);
+  const ready = dependents === undefined ? { job: jobFromRow(row) } : await jobToSend(dependents, row);
+  if ('blocked' in ready) {
+    // Nothing is reserved or sent: a run after its input is generated again sends it.
+    await deps.ledger.markSkipped(row.id, ready.blocked);
+    deps.emit({ kind: 'skipped', id: row.id, reason: ready.blocked });
+    return 'next';
+  }
+  const { job } = ready;
   const outcome = await submitJob(deps, completion, job, { from: parts.from, stop: parts.stop });
   switch (outcome.kind) {
     case 'submitted':

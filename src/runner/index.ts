@@ -12,7 +12,7 @@ import { buildCostReport } from '../pricing/report.js';
 import { COST_JOB_LINES } from '../report/cost-report.js';
 import { errorJson } from '../report/documents.js';
 import type { StatusSummary } from '../report/status.js';
-import type { IngestLedger, Ledger, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
+import type { GraphLedger, IngestLedger, Ledger, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
 import { createRunDeps, createRunProgress, DEFAULT_RETRY, pollEvery, RUN_DEFAULTS } from './context.js';
 import { servicePoll, simulatorPoll, type InFlight, type PollSchedules, type PricingProgress } from './context.js';
 import type { RunEvent, RunOptions, RunProgress } from './context.js';
@@ -38,7 +38,7 @@ type ServiceAccess = Pick<ServiceDeps, 'client' | 'baseUrl'>;
 export interface EstimateRequest extends Partial<Pick<RunOptions, 'concurrency'>> {
   manifest: Manifest;
   /** An estimate records and prices the jobs; it changes no job's state. */
-  ledger: IngestLedger & ListingLedger & PlanLedger;
+  ledger: IngestLedger & ListingLedger & PlanLedger & GraphLedger;
   service: ServiceAccess;
   /** Default: the manifest's budget, or none. */
   budgetMicro?: MicroUsd | null | undefined;
@@ -157,7 +157,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const client = request.service.client;
   const deps = createRunDeps({ client, ledger, pace, options, stop, emit, clock, inFlight, progress });
   const joins = new SplitJoins(deps);
-  const downstream = new Downstream(joins);
+  const downstream = new Downstream(joins, (id) => ledger.dependentsReady(id, send));
   const basePoll = pollSchedules(request.poll);
   // Listening before anything is sent: a delivery may come as soon as the first job is taken.
   const completion =

@@ -9,15 +9,16 @@ import type { JobRow } from '../store/index.js';
 /** What a dependent's inputs are read from: its upstream's row as the ledger has it now. */
 export type UpstreamOf = (id: string) => Promise<Pick<JobRow, 'state' | 'resultPath' | 'resultSha256'> | undefined>;
 
-/** The job with its inputs in place, and the sha256 of each as sent (by field); or why it cannot be sent. */
-export type Materialised = { job: SendableJob; sentSha256: Record<string, string> } | { blocked: string };
+/** The job with its inputs in place, or why it cannot be sent. */
+export type Materialised = { job: SendableJob } | { blocked: string };
 
 /**
  * Puts a dependent's inputs in place, from its upstreams' results on disk: a media file checked
  * by its bytes as the manifest checks a file for that field (format, size, duration) and its
  * facts priced by (into the parameters, over the bound the job was priced at); a text as the
  * field's value (a speech job's text). Each must still be the file its upstream was recorded
- * with: the sha256 the ledger holds. `models`: the catalogue, for a text's length.
+ * with: the sha256 the ledger holds (and records as sent with the reservation). `models`: the
+ * catalogue, for a text's length.
  */
 export async function materialise(
   job: SendableJob,
@@ -27,7 +28,6 @@ export async function materialise(
   const kind = kindOf(job.type);
   const params: Record<string, unknown> = { ...job.params };
   const media: Record<string, MediaRef> = { ...job.media };
-  const sentSha256: Record<string, string> = {};
   let { text, textChars } = job;
   // Results are mediabatch's own files: the manifest's folder does not confine them.
   const cache = newFileCache(await fileScope(parts.outDir, true));
@@ -41,7 +41,6 @@ export async function materialise(
     const read = typeof spec === 'object' ? await mediaInput(cache, path, spec) : await textInput(cache, path);
     if ('problem' in read) return { blocked: `${from} does not fit: ${read.problem}` };
     if (read.sha256 !== sha256) return { blocked: `${from}: ${path} changed since it was downloaded` };
-    sentSha256[field] = sha256;
     if ('ref' in read) {
       media[field] = read.ref;
       for (const [param, fact] of Object.entries(typeof spec === 'object' ? (spec.facts ?? {}) : {})) params[param] = factOf(read.ref, fact);
@@ -51,7 +50,7 @@ export async function materialise(
   }
   const tooLong = textTooLong(job, textChars, parts.models);
   if (tooLong !== undefined) return { blocked: tooLong };
-  return { job: { ...job, params, media, text, textChars }, sentSha256 };
+  return { job: { ...job, params, media, text, textChars } };
 }
 
 type Read = ({ ref: MediaRef } | { text: string }) & { sha256: string };

@@ -6,9 +6,10 @@ import { formatUsd, usdToMicro } from '../money.js';
 import { priceGroups, type PriceGroup, type PricingResult } from '../pricing/price-jobs.js';
 import { groupKeyOf } from '../pricing/keys.js';
 import type { PriceCache } from '../pricing/types.js';
-import type { IngestLedger, KeyPrice, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
+import type { ChangedJob, GraphLedger, IngestLedger, KeyPrice, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
 import { createRunProgress, type PricingProgress, type RetryPolicy } from './context.js';
 import type { RunDeps, RunProgress } from './context.js';
+import { checkInputs, settleBlocked } from './graph.js';
 import { ingestManifest, type IngestResult } from './ingest.js';
 import { idempotentRetries } from './run-errors.js';
 import { checkSelection } from './selection.js';
@@ -26,19 +27,29 @@ export type ServiceDeps = Pick<RunDeps, 'client' | 'pace' | 'stop' | 'emit'> & {
   progress?: RunProgress | undefined;
 };
 
+/** Jobs already sent whose inputs are other results now: said once each, as many as ingest problems. */
+const CHANGED_INPUTS_SHOWN = 200;
+
 /**
  * What an estimate and a run do alike before anything is sent: check the manifest's jobs against
- * the catalogue and record them, check the selection, price what `send` selects. A run
- * (`forRun`) is warned of jobs changed after they were sent, and prices on today's prices.
+ * the catalogue and record them, check the graph of their references and the selection, price
+ * what `send` selects. A run (`forRun`) is warned of jobs changed after they were sent (their
+ * inputs too), settles which jobs wait on an input that will not be done, and prices on today's
+ * prices. `graph`: some job takes another's result.
  */
 export async function prepareSend(
   manifest: Manifest,
-  deps: ServiceDeps & { ledger: IngestLedger & ListingLedger },
+  deps: ServiceDeps & { ledger: IngestLedger & ListingLedger & GraphLedger },
   send: SendSelection,
   forRun: boolean,
-): Promise<{ ingest: IngestResult; pricing: PricingResult; models: Model[] }> {
+): Promise<{ ingest: IngestResult; pricing: PricingResult; models: Model[]; graph: boolean }> {
   const { emit, progress } = deps;
   const models = await loadCatalogue(deps);
+  const changed = (change: Pick<ChangedJob, 'id' | 'state'>): void =>
+    emit({
+      kind: 'warning',
+      message: `job "${change.id}" changed after it was submitted: it keeps its earlier result (${change.state}). Give it a new id to generate it again.`,
+    });
   const ingest = await ingestManifest({
     manifest,
     ledger: deps.ledger,
@@ -46,15 +57,15 @@ export async function prepareSend(
     onProgress: (rows) => {
       if (progress !== undefined) progress.pricing.jobsRead = rows;
     },
-    onChanged: !forRun
-      ? undefined
-      : (change) =>
-          emit({
-            kind: 'warning',
-            message: `job "${change.id}" changed after it was submitted: it keeps its earlier result (${change.state}). Give it a new id to generate it again.`,
-          }),
+    onChanged: forRun ? changed : undefined,
   });
+  const graph = await checkInputs(deps.ledger);
   await checkSelection(deps.ledger, send);
+  if (forRun && graph) {
+    const inputsChanged = await deps.ledger.inputsChanged(CHANGED_INPUTS_SHOWN);
+    for (const change of new Map(inputsChanged.map((change) => [change.id, change])).values()) changed(change);
+    await settleBlocked(deps.ledger, send, emit);
+  }
   // Only what may be sent needs a price (a run's, a fresh one): a finished job costs nothing more.
   const pricing = await priceLedger(send, deps, { confirmCached: forRun });
   for (const change of pricing.changes) {
@@ -64,7 +75,7 @@ export async function prepareSend(
       message: `the service's price changed since it was cached (${change.model}: ${cached} → ${current} for one job): its group was priced again before anything was sent`,
     });
   }
-  return { ingest, pricing, models };
+  return { ingest, pricing, models, graph };
 }
 
 export type CatalogueCache = Pick<PlanLedger, 'getCatalogue' | 'putCatalogue'>;

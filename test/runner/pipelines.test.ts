@@ -1,0 +1,147 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../src/runner/context.js';
+import { pngImage } from '../../src/sim/results.js';
+import { mulberry32 } from '../../src/sim/timers.js';
+import { openSqliteLedger } from '../../src/store/index.js';
+import { estimateInProcess, runInProcess } from '../helpers/in-process.js';
+import { useWorkspace } from '../helpers/workspace.js';
+
+const DEFAULTS = [
+  'defaults:',
+  '  txt2img: { model: Flux1schnell, width: 512, height: 512, steps: 4, guidance: 0, seed: 1 }',
+  '  img2video: { model: Ltxv_13B_0_9_8_Distilled_FP8, width: 768, height: 432, steps: 1, frames: 120, fps: 30, guidance: 0, seed: 42 }',
+  '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }',
+  '  img2txt: { model: Nanonets_Ocr_S_F16 }',
+];
+
+/** A POST's body as it reached the service, by path. */
+interface Upload {
+  path: string;
+  body: Buffer;
+}
+
+/** A proxy in front of the simulator that keeps every POST body: what was uploaded, byte for byte. */
+async function recordingProxy(target: string): Promise<{ url: string; uploads: Upload[]; server: Server }> {
+  const uploads: Upload[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (request.method === 'POST') uploads.push({ path: request.url ?? '', body });
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name)),
+      ) as Record<string, string>;
+      const init = { method: request.method ?? 'GET', headers, body: request.method === 'GET' ? undefined : body };
+      void fetch(`${target}${request.url ?? ''}`, init).then(async (answer) => {
+        const kept = [...answer.headers].filter(([name]) => !['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(name));
+        response.writeHead(answer.status, Object.fromEntries(kept));
+        response.end(Buffer.from(await answer.arrayBuffer()));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, uploads, server };
+}
+
+const indexOf = (events: readonly RunEvent[], kind: RunEvent['kind'], id: string): number =>
+  events.findIndex((event) => event.kind === kind && 'id' in event && event.id === id);
+
+describe('pipelines: a job takes another job\'s result', () => {
+  const workspace = useWorkspace();
+  const servers: Server[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+  });
+
+  async function manifestOf(jobs: readonly string[]): Promise<string> {
+    const file = path.join(workspace.dir, 'pipe.yaml');
+    await writeFile(path.join(workspace.dir, 'page.png'), pngImage(96));
+    await writeFile(file, `${['version: 1', ...DEFAULTS, 'jobs:', ...jobs.map((job) => `  - ${job}`)].join('\n')}\n`);
+    return file;
+  }
+
+  const paths = () => ({
+    ledgerPath: path.join(workspace.dir, 'pipe.mediabatch.db'),
+    outDir: path.join(workspace.dir, 'out'),
+  });
+
+  it('sends the video as soon as its image is done, while a slower job runs, uploading the image as it was downloaded', async () => {
+    const sim = await workspace.startSim({ pendingMs: { txt2audio: 1000, txt2img: 10, img2video: 10 }, processingMs: { txt2img: 20, img2video: 20 } });
+    const proxy = await recordingProxy(sim.url);
+    servers.push(proxy.server);
+    const manifest = await manifestOf([
+      '{ id: narration, type: txt2audio, text: "The lighthouse has stood here for two hundred years." }',
+      '{ id: poster, type: txt2img, prompt: "a lighthouse at dusk" }',
+      '{ id: poster-moving, type: img2video, prompt: "waves break", first_frame_image: { from: poster } }',
+    ]);
+    const { ledgerPath, outDir } = paths();
+    const events = await runInProcess({ manifest, ledgerPath, outDir, baseUrl: proxy.url, token: sim.token });
+
+    // No stage barrier: the video went out before the unrelated narration was done.
+    expect(indexOf(events, 'submitting', 'poster-moving')).toBeGreaterThan(indexOf(events, 'done', 'poster'));
+    expect(indexOf(events, 'submitting', 'poster-moving')).toBeLessThan(indexOf(events, 'done', 'narration'));
+    const ledger = await openSqliteLedger(ledgerPath, { mode: 'read-only' });
+    try {
+      expect(await ledger.countsByState()).toMatchObject({ done: 3 });
+      const poster = await ledger.getJob('poster');
+      const image = await readFile(poster?.resultPath ?? '');
+      const sent = proxy.uploads.filter((upload) => upload.path.endsWith('/img2video'));
+      expect(sent).toHaveLength(1);
+      expect(sent[0]?.body.includes(image)).toBe(true);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('speaks the text another job read, priced at the model\'s longest text until then, and spends its real price', async () => {
+    const sim = await workspace.startSim({ processingMs: { img2txt: 20, txt2audio: 20 } });
+    const proxy = await recordingProxy(sim.url);
+    servers.push(proxy.server);
+    const manifest = await manifestOf([
+      '{ id: page-text, type: img2txt, image: page.png }',
+      '{ id: spoken, type: txt2audio, text: { from: page-text } }',
+    ]);
+    const { ledgerPath, outDir } = paths();
+    const estimated = await estimateInProcess({ manifest, ledgerPath, baseUrl: sim.url, token: sim.token });
+    const boundMicro = estimated.jobs.find((job) => job.id === 'spoken')?.priceMicro ?? 0;
+    const events = await runInProcess({ manifest, ledgerPath, outDir, baseUrl: proxy.url, token: sim.token });
+
+    const text = await readFile(path.join(outDir, 'page-text.txt'), 'utf8');
+    const spoken = proxy.uploads.filter((upload) => upload.path.endsWith('/txt2audio'));
+    expect(spoken.map((upload) => (JSON.parse(upload.body.toString()) as { text?: string }).text)).toEqual([text]);
+    // The same text written out costs what the dependent was charged.
+    const alone = path.join(workspace.dir, 'alone.yaml');
+    await writeFile(alone, `${['version: 1', ...DEFAULTS, 'jobs:', '  - { id: same, type: txt2audio, text_file: out/page-text.txt }'].join('\n')}\n`);
+    const same = await estimateInProcess({ manifest: alone, ledgerPath: path.join(workspace.dir, 'alone.db'), baseUrl: sim.url, token: sim.token });
+    const realMicro = same.jobs[0]?.priceMicro ?? 0;
+    expect(realMicro).toBeLessThan(boundMicro);
+    expect(events.find((event) => event.kind === 'repriced')).toMatchObject({ id: 'spoken' });
+    const ledger = await openSqliteLedger(ledgerPath, { mode: 'read-only' });
+    try {
+      const [reader, speech] = [await ledger.getJob('page-text'), await ledger.getJob('spoken')];
+      expect(speech).toMatchObject({ state: 'done', priceMicro: realMicro, spentMicro: realMicro });
+      expect(await ledger.spentMicro()).toBe((reader?.priceMicro ?? 0) + realMicro);
+    } finally {
+      await ledger.close();
+    }
+  });
+});
+
+/** A seed whose first accepted job fails and whose next `then` succeed, at `rate` (the simulator's draw). */
+export function seedFailingFirst(rate: number, then: number): number {
+  for (let seed = 1; ; seed += 1) {
+    const random = mulberry32(seed ^ 0x5bd1e995);
+    const fails = Array.from({ length: then + 1 }, () => {
+      const fail = random() < rate;
+      random();
+      return fail;
+    });
+    if (fails[0] === true && fails.slice(1).every((fail) => !fail)) return seed;
+  }
+}
+
