@@ -16,6 +16,7 @@ const DEFAULTS = [
   '  img2video: { model: Ltxv_13B_0_9_8_Distilled_FP8, width: 768, height: 432, steps: 1, frames: 120, fps: 30, guidance: 0, seed: 42 }',
   '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }',
   '  img2txt: { model: Nanonets_Ocr_S_F16 }',
+  '  img-upscale: { model: RealESRGAN_x4plus }',
 ];
 
 /** A POST's body as it reached the service, by path. */
@@ -129,6 +130,52 @@ describe('pipelines: a job takes another job\'s result', () => {
     } finally {
       await ledger.close();
     }
+  });
+
+  const CHAIN = [
+    '{ id: poster, type: txt2img, prompt: "a lighthouse at dusk" }',
+    '{ id: upscaled, type: img-upscale, image: { from: poster } }',
+    '{ id: moving, type: img2video, prompt: "waves break", first_frame_image: { from: upscaled } }',
+  ];
+  /** Jobs fail at the service half the time, retryable and refunded: the first one taken fails, the next three do not. */
+  const failingFirst = () => ({ jobErrorRate: 0.5, seed: seedFailingFirst(0.5, 3), processingMs: { txt2img: 20, 'img-upscale': 20, img2video: 20 } });
+
+  it('a failed input blocks its dependents and theirs, saying why; the next run unblocks and sends them, nothing twice', async () => {
+    const sim = await workspace.startSim(failingFirst());
+    const manifest = await manifestOf(CHAIN);
+    const { ledgerPath, outDir } = paths();
+    const first = await runInProcess({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token, retryFailed: 0 });
+
+    const blocked = first.flatMap((event) => (event.kind === 'blocked' ? [[event.id, event.reason.replace(/:.*/, '')]] : []));
+    expect(blocked).toEqual([['upscaled', 'input "poster" failed'], ['moving', 'input "upscaled" is blocked']]);
+    expect(sim.stats.accepted.map((job) => job.type)).toEqual(['txt2img']);
+
+    const second = await runInProcess({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token });
+    expect(second.filter((event) => event.kind === 'unblocked').map((event) => 'id' in event && event.id)).toEqual(['upscaled', 'moving']);
+    expect(sim.stats.accepted.map((job) => job.type)).toEqual(['txt2img', 'txt2img', 'img-upscale', 'img2video']);
+    expect(sim.stats.duplicates()).toEqual([]);
+    const ledger = await openSqliteLedger(ledgerPath, { mode: 'read-only' });
+    try {
+      expect(await ledger.countsByState()).toMatchObject({ done: 3, blocked: 0 });
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('--retries sends the failed input again within the run, and its dependents as soon as it is done', async () => {
+    const sim = await workspace.startSim(failingFirst());
+    const manifest = await manifestOf(CHAIN);
+    const { ledgerPath, outDir } = paths();
+    const events = await runInProcess({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token, retryFailed: 1 });
+
+    expect(events.some((event) => event.kind === 'blocked')).toBe(false);
+    const pass = events.findIndex((event) => event.kind === 'retry_pass');
+    expect(pass).toBeGreaterThan(indexOf(events, 'failed', 'poster'));
+    expect(indexOf(events, 'submitting', 'upscaled')).toBeGreaterThan(pass);
+    expect(indexOf(events, 'done', 'moving')).toBeGreaterThan(indexOf(events, 'done', 'upscaled'));
+    // The upscale was priced at the largest image until its input existed.
+    expect(events.find((event) => event.kind === 'repriced')).toMatchObject({ id: 'upscaled' });
+    expect(sim.stats.accepted.map((job) => job.type)).toEqual(['txt2img', 'txt2img', 'img-upscale', 'img2video']);
   });
 });
 
