@@ -177,6 +177,39 @@ describe('pipelines: a job takes another job\'s result', () => {
     expect(events.find((event) => event.kind === 'repriced')).toMatchObject({ id: 'upscaled' });
     expect(sim.stats.accepted.map((job) => job.type)).toEqual(['txt2img', 'txt2img', 'img-upscale', 'img2video']);
   });
+
+  it('refuses a graph that cannot run before any price call: every reference located at its field', async () => {
+    const sim = await workspace.startSim();
+    const manifest = await manifestOf([
+      '{ id: a, type: img-upscale, image: { from: b } }',
+      '{ id: b, type: img-upscale, image: { from: a } }',
+      '{ id: c, type: img2video, prompt: "p", first_frame_image: { from: nobody } }',
+    ]);
+    const { ledgerPath, outDir } = paths();
+    const refused = await runInProcess({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token }).catch((error: Error) => error);
+    expect(String(refused).replaceAll(workspace.dir, '')).toMatchInlineSnapshot(`
+      "ManifestError: /pipe.yaml:10:40 job "b" image: expected references that do not lead back to this job, got a cycle: b → a → b; one of these jobs must take this field from a file or a text of its own
+      /pipe.yaml:11:63 job "c" first_frame_image: expected the id of a job of this manifest, got "nobody" (no job has this id); give the id of the job whose result it takes
+      2 problems in /pipe.yaml; nothing was sent."
+    `);
+    expect(sim.stats.calls).toMatchObject({ price: 0, submit: 0 });
+  });
+
+  it('an input whose file changed since it was downloaded is not sent: the job is left out, saying why', async () => {
+    const sim = await workspace.startSim({ processingMs: { txt2img: 20, img2video: 20 } });
+    const manifest = await manifestOf([
+      '{ id: poster, type: txt2img, prompt: "a lighthouse at dusk" }',
+      '{ id: poster-moving, type: img2video, prompt: "waves break", first_frame_image: { from: poster } }',
+    ]);
+    const { ledgerPath, outDir } = paths();
+    await runInProcess({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token, select: { only: ['poster'] } });
+    await writeFile(path.join(outDir, 'poster.png'), pngImage(80));
+    const events = await runInProcess({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token });
+
+    const reason = `input "first_frame_image" from "poster": ${path.join(outDir, 'poster.png')} changed since it was downloaded`;
+    expect(events.filter((event) => event.kind === 'skipped')).toEqual([{ kind: 'skipped', id: 'poster-moving', reason }]);
+    expect(sim.stats.accepted.map((job) => job.type)).toEqual(['txt2img']);
+  });
 });
 
 /** A seed whose first accepted job fails and whose next `then` succeed, at `rate` (the simulator's draw). */
