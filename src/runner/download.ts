@@ -80,7 +80,8 @@ async function fetchIntoPlace(
     await rm(partPath, { force: true });
     return mismatch;
   }
-  await placeAndRecord(deps, downstream, job, partPath, outputPathFor(deps.options.outDir, job, url, sniffMedia(head)?.mime), result);
+  const finalPath = outputPathFor(deps.options.outDir, job, url, sniffMedia(head)?.mime);
+  await placeAndRecord(deps, downstream, job, partPath, finalPath, result);
   return undefined;
 }
 
@@ -107,7 +108,8 @@ async function placeForms(
     const sha256 = createHash('sha256').update(body).digest('hex');
     const target = insideOut(deps.options.outDir, `${job.id}.${extension}`);
     if (index === forms.files.length - 1) {
-      await placeAndRecord(deps, downstream, job, partPath, target, { bytes: body.length, sha256, contentType: undefined });
+      const recorded = { bytes: body.length, sha256, contentType: undefined };
+      await placeAndRecord(deps, downstream, job, partPath, target, recorded);
     } else await placeResult(partPath, target, sha256, { generatedAgain });
   }
   return undefined;

@@ -24,8 +24,8 @@ export class Downstream {
   async done(row: Pick<JobRow, 'id' | 'parentId'>): Promise<void> {
     // The last part of a split job to finish joins them.
     if (row.parentId !== null) await this.#joins.partDone(row.parentId);
-    const feed = this.#feed;
-    if (feed !== undefined && !feed.ended && this.#dependentsReady !== undefined) feed.push(await this.#dependentsReady(row.id));
+    const [feed, dependentsReady] = [this.#feed, this.#dependentsReady];
+    if (feed !== undefined && !feed.ended && dependentsReady !== undefined) feed.push(await dependentsReady(row.id));
   }
 
   /** The send whose lanes take the dependents made ready from now on. */

@@ -1,6 +1,6 @@
 import type { Completion } from './follow.js';
 import type { RunDeps } from './context.js';
-import { jobToSend, type DependentDeps } from './dependents.js';
+import { jobToSend, type DependentDeps } from './inputs.js';
 import type { Downstream } from './downstream.js';
 import { FollowQueue } from './follow-queue.js';
 import { sendInLanes, type LaneOutcome } from './lanes.js';

@@ -104,7 +104,10 @@ class FeedLane implements Lane<JobRow> {
   }
 
   async take(): Promise<JobRow | undefined> {
-    while (this.#pushed.length === 0 && this.#window.length === 0 && this.#read !== undefined) await this.#readWindow(this.#read);
+    // A window whose rows are all in hand already is passed over for the next.
+    while (this.#pushed.length === 0 && this.#window.length === 0 && this.#read !== undefined) {
+      await this.#readWindow(this.#read);
+    }
     const row = this.#closed ? undefined : (this.#pushed.shift() ?? this.#window.shift());
     if (row !== undefined) {
       this.#idle = false;

@@ -50,7 +50,13 @@ interface Settling {
  * receiver, before anything is sent. `base` is the poll schedule without webhooks; jobs are
  * polled by `webhookSchedules(base, silenceMs)` instead.
  */
-export async function openWebhookCompletion(deps: RunDeps, downstream: Downstream, settings: WebhookSettings, base: PollSchedules, listen: boolean): Promise<Completion> {
+export async function openWebhookCompletion(
+  deps: RunDeps,
+  downstream: Downstream,
+  settings: WebhookSettings,
+  base: PollSchedules,
+  listen: boolean,
+): Promise<Completion> {
   // Earlier runs' secrets sign the deliveries the service retries for the jobs they sent.
   const secrets: WebhookSecret[] = (await deps.ledger.webhookRuns()).map((r) => ({ run: r.id, secret: r.secret }));
   const tally: Tally = { applied: 0, duplicates: 0, ignored: 0, rejected: 0 };
