@@ -10,8 +10,9 @@ import { usdToMicro } from '../money.js';
 import { check, createRunProgress, limitsOf, type PlanChoice } from '../runner/index.js';
 import type { Simulator } from '../sim/index.js';
 import type { LockHolder } from '../store/index.js';
-import * as ledgers from './ledger.js';
-import { DEFAULT_BASE_URL, optionLabel, parseBudget, parsePlan, type SharedArgs } from './options.js';
+import * as ledgers from '../lib/ledger.js';
+import { DEFAULT_BASE_URL, defaultPlan, parseBudget, parsePlan } from '../lib/options.js';
+import { optionLabel, type SharedArgs } from './options.js';
 import { logLine } from './output.js';
 import { startPricingTicker } from './progress.js';
 
@@ -123,7 +124,7 @@ export async function withWorkSession(
 async function openWorkSession(args: WorkArgs, options: { command: string; run: boolean; clock: Clock }) {
   // The command line (and MEDIABATCH_* variables, filled in by the middleware) is checked first.
   const givenBudgetUsd = parseBudget(args.budget, optionLabel(args, 'budget'));
-  const planName: PlanChoice = parsePlan(optionLabel(args, 'plan'), args.plan) ?? (args.sim ? 'unlimited' : 'premium');
+  const planName: PlanChoice = parsePlan(optionLabel(args, 'plan'), args.plan) ?? defaultPlan(args.sim);
   ledgers.requireNamesForStdin(args, options.run);
   const manifest = await openManifest(args.manifest, { allowOutsideFiles: args['allow-outside-files'], input: args.manifest === STDIN_MANIFEST ? process.stdin : undefined });
   const paths = ledgers.manifestPaths(args.manifest, args.db, args.out);

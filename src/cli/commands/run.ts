@@ -9,7 +9,8 @@ import { formatStatusText, submittedLines } from '../../report/status.js';
 import { runJobs } from '../../runner/reports.js';
 import type { CommandContext } from '../app.js';
 import { printEvent, untilText } from '../event-text.js';
-import { manifestPaths, requireNamesForStdin } from '../ledger.js';
+import { manifestPaths, requireNamesForStdin } from '../../lib/ledger.js';
+import { BOUNDS, DEFAULT_LISTEN, parseNumber, parseSelection, pollChoice } from '../../lib/options.js';
 import * as options from '../options.js';
 import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
 import { startProgress, type Progress } from '../progress.js';
@@ -22,7 +23,7 @@ const MIB = 1024 * 1024;
 const DEFAULT_MAX_RESULT_MB = runner.DEFAULT_MAX_RESULT_BYTES / MIB;
 
 export function builder(y: Argv) {
-  const listen = options.DEFAULT_LISTEN;
+  const listen = DEFAULT_LISTEN;
   const base = options
     .withWorkOptions(y, 'run')
     .option('webhook-url', {
@@ -48,17 +49,17 @@ export function builder(y: Argv) {
 /** The runner's options from the command line, each checked before anything is opened. */
 function runOptions(args: RunArgs) {
   const whole = (option: string, range: { min: number; max: number; unit: string }) =>
-    options.parseNumber(options.optionLabel(args, option), args[option as keyof RunArgs], range);
-  const pollMs = whole('poll-ms', { min: 10, max: 600_000, unit: 'milliseconds' });
-  const maxResultMb = whole('max-result-mb', { min: 1, max: 10_240, unit: 'megabytes' }) ?? DEFAULT_MAX_RESULT_MB;
+    parseNumber(options.optionLabel(args, option), args[option as keyof RunArgs], range);
+  const pollMs = whole('poll-ms', BOUNDS.pollMs);
+  const maxResultMb = whole('max-result-mb', BOUNDS.maxResultMb) ?? DEFAULT_MAX_RESULT_MB;
   return {
     concurrency: options.parseConcurrency(args),
     noWait: !args.wait,
     resubmitInDoubt: args['resubmit-in-doubt'],
     partial: args.partial,
-    select: options.parseSelection(args),
-    retryFailed: whole('retries', { min: 0, max: 20, unit: 'retries' }) ?? runner.DEFAULT_RETRY_FAILED,
-    poll: pollMs !== undefined ? { firstMs: pollMs } : args.sim ? ('simulator' as const) : ('service' as const),
+    select: parseSelection(args),
+    retryFailed: whole('retries', BOUNDS.retries) ?? runner.DEFAULT_RETRY_FAILED,
+    poll: pollChoice(pollMs, args.sim),
     maxResultBytes: maxResultMb * MIB,
     webhooks: options.webhookSettings(args, process.env),
   };

@@ -58,7 +58,7 @@ async function checkOffline(manifest: Manifest): Promise<number> {
 async function checkOnline(args: ValidateArgs, manifest: Manifest): Promise<number> {
   const [{ openService }, { manifestPaths, openLedgerFor, tryRunLock }, { check }] = await Promise.all([
     import('../session.js'),
-    import('../ledger.js'),
+    import('../../lib/ledger.js'),
     import('../../runner/index.js'),
   ]);
   const service = await openService(args, process.env);
