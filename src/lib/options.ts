@@ -4,7 +4,7 @@
  * option name (`budget`) says in a message which one was wrong.
  */
 import { UsageError } from '../errors.js';
-import type { PlanChoice, Selection } from '../runner/index.js';
+import { DEFAULT_MAX_RESULT_BYTES, DEFAULT_RETRY_FAILED, type PlanChoice, type Selection } from '../runner/index.js';
 
 export const DEFAULT_BASE_URL = 'https://api.deapi.ai';
 export const PLAN_CHOICES = ['basic', 'premium', 'unlimited'] as const;
@@ -153,4 +153,20 @@ export function parseListen(from: string, text: string): { host: string; port: n
 export function pollChoice(pollMs: number | undefined, sim: boolean) {
   if (pollMs !== undefined) return { firstMs: pollMs };
   return sim ? ('simulator' as const) : ('service' as const);
+}
+
+const MIB = 1024 * 1024;
+export const DEFAULT_MAX_RESULT_MB = DEFAULT_MAX_RESULT_BYTES / MIB;
+
+type RunNumber = 'pollMs' | 'maxResultMb' | 'retries';
+
+/** A run's numeric options, checked and with their defaults: from the flags (`label` names each as given) or the library's options. */
+export function runNumbers(given: Partial<Record<RunNumber, unknown>>, sim: boolean, label: (option: RunNumber) => string) {
+  const pollMs = parseNumber(label('pollMs'), given.pollMs, BOUNDS.pollMs);
+  const maxResultMb = parseNumber(label('maxResultMb'), given.maxResultMb, BOUNDS.maxResultMb) ?? DEFAULT_MAX_RESULT_MB;
+  return {
+    poll: pollChoice(pollMs, sim),
+    maxResultBytes: maxResultMb * MIB,
+    retryFailed: parseNumber(label('retries'), given.retries, BOUNDS.retries) ?? DEFAULT_RETRY_FAILED,
+  };
 }

@@ -51,6 +51,8 @@ export interface LoadOptions {
   allowOutsideFiles?: boolean | undefined;
   /** For the manifest `-`: the stream its JSON Lines come from (stdin). */
   input?: Readable | undefined;
+  /** A manifest given as a value (the library's in-memory object) instead of YAML: `path` then only names it. */
+  root?: unknown;
 }
 
 /** The manifest `-`: jobs as JSON Lines on stdin, one job object a line, `type` on each. */
@@ -72,7 +74,9 @@ export async function openManifest(path: string, options: LoadOptions = {}): Pro
   const displayPath = stdin ? STDIN_NAME : path;
   const source: ManifestSource = stdin
     ? { root: { version: 1, sources: [{ jsonl: STDIN_NAME }] }, index: undefined }
-    : parseManifestSource(await readManifestText(path, absolute), path);
+    : options.root !== undefined
+      ? { root: options.root, index: undefined }
+      : parseManifestSource(await readManifestText(path, absolute), path);
   const { root } = source;
   const parsed = headerSchema().safeParse(root);
   const locate: Locator = (path, target) => locatePath(source, path, target);

@@ -10,7 +10,8 @@ import { runJobs } from '../../runner/reports.js';
 import type { CommandContext } from '../app.js';
 import { printEvent, untilText } from '../event-text.js';
 import { manifestPaths, requireNamesForStdin } from '../../lib/ledger.js';
-import { BOUNDS, DEFAULT_LISTEN, parseNumber, parseSelection, pollChoice } from '../../lib/options.js';
+import { exitCodeOf } from '../../lib/calls.js';
+import { DEFAULT_LISTEN, DEFAULT_MAX_RESULT_MB, parseSelection, runNumbers } from '../../lib/options.js';
 import * as options from '../options.js';
 import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
 import { startProgress, type Progress } from '../progress.js';
@@ -19,8 +20,6 @@ import { runEventRecord, runPlanRecord, withRunLog, type LogFile, type RunLogEnd
 import { withWorkSession, type WorkSession } from '../session.js';
 import { installStopHandlers } from '../signals.js';
 
-const MIB = 1024 * 1024;
-const DEFAULT_MAX_RESULT_MB = runner.DEFAULT_MAX_RESULT_BYTES / MIB;
 
 export function builder(y: Argv) {
   const listen = DEFAULT_LISTEN;
@@ -48,19 +47,15 @@ export function builder(y: Argv) {
 
 /** The runner's options from the command line, each checked before anything is opened. */
 function runOptions(args: RunArgs) {
-  const whole = (option: string, range: { min: number; max: number; unit: string }) =>
-    parseNumber(options.optionLabel(args, option), args[option as keyof RunArgs], range);
-  const pollMs = whole('poll-ms', BOUNDS.pollMs);
-  const maxResultMb = whole('max-result-mb', BOUNDS.maxResultMb) ?? DEFAULT_MAX_RESULT_MB;
+  const flags = { pollMs: 'poll-ms', maxResultMb: 'max-result-mb', retries: 'retries' } as const;
+  const given = { pollMs: args['poll-ms'], maxResultMb: args['max-result-mb'], retries: args.retries };
   return {
+    ...runNumbers(given, args.sim, (option) => options.optionLabel(args, flags[option])),
     concurrency: options.parseConcurrency(args),
     noWait: !args.wait,
     resubmitInDoubt: args['resubmit-in-doubt'],
     partial: args.partial,
     select: parseSelection(args),
-    retryFailed: whole('retries', BOUNDS.retries) ?? runner.DEFAULT_RETRY_FAILED,
-    poll: pollChoice(pollMs, args.sim),
-    maxResultBytes: maxResultMb * MIB,
     webhooks: options.webhookSettings(args, process.env),
   };
 }
@@ -173,7 +168,5 @@ async function runWithDisplay(
     logLine('while no run listens, the service retries their webhook deliveries for about a day; the next run with --webhook-url listens again and takes them (and asks about the rest)');
   }
   // Every job done is 0; with --only/--tag, every job they pick: a run of a few jobs is judged on those.
-  const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  const allDone = ran.picked === undefined ? (counts['done'] ?? 0) === total : ran.picked.done === ran.picked.jobs;
-  return allDone ? ExitCode.ok : ExitCode.incomplete;
+  return exitCodeOf(ran);
 }
