@@ -28,8 +28,9 @@ export interface ManifestObject {
  */
 export type ManifestInput = string | ManifestObject | Iterable<JobObject> | AsyncIterable<JobObject>;
 
-/** How messages name a manifest given as a value. */
+/** How messages name a manifest given as a value, and jobs given as an iterable (`<jobs>:3` is the third job). */
 const OBJECT_NAME = '<manifest>';
+const JOBS_NAME = '<jobs>';
 
 /**
  * Opens the manifest in any of its forms. `arg` is what names its ledger, results and reports:
@@ -42,7 +43,7 @@ export async function openManifestInput(input: ManifestInput, allowOutsideFiles 
   }
   if (Symbol.iterator in input || Symbol.asyncIterator in input) {
     const lines = Readable.from(jsonLines(input));
-    return { manifest: await openManifest(STDIN_MANIFEST, { allowOutsideFiles, input: lines }), arg: STDIN_MANIFEST };
+    return { manifest: await openManifest(STDIN_MANIFEST, { allowOutsideFiles, input: lines, inputName: JOBS_NAME }), arg: STDIN_MANIFEST };
   }
   // A copy as JSON holds: later changes to the caller's object cannot reach the jobs, and only plain data comes through.
   const root: unknown = JSON.parse(JSON.stringify(input));
