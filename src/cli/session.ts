@@ -8,7 +8,8 @@ import { createRunProgress, limitsOf, type PlanChoice } from '../runner/index.js
 import type { LockHolder } from '../store/index.js';
 import * as ledgers from '../lib/ledger.js';
 import { DEFAULT_BASE_URL, defaultPlan, parseBudget, parsePlan } from '../lib/options.js';
-import { openService as connect, withWork, type ServiceAddress, type ServiceSession, type Work } from '../lib/session.js';
+import { openService as connect, withWork } from '../lib/session.js';
+import type { ServiceAddress, ServiceSession, Work } from '../lib/session.js';
 import { optionLabel, type SharedArgs } from './options.js';
 import { logLine } from './output.js';
 import { startPricingTicker } from './progress.js';
@@ -91,6 +92,7 @@ export async function withWorkSession(
   const budgetUsd = givenBudgetUsd ?? manifest.budgetUsd ?? null;
   // A cap never grows by rounding: a budget typed with finer steps than a micro-dollar rounds down.
   const budgetMicro = budgetUsd === null ? null : usdToMicro(budgetUsd, 'down');
+  const paths = ledgers.manifestPaths(args.manifest, args.db);
   const request = {
     ...options,
     manifest,
@@ -98,7 +100,7 @@ export async function withWorkSession(
     db: args.db,
     out: args.out,
     address: () => serviceAddress(args, process.env),
-    onCopy: (busy: LockHolder) => logLine(`mediabatch: ${ledgers.copyNote(ledgers.manifestPaths(args.manifest, args.db).db, busy, options.command)}`),
+    onCopy: (busy: LockHolder) => logLine(`mediabatch: ${ledgers.copyNote(paths.db, busy, options.command)}`),
   };
   return withWork(request, async (opened) => {
     const plan = { limits: limitsOf(planName), name: planName };

@@ -7,8 +7,8 @@ import { ConfigError, UsageError } from '../errors.js';
 import { usdToMicro } from '../money.js';
 import type { PlanChoice, RunEvent } from '../runner/index.js';
 import type { ManifestInput } from './manifest-input.js';
-import { BOUNDS, DEFAULT_BASE_URL, DEFAULT_LISTEN, defaultPlan, parseBudget, parseListen, parseNumber } from './options.js';
-import { parsePlan, parseSelection, parseWebhookUrl, runNumbers } from './options.js';
+import { BOUNDS, DEFAULT_BASE_URL, DEFAULT_LISTEN, defaultPlan, parseBudget, parseListen } from './options.js';
+import { parseNumber, parsePlan, parseSelection, parseWebhookUrl, runNumbers } from './options.js';
 import type { ServiceAddress } from './session.js';
 
 export interface ServiceOptions {
@@ -18,7 +18,7 @@ export interface ServiceOptions {
   token?: string | undefined;
   /** Start the built-in simulator on a free loopback port and use it: no token, no network. */
   sim?: boolean | undefined;
-  /** The ledger file. Default `<name>.mediabatch.db` beside the manifest file; needed for a manifest given as a value or as jobs. */
+  /** The ledger file. Default `<name>.mediabatch.db` beside the manifest file; needed for a manifest value or jobs. */
   db?: string | undefined;
   /** Let `text_file` and media paths point outside the manifest's folder (only for a manifest you trust). */
   allowOutsideFiles?: boolean | undefined;
@@ -30,7 +30,7 @@ export interface ValidateOptions extends ServiceOptions {
 }
 
 export interface EstimateOptions extends ServiceOptions {
-  /** USD: a cap on the whole spend for this manifest, earlier runs included. Default the manifest's `budget`, else none. */
+  /** USD: a cap on the whole spend for this manifest, earlier runs included. Default the manifest's, else none. */
   budget?: number | undefined;
   /** The account's plan, whose pace requests keep. Default 'premium'; 'unlimited' under `sim`. */
   plan?: PlanChoice | undefined;
@@ -49,7 +49,7 @@ export interface EstimateOptions extends ServiceOptions {
 }
 
 export interface RunOptions extends EstimateOptions {
-  /** The results folder. Default `<name>.out/` beside the manifest file; needed for a manifest given as a value or as jobs. */
+  /** The results folder. Default `<name>.out/` beside the manifest file; needed for a manifest value or jobs. */
   out?: string | undefined;
   /** Over budget: send what fits, in manifest order, and skip the rest. */
   partial?: boolean | undefined;
@@ -57,24 +57,26 @@ export interface RunOptions extends EstimateOptions {
   resubmitInDoubt?: boolean | undefined;
   /** Stop after submitting; a later run follows and collects. */
   noWait?: boolean | undefined;
-  /** Resend jobs that failed at the service, retryable and refunded, up to this many more times (0 to 20). Default 2. */
+  /** Resend jobs that failed at the service, retryable and refunded, up to this many more times (0 to 20). */
   retries?: number | undefined;
   /** Follow jobs by the service's signed webhooks, posted to this public https:// URL and forwarded to `listen`. */
   webhookUrl?: string | undefined;
   /** Where the webhook receiver listens, `HOST:PORT`. Default 127.0.0.1:8787. */
   listen?: string | undefined;
-  /** First status poll after this many milliseconds, backing off to 6×. Default the service's pace (the simulator's under `sim`). */
+  /** First status poll after this many milliseconds, backing off to 6×. Default the service's pace. */
   pollMs?: number | undefined;
   /** Results larger than this many megabytes are left for a later run. */
   maxResultMb?: number | undefined;
 }
 
+/** The simulator under `sim`, else the base URL (checked) with the token, which is required. */
 export function serviceAddress(options: ServiceOptions): ServiceAddress {
   if (options.sim === true) return { sim: true };
   const baseUrl = parseBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL, 'baseUrl').text;
   const token = options.token?.trim();
   if (token === undefined || token === '') {
-    throw new ConfigError('no API token: give the token option (or sim: true to use the built-in simulator)', 'E_TOKEN');
+    const message = 'no API token: give the token option (or sim: true to use the built-in simulator)';
+    throw new ConfigError(message, 'E_TOKEN');
   }
   return { baseUrl, token };
 }
@@ -83,7 +85,8 @@ export function serviceAddress(options: ServiceOptions): ServiceAddress {
 export function requireNames(input: ManifestInput, options: RunOptions, run: boolean): void {
   if (typeof input === 'string' || (options.db !== undefined && (!run || options.out !== undefined))) return;
   const names = run ? 'the db and out options' : 'the db option';
-  throw new UsageError(`a manifest given as a value or as jobs needs ${names}: there is no manifest file to name them after`);
+  const why = 'there is no manifest file to name them after';
+  throw new UsageError(`a manifest given as a value or as jobs needs ${names}: ${why}`);
 }
 
 /** What an estimate and a run take from the options, checked before anything is opened. */
@@ -98,10 +101,12 @@ export function estimateSettings(options: EstimateOptions) {
   };
 }
 
+/** What a run takes from the options, checked before anything is opened. */
 export function runSettings(options: RunOptions) {
   const { webhookUrl, listen } = options;
   if (webhookUrl === undefined && listen !== undefined) {
-    throw new UsageError('listen: the webhook receiver listens only with webhookUrl (the public address the service posts to)');
+    const why = 'the webhook receiver listens only with webhookUrl (the public address the service posts to)';
+    throw new UsageError(`listen: ${why}`);
   }
   return {
     ...estimateSettings(options),
@@ -109,6 +114,9 @@ export function runSettings(options: RunOptions) {
     partial: options.partial,
     resubmitInDoubt: options.resubmitInDoubt,
     noWait: options.noWait,
-    webhooks: webhookUrl === undefined ? undefined : { url: parseWebhookUrl('webhookUrl', webhookUrl), listen: parseListen('listen', listen ?? DEFAULT_LISTEN) },
+    webhooks:
+      webhookUrl === undefined
+        ? undefined
+        : { url: parseWebhookUrl('webhookUrl', webhookUrl), listen: parseListen('listen', listen ?? DEFAULT_LISTEN) },
   };
 }

@@ -19,7 +19,10 @@ import { openService, withWork, type ServiceSession, type Work, type WorkRequest
  * each, located); with `token` or `sim`, against the service's catalogue too (models, voices,
  * bounds), unless `offline`. Sends no generation request.
  */
-export async function validate(input: ManifestInput, options: ValidateOptions = {}): Promise<{ jobs: number; offline: boolean }> {
+export async function validate(
+  input: ManifestInput,
+  options: ValidateOptions = {},
+): Promise<{ jobs: number; offline: boolean }> {
   const { manifest, arg } = await openManifestInput(input, options.allowOutsideFiles);
   const offline = options.offline === true || (options.sim !== true && options.token === undefined);
   if (offline) return { jobs: (await runner.check({ manifest })).jobs, offline };
@@ -36,13 +39,18 @@ export async function validate(input: ManifestInput, options: ValidateOptions = 
  * without a `db` (no ledger is theirs), nor while a run holds the ledger (nothing else may write
  * it): the catalogue is then fetched and not kept.
  */
-export async function checkWithCatalogue(manifest: Manifest, at: { manifestArg: string; db?: string | undefined }, service: ServiceSession): Promise<number> {
+export async function checkWithCatalogue(
+  manifest: Manifest,
+  at: { manifestArg: string; db?: string | undefined },
+  service: ServiceSession,
+): Promise<number> {
   const file = at.manifestArg === '-' && at.db === undefined ? undefined : manifestPaths(at.manifestArg, at.db).db;
   const ledger = file === undefined ? undefined : await openLedgerFor(file, 'read-write');
   try {
     const busy = ledger && (await tryRunLock(ledger, { pid: process.pid, host: os.hostname(), command: 'validate' }));
     const cache = busy === undefined ? ledger : undefined;
-    return (await runner.check({ manifest, service: { client: service.client, baseUrl: service.baseUrl, ledger: cache } })).jobs;
+    const { client, baseUrl } = service;
+    return (await runner.check({ manifest, service: { client, baseUrl, ledger: cache } })).jobs;
   } finally {
     await ledger?.close();
   }
@@ -59,7 +67,8 @@ export async function estimate(input: ManifestInput, options: EstimateOptions = 
   const events = guardedEvents(options);
   return withWork(await workRequest(input, options, false, events.emit), async (work) => {
     const request = { ...asked, manifest: work.manifest, ledger: work.ledger, service: work.service };
-    const { report, jobs } = await runner.estimate({ ...request, signal: events.signal, onEvent: events.emit }).catch((error: unknown) => {
+    const estimated = runner.estimate({ ...request, signal: events.signal, onEvent: events.emit });
+    const { report, jobs } = await estimated.catch((error: unknown) => {
       events.throwIfFailed();
       throw error;
     });
@@ -87,7 +96,7 @@ export function run(input: ManifestInput, options: RunOptions = {}): RunHandle {
   return Object.assign(done, { events: feed });
 }
 
-async function runNow(input: ManifestInput, options: RunOptions, feed: EventFeed<runner.RunEvent>): Promise<RunSummary> {
+async function runNow(input: ManifestInput, options: RunOptions, feed: EventFeed<runner.RunEvent>) {
   const asked = runSettings(options);
   requireNames(input, options, true);
   const events = guardedEvents(options, (event) => feed.push(event));
@@ -110,7 +119,7 @@ async function runNow(input: ManifestInput, options: RunOptions, feed: EventFeed
   });
 }
 
-/** The exit code the CLI gives a run that ended without an error: 130 stopped, 1 incomplete, 0 every job (picked) done. */
+/** The exit code the CLI gives a run that ended without an error: 130 stopped, 1 incomplete, 0 all (picked) done. */
 export function exitCodeOf(ran: runner.RunResult): RunSummary['exitCode'] {
   const execute = ran.outcome?.execute;
   if (execute === undefined || execute.stoppedBySignal) return ExitCode.interrupted;
@@ -125,7 +134,12 @@ function parts(work: Work) {
   return { manifest: work.manifest, ledger: work.ledger, service: work.service };
 }
 
-async function workRequest(input: ManifestInput, options: RunOptions, run: boolean, emit: (event: runner.RunEvent) => void): Promise<WorkRequest> {
+async function workRequest(
+  input: ManifestInput,
+  options: RunOptions,
+  run: boolean,
+  emit: (event: runner.RunEvent) => void,
+): Promise<WorkRequest> {
   const { manifest, arg } = await openManifestInput(input, options.allowOutsideFiles);
   const command = run ? 'run' : 'estimate';
   return {

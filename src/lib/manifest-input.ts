@@ -36,16 +36,22 @@ const JOBS_NAME = '<jobs>';
  * Opens the manifest in any of its forms. `arg` is what names its ledger, results and reports:
  * its path, or `-` for the last two forms, which have no file to be named after (as stdin).
  */
-export async function openManifestInput(input: ManifestInput, allowOutsideFiles = false): Promise<{ manifest: Manifest; arg: string }> {
+export async function openManifestInput(
+  input: ManifestInput,
+  allowOutsideFiles = false,
+): Promise<{ manifest: Manifest; arg: string }> {
   if (typeof input === 'string') {
-    if (input === STDIN_MANIFEST) throw new UsageError('manifest: "-" (stdin) is for the command line; give the jobs as an iterable instead');
+    if (input === STDIN_MANIFEST) {
+      throw new UsageError('manifest: "-" (stdin) is for the command line; give the jobs as an iterable instead');
+    }
     return { manifest: await openManifest(input, { allowOutsideFiles }), arg: input };
   }
   if (Symbol.iterator in input || Symbol.asyncIterator in input) {
     const lines = Readable.from(jsonLines(input));
-    return { manifest: await openManifest(STDIN_MANIFEST, { allowOutsideFiles, input: lines, inputName: JOBS_NAME }), arg: STDIN_MANIFEST };
+    const manifest = await openManifest(STDIN_MANIFEST, { allowOutsideFiles, input: lines, inputName: JOBS_NAME });
+    return { manifest, arg: STDIN_MANIFEST };
   }
-  // A copy as JSON holds: later changes to the caller's object cannot reach the jobs, and only plain data comes through.
+  // A copy through JSON: the caller's later changes cannot reach the jobs, and only plain data comes through.
   const root: unknown = JSON.parse(JSON.stringify(input));
   return { manifest: await openManifest(OBJECT_NAME, { allowOutsideFiles, root }), arg: STDIN_MANIFEST };
 }

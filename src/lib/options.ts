@@ -160,8 +160,12 @@ export const DEFAULT_MAX_RESULT_MB = DEFAULT_MAX_RESULT_BYTES / MIB;
 
 type RunNumber = 'pollMs' | 'maxResultMb' | 'retries';
 
-/** A run's numeric options, checked and with their defaults: from the flags (`label` names each as given) or the library's options. */
-export function runNumbers(given: Partial<Record<RunNumber, unknown>>, sim: boolean, label: (option: RunNumber) => string) {
+/** A run's numeric options, checked, with their defaults: from the flags (`label` names each as given) or the library. */
+export function runNumbers(
+  given: Partial<Record<RunNumber, unknown>>,
+  sim: boolean,
+  label: (option: RunNumber) => string,
+) {
   const pollMs = parseNumber(label('pollMs'), given.pollMs, BOUNDS.pollMs);
   const maxResultMb = parseNumber(label('maxResultMb'), given.maxResultMb, BOUNDS.maxResultMb) ?? DEFAULT_MAX_RESULT_MB;
   return {

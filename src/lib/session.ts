@@ -9,7 +9,7 @@ import type { Simulator } from '../sim/index.js';
 import type { Ledger, LockHolder } from '../store/index.js';
 import { claimLedger, discardLedger, lockedOrCopy, manifestPaths, openLedgerFor } from './ledger.js';
 
-/** Where the service is: the built-in simulator, started in this process on a loopback port, or a base URL with its token. */
+/** Where the service is: the built-in simulator, started in this process on a loopback port, or a URL with a token. */
 export type ServiceAddress = { sim: true } | { baseUrl: string; token: string };
 
 export interface ServiceSession {
@@ -43,7 +43,7 @@ export async function openService(address: ServiceAddress, clock?: Clock): Promi
 
 export interface WorkRequest {
   manifest: Manifest;
-  /** As given: its path, or `-` for jobs from no file (stdin, an object, an iterable), which `db` (and for a run `out`) then name. */
+  /** Its path as given, or `-` for jobs from no file (stdin, a value, an iterable), which `db` and `out` name. */
   manifestArg: string;
   db?: string | undefined;
   out?: string | undefined;

@@ -19,15 +19,18 @@ const MODULES = path.join(ROOT, 'node_modules');
  * `@types/node`) are copied in the same way for the project's type check.
  */
 export async function installPacked(workDir: string, devTypes: readonly string[]): Promise<string> {
-  const packed = await exec('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', workDir], { cwd: ROOT });
+  const pack = ['pack', '--ignore-scripts', '--silent', '--pack-destination', workDir];
+  const packed = await exec('npm', pack, { cwd: ROOT });
   const tarball = path.join(workDir, packed.stdout.trim().split('\n').at(-1) ?? '');
   const project = path.join(workDir, 'project');
   await mkdir(path.join(project, 'node_modules', '.bin'), { recursive: true });
   const devDependencies: Record<string, string> = {};
   for (const name of devTypes) devDependencies[name] = (await packageJson(path.join(MODULES, name))).version;
-  await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', devDependencies }));
+  const manifest = { name: 'consumer', private: true, type: 'module', devDependencies };
+  await writeFile(path.join(project, 'package.json'), JSON.stringify(manifest));
   const names = [...(await productionPackages()), ...devTypes, ...(await dependenciesOf(devTypes))];
-  await Promise.all(names.map((name) => cp(path.join(MODULES, name), path.join(project, 'node_modules', name), { recursive: true, dereference: true })));
+  const copy = (name: string) => cp(path.join(MODULES, name), path.join(project, 'node_modules', name), { recursive: true, dereference: true });
+  await Promise.all(names.map(copy));
   await copyCommandLinks(new Set(names), path.join(project, 'node_modules', '.bin'));
   await exec('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: project });
   return project;
@@ -38,14 +41,17 @@ export async function sha256(file: string): Promise<string> {
   return createHash('sha256').update(await readFile(file)).digest('hex');
 }
 
-async function packageJson(dir: string): Promise<{ version: string; dependencies?: Record<string, string> }> {
-  return JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as { version: string; dependencies?: Record<string, string> };
+type PackageJson = { version: string; dependencies?: Record<string, string> };
+
+async function packageJson(dir: string): Promise<PackageJson> {
+  return JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as PackageJson;
 }
 
 /** The top-level folders of node_modules that the package's dependencies need (nested ones come inside them). */
 async function productionPackages(): Promise<string[]> {
   // npm ls exits 1 when the shared tree holds anything extraneous; its list is complete all the same.
-  const listed = await exec('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+  const listing = exec('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT });
+  const listed = await listing.catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
   const names = listed.stdout
     .split('\n')
     .map((line) => line.split(`${path.sep}node_modules${path.sep}`))
@@ -55,8 +61,8 @@ async function productionPackages(): Promise<string[]> {
 }
 
 async function dependenciesOf(names: readonly string[]): Promise<string[]> {
-  const all = await Promise.all(names.map(async (name) => Object.keys((await packageJson(path.join(MODULES, name))).dependencies ?? {})));
-  return all.flat();
+  const of = async (name: string) => Object.keys((await packageJson(path.join(MODULES, name))).dependencies ?? {});
+  return (await Promise.all(names.map(of))).flat();
 }
 
 /** The `.bin` links of the copied packages: npm relinks (and unpacks again) a package whose command link is missing. */

@@ -75,10 +75,14 @@ describe('mediabatch as an installed package, used from TypeScript', () => {
     expect(result['sentBeforeResume']).toSatisfy((sent: number) => sent > 0 && sent < 8);
     expect(result['resumed']).toMatchObject({ exitCode: 0, counts: { done: 8, in_doubt: 0, failed: 0 } });
     expect({ accepted: result['accepted'], duplicates: result['duplicates'] }).toEqual({ accepted: 8, duplicates: 0 });
-    const events = result['events'] as { kind: string; id?: string }[];
+    const events = result['events'] as { kind: string; id?: string; priceMicro?: number }[];
     const idsOf = (kind: string) => events.filter((event) => event.kind === kind).map((event) => event.id).sort();
     expect(idsOf('submitted')).toEqual(ids);
     expect(idsOf('done')).toEqual(ids);
+    // Each job's price came with its submit: together, what the ledger counts as spent.
+    const prices = events.filter((event) => event.kind === 'submitted').map((event) => event.priceMicro ?? 0);
+    expect(prices.reduce((a, b) => a + b, 0)).toBe((result['resumed'] as { spentMicro: number }).spentMicro);
+    expect(prices.every((price) => price > 0)).toBe(true);
     expect(result['files']).toEqual(ids.map((id) => `${id}.wav`));
     expect(result['invalid']).toMatchObject({ exitCode: 2, fields: expect.arrayContaining(['speed']) });
   }, 60_000);
