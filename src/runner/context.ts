@@ -52,6 +52,8 @@ export type RunEvent =
   | { kind: 'retry'; what: string; attempt: number; delayMs: number; reason: string }
   /** A whole class of requests waits until `untilMs`; `reason` reads after "paused by". */
   | { kind: 'paused'; what: PacedClass; untilMs: number; reason: string }
+  /** The first request of a class told paused goes again. */
+  | { kind: 'resumed'; what: PacedClass }
   | { kind: 'warning'; message: string }
   /** The webhook receiver listens (before the first submit); `address` is host:port as bound. */
   | { kind: 'webhooks_listening'; address: string; path: string }
