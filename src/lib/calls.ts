@@ -66,8 +66,7 @@ export async function estimate(input: ManifestInput, options: EstimateOptions = 
   requireNames(input, options, false);
   const events = guardedEvents(options);
   return withWork(await workRequest(input, options, false, events.emit), async (work) => {
-    const request = { ...asked, manifest: work.manifest, ledger: work.ledger, service: work.service };
-    const estimated = runner.estimate({ ...request, signal: events.signal, onEvent: events.emit });
+    const estimated = runner.estimate({ ...asked, ...parts(work), signal: events.signal, onEvent: events.emit });
     const { report, jobs } = await estimated.catch((error: unknown) => {
       events.throwIfFailed();
       throw error;
