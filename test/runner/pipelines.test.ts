@@ -9,6 +9,7 @@ import { mulberry32 } from '../../src/sim/timers.js';
 import { openSqliteLedger } from '../../src/store/index.js';
 import { estimateInProcess, runInProcess } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
+import { startWebhookRun } from '../webhooks/helpers.js';
 
 const DEFAULTS = [
   'defaults:',
@@ -209,6 +210,23 @@ describe('pipelines: a job takes another job\'s result', () => {
     const reason = `input "first_frame_image" from "poster": ${path.join(outDir, 'poster.png')} changed since it was downloaded`;
     expect(events.filter((event) => event.kind === 'skipped')).toEqual([{ kind: 'skipped', id: 'poster-moving', reason }]);
     expect(sim.stats.accepted.map((job) => job.type)).toEqual(['txt2img']);
+  });
+
+  it('with webhooks, the delivery that settles the image sends the video, no status call made', async () => {
+    const sim = await workspace.startSim({ pendingMs: { txt2img: 10, img2video: 10 }, processingMs: { txt2img: 20, img2video: 20 } });
+    const manifest = await manifestOf([
+      '{ id: poster, type: txt2img, prompt: "a lighthouse at dusk" }',
+      '{ id: poster-moving, type: img2video, prompt: "waves break", first_frame_image: { from: poster } }',
+    ]);
+    const hooked = await startWebhookRun({ sim, manifest });
+    try {
+      const { summary } = await hooked.done;
+      expect(summary.counts).toMatchObject({ done: 2 });
+      expect(indexOf(hooked.events, 'submitting', 'poster-moving')).toBeGreaterThan(indexOf(hooked.events, 'done', 'poster'));
+      expect(sim.stats.calls.status).toBe(0);
+    } finally {
+      await hooked.ledger.close();
+    }
   });
 });
 
