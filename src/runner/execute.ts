@@ -134,7 +134,8 @@ function submitter(
       take: (cls, signal) => deps.pace.take(cls, signal),
       work: async (row, stop) => {
         const again = requeued.delete(row.id);
-        if (!planned && !again) toSend[row.type] = (toSend[row.type] ?? 0) + 1;
+        // A dependent a retry pass makes ready was counted by the plan already.
+        if (!planned && !again && row.state === 'failed') toSend[row.type] = (toSend[row.type] ?? 0) + 1;
         const from: readonly ReservableState[] = again ? ['pending'] : fromState(row);
         const submitted = submitRow(sending, row, { from, stop, track });
         // A fatal failure is the guard's (the run halts); the lane just goes on to see the stop.

@@ -33,6 +33,8 @@ export async function jobToSend(deps: DependentDeps, row: JobRow): Promise<Mater
   if ('blocked' in put || !row.priceBound) return put;
   const price = await deps.price(put.job);
   await deps.ledger.priceForSend(row.id, price);
+  // The row a 429 gives back to its lane is this one: priced once.
+  row.priceBound = false;
   const boundUsd = microToUsd(row.priceMicro ?? 0);
   deps.emit({ kind: 'repriced', id: row.id, boundUsd, priceUsd: microToUsd(price.priceMicro) });
   return put;
