@@ -104,6 +104,7 @@ const counts = z.strictObject({
   in_doubt: count('May have reached the service; never sent again automatically'),
   skipped: count('Left out by --partial'),
   submitting: count('Caught mid-submit: the next run marks them in doubt'),
+  blocked: count('Waiting for an input (another job\'s result) that failed or was left out'),
 });
 
 export const statusJobSchema = z.strictObject({
@@ -113,7 +114,7 @@ export const statusJobSchema = z.strictObject({
   request_id: nullable(z.string(), 'The service\'s request id once it answered'),
   price: nullable(money('The price it was reserved at'), 'null before it was priced'),
   output: nullable(z.string(), 'Path of the downloaded result'),
-  error: nullable(z.string(), 'Why it failed, is in doubt, or was not collected'),
+  error: nullable(z.string(), 'Why it failed, is in doubt, is blocked, or was not collected'),
   tags: z.array(z.string()).describe("The job's tags from the manifest"),
   model: nullable(z.string(), 'null for a job recorded without one'),
   price_source: nullable(priceSource, 'null before it was priced'),

@@ -40,6 +40,7 @@ export async function summarize(
     budgetMicro,
     inDoubt: await listed({ states: ['in_doubt'] }),
     failed: await listed({ states: ['failed'] }),
+    blocked: await listed({ states: ['blocked'] }),
     notCollected: await listed({ issue: 'not_collected' }),
     statusUnknown: await listed({ issue: 'status_unknown' }),
     dropped: await listed({ scope: 'dropped' }),

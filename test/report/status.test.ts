@@ -4,6 +4,7 @@ import { runCsvChunks } from '../../src/report/csv.js';
 import { statusJsonChunks } from '../../src/report/documents.js';
 import { formatStatusText, statusMarkdown, submittedLines, type ListedJobs, type StatusJob, type StatusSummary } from '../../src/report/status.js';
 import { textOf } from '../helpers/chunks.js';
+import { expectDocument } from '../helpers/documents.js';
 
 interface StatusJsonJob {
   id: string;
@@ -23,6 +24,7 @@ function summaryOf(base: Pick<StatusSummary, 'counts' | 'spentMicro' | 'budgetMi
     ...base,
     inDoubt: listed((job) => job.state === 'in_doubt'),
     failed: listed((job) => job.state === 'failed'),
+    blocked: listed((job) => job.state === 'blocked'),
     notCollected: listed((job) => job.state === 'submitted' && job.issue === 'not_collected'),
     statusUnknown: listed((job) => job.state === 'submitted' && job.issue === 'status_unknown'),
     dropped: listed((job) => job.inManifest === false),
@@ -89,7 +91,7 @@ describe('the status and run documents', () => {
   it("has the run and status fields scripts rely on", async () => {
     const json = await statusJson(SUMMARY);
     expect(Object.keys(json)).toEqual(['schema_version', 'counts', 'spent', 'budget', 'jobs']);
-    expect(json.counts).toEqual({ pending: 1, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0, submitting: 0 });
+    expect(json.counts).toEqual({ pending: 1, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0, submitting: 0, blocked: 0 });
     expect(json.jobs[1]).toEqual({
       id: 'waves',
       type: 'img2video',
@@ -244,5 +246,49 @@ describe('the run CSV', () => {
     expect(lines).toHaveLength(2_501);
     expect(lines.filter((line) => line.startsWith('id,'))).toHaveLength(1);
     expect(lines.at(-1)).toMatch(/^job-2499,/);
+  });
+});
+
+describe('blocked jobs', () => {
+  const waiting = summaryOf(
+    {
+      counts: { pending: 0, submitting: 0, submitted: 0, done: 1, failed: 1, in_doubt: 0, skipped: 0, blocked: 1 },
+      spentMicro: 200_000,
+      budgetMicro: null,
+    },
+    [
+      { id: 'narration', type: 'txt2audio', state: 'done', requestId: 'r-1', priceMicro: 100_000, output: '/data/show.out/narration.mp3', error: null },
+      { id: 'poster', type: 'txt2img', state: 'failed', requestId: 'r-2', priceMicro: 100_000, output: null, error: 'WORKER_ERROR: out of memory' },
+      { id: 'talking', type: 'aud2video', state: 'blocked', requestId: null, priceMicro: 400_000, output: null, error: 'input "first_frame_image" failed: WORKER_ERROR: out of memory' },
+    ],
+  );
+
+  it('are counted, listed with the reason and what sends them', () => {
+    const text = formatStatusText(waiting, { color: false });
+    expect(text).toContain('  skipped       0\n  blocked       1\n');
+    expect(text).toContain(`Blocked: 1 job(s)
+These jobs take another job's result, which failed or was left out: nothing was sent or reserved for them.
+A run that sends that input again (--retries, --redo) sends them once it is done.
+  id       type       reason
+  talking  aud2video  input "first_frame_image" failed: WORKER_ERROR: out of memory`);
+    expect(statusMarkdown(waiting, 'show.yaml')).toContain(`| blocked | 1 |`);
+    expect(statusMarkdown(waiting, 'show.yaml')).toContain(`## Blocked (an input failed or was left out): 1
+
+| id | type | price | request id | reason |
+| --- | --- | ---: | --- | --- |
+| talking | aud2video | $0.40 |  | input "first_frame_image" failed: WORKER_ERROR: out of memory |`);
+  });
+
+  it('are in the documents and the CSV with their reason', async () => {
+    const json = expectDocument<{ counts: Record<string, number>; jobs: StatusJsonJob[] }>('status', await textOf(statusJsonChunks(waiting, waiting.rows)));
+    expect(json.counts['blocked']).toBe(1);
+    expect(json.jobs[2]).toMatchObject({ id: 'talking', state: 'blocked', error: 'input "first_frame_image" failed: WORKER_ERROR: out of memory' });
+    expect((await jobsCsv(waiting.rows)).split('\n')[3]).toBe(
+      'talking,aud2video,,blocked,0.4,,,,"input ""first_frame_image"" failed: WORKER_ERROR: out of memory",,,,yes',
+    );
+  });
+
+  it('leave the state table as it was while there are none', () => {
+    expect(formatStatusText(SUMMARY, { color: false })).not.toContain('blocked');
   });
 });

@@ -58,6 +58,7 @@ td.text.open .clamp { -webkit-line-clamp: unset; }
 .state { display: inline-block; border-radius: 10px; padding: 1px 8px; font-size: 12px; border: 1px solid currentColor; white-space: nowrap; }
 .state.done { color: var(--done); } .state.failed { color: var(--failed); font-weight: 600; } .state.in_doubt { color: var(--doubt); font-weight: 600; }
 .state.submitted, .state.submitting { color: var(--running); } .state.pending, .state.skipped { color: var(--idle); }
+.state.blocked { color: var(--doubt); border-style: dashed; }
 .tag { font: inherit; font-size: 12px; border: 1px solid var(--line); background: var(--panel); color: var(--fg); border-radius: 10px; padding: 0 8px; margin: 0 4px 4px 0; cursor: pointer; }
 .player { display: flex; flex-direction: column; gap: 2px; }
 .player audio { width: 220px; height: 32px; }
