@@ -3,6 +3,7 @@ import { JOB_STATES, type JobState } from '../jobs/states.js';
 import { formatUsd, type MicroUsd } from '../money.js';
 import { AMOUNTS, exactUsd, formatCount, markdownCell, markdownTable, paint, renderTable, tableOf } from './text.js';
 import type { Column, Style, Table } from './text.js';
+import { stepCountsTable, type StepFigures } from './steps.js';
 
 export interface StatusJob {
   id: string;
@@ -26,6 +27,9 @@ export interface StatusJob {
    * collected, or it could not say how the job is (404, unreachable). `error` holds the reason.
    */
   issue?: 'not_collected' | 'status_unknown' | null;
+  /** In a manifest whose jobs take others' results: its step (1 when it takes none), its inputs by field. */
+  step?: number | null;
+  inputs?: Readonly<Record<string, string>> | null;
 }
 
 /** At most this many jobs of a group are listed; the rest are counted (`status --json` lists every job). */
@@ -51,6 +55,8 @@ export interface StatusSummary {
   statusUnknown: ListedJobs;
   /** Jobs here the manifest no longer lists (sent before it changed, collected and kept all the same). */
   dropped: ListedJobs;
+  /** A manifest whose jobs take others' results: its jobs by step. */
+  steps?: StepFigures | undefined;
   /** Where results are: how many files, and the folder of the first. */
   results: { files: number; folder: string | null };
 }
@@ -110,7 +116,9 @@ const SECTIONS: readonly Section[] = [
  */
 export function formatStatusText(summary: StatusSummary, options: { color: boolean }): string {
   const { color } = options;
-  const parts = [`Jobs by state\n${renderTable(stateCounts(summary), color)}`, moneyLine(summary, color)];
+  const parts = [`Jobs by state\n${renderTable(stateCounts(summary), color)}`];
+  if (summary.steps !== undefined) parts.push(`Jobs by step\n${renderTable(stepCountsTable(summary.steps), color)}`);
+  parts.push(moneyLine(summary, color));
   for (const section of SECTIONS) {
     if (summary[section.group].total > 0) parts.push(sectionText(section, summary[section.group], color));
   }
@@ -232,6 +240,7 @@ export function statusMarkdown(summary: StatusSummary, title: string): string {
   const parts = [
     `# Status: ${markdownCell(title)}`,
     `## Jobs by state\n\n${markdownTable(stateCounts(summary))}`,
+    ...(summary.steps === undefined ? [] : [`## Jobs by step\n\n${markdownTable(stepCountsTable(summary.steps))}`]),
     `## Money\n\n${markdownTable({ ...AMOUNTS, rows: statusMoneyRows(summary) })}`,
   ];
   if (summary.inDoubt.total > 0) parts.push(jobSection('In doubt (may have been paid; sent again only with --resubmit-in-doubt)', summary.inDoubt));

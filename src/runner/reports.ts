@@ -2,12 +2,13 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { usdToMicro, type MicroUsd } from '../money.js';
-import type { CostReport, CostReportJob } from '../pricing/report.js';
+import type { CostReportJob } from '../pricing/report.js';
 import type { PriceSource } from '../pricing/types.js';
-import { estimateMarkdown } from '../report/cost-report.js';
+import { estimateMarkdown, type EstimateReport } from '../report/cost-report.js';
 import { estimateCsvChunks, groupsCsvChunks, runCsvChunks } from '../report/csv.js';
 import { estimateJsonChunks, statusJsonChunks, type RunDocumentExtras } from '../report/documents.js';
 import { renderReviewPage, type ReviewJob } from '../report/review-page/render.js';
+import { addToSteps, newStepFigures, type StepFigures } from '../report/steps.js';
 import { failureText, LISTED_JOBS, type ListedJobs, type StatusJob, type StatusSummary } from '../report/status.js';
 import type { JobQuery, JobRow, JobState, SendSelection } from '../store/index.js';
 import type { LedgerHandle, ListingLedger, PlanLedger } from '../store/index.js';
@@ -44,12 +45,31 @@ export async function summarize(
     notCollected: await listed({ issue: 'not_collected' }),
     statusUnknown: await listed({ issue: 'status_unknown' }),
     dropped: await listed({ scope: 'dropped' }),
+    steps: await stepFigures(ledger, 'report'),
     results: { files: counts.done, folder: firstResult?.resultPath == null ? null : path.dirname(firstResult.resultPath) },
   };
 }
 
+// Until the ledger records a pipeline's references, rows may lack these fields.
+type PipelineRow = JobRow & Partial<{ step: number | null; inputs: Record<string, string> | null; priceBound: boolean }>;
+type GraphReader = { readInputs?: (after: string, limit: number) => Promise<readonly unknown[]> };
+
+/**
+ * A manifest whose jobs take others' results, by step (one walk of the ledger); undefined for a
+ * manifest without inputs, whose reports show no step and pay for no walk.
+ */
+export async function stepFigures(ledger: ListingLedger, scope: 'manifest' | 'report'): Promise<StepFigures | undefined> {
+  const graph = ledger as ListingLedger & GraphReader;
+  if (graph.readInputs === undefined || (await graph.readInputs('', 1)).length === 0) return undefined;
+  const figures = newStepFigures();
+  for await (const row of jobWindows(ledger, { scope }) as AsyncIterable<PipelineRow>) {
+    addToSteps(figures, { step: row.step ?? 1, state: row.state, priceMicro: row.priceMicro, upperBound: row.priceBound === true });
+  }
+  return figures;
+}
+
 /** A ledger row as reports show it. */
-export function statusJobOf(row: JobRow): StatusJob {
+export function statusJobOf(row: PipelineRow): StatusJob {
   return {
     id: row.id,
     type: row.type,
@@ -65,6 +85,8 @@ export function statusJobOf(row: JobRow): StatusJob {
     retryable: row.retryable,
     refunded: row.refunded,
     tags: row.tags,
+    step: row.step ?? 1,
+    inputs: row.inputs ?? null,
   };
 }
 
@@ -88,7 +110,7 @@ export function estimateJobs(ledger: ListingLedger, send: SendSelection): AsyncI
   return mapRows(jobWindows(ledger, { scope: 'manifest', flagSend: send }), costJobOf);
 }
 
-export function costJobOf(row: JobRow): CostReportJob {
+export function costJobOf(row: PipelineRow): CostReportJob {
   return {
     id: row.id,
     type: row.type,
@@ -96,6 +118,8 @@ export function costJobOf(row: JobRow): CostReportJob {
     priceMicro: row.priceMicro ?? 0,
     source: (row.priceSource ?? 'quoted') as PriceSource,
     toSend: row.toSend === true,
+    step: row.step ?? 1,
+    upperBound: row.priceBound === true,
   };
 }
 
@@ -147,7 +171,7 @@ export async function writeRunReports(
   const jobs = (reads: AsyncIterable<Read>): AsyncIterable<StatusJob> => mapRows(reads, (read) => read.job);
   const readers = [
     (reads: AsyncIterable<Read>) => writeReportFile(paths.runJson, statusJsonChunks(summary, jobs(reads), run)),
-    (reads: AsyncIterable<Read>) => writeReportFile(paths.runCsv, runCsvChunks(jobs(reads))),
+    (reads: AsyncIterable<Read>) => writeReportFile(paths.runCsv, runCsvChunks(jobs(reads), summary.steps !== undefined)),
   ];
   if (page !== undefined && pageFile !== undefined) {
     readers.push((reads) => writeReviewPage(ledger, pageFile, page, mapRows(reads, (read) => read.row)));
@@ -204,10 +228,10 @@ export interface EstimateFiles {
 }
 
 /** `<name>.estimate.json`, `.csv`, `.groups.csv` and `.md`; `jobs` gives a fresh pass over the jobs each call. */
-export async function writeEstimateReports(paths: EstimateFiles, report: CostReport, jobs: () => AsyncIterable<CostReportJob>, title: string): Promise<void> {
+export async function writeEstimateReports(paths: EstimateFiles, report: EstimateReport, jobs: () => AsyncIterable<CostReportJob>, title: string): Promise<void> {
   await readTogether(jobs(), [
     (rows) => writeReportFile(paths.estimateJson, estimateJsonChunks(report, rows)),
-    (rows) => writeReportFile(paths.estimateCsv, estimateCsvChunks(rows)),
+    (rows) => writeReportFile(paths.estimateCsv, estimateCsvChunks(rows, report.steps !== undefined)),
   ]);
   await writeReportFile(paths.estimateGroupsCsv, groupsCsvChunks(report.byGroup));
   await writeReportFile(paths.estimateMd, estimateMarkdown(report, title));

@@ -1,7 +1,9 @@
 import { parse } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCsvChunks } from '../../src/report/csv.js';
-import { statusJsonChunks } from '../../src/report/documents.js';
+import type { JobState } from '../../src/jobs/states.js';
+import { runCsvChunks, RUN_CSV_COLUMNS } from '../../src/report/csv.js';
+import { jsonLines, statusJsonChunks } from '../../src/report/documents.js';
+import { addToSteps, newStepFigures } from '../../src/report/steps.js';
 import { formatStatusText, statusMarkdown, submittedLines, type ListedJobs, type StatusJob, type StatusSummary } from '../../src/report/status.js';
 import { textOf } from '../helpers/chunks.js';
 import { expectDocument } from '../helpers/documents.js';
@@ -290,5 +292,59 @@ A run that sends that input again (--retries, --redo) sends them once it is done
 
   it('leave the state table as it was while there are none', () => {
     expect(formatStatusText(SUMMARY, { color: false })).not.toContain('blocked');
+  });
+});
+
+describe('a manifest whose jobs take others\' results', () => {
+  const rows: StatusJob[] = [
+    { id: 'narration', type: 'txt2audio', state: 'done', requestId: 'r-1', priceMicro: 100_000, output: '/data/show.out/narration.mp3', error: null, step: 1, inputs: null },
+    { id: 'poster', type: 'txt2img', state: 'done', requestId: 'r-2', priceMicro: 100_000, output: '/data/show.out/poster.png', error: null, step: 1, inputs: null },
+    { id: 'talking', type: 'aud2video', state: 'submitted', requestId: 'r-3', priceMicro: 400_000, output: null, error: null, step: 2, inputs: { audio: 'narration', first_frame_image: 'poster' } },
+  ];
+  const steps = newStepFigures();
+  for (const job of rows) addToSteps(steps, { step: job.step ?? 1, state: job.state as JobState, priceMicro: job.priceMicro, upperBound: false });
+  const piped: Summed = {
+    ...summaryOf({ counts: { pending: 0, submitting: 0, submitted: 1, done: 2, failed: 0, in_doubt: 0, skipped: 0, blocked: 0 }, spentMicro: 600_000, budgetMicro: null }, rows),
+    steps,
+  };
+
+  it('counts each step\'s jobs by state, in the text and the markdown', () => {
+    expect(formatStatusText(piped, { color: false })).toContain(`Jobs by step
+  step  jobs  submitted  done
+  1        2          0     2
+  2        1          1     0
+
+Spent $0.60 (no budget set)`);
+    expect(statusMarkdown(piped, 'show.yaml')).toContain(`## Jobs by step
+
+| step | jobs | submitted | done |
+| --- | ---: | ---: | ---: |
+| 1 | 2 | 0 | 2 |
+| 2 | 1 | 1 | 0 |`);
+  });
+
+  it('gives the steps and each job\'s step and inputs in the documents, the JSON lines and the CSV', async () => {
+    const json = expectDocument<{ steps: Record<string, Record<string, number>>; jobs: Record<string, unknown>[] }>(
+      'run',
+      await textOf(statusJsonChunks(piped, piped.rows, { finished: true })),
+    );
+    expect(json.steps['1']).toMatchObject({ done: 2, submitted: 0, blocked: 0 });
+    expect(json.steps['2']).toMatchObject({ done: 0, submitted: 1 });
+    expect(json.jobs.map((job) => [job['id'], job['step'], job['inputs']])).toEqual([
+      ['narration', 1, {}],
+      ['poster', 1, {}],
+      ['talking', 2, { audio: 'narration', first_frame_image: 'poster' }],
+    ]);
+    expect(JSON.parse((await textOf(jsonLines(piped.rows, true))).split('\n')[2]!)).toEqual(json.jobs[2]);
+    const csv = (await textOf(runCsvChunks(piped.rows, true))).split('\n');
+    expect(csv[0]).toBe(`${RUN_CSV_COLUMNS.join(',')},step,inputs`);
+    expect(csv[1]).toMatch(/,yes,1,$/);
+    expect(csv[3]).toMatch(/,yes,2,audio=narration;first_frame_image=poster$/);
+  });
+
+  it('shows no step for a manifest without inputs', async () => {
+    const text = await textOf(statusJsonChunks(SUMMARY, SUMMARY.rows));
+    expect(text).not.toMatch(/step|inputs/);
+    expect((await jobsCsv(SUMMARY.rows)).split('\n')[0]).toBe(RUN_CSV_COLUMNS.join(','));
   });
 });

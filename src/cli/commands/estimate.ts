@@ -1,12 +1,12 @@
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import { ExitCode } from '../../errors.js';
-import type { CostReport, CostReportJob } from '../../pricing/report.js';
-import { estimateMarkdown, formatCostReport } from '../../report/cost-report.js';
+import type { CostReportJob } from '../../pricing/report.js';
+import { estimateMarkdown, formatCostReport, type EstimateReport } from '../../report/cost-report.js';
 import { estimateCsvChunks } from '../../report/csv.js';
 import { estimateJsonChunks } from '../../report/documents.js';
 import { estimate } from '../../runner/index.js';
-import { writeEstimateReports } from '../../runner/reports.js';
+import { stepFigures, writeEstimateReports } from '../../runner/reports.js';
 import { printEvent } from '../event-text.js';
 import type { CommandContext } from '../app.js';
 import { parseConcurrency, parseSelection, resolveFormat, withFormatOption, withWorkOptions } from '../options.js';
@@ -25,7 +25,7 @@ export async function handler(args: EstimateArgs, { clock }: CommandContext): Pr
   const select = parseSelection(args);
   return withWorkSession(args, { command: 'estimate', run: false, clock }, async (session) => {
     const { ticker } = session;
-    const { report, firstJobs, jobs } = await estimate({
+    const { report: costs, firstJobs, jobs } = await estimate({
       manifest: session.manifest,
       ledger: session.ledger,
       service: session.service,
@@ -40,6 +40,7 @@ export async function handler(args: EstimateArgs, { clock }: CommandContext): Pr
         printEvent(event, clock.nowMs());
       },
     }).finally(() => ticker.stop());
+    const report: EstimateReport = { ...costs, steps: await stepFigures(session.ledger, 'manifest') };
     const title = path.basename(session.paths.manifest);
     await writeEstimateReports(session.paths, report, jobs, title);
     await print(report, { firstJobs, jobs }, format, title);
@@ -51,7 +52,7 @@ export async function handler(args: EstimateArgs, { clock }: CommandContext): Pr
 
 /** The JSON and the CSV list every job, read from the ledger a window at a time (a fresh pass each). */
 function print(
-  report: CostReport,
+  report: EstimateReport,
   rows: { firstJobs: readonly CostReportJob[]; jobs: () => AsyncIterable<CostReportJob> },
   format: ReturnType<typeof resolveFormat<'table' | 'json' | 'csv' | 'md'>>,
   title: string,
@@ -60,7 +61,7 @@ function print(
     case 'json':
       return writeStdoutChunks(estimateJsonChunks(report, rows.jobs()));
     case 'csv':
-      return writeStdoutChunks(estimateCsvChunks(rows.jobs()));
+      return writeStdoutChunks(estimateCsvChunks(rows.jobs(), report.steps !== undefined));
     case 'md':
       return writeStdout(estimateMarkdown(report, title));
     case 'table':
