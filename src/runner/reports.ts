@@ -279,7 +279,7 @@ function beside(file: string, dir: string): string {
 }
 
 /** What the page shows of a ledger row; the model and a prompt come from the request's parameters. */
-export function reviewJob(row: JobRow): ReviewJob {
+export function reviewJob(row: PipelineRow): ReviewJob {
   const params = paramsOf(row);
   return {
     id: row.id,
@@ -298,6 +298,7 @@ export function reviewJob(row: JobRow): ReviewJob {
     error: failureText({ error: row.lastError, retryable: row.retryable, refunded: row.refunded }),
     output: row.resultPath,
     inManifest: row.inManifest,
+    inputs: row.inputs ?? null,
   };
 }
 
