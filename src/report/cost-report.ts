@@ -41,7 +41,7 @@ const JOB_COLUMNS: Column<CostReportJob>[] = [
   { header: 'id', cell: (job) => job.id },
   { header: 'type', cell: (job) => job.type },
   { header: 'model', cell: (job) => job.model },
-  { header: 'price', cell: (job) => `${job.upperBound === true ? '≤ ' : ''}${formatUsd(job.priceMicro)}`, right: true },
+  { header: 'price', cell: (job) => (job.upperBound === true ? '≤ ' : '') + formatUsd(job.priceMicro), right: true },
   { header: 'source', cell: (job) => job.source },
   { header: '', cell: (job) => (job.toSend ? '' : 'already sent') },
 ];
@@ -103,7 +103,8 @@ function moneyLines(report: EstimateReport, color: boolean): string[] {
 
 /** Why some prices are marked `≤`: said once, in the text and the markdown. */
 function upperBoundsText(jobs: number): string {
-  return `≤ ${formatCount(jobs)} job(s) are priced at the catalogue's upper bound: their price depends on an input not made yet.\n` +
+  const what = `≤ ${formatCount(jobs)} job(s) are priced at the catalogue's upper bound`;
+  return `${what}: their price depends on an input not made yet.\n` +
     'The budget reserves the bound; a run prices each for real before sending it and releases the rest.';
 }
 

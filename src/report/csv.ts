@@ -46,7 +46,9 @@ function jsonCsvChunks<T, J>(rows: Rows<T>, toJson: (row: T) => J, keys: readonl
   const cell = (value: unknown): string => {
     if (value === null || value === undefined) return '';
     if (typeof value === 'boolean') return value ? 'yes' : 'no';
-    if (typeof value === 'object' && !Array.isArray(value)) return Object.entries(value).map(([k, v]) => `${k}=${String(v)}`).join(';');
+    if (typeof value === 'object' && !Array.isArray(value)) {
+      return Object.entries(value).map(([key, item]) => `${key}=${String(item)}`).join(';');
+    }
     return [value].flat().join(';');
   };
   const record = (row: T): string[] => {
@@ -72,7 +74,7 @@ export function runCsvChunks(rows: Rows<StatusJob>, steps = false): AsyncGenerat
 
 const ESTIMATE_CSV = ['id', 'type', 'model', 'price', 'price_source', 'to_send'] as const;
 
-/** `<name>.estimate.csv` and `estimate --format csv`: one job a row with its price; with `steps`, its step and its bound. */
+/** `<name>.estimate.csv` and `estimate --format csv`: one job a row with its price; with `steps`, its step and bound. */
 export function estimateCsvChunks(rows: Rows<CostReportJob>, steps = false): AsyncGenerator<string> {
   if (!steps) return jsonCsvChunks(rows, estimateJobJson, ESTIMATE_CSV);
   return jsonCsvChunks(rows, (job) => estimateJobJson(job, true), [...ESTIMATE_CSV, 'step', 'upper_bound']);

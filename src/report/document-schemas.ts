@@ -130,7 +130,7 @@ export const statusJobSchema = z.strictObject({
   refunded: nullable(z.boolean(), 'Whether the service refunded its failure; a failure both retryable and refunded is sent again (run --retries, and any later run)'),
   step: count('Its step, when jobs of the manifest take others\' results: 1 for a job that takes none').optional(),
   inputs: z.record(z.string(), z.string()).optional()
-    .describe('The jobs whose results it takes, by field (`first_frame_image`, `images.1`, `text`); present with `step`'),
+    .describe('The jobs whose results it takes, by field (`first_frame_image`, `images.1`, `text`); with `step`'),
 });
 
 const errorSchema = z.strictObject({

@@ -158,7 +158,7 @@ export type RunDocumentExtras = Pick<RunDocument, 'finished' | 'error'>;
  * few hundred bytes, so a reader of a million-job run.json need not parse the rest.
  */
 export function statusJsonChunks(summary: StatusSummary, rows: Rows<StatusJob>, run?: RunDocumentExtras): AsyncGenerator<string> {
-  const { counts } = summary;
+  const { counts, steps } = summary;
   const document: StatusDocument | RunDocument = {
     schema_version: SCHEMA_VERSION,
     // `submitting` is counted apart: jobs a crash caught mid-submit.
@@ -175,11 +175,10 @@ export function statusJsonChunks(summary: StatusSummary, rows: Rows<StatusJob>, 
     spent: microToUsd(summary.spentMicro),
     budget: summary.budgetMicro === null ? null : microToUsd(summary.budgetMicro),
     ...(run === undefined ? {} : { kind: 'run', finished: run.finished, error: run.error }),
-    ...(summary.steps === undefined ? {} : { steps: Object.fromEntries(stepsInOrder(summary.steps).map(([step, t]) => [step, t.counts])) }),
+    ...(steps === undefined ? {} : { steps: Object.fromEntries(stepsInOrder(steps).map(([step, t]) => [step, t.counts])) }),
     jobs: [],
   };
-  const steps = summary.steps !== undefined;
-  return jsonListDocument(document, rows, (job) => statusJobJson(job, steps));
+  return jsonListDocument(document, rows, (job) => statusJobJson(job, steps !== undefined));
 }
 
 /**

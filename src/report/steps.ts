@@ -29,7 +29,8 @@ export function addToSteps(
 ): void {
   let totals = figures.byStep.get(job.step);
   if (totals === undefined) {
-    totals = { jobs: 0, totalMicro: 0, counts: Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number> };
+    const counts = Object.fromEntries(JOB_STATES.map((state) => [state, 0])) as Record<JobState, number>;
+    totals = { jobs: 0, totalMicro: 0, counts };
     figures.byStep.set(job.step, totals);
   }
   totals.jobs += 1;

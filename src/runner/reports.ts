@@ -58,12 +58,16 @@ type GraphReader = { readInputs?: (after: string, limit: number) => Promise<read
  * A manifest whose jobs take others' results, by step (one walk of the ledger); undefined for a
  * manifest without inputs, whose reports show no step and pay for no walk.
  */
-export async function stepFigures(ledger: ListingLedger, scope: 'manifest' | 'report'): Promise<StepFigures | undefined> {
+export async function stepFigures(
+  ledger: ListingLedger,
+  scope: 'manifest' | 'report',
+): Promise<StepFigures | undefined> {
   const graph = ledger as ListingLedger & GraphReader;
   if (graph.readInputs === undefined || (await graph.readInputs('', 1)).length === 0) return undefined;
   const figures = newStepFigures();
   for await (const row of jobWindows(ledger, { scope }) as AsyncIterable<PipelineRow>) {
-    addToSteps(figures, { step: row.step ?? 1, state: row.state, priceMicro: row.priceMicro, upperBound: row.priceBound === true });
+    const { state, priceMicro } = row;
+    addToSteps(figures, { step: row.step ?? 1, state, priceMicro, upperBound: row.priceBound === true });
   }
   return figures;
 }

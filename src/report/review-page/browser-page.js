@@ -112,15 +112,15 @@ function pipelineBox(row, meta, links) {
     const href = upstream?.[12] ?? null;
     const kind = upstream === undefined ? undefined : meta.kinds[upstream[1]];
     const name = href === null ? '' : decodeURIComponent(href.split('/').pop() ?? href);
-    const shown = kind?.media === 'image' ? el('img', { attrs: { src: href ?? '', loading: 'lazy', alt: `result of ${from}` } }) : name;
+    const thumbnail = () => el('img', { attrs: { src: href ?? '', loading: 'lazy', alt: `result of ${from}` } });
+    const shown = kind?.media === 'image' ? thumbnail() : name;
     const file = href === null ? [] : [' ', el('a', { attrs: { href, target: '_blank', rel: 'noopener' } }, [shown])];
     return el('li', { attrs: { 'data-field': field } }, [`${field} ← `, jobLink(from), ...file]);
   });
   const dependents = (links.dependents.get(row[0]) ?? []).map((id) => el('li', {}, [jobLink(id)]));
-  return el('div', { className: 'links' }, [
-    ...(inputs.length === 0 ? [] : [el('small', { text: 'inputs' }), el('ul', { className: 'inputs' }, inputs)]),
-    ...(dependents.length === 0 ? [] : [el('small', { text: 'dependents' }), el('ul', { className: 'dependents' }, dependents)]),
-  ]);
+  /** @param {string} name @param {HTMLLIElement[]} items */
+  const list = (name, items) => (items.length === 0 ? [] : [el('small', { text: name }), el('ul', { className: name }, items)]);
+  return el('div', { className: 'links' }, [...list('inputs', inputs), ...list('dependents', dependents)]);
 }
 
 /**
@@ -337,7 +337,8 @@ function renderPage(rows, meta, view, selected, ui, update, links) {
       const size = sizes.get(key) ?? 0;
       trs.push(el('tr', { className: 'group' }, [el('th', { text: `${key}${continued} · ${COUNT.format(size)} job${size === 1 ? '' : 's'}`, attrs: { colspan: '9' } })]));
     }
-    trs.push(jobRow(/** @type {RowTuple} */ (rows[/** @type {number} */ (order[at])]), meta, (tag) => update({ tag }), links));
+    const row = /** @type {RowTuple} */ (rows[/** @type {number} */ (order[at])]);
+    trs.push(jobRow(row, meta, (tag) => update({ tag }), links));
   }
   if (trs.length === 0) trs.push(el('tr', { className: 'empty' }, [el('td', { text: 'No job matches these filters.', attrs: { colspan: '9' } })]));
   ui.body.replaceChildren(...trs);

@@ -68,7 +68,7 @@ td.text.open .clamp { -webkit-line-clamp: unset; }
 .player .file { font-size: 11px; color: var(--accent); word-break: break-all; }
 .player.missing::after { content: "file not found beside this page"; font-size: 11px; color: var(--failed); }
 .links ul { list-style: none; margin: 0 0 4px; padding: 0; font-family: system-ui, sans-serif; }
-.links img { width: 48px; height: 48px; object-fit: cover; vertical-align: middle; margin-left: 4px; border-radius: 3px; }
+.links img { width: 48px; height: 48px; object-fit: cover; vertical-align: middle; margin-left: 4px; }
 .empty td { text-align: center; color: var(--muted); padding: 24px; }
 @media (max-width: 800px) { #summary { grid-template-columns: 1fr; } }
 `;
