@@ -52,7 +52,7 @@ export async function summarize(
 
 // Until the ledger records a pipeline's references, rows may lack these fields.
 type PipelineRow = JobRow & Partial<{ step: number | null; inputs: Record<string, string> | null; priceBound: boolean }>;
-type GraphReader = { readInputs?: (after: string, limit: number) => Promise<readonly unknown[]> };
+type GraphReader = { readInputs?: (after: undefined, limit: number) => Promise<readonly unknown[]> };
 
 /**
  * A manifest whose jobs take others' results, by step (one walk of the ledger); undefined for a
@@ -63,7 +63,7 @@ export async function stepFigures(
   scope: 'manifest' | 'report',
 ): Promise<StepFigures | undefined> {
   const graph = ledger as ListingLedger & GraphReader;
-  if (graph.readInputs === undefined || (await graph.readInputs('', 1)).length === 0) return undefined;
+  if (graph.readInputs === undefined || (await graph.readInputs(undefined, 1)).length === 0) return undefined;
   const figures = newStepFigures();
   for await (const row of jobWindows(ledger, { scope }) as AsyncIterable<PipelineRow>) {
     const { state, priceMicro } = row;
