@@ -4,7 +4,9 @@
  * runner that tries anything else fails loudly instead of corrupting what was paid for.
  */
 
-export const JOB_STATES = ['pending', 'submitting', 'submitted', 'done', 'failed', 'in_doubt', 'skipped', 'blocked'] as const;
+export const JOB_STATES = [
+  'pending', 'submitting', 'submitted', 'done', 'failed', 'in_doubt', 'skipped', 'blocked',
+] as const;
 
 export type JobState = (typeof JOB_STATES)[number];
 /** Alias kept short for callers that say "state". */

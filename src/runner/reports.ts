@@ -11,7 +11,7 @@ import { renderReviewPage, type ReviewJob } from '../report/review-page/render.j
 import { addToSteps, newStepFigures, type StepFigures } from '../report/steps.js';
 import { failureText, LISTED_JOBS, type ListedJobs, type StatusJob, type StatusSummary } from '../report/status.js';
 import type { JobQuery, JobRow, JobState, SendSelection } from '../store/index.js';
-import type { LedgerHandle, ListingLedger, PlanLedger } from '../store/index.js';
+import type { GraphLedger, LedgerHandle, ListingLedger, PlanLedger } from '../store/index.js';
 import { kindOf } from '../jobs/index.js';
 import { writeReportFile } from './report-file.js';
 import { resultGlimpse } from './result-forms.js';
@@ -26,7 +26,7 @@ import { jobWindows, mapRows, readTogether } from './windows.js';
  * in full; the documents and the CSV list every job (runJobs).
  */
 export async function summarize(
-  ledger: ListingLedger & Pick<PlanLedger, 'spentMicro'>,
+  ledger: ListingLedger & Pick<PlanLedger, 'spentMicro'> & Pick<GraphLedger, 'readInputs'>,
   budgetMicro: MicroUsd | null,
 ): Promise<StatusSummary> {
   const counts = await ledger.countsByState('report');
@@ -50,30 +50,24 @@ export async function summarize(
   };
 }
 
-// Until the ledger records a pipeline's references, rows may lack these fields.
-type PipelineRow = JobRow & Partial<{ step: number | null; inputs: Record<string, string> | null; priceBound: boolean }>;
-type GraphReader = { readInputs?: (after: undefined, limit: number) => Promise<readonly unknown[]> };
-
 /**
  * A manifest whose jobs take others' results, by step (one walk of the ledger); undefined for a
  * manifest without inputs, whose reports show no step and pay for no walk.
  */
 export async function stepFigures(
-  ledger: ListingLedger,
+  ledger: ListingLedger & Pick<GraphLedger, 'readInputs'>,
   scope: 'manifest' | 'report',
 ): Promise<StepFigures | undefined> {
-  const graph = ledger as ListingLedger & GraphReader;
-  if (graph.readInputs === undefined || (await graph.readInputs(undefined, 1)).length === 0) return undefined;
+  if ((await ledger.readInputs(undefined, 1)).length === 0) return undefined;
   const figures = newStepFigures();
-  for await (const row of jobWindows(ledger, { scope }) as AsyncIterable<PipelineRow>) {
-    const { state, priceMicro } = row;
-    addToSteps(figures, { step: row.step ?? 1, state, priceMicro, upperBound: row.priceBound === true });
+  for await (const { step, state, priceMicro, priceBound } of jobWindows(ledger, { scope })) {
+    addToSteps(figures, { step: step ?? 1, state, priceMicro, upperBound: priceBound });
   }
   return figures;
 }
 
 /** A ledger row as reports show it. */
-export function statusJobOf(row: PipelineRow): StatusJob {
+export function statusJobOf(row: JobRow): StatusJob {
   return {
     id: row.id,
     type: row.type,
@@ -90,7 +84,7 @@ export function statusJobOf(row: PipelineRow): StatusJob {
     refunded: row.refunded,
     tags: row.tags,
     step: row.step ?? 1,
-    inputs: row.inputs ?? null,
+    inputs: row.inputs,
   };
 }
 
@@ -114,7 +108,7 @@ export function estimateJobs(ledger: ListingLedger, send: SendSelection): AsyncI
   return mapRows(jobWindows(ledger, { scope: 'manifest', flagSend: send }), costJobOf);
 }
 
-export function costJobOf(row: PipelineRow): CostReportJob {
+export function costJobOf(row: JobRow): CostReportJob {
   return {
     id: row.id,
     type: row.type,
@@ -123,7 +117,7 @@ export function costJobOf(row: PipelineRow): CostReportJob {
     source: (row.priceSource ?? 'quoted') as PriceSource,
     toSend: row.toSend === true,
     step: row.step ?? 1,
-    upperBound: row.priceBound === true,
+    upperBound: row.priceBound,
   };
 }
 
@@ -283,7 +277,7 @@ function beside(file: string, dir: string): string {
 }
 
 /** What the page shows of a ledger row; the model and a prompt come from the request's parameters. */
-export function reviewJob(row: PipelineRow): ReviewJob {
+export function reviewJob(row: JobRow): ReviewJob {
   const params = paramsOf(row);
   return {
     id: row.id,
@@ -302,7 +296,7 @@ export function reviewJob(row: PipelineRow): ReviewJob {
     error: failureText({ error: row.lastError, retryable: row.retryable, refunded: row.refunded }),
     output: row.resultPath,
     inManifest: row.inManifest,
-    inputs: row.inputs ?? null,
+    inputs: row.inputs,
   };
 }
 

@@ -402,7 +402,8 @@ describe('a pipeline: inputs, dependents and blocked jobs, in Chromium', () => {
     const thumbnail = page.locator('tr[data-id="talking"] li[data-field="first_frame_image"] img');
     expect(await thumbnail.getAttribute('src')).toBe('poster.png');
     await thumbnail.scrollIntoViewIfNeeded();
-    expect(await thumbnail.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(64);
+    await thumbnail.evaluate((img) => (img as unknown as { decode: () => Promise<void> }).decode());
+    expect(await thumbnail.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(64);
     expect(await page.locator('tr[data-id="talking"] li[data-field="audio"] a[target]').getAttribute('href')).toBe('narration.wav');
     // An input not done yet: its job, and no file.
     expect(await page.locator('tr[data-id="scene-2-moving"] li[data-field="first_frame_image"] a').count()).toBe(1);
@@ -414,7 +415,7 @@ describe('a pipeline: inputs, dependents and blocked jobs, in Chromium', () => {
     expect(await page.locator('tr[data-id="poster"] ul.dependents li').allTextContents()).toEqual(['talking', 'poster-moving']);
     expect(await page.locator('tr[data-id="talking"] ul.dependents').count()).toBe(0);
     await page.locator('tr[data-id="poster"] ul.dependents a', { hasText: 'poster-moving' }).click();
-    await page.waitForFunction(() => location.hash === '#q=poster-moving');
+    await page.waitForURL(/#q=poster-moving$/);
     expect(await shownIds(page)).toEqual(['poster-moving']);
     await show(page, '');
   });

@@ -43,7 +43,7 @@ const jobsCsv = (rows: StatusJob[]) => textOf(runCsvChunks(rows));
 
 const SUMMARY: Summed = summaryOf(
   {
-    counts: { pending: 1, submitting: 0, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0 },
+    counts: { pending: 1, submitting: 0, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0, blocked: 0 },
     spentMicro: 1_234_500,
     budgetMicro: 5_000_000,
   },
@@ -168,7 +168,7 @@ describe('statusMarkdown', () => {
 describe('submitted jobs a run could not collect', () => {
   const left = summaryOf(
     {
-      counts: { pending: 0, submitting: 0, submitted: 3, done: 0, failed: 0, in_doubt: 0, skipped: 0 },
+      counts: { pending: 0, submitting: 0, submitted: 3, done: 0, failed: 0, in_doubt: 0, skipped: 0, blocked: 0 },
       spentMicro: 300_000,
       budgetMicro: null,
     },
