@@ -14,7 +14,8 @@ import { useWorkspace } from '../helpers/workspace.js';
 const MANIFEST = `version: 1
 defaults:
   txt2img: { model: Flux1schnell, width: 512, height: 512, steps: 4, seed: 1, guidance: 0 }
-  img2video: { model: Ltx2_3_22B_Dist_INT8, width: 768, height: 432, steps: 8, frames: 97, fps: 24, guidance: 1, seed: 3 }
+  img2video:
+    { model: Ltx2_3_22B_Dist_INT8, width: 768, height: 432, steps: 8, frames: 97, fps: 24, guidance: 1, seed: 3 }
   txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }
   img-rmbg: { model: Ben2 }
 jobs:
@@ -46,7 +47,7 @@ describe('a pipeline in estimate and status', () => {
     return { manifest, estimate: expectDocument<EstimateJson>('estimate', json.stdout) };
   }
 
-  it('estimate: the totals by step, the job priced at its bound marked, in the document, the table and the CSV', async () => {
+  it('estimate: the totals by step and the job priced at its bound marked, in the document, table, CSV', async () => {
     const { manifest, estimate } = await estimated();
     const price = (id: string): number => estimate.jobs.find((job) => job.id === id)?.price ?? NaN;
     expect(estimate.jobs.map((job) => [job.id, job.step, job.upper_bound])).toEqual([
@@ -68,7 +69,8 @@ describe('a pipeline in estimate and status', () => {
     const csv = (await readFile(path.join(workspace.dir, 'show.estimate.csv'), 'utf8')).split('\n');
     expect(csv[0]).toBe('id,type,model,price_usd,price_source,to_send,step,upper_bound');
     expect(csv[3]).toMatch(/^cut,img-rmbg,Ben2,[\d.]+,cached,yes,2,yes$/);
-    expect(await readFile(path.join(workspace.dir, 'show.estimate.md'), 'utf8')).toContain('## By step\n\n| step | jobs | total |');
+    const markdown = await readFile(path.join(workspace.dir, 'show.estimate.md'), 'utf8');
+    expect(markdown).toContain('## By step\n\n| step | jobs | total |');
   });
 
   it('status: a failed input blocks its dependents, counted, listed with the reason, by step', async () => {
@@ -80,7 +82,8 @@ describe('a pipeline in estimate and status', () => {
         expect(await ledger.markSubmitted(id, `req-${id}`)).toBe('submitted');
       }
       await ledger.markFailedRemote('poster', { reason: 'CONTENT_POLICY', retryable: false, refunded: true });
-      await ledger.markDone('narration', { path: path.join(workspace.dir, 'show.out', 'narration.mp3'), bytes: 1, sha256: 'ab'.repeat(32) });
+      const result = path.join(workspace.dir, 'show.out', 'narration.mp3');
+      await ledger.markDone('narration', { path: result, bytes: 1, sha256: 'ab'.repeat(32) });
       expect(await ledger.settleBlocked(null)).toEqual({ blocked: 2, unblocked: 0 });
     } finally {
       await ledger.close();
@@ -101,8 +104,13 @@ describe('a pipeline in estimate and status', () => {
     expect(ids.stdout).toBe('poster-moving\ncut\n');
     const table = await mainInProcess(['status', manifest]);
     expect(table.stdout).toContain('  blocked       2\n');
-    expect(table.stdout).toContain('Jobs by step\n  step  jobs  done  failed  blocked\n  1        2     1       1        0\n  2        2     0       0        2\n');
-    expect(table.stdout).toMatch(/\nBlocked: 2 job\(s\)\n[^\n]+\n[^\n]+\n {2}id +type +reason\n {2}poster-moving +img2video +\S/);
+    const bySteps = [
+      '  step  jobs  done  failed  blocked',
+      '  1        2     1       1        0',
+      '  2        2     0       0        2',
+    ];
+    expect(table.stdout).toContain(`Jobs by step\n${bySteps.join('\n')}\n`);
+    expect(table.stdout).toMatch(/\nBlocked: 2 job\(s\)\n.+\n.+\n {2}id +type +reason\n {2}poster-moving +img2video +input/);
     const csv = (await mainInProcess(['status', manifest, '--format', 'csv'])).stdout.split('\n');
     expect(csv[0]).toMatch(/,in_manifest,step,inputs$/);
     expect(csv[3]).toMatch(/^cut,img-rmbg,.*,blocked,.*,2,image=poster$/);
