@@ -6,7 +6,9 @@ import { ROOT } from './helpers/cli.js';
 
 /** docs/architecture.md: the folders are the architecture, and imports point one way. */
 const ALLOWED: Record<string, string[]> = {
-  cli: ['runner', 'jobs', 'manifest', 'api', 'pricing', 'store', 'report', 'sim', 'errors'],
+  cli: ['lib', 'runner', 'jobs', 'manifest', 'api', 'pricing', 'store', 'report', 'sim', 'errors'],
+  // The library: what the CLI and a program share, over the runner; it prints nothing and reads no environment.
+  lib: ['runner', 'jobs', 'manifest', 'api', 'pricing', 'store', 'report', 'sim', 'errors'],
   runner: ['jobs', 'manifest', 'api', 'pricing', 'store', 'report', 'webhooks', 'errors'],
   manifest: ['jobs', 'api', 'errors'],
   pricing: ['jobs', 'manifest', 'api', 'errors'],

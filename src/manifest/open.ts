@@ -49,8 +49,11 @@ export interface ManifestUnit {
 export interface LoadOptions {
   /** Let text_file and image paths point outside the manifest's folder (`--allow-outside-files`). */
   allowOutsideFiles?: boolean | undefined;
-  /** For the manifest `-`: the stream its JSON Lines come from (stdin). */
+  /** For the manifest `-`: the stream its JSON Lines come from (stdin), and how messages name it (`<stdin>`). */
   input?: Readable | undefined;
+  inputName?: string | undefined;
+  /** A manifest given as a value (the library's in-memory object) instead of YAML: `path` then only names it. */
+  root?: unknown;
 }
 
 /** The manifest `-`: jobs as JSON Lines on stdin, one job object a line, `type` on each. */
@@ -69,10 +72,13 @@ export async function openManifest(path: string, options: LoadOptions = {}): Pro
   const stdin = path === STDIN_MANIFEST;
   if (stdin && options.input === undefined) throw new Error('bug in mediabatch: the manifest - needs a stream to read');
   const absolute = resolve(path);
-  const displayPath = stdin ? STDIN_NAME : path;
+  const inputName = options.inputName ?? STDIN_NAME;
+  const displayPath = stdin ? inputName : path;
   const source: ManifestSource = stdin
-    ? { root: { version: 1, sources: [{ jsonl: STDIN_NAME }] }, index: undefined }
-    : parseManifestSource(await readManifestText(path, absolute), path);
+    ? { root: { version: 1, sources: [{ jsonl: inputName }] }, index: undefined }
+    : options.root !== undefined
+      ? { root: options.root, index: undefined }
+      : parseManifestSource(await readManifestText(path, absolute), path);
   const { root } = source;
   const parsed = headerSchema().safeParse(root);
   const locate: Locator = (path, target) => locatePath(source, path, target);

@@ -35,7 +35,8 @@ export type RunOptions = typeof RUN_DEFAULTS & { budgetMicro: MicroUsd | null; o
 export type RunEvent =
   /** Reserved (`submitting`, committed) and about to be sent. */
   | { kind: 'submitting'; id: string }
-  | { kind: 'submitted'; id: string; requestId: string }
+  /** Taken by the service: its price now counts as spent (the log's `price_usd`). */
+  | { kind: 'submitted'; id: string; requestId: string; priceMicro?: MicroUsd | undefined }
   | { kind: 'done'; id: string; path: string; bytes: number }
   /** Every part of a split job done, and joined into `path` (the playlist is written beside it). */
   | { kind: 'joined'; id: string; path: string; parts: number; bytes: number }
@@ -51,6 +52,8 @@ export type RunEvent =
   | { kind: 'retry'; what: string; attempt: number; delayMs: number; reason: string }
   /** A whole class of requests waits until `untilMs`; `reason` reads after "paused by". */
   | { kind: 'paused'; what: PacedClass; untilMs: number; reason: string }
+  /** The first request of a class told paused goes again. */
+  | { kind: 'resumed'; what: PacedClass }
   | { kind: 'warning'; message: string }
   /** The webhook receiver listens (before the first submit); `address` is host:port as bound. */
   | { kind: 'webhooks_listening'; address: string; path: string }

@@ -187,7 +187,7 @@ async function submitRow(
             deps.emit({ kind: 'in_doubt', id: job.id, reason });
             return;
           }
-          deps.emit({ kind: 'submitted', id: job.id, requestId: outcome.requestId });
+          deps.emit({ kind: 'submitted', id: job.id, requestId: outcome.requestId, priceMicro: row.priceMicro ?? undefined });
           followers?.notify();
         }),
       );

@@ -212,7 +212,8 @@ function commonParts(request: EstimateRequest) {
   const onPause = (what: PacedClass, untilMs: number, reason: string): void => {
     emit({ kind: 'paused', what, untilMs, reason });
   };
-  const pace = request.pace ?? paceFor(request.plan ?? 'premium', { onPause, clock });
+  const onResume = (what: PacedClass): void => emit({ kind: 'resumed', what });
+  const pace = request.pace ?? paceFor(request.plan ?? 'premium', { onPause, onResume, clock });
   // A cap never grows by rounding: a budget typed finer than a micro-dollar rounds down.
   const { budgetUsd } = request.manifest;
   const manifestBudget = budgetUsd === undefined ? null : usdToMicro(budgetUsd, 'down');

@@ -15,6 +15,8 @@ export interface PaceOptions {
   /** Share of the allowed rate to aim at: a little under 1 so clock skew never draws a 429. */
   headroom?: number;
   onPause?: (cls: PacedClass, untilMs: number, reason: string) => void;
+  /** The first request of a class whose pause was told goes again. */
+  onResume?: (cls: PacedClass) => void;
   /** What pauses are measured by (a 429's Retry-After, a daily reset). Default the system's. */
   clock?: Clock | undefined;
 }
@@ -24,6 +26,8 @@ interface ClassState {
   bucket: TokenBucket | undefined;
   pausedUntilMs: number;
   spacingMs: number;
+  /** A pause was told (onPause) and its end not yet. */
+  told: boolean;
 }
 
 /**
@@ -35,11 +39,13 @@ interface ClassState {
 export class Pace {
   readonly #classes = new Map<PacedClass, ClassState>();
   readonly #onPause: PaceOptions['onPause'];
+  readonly #onResume: PaceOptions['onResume'];
   readonly #clock: Clock;
 
   constructor(limits: Partial<Record<PacedClass, ClassPace>>, options: PaceOptions = {}) {
     const headroom = options.headroom ?? 0.97;
     this.#onPause = options.onPause;
+    this.#onResume = options.onResume;
     this.#clock = options.clock ?? systemClock;
     for (const cls of pacedClasses()) {
       const limit = limits[cls];
@@ -52,6 +58,7 @@ export class Pace {
       this.#classes.set(cls, {
         bucket,
         pausedUntilMs: 0,
+        told: false,
         spacingMs: limit === undefined ? 0 : limit.windowMs / perWindow,
       });
     }
@@ -65,6 +72,10 @@ export class Pace {
     // A pause may have begun while this request waited for its token: it waits that out too,
     // keeping its token (taking another would add a whole spacing to every pause).
     await this.#pauseOver(state, signal);
+    if (state.told) {
+      state.told = false;
+      this.#onResume?.(cls);
+    }
   }
 
   async #pauseOver(state: ClassState, signal: AbortSignal | undefined): Promise<void> {
@@ -83,7 +94,9 @@ export class Pace {
     // Every worker in flight draws its own 429 for the same window: say it once.
     const news = untilMs - Math.max(state.pausedUntilMs, this.#clock.nowMs()) > 1000;
     state.pausedUntilMs = untilMs;
-    if (news) this.#onPause?.(cls, untilMs, reason);
+    if (!news) return;
+    state.told = true;
+    this.#onPause?.(cls, untilMs, reason);
   }
 
   /**

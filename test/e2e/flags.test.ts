@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mainInProcess } from '../helpers/main-in-process.js';
-import { parseBudget } from '../../src/cli/options.js';
+import { parseBudget } from '../../src/lib/options.js';
 import { CLI, cliEnv, collect, hasStackTrace, runCli, type CliResult } from '../helpers/cli.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';

@@ -15,4 +15,16 @@ describe('the pace of a class', () => {
     // Taking a second token after the pause would hold it until the one after, at 2 s.
     expect(sentMs).toBeLessThan(startMs + 1700);
   });
+
+  it('tells a pause once and its end once: when the first request of the class goes again', async () => {
+    const told: string[] = [];
+    const pace = new Pace({}, { onPause: (cls) => told.push(`paused ${cls}`), onResume: (cls) => told.push(`resumed ${cls}`) });
+    // Told: a pause of more than a second.
+    pace.pause('submit:txt2audio', Date.now() + 1100, 'a rate limit (HTTP 429)');
+    // The same window drawn again by another worker is no news.
+    pace.pause('submit:txt2audio', Date.now() + 1200, 'a rate limit (HTTP 429)');
+    await Promise.all([pace.take('submit:txt2audio'), pace.take('submit:txt2audio'), pace.take('price')]);
+    await pace.take('submit:txt2audio');
+    expect(told).toEqual(['paused submit:txt2audio', 'resumed submit:txt2audio']);
+  });
 });

@@ -9,7 +9,8 @@ import { estimate } from '../../runner/index.js';
 import { stepFigures, writeEstimateReports } from '../../runner/reports.js';
 import { printEvent } from '../event-text.js';
 import type { CommandContext } from '../app.js';
-import { parseConcurrency, parseSelection, resolveFormat, withFormatOption, withWorkOptions } from '../options.js';
+import { parseSelection } from '../../lib/options.js';
+import { parseConcurrency, resolveFormat, withFormatOption, withWorkOptions } from '../options.js';
 import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
 import { withWorkSession } from '../session.js';
 

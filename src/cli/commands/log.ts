@@ -3,7 +3,7 @@ import { escapeControlChars } from '../../control-chars.js';
 import { UsageError } from '../../errors.js';
 import { eventsCsv, eventsJsonl } from '../../report/events.js';
 import type { EventRow, LedgerHandle, ListingLedger } from '../../store/index.js';
-import { withLedgerToRead } from '../ledger.js';
+import { withLedgerToRead } from '../../lib/ledger.js';
 import { withSharedOptions } from '../options.js';
 import { stdoutOpen, writeStdout } from '../output.js';
 

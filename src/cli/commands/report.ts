@@ -5,7 +5,7 @@ import { formatCount } from '../../report/text.js';
 import { writeReviewPage } from '../../runner/index.js';
 import { storedBudget } from '../../runner/reports.js';
 import type { CommandContext } from '../app.js';
-import { manifestPaths, withLedgerToRead } from '../ledger.js';
+import { manifestPaths, withLedgerToRead } from '../../lib/ledger.js';
 import { withSharedOptions } from '../options.js';
 import { logLine, writeJsonDocument, writeStdout } from '../output.js';
 

@@ -9,7 +9,9 @@ import { formatStatusText, submittedLines } from '../../report/status.js';
 import { runJobs } from '../../runner/reports.js';
 import type { CommandContext } from '../app.js';
 import { printEvent, untilText } from '../event-text.js';
-import { manifestPaths, requireNamesForStdin } from '../ledger.js';
+import { manifestPaths, requireNamesForStdin } from '../../lib/ledger.js';
+import { exitCodeOf } from '../../lib/calls.js';
+import { DEFAULT_LISTEN, DEFAULT_MAX_RESULT_MB, parseSelection, runNumbers } from '../../lib/options.js';
 import * as options from '../options.js';
 import { logLine, useColor, writeStdout, writeStdoutChunks } from '../output.js';
 import { startProgress, type Progress } from '../progress.js';
@@ -18,11 +20,9 @@ import { runEventRecord, runPlanRecord, withRunLog, type LogFile, type RunLogEnd
 import { withWorkSession, type WorkSession } from '../session.js';
 import { installStopHandlers } from '../signals.js';
 
-const MIB = 1024 * 1024;
-const DEFAULT_MAX_RESULT_MB = runner.DEFAULT_MAX_RESULT_BYTES / MIB;
 
 export function builder(y: Argv) {
-  const listen = options.DEFAULT_LISTEN;
+  const listen = DEFAULT_LISTEN;
   const base = options
     .withWorkOptions(y, 'run')
     .option('webhook-url', {
@@ -47,19 +47,15 @@ export function builder(y: Argv) {
 
 /** The runner's options from the command line, each checked before anything is opened. */
 function runOptions(args: RunArgs) {
-  const whole = (option: string, range: { min: number; max: number; unit: string }) =>
-    options.parseNumber(options.optionLabel(args, option), args[option as keyof RunArgs], range);
-  const pollMs = whole('poll-ms', { min: 10, max: 600_000, unit: 'milliseconds' });
-  const maxResultMb = whole('max-result-mb', { min: 1, max: 10_240, unit: 'megabytes' }) ?? DEFAULT_MAX_RESULT_MB;
+  const flags = { pollMs: 'poll-ms', maxResultMb: 'max-result-mb', retries: 'retries' } as const;
+  const given = { pollMs: args['poll-ms'], maxResultMb: args['max-result-mb'], retries: args.retries };
   return {
+    ...runNumbers(given, args.sim, (option) => options.optionLabel(args, flags[option])),
     concurrency: options.parseConcurrency(args),
     noWait: !args.wait,
     resubmitInDoubt: args['resubmit-in-doubt'],
     partial: args.partial,
-    select: options.parseSelection(args),
-    retryFailed: whole('retries', { min: 0, max: 20, unit: 'retries' }) ?? runner.DEFAULT_RETRY_FAILED,
-    poll: pollMs !== undefined ? { firstMs: pollMs } : args.sim ? ('simulator' as const) : ('service' as const),
-    maxResultBytes: maxResultMb * MIB,
+    select: parseSelection(args),
     webhooks: options.webhookSettings(args, process.env),
   };
 }
@@ -172,7 +168,5 @@ async function runWithDisplay(
     logLine('while no run listens, the service retries their webhook deliveries for about a day; the next run with --webhook-url listens again and takes them (and asks about the rest)');
   }
   // Every job done is 0; with --only/--tag, every job they pick: a run of a few jobs is judged on those.
-  const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  const allDone = ran.picked === undefined ? (counts['done'] ?? 0) === total : ran.picked.done === ran.picked.jobs;
-  return allDone ? ExitCode.ok : ExitCode.incomplete;
+  return exitCodeOf(ran);
 }

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { ConfigError, UsageError } from '../../errors.js';
 import type { Simulator, SimOptions } from '../../sim/index.js';
-import { DEFAULT_LISTEN, parseBudget, parseListen, parseNumber, PLAN_CHOICES } from '../options.js';
+import { DEFAULT_LISTEN, parseBudget, parseListen, parseNumber, PLAN_CHOICES } from '../../lib/options.js';
 import { logLine, writeStdout } from '../output.js';
 import { nextStopSignal } from '../signals.js';
 

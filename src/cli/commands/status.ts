@@ -7,8 +7,9 @@ import { idLines, jsonLines, statusJsonChunks } from '../../report/documents.js'
 import { formatStateListing, formatStatusText, statusMarkdown, type StatusSummary } from '../../report/status.js';
 import { jobsInStates, runJobs, storedBudget, summarize } from '../../runner/reports.js';
 import type { ListingLedger } from '../../store/index.js';
-import { manifestPaths, withLedgerToRead } from '../ledger.js';
-import { commaList, resolveFormat, withFormatOption, withSharedOptions, type OutputFormat } from '../options.js';
+import { manifestPaths, withLedgerToRead } from '../../lib/ledger.js';
+import { commaList } from '../../lib/options.js';
+import { resolveFormat, withFormatOption, withSharedOptions, type OutputFormat } from '../options.js';
 import { useColor, writeStdout, writeStdoutChunks } from '../output.js';
 
 export function builder(y: Argv) {

@@ -1,4 +1,3 @@
-import os from 'node:os';
 import type { Argv } from 'yargs';
 import { checkJobs } from '../../manifest/read.js';
 import { ManifestError } from '../../manifest/errors.js';
@@ -50,27 +49,12 @@ async function checkOffline(manifest: Manifest): Promise<number> {
   return jobs;
 }
 
-/**
- * The check against the catalogue, cached in the manifest's own ledger. Not when jobs come from
- * stdin without --db (no ledger is theirs), nor while a run holds the ledger (nothing else may
- * write it): the catalogue is then fetched and not kept.
- */
+/** The check against the catalogue, cached in the manifest's own ledger where it may be (lib/calls.ts). */
 async function checkOnline(args: ValidateArgs, manifest: Manifest): Promise<number> {
-  const [{ openService }, { manifestPaths, openLedgerFor, tryRunLock }, { check }] = await Promise.all([
-    import('../session.js'),
-    import('../ledger.js'),
-    import('../../runner/index.js'),
-  ]);
+  const [{ openService }, { checkWithCatalogue }] = await Promise.all([import('../session.js'), import('../../lib/calls.js')]);
   const service = await openService(args, process.env);
   try {
-    const ledger = args.manifest === STDIN_MANIFEST && args.db === undefined ? undefined : await openLedgerFor(manifestPaths(args.manifest, args.db).db, 'read-write');
-    try {
-      const busy = ledger && (await tryRunLock(ledger, { pid: process.pid, host: os.hostname(), command: 'validate' }));
-      const cache = busy === undefined ? ledger : undefined;
-      return (await check({ manifest, service: { client: service.client, baseUrl: service.baseUrl, ledger: cache } })).jobs;
-    } finally {
-      await ledger?.close();
-    }
+    return await checkWithCatalogue(manifest, { manifestArg: args.manifest, db: args.db }, service);
   } finally {
     await service.close();
   }

@@ -109,9 +109,17 @@ export function toJobRow(values: readonly unknown[]): JobRow {
 type State = JobState | null;
 
 /** What every part of the ledger shares: the connection, the clock and the core statements. */
-export type StoreContext = ReturnType<typeof createContext>;
+export interface StoreContext {
+  db: Database.Database;
+  path: string;
+  nowMs: () => number;
+  nowIso: () => string;
+  insertEvent: (jobId: string | null, kind: string, from: State, to: State, detail: unknown, at?: string) => void;
+  spentTotalMicro: () => MicroUsd;
+}
 
-export function createContext(db: Database.Database, path: string, nowMs: () => number) {
+// Written out, not inferred: the declarations the package ships can name better-sqlite3's type only as imported here.
+export function createContext(db: Database.Database, path: string, nowMs: () => number): StoreContext {
   const insertEvent = db.prepare(
     `INSERT INTO events (at, job_id, kind, from_state, to_state, detail_json)
      VALUES (@at, @jobId, @kind, @from, @to, @detail)`,

@@ -171,3 +171,8 @@ export async function tryRunLock(
     throw error;
   }
 }
+
+/** What an estimate says when it works on a copy of a ledger `busy` holds. */
+export function copyNote(file: string, busy: LockHolder, command: string): string {
+  return `the ledger ${file} is in use by mediabatch pid ${busy.pid} on ${busy.host} (${busy.command}): this ${command} works on a copy of it taken now and leaves the ledger itself untouched`;
+}
