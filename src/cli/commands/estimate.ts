@@ -6,7 +6,7 @@ import { estimateMarkdown, formatCostReport, type EstimateReport } from '../../r
 import { estimateCsvChunks } from '../../report/csv.js';
 import { estimateJsonChunks } from '../../report/documents.js';
 import { estimate } from '../../runner/index.js';
-import { stepFigures, writeEstimateReports } from '../../runner/reports.js';
+import { writeEstimateReports } from '../../runner/reports.js';
 import { printEvent } from '../event-text.js';
 import type { CommandContext } from '../app.js';
 import { parseSelection } from '../../lib/options.js';
@@ -26,7 +26,7 @@ export async function handler(args: EstimateArgs, { clock }: CommandContext): Pr
   const select = parseSelection(args);
   return withWorkSession(args, { command: 'estimate', run: false, clock }, async (session) => {
     const { ticker } = session;
-    const { report: costs, firstJobs, jobs } = await estimate({
+    const { report, firstJobs, jobs } = await estimate({
       manifest: session.manifest,
       ledger: session.ledger,
       service: session.service,
@@ -41,7 +41,6 @@ export async function handler(args: EstimateArgs, { clock }: CommandContext): Pr
         printEvent(event, clock.nowMs());
       },
     }).finally(() => ticker.stop());
-    const report: EstimateReport = { ...costs, steps: await stepFigures(session.ledger, 'manifest') };
     const title = path.basename(session.paths.manifest);
     await writeEstimateReports(session.paths, report, jobs, title);
     await print(report, { firstJobs, jobs }, format, title);
