@@ -383,6 +383,8 @@ describe('a pipeline: inputs, dependents and blocked jobs, in Chromium', () => {
       job('poster-moving', 'img2video', { state: 'pending', inputs: { first_frame_image: 'poster' } }),
       job('scene-2', 'txt2img', { state: 'failed', error: 'WORKER_ERROR: out of memory' }),
       job('scene-2-moving', 'img2video', { state: 'blocked', spentMicro: 0, inputs: { first_frame_image: 'scene-2' }, error: 'input "first_frame_image" failed: WORKER_ERROR: out of memory' }),
+      job('logo', 'txt2img', {}),
+      ...Array.from({ length: 23 }, (_, i) => job(`badge-${i}`, 'img-upscale', { state: 'pending', inputs: { image: 'logo' } })),
     ];
     let html = '';
     for await (const chunk of renderReviewPage(rows, { title: 'show.yaml', generatedAt: '2026-01-01T00:00:00.000Z', ledger: 'x', spentMicro: 5_000, budgetMicro: null, pageDir: dir })) html += chunk;
@@ -414,6 +416,9 @@ describe('a pipeline: inputs, dependents and blocked jobs, in Chromium', () => {
     const { page } = opened;
     expect(await page.locator('tr[data-id="poster"] ul.dependents li').allTextContents()).toEqual(['talking', 'poster-moving']);
     expect(await page.locator('tr[data-id="talking"] ul.dependents').count()).toBe(0);
+    // A result many jobs take lists the first of them and counts the rest.
+    const badges = await page.locator('tr[data-id="logo"] ul.dependents li').allTextContents();
+    expect(badges).toEqual([...Array.from({ length: 20 }, (_, i) => `badge-${i}`), '… and 3 more']);
     await page.locator('tr[data-id="poster"] ul.dependents a', { hasText: 'poster-moving' }).click();
     await page.waitForURL(/#q=poster-moving$/);
     expect(await shownIds(page)).toEqual(['poster-moving']);

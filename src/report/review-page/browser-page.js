@@ -21,6 +21,9 @@ const SELECTS = /** @type {const} */ ({
 });
 const SELECT_KEYS = /** @type {(keyof typeof SELECTS)[]} */ (Object.keys(SELECTS));
 
+/** Dependents listed under a job: an image a thousand jobs take must not make a row a thousand links long. */
+const MAX_DEPENDENTS = 20;
+
 /** Tags offered in the tag list, most used first; search finds the others. */
 const MAX_TAG_OPTIONS = 300;
 
@@ -117,7 +120,10 @@ function pipelineBox(row, meta, links) {
     const file = href === null ? [] : [' ', el('a', { attrs: { href, target: '_blank', rel: 'noopener' } }, [shown])];
     return el('li', { attrs: { 'data-field': field } }, [`${field} ← `, jobLink(from), ...file]);
   });
-  const dependents = (links.dependents.get(row[0]) ?? []).map((id) => el('li', {}, [jobLink(id)]));
+  const taking = links.dependents.get(row[0]) ?? [];
+  const dependents = taking.slice(0, MAX_DEPENDENTS).map((id) => el('li', {}, [jobLink(id)]));
+  const more = taking.length - dependents.length;
+  if (more > 0) dependents.push(el('li', { text: `… and ${COUNT.format(more)} more` }));
   /** @param {string} name @param {HTMLLIElement[]} items */
   const list = (name, items) => (items.length === 0 ? [] : [el('small', { text: name }), el('ul', { className: name }, items)]);
   return el('div', { className: 'links' }, [...list('inputs', inputs), ...list('dependents', dependents)]);
