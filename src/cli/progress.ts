@@ -149,10 +149,13 @@ export function progressLine(view: {
   const budget = view.snap.budgetMicro === null ? '' : ` of ${formatUsd(view.snap.budgetMicro)}`;
   const paused = view.pause === undefined ? '' : ` · ${pauseText(view.pause, view.nowMs, view.timeZone)}`;
   const eta = view.etaMs === undefined ? '' : ` · ETA ${formatDuration(view.etaMs / 1000)}`;
+  // Only a pipeline's jobs wait for an input: a manifest without one keeps the line it always had.
+  const blocked = (c['blocked'] ?? 0) > 0 ? ` · ${formatCount(c['blocked'] ?? 0)} blocked` : '';
   return (
     `${formatCount(c['done'] ?? 0)}/${formatCount(view.total)} done · ${formatCount((c['submitted'] ?? 0) + (c['submitting'] ?? 0))} running · ` +
     `${formatCount(c['pending'] ?? 0)} pending · ${formatCount(c['failed'] ?? 0)} failed · ${formatCount(c['in_doubt'] ?? 0)} in doubt · ` +
-    `${formatCount(c['skipped'] ?? 0)} skipped · spent ${formatUsd(view.snap.spentMicro)}${budget} · ${formatRate(view.rate.perS, view.rate.what)}${paused}${eta}`
+    `${formatCount(c['skipped'] ?? 0)} skipped${blocked} · spent ${formatUsd(view.snap.spentMicro)}${budget} · ` +
+    `${formatRate(view.rate.perS, view.rate.what)}${paused}${eta}`
   );
 }
 

@@ -12,7 +12,7 @@ import { buildCostReport } from '../pricing/report.js';
 import { COST_JOB_LINES } from '../report/cost-report.js';
 import { errorJson } from '../report/documents.js';
 import type { StatusSummary } from '../report/status.js';
-import type { IngestLedger, Ledger, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
+import type { GraphLedger, IngestLedger, Ledger, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
 import { createRunDeps, createRunProgress, DEFAULT_RETRY, pollEvery, RUN_DEFAULTS } from './context.js';
 import { servicePoll, simulatorPoll, type InFlight, type PollSchedules, type PricingProgress } from './context.js';
 import type { RunEvent, RunOptions, RunProgress } from './context.js';
@@ -23,7 +23,7 @@ import { limitsOf, paceFor, type Pace, type PacedClass, type PlanChoice } from '
 import type { RunPlan } from './plan.js';
 import { loadCatalogue, prepareSend, readBalanceUsd, type CatalogueCache, type ServiceDeps } from './prepare.js';
 import { ensureWritableFolder } from './report-file.js';
-import { costJobOf, estimateJobs, summarize, writeReviewPage, writeRunReports, type RunFiles } from './reports.js';
+import { costJobOf, estimateJobs, stepFigures, summarize, writeReviewPage, writeRunReports, type RunFiles } from './reports.js';
 import { fitInOrder, sendManifest, type RunOutcome } from './run.js';
 import { pickedCounts, picks, type Selection } from './selection.js';
 import { openWebhookCompletion, type WebhookSettings } from './webhooks.js';
@@ -37,7 +37,7 @@ type ServiceAccess = Pick<ServiceDeps, 'client' | 'baseUrl'>;
 export interface EstimateRequest extends Partial<Pick<RunOptions, 'concurrency'>> {
   manifest: Manifest;
   /** An estimate records and prices the jobs; it changes no job's state. */
-  ledger: IngestLedger & ListingLedger & PlanLedger;
+  ledger: IngestLedger & ListingLedger & PlanLedger & GraphLedger;
   service: ServiceAccess;
   /** Default: the manifest's budget, or none. */
   budgetMicro?: MicroUsd | null | undefined;
@@ -98,7 +98,8 @@ export async function estimate(request: EstimateRequest) {
     concurrency: request.concurrency ?? RUN_DEFAULTS.concurrency,
   });
   const firstJobs = (await ledger.readJobs({ scope: 'manifest', flagSend: send, limit: COST_JOB_LINES })).map(costJobOf);
-  return { report, firstJobs, jobs: () => estimateJobs(ledger, send) };
+  const steps = await stepFigures(ledger, 'manifest');
+  return { report: { ...report, steps }, firstJobs, jobs: () => estimateJobs(ledger, send) };
 }
 
 export interface RunRequest extends EstimateRequest, Partial<Omit<RunOptions, 'budgetMicro' | 'outDir'>> {
