@@ -13,6 +13,9 @@ export interface CostReportJob {
   source: PriceSource;
   /** False for jobs the ledger already paid for (or finished): not sent again, not in `toSpendMicro`. */
   toSend: boolean;
+  /** In a manifest whose jobs take others' results: its step, and whether it is priced at an upper bound. */
+  step?: number | undefined;
+  upperBound?: boolean | undefined;
 }
 
 export interface CostTotals {

@@ -2,21 +2,26 @@ import type { CostReport, CostReportJob, CostTotals } from '../pricing/report.js
 import type { GroupSummary, PriceSource } from '../pricing/types.js';
 import { formatUsd, type MicroUsd } from '../money.js';
 import { groupParameters, groupSource, groupVoice, PRICE_SOURCES } from './csv.js';
+import { stepsInOrder, type StepFigures } from './steps.js';
 import { AMOUNTS, exactUsd, formatCount, markdownCell, markdownTable, paint, renderTable, tableOf } from './text.js';
 import type { Column, Table } from './text.js';
 
 /** Jobs the text report lists one per line before the rest is summarised; the CSV has them all. */
 export const COST_JOB_LINES = 30;
 
+/** The cost report, and for a manifest whose jobs take others' results its figures by step. */
+export type EstimateReport = CostReport & { steps?: StepFigures | undefined };
+
 /** The `estimate` report as aligned text tables, readable without colour, listing `firstJobs` (COST_JOB_LINES). */
 export function formatCostReport(
-  report: CostReport,
+  report: EstimateReport,
   options: { color: boolean; firstJobs: readonly CostReportJob[] },
 ): string {
   const { color } = options;
   const sections = [
     paint(color, 'bold', `Cost estimate: ${formatCount(report.jobs)} jobs, ${titleCase(report.planName)} plan`),
     `Jobs\n${jobLines(report, options.firstJobs, color)}`,
+    ...(report.steps === undefined ? [] : [`By step\n${renderTable(stepTable(report.steps, formatUsd), color)}`]),
     `By type\n${renderTable(totalsTable('type', report.byType, formatUsd), color)}`,
     `By model\n${renderTable(totalsTable('model', report.byModel, formatUsd), color)}`,
     `Price groups\n${renderTable(tableOf(GROUP_COLUMNS, report.byGroup), color)}`,
@@ -36,10 +41,15 @@ const JOB_COLUMNS: Column<CostReportJob>[] = [
   { header: 'id', cell: (job) => job.id },
   { header: 'type', cell: (job) => job.type },
   { header: 'model', cell: (job) => job.model },
-  { header: 'price', cell: (job) => formatUsd(job.priceMicro), right: true },
+  { header: 'price', cell: (job) => (job.upperBound === true ? '≤ ' : '') + formatUsd(job.priceMicro), right: true },
   { header: 'source', cell: (job) => job.source },
   { header: '', cell: (job) => (job.toSend ? '' : 'already sent') },
 ];
+
+function stepTable(steps: StepFigures, usd: (micro: MicroUsd) => string): Table {
+  const totals = stepsInOrder(steps).map(([step, t]): [string, CostTotals] => [String(step), t]);
+  return totalsTable('step', Object.fromEntries(totals), usd);
+}
 
 /** A breakdown by type or model, for the text and markdown reports, each amount written by `usd`. */
 function totalsTable(label: string, totals: Record<string, CostTotals>, usd: (micro: MicroUsd) => string): Table {
@@ -76,10 +86,12 @@ function moneyRows(report: CostReport, usd: (micro: MicroUsd) => string): string
   return rows;
 }
 
-function moneyLines(report: CostReport, color: boolean): string[] {
+function moneyLines(report: EstimateReport, color: boolean): string[] {
   const rows = moneyRows(report, formatUsd);
   if (report.balanceMicro !== null) rows.push(['Balance', formatUsd(report.balanceMicro)]);
   const lines = [renderTable({ rows, align: ['left', 'right'] }, color)];
+  const bounds = report.steps?.upperBounds ?? 0;
+  if (bounds > 0) lines.push(upperBoundsText(bounds).replace(/^|\n/g, '$&  '));
   if (!report.withinBudget) lines.push(overBudgetLine(report, color));
   if (report.balanceCovers === false) {
     lines.push(
@@ -87,6 +99,13 @@ function moneyLines(report: CostReport, color: boolean): string[] {
     );
   }
   return lines;
+}
+
+/** Why some prices are marked `≤`: said once, in the text and the markdown. */
+function upperBoundsText(jobs: number): string {
+  const what = `≤ ${formatCount(jobs)} job(s) are priced at the catalogue's upper bound`;
+  return `${what}: their price depends on an input not made yet.\n` +
+    'The budget reserves the bound; a run prices each for real before sending it and releases the rest.';
 }
 
 function overBudgetLine(report: CostReport, color: boolean): string {
@@ -156,11 +175,14 @@ const MARKDOWN_GROUP_COLUMNS: Column<GroupSummary>[] = [
 ];
 
 /** `estimate`'s `<name>.estimate.md`. */
-export function estimateMarkdown(report: CostReport, title: string): string {
+export function estimateMarkdown(report: EstimateReport, title: string): string {
+  const bounds = report.steps?.upperBounds ?? 0;
   return [
     `# Cost estimate: ${markdownCell(title)}`,
     `${formatCount(report.jobs)} jobs, ${report.planName} plan. ${report.withinBudget ? 'Within budget.' : '**Over budget.**'}`,
     `## Money\n\n${markdownTable({ ...AMOUNTS, rows: estimateMoneyRows(report) })}`,
+    ...(bounds > 0 ? [upperBoundsText(bounds)] : []),
+    ...(report.steps === undefined ? [] : [`## By step\n\n${markdownTable(stepTable(report.steps, exactUsd))}`]),
     `## By type\n\n${markdownTable(totalsTable('type', report.byType, exactUsd))}`,
     `## By model\n\n${markdownTable(totalsTable('model', report.byModel, exactUsd))}`,
     `## By price group\n\n${markdownTable(tableOf(MARKDOWN_GROUP_COLUMNS, report.byGroup))}`,

@@ -39,11 +39,18 @@ async function* csvChunks<T>(rows: Rows<T>, columns: string[], record: (row: T) 
 /**
  * One row a job: the `keys` of the very object its JSON document lists, `price` headed
  * `price_usd`. Money is the document's exact decimal (never an exponent: a price is whole
- * micro-dollars); a flag is `yes` or `no`, empty when the service said nothing; tags are `;`-joined.
+ * micro-dollars); a flag is `yes` or `no`, empty when the service said nothing; tags are `;`-joined, and
+ * inputs too, each as `field=id`.
  */
 function jsonCsvChunks<T, J>(rows: Rows<T>, toJson: (row: T) => J, keys: readonly (keyof J & string)[]) {
-  const cell = (value: unknown): string =>
-    value === null ? '' : typeof value === 'boolean' ? (value ? 'yes' : 'no') : [value].flat().join(';');
+  const cell = (value: unknown): string => {
+    if (value === null || value === undefined) return '';
+    if (typeof value === 'boolean') return value ? 'yes' : 'no';
+    if (typeof value === 'object' && !Array.isArray(value)) {
+      return Object.entries(value).map(([key, item]) => `${key}=${String(item)}`).join(';');
+    }
+    return [value].flat().join(';');
+  };
   const record = (row: T): string[] => {
     const json = toJson(row);
     return keys.map((key) => cell(json[key]));
@@ -56,14 +63,21 @@ const RUN_CSV = ['id', 'type', 'model', 'state', 'price', 'price_source', 'reque
 
 export const RUN_CSV_COLUMNS = RUN_CSV.map((key) => (key === 'price' ? 'price_usd' : key));
 
-/** `<name>.run.csv` and `status --format csv`: one job a row, as the ledger has it. */
-export function runCsvChunks(rows: Rows<StatusJob>): AsyncGenerator<string> {
-  return jsonCsvChunks(rows, statusJobJson, RUN_CSV);
+/**
+ * `<name>.run.csv` and `status --format csv`: one job a row, as the ledger has it; with `steps` (jobs
+ * of the manifest take others' results) each job's step and inputs too.
+ */
+export function runCsvChunks(rows: Rows<StatusJob>, steps = false): AsyncGenerator<string> {
+  if (!steps) return jsonCsvChunks(rows, statusJobJson, RUN_CSV);
+  return jsonCsvChunks(rows, (job) => statusJobJson(job, true), [...RUN_CSV, 'step', 'inputs']);
 }
 
-/** `<name>.estimate.csv` and `estimate --format csv`: one job a row with its price. */
-export function estimateCsvChunks(rows: Rows<CostReportJob>): AsyncGenerator<string> {
-  return jsonCsvChunks(rows, estimateJobJson, ['id', 'type', 'model', 'price', 'price_source', 'to_send']);
+const ESTIMATE_CSV = ['id', 'type', 'model', 'price', 'price_source', 'to_send'] as const;
+
+/** `<name>.estimate.csv` and `estimate --format csv`: one job a row with its price; with `steps`, its step and bound. */
+export function estimateCsvChunks(rows: Rows<CostReportJob>, steps = false): AsyncGenerator<string> {
+  if (!steps) return jsonCsvChunks(rows, estimateJobJson, ESTIMATE_CSV);
+  return jsonCsvChunks(rows, (job) => estimateJobJson(job, true), [...ESTIMATE_CSV, 'step', 'upper_bound']);
 }
 
 /**

@@ -33,6 +33,9 @@ export const estimateJobSchema = z.strictObject({
   price_source: priceSource,
   to_send: z.boolean().describe('False for a job the ledger already paid for: it is not sent again'),
   priceSource: deprecated(priceSource, 'price_source'),
+  step: count('Its step, when jobs of the manifest take others\' results: 1 for a job that takes none').optional(),
+  upper_bound: z.boolean().optional()
+    .describe('Priced at the catalogue\'s upper bound (its input is not made yet); present with `step`'),
 });
 
 const groupSchema = z.strictObject({
@@ -78,6 +81,9 @@ export const estimateDocumentSchema = z
     jobs: z.array(estimateJobSchema).describe('Every job, in manifest order'),
     by_model: z.record(z.string(), totals),
     by_type: z.record(z.string(), totals),
+    by_step: z.record(z.string(), totals).optional()
+      .describe('Jobs and their prices by step, when jobs of the manifest take others\' results'),
+    includes_upper_bounds: count('How many of the jobs are priced at an upper bound; present with by_step').optional(),
     groups: z.array(groupSchema).describe('Price groups, in the order they first appear'),
     to_spend: money('The jobs still to send'),
     jobs_to_send: count('Jobs still to send'),
@@ -104,6 +110,7 @@ const counts = z.strictObject({
   in_doubt: count('May have reached the service; never sent again automatically'),
   skipped: count('Left out by --partial'),
   submitting: count('Caught mid-submit: the next run marks them in doubt'),
+  blocked: count('Waiting for an input (another job\'s result) that failed or was left out'),
 });
 
 export const statusJobSchema = z.strictObject({
@@ -113,7 +120,7 @@ export const statusJobSchema = z.strictObject({
   request_id: nullable(z.string(), 'The service\'s request id once it answered'),
   price: nullable(money('The price it was reserved at'), 'null before it was priced'),
   output: nullable(z.string(), 'Path of the downloaded result'),
-  error: nullable(z.string(), 'Why it failed, is in doubt, or was not collected'),
+  error: nullable(z.string(), 'Why it failed, is in doubt, is blocked, or was not collected'),
   tags: z.array(z.string()).describe("The job's tags from the manifest"),
   model: nullable(z.string(), 'null for a job recorded without one'),
   price_source: nullable(priceSource, 'null before it was priced'),
@@ -121,6 +128,9 @@ export const statusJobSchema = z.strictObject({
   collect_issue: nullable(z.enum(['not_collected', 'status_unknown']), 'Why a submitted job is not simply running'),
   retryable: nullable(z.boolean(), 'Whether the service called its failure retryable; null unless it failed at the service'),
   refunded: nullable(z.boolean(), 'Whether the service refunded its failure; a failure both retryable and refunded is sent again (run --retries, and any later run)'),
+  step: count('Its step, when jobs of the manifest take others\' results: 1 for a job that takes none').optional(),
+  inputs: z.record(z.string(), z.string()).optional()
+    .describe('The jobs whose results it takes, by field (`first_frame_image`, `images.1`, `text`); with `step`'),
 });
 
 const errorSchema = z.strictObject({
@@ -148,6 +158,8 @@ export const statusDocumentSchema = z
   .strictObject({
     schema_version: version,
     counts,
+    steps: z.record(z.string(), counts).optional()
+      .describe('Jobs by state in each step, when jobs of the manifest take others\' results'),
     spent: money('What the ledger counts as spent'),
     budget: nullable(money('The cap'), 'The budget the last run was given; null for none'),
     jobs: z.array(statusJobSchema),

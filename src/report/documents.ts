@@ -1,6 +1,8 @@
 import type { MediabatchError } from '../errors.js';
 import { microToUsd } from '../money.js';
-import type { CostReport, CostReportJob, CostTotals } from '../pricing/report.js';
+import type { CostReportJob, CostTotals } from '../pricing/report.js';
+import type { EstimateReport } from './cost-report.js';
+import { stepsInOrder } from './steps.js';
 import { SCHEMA_VERSION } from './document-schemas.js';
 import type { ErrorJson, EstimateDocument, EstimateJobJson, RunDocument } from './document-schemas.js';
 import type { StatusDocument, StatusJobJson } from './document-schemas.js';
@@ -66,12 +68,14 @@ function fields(entries: [string, unknown][]): string {
  * its order (schema_version, total, spent, budget, within_budget, price_calls), then one job a
  * line, then the totals. `rows` are the report's jobs (read from the ledger in windows).
  */
-export function estimateJsonChunks(report: CostReport, rows: Rows<CostReportJob>): AsyncGenerator<string> {
-  return jsonListDocument(estimateDocument(report), rows, estimateJobJson);
+export function estimateJsonChunks(report: EstimateReport, rows: Rows<CostReportJob>): AsyncGenerator<string> {
+  const steps = report.steps !== undefined;
+  return jsonListDocument(estimateDocument(report), rows, (job) => estimateJobJson(job, steps));
 }
 
-export function estimateJobJson(job: CostReportJob): EstimateJobJson {
-  return {
+/** `steps`: the manifest's jobs take others' results, and each says its step and whether its price is a bound. */
+export function estimateJobJson(job: CostReportJob, steps = false): EstimateJobJson {
+  const json: EstimateJobJson = {
     id: job.id,
     type: job.type,
     model: job.model,
@@ -80,10 +84,11 @@ export function estimateJobJson(job: CostReportJob): EstimateJobJson {
     to_send: job.toSend,
     priceSource: job.source,
   };
+  return steps ? { ...json, step: job.step ?? 1, upper_bound: job.upperBound === true } : json;
 }
 
 /** The document with its jobs left to the rows; the 0.1 camelCase aliases last. */
-function estimateDocument(report: CostReport): EstimateDocument {
+function estimateDocument(report: EstimateReport): EstimateDocument {
   const byModel = totalsJson(report.byModel);
   return {
     schema_version: SCHEMA_VERSION,
@@ -95,6 +100,10 @@ function estimateDocument(report: CostReport): EstimateDocument {
     jobs: [],
     by_model: byModel,
     by_type: totalsJson(report.byType),
+    ...(report.steps === undefined ? {} : {
+      by_step: totalsJson(Object.fromEntries(stepsInOrder(report.steps))),
+      includes_upper_bounds: report.steps.upperBounds,
+    }),
     groups: report.byGroup.map((g) => ({
       key: g.key,
       type: g.type,
@@ -149,7 +158,7 @@ export type RunDocumentExtras = Pick<RunDocument, 'finished' | 'error'>;
  * few hundred bytes, so a reader of a million-job run.json need not parse the rest.
  */
 export function statusJsonChunks(summary: StatusSummary, rows: Rows<StatusJob>, run?: RunDocumentExtras): AsyncGenerator<string> {
-  const { counts } = summary;
+  const { counts, steps } = summary;
   const document: StatusDocument | RunDocument = {
     schema_version: SCHEMA_VERSION,
     // `submitting` is counted apart: jobs a crash caught mid-submit.
@@ -161,18 +170,23 @@ export function statusJsonChunks(summary: StatusSummary, rows: Rows<StatusJob>, 
       in_doubt: counts.in_doubt,
       skipped: counts.skipped,
       submitting: counts.submitting ?? 0,
+      blocked: counts.blocked ?? 0,
     },
     spent: microToUsd(summary.spentMicro),
     budget: summary.budgetMicro === null ? null : microToUsd(summary.budgetMicro),
     ...(run === undefined ? {} : { kind: 'run', finished: run.finished, error: run.error }),
+    ...(steps === undefined ? {} : { steps: Object.fromEntries(stepsInOrder(steps).map(([step, t]) => [step, t.counts])) }),
     jobs: [],
   };
-  return jsonListDocument(document, rows, statusJobJson);
+  return jsonListDocument(document, rows, (job) => statusJobJson(job, steps !== undefined));
 }
 
-/** One job of the document. Type, state and price source come from the ledger, which holds only known values. */
-export function statusJobJson(job: StatusJob): StatusJobJson {
-  return {
+/**
+ * One job of the document. Type, state and price source come from the ledger, which holds only
+ * known values. With `steps` (jobs of the manifest take others' results), its step and inputs.
+ */
+export function statusJobJson(job: StatusJob, steps = false): StatusJobJson {
+  const json: StatusJobJson = {
     id: job.id,
     type: job.type as StatusJobJson['type'],
     state: job.state as StatusJobJson['state'],
@@ -188,6 +202,7 @@ export function statusJobJson(job: StatusJob): StatusJobJson {
     retryable: job.retryable ?? null,
     refunded: job.refunded ?? null,
   };
+  return steps ? { ...json, step: job.step ?? 1, inputs: { ...job.inputs } } : json;
 }
 
 /** `status --format ids`: one job id a line, what `run --only` (and xargs) take back. */
@@ -196,8 +211,8 @@ export function idLines(rows: Rows<StatusJob>): AsyncGenerator<string> {
 }
 
 /** `status --format jsonl`: one job a line, the very object the status document lists. */
-export function jsonLines(rows: Rows<StatusJob>): AsyncGenerator<string> {
-  return lines(rows, (job) => JSON.stringify(statusJobJson(job)));
+export function jsonLines(rows: Rows<StatusJob>, steps = false): AsyncGenerator<string> {
+  return lines(rows, (job) => JSON.stringify(statusJobJson(job, steps)));
 }
 
 async function* lines<T>(rows: Rows<T>, line: (row: T) => string): AsyncGenerator<string> {

@@ -3,6 +3,7 @@ import { JOB_STATES, type JobState } from '../jobs/states.js';
 import { formatUsd, type MicroUsd } from '../money.js';
 import { AMOUNTS, exactUsd, formatCount, markdownCell, markdownTable, paint, renderTable, tableOf } from './text.js';
 import type { Column, Style, Table } from './text.js';
+import { stepCountsTable, type StepFigures } from './steps.js';
 
 export interface StatusJob {
   id: string;
@@ -26,6 +27,9 @@ export interface StatusJob {
    * collected, or it could not say how the job is (404, unreachable). `error` holds the reason.
    */
   issue?: 'not_collected' | 'status_unknown' | null;
+  /** In a manifest whose jobs take others' results: its step (1 when it takes none), its inputs by field. */
+  step?: number | null;
+  inputs?: Readonly<Record<string, string>> | null;
 }
 
 /** At most this many jobs of a group are listed; the rest are counted (`status --json` lists every job). */
@@ -39,23 +43,27 @@ export interface ListedJobs {
 
 /** The run summary and `status`, read from the ledger by the caller (runner/reports.ts). */
 export interface StatusSummary {
-  counts: Record<Exclude<JobState, 'submitting'>, number> & { submitting?: number };
+  counts: Record<Exclude<JobState, 'submitting' | 'blocked'>, number> & { submitting?: number; blocked?: number };
   spentMicro: MicroUsd;
   budgetMicro: MicroUsd | null;
   /** The groups that need a person: in doubt, failed, and submitted jobs a look left uncollected. */
   inDoubt: ListedJobs;
   failed: ListedJobs;
+  /** Jobs waiting for an input that failed or was left out; `error` says which. */
+  blocked: ListedJobs;
   notCollected: ListedJobs;
   statusUnknown: ListedJobs;
   /** Jobs here the manifest no longer lists (sent before it changed, collected and kept all the same). */
   dropped: ListedJobs;
+  /** A manifest whose jobs take others' results: its jobs by step. */
+  steps?: StepFigures | undefined;
   /** Where results are: how many files, and the folder of the first. */
   results: { files: number; folder: string | null };
 }
 
 /** A group of jobs that needs a person (or was dropped), as the text lists it. */
 interface Section {
-  group: 'inDoubt' | 'failed' | 'notCollected' | 'statusUnknown' | 'dropped';
+  group: 'inDoubt' | 'failed' | 'blocked' | 'notCollected' | 'statusUnknown' | 'dropped';
   title: string;
   style?: Style;
   why?: string;
@@ -84,6 +92,9 @@ const UNCOLLECTED =
 const STATUS_UNKNOWN =
   'These requests were sent, and may be paid for, but the service could not say how they are.\n' +
   'They stay submitted: every run asks again. Their request ids are the only handle on the results.';
+const BLOCKED =
+  'These jobs take another job\'s result, which failed or was left out: nothing was sent or reserved for them.\n' +
+  'A run that sends that input again (--retries, --redo) sends them once it is done.';
 const DROPPED =
   'They were sent (and paid for) before the manifest changed: they are collected, and their results kept, ' +
   'all the same.';
@@ -93,6 +104,7 @@ const REQUESTS = [ID, REQUEST, REASON];
 const SECTIONS: readonly Section[] = [
   { group: 'inDoubt', title: 'In doubt', style: 'yellow', why: IN_DOUBT, columns: [ID, TYPE, PRICE, REASON] },
   { group: 'failed', title: 'Failed', style: 'red', columns: [ID, TYPE, FAILURE] },
+  { group: 'blocked', title: 'Blocked', style: 'yellow', why: BLOCKED, columns: [ID, TYPE, REASON] },
   { group: 'notCollected', title: 'Paid, result not collected', style: 'yellow', why: UNCOLLECTED, columns: REQUESTS },
   { group: 'statusUnknown', title: 'Status unknown', style: 'yellow', why: STATUS_UNKNOWN, columns: REQUESTS },
   { group: 'dropped', title: 'No longer in the manifest', why: DROPPED, columns: [ID, STATE, RESULT_OR_REQUEST] },
@@ -104,7 +116,9 @@ const SECTIONS: readonly Section[] = [
  */
 export function formatStatusText(summary: StatusSummary, options: { color: boolean }): string {
   const { color } = options;
-  const parts = [`Jobs by state\n${renderTable(stateCounts(summary), color)}`, moneyLine(summary, color)];
+  const parts = [`Jobs by state\n${renderTable(stateCounts(summary), color)}`];
+  if (summary.steps !== undefined) parts.push(`Jobs by step\n${renderTable(stepCountsTable(summary.steps), color)}`);
+  parts.push(moneyLine(summary, color));
   for (const section of SECTIONS) {
     if (summary[section.group].total > 0) parts.push(sectionText(section, summary[section.group], color));
   }
@@ -128,10 +142,13 @@ function moreLine(group: ListedJobs, where: string): string {
   return more > 0 ? `\n  … and ${formatCount(more)} more (${where})` : '';
 }
 
-/** A `state, jobs` row for every state; `submitting` only when a crash left jobs in it. */
+/** States listed only when a job is in them: a crash's leftovers, and a pipeline's waiting jobs. */
+const WHEN_ANY: readonly JobState[] = ['submitting', 'blocked'];
+
+/** A `state, jobs` row for every state; `submitting` and `blocked` only when a job is in them. */
 function stateCounts(summary: StatusSummary): Table {
   const counts: Record<string, number | undefined> = summary.counts;
-  const states = JOB_STATES.filter((state) => state !== 'submitting' || (counts[state] ?? 0) > 0);
+  const states = JOB_STATES.filter((state) => !WHEN_ANY.includes(state) || (counts[state] ?? 0) > 0);
   const rows = states.map((state) => [state, formatCount(counts[state] ?? 0)]);
   return { headers: ['state', 'jobs'], rows, align: ['left', 'right'] };
 }
@@ -223,10 +240,12 @@ export function statusMarkdown(summary: StatusSummary, title: string): string {
   const parts = [
     `# Status: ${markdownCell(title)}`,
     `## Jobs by state\n\n${markdownTable(stateCounts(summary))}`,
+    ...(summary.steps === undefined ? [] : [`## Jobs by step\n\n${markdownTable(stepCountsTable(summary.steps))}`]),
     `## Money\n\n${markdownTable({ ...AMOUNTS, rows: statusMoneyRows(summary) })}`,
   ];
   if (summary.inDoubt.total > 0) parts.push(jobSection('In doubt (may have been paid; sent again only with --resubmit-in-doubt)', summary.inDoubt));
   if (summary.failed.total > 0) parts.push(jobSection('Failed', summary.failed));
+  if (summary.blocked.total > 0) parts.push(jobSection('Blocked (an input failed or was left out)', summary.blocked));
   return `${parts.join('\n\n')}\n`;
 }
 

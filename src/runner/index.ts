@@ -24,7 +24,7 @@ import { limitsOf, paceFor, type Pace, type PacedClass, type PlanChoice } from '
 import type { RunPlan } from './plan.js';
 import { loadCatalogue, prepareSend, readBalanceUsd, type CatalogueCache, type ServiceDeps } from './prepare.js';
 import { ensureWritableFolder } from './report-file.js';
-import { costJobOf, estimateJobs, summarize, writeReviewPage, writeRunReports, type RunFiles } from './reports.js';
+import { costJobOf, estimateJobs, stepFigures, summarize, writeReviewPage, writeRunReports, type RunFiles } from './reports.js';
 import { fitInOrder, sendManifest, type RunOutcome } from './run.js';
 import { pickedCounts, picks, type Selection } from './selection.js';
 import { openWebhookCompletion, type WebhookSettings } from './webhooks.js';
@@ -99,7 +99,8 @@ export async function estimate(request: EstimateRequest) {
     concurrency: request.concurrency ?? RUN_DEFAULTS.concurrency,
   });
   const firstJobs = (await ledger.readJobs({ scope: 'manifest', flagSend: send, limit: COST_JOB_LINES })).map(costJobOf);
-  return { report, firstJobs, jobs: () => estimateJobs(ledger, send) };
+  const steps = await stepFigures(ledger, 'manifest');
+  return { report: { ...report, steps }, firstJobs, jobs: () => estimateJobs(ledger, send) };
 }
 
 export interface RunRequest extends EstimateRequest, Partial<Omit<RunOptions, 'budgetMicro' | 'outDir'>> {

@@ -2,15 +2,16 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { usdToMicro, type MicroUsd } from '../money.js';
-import type { CostReport, CostReportJob } from '../pricing/report.js';
+import type { CostReportJob } from '../pricing/report.js';
 import type { PriceSource } from '../pricing/types.js';
-import { estimateMarkdown } from '../report/cost-report.js';
+import { estimateMarkdown, type EstimateReport } from '../report/cost-report.js';
 import { estimateCsvChunks, groupsCsvChunks, runCsvChunks } from '../report/csv.js';
 import { estimateJsonChunks, statusJsonChunks, type RunDocumentExtras } from '../report/documents.js';
 import { renderReviewPage, type ReviewJob } from '../report/review-page/render.js';
+import { addToSteps, newStepFigures, type StepFigures } from '../report/steps.js';
 import { failureText, LISTED_JOBS, type ListedJobs, type StatusJob, type StatusSummary } from '../report/status.js';
 import type { JobQuery, JobRow, JobState, SendSelection } from '../store/index.js';
-import type { LedgerHandle, ListingLedger, PlanLedger } from '../store/index.js';
+import type { GraphLedger, LedgerHandle, ListingLedger, PlanLedger } from '../store/index.js';
 import { kindOf } from '../jobs/index.js';
 import { writeReportFile } from './report-file.js';
 import { resultGlimpse } from './result-forms.js';
@@ -25,7 +26,7 @@ import { jobWindows, mapRows, readTogether } from './windows.js';
  * in full; the documents and the CSV list every job (runJobs).
  */
 export async function summarize(
-  ledger: ListingLedger & Pick<PlanLedger, 'spentMicro'>,
+  ledger: ListingLedger & Pick<PlanLedger, 'spentMicro'> & Pick<GraphLedger, 'readInputs'>,
   budgetMicro: MicroUsd | null,
 ): Promise<StatusSummary> {
   const counts = await ledger.countsByState('report');
@@ -40,11 +41,29 @@ export async function summarize(
     budgetMicro,
     inDoubt: await listed({ states: ['in_doubt'] }),
     failed: await listed({ states: ['failed'] }),
+    blocked: await listed({ states: ['blocked'] }),
     notCollected: await listed({ issue: 'not_collected' }),
     statusUnknown: await listed({ issue: 'status_unknown' }),
     dropped: await listed({ scope: 'dropped' }),
+    steps: await stepFigures(ledger, 'report'),
     results: { files: counts.done, folder: firstResult?.resultPath == null ? null : path.dirname(firstResult.resultPath) },
   };
+}
+
+/**
+ * A manifest whose jobs take others' results, by step (one walk of the ledger); undefined for a
+ * manifest without inputs, whose reports show no step and pay for no walk.
+ */
+export async function stepFigures(
+  ledger: ListingLedger & Pick<GraphLedger, 'readInputs'>,
+  scope: 'manifest' | 'report',
+): Promise<StepFigures | undefined> {
+  if ((await ledger.readInputs(undefined, 1)).length === 0) return undefined;
+  const figures = newStepFigures();
+  for await (const { step, state, priceMicro, priceBound } of jobWindows(ledger, { scope })) {
+    addToSteps(figures, { step: step ?? 1, state, priceMicro, upperBound: priceBound });
+  }
+  return figures;
 }
 
 /** A ledger row as reports show it. */
@@ -64,6 +83,8 @@ export function statusJobOf(row: JobRow): StatusJob {
     retryable: row.retryable,
     refunded: row.refunded,
     tags: row.tags,
+    step: row.step ?? 1,
+    inputs: row.inputs,
   };
 }
 
@@ -95,6 +116,8 @@ export function costJobOf(row: JobRow): CostReportJob {
     priceMicro: row.priceMicro ?? 0,
     source: (row.priceSource ?? 'quoted') as PriceSource,
     toSend: row.toSend === true,
+    step: row.step ?? 1,
+    upperBound: row.priceBound,
   };
 }
 
@@ -146,7 +169,7 @@ export async function writeRunReports(
   const jobs = (reads: AsyncIterable<Read>): AsyncIterable<StatusJob> => mapRows(reads, (read) => read.job);
   const readers = [
     (reads: AsyncIterable<Read>) => writeReportFile(paths.runJson, statusJsonChunks(summary, jobs(reads), run)),
-    (reads: AsyncIterable<Read>) => writeReportFile(paths.runCsv, runCsvChunks(jobs(reads))),
+    (reads: AsyncIterable<Read>) => writeReportFile(paths.runCsv, runCsvChunks(jobs(reads), summary.steps !== undefined)),
   ];
   if (page !== undefined && pageFile !== undefined) {
     readers.push((reads) => writeReviewPage(ledger, pageFile, page, mapRows(reads, (read) => read.row)));
@@ -203,10 +226,10 @@ export interface EstimateFiles {
 }
 
 /** `<name>.estimate.json`, `.csv`, `.groups.csv` and `.md`; `jobs` gives a fresh pass over the jobs each call. */
-export async function writeEstimateReports(paths: EstimateFiles, report: CostReport, jobs: () => AsyncIterable<CostReportJob>, title: string): Promise<void> {
+export async function writeEstimateReports(paths: EstimateFiles, report: EstimateReport, jobs: () => AsyncIterable<CostReportJob>, title: string): Promise<void> {
   await readTogether(jobs(), [
     (rows) => writeReportFile(paths.estimateJson, estimateJsonChunks(report, rows)),
-    (rows) => writeReportFile(paths.estimateCsv, estimateCsvChunks(rows)),
+    (rows) => writeReportFile(paths.estimateCsv, estimateCsvChunks(rows, report.steps !== undefined)),
   ]);
   await writeReportFile(paths.estimateGroupsCsv, groupsCsvChunks(report.byGroup));
   await writeReportFile(paths.estimateMd, estimateMarkdown(report, title));
@@ -273,6 +296,7 @@ export function reviewJob(row: JobRow): ReviewJob {
     error: failureText({ error: row.lastError, retryable: row.retryable, refunded: row.refunded }),
     output: row.resultPath,
     inManifest: row.inManifest,
+    inputs: row.inputs,
   };
 }
 

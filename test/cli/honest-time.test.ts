@@ -157,6 +157,12 @@ describe('the time left of a run', () => {
         'paused by the daily limit until 19:00 (in 3h42m) · ETA 18d01h',
     );
   });
+
+  it('counts the blocked jobs of a pipeline on the progress line, when there are any', () => {
+    const snap = { counts: { done: 2, pending: 1, failed: 1, blocked: 3 }, spentMicro: 30_000, budgetMicro: null };
+    const line = progressLine({ snap, total: 7, nowMs: now, rate: { perS: 0, what: 'jobs' }, etaMs: undefined, pause: undefined });
+    expect(line).toBe('2/7 done · 0 running · 1 pending · 1 failed · 0 in doubt · 0 skipped · 3 blocked · spent $0.03 · 0.0 jobs/s');
+  });
 });
 
 describe('what pricing waits for', () => {

@@ -362,3 +362,77 @@ describe('text and embedding results, in Chromium', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('a pipeline: inputs, dependents and blocked jobs, in Chromium', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let opened: Awaited<ReturnType<typeof openPage>>;
+
+  beforeAll(async () => {
+    ({ dir, cleanup } = await tempDir('mediabatch-review-'));
+    await writeFile(path.join(dir, 'poster.png'), pngImage(64));
+    await writeFile(path.join(dir, 'narration.wav'), 'RIFF');
+    const job = (id: string, type: ReviewJob['type'], extra: Partial<ReviewJob>): ReviewJob => ({
+      id, type, state: 'done', priceMicro: 1_000, spentMicro: 1_000, priceSource: 'quoted', priceKey: 'k', model: 'm',
+      requestId: `req-${id}`, error: null, output: null, ...extra,
+    });
+    const rows = [
+      job('poster', 'txt2img', { output: path.join(dir, 'poster.png') }),
+      job('narration', 'txt2audio', { output: path.join(dir, 'narration.wav') }),
+      job('talking', 'aud2video', { state: 'submitted', inputs: { audio: 'narration', first_frame_image: 'poster' } }),
+      job('poster-moving', 'img2video', { state: 'pending', inputs: { first_frame_image: 'poster' } }),
+      job('scene-2', 'txt2img', { state: 'failed', error: 'WORKER_ERROR: out of memory' }),
+      job('scene-2-moving', 'img2video', { state: 'blocked', spentMicro: 0, inputs: { first_frame_image: 'scene-2' }, error: 'input "first_frame_image" failed: WORKER_ERROR: out of memory' }),
+      job('logo', 'txt2img', {}),
+      ...Array.from({ length: 23 }, (_, i) => job(`badge-${i}`, 'img-upscale', { state: 'pending', inputs: { image: 'logo' } })),
+    ];
+    let html = '';
+    for await (const chunk of renderReviewPage(rows, { title: 'show.yaml', generatedAt: '2026-01-01T00:00:00.000Z', ledger: 'x', spentMicro: 5_000, budgetMicro: null, pageDir: dir })) html += chunk;
+    const file = path.join(dir, 'show.report.html');
+    await writeFile(file, html);
+    opened = await openPage(browser, file);
+  }, 60_000);
+
+  afterAll(async () => {
+    await cleanup?.();
+  });
+
+  it('shows each input with its job: an image result as a thumbnail from disk, another as a link', async () => {
+    const { page, errors } = opened;
+    const talking = page.locator('tr[data-id="talking"] .links ul.inputs li');
+    expect(await talking.allTextContents()).toEqual(['audio ← narration narration.wav', 'first_frame_image ← poster ']);
+    const thumbnail = page.locator('tr[data-id="talking"] li[data-field="first_frame_image"] img');
+    expect(await thumbnail.getAttribute('src')).toBe('poster.png');
+    await thumbnail.scrollIntoViewIfNeeded();
+    await thumbnail.evaluate((img) => (img as unknown as { decode: () => Promise<void> }).decode());
+    expect(await thumbnail.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(64);
+    expect(await page.locator('tr[data-id="talking"] li[data-field="audio"] a[target]').getAttribute('href')).toBe('narration.wav');
+    // An input not done yet: its job, and no file.
+    expect(await page.locator('tr[data-id="scene-2-moving"] li[data-field="first_frame_image"] a').count()).toBe(1);
+    expect(errors).toEqual([]);
+  });
+
+  it('lists a job\'s dependents, each a link to its row', async () => {
+    const { page } = opened;
+    expect(await page.locator('tr[data-id="poster"] ul.dependents li').allTextContents()).toEqual(['talking', 'poster-moving']);
+    expect(await page.locator('tr[data-id="talking"] ul.dependents').count()).toBe(0);
+    // A result many jobs take lists the first of them and counts the rest.
+    const badges = await page.locator('tr[data-id="logo"] ul.dependents li').allTextContents();
+    expect(badges).toEqual([...Array.from({ length: 20 }, (_, i) => `badge-${i}`), '… and 3 more']);
+    await page.locator('tr[data-id="poster"] ul.dependents a', { hasText: 'poster-moving' }).click();
+    await page.waitForURL(/#q=poster-moving$/);
+    expect(await shownIds(page)).toEqual(['poster-moving']);
+    await show(page, '');
+  });
+
+  it('filters to the blocked jobs, each with the reason it waits', async () => {
+    const { page } = opened;
+    expect(await page.locator('#summary [data-filter-state="blocked"]').getAttribute('data-count')).toBe('1');
+    await page.locator('#summary [data-filter-state="blocked"]').click();
+    expect(await shownIds(page)).toEqual(['scene-2-moving']);
+    expect(await page.locator('tr[data-id="scene-2-moving"] td.error').textContent()).toBe('input "first_frame_image" failed: WORKER_ERROR: out of memory');
+    expect(await page.locator('tr[data-id="scene-2-moving"] .state').getAttribute('class')).toBe('state blocked');
+    await page.locator('#filter-state').selectOption('blocked');
+    expect(await shownIds(page)).toEqual(['scene-2-moving']);
+  });
+});

@@ -4,7 +4,9 @@ import { buildCostReport, type CostReport, type CostReportJob } from '../../src/
 import { estimateMarkdown, formatCostReport } from '../../src/report/cost-report.js';
 import { estimateCsvChunks, groupsCsvChunks } from '../../src/report/csv.js';
 import { estimateJsonChunks } from '../../src/report/documents.js';
+import { addToSteps, newStepFigures } from '../../src/report/steps.js';
 import { textOf } from '../helpers/chunks.js';
+import { expectDocument } from '../helpers/documents.js';
 import { costInput, laws, memoryCache, priceJobs, quoteWith, speechJob, speechQuoter, videoJob, videoQuoter } from '../pricing/jobs.js';
 
 async function sampleReport(budgetMicro: number | null) {
@@ -185,5 +187,59 @@ describe('the estimate CSV files and markdown', () => {
       - Duration at the basic plan's pace: about 2 minutes (Basic: img2video 1/min)
       "
     `);
+  });
+});
+
+describe('a manifest whose jobs take others\' results', () => {
+  /** The sample as a pipeline: the two videos take a speech line's result, one priced at its bound. */
+  async function pipelineReport() {
+    const report = await sampleReport(null);
+    const rows = report.rows.map((job) =>
+      job.type === 'txt2audio' ? { ...job, step: 1, upperBound: false } : { ...job, step: 2, upperBound: job.id === 'waves' });
+    const steps = newStepFigures();
+    for (const job of rows) addToSteps(steps, { step: job.step, state: 'pending', priceMicro: job.priceMicro, upperBound: job.upperBound });
+    return { ...report, rows, steps };
+  }
+
+  it('groups the text report by step and marks a price at an upper bound, said once', async () => {
+    const report = await pipelineReport();
+    const text = formatCostReport(report, { color: false, firstJobs: report.rows });
+    expect(text).toMatch(/\n {2}waves +img2video +\S+ +≤ \$[\d.]+ +quoted\n/);
+    expect(text).toMatch(/\n {2}dunes +img2video +\S+ +\$[\d.]+ +quoted\n/);
+    expect(text).toMatch(/\nBy step\n {2}step {2}jobs +total\n {2}1 +8 +\$[\d.]+\n {2}2 +2 +\$[\d.]+\n\nBy type\n/);
+    expect(text.split('≤ 1 job(s) are priced at the catalogue\'s upper bound')).toHaveLength(2);
+    expect(text).toContain(
+      '  ≤ 1 job(s) are priced at the catalogue\'s upper bound: their price depends on an input not made yet.\n' +
+        '  The budget reserves the bound; a run prices each for real before sending it and releases the rest.\n',
+    );
+    const markdown = estimateMarkdown(report, 'show.yaml');
+    expect(markdown).toContain('## By step\n\n| step | jobs | total |\n| --- | ---: | ---: |\n| 1 | 8 |');
+    expect(markdown).toContain('\n\n≤ 1 job(s) are priced at the catalogue\'s upper bound');
+  });
+
+  it('puts by_step, the bounds counted and each job\'s step and bound in the document and the CSV', async () => {
+    const report = await pipelineReport();
+    const json = expectDocument<{ by_step: unknown; includes_upper_bounds: number; jobs: Record<string, unknown>[] }>(
+      'estimate',
+      await textOf(estimateJsonChunks(report, report.rows)),
+    );
+    const [speech, video] = [report.steps.byStep.get(1)!, report.steps.byStep.get(2)!];
+    expect(json.by_step).toEqual({
+      1: { jobs: 8, total: speech.totalMicro / 1e6 },
+      2: { jobs: 2, total: video.totalMicro / 1e6 },
+    });
+    expect(json.includes_upper_bounds).toBe(1);
+    expect(json.jobs[8]).toMatchObject({ id: 'waves', step: 2, upper_bound: true });
+    expect(json.jobs[0]).toMatchObject({ id: 'line-0', step: 1, upper_bound: false });
+    const csv = (await textOf(estimateCsvChunks(report.rows, true))).split('\n');
+    expect(csv[0]).toBe('id,type,model,price_usd,price_source,to_send,step,upper_bound');
+    expect(csv[9]).toMatch(/^waves,img2video,.*,2,yes$/);
+  });
+
+  it('leaves a manifest without inputs as it was: no step, no bound', async () => {
+    const report = await sampleReport(null);
+    const text = await textOf(estimateJsonChunks({ ...report, steps: undefined }, report.rows));
+    expect(text).not.toMatch(/"step"|by_step|upper_bound/);
+    expect(formatCostReport(report, { color: false, firstJobs: report.rows })).not.toMatch(/step|≤/);
   });
 });

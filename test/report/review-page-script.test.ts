@@ -2,7 +2,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { decimalUsd } from '../../src/money.js';
-import { formatMicroUsd, parseView, selectRows, splitTag, viewHash, type PageMeta, type RowTuple } from '../../src/report/review-page/browser-view.js';
+import { formatMicroUsd, parseView, pipelineLinks, selectRows, splitTag, viewHash, type PageMeta, type RowTuple } from '../../src/report/review-page/browser-view.js';
 import { ROOT } from '../helpers/cli.js';
 
 describe("the review page's browser script", () => {
@@ -58,5 +58,28 @@ describe("the review page's browser script", () => {
     expect(ids(selectRows(rows, meta, { ...view, q: 'hello  VARIANT:1' }, haystack))).toEqual(['a1', 'c1']);
     expect(ids(selectRows(rows, meta, { ...view, model: 'm2', tag: 'variant:2' }, haystack))).toEqual(['a2']);
     expect(selectRows(rows, meta, view, haystack).keys).toBeNull();
+  });
+});
+
+describe('a pipeline on the review page', () => {
+  const row = (id: string, inputs?: Record<string, string>): RowTuple => {
+    const tuple: RowTuple = [id, 0, 0, 1, 1, -1, -1, -1, null, null, [], null, null, 0, null];
+    if (inputs !== undefined) tuple.push(inputs);
+    return tuple;
+  };
+
+  it('finds each job\'s row and its dependents from the inputs the rows carry, each dependent once', () => {
+    const links = pipelineLinks([
+      row('poster'),
+      row('narration'),
+      row('talking', { audio: 'narration', first_frame_image: 'poster' }),
+      row('collage', { 'images.0': 'poster', 'images.1': 'poster' }),
+    ]);
+    expect(links?.dependents).toEqual(new Map([['narration', ['talking']], ['poster', ['talking', 'collage']]]));
+    expect(links?.rowOf.get('talking')).toBe(2);
+  });
+
+  it('has nothing to link when no job takes another\'s result', () => {
+    expect(pipelineLinks([row('a'), row('b')])).toBeNull();
   });
 });

@@ -166,3 +166,13 @@ describe('the review page renderer', () => {
     expect(resultHref(path.join('/work', 'a', 'b.mp4'), '/work/a')).toBe('b.mp4');
   });
 });
+
+describe('a pipeline on the review page', () => {
+  it('carries a job\'s inputs on its row, and leaves every other row as short as it was', async () => {
+    const html = await render([job('poster', { type: 'txt2img' }), job('talking', { type: 'aud2video', state: 'blocked', inputs: { first_frame_image: 'poster' } })]);
+    const rows = scriptJson(html, 'review-rows') as RowTuple[];
+    expect(rows[0]).toHaveLength(15);
+    expect(rows[1]?.[15]).toEqual({ first_frame_image: 'poster' });
+    expect(html).toContain('data-filter-state="blocked" data-count="1"');
+  });
+});

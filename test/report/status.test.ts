@@ -1,9 +1,12 @@
 import { parse } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCsvChunks } from '../../src/report/csv.js';
-import { statusJsonChunks } from '../../src/report/documents.js';
+import type { JobState } from '../../src/jobs/states.js';
+import { runCsvChunks, RUN_CSV_COLUMNS } from '../../src/report/csv.js';
+import { jsonLines, statusJsonChunks } from '../../src/report/documents.js';
+import { addToSteps, newStepFigures } from '../../src/report/steps.js';
 import { formatStatusText, statusMarkdown, submittedLines, type ListedJobs, type StatusJob, type StatusSummary } from '../../src/report/status.js';
 import { textOf } from '../helpers/chunks.js';
+import { expectDocument } from '../helpers/documents.js';
 
 interface StatusJsonJob {
   id: string;
@@ -23,6 +26,7 @@ function summaryOf(base: Pick<StatusSummary, 'counts' | 'spentMicro' | 'budgetMi
     ...base,
     inDoubt: listed((job) => job.state === 'in_doubt'),
     failed: listed((job) => job.state === 'failed'),
+    blocked: listed((job) => job.state === 'blocked'),
     notCollected: listed((job) => job.state === 'submitted' && job.issue === 'not_collected'),
     statusUnknown: listed((job) => job.state === 'submitted' && job.issue === 'status_unknown'),
     dropped: listed((job) => job.inManifest === false),
@@ -62,7 +66,6 @@ describe('formatStatusText', () => {
         failed        1
         in_doubt      1
         skipped       0
-        blocked       0
 
       Spent $1.23 of the $5.00 budget ($3.77 left)
 
@@ -90,7 +93,7 @@ describe('the status and run documents', () => {
   it("has the run and status fields scripts rely on", async () => {
     const json = await statusJson(SUMMARY);
     expect(Object.keys(json)).toEqual(['schema_version', 'counts', 'spent', 'budget', 'jobs']);
-    expect(json.counts).toEqual({ pending: 1, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0, submitting: 0 });
+    expect(json.counts).toEqual({ pending: 1, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0, submitting: 0, blocked: 0 });
     expect(json.jobs[1]).toEqual({
       id: 'waves',
       type: 'img2video',
@@ -137,7 +140,6 @@ describe('statusMarkdown', () => {
       | failed | 1 |
       | in_doubt | 1 |
       | skipped | 0 |
-      | blocked | 0 |
 
       ## Money
 
@@ -246,5 +248,103 @@ describe('the run CSV', () => {
     expect(lines).toHaveLength(2_501);
     expect(lines.filter((line) => line.startsWith('id,'))).toHaveLength(1);
     expect(lines.at(-1)).toMatch(/^job-2499,/);
+  });
+});
+
+describe('blocked jobs', () => {
+  const waiting = summaryOf(
+    {
+      counts: { pending: 0, submitting: 0, submitted: 0, done: 1, failed: 1, in_doubt: 0, skipped: 0, blocked: 1 },
+      spentMicro: 200_000,
+      budgetMicro: null,
+    },
+    [
+      { id: 'narration', type: 'txt2audio', state: 'done', requestId: 'r-1', priceMicro: 100_000, output: '/data/show.out/narration.mp3', error: null },
+      { id: 'poster', type: 'txt2img', state: 'failed', requestId: 'r-2', priceMicro: 100_000, output: null, error: 'WORKER_ERROR: out of memory' },
+      { id: 'talking', type: 'aud2video', state: 'blocked', requestId: null, priceMicro: 400_000, output: null, error: 'input "first_frame_image" failed: WORKER_ERROR: out of memory' },
+    ],
+  );
+
+  it('are counted, listed with the reason and what sends them', () => {
+    const text = formatStatusText(waiting, { color: false });
+    expect(text).toContain('  skipped       0\n  blocked       1\n');
+    expect(text).toContain(`Blocked: 1 job(s)
+These jobs take another job's result, which failed or was left out: nothing was sent or reserved for them.
+A run that sends that input again (--retries, --redo) sends them once it is done.
+  id       type       reason
+  talking  aud2video  input "first_frame_image" failed: WORKER_ERROR: out of memory`);
+    expect(statusMarkdown(waiting, 'show.yaml')).toContain(`| blocked | 1 |`);
+    expect(statusMarkdown(waiting, 'show.yaml')).toContain(`## Blocked (an input failed or was left out): 1
+
+| id | type | price | request id | reason |
+| --- | --- | ---: | --- | --- |
+| talking | aud2video | $0.40 |  | input "first_frame_image" failed: WORKER_ERROR: out of memory |`);
+  });
+
+  it('are in the documents and the CSV with their reason', async () => {
+    const json = expectDocument<{ counts: Record<string, number>; jobs: StatusJsonJob[] }>('status', await textOf(statusJsonChunks(waiting, waiting.rows)));
+    expect(json.counts['blocked']).toBe(1);
+    expect(json.jobs[2]).toMatchObject({ id: 'talking', state: 'blocked', error: 'input "first_frame_image" failed: WORKER_ERROR: out of memory' });
+    expect((await jobsCsv(waiting.rows)).split('\n')[3]).toBe(
+      'talking,aud2video,,blocked,0.4,,,,"input ""first_frame_image"" failed: WORKER_ERROR: out of memory",,,,yes',
+    );
+  });
+
+  it('leave the state table as it was while there are none', () => {
+    expect(formatStatusText(SUMMARY, { color: false })).not.toContain('blocked');
+  });
+});
+
+describe('a manifest whose jobs take others\' results', () => {
+  const rows: StatusJob[] = [
+    { id: 'narration', type: 'txt2audio', state: 'done', requestId: 'r-1', priceMicro: 100_000, output: '/data/show.out/narration.mp3', error: null, step: 1, inputs: null },
+    { id: 'poster', type: 'txt2img', state: 'done', requestId: 'r-2', priceMicro: 100_000, output: '/data/show.out/poster.png', error: null, step: 1, inputs: null },
+    { id: 'talking', type: 'aud2video', state: 'submitted', requestId: 'r-3', priceMicro: 400_000, output: null, error: null, step: 2, inputs: { audio: 'narration', first_frame_image: 'poster' } },
+  ];
+  const steps = newStepFigures();
+  for (const job of rows) addToSteps(steps, { step: job.step ?? 1, state: job.state as JobState, priceMicro: job.priceMicro, upperBound: false });
+  const piped: Summed = {
+    ...summaryOf({ counts: { pending: 0, submitting: 0, submitted: 1, done: 2, failed: 0, in_doubt: 0, skipped: 0, blocked: 0 }, spentMicro: 600_000, budgetMicro: null }, rows),
+    steps,
+  };
+
+  it('counts each step\'s jobs by state, in the text and the markdown', () => {
+    expect(formatStatusText(piped, { color: false })).toContain(`Jobs by step
+  step  jobs  submitted  done
+  1        2          0     2
+  2        1          1     0
+
+Spent $0.60 (no budget set)`);
+    expect(statusMarkdown(piped, 'show.yaml')).toContain(`## Jobs by step
+
+| step | jobs | submitted | done |
+| --- | ---: | ---: | ---: |
+| 1 | 2 | 0 | 2 |
+| 2 | 1 | 1 | 0 |`);
+  });
+
+  it('gives the steps and each job\'s step and inputs in the documents, the JSON lines and the CSV', async () => {
+    const json = expectDocument<{ steps: Record<string, Record<string, number>>; jobs: Record<string, unknown>[] }>(
+      'run',
+      await textOf(statusJsonChunks(piped, piped.rows, { finished: true })),
+    );
+    expect(json.steps['1']).toMatchObject({ done: 2, submitted: 0, blocked: 0 });
+    expect(json.steps['2']).toMatchObject({ done: 0, submitted: 1 });
+    expect(json.jobs.map((job) => [job['id'], job['step'], job['inputs']])).toEqual([
+      ['narration', 1, {}],
+      ['poster', 1, {}],
+      ['talking', 2, { audio: 'narration', first_frame_image: 'poster' }],
+    ]);
+    expect(JSON.parse((await textOf(jsonLines(piped.rows, true))).split('\n')[2]!)).toEqual(json.jobs[2]);
+    const csv = (await textOf(runCsvChunks(piped.rows, true))).split('\n');
+    expect(csv[0]).toBe(`${RUN_CSV_COLUMNS.join(',')},step,inputs`);
+    expect(csv[1]).toMatch(/,yes,1,$/);
+    expect(csv[3]).toMatch(/,yes,2,audio=narration;first_frame_image=poster$/);
+  });
+
+  it('shows no step for a manifest without inputs', async () => {
+    const text = await textOf(statusJsonChunks(SUMMARY, SUMMARY.rows));
+    expect(text).not.toMatch(/step|inputs/);
+    expect((await jobsCsv(SUMMARY.rows)).split('\n')[0]).toBe(RUN_CSV_COLUMNS.join(','));
   });
 });

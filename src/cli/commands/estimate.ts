@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import { ExitCode } from '../../errors.js';
-import type { CostReport, CostReportJob } from '../../pricing/report.js';
-import { estimateMarkdown, formatCostReport } from '../../report/cost-report.js';
+import type { CostReportJob } from '../../pricing/report.js';
+import { estimateMarkdown, formatCostReport, type EstimateReport } from '../../report/cost-report.js';
 import { estimateCsvChunks } from '../../report/csv.js';
 import { estimateJsonChunks } from '../../report/documents.js';
 import { estimate } from '../../runner/index.js';
@@ -52,7 +52,7 @@ export async function handler(args: EstimateArgs, { clock }: CommandContext): Pr
 
 /** The JSON and the CSV list every job, read from the ledger a window at a time (a fresh pass each). */
 function print(
-  report: CostReport,
+  report: EstimateReport,
   rows: { firstJobs: readonly CostReportJob[]; jobs: () => AsyncIterable<CostReportJob> },
   format: ReturnType<typeof resolveFormat<'table' | 'json' | 'csv' | 'md'>>,
   title: string,
@@ -61,7 +61,7 @@ function print(
     case 'json':
       return writeStdoutChunks(estimateJsonChunks(report, rows.jobs()));
     case 'csv':
-      return writeStdoutChunks(estimateCsvChunks(rows.jobs()));
+      return writeStdoutChunks(estimateCsvChunks(rows.jobs(), report.steps !== undefined));
     case 'md':
       return writeStdout(estimateMarkdown(report, title));
     case 'table':

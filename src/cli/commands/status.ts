@@ -62,15 +62,16 @@ function print(
   title: string,
 ): Promise<void> {
   const { format, states } = asked;
+  const steps = summary.steps !== undefined;
   switch (format) {
     case 'json':
       return writeStdoutChunks(statusJsonChunks(summary, runJobs(ledger, states)));
     case 'csv':
-      return writeStdoutChunks(runCsvChunks(runJobs(ledger, states)));
+      return writeStdoutChunks(runCsvChunks(runJobs(ledger, states), steps));
     case 'ids':
       return writeStdoutChunks(idLines(runJobs(ledger, states)));
     case 'jsonl':
-      return writeStdoutChunks(jsonLines(runJobs(ledger, states)));
+      return writeStdoutChunks(jsonLines(runJobs(ledger, states), steps));
     case 'md':
       return writeStdout(statusMarkdown(summary, title));
     case 'table':

@@ -4,11 +4,12 @@
  * the address (browser-view.js). Inlined after browser-view.js, as one script, by
  * render.ts (reviewPageScript), which drops the import below: the two are one module in the page.
  */
-import { ATTENTION, formatMicroUsd, parseView, PAGE_SIZES, selectRows, splitTag, viewHash } from './browser-view.js';
+import { ATTENTION, formatMicroUsd, parseView, PAGE_SIZES, pipelineLinks, selectRows, splitTag, viewHash } from './browser-view.js';
 
 /** @typedef {import('./browser-view.js').RowTuple} RowTuple */
 /** @typedef {import('./browser-view.js').PageMeta} PageMeta */
 /** @typedef {import('./browser-view.js').View} View */
+/** @typedef {NonNullable<ReturnType<typeof pipelineLinks>> & { rows: RowTuple[] }} Links */
 /**
  * @typedef {Record<keyof typeof SELECTS, HTMLSelectElement>
  *   & { search: HTMLInputElement, size: HTMLSelectElement }} Controls
@@ -19,6 +20,9 @@ const SELECTS = /** @type {const} */ ({
   state: 'filter-state', kind: 'filter-kind', model: 'filter-model', tag: 'filter-tag', group: 'group-by',
 });
 const SELECT_KEYS = /** @type {(keyof typeof SELECTS)[]} */ (Object.keys(SELECTS));
+
+/** Dependents listed under a job: an image a thousand jobs take must not make a row a thousand links long. */
+const MAX_DEPENDENTS = 20;
 
 /** Tags offered in the tag list, most used first; search finds the others. */
 const MAX_TAG_OPTIONS = 300;
@@ -91,11 +95,47 @@ function player(href, media, id, glimpse) {
 }
 
 /**
+ * A link to the view of one job (the search for its id), as a bookmark to it would be.
+ * @param {string} id
+ */
+function jobLink(id) {
+  return el('a', { className: 'job-link', text: id, attrs: { href: viewHash({ ...parseView(''), q: id }) } });
+}
+
+/**
+ * What a job takes from others, each input with its job (an image result as a thumbnail, any other
+ * result as a link to its file), and the jobs that take its result.
+ * @param {RowTuple} row
+ * @param {PageMeta} meta
+ * @param {Links} links
+ */
+function pipelineBox(row, meta, links) {
+  const inputs = Object.entries(row[15] ?? {}).map(([field, from]) => {
+    const upstream = links.rows[links.rowOf.get(from) ?? -1];
+    const href = upstream?.[12] ?? null;
+    const kind = upstream === undefined ? undefined : meta.kinds[upstream[1]];
+    const name = href === null ? '' : decodeURIComponent(href.split('/').pop() ?? href);
+    const thumbnail = () => el('img', { attrs: { src: href ?? '', loading: 'lazy', alt: `result of ${from}` } });
+    const shown = kind?.media === 'image' ? thumbnail() : name;
+    const file = href === null ? [] : [' ', el('a', { attrs: { href, target: '_blank', rel: 'noopener' } }, [shown])];
+    return el('li', { attrs: { 'data-field': field } }, [`${field} ← `, jobLink(from), ...file]);
+  });
+  const taking = links.dependents.get(row[0]) ?? [];
+  const dependents = taking.slice(0, MAX_DEPENDENTS).map((id) => el('li', {}, [jobLink(id)]));
+  const more = taking.length - dependents.length;
+  if (more > 0) dependents.push(el('li', { text: `… and ${COUNT.format(more)} more` }));
+  /** @param {string} name @param {HTMLLIElement[]} items */
+  const list = (name, items) => (items.length === 0 ? [] : [el('small', { text: name }), el('ul', { className: name }, items)]);
+  return el('div', { className: 'links' }, [...list('inputs', inputs), ...list('dependents', dependents)]);
+}
+
+/**
  * @param {RowTuple} row
  * @param {PageMeta} meta
  * @param {(tag: string) => void} onTag
+ * @param {Links | null} links
  */
-function jobRow(row, meta, onTag) {
+function jobRow(row, meta, onTag, links) {
   const [id, kindIx, stateIx, priceMicro, spentMicro, modelIx, sourceIx, , requestId, text, tags, error, media] = row;
   const [dropped, glimpse] = [row[13], row[14]];
   const kind = meta.kinds[kindIx];
@@ -110,7 +150,11 @@ function jobRow(row, meta, onTag) {
   const textCell = el('td', { className: 'text' }, [el('div', { className: 'clamp', text: text ?? '' })]);
   textCell.addEventListener('click', () => textCell.classList.toggle('open'));
   return el('tr', { className: `job ${state}`, attrs: { 'data-id': id } }, [
-    el('td', { className: 'id' }, dropped === 1 ? [id, el('br'), el('small', { text: 'no longer in the manifest' })] : [id]),
+    el('td', { className: 'id' }, [
+      id,
+      ...(dropped === 1 ? [el('br'), el('small', { text: 'no longer in the manifest' })] : []),
+      ...(links === null ? [] : [pipelineBox(row, meta, links)]),
+    ]),
     el('td', {}, [el('span', { className: `state ${state}`, text: state.replace('_', ' ') })]),
     el('td', { className: 'kind' }, [kind?.name ?? '', el('br'), el('small', { text: meta.models[modelIx] ?? '' })]),
     el('td', { className: 'price' }, [price, el('br'), el('small', { text: [meta.sources[sourceIx] ?? '', spentNote].filter(Boolean).join(' · ') })]),
@@ -153,6 +197,8 @@ const COUNT = new Intl.NumberFormat('en-US');
 export function startReviewPage() {
   const rows = /** @type {RowTuple[]} */ (readJson('review-rows'));
   const meta = /** @type {PageMeta} */ (readJson('review-meta'));
+  const found = pipelineLinks(rows);
+  const links = found === null ? null : { ...found, rows };
   const ui = {
     .../** @type {Record<keyof typeof SELECTS, HTMLSelectElement>} */ (
       Object.fromEntries(Object.entries(SELECTS).map(([key, id]) => [key, byId(id, HTMLSelectElement)]))
@@ -193,7 +239,7 @@ export function startReviewPage() {
   const render = () => {
     selected ??= selectRows(rows, meta, view, haystack);
     syncControls(ui, view);
-    renderPage(rows, meta, view, selected, ui, update);
+    renderPage(rows, meta, view, selected, ui, update, links);
   };
 
   let typing = 0;
@@ -280,8 +326,9 @@ function syncControls(ui, view) {
  * @param {ReturnType<typeof selectRows>} selected
  * @param {{ body: HTMLTableSectionElement, shown: HTMLElement, pages: HTMLElement[] }} ui
  * @param {(change: Partial<View>) => void} update
+ * @param {Links | null} links
  */
-function renderPage(rows, meta, view, selected, ui, update) {
+function renderPage(rows, meta, view, selected, ui, update, links) {
   const { order, keys, sizes } = selected;
   const pageCount = Math.max(1, Math.ceil(order.length / view.size));
   const page = Math.min(view.page, pageCount - 1);
@@ -296,7 +343,8 @@ function renderPage(rows, meta, view, selected, ui, update) {
       const size = sizes.get(key) ?? 0;
       trs.push(el('tr', { className: 'group' }, [el('th', { text: `${key}${continued} · ${COUNT.format(size)} job${size === 1 ? '' : 's'}`, attrs: { colspan: '9' } })]));
     }
-    trs.push(jobRow(/** @type {RowTuple} */ (rows[/** @type {number} */ (order[at])]), meta, (tag) => update({ tag })));
+    const row = /** @type {RowTuple} */ (rows[/** @type {number} */ (order[at])]);
+    trs.push(jobRow(row, meta, (tag) => update({ tag }), links));
   }
   if (trs.length === 0) trs.push(el('tr', { className: 'empty' }, [el('td', { text: 'No job matches these filters.', attrs: { colspan: '9' } })]));
   ui.body.replaceChildren(...trs);

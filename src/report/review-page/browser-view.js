@@ -28,6 +28,7 @@
  *   media: string | null,
  *   dropped: 0 | 1,
  *   glimpse: string | null,
+ *   inputs?: Record<string, string>,
  * ]} RowTuple
  */
 
@@ -125,6 +126,26 @@ export function rowFilter(meta, view, haystack) {
     (model === -2 || row[5] === model) &&
     (view.tag === '' || row[10].includes(view.tag)) &&
     (words.length === 0 || words.every((w) => haystack(index).includes(w)));
+}
+
+/**
+ * Where each job's row is, and each job's dependents (the jobs that take its result), from the
+ * inputs the rows carry (field → id, only on a job that takes others' results); null when none does.
+ * @param {RowTuple[]} rows
+ * @returns {{ rowOf: Map<string, number>, dependents: Map<string, string[]> } | null}
+ */
+export function pipelineLinks(rows) {
+  if (!rows.some((row) => row[15] !== undefined)) return null;
+  /** @type {Map<string, string[]>} */
+  const dependents = new Map();
+  for (const [id, , , , , , , , , , , , , , , inputs] of rows) {
+    for (const from of Object.values(inputs ?? {})) {
+      const taking = dependents.get(from);
+      if (taking === undefined) dependents.set(from, [id]);
+      else if (taking.at(-1) !== id) taking.push(id);
+    }
+  }
+  return { rowOf: new Map(rows.map((row, i) => [row[0], i])), dependents };
 }
 
 /**

@@ -35,6 +35,8 @@ export interface ReviewJob {
   inManifest?: boolean | undefined;
   /** A text result's start, an embedding's size and first values. */
   glimpse?: string | null | undefined;
+  /** The jobs whose results it takes, by field; null or none for a job that takes none. */
+  inputs?: Readonly<Record<string, string>> | null | undefined;
 }
 
 /** Distinct models or price groups listed one by one; the rest are summed together. */
@@ -87,6 +89,13 @@ function newTotals() {
 type Totals = ReturnType<typeof newTotals>;
 
 function toTuple(job: ReviewJob, totals: Totals, pageDir: string): RowTuple {
+  const row = rowOf(job, totals, pageDir);
+  // Only a job that takes others' results carries them: every other row stays as short as it was.
+  if (job.inputs != null && Object.keys(job.inputs).length > 0) row.push({ ...job.inputs });
+  return row;
+}
+
+function rowOf(job: ReviewJob, totals: Totals, pageDir: string): RowTuple {
   addToTally(totals.all, job);
   totals.byState.set(job.state, (totals.byState.get(job.state) ?? 0) + 1);
   totals.kinds.add(job.type, job);

@@ -58,6 +58,7 @@ td.text.open .clamp { -webkit-line-clamp: unset; }
 .state { display: inline-block; border-radius: 10px; padding: 1px 8px; font-size: 12px; border: 1px solid currentColor; white-space: nowrap; }
 .state.done { color: var(--done); } .state.failed { color: var(--failed); font-weight: 600; } .state.in_doubt { color: var(--doubt); font-weight: 600; }
 .state.submitted, .state.submitting { color: var(--running); } .state.pending, .state.skipped { color: var(--idle); }
+.state.blocked { color: var(--doubt); border-style: dashed; }
 .tag { font: inherit; font-size: 12px; border: 1px solid var(--line); background: var(--panel); color: var(--fg); border-radius: 10px; padding: 0 8px; margin: 0 4px 4px 0; cursor: pointer; }
 .player { display: flex; flex-direction: column; gap: 2px; }
 .player audio { width: 220px; height: 32px; }
@@ -66,6 +67,8 @@ td.text.open .clamp { -webkit-line-clamp: unset; }
 .player .glimpse { max-width: 320px; white-space: pre-wrap; font-size: 12px; overflow-wrap: anywhere; }
 .player .file { font-size: 11px; color: var(--accent); word-break: break-all; }
 .player.missing::after { content: "file not found beside this page"; font-size: 11px; color: var(--failed); }
+.links ul { list-style: none; margin: 0 0 4px; padding: 0; font-family: system-ui, sans-serif; }
+.links img { width: 48px; height: 48px; object-fit: cover; vertical-align: middle; margin-left: 4px; }
 .empty td { text-align: center; color: var(--muted); padding: 24px; }
 @media (max-width: 800px) { #summary { grid-template-columns: 1fr; } }
 `;
