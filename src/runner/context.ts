@@ -49,7 +49,7 @@ export type RunEvent =
   /** Its inputs are done, or will be sent: it is pending again. */
   | { kind: 'unblocked'; id: string }
   /** Priced at a bound until its inputs existed, now at its real price, before its reservation. */
-  | { kind: 'repriced'; id: string; boundUsd: number; priceUsd: number }
+  | { kind: 'repriced'; id: string; boundMicro: MicroUsd; priceMicro: MicroUsd }
   /** Left out at once (--partial, over budget): `count` not sent; `skipped` were pending, the rest keep their state. */
   | { kind: 'left_out'; count: number; skipped: number; reason: string }
   /** Retry pass `pass` of `passes` (--retries) sends again `jobs` jobs that failed at the service, retryable and refunded. */

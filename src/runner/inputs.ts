@@ -4,7 +4,6 @@ import { factOf, kindOf, type MediaField, type MediaRef, type SendableJob } from
 import { modelOf } from '../manifest/catalogue.js';
 import { countChars } from '../manifest/content-hash.js';
 import { checkMedia, fileScope, newFileCache, readTextFile, type FileCache } from '../manifest/files.js';
-import { microToUsd } from '../money.js';
 import type { GraphLedger, JobRow, KeyPrice, ListingLedger } from '../store/index.js';
 import type { RunEvent } from './context.js';
 import { jobFromRow } from './ingest.js';
@@ -35,8 +34,7 @@ export async function jobToSend(deps: DependentDeps, row: JobRow): Promise<Mater
   await deps.ledger.priceForSend(row.id, price);
   // The row a 429 gives back to its lane is this one: priced once.
   row.priceBound = false;
-  const boundUsd = microToUsd(row.priceMicro ?? 0);
-  deps.emit({ kind: 'repriced', id: row.id, boundUsd, priceUsd: microToUsd(price.priceMicro) });
+  deps.emit({ kind: 'repriced', id: row.id, boundMicro: row.priceMicro ?? 0, priceMicro: price.priceMicro });
   return put;
 }
 

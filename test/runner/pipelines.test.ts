@@ -122,7 +122,7 @@ describe('pipelines: a job takes another job\'s result', () => {
     const same = await estimateInProcess({ manifest: alone, ledgerPath: path.join(workspace.dir, 'alone.db'), baseUrl: sim.url, token: sim.token });
     const realMicro = same.jobs[0]?.priceMicro ?? 0;
     expect(realMicro).toBeLessThan(boundMicro);
-    expect(events.find((event) => event.kind === 'repriced')).toMatchObject({ id: 'spoken' });
+    expect(events.filter((event) => event.kind === 'repriced')).toEqual([{ kind: 'repriced', id: 'spoken', boundMicro, priceMicro: realMicro }]);
     const ledger = await openSqliteLedger(ledgerPath, { mode: 'read-only' });
     try {
       const [reader, speech] = [await ledger.getJob('page-text'), await ledger.getJob('spoken')];
