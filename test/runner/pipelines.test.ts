@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/runner/context.js';
 import { pngImage } from '../../src/sim/results.js';
+import type { Simulator } from '../../src/sim/index.js';
 import { mulberry32 } from '../../src/sim/timers.js';
 import { openSqliteLedger } from '../../src/store/index.js';
 import { estimateInProcess, runInProcess } from '../helpers/in-process.js';
@@ -14,7 +15,8 @@ import { startWebhookRun } from '../webhooks/helpers.js';
 const DEFAULTS = [
   'defaults:',
   '  txt2img: { model: Flux1schnell, width: 512, height: 512, steps: 4, guidance: 0, seed: 1 }',
-  '  img2video: { model: Ltxv_13B_0_9_8_Distilled_FP8, width: 768, height: 432, steps: 1, frames: 120, fps: 30, guidance: 0, seed: 42 }',
+  '  img2video: { model: Ltxv_13B_0_9_8_Distilled_FP8, width: 768, height: 432, steps: 1, frames: 120, fps: 30,',
+  '    guidance: 0, seed: 42 }',
   '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, speed: 1, format: mp3, sample_rate: 24000 }',
   '  img2txt: { model: Nanonets_Ocr_S_F16 }',
   '  img-upscale: { model: RealESRGAN_x4plus }',
@@ -40,7 +42,8 @@ async function recordingProxy(target: string): Promise<{ url: string; uploads: U
       ) as Record<string, string>;
       const init = { method: request.method ?? 'GET', headers, body: request.method === 'GET' ? undefined : body };
       void fetch(`${target}${request.url ?? ''}`, init).then(async (answer) => {
-        const kept = [...answer.headers].filter(([name]) => !['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(name));
+        const framing = ['content-length', 'transfer-encoding', 'connection', 'content-encoding'];
+        const kept = [...answer.headers].filter(([name]) => !framing.includes(name));
         response.writeHead(answer.status, Object.fromEntries(kept));
         response.end(Buffer.from(await answer.arrayBuffer()));
       });
@@ -49,6 +52,10 @@ async function recordingProxy(target: string): Promise<{ url: string; uploads: U
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, uploads, server };
 }
+
+/** Image and video jobs that end at once. */
+const QUICK = { txt2img: 20, img2video: 20 };
+const serviceOf = (sim: Simulator) => ({ baseUrl: sim.url, token: sim.token });
 
 const indexOf = (events: readonly RunEvent[], kind: RunEvent['kind'], id: string): number =>
   events.findIndex((event) => event.kind === kind && 'id' in event && event.id === id);
@@ -73,7 +80,7 @@ describe('pipelines: a job takes another job\'s result', () => {
   });
 
   it('sends the video as soon as its image is done, while a slower job runs, uploading the image as it was downloaded', async () => {
-    const sim = await workspace.startSim({ pendingMs: { txt2audio: 1000, txt2img: 10, img2video: 10 }, processingMs: { txt2img: 20, img2video: 20 } });
+    const sim = await workspace.startSim({ pendingMs: { txt2audio: 1000, ...QUICK }, processingMs: QUICK });
     const proxy = await recordingProxy(sim.url);
     servers.push(proxy.server);
     const manifest = await manifestOf([
@@ -109,7 +116,7 @@ describe('pipelines: a job takes another job\'s result', () => {
       '{ id: spoken, type: txt2audio, text: { from: page-text } }',
     ]);
     const { ledgerPath, outDir } = paths();
-    const estimated = await estimateInProcess({ manifest, ledgerPath, baseUrl: sim.url, token: sim.token });
+    const estimated = await estimateInProcess({ ...serviceOf(sim), manifest, ledgerPath });
     const boundMicro = estimated.jobs.find((job) => job.id === 'spoken')?.priceMicro ?? 0;
     const events = await runInProcess({ manifest, ledgerPath, outDir, baseUrl: proxy.url, token: sim.token });
 
@@ -118,11 +125,14 @@ describe('pipelines: a job takes another job\'s result', () => {
     expect(spoken.map((upload) => (JSON.parse(upload.body.toString()) as { text?: string }).text)).toEqual([text]);
     // The same text written out costs what the dependent was charged.
     const alone = path.join(workspace.dir, 'alone.yaml');
-    await writeFile(alone, `${['version: 1', ...DEFAULTS, 'jobs:', '  - { id: same, type: txt2audio, text_file: out/page-text.txt }'].join('\n')}\n`);
-    const same = await estimateInProcess({ manifest: alone, ledgerPath: path.join(workspace.dir, 'alone.db'), baseUrl: sim.url, token: sim.token });
+    const job = '  - { id: same, type: txt2audio, text_file: out/page-text.txt }';
+    await writeFile(alone, `${['version: 1', ...DEFAULTS, 'jobs:', job].join('\n')}\n`);
+    const aloneDb = path.join(workspace.dir, 'alone.db');
+    const same = await estimateInProcess({ ...serviceOf(sim), manifest: alone, ledgerPath: aloneDb });
     const realMicro = same.jobs[0]?.priceMicro ?? 0;
     expect(realMicro).toBeLessThan(boundMicro);
-    expect(events.filter((event) => event.kind === 'repriced')).toEqual([{ kind: 'repriced', id: 'spoken', boundMicro, priceMicro: realMicro }]);
+    const repriced = events.filter((event) => event.kind === 'repriced');
+    expect(repriced).toEqual([{ kind: 'repriced', id: 'spoken', boundMicro, priceMicro: realMicro }]);
     const ledger = await openSqliteLedger(ledgerPath, { mode: 'read-only' });
     try {
       const [reader, speech] = [await ledger.getJob('page-text'), await ledger.getJob('spoken')];
@@ -138,21 +148,27 @@ describe('pipelines: a job takes another job\'s result', () => {
     '{ id: upscaled, type: img-upscale, image: { from: poster } }',
     '{ id: moving, type: img2video, prompt: "waves break", first_frame_image: { from: upscaled } }',
   ];
-  /** Jobs fail at the service half the time, retryable and refunded: the first one taken fails, the next three do not. */
-  const failingFirst = () => ({ jobErrorRate: 0.5, seed: seedFailingFirst(0.5, 3), processingMs: { txt2img: 20, 'img-upscale': 20, img2video: 20 } });
+  /** Half the jobs fail at the service, retryable and refunded: the first one taken fails, the next three do not. */
+  const failingFirst = () => ({
+    jobErrorRate: 0.5,
+    seed: seedFailingFirst(0.5, 3),
+    processingMs: { ...QUICK, 'img-upscale': 20 },
+  });
 
   it('a failed input blocks its dependents and theirs, saying why; the next run unblocks and sends them, nothing twice', async () => {
     const sim = await workspace.startSim(failingFirst());
     const manifest = await manifestOf(CHAIN);
     const { ledgerPath, outDir } = paths();
-    const first = await runInProcess({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token, retryFailed: 0 });
+    const first = await runInProcess({ ...serviceOf(sim), manifest, ledgerPath, outDir, retryFailed: 0 });
 
-    const blocked = first.flatMap((event) => (event.kind === 'blocked' ? [[event.id, event.reason.replace(/:.*/, '')]] : []));
+    const why = (event: RunEvent) => (event.kind === 'blocked' ? [[event.id, event.reason.split(':')[0]]] : []);
+    const blocked = first.flatMap(why);
     expect(blocked).toEqual([['upscaled', 'input "poster" failed'], ['moving', 'input "upscaled" is blocked']]);
     expect(sim.stats.accepted.map((job) => job.type)).toEqual(['txt2img']);
 
-    const second = await runInProcess({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token });
-    expect(second.filter((event) => event.kind === 'unblocked').map((event) => 'id' in event && event.id)).toEqual(['upscaled', 'moving']);
+    const second = await runInProcess({ ...serviceOf(sim), manifest, ledgerPath, outDir });
+    const unblocked = second.flatMap((event) => (event.kind === 'unblocked' ? [event.id] : []));
+    expect(unblocked).toEqual(['upscaled', 'moving']);
     expect(sim.stats.accepted.map((job) => job.type)).toEqual(['txt2img', 'txt2img', 'img-upscale', 'img2video']);
     expect(sim.stats.duplicates()).toEqual([]);
     const ledger = await openSqliteLedger(ledgerPath, { mode: 'read-only' });
@@ -167,7 +183,7 @@ describe('pipelines: a job takes another job\'s result', () => {
     const sim = await workspace.startSim(failingFirst());
     const manifest = await manifestOf(CHAIN);
     const { ledgerPath, outDir } = paths();
-    const events = await runInProcess({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token, retryFailed: 1 });
+    const events = await runInProcess({ ...serviceOf(sim), manifest, ledgerPath, outDir, retryFailed: 1 });
 
     expect(events.some((event) => event.kind === 'blocked')).toBe(false);
     const pass = events.findIndex((event) => event.kind === 'retry_pass');
@@ -187,10 +203,11 @@ describe('pipelines: a job takes another job\'s result', () => {
       '{ id: c, type: img2video, prompt: "p", first_frame_image: { from: nobody } }',
     ]);
     const { ledgerPath, outDir } = paths();
-    const refused = await runInProcess({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token }).catch((error: Error) => error);
+    const run = runInProcess({ ...serviceOf(sim), manifest, ledgerPath, outDir });
+    const refused = await run.catch((error: unknown) => error);
     expect(String(refused).replaceAll(workspace.dir, '')).toMatchInlineSnapshot(`
-      "ManifestError: /pipe.yaml:10:40 job "b" image: expected references that do not lead back to this job, got a cycle: b → a → b; one of these jobs must take this field from a file or a text of its own
-      /pipe.yaml:11:63 job "c" first_frame_image: expected the id of a job of this manifest, got "nobody" (no job has this id); give the id of the job whose result it takes
+      "ManifestError: /pipe.yaml:11:40 job "b" image: expected references that do not lead back to this job, got a cycle: b → a → b; one of these jobs must take this field from a file or a text of its own
+      /pipe.yaml:12:63 job "c" first_frame_image: expected the id of a job of this manifest, got "nobody" (no job has this id); give the id of the job whose result it takes
       2 problems in /pipe.yaml; nothing was sent."
     `);
     expect(sim.stats.calls).toMatchObject({ price: 0, submit: 0 });
@@ -203,17 +220,19 @@ describe('pipelines: a job takes another job\'s result', () => {
       '{ id: poster-moving, type: img2video, prompt: "waves break", first_frame_image: { from: poster } }',
     ]);
     const { ledgerPath, outDir } = paths();
-    await runInProcess({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token, select: { only: ['poster'] } });
+    await runInProcess({ ...serviceOf(sim), manifest, ledgerPath, outDir, select: { only: ['poster'] } });
     await writeFile(path.join(outDir, 'poster.png'), pngImage(80));
     const events = await runInProcess({ manifest, ledgerPath, outDir, baseUrl: sim.url, token: sim.token });
 
-    const reason = `input "first_frame_image" from "poster": ${path.join(outDir, 'poster.png')} changed since it was downloaded`;
-    expect(events.filter((event) => event.kind === 'skipped')).toEqual([{ kind: 'skipped', id: 'poster-moving', reason }]);
+    const changed = `${path.join(outDir, 'poster.png')} changed since it was downloaded`;
+    const reason = `input "first_frame_image" from "poster": ${changed}`;
+    const skipped = events.filter((event) => event.kind === 'skipped');
+    expect(skipped).toEqual([{ kind: 'skipped', id: 'poster-moving', reason }]);
     expect(sim.stats.accepted.map((job) => job.type)).toEqual(['txt2img']);
   });
 
   it('with webhooks, the delivery that settles the image sends the video, no status call made', async () => {
-    const sim = await workspace.startSim({ pendingMs: { txt2img: 10, img2video: 10 }, processingMs: { txt2img: 20, img2video: 20 } });
+    const sim = await workspace.startSim({ pendingMs: QUICK, processingMs: QUICK });
     const manifest = await manifestOf([
       '{ id: poster, type: txt2img, prompt: "a lighthouse at dusk" }',
       '{ id: poster-moving, type: img2video, prompt: "waves break", first_frame_image: { from: poster } }',
@@ -222,7 +241,8 @@ describe('pipelines: a job takes another job\'s result', () => {
     try {
       const { summary } = await hooked.done;
       expect(summary.counts).toMatchObject({ done: 2 });
-      expect(indexOf(hooked.events, 'submitting', 'poster-moving')).toBeGreaterThan(indexOf(hooked.events, 'done', 'poster'));
+      const { events } = hooked;
+      expect(indexOf(events, 'submitting', 'poster-moving')).toBeGreaterThan(indexOf(events, 'done', 'poster'));
       expect(sim.stats.calls.status).toBe(0);
     } finally {
       await hooked.ledger.close();

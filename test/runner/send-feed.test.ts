@@ -7,6 +7,8 @@ import { ids, SEND, spec, sync } from '../store/contract/fixtures.js';
 import { openMemoryLedger } from '../support/memory-ledger/memory-ledger.js';
 
 const free = async (): Promise<void> => undefined;
+const PENDING = { scope: 'manifest', states: ['pending'] } as const;
+const SPEECH = ['txt2audio'] as const;
 
 /** Rows still pending among `wanted`: what the ledger would call ready, as a dependent's upstream finishes. */
 async function pendingOf(ledger: Ledger, wanted: readonly string[]): Promise<JobRow[]> {
@@ -27,7 +29,7 @@ describe('the lanes\' feed: rows walked and rows pushed while the send goes on',
     await ledger.applyPrices(all.map((id) => ({ priceKey: `k-${id}`, priceMicro: 1, source: 'quoted' })), SEND);
     const stop = new AbortController().signal;
     const feed = new SendFeed({ quiet: free, stop });
-    const lane = feed.lane('submit:txt2audio', (after, limit) => ledger.readJobs({ scope: 'manifest', send: SEND, states: ['pending'], after, limit }));
+    const lane = feed.lane('submit:txt2audio', (after, limit) => ledger.readJobs({ ...PENDING, after, limit }));
     const taken: string[] = [];
     await sendInLanes([lane], {
       concurrency: 4,
@@ -37,7 +39,8 @@ describe('the lanes\' feed: rows walked and rows pushed while the send goes on',
         taken.push(row.id);
         const n = all.indexOf(row.id);
         // Neighbours on both sides of the walk, and the row itself, are "made ready" again.
-        feed.push(await pendingOf(ledger, [all[n - 3], all[n - 1], row.id, all[n + 1], all[n + 700]].filter((id) => id !== undefined)));
+        const around = [all[n - 3], all[n - 1], row.id, all[n + 1], all[n + 700]];
+        feed.push(await pendingOf(ledger, around.filter((id) => id !== undefined)));
         await send(ledger, row);
         return 'next';
       },
@@ -55,7 +58,7 @@ describe('the lanes\' feed: rows walked and rows pushed while the send goes on',
     let collecting = Promise.resolve();
     const feed = new SendFeed({ quiet: () => collecting, stop });
     const lanes = [
-      feed.lane('submit:txt2audio', (after, limit) => ledger.readJobs({ scope: 'manifest', types: ['txt2audio'], states: ['pending'], after, limit })),
+      feed.lane('submit:txt2audio', (after, limit) => ledger.readJobs({ ...PENDING, types: SPEECH, after, limit })),
       feed.lane('submit:txt2img'),
     ];
     const taken: string[] = [];
