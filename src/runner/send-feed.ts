@@ -28,6 +28,7 @@ export class SendFeed {
   /** Grows with every change a lane makes: an end judged before it is judged again. */
   #epoch = 0;
   #ended = false;
+  #looking = false;
 
   constructor(parts: { quiet: Quiet; stop: AbortSignal; through?: number | undefined }) {
     this.#quiet = parts.quiet;
@@ -59,13 +60,23 @@ export class SendFeed {
     this.#epoch += 1;
   }
 
-  /** Every lane idle: once what is in flight is quiet, and no lane moved meanwhile, the send ends. */
+  /**
+   * Every lane idle: once what is in flight is quiet, and no lane moved meanwhile, the send ends.
+   * One look at a time: lanes go idle between pushes thousands of times while results come in.
+   */
   async idle(): Promise<void> {
-    if (this.#ended || !this.#allIdle()) return;
-    const epoch = this.#epoch;
-    // A failure here is the run's own to report (its guard): the lanes end with the stop it makes.
-    await this.#quiet().catch(() => undefined);
-    if (epoch === this.#epoch && this.#allIdle()) this.#end();
+    if (this.#looking) return;
+    this.#looking = true;
+    try {
+      while (!this.#ended && this.#allIdle()) {
+        const epoch = this.#epoch;
+        // A failure here is the run's own to report (its guard): the lanes end with the stop it makes.
+        await this.#quiet().catch(() => undefined);
+        if (epoch === this.#epoch && this.#allIdle()) this.#end();
+      }
+    } finally {
+      this.#looking = false;
+    }
   }
 
   #allIdle(): boolean {
