@@ -195,7 +195,8 @@ describe('the ledger and the results folder under trouble', () => {
     const other = new Database(db);
     try {
       other.prepare('BEGIN IMMEDIATE').run();
-      const blocked = await cliAgainst(sim, ['run', manifest]);
+      // The CLI's main in this process: the first test's spawn shows a ledger refusal's exit 4 through a process.
+      const blocked = await mainAgainst(sim, ['run', manifest]);
       expectRefusal(blocked, 4, /ledger .*batch\.mediabatch\.db .*locked by another process/);
       other.prepare('ROLLBACK').run();
     } finally {
