@@ -21,8 +21,10 @@ describe('numeric flags: what was typed, checked by one parser each', () => {
 
   it('--budget refuses an empty value and words, quoting them; takes " 5 " and 5.50', async () => {
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 2 });
-    // Through a process once each: a refusal (exit 2, the line on stderr) and a value taken into the document.
-    const [refused, taken] = await Promise.all([runCli(['estimate', manifest, '--sim', '--budget', 'abc']), runCli(['estimate', manifest, '--sim', '--json', '--budget', ' 5 '])]);
+    // Through a process once: a refusal (exit 2, the line on stderr); a value taken into the document
+    // through the same entry point in this process.
+    const refused = await runCli(['estimate', manifest, '--sim', '--budget', 'abc']);
+    const taken = await mainInProcess(['estimate', manifest, '--sim', '--json', '--budget', ' 5 ']);
     expectUsage(refused, '--budget: expected a number of USD ≥ 0 (such as 25 or 12.50), got "abc"');
     expect(refused.stdout).toBe('');
     expect(taken.code, taken.stderr).toBe(0);
