@@ -108,7 +108,7 @@ describe('run --only, --tag and --redo; status --state and --format ids|jsonl', 
     const badState = await mainInProcess(['status', manifest, '--state', 'failed,in-doubt']);
     expect(badState.code).toBe(2);
     expect(badState.stderr.trim()).toBe(
-      'mediabatch: --state: expected job states, comma-separated, from pending, submitting, submitted, done, failed, in_doubt, skipped; got "in-doubt" (as in --state failed,in_doubt)',
+      'mediabatch: --state: expected job states, comma-separated, from pending, submitting, submitted, done, failed, in_doubt, skipped, blocked; got "in-doubt" (as in --state failed,in_doubt)',
     );
     const md = await mainInProcess(['status', manifest, '--state', 'failed', '--format', 'md']);
     expect(md.code).toBe(2);
