@@ -7,6 +7,7 @@ import { openManifest } from '../../src/manifest/open.js';
 import { DEFAULT_RETRY, simulatorPoll } from '../../src/runner/context.js';
 import { run } from '../../src/runner/index.js';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { expectDocument } from '../helpers/documents.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
@@ -38,7 +39,8 @@ describe('a service that cannot be reached', () => {
   it('a certificate the TLS handshake refuses is a connection that never opened: exit 4, nothing received', async () => {
     const server = await startScripted(() => ({ status: 200, body: '{}' }), { tls: true });
     try {
-      const result = await runCli(['models', '--base-url', server.url], { env: { MEDIABATCH_TOKEN: 'tok' } });
+      // The CLI's main in this process: the test above shows a connection's exit 4 through a process.
+      const result = await mainInProcess(['models', '--base-url', server.url], { MEDIABATCH_TOKEN: 'tok' });
       expect(result.code).toBe(4);
       expect(result.stderr).toMatch(new RegExp(`^mediabatch: GET /api/v1/client/models: cannot reach 127\\.0\\.0\\.1:${server.port} \\(TLS: [A-Z_]+\\): check --base-url`));
       expect(hasStackTrace(result.stderr)).toBe(false);
@@ -63,7 +65,7 @@ describe('a service that cannot be reached', () => {
     try {
       const manifest = await writeTtsManifest(workspace.dir, { jobs: 2 });
       const env = { MEDIABATCH_TOKEN: sim.token, MEDIABATCH_BASE_URL: front.url };
-      const estimated = await runCli(['estimate', manifest, '--plan', 'unlimited'], { env });
+      const estimated = await mainInProcess(['estimate', manifest, '--plan', 'unlimited'], env);
       expect(estimated.code, estimated.stderr).toBe(0);
       expect(closed).toBe(1);
       expect(front.received.filter((req) => req.url.endsWith('/balance'))).toHaveLength(2);

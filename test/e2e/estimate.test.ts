@@ -6,6 +6,7 @@ import { microToUsd, sumMicro, usdToMicro } from '../../src/money.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
 import { estimateInProcess } from '../helpers/in-process.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 
 const VOICES = ['af_sky', 'af_bella', 'am_adam'] as const;
@@ -124,7 +125,8 @@ describe('mediabatch estimate', () => {
     const budgetMicro = usdToMicro(budget, 'down');
     let fit = 0;
     for (let sum = 0; fit < jobs.length && sum + counted.get(jobs[fit]!.id)! <= budgetMicro; fit += 1) sum += counted.get(jobs[fit]!.id)!;
-    const over = await cli(['estimate', manifest, '--budget', String(budget)]);
+    // The CLI's main in this process: a spawn of `run` shows exit 3 through a process (stale-prices.test.ts).
+    const over = await mainInProcess(['estimate', manifest, '--budget', String(budget), '--base-url', sim.url, '--plan', 'unlimited'], { MEDIABATCH_TOKEN: sim.token });
     expect(over.code).toBe(3);
     expect(hasStackTrace(over.stderr)).toBe(false);
     expect(sim.stats.calls.price).toBe(callsBefore);

@@ -8,10 +8,11 @@ import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JOB_KINDS, JOB_TYPES, kindOf, type JobType } from '../../src/jobs/index.js';
-import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { hasStackTrace } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { estimateInProcess, readRunJson, runInProcessResult } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { byState, cliAgainst, collect, delay, ledgerRows, startAgainst, type StatusJson } from '../reliability/helpers.js';
+import { byState, cliAgainst, collect, delay, ledgerRows, mainAgainst, startAgainst, type StatusJson } from '../reliability/helpers.js';
 import { mp3Frames, mp4Movie, webmMovie } from '../support/media-files.js';
 import { startWebhookRun } from '../webhooks/helpers.js';
 
@@ -119,7 +120,8 @@ describe('one job of every kind', () => {
   it('validates, estimates at the service\'s prices, runs and saves every result in its form', async () => {
     const manifest = await writeManifest();
     const sim = await workspace.startSim(FAST);
-    const validate = await runCli(['validate', manifest, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: sim.token } });
+    // The CLI's main in this process; the kill below shows a run of every kind through a process.
+    const validate = await mainInProcess(['validate', manifest, '--base-url', sim.url], { MEDIABATCH_TOKEN: sim.token });
     expect(validate.code, validate.stderr).toBe(0);
 
     const ledgerPath = path.join(workspace.dir, 'every-kind.mediabatch.db');
@@ -171,7 +173,7 @@ describe('one job of every kind', () => {
     const defaults = ['aud2video', 'img2img', 'aud2txt'].map((type) => `  ${type}: ${DEFAULTS[type]}`);
     await writeFile(file, ['version: 1', 'defaults:', ...defaults, 'jobs:', ...jobs.map((job) => `  - ${job}`), ''].join('\n'));
     const sim = await workspace.startSim(FAST);
-    const run = await cliAgainst(sim, ['run', file]);
+    const run = await mainAgainst(sim, ['run', file]);
     expect(run.code, run.stderr).toBe(2);
     expect(hasStackTrace(run.stderr), run.stderr).toBe(false);
     expect(run.stderr).toContain(

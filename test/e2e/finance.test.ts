@@ -95,7 +95,7 @@ describe('finance output', () => {
 
   it('run writes its own two files with model and price source; run and status documents follow their schemas', async () => {
     const out = file('elsewhere');
-    const ran = await runCli(['run', manifest, '--sim', '--json'], { env: { MEDIABATCH_OUT: out } });
+    const ran = await mainInProcess(['run', manifest, '--sim', '--json'], { MEDIABATCH_OUT: out });
     expect(ran.code, ran.stderr).toBe(0);
     const summary = expectDocument<{ jobs: { id: string; output: string; tags: string[] }[] }>('run', ran.stdout);
     // MEDIABATCH_OUT chose the results folder.

@@ -21,8 +21,10 @@ describe('numeric flags: what was typed, checked by one parser each', () => {
 
   it('--budget refuses an empty value and words, quoting them; takes " 5 " and 5.50', async () => {
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 2 });
-    // Through a process once each: a refusal (exit 2, the line on stderr) and a value taken into the document.
-    const [refused, taken] = await Promise.all([runCli(['estimate', manifest, '--sim', '--budget', 'abc']), runCli(['estimate', manifest, '--sim', '--json', '--budget', ' 5 '])]);
+    // Through a process once: a refusal (exit 2, the line on stderr); a value taken into the document
+    // through the same entry point in this process.
+    const refused = await runCli(['estimate', manifest, '--sim', '--budget', 'abc']);
+    const taken = await mainInProcess(['estimate', manifest, '--sim', '--json', '--budget', ' 5 ']);
     expectUsage(refused, '--budget: expected a number of USD ≥ 0 (such as 25 or 12.50), got "abc"');
     expect(refused.stdout).toBe('');
     expect(taken.code, taken.stderr).toBe(0);
@@ -41,10 +43,10 @@ describe('numeric flags: what was typed, checked by one parser each', () => {
 
   it('--concurrency and --poll-ms quote what was given', async () => {
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 2 });
-    const lots = await runCli(['run', manifest, '--sim', '--concurrency', 'lots']);
+    // The CLI's entry point in this process: the spawn above (--budget) shows a refusal's exit and stderr.
+    const lots = await mainInProcess(['run', manifest, '--sim', '--concurrency', 'lots']);
     expectUsage(lots, '--concurrency: expected a whole number from 1 to 64, got "lots"');
     expect(lots.stdout).toBe('');
-    // The others through the same entry point in this process.
     expectUsage(
       await mainInProcess(['run', manifest, '--sim', '--concurrency', '']),
       '--concurrency: expected a whole number from 1 to 64, got an empty value',
@@ -88,7 +90,8 @@ describe('sim options', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as AddressInfo;
     try {
-      const result = await runCli(['sim', '--port', String(port)], { timeoutMs: 15_000 });
+      // The CLI's entry point in this process: the test above shows a refused sim option's process exit.
+      const result = await mainInProcess(['sim', '--port', String(port)]);
       expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
       expect({ code: result.code, stderr: result.stderr.trim() }).toEqual({
         code: 4,

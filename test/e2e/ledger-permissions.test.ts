@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, cliEnv, collect, hasStackTrace, ROOT, runCli, type CliResult } from '../helpers/cli.js';
+import { CLI, cliEnv, collect, hasStackTrace, type CliResult } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 
@@ -31,7 +32,8 @@ describe('a ledger the user may not write', () => {
 
   it('a read-only ledger file is named as read-only, not as an unwritable folder (exit 4)', async () => {
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 2 });
-    const first = await runCli(['run', manifest, '--sim'], { cwd: ROOT });
+    // The ledger made by a run of the CLI's main in this process; the refusal below is another user's process.
+    const first = await mainInProcess(['run', manifest, '--sim']);
     expect(first.code, first.stderr).toBe(0);
     const db = path.join(workspace.dir, 'batch.mediabatch.db');
     // The folder is writable by anyone: only the file itself is read-only.

@@ -3,10 +3,10 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
-import { runCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { cliAgainst, FAST, ledgerRows, type StatusJson, simArgs } from '../reliability/helpers.js';
+import { FAST, ledgerRows, mainAgainst, type StatusJson, simArgs } from '../reliability/helpers.js';
 import { speechManifest, startProxy, startScripted, type Scripted } from '../security/servers.js';
 import { openSqliteLedger } from '../../src/store/index.js';
 
@@ -34,13 +34,14 @@ describe('run: what the end of a run says about jobs it could not finish', () =>
     const through = { ...sim, url: proxy.url } as Simulator;
     const manifest = path.join(workspace.dir, 'show.yaml');
     await writeFile(manifest, speechManifest([{ id: 'intro', text: 'the intro' }, { id: 'outro', text: 'the outro' }, { id: 'credits', text: 'the credits' }]));
-    expect((await cliAgainst(through, ['run', manifest, '--no-wait'])).code).toBe(1);
+    // The CLI's main in this process: its words and exit codes, without a start-up for each command.
+    expect((await mainAgainst(through, ['run', manifest, '--no-wait'])).code).toBe(1);
     const ledger = path.join(workspace.dir, 'show.mediabatch.db');
     const requests = new Map((await ledgerRows(ledger)).map((row) => [row.id, row.request_id]));
     const requestOf = (id: string): string => requests.get(id) ?? '?';
     unknownRequest = requestOf('outro');
 
-    const run = await cliAgainst(through, ['run', manifest, '--json']);
+    const run = await mainAgainst(through, ['run', manifest, '--json']);
     expect(run.code, run.stderr).toBe(1);
     // The command to paste is the one given, every option included.
     const again = `run the same command again to collect them: mediabatch run ${manifest} --json ${simArgs(through).join(' ')}`;
@@ -52,7 +53,7 @@ describe('run: what the end of a run says about jobs it could not finish', () =>
     );
     expect(run.stderr).not.toContain('still running');
 
-    const status = await runCli(['status', manifest, '--json']);
+    const status = await mainInProcess(['status', manifest, '--json']);
     const jobs = new Map((JSON.parse(status.stdout) as StatusDoc).jobs.map((job) => [job.id, job]));
     expect(jobs.get('intro')).toMatchObject({ state: 'done' });
     expect(jobs.get('outro')).toMatchObject({
@@ -62,7 +63,7 @@ describe('run: what the end of a run says about jobs it could not finish', () =>
       error: `the service does not know request ${unknownRequest} (404)`,
     });
     expect(jobs.get('credits')).toMatchObject({ state: 'submitted', request_id: requestOf('credits'), collect_issue: 'not_collected' });
-    const text = await runCli(['status', manifest]);
+    const text = await mainInProcess(['status', manifest]);
     expect(text.stdout).toContain('Status unknown: 1 job(s)');
     expect(text.stdout).toContain('Paid, result not collected: 1 job(s)');
     expect(text.stdout).not.toContain('still running');

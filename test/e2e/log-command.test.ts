@@ -6,7 +6,8 @@ import { hasStackTrace, runCli } from '../helpers/cli.js';
 import { seed } from '../store/contract/fixtures.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { cliAgainst, FAST } from '../reliability/helpers.js';
+import { FAST, mainAgainst } from '../reliability/helpers.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { openSqliteLedger } from '../../src/store/index.js';
 
 /** Every event of the ledger, read through the interface in windows as `log` does, and one job's row. */
@@ -37,12 +38,14 @@ describe('mediabatch log', () => {
   it("prints the ledger's event history oldest first, as JSON Lines or CSV, for every job or one", async () => {
     const sim = await workspace.startSim(FAST);
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 3 });
-    const ran = await cliAgainst(sim, ['run', manifest]);
+    // The run only fills the ledger (its lock taken as the CLI takes it): the CLI's main in this process.
+    const ran = await mainAgainst(sim, ['run', manifest]);
     expect(ran.code, ran.stderr).toBe(0);
     const db = path.join(workspace.dir, 'batch.mediabatch.db');
     const { events, job } = await readLedger(db, 'line-00001');
     expect(events.length).toBeGreaterThan(10);
 
+    // Through a process once (what reaches its stdout); the other views through the CLI's main in this process.
     const all = await runCli(['log', manifest]);
     expect(all.code, all.stderr).toBe(0);
     const lines = jsonl(all.stdout);
@@ -61,7 +64,7 @@ describe('mediabatch log', () => {
       detail,
     });
 
-    const csv = await runCli(['log', manifest, '--format', 'csv']);
+    const csv = await mainInProcess(['log', manifest, '--format', 'csv']);
     expect(csv.code, csv.stderr).toBe(0);
     const csvLines = csv.stdout.trimEnd().split('\n');
     expect(csvLines[0]).toBe('id,at,job_id,event,from_state,to_state,detail');
@@ -70,7 +73,7 @@ describe('mediabatch log', () => {
       `${done.id},${done.at},line-00001,done,submitted,done,"${JSON.stringify(detail).replaceAll('"', '""')}"`,
     );
 
-    const one = await runCli(['log', manifest, '--job', 'line-00001']);
+    const one = await mainInProcess(['log', manifest, '--job', 'line-00001']);
     expect(one.code, one.stderr).toBe(0);
     expect(jsonl(one.stdout).map((line) => [line['job_id'], line['event'], line['from_state'], line['to_state']])).toEqual([
       ['line-00001', 'reserved', 'pending', 'submitting'],
@@ -78,7 +81,7 @@ describe('mediabatch log', () => {
       ['line-00001', 'done', 'submitted', 'done'],
     ]);
 
-    const unknown = await runCli(['log', manifest, '--job', 'line-09999']);
+    const unknown = await mainInProcess(['log', manifest, '--job', 'line-09999']);
     expect(unknown.code).toBe(2);
     expect(unknown.stdout).toBe('');
     expect(unknown.stderr).toBe(
@@ -100,13 +103,13 @@ describe('mediabatch log', () => {
     }
     const manifest = path.join(workspace.dir, 'other.yaml');
 
-    const out = await runCli(['log', manifest, '--db', db, '--job=-danger']);
+    const out = await mainInProcess(['log', manifest, '--db', db, '--job=-danger']);
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).not.toMatch(/[\u001b\u0007\u202e\u2028]/);
     expect(out.stdout).toContain('\\u001b]0;owned\\u0007 by =HYPERLINK(\\"http://x\\") \\u202egnp.exe\\u2028next');
     expect(jsonl(out.stdout).at(-1)).toMatchObject({ job_id: '-danger', event: 'refused', detail: { reason, spent_usd: 0 } });
 
-    const csv = await runCli(['log', manifest, '--db', db, '--job=-danger', '--format', 'csv']);
+    const csv = await mainInProcess(['log', manifest, '--db', db, '--job=-danger', '--format', 'csv']);
     expect(csv.code, csv.stderr).toBe(0);
     expect(csv.stdout).not.toMatch(/[\u001b\u0007\u202e\u2028]/);
     const refused = csv.stdout.trimEnd().split('\n').at(-1)!;

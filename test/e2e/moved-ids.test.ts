@@ -1,10 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { hasStackTrace } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { ROW_NUMBERED_MANIFEST } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { cliAgainst, FAST } from '../reliability/helpers.js';
+import { FAST, mainAgainst } from '../reliability/helpers.js';
 
 describe('ids that moved between runs', () => {
   const workspace = useWorkspace();
@@ -15,13 +16,14 @@ describe('ids that moved between runs', () => {
     const csv = path.join(workspace.dir, 'lines.csv');
     await writeFile(manifest, ROW_NUMBERED_MANIFEST);
     await writeFile(csv, 'text\nthe first line\nthe second line\n');
-    expect((await cliAgainst(sim, ['run', manifest])).code).toBe(0);
+    // The CLI's main in this process: a refusal's exit 2 through a process is bad-input.test.ts's.
+    expect((await mainAgainst(sim, ['run', manifest])).code).toBe(0);
     await writeFile(csv, 'text\na new first line\nthe first line\nthe second line\n');
 
     const hint =
       'ids from a row number ({n}) shift when a row is inserted: give the rows ids of their own (an id column keeping the ids already run), or add new rows at the end';
     for (const command of ['estimate', 'run']) {
-      const result = await runCli([command, manifest, '--base-url', sim.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
+      const result = await mainInProcess([command, manifest, '--base-url', sim.url, '--plan', 'unlimited'], { MEDIABATCH_TOKEN: sim.token });
       expect(result.code, result.stderr).toBe(2);
       expect(hasStackTrace(result.stderr)).toBe(false);
       expect(result.stderr).toContain(

@@ -3,9 +3,10 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
-import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { hasStackTrace } from '../helpers/cli.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { cliAgainst, collect, delay, ledgerRows, startAgainst } from '../reliability/helpers.js';
+import { cliAgainst, collect, delay, ledgerRows, mainAgainst, startAgainst } from '../reliability/helpers.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 
 const TIMINGS = {
   pendingMs: { txt2img: 20, txt2video: 30 },
@@ -42,7 +43,9 @@ describe('text to image and text to video, end to end against the simulator', ()
     sim = await workspace.startSim({ ...TIMINGS, latencyMs: 5 });
   });
 
-  const estimate = (manifest: string) => runCli(['estimate', manifest, '--json', '--base-url', sim.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
+  // The CLI's main in this process: its documents and exit codes without a start-up each (the kill
+  // below is the process's own).
+  const estimate = (manifest: string) => mainInProcess(['estimate', manifest, '--json', '--base-url', sim.url, '--plan', 'unlimited'], { MEDIABATCH_TOKEN: sim.token });
 
   it('estimates with one price call per size and model, runs, and saves PNGs and MP4s', async () => {
     const manifest = await writeManifest(dir);
@@ -54,7 +57,7 @@ describe('text to image and text to video, end to end against the simulator', ()
     expect(report.jobs.filter((j) => j.type === 'txt2video')).toHaveLength(2);
     expect(new Set(report.jobs.filter((j) => j.id.startsWith('shot-')).map((j) => j.price)).size).toBe(1);
 
-    const run = await cliAgainst(sim, ['run', manifest, '--json']);
+    const run = await mainAgainst(sim, ['run', manifest, '--json']);
     expect(run.code, run.stderr).toBe(0);
     expect(hasStackTrace(run.stderr)).toBe(false);
     const files = readdirSync(path.join(dir, 'campaign.out')).sort();
@@ -62,7 +65,7 @@ describe('text to image and text to video, end to end against the simulator', ()
     expect(files.filter((f) => !f.endsWith('.png'))).toEqual(['clip-dawn.mp4', 'clip-dusk.mp4']);
     expect(readFileSync(path.join(dir, 'campaign.out', 'shot-0.png')).subarray(0, 8)).toEqual(PNG_SIGNATURE);
     expect(sim.stats.accepted).toHaveLength(15);
-    const status = JSON.parse((await runCli(['status', manifest, '--json'])).stdout) as { spent: number };
+    const status = JSON.parse((await mainInProcess(['status', manifest, '--json'])).stdout) as { spent: number };
     expect(status.spent).toBeCloseTo(report.total, 6);
   });
 
@@ -102,7 +105,7 @@ describe('text to image and text to video, end to end against the simulator', ()
         '',
       ].join('\n'),
     );
-    const result = await runCli(['validate', file, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: sim.token } });
+    const result = await mainInProcess(['validate', file, '--base-url', sim.url], { MEDIABATCH_TOKEN: sim.token });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('job "odd-size" (#1) steps: expected a whole number between 1 and 8 for Flux1schnell, got 9');
     expect(result.stderr).toContain('job "odd-size" (#1) width: expected a multiple of 16 for Flux1schnell, got 500; try 496');

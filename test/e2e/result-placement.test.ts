@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { wavTone } from '../../src/sim/results.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { cliAgainst, FAST, ledgerRows } from '../reliability/helpers.js';
+import { FAST, ledgerRows, mainAgainst } from '../reliability/helpers.js';
 import { speechManifest } from '../security/servers.js';
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
@@ -19,7 +19,8 @@ describe('run: a result never replaces a file mediabatch did not write', () => {
     const manifest = path.join(dir, 'show.yaml');
     await writeFile(manifest, speechManifest(['intro', 'outro', 'credits'].map((id) => ({ id, text: `the ${id} of the show` }))));
     // Sent first; the results are collected by the next run, after the folder was touched.
-    expect((await cliAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
+    // The CLI's main in this process: what it writes and says, without a start-up for each run.
+    expect((await mainAgainst(sim, ['run', manifest, '--no-wait'])).code).toBe(1);
     const out = path.join(dir, 'show.out');
     await mkdir(out, { recursive: true });
     const mine = Buffer.from('my own recording of the intro, not to be lost');
@@ -30,7 +31,7 @@ describe('run: a result never replaces a file mediabatch did not write', () => {
     await writeFile(path.join(out, 'credits.wav'), 'mine too');
     await writeFile(path.join(out, 'credits~2.wav'), 'and this one');
 
-    const run = await cliAgainst(sim, ['run', manifest]);
+    const run = await mainAgainst(sim, ['run', manifest]);
     expect(run.code, run.stderr).toBe(0);
     expect(readFileSync(path.join(out, 'intro.wav'))).toEqual(mine);
     expect(readFileSync(path.join(out, 'intro~2.wav'))).toEqual(result);

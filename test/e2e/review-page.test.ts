@@ -14,7 +14,8 @@ import { pngImage, transcriptText } from '../../src/sim/results.js';
 import { openSqliteLedger, type JobRow, type JobState } from '../../src/store/index.js';
 import { jobWindows } from '../../src/runner/windows.js';
 import { launchChromium } from '../helpers/browser.js';
-import { ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 
 const HOSTILE_PROMPT = 'a mug </script><script>alert(1)</script> & <b>bold</b>';
 const FAST = { txt2audio: 10, txt2img: 10, img2video: 10, txt2video: 10 };
@@ -95,7 +96,8 @@ describe('the review page of a real run, in Chromium', () => {
     await writeFile(manifest, manifestText());
     // One submit at a time: the seeded faults then fall on the same jobs every time.
     const args = ['run', manifest, '--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '20', '--concurrency', '1'];
-    const run = await runCli(args, { env: { MEDIABATCH_TOKEN: sim.token } });
+    // The CLI's main in this process: the page it writes, without a start-up.
+    const run = await mainInProcess(args, { MEDIABATCH_TOKEN: sim.token });
     expect(run.code, run.stderr).toBe(1);
     // The page the run wrote as it ended; report-command.test.ts checks `report` writes the same jobs.
     pageFile = path.join(dir, 'promo.report.html');
@@ -307,7 +309,7 @@ describe('text and embedding results, in Chromium', () => {
       '  - { id: scan, type: img2txt, model: Nanonets_Ocr_S_F16, image: page.png }',
     ];
     await writeFile(manifest, ['version: 1', 'defaults:', '  txt2embedding: { model: Bge_M3_FP16 }', 'jobs:', ...jobs, ''].join('\n'));
-    const run = await runCli(['run', manifest, '--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '20'], { env: { MEDIABATCH_TOKEN: sim.token } });
+    const run = await mainInProcess(['run', manifest, '--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '20'], { MEDIABATCH_TOKEN: sim.token });
     expect(run.code, run.stderr).toBe(0);
     embeddings = await openPage(browser, path.join(dir, 'index.report.html'));
   }, 60_000);

@@ -15,7 +15,7 @@ import { Pace } from '../../src/runner/pace.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { FAST, ledgerRows, simArgs } from '../reliability/helpers.js';
-import { runCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { describeEvent } from '../../src/cli/event-text.js';
 import { readRunJson, runInProcessResult, type InProcessRun } from '../helpers/in-process.js';
 import { forward, speechManifest, startProxy, startScripted, type Scripted } from '../security/servers.js';
@@ -76,7 +76,8 @@ describe('run: the life of a job after its submit', () => {
   it('with --retries 0 (here MEDIABATCH_RETRIES=0) a job that ended in a retryable, refunded error stays failed; a later run sends it again, never a finished one', async () => {
     sim = await workspace.startSim({ ...FAST, jobErrorRate: 0.5, errorRetryable: true, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: 16 });
-    const first = await runCli(['run', manifest, '--json', ...simArgs(sim)], { env: { MEDIABATCH_TOKEN: sim.token, MEDIABATCH_RETRIES: '0' } });
+    // The CLI's main in this process: the variable read as the flag, the exit and the document.
+    const first = await mainInProcess(['run', manifest, '--json', ...simArgs(sim)], { MEDIABATCH_TOKEN: sim.token, MEDIABATCH_RETRIES: '0' });
     const counts = (JSON.parse(first.stdout) as { counts: Record<'failed' | 'done', number> }).counts;
     expect(first.code).toBe(1);
     // The errored ones stay failed (retryable, refunded), each sent once: the next run sends them again.

@@ -8,7 +8,7 @@ import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
-import { runCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { runInProcessResult } from '../helpers/in-process.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
@@ -24,7 +24,8 @@ describe('run: documents written again only when they would change', () => {
     const manifest = await writeTtsManifest(dir, { jobs: 4, budget: 5 });
     const files = ['batch.run.json', 'batch.run.csv', 'batch.report.html'].map((name) => path.join(dir, name));
     const cli = async (): Promise<void> => {
-      const result = await runCli(['run', manifest, '--base-url', sim.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
+      // The CLI's main in this process, polling the simulator at its pace rather than the service's.
+      const result = await mainInProcess(['run', manifest, '--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '50'], { MEDIABATCH_TOKEN: sim.token });
       expect(result.code, result.stderr).toBe(0);
     };
     const [runJson, runCsv, reportHtml] = files as [string, string, string];

@@ -22,8 +22,12 @@ describe('mediabatch run against the simulator', () => {
   const against = (args: string[]) => [...args, '--base-url', sim.url, '--plan', 'unlimited'];
   /** The built CLI: the path a user takes, once. */
   const cli = (args: string[]) => runCli(against(args), { env: { MEDIABATCH_TOKEN: sim.token } });
-  /** The CLI's main in this process: the same exit codes and texts, without a start-up each. */
-  const main = (args: string[]) => mainInProcess(against(args), { MEDIABATCH_TOKEN: sim.token });
+  /**
+   * The CLI's main in this process: the same exit codes and texts, without a start-up each; its
+   * runs poll at the simulator's pace (the spawn above keeps the service's).
+   */
+  const main = (args: string[]) =>
+    mainInProcess([...against(args), ...(args[0] === 'run' ? ['--poll-ms', '50'] : [])], { MEDIABATCH_TOKEN: sim.token });
 
   it('runs every job to a verified file, and a second run sends nothing', async () => {
     sim = await workspace.startSim({ ...FAST });

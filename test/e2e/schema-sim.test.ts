@@ -2,11 +2,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { collect, ROOT, runCli, startCli } from '../helpers/cli.js';
+import { collect, ROOT, startCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 
 describe('mediabatch schema', () => {
   it('prints a valid JSON Schema of the manifest, the one committed for editors', async () => {
-    const result = await runCli(['schema']);
+    // The CLI's main in this process: what it prints (the sim below is the process's own start and stop).
+    const result = await mainInProcess(['schema']);
     expect(result.code).toBe(0);
     const schema = JSON.parse(result.stdout) as Record<string, unknown> & { properties: Record<string, unknown> };
     expect(String(schema['$schema'])).toMatch(/^https?:\/\/json-schema\.org\//);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
-import { hasStackTrace, runCli, startCli, type CliResult } from '../helpers/cli.js';
+import { hasStackTrace, runCli, startCli } from '../helpers/cli.js';
 import { describeEvent } from '../../src/cli/event-text.js';
 import { mainInProcess } from '../helpers/main-in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
@@ -171,7 +171,8 @@ describe('sources end to end against the simulator', () => {
         '',
       ].join('\n'),
     );
-    const result = await runCli(['validate', manifest, '--offline'], { cwd: dir });
+    // A refusal of what was read, before anything is sent: the CLI's main in this process.
+    const result = await mainInProcess(['validate', manifest, '--offline']);
     expect(result.code).toBe(2);
     expect(hasStackTrace(result.stderr)).toBe(false);
     const lines = result.stderr;
@@ -326,7 +327,7 @@ describe('sources end to end against the simulator', () => {
     await writeFile(path.join(dir, 'long.txt'), `A short opening.\nThen ${'very '.repeat(1200)}long.\n`);
     const manifest = path.join(dir, 'book.yaml');
     await writeFile(manifest, ['version: 1', 'defaults:', DEFAULTS, 'jobs:', '  - { id: chapter, type: txt2audio, text_file: long.txt, split: sentences }', ''].join('\n'));
-    const result = await runCli(['validate', manifest, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: sim.token } });
+    const result = await mainInProcess(['validate', manifest, '--base-url', sim.url], { MEDIABATCH_TOKEN: sim.token });
     expect(result.code).toBe(2);
     expect(hasStackTrace(result.stderr)).toBe(false);
     expect(result.stderr).toMatch(/long\.txt:2:1 job "chapter" \(#1\) text_file: expected sentences of at most 5000 characters \(the model's limit\), got one of 6010 characters at line 2, column 1 of the text: "Then very very/);
@@ -343,13 +344,13 @@ describe('sources end to end against the simulator', () => {
     ].join('\n');
     const db = path.join(dir, 'piped.db');
     const out = path.join(dir, 'piped.out');
-    const piped = (): Promise<CliResult> => runCli(['run', '-', '--db', db, '--out', out, '--base-url', sim.url, '--plan', 'unlimited', '--poll-ms', '50'], { input, cwd: dir, env: { MEDIABATCH_TOKEN: sim.token } });
-    // Independent commands at once (each waits on its own process); the two runs in turn.
-    const [valid, bad, [first, again]] = await Promise.all([
-      runCli(['validate', '-', '--offline'], { input, cwd: dir }),
-      runCli(['validate', '-', '--offline'], { input: '{"id": "x", "type": "txt2audio", "text": 5}\nnot json\n', cwd: dir }),
-      piped().then(async (firstRun) => [firstRun, await piped()] as const),
-    ]);
+    // The first run through a process reading its stdin; while it runs, the rest through the CLI's
+    // main in this process, given the same bytes as its stdin.
+    const firstRun = runCli(['run', '-', '--db', db, '--out', out, ...simArgs(sim)], { input, cwd: dir, env: { MEDIABATCH_TOKEN: sim.token } });
+    const valid = await mainInProcess(['validate', '-', '--offline'], {}, input);
+    const bad = await mainInProcess(['validate', '-', '--offline'], {}, '{"id": "x", "type": "txt2audio", "text": 5}\nnot json\n');
+    const first = await firstRun;
+    const again = await mainInProcess(['run', '-', '--db', db, '--out', out, ...simArgs(sim)], { MEDIABATCH_TOKEN: sim.token }, input);
     expect(valid.code, valid.stderr).toBe(0);
     expect(valid.stdout).toContain('<stdin>: 2 job(s), valid');
 
@@ -380,11 +381,11 @@ describe('sources end to end against the simulator', () => {
     const dir = workspace.dir;
     const message = '<stdin>:1:1 expected at least one job (one JSON object a line), got nothing; pipe or redirect the jobs in (< jobs.jsonl)\n1 problem in <stdin>; nothing was sent.\n';
     const db = path.join(dir, 'piped.db');
-    const [empty, blank, run] = await Promise.all([
-      runCli(['validate', '-', '--offline'], { input: '', cwd: dir }),
-      runCli(['validate', '-', '--offline'], { input: '\n  \n', cwd: dir }),
-      runCli(['run', '-', '--db', db, '--out', path.join(dir, 'out'), ...simArgs(sim)], { input: '', cwd: dir, env: { MEDIABATCH_TOKEN: sim.token } }),
-    ]);
+    // run through a process reading its empty stdin; validate's two through the CLI's main in this process meanwhile.
+    const ran = runCli(['run', '-', '--db', db, '--out', path.join(dir, 'out'), ...simArgs(sim)], { input: '', cwd: dir, env: { MEDIABATCH_TOKEN: sim.token } });
+    const empty = await mainInProcess(['validate', '-', '--offline'], {}, '');
+    const blank = await mainInProcess(['validate', '-', '--offline'], {}, '\n  \n');
+    const run = await ran;
     for (const valid of [empty, blank]) expect(valid).toMatchObject({ code: 2, stdout: '', stderr: message });
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(message);

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { runInProcessResult } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { forward, startScripted, type Scripted } from '../security/servers.js';
@@ -48,9 +48,9 @@ describe('a part of a split job that failed for good', () => {
     });
     servers.push(front);
     const args = ['run', manifest, '--base-url', front.url, '--plan', 'unlimited', '--poll-ms', '50'];
-    const env = { env: { MEDIABATCH_TOKEN: sim.token } };
 
-    const first = await runCli(args, env);
+    // The CLI's main in this process: the command it hints at is built from the arguments it was given.
+    const first = await mainInProcess(args, { MEDIABATCH_TOKEN: sim.token });
     expect(first.code, first.stderr).toBe(1);
     const command = `mediabatch ${args.join(' ')} --redo chapter.p002`;
     expect(first.stderr).toContain(

@@ -6,6 +6,7 @@ import { microToUsd, sumMicro } from '../../src/money.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
 import { estimateInProcess, runInProcessResult } from '../helpers/in-process.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { ledgerRows } from '../reliability/helpers.js';
 import { forward, startScripted, type Scripted } from '../security/servers.js';
@@ -73,7 +74,7 @@ describe('prices cached by an estimate are confirmed before a run spends', () =>
 
     // A second estimate is free, and says how old its prices are.
     const callsBefore = proxy!.priceCalls();
-    const second = await cli(['estimate', manifest]);
+    const second = await mainInProcess(['estimate', manifest, '--base-url', proxy!.url, '--plan', 'unlimited'], { MEDIABATCH_TOKEN: sim.token });
     expect(second.code, second.stderr).toBe(0);
     expect(proxy!.priceCalls()).toBe(callsBefore);
     expect(second.stdout).toMatch(/Cached prices are up to (a minute|\d+ min) old; run checks each price group with one fresh call/);
@@ -148,8 +149,10 @@ describe('a price the service cannot mean', () => {
 
   it('the CLI says so on stderr, without a stack trace, and exits 4 for estimate and run', async () => {
     const { sim, proxy, manifest } = await badPriceService(1e308);
+    const args = (command: string) => [command, manifest, '--base-url', proxy.url, '--plan', 'unlimited'];
+    // The CLI's main in this process: its words and exit code (connection.test.ts shows an exit 4 through a process).
     for (const command of ['estimate', 'run']) {
-      const result = await runCli([command, manifest, '--base-url', proxy.url, '--plan', 'unlimited'], { env: { MEDIABATCH_TOKEN: sim.token } });
+      const result = await mainInProcess(args(command), { MEDIABATCH_TOKEN: sim.token });
       expect(result.code, result.stderr).toBe(4);
       expect(hasStackTrace(result.stderr)).toBe(false);
       expect(result.stderr).toMatch(PRICE_REFUSED);

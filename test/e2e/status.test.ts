@@ -3,10 +3,11 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/index.js';
-import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { hasStackTrace } from '../helpers/cli.js';
 import { mainInProcess } from '../helpers/main-in-process.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
+import { mainAgainst } from '../reliability/helpers.js';
 
 const FAST = { pendingMs: { txt2audio: 20, img2video: 50 }, processingMs: { txt2audio: 60, img2video: 150 } };
 
@@ -38,9 +39,8 @@ describe('mediabatch status', () => {
   it('reads the ledger alone after a run: no server, no token; --json has the documented fields', async () => {
     sim = await workspace.startSim({ ...FAST, jobErrorRate: 0.3, errorRetryable: false, seed: 7 });
     const manifest = await writeTtsManifest(dir, { jobs: 10, budget: 3 });
-    const run = await runCli(['run', manifest, '--base-url', sim.url, '--plan', 'unlimited', '--json'], {
-      env: { MEDIABATCH_TOKEN: sim.token },
-    });
+    // The CLI's main in this process, polling at the simulator's pace: faults.test.ts shows a run's exit 1 through a process.
+    const run = await mainAgainst(sim, ['run', manifest, '--json']);
     const ran = JSON.parse(run.stdout) as StatusDoc;
     expect(ran.counts.failed).toBeGreaterThan(0);
     expect(ran.counts.done).toBeGreaterThan(0);
@@ -90,7 +90,7 @@ describe('mediabatch status', () => {
 
   it('without a ledger yet says so clearly and sends nothing', async () => {
     const manifest = await writeTtsManifest(dir, { jobs: 2 });
-    const result = await runCli(['status', manifest, '--base-url', 'http://127.0.0.1:9']);
+    const result = await mainInProcess(['status', manifest, '--base-url', 'http://127.0.0.1:9']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim()).toBe(

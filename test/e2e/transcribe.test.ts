@@ -2,7 +2,7 @@ import { copyFile, writeFile } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { estimateInProcess, runInProcessResult } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { mp3Frames, mp4Movie } from '../support/media-files.js';
@@ -72,7 +72,8 @@ describe('speech to text: the five transcription kinds against the simulator', (
       `{ id: both, type: transcribe, source_url: "${VIDEO}", source_file: a.mp3 }`,
     ]);
     const sim = await workspace.startSim(FAST);
-    const validate = await runCli(['validate', file, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: sim.token } });
+    // A refusal of what was read: the CLI's main in this process (bad-input.test.ts shows exit 2 through a process).
+    const validate = await mainInProcess(['validate', file, '--base-url', sim.url], { MEDIABATCH_TOKEN: sim.token });
     expect(validate.code).toBe(2);
     expect(validate.stderr).toContain(
       [

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pngImage } from '../../src/sim/results.js';
-import { runCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { estimateInProcess, runInProcessResult } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { mp3Frames } from '../support/media-files.js';
@@ -54,7 +54,8 @@ describe('music from a caption: txt2music against the simulator', () => {
       '{ id: epic, type: txt2music, caption: "x", duration: 400 }',
     ]);
     const sim = await workspace.startSim(FAST);
-    const validate = await runCli(['validate', file, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: sim.token } });
+    // A refusal of what was read: the CLI's main in this process (bad-input.test.ts shows exit 2 through a process).
+    const validate = await mainInProcess(['validate', file, '--base-url', sim.url], { MEDIABATCH_TOKEN: sim.token });
     expect(validate.code).toBe(2);
     expect(validate.stderr).toContain(
       [

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pngImage } from '../../src/sim/results.js';
-import { runCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { estimateInProcess, runInProcessResult } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { mp4Movie, webmMovie } from '../support/media-files.js';
@@ -50,7 +50,8 @@ describe('a video file in, a video out: vid-upscale against the simulator', () =
     await writeFile(path.join(workspace.dir, 'still.png'), pngImage());
     const file = await manifest(['{ id: still, type: vid-upscale, video: still.png }', '{ id: gone, type: vid-upscale, video: gone.mp4 }']);
     const sim = await workspace.startSim(FAST);
-    const validate = await runCli(['validate', file, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: sim.token } });
+    // A refusal of what was read: the CLI's main in this process (bad-input.test.ts shows exit 2 through a process).
+    const validate = await mainInProcess(['validate', file, '--base-url', sim.url], { MEDIABATCH_TOKEN: sim.token });
     expect(validate.code).toBe(2);
     expect(validate.stderr).toContain(
       [

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { estimateInProcess, runInProcessResult } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { wavTone } from '../../src/sim/results.js';
@@ -59,7 +59,8 @@ describe('speech in a cloned or a described voice: txt2audio modes against the s
       '{ id: odd, type: txt2audio, mode: clone, text: "x" }',
     ]);
     const sim = await workspace.startSim(FAST);
-    const validate = await runCli(['validate', file, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: sim.token } });
+    // A refusal of what was read: the CLI's main in this process (bad-input.test.ts shows exit 2 through a process).
+    const validate = await mainInProcess(['validate', file, '--base-url', sim.url], { MEDIABATCH_TOKEN: sim.token });
     expect(validate.code).toBe(2);
     expect(validate.stderr).toContain(
       [

@@ -8,7 +8,7 @@ import { hasStackTrace, tempDir } from '../helpers/cli.js';
 import { runInProcessResult, type InProcessRun } from '../helpers/in-process.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import type { RunResult } from '../../src/runner/index.js';
-import { byState, cliAgainst, FAST, ledgerRows, quickCheck } from './helpers.js';
+import { byState, cliAgainst, FAST, ledgerRows, mainAgainst, quickCheck } from './helpers.js';
 
 /**
  * A results folder that fills up mid-run. Where this machine lets us mount a tmpfs (CI runs as
@@ -140,7 +140,8 @@ describe('the results folder runs out of space mid-run', () => {
     expect(mountSmallTmpfs(ledgerDir, '2m')).toBe(true);
     const args = ['run', manifest, '--db', path.join(ledgerDir, 'big.db'), '--out', path.join(dir, 'out'), '--only', 'r1'];
     try {
-      const full = await cliAgainst(sim, args);
+      // The CLI's main in this process: the tests above show a full disk's exit 4 through a process.
+      const full = await mainAgainst(sim, args);
       expect(hasStackTrace(full.stderr), full.stderr).toBe(false);
       expect(full.code, full.stderr).toBe(4);
       expect(full.stderr).toMatch(/cannot write the ledger .*big\.db: no space left on the device holding the ledger .*free space there, then run the same command again/);

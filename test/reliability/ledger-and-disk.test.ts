@@ -131,8 +131,8 @@ describe('the ledger and the results folder under trouble', () => {
   it('a ledger deleted mid-run: the run stops at its next commit, writes the ledger back, and the next run resumes', async () => {
     sim = await startSimulator({ ...FAST, latencyMs: 30 });
     manifest = await writeTtsManifest(dir, { jobs: 60 });
-    const run = startAgainst(sim, ['run', manifest, '--concurrency', '2']);
-    const ended = collect(run);
+    // The CLI's main in this process: the file goes from under the run, not the run's process.
+    const ended = mainAgainst(sim, ['run', manifest, '--concurrency', '2']);
     const until = Date.now() + 10_000;
     while (sim.stats.accepted.length < 10 && Date.now() < until) await delay(5);
     deleteLedgerFiles(db);
@@ -195,7 +195,8 @@ describe('the ledger and the results folder under trouble', () => {
     const other = new Database(db);
     try {
       other.prepare('BEGIN IMMEDIATE').run();
-      const blocked = await cliAgainst(sim, ['run', manifest]);
+      // The CLI's main in this process: the first test's spawn shows a ledger refusal's exit 4 through a process.
+      const blocked = await mainAgainst(sim, ['run', manifest]);
       expectRefusal(blocked, 4, /ledger .*batch\.mediabatch\.db .*locked by another process/);
       other.prepare('ROLLBACK').run();
     } finally {

@@ -198,8 +198,11 @@ beforeAll(async () => {
 });
 afterAll(async () => cleanup());
 
+/** Built once for both describes: a few hundred YAML mutations, some of a million characters. */
+const CASES = [...corpus(), ...FILE_CASES];
+
 describe('bad-input corpus, in-process through loadManifest', () => {
-  const cases = [...corpus(), ...FILE_CASES];
+  const cases = CASES;
 
   it('has a corpus worth the name', () => {
     expect(cases.length).toBeGreaterThan(300);
@@ -228,14 +231,12 @@ describe('bad-input corpus, in-process through loadManifest', () => {
 });
 
 describe('bad-input corpus, a representative dozen through the CLI', () => {
-  const pick = (names: string[]): Case[] => {
-    const all = [...corpus(), ...FILE_CASES];
-    return names.map((name) => {
-      const found = all.find((c) => c.name === name);
+  const pick = (names: string[]): Case[] =>
+    names.map((name) => {
+      const found = CASES.find((c) => c.name === name);
       if (found === undefined) throw new Error(`no case ${name}`);
       return found;
     });
-  };
   const chosen = pick([
     'tts.yaml defaults.txt2audio.speed as string',
     'video.yaml jobs[0].first_frame_image missing',

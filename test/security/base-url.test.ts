@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src/api/client.js';
 import { UsageError } from '../../src/errors.js';
-import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { hasStackTrace } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 
 const SECRET = 'pw-LEAKCHECK-93be1f';
@@ -51,8 +52,9 @@ describe('a base URL with a user or password', () => {
       { args: ['estimate', file], env: { ...env, MEDIABATCH_BASE_URL: withPassword }, source: 'MEDIABATCH_BASE_URL' },
       { args: ['models', '--base-url', sim.url.replace('http://', `http://${SECRET}@`)], env, source: '--base-url' },
     ];
+    // Each refusal is decided from the arguments, before anything is sent: the CLI's main in this process.
     const results = [];
-    for (const attempt of attempts) results.push(await runCli(attempt.args, { env: attempt.env }));
+    for (const attempt of attempts) results.push(await mainInProcess(attempt.args, attempt.env));
     // First what was written: a refusal that came too late would have left the password behind.
     expectNoSecretIn(ws.dir);
     results.forEach((result, i) => {
@@ -66,10 +68,10 @@ describe('a base URL with a user or password', () => {
   });
 
   it('is not echoed when the URL cannot even be parsed, nor when a query carries it', async () => {
-    const broken = await runCli(['models', '--base-url', `http://user:${SECRET}@`], { env: { MEDIABATCH_TOKEN: 't' } });
+    const broken = await mainInProcess(['models', '--base-url', `http://user:${SECRET}@`], { MEDIABATCH_TOKEN: 't' });
     expect(broken.code).toBe(2);
     expect(broken.stderr).toBe('mediabatch: --base-url: expected an http(s) URL such as https://api.deapi.ai, got "http://…@"\n');
-    const query = await runCli(['models', '--base-url', `http://127.0.0.1:9/?key=${SECRET}`], { env: { MEDIABATCH_TOKEN: 't' } });
+    const query = await mainInProcess(['models', '--base-url', `http://127.0.0.1:9/?key=${SECRET}`], { MEDIABATCH_TOKEN: 't' });
     expect(query.code).toBe(2);
     expect(query.stderr).not.toContain(SECRET);
   });

@@ -6,7 +6,8 @@ import { RUN_CSV_COLUMNS, runCsvChunks } from '../../src/report/csv.js';
 import type { StatusJob } from '../../src/report/status.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { textOf } from '../helpers/chunks.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { speechManifest, startProxy, type Scripted } from './servers.js';
 
 /** What a spreadsheet would run as a formula if a cell started with it. */
@@ -53,9 +54,8 @@ describe('CSV reports neutralise formulas from the service', () => {
     const manifest = path.join(dir, 'batch.yaml');
     const jobs = FORMULAS.map((_, i) => ({ id: `job${i}`, text: `Line number ${i}.` }));
     await writeFile(manifest, speechManifest(jobs));
-    const run = await runCli(['run', manifest, '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50', '--concurrency', '1'], {
-      env: { MEDIABATCH_TOKEN: sim.token },
-    });
+    // The CLI's main in this process: the file it writes, without a start-up.
+    const run = await mainInProcess(['run', manifest, '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50', '--concurrency', '1'], { MEDIABATCH_TOKEN: sim.token });
     expect(run.code, run.stderr).toBe(1);
 
     const [header, ...rows] = cells(readFileSync(path.join(dir, 'batch.run.csv'), 'utf8'));

@@ -2,7 +2,8 @@ import { copyFile, mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifest } from '../support/load-manifest.js';
-import { hasStackTrace, ROOT, runCli } from '../helpers/cli.js';
+import { hasStackTrace, ROOT } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
 
 const HEAD = [
@@ -57,7 +58,8 @@ describe('files named by a manifest stay inside its folder', () => {
       `  - { id: frames, type: img2video, prompt: waves, first_frame_image: link-out.png, last_frame_image: ${pic} }`,
       '  - { id: fine, type: txt2audio, text_file: scripts/ok.txt }',
     ]);
-    const result = await runCli(['validate', file, '--offline']);
+    // The refusal is decided from the manifest, before anything is sent: the CLI's main in this process.
+    const result = await mainInProcess(['validate', file, '--offline']);
     expect(result.code).toBe(2);
     expect(hasStackTrace(result.stderr)).toBe(false);
     const refused = (line: number, col: number, job: string, field: string, written: string, real: string) =>
@@ -82,19 +84,20 @@ describe('files named by a manifest stay inside its folder', () => {
       '  - { id: link, type: txt2audio, text_file: link-out.txt }',
       `  - { id: frames, type: img2video, prompt: waves, first_frame_image: link-out.png, last_frame_image: ${path.join(outside, 'pic.png')} }`,
     ]);
-    const validate = await runCli(['validate', file, '--offline', '--allow-outside-files']);
+    // The CLI's main in this process: what the flag changes is what the commands read and send.
+    const validate = await mainInProcess(['validate', file, '--offline', '--allow-outside-files']);
     expect(validate.stderr).toBe('');
     expect(validate.code).toBe(0);
     const sim = await ws.startSim();
     const service = ['--base-url', sim.url, '--plan', 'unlimited'];
     const env = { MEDIABATCH_TOKEN: sim.token };
-    const estimate = await runCli(['estimate', file, ...service, '--allow-outside-files'], { env });
+    const estimate = await mainInProcess(['estimate', file, ...service, '--allow-outside-files'], env);
     expect(estimate.code, estimate.stderr).toBe(0);
-    const refusedRun = await runCli(['run', file, ...service, '--no-wait'], { env });
+    const refusedRun = await mainInProcess(['run', file, ...service, '--no-wait'], env);
     expect(refusedRun.code).toBe(2);
     expect(refusedRun.stderr).toContain(HINT);
     expect(sim.stats.accepted).toEqual([]);
-    const run = await runCli(['run', file, ...service, '--no-wait', '--allow-outside-files'], { env });
+    const run = await mainInProcess(['run', file, ...service, '--no-wait', '--allow-outside-files'], env);
     expect(run.stderr).toMatch(/0\/4 done · 4 running/);
     expect(sim.stats.accepted).toHaveLength(4);
 

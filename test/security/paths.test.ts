@@ -5,7 +5,8 @@ import { ManifestError } from '../../src/manifest/errors.js';
 import { loadManifest } from '../support/load-manifest.js';
 import type { FollowedJob } from '../../src/runner/follow.js';
 import { outputPathFor } from '../../src/runner/download.js';
-import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
+import { hasStackTrace, tempDir } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 
 const HEAD = [
   'version: 1',
@@ -67,7 +68,8 @@ describe('ids cannot leave the output folder', () => {
   it('validate --offline refuses them all at once, exit 2, each located, no stack trace', async () => {
     const ids = Object.values(BAD_IDS);
     const file = await manifestWith(ids, 'all.yaml');
-    const result = await runCli(['validate', file, '--offline']);
+    // The CLI's main in this process (bad-input.test.ts shows a refusal's exit 2 through a process).
+    const result = await mainInProcess(['validate', file, '--offline']);
     expect(result.code).toBe(2);
     expect(hasStackTrace(result.stderr)).toBe(false);
     const lines = result.stderr.trim().split('\n');

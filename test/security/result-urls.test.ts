@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { hasStackTrace, runCli, tempDir } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { DEFAULT_MAX_RESULT_BYTES } from '../../src/runner/index.js';
 import { runInProcess, runInProcessResult, type InProcessRun } from '../helpers/in-process.js';
 import { speechManifest, startProxy, startScripted, TEST_CA_FILE, type Reply, type Scripted } from './servers.js';
@@ -134,7 +135,7 @@ describe('result URLs the runner refuses', () => {
       // The signature (query string) of a pre-signed URL is a credential: never recorded.
       expect(job?.error, id).not.toContain('sig=');
     }
-    const text = await runCli(['status', file]);
+    const text = await mainInProcess(['status', file]);
     expect(text.stdout).toContain('Paid, result not collected: 6 job(s)');
     for (const id of Object.keys(reasons)) expect(text.stdout).toContain(byId.get(id)?.request_id ?? '?');
     expect(text.stdout).not.toContain('still running at the service');
@@ -232,8 +233,9 @@ describe('result URLs the runner refuses', () => {
     const { proxy } = await hosts((text, h) => `${h.url}/${text}.wav?sig=abc`);
     const file = path.join(dir, 'large.yaml');
     await writeFile(file, speechManifest([{ id: 'long-take', text: 'one-and-a-half-mb' }]));
+    // The CLI's main in this process: the flag as typed, without a start-up for each run.
     const run = (mb: string) =>
-      runCli(['run', file, '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50', '--max-result-mb', mb], { env: { MEDIABATCH_TOKEN: TOKEN } });
+      mainInProcess(['run', file, '--base-url', proxy.url, '--plan', 'unlimited', '--poll-ms', '50', '--max-result-mb', mb], { MEDIABATCH_TOKEN: TOKEN });
 
     const bad = await run('0');
     expect(bad.code).toBe(2);

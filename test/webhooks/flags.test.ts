@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { webhookSettings } from '../../src/cli/options.js';
 import { parseListen, parseWebhookUrl } from '../../src/lib/options.js';
 import { UsageError } from '../../src/errors.js';
-import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { hasStackTrace } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
 
@@ -50,7 +51,8 @@ describe('--webhook-url and --listen', () => {
 
   it('a bad flag exits 2, a port another program holds exits 4, and nothing is sent', async () => {
     const manifest = await writeTtsManifest(workspace.dir, { jobs: 2 });
-    const bad = await runCli(['run', manifest, '--sim', '--webhook-url', 'http://hooks.example.com/in']);
+    // Refused before anything is sent: the CLI's main in this process (other spawns show exits 2 and 4 through a process).
+    const bad = await mainInProcess(['run', manifest, '--sim', '--webhook-url', 'http://hooks.example.com/in']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--webhook-url: expected the public https:// address');
 
@@ -58,7 +60,7 @@ describe('--webhook-url and --listen', () => {
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const { port } = holder.address() as { port: number };
     try {
-      const held = await runCli(['run', manifest, '--sim', '--webhook-url', 'https://hooks.example.com/in', '--listen', `127.0.0.1:${port}`]);
+      const held = await mainInProcess(['run', manifest, '--sim', '--webhook-url', 'https://hooks.example.com/in', '--listen', `127.0.0.1:${port}`]);
       expect(held.code, held.stderr).toBe(4);
       expect(held.stderr).toContain(`--listen 127.0.0.1:${port}: another program already listens there; stop it or pick another port (and point your proxy or tunnel at it). Nothing was sent.`);
       expect(hasStackTrace(held.stderr)).toBe(false);

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasStackTrace, runCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { startProxy, type Received } from '../security/servers.js';
 import { writeTtsManifest } from '../helpers/manifests.js';
 import { useWorkspace } from '../helpers/workspace.js';
@@ -52,7 +53,8 @@ describe('the webhook secret', () => {
     expect(ran.stderr).toContain('[redacted]');
     expect(ran.stderr).toMatch(/^(\[[0-9:]+\] )?failed   line-00001: .*\[redacted\]/m);
     const outputs = [ran.stdout, ran.stderr];
-    const status = await runCli(['status', manifest], env);
+    // status reads the ledger alone: the CLI's main in this process.
+    const status = await mainInProcess(['status', manifest], env.env);
     expect(status.code, status.stderr).toBe(0);
     outputs.push(status.stdout, status.stderr);
 

@@ -12,7 +12,7 @@ import { firstEntry, folderWith, MANIFEST, readSource, removeFolders } from './h
 
 afterEach(removeFolders);
 
-const ROWS = 200_000;
+const ROWS = 100_000;
 const ENTRY = 'version: 1\nsources:\n  - csv: big.csv\n    type: txt2audio\n    id: "line-{n}"\n';
 
 function entryOf(): { entry: SourceEntry; locate: ReturnType<typeof firstEntry>['locate'] } {
@@ -35,7 +35,7 @@ async function writeBigCsv(path: string): Promise<void> {
   await finished(out);
 }
 
-test('a 200,000-row CSV streams through: every row, read a chunk at a time, never the whole file first', async () => {
+test('a 100,000-row CSV streams through: every row, read a chunk at a time, never the whole file first', async () => {
   const dir = await folderWith({});
   const path = join(dir, 'big.csv');
   await writeBigCsv(path);
