@@ -97,6 +97,8 @@ function eventLine(event: RunEvent, nowMs: number, timeZone: string | undefined)
       return `in doubt ${event.id}: ${event.reason} (not sent again automatically)`;
     case 'skipped':
       return `skipped  ${event.id}: ${event.reason}`;
+    case 'blocked':
+      return `blocked  ${event.id}: ${event.reason}`;
     case 'warning':
       return `warning: ${event.message}`;
     case 'joined':

@@ -225,7 +225,7 @@ export function etaMs(input: EtaInput): number | undefined {
 export type Pause = { untilMs: number; reason: string };
 
 /** Events after which a job is settled for this run. */
-const SETTLES: ReadonlySet<RunEvent['kind']> = new Set(['done', 'failed', 'in_doubt', 'skipped']);
+const SETTLES: ReadonlySet<RunEvent['kind']> = new Set(['done', 'failed', 'in_doubt', 'skipped', 'blocked']);
 
 /** What the progress line shows of the pace: submits a second while the run sends, then jobs settled a second. */
 export type RateView = { perS: number; what: 'submits' | 'jobs' };

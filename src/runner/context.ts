@@ -44,6 +44,12 @@ export type RunEvent =
   | { kind: 'in_doubt'; id: string; reason: string }
   | { kind: 'not_taken'; id: string; reason: string }
   | { kind: 'skipped'; id: string; reason: string }
+  /** Waits for an input that will not be done by this selection; a run that sends that input again unblocks it. */
+  | { kind: 'blocked'; id: string; reason: string }
+  /** Its inputs are done, or will be sent: it is pending again. */
+  | { kind: 'unblocked'; id: string }
+  /** Priced at a bound until its inputs existed, now at its real price, before its reservation. */
+  | { kind: 'repriced'; id: string; boundMicro: MicroUsd; priceMicro: MicroUsd }
   /** Left out at once (--partial, over budget): `count` not sent; `skipped` were pending, the rest keep their state. */
   | { kind: 'left_out'; count: number; skipped: number; reason: string }
   /** Retry pass `pass` of `passes` (--retries) sends again `jobs` jobs that failed at the service, retryable and refunded. */

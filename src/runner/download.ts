@@ -6,7 +6,7 @@ import { withRetries } from '../api/retry.js';
 import type { DownloadResult } from '../api/types.js';
 import { LocalIoError } from '../errors.js';
 import type { RunDeps } from './context.js';
-import type { SplitJoins } from './join-splits.js';
+import type { Downstream } from './downstream.js';
 import type { FollowedJob } from './follow.js';
 import { placeResult } from './place-result.js';
 import { resultForms } from './result-forms.js';
@@ -28,7 +28,7 @@ const DISK_ERRORS = new Set(['ENOSPC', 'EROFS', 'EACCES', 'EPERM', 'EDQUOT']);
  */
 export async function saveResult(
   deps: RunDeps,
-  joins: SplitJoins,
+  downstream: Downstream,
   job: FollowedJob,
   found: { url: string } | { inline: string },
 ): Promise<'expired' | undefined> {
@@ -36,8 +36,8 @@ export async function saveResult(
   try {
     const mismatch =
       'inline' in found
-        ? await placeForms(deps, joins, job, media, Buffer.from(found.inline))
-        : await fetchIntoPlace(deps, joins, job, media, found.url);
+        ? await placeForms(deps, downstream, job, media, Buffer.from(found.inline))
+        : await fetchIntoPlace(deps, downstream, job, media, found.url);
     if (mismatch !== undefined) await leaveUncollected(deps, job, mismatch);
   } catch (error) {
     if (deps.stop.aborted) return undefined;
@@ -56,7 +56,7 @@ export async function saveResult(
  */
 async function fetchIntoPlace(
   deps: RunDeps,
-  joins: SplitJoins,
+  downstream: Downstream,
   job: FollowedJob,
   media: MediaKind,
   url: string,
@@ -72,7 +72,7 @@ async function fetchIntoPlace(
     // Bounded by the download's own limit (--max-result-mb), so reading it whole is safe.
     const raw = await readFile(partPath);
     await rm(partPath, { force: true });
-    return placeForms(deps, joins, job, media, raw);
+    return placeForms(deps, downstream, job, media, raw);
   }
   const head = await fileHead(partPath);
   const mismatch = resultMismatch(media, head, result.contentType);
@@ -80,7 +80,8 @@ async function fetchIntoPlace(
     await rm(partPath, { force: true });
     return mismatch;
   }
-  await placeAndRecord(deps, joins, job, partPath, outputPathFor(deps.options.outDir, job, url, sniffMedia(head)?.mime), result);
+  const finalPath = outputPathFor(deps.options.outDir, job, url, sniffMedia(head)?.mime);
+  await placeAndRecord(deps, downstream, job, partPath, finalPath, result);
   return undefined;
 }
 
@@ -91,7 +92,7 @@ async function fetchIntoPlace(
  */
 async function placeForms(
   deps: RunDeps,
-  joins: SplitJoins,
+  downstream: Downstream,
   job: FollowedJob,
   media: MediaKind,
   raw: Buffer,
@@ -107,14 +108,22 @@ async function placeForms(
     const sha256 = createHash('sha256').update(body).digest('hex');
     const target = insideOut(deps.options.outDir, `${job.id}.${extension}`);
     if (index === forms.files.length - 1) {
-      await placeAndRecord(deps, joins, job, partPath, target, { bytes: body.length, sha256, contentType: undefined });
+      const recorded = { bytes: body.length, sha256, contentType: undefined };
+      await placeAndRecord(deps, downstream, job, partPath, target, recorded);
     } else await placeResult(partPath, target, sha256, { generatedAgain });
   }
   return undefined;
 }
 
 /** Moves the checked result to its name (or beside a file that is not ours) and marks the job done. */
-async function placeAndRecord(deps: RunDeps, joins: SplitJoins, job: FollowedJob, partPath: string, finalPath: string, result: DownloadResult): Promise<void> {
+async function placeAndRecord(
+  deps: RunDeps,
+  downstream: Downstream,
+  job: FollowedJob,
+  partPath: string,
+  finalPath: string,
+  result: DownloadResult,
+): Promise<void> {
   // Only a job generated again (run --redo) is being collected while it holds a result.
   const row = await deps.ledger.getJob(job.id);
   const earlier = row?.resultPath ?? null;
@@ -127,8 +136,7 @@ async function placeAndRecord(deps: RunDeps, joins: SplitJoins, job: FollowedJob
   }
   await deps.ledger.markDone(job.id, { path: placedPath, bytes: result.bytes, sha256: result.sha256 });
   deps.emit({ kind: 'done', id: job.id, path: placedPath, bytes: result.bytes });
-  // The last part of a split job to finish joins them.
-  if (row?.parentId != null) await joins.partDone(row.parentId);
+  await downstream.done({ id: job.id, parentId: row?.parentId ?? null });
 }
 
 /** `<out>/<id>.<ext>`, the extension as the job's kind reads it from the bytes (`mime`), the URL or its parameters. */

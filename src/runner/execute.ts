@@ -1,5 +1,7 @@
 import type { Completion } from './follow.js';
 import type { RunDeps } from './context.js';
+import { jobToSend, type DependentDeps } from './inputs.js';
+import type { Downstream } from './downstream.js';
 import { FollowQueue } from './follow-queue.js';
 import { sendInLanes, type LaneOutcome } from './lanes.js';
 import { jobFromRow } from './ingest.js';
@@ -11,7 +13,7 @@ import type { JobType } from '../jobs/types.js';
 import type { JobQuery, JobRow, ReservableState, SendSelection } from '../store/index.js';
 import { FatalRunError } from './run-errors.js';
 import { submitJob } from './submit.js';
-import { jobWindows } from './windows.js';
+import { SendFeed } from './send-feed.js';
 
 export interface ExecuteResult {
   /** Set when a fatal error (auth, balance, disk) ended the run early. */
@@ -22,6 +24,7 @@ export interface ExecuteResult {
 }
 
 const LEFT_OUT = 'over budget (--partial)';
+const SUBMIT_CLASSES = [...new Set(JOB_TYPES.map(submitClassOf))];
 
 /**
  * Carries out a plan: submits with bounded concurrency, follows every submitted job (those of
@@ -32,11 +35,12 @@ const LEFT_OUT = 'over budget (--partial)';
  */
 export async function executePlan(
   deps: RunDeps,
-  completion: Completion,
+  followed: { completion: Completion; downstream: Downstream; dependents?: DependentDeps | undefined },
   plan: RunPlan,
   send: SendSelection,
   control: { userStop: AbortSignal; halt: AbortController },
 ): Promise<ExecuteResult> {
+  const { completion } = followed;
   const result: ExecuteResult = { stoppedBySignal: false };
   const guard = (work: Promise<unknown>): Promise<void> => guardFatal(result, control.halt, work);
   if (plan.skip > 0) {
@@ -51,7 +55,7 @@ export async function executePlan(
   if (followers !== undefined) completion.attach({ forget: (id) => followers.forget(id), fatal: (error) => void guard(Promise.reject(error)).catch(() => undefined) });
   const following = followers === undefined ? Promise.resolve() : guard(followers.run(deps.options.concurrency * 2));
 
-  const sendJobs = submitter({ deps, completion, result, followers }, guard);
+  const sendJobs = submitter({ deps, result, followers, ...followed }, guard);
   Object.assign(deps.progress.toSend, plan.send.byType);
   if (plan.send.jobs > 0) {
     const types = JOB_TYPES.filter((type) => (plan.send.byType[type] ?? 0) > 0);
@@ -77,6 +81,9 @@ interface Sending {
   completion: Completion;
   result: ExecuteResult;
   followers: FollowQueue | undefined;
+  downstream: Downstream;
+  /** Some job takes another's result: lanes read jobs ready to send, and take those made ready. */
+  dependents?: DependentDeps | undefined;
 }
 
 /** The jobs of a send: every lane reads its own class's jobs among them, in manifest order. */
@@ -103,14 +110,23 @@ function submitter(
     const guarded = guard(recording).finally(() => recordings.delete(guarded));
     recordings.add(guarded);
   };
+  const quiet = async (): Promise<void> => {
+    await Promise.all(recordings);
+    await sending.followers?.idle();
+    await sending.completion.drained();
+  };
   return async (query, types, planned) => {
     // A row that came back not taken is pending from then on, whatever state it was read in.
     const requeued = new Set<string>();
-    // One lane per endpoint class: kinds sharing a budget (the Whisper kinds) share a lane, in manifest order.
-    const classes = [...new Set(types.map(submitClassOf))];
-    const lanes = classes.map((cls) => {
+    const feed = new SendFeed({ quiet, stop: deps.stop, through: query.through });
+    const ready = sending.dependents === undefined ? undefined : true;
+    if (ready) sending.downstream.feed(feed);
+    // One lane per endpoint class: kinds sharing a budget (the Whisper kinds) share a lane, in
+    // manifest order. A class with none of `types` only takes the dependents that become ready.
+    const lanes = SUBMIT_CLASSES.map((cls) => {
       const ofClass = types.filter((type) => submitClassOf(type) === cls);
-      return { cls, items: jobWindows(deps.ledger, { ...query, types: ofClass }) };
+      if (ofClass.length === 0) return feed.lane(cls);
+      return feed.lane(cls, (after, limit) => deps.ledger.readJobs({ ...query, types: ofClass, ready, after, limit }));
     });
     await sendInLanes(lanes, {
       concurrency: deps.options.concurrency,
@@ -118,7 +134,8 @@ function submitter(
       take: (cls, signal) => deps.pace.take(cls, signal),
       work: async (row, stop) => {
         const again = requeued.delete(row.id);
-        if (!planned && !again) toSend[row.type] = (toSend[row.type] ?? 0) + 1;
+        // A dependent a retry pass makes ready was counted by the plan already.
+        if (!planned && !again && row.state === 'failed') toSend[row.type] = (toSend[row.type] ?? 0) + 1;
         const from: readonly ReservableState[] = again ? ['pending'] : fromState(row);
         const submitted = submitRow(sending, row, { from, stop, track });
         // A fatal failure is the guard's (the run halts); the lane just goes on to see the stop.
@@ -172,11 +189,18 @@ async function retryFailed(
  * meanwhile); a daily limit under --no-wait closes the lane instead and says when to come back.
  */
 async function submitRow(
-  { deps, completion, result, followers }: Sending,
+  { deps, completion, result, followers, dependents }: Sending,
   row: JobRow,
   parts: { from: readonly ReservableState[]; stop: AbortSignal; track: (recording: Promise<unknown>) => void },
 ): Promise<LaneOutcome> {
-  const job = jobFromRow(row);
+  const ready = dependents === undefined ? { job: jobFromRow(row) } : await jobToSend(dependents, row);
+  if ('blocked' in ready) {
+    // Nothing is reserved or sent: a run after its input is generated again sends it.
+    await deps.ledger.markSkipped(row.id, ready.blocked);
+    deps.emit({ kind: 'skipped', id: row.id, reason: ready.blocked });
+    return 'next';
+  }
+  const { job } = ready;
   const outcome = await submitJob(deps, completion, job, { from: parts.from, stop: parts.stop });
   switch (outcome.kind) {
     case 'submitted':

@@ -9,7 +9,7 @@ import { kindOf, type JobType, type SendableJob } from '../jobs/index.js';
 import type { FollowRow } from '../store/index.js';
 import type { PollSchedules, RunDeps } from './context.js';
 import { leaveUncollected, saveResult } from './download.js';
-import type { SplitJoins } from './join-splits.js';
+import type { Downstream } from './downstream.js';
 import { describeError, FatalRunError, idempotentRetries } from './run-errors.js';
 
 const MAX_URL_REFRESHES = 3;
@@ -57,12 +57,12 @@ export interface Completion {
 }
 
 /** Every job is followed by status calls on `schedules`. */
-export function pollingCompletion(deps: RunDeps, joins: SplitJoins, schedules: PollSchedules): Completion {
+export function pollingCompletion(deps: RunDeps, downstream: Downstream, schedules: PollSchedules): Completion {
   return {
     schedules,
     request: (request) => request,
     sent: () => undefined,
-    poll: (job, requestId, giveUpAtMs) => pollOnce(deps, joins, job, requestId, giveUpAtMs),
+    poll: (job, requestId, giveUpAtMs) => pollOnce(deps, downstream, job, requestId, giveUpAtMs),
     earlierFirstPollMs: () => undefined,
     attach: () => undefined,
     drained: async () => undefined,
@@ -77,7 +77,7 @@ export function pollingCompletion(deps: RunDeps, joins: SplitJoins, schedules: P
  */
 export async function pollOnce(
   deps: RunDeps,
-  joins: SplitJoins,
+  downstream: Downstream,
   job: FollowedJob,
   requestId: string,
   giveUpAtMs: number,
@@ -89,7 +89,7 @@ export async function pollOnce(
   const release = await claim(job.id);
   if (release === undefined) return 'ended';
   try {
-    return await settleStatus(deps, joins, job, requestId, status, giveUpAtMs);
+    return await settleStatus(deps, downstream, job, requestId, status, giveUpAtMs);
   } finally {
     release();
   }
@@ -101,14 +101,14 @@ export async function pollOnce(
  */
 export async function settleStatus(
   deps: RunDeps,
-  joins: SplitJoins,
+  downstream: Downstream,
   job: FollowedJob,
   requestId: string,
   status: RequestStatus,
   giveUpAtMs: number,
 ): Promise<'again' | 'ended'> {
   if (status.status === 'done') {
-    await collect(deps, joins, job, requestId, status, giveUpAtMs);
+    await collect(deps, downstream, job, requestId, status, giveUpAtMs);
     return 'ended';
   }
   if (status.status === 'error') {
@@ -130,7 +130,7 @@ export async function settleStatus(
  */
 async function collect(
   deps: RunDeps,
-  joins: SplitJoins,
+  downstream: Downstream,
   job: FollowedJob,
   requestId: string,
   done: Pick<RequestStatus, 'resultUrl' | 'result'>,
@@ -141,7 +141,7 @@ async function collect(
   let found = done;
   for (let refresh = 0; refresh <= MAX_URL_REFRESHES; refresh += 1) {
     if (textual && found.result !== undefined) {
-      await saveResult(deps, joins, job, { inline: found.result });
+      await saveResult(deps, downstream, job, { inline: found.result });
       return;
     }
     if (found.resultUrl === undefined || found.resultUrl === '') {
@@ -153,7 +153,7 @@ async function collect(
         return leaveUncollected(deps, job, 'the service reported done without a result_url');
       }
     }
-    if ((await saveResult(deps, joins, job, { url: found.resultUrl })) !== 'expired') return;
+    if ((await saveResult(deps, downstream, job, { url: found.resultUrl })) !== 'expired') return;
     found = {};
   }
   await leaveUncollected(deps, job, `the result URL expired ${MAX_URL_REFRESHES + 1} times in a row`);

@@ -16,6 +16,7 @@ import type { GraphLedger, IngestLedger, Ledger, ListingLedger, PlanLedger, Send
 import { createRunDeps, createRunProgress, DEFAULT_RETRY, pollEvery, RUN_DEFAULTS } from './context.js';
 import { servicePoll, simulatorPoll, type InFlight, type PollSchedules, type PricingProgress } from './context.js';
 import type { RunEvent, RunOptions, RunProgress } from './context.js';
+import { Downstream } from './downstream.js';
 import { pollingCompletion } from './follow.js';
 import { SplitJoins, unjoinedSplits, type UnjoinedSplit } from './join-splits.js';
 import { refuseLostLedger, TRACES_OF_THIS_LEDGER } from './lost-ledger.js';
@@ -157,12 +158,13 @@ export async function run(request: RunRequest): Promise<RunResult> {
   const client = request.service.client;
   const deps = createRunDeps({ client, ledger, pace, options, stop, emit, clock, inFlight, progress });
   const joins = new SplitJoins(deps);
+  const downstream = new Downstream(joins, (id) => ledger.dependentsReady(id, send));
   const basePoll = pollSchedules(request.poll);
   // Listening before anything is sent: a delivery may come as soon as the first job is taken.
   const completion =
     request.webhooks === undefined
-      ? pollingCompletion(deps, joins, basePoll)
-      : await openWebhookCompletion(deps, joins, request.webhooks, basePoll, !options.noWait);
+      ? pollingCompletion(deps, downstream, basePoll)
+      : await openWebhookCompletion(deps, downstream, request.webhooks, basePoll, !options.noWait);
   let started = false;
   let outcome: RunOutcome | undefined;
   const onExecute = async (plan: RunPlan): Promise<void> => {
@@ -178,7 +180,7 @@ export async function run(request: RunRequest): Promise<RunResult> {
     await request.onStart?.({ plan, total: Object.values(plan.counts).reduce((a, b) => a + b, 0) });
   };
   try {
-    outcome = await sendManifest(request, deps, { completion, joins }, send, { userStop, halt, onExecute });
+    outcome = await sendManifest(request, deps, { completion, joins, downstream }, send, { userStop, halt, onExecute });
   } catch (error) {
     // A stop while checking, pricing or asking the balance ends the call in flight with an abort
     // error. No submit has started, so nothing was sent: an interruption, not a failure.

@@ -11,8 +11,17 @@ export type LaneOutcome =
 
 export interface Lane<T> {
   cls: PacedClass;
-  /** The class's jobs in manifest order, read a window at a time. */
-  items: AsyncIterator<T>;
+  /** The class's next job to send, in manifest order; undefined when none is, for now. */
+  take(): Promise<T | undefined>;
+  /**
+   * Resolves true when `take` may have another job (or one of the lane's came back), false once
+   * none can come: the send is over or stopping. `idle`: the lane holds no job, so the send may end.
+   */
+  wait(idle: boolean): Promise<boolean>;
+  /** A job taken is over (`again`: it goes back to the front of the lane, still the lane's). */
+  settled(item: T, again: boolean): void;
+  /** Nothing more is taken for this lane. */
+  close(): Promise<void>;
 }
 
 export interface LaneDeps<T> {
@@ -28,8 +37,8 @@ export interface LaneDeps<T> {
  * Sends each endpoint class's jobs in a lane of its own, side by side, on `concurrency` shared
  * workers. A lane waits for its class's pace before it asks for a worker, so a job held back
  * by its pace, a 429 or a daily limit never keeps a worker, or a place in line, from another
- * class; within a lane the jobs start in manifest order. Settles when every lane has nothing
- * left to send and every job it started is over.
+ * class; within a lane the jobs start in manifest order. Settles when no lane can have anything
+ * more to send (runner/send-feed.ts) and every job it started is over.
  */
 export async function sendInLanes<T>(lanes: readonly Lane<T>[], deps: LaneDeps<T>): Promise<void> {
   const workers = new Workers(deps.concurrency);
@@ -50,11 +59,10 @@ async function runLane<T>(lane: Lane<T>, deps: LaneDeps<T>, workers: Workers): P
   let failure: { error: unknown } | undefined;
   try {
     while (!signal.aborted) {
-      const item = again.shift() ?? (await nextOf(lane.items));
+      const item = again.shift() ?? (await lane.take());
       if (item === undefined) {
-        // Read to its end; a job still out may yet come back to be sent again.
-        if (started.size === 0) break;
-        await Promise.race(started);
+        // None ready now: a job still out may come back to be sent again, or make another ready.
+        if (!(await lane.wait(started.size === 0))) break;
         continue;
       }
       try {
@@ -69,11 +77,13 @@ async function runLane<T>(lane: Lane<T>, deps: LaneDeps<T>, workers: Workers): P
           (outcome) => {
             if (outcome === 'again') again.unshift(item);
             if (outcome === 'close') closed.abort(new Error(`${lane.cls} can send nothing more in this run`));
+            lane.settled(item, outcome === 'again');
           },
           (error: unknown) => {
             // A failure the caller does not handle ends the lane and, once its jobs are over, the send.
             failure ??= { error };
             closed.abort(error);
+            lane.settled(item, false);
           },
         )
         .finally(() => {
@@ -84,14 +94,9 @@ async function runLane<T>(lane: Lane<T>, deps: LaneDeps<T>, workers: Workers): P
     }
   } finally {
     await Promise.all(started);
-    await lane.items.return?.();
+    await lane.close();
   }
   if (failure !== undefined) throw failure.error;
-}
-
-async function nextOf<T>(items: AsyncIterator<T>): Promise<T | undefined> {
-  const next = await items.next();
-  return next.done === true ? undefined : next.value;
 }
 
 /**

@@ -1,13 +1,16 @@
 import { withRetries } from '../api/retry.js';
 import type { Model, ServiceRequest } from '../api/types.js';
-import { catalogueTypesOf, JOB_TYPES } from '../jobs/index.js';
+import { catalogueTypesOf, JOB_TYPES, kindOf, type SendableJob } from '../jobs/index.js';
 import type { Manifest } from '../manifest/open.js';
 import { formatUsd, usdToMicro } from '../money.js';
 import { priceGroups, type PriceGroup, type PricingResult } from '../pricing/price-jobs.js';
+import { groupKeyOf } from '../pricing/keys.js';
 import type { PriceCache } from '../pricing/types.js';
-import type { IngestLedger, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
+import type { ChangedJob, GraphLedger, IngestLedger, KeyPrice, ListingLedger } from '../store/index.js';
+import type { PlanLedger, SendSelection } from '../store/index.js';
 import { createRunProgress, type PricingProgress, type RetryPolicy } from './context.js';
 import type { RunDeps, RunProgress } from './context.js';
+import { checkInputs, settleBlocked } from './graph.js';
 import { ingestManifest, type IngestResult } from './ingest.js';
 import { idempotentRetries } from './run-errors.js';
 import { checkSelection } from './selection.js';
@@ -25,34 +28,45 @@ export type ServiceDeps = Pick<RunDeps, 'client' | 'pace' | 'stop' | 'emit'> & {
   progress?: RunProgress | undefined;
 };
 
+/** Jobs already sent whose inputs are other results now: said once each, as many as ingest problems. */
+const CHANGED_INPUTS_SHOWN = 200;
+
 /**
  * What an estimate and a run do alike before anything is sent: check the manifest's jobs against
- * the catalogue and record them, check the selection, price what `send` selects. A run
- * (`forRun`) is warned of jobs changed after they were sent, and prices on today's prices.
+ * the catalogue and record them, check the graph of their references and the selection, price
+ * what `send` selects. A run (`forRun`) is warned of jobs changed after they were sent (their
+ * inputs too), settles which jobs wait on an input that will not be done, and prices on today's
+ * prices. `graph`: some job takes another's result.
  */
 export async function prepareSend(
   manifest: Manifest,
-  deps: ServiceDeps & { ledger: IngestLedger & ListingLedger },
+  deps: ServiceDeps & { ledger: IngestLedger & ListingLedger & GraphLedger },
   send: SendSelection,
   forRun: boolean,
-): Promise<{ ingest: IngestResult; pricing: PricingResult }> {
+): Promise<{ ingest: IngestResult; pricing: PricingResult; models: Model[]; graph: boolean }> {
   const { emit, progress } = deps;
+  const models = await loadCatalogue(deps);
+  const changed = (change: Pick<ChangedJob, 'id' | 'state'>): void =>
+    emit({
+      kind: 'warning',
+      message: `job "${change.id}" changed after it was submitted: it keeps its earlier result (${change.state}). Give it a new id to generate it again.`,
+    });
   const ingest = await ingestManifest({
     manifest,
     ledger: deps.ledger,
-    models: await loadCatalogue(deps),
+    models,
     onProgress: (rows) => {
       if (progress !== undefined) progress.pricing.jobsRead = rows;
     },
-    onChanged: !forRun
-      ? undefined
-      : (change) =>
-          emit({
-            kind: 'warning',
-            message: `job "${change.id}" changed after it was submitted: it keeps its earlier result (${change.state}). Give it a new id to generate it again.`,
-          }),
+    onChanged: forRun ? changed : undefined,
   });
+  const graph = await checkInputs(deps.ledger);
   await checkSelection(deps.ledger, send);
+  if (forRun && graph) {
+    const inputsChanged = await deps.ledger.inputsChanged(CHANGED_INPUTS_SHOWN);
+    for (const change of new Map(inputsChanged.map((change) => [change.id, change])).values()) changed(change);
+    await settleBlocked(deps.ledger, send, emit);
+  }
   // Only what may be sent needs a price (a run's, a fresh one): a finished job costs nothing more.
   const pricing = await priceLedger(send, deps, { confirmCached: forRun });
   for (const change of pricing.changes) {
@@ -62,7 +76,7 @@ export async function prepareSend(
       message: `the service's price changed since it was cached (${change.model}: ${cached} → ${current} for one job): its group was priced again before anything was sent`,
     });
   }
-  return { ingest, pricing };
+  return { ingest, pricing, models, graph };
 }
 
 export type CatalogueCache = Pick<PlanLedger, 'getCatalogue' | 'putCatalogue'>;
@@ -112,18 +126,7 @@ export async function priceLedger(
   deps: ServiceDeps,
   options: { confirmCached?: boolean } = {},
 ): Promise<PricingResult> {
-  const calls = (deps.progress ?? createRunProgress()).pricing;
-  const quote = (request: ServiceRequest): Promise<number> =>
-    withRetries(
-      async () => {
-        await counted(calls, 'waitingForPace', deps.pace.take('price', deps.stop));
-        const answer = await counted(calls, 'waitingForAnswer', deps.client.price(request, { signal: deps.stop }));
-        deps.pace.observe('price', answer.rateLimit);
-        calls.answered += 1;
-        return answer.value.priceUsd;
-      },
-      idempotentRetries(deps, 'price call', 'price'),
-    );
+  const { quote, cache, calls } = await ledgerPricing(deps);
   const groups: PriceGroup[] = (await deps.ledger.priceGroups(send)).map((row) => ({
     key: row.groupKey,
     type: row.type,
@@ -131,7 +134,6 @@ export async function priceLedger(
     jobs: row.jobs,
     lengths: row.lengths,
   }));
-  const cache = await ledgerPriceCache(deps.ledger);
   let pricing: PricingResult;
   try {
     pricing = await priceGroups(groups, {
@@ -145,6 +147,45 @@ export async function priceLedger(
   }
   await deps.ledger.applyPrices(pricing.prices, send);
   return pricing;
+}
+
+/**
+ * One job's price as it is about to be sent, by the same path as every price (the cache, else one
+ * call): a dependent priced at a bound until its inputs existed. The cache is read once per run.
+ */
+export async function jobPricer(deps: ServiceDeps): Promise<(job: SendableJob) => Promise<KeyPrice>> {
+  const { quote, cache } = await ledgerPricing(deps);
+  return async (job) => {
+    const pricing = kindOf(job.type).pricing;
+    const chars = pricing.by === 'per-length' ? pricing.lengthOf(job) : 0;
+    const group: PriceGroup = {
+      key: groupKeyOf(job),
+      type: job.type,
+      sample: { ...job, media: {} },
+      jobs: 1,
+      lengths: pricing.by === 'per-length' ? [{ chars, jobs: 1 }] : [],
+    };
+    const found = (await priceGroups([group], { quote, cache }).finally(() => cache.saved())).prices[0];
+    if (found === undefined) throw new Error(`bug in mediabatch: no price found for job "${job.id}"`);
+    return found;
+  };
+}
+
+/** Price calls paced as their own class and retried (they are idempotent), over the ledger's cache. */
+async function ledgerPricing(deps: ServiceDeps) {
+  const calls = (deps.progress ?? createRunProgress()).pricing;
+  const quote = (request: ServiceRequest): Promise<number> =>
+    withRetries(
+      async () => {
+        await counted(calls, 'waitingForPace', deps.pace.take('price', deps.stop));
+        const answer = await counted(calls, 'waitingForAnswer', deps.client.price(request, { signal: deps.stop }));
+        deps.pace.observe('price', answer.rateLimit);
+        calls.answered += 1;
+        return answer.value.priceUsd;
+      },
+      idempotentRetries(deps, 'price call', 'price'),
+    );
+  return { quote, cache: await ledgerPriceCache(deps.ledger), calls };
 }
 
 async function counted<T>(calls: PricingProgress, counter: 'waitingForPace' | 'waitingForAnswer', work: Promise<T>): Promise<T> {

@@ -2,15 +2,18 @@ import { ConfigError } from '../errors.js';
 import type { JobType } from '../jobs/types.js';
 import { budgetFit, decimalUsd, formatUsd, usdToMicro, withinBudget, type MicroUsd } from '../money.js';
 import type { PricingResult } from '../pricing/price-jobs.js';
-import type { ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
+import type { SendableJob } from '../jobs/index.js';
+import type { KeyPrice, ListingLedger, PlanLedger, SendSelection } from '../store/index.js';
 import type { RunDeps } from './context.js';
 import { executePlan, type ExecuteResult } from './execute.js';
+import type { Downstream } from './downstream.js';
 import type { Completion } from './follow.js';
 import type { RunRequest } from './index.js';
 import type { IngestResult } from './ingest.js';
 import type { SplitJoins } from './join-splits.js';
 import { planRun, type BudgetFitResult, type RunPlan } from './plan.js';
-import { prepareSend, readBalanceUsd, type ServiceDeps } from './prepare.js';
+import { settleBlocked } from './graph.js';
+import { jobPricer, prepareSend, readBalanceUsd, type ServiceDeps } from './prepare.js';
 import { BudgetError } from './run-errors.js';
 import { jobWindows } from './windows.js';
 
@@ -29,7 +32,7 @@ export interface RunOutcome {
 export async function sendManifest(
   request: Pick<RunRequest, 'manifest' | 'service' | 'partial'>,
   deps: RunDeps,
-  followed: { completion: Completion; joins: SplitJoins },
+  followed: { completion: Completion; joins: SplitJoins; downstream: Downstream },
   send: SendSelection,
   control: { userStop: AbortSignal; halt: AbortController; onExecute: (plan: RunPlan) => Promise<void> },
 ): Promise<RunOutcome> {
@@ -38,7 +41,7 @@ export async function sendManifest(
     deps.emit({ kind: 'in_doubt', id, reason: 'a previous run stopped while submitting it' });
   }
   const service = { ...deps, baseUrl: request.service.baseUrl, retry: options.retry };
-  const { ingest, pricing } = await prepareSend(request.manifest, service, send, true);
+  const { ingest, pricing, models, graph } = await prepareSend(request.manifest, service, send, true);
   // Kept as exact decimal dollars, the key `status` has always read.
   if (options.budgetMicro !== null) await ledger.setMeta('budget_usd', decimalUsd(options.budgetMicro));
   const partial = request.partial ?? false;
@@ -46,9 +49,14 @@ export async function sendManifest(
   if (plan.budget.overByMicro > 0 && !partial) throw new BudgetError(budgetMessage(plan));
   await checkBalance(service, plan.send.micro);
   await control.onExecute(plan);
-  const execute = await executePlan(deps, followed.completion, plan, send, control);
+  let pricer: Promise<(job: SendableJob) => Promise<KeyPrice>> | undefined;
+  const price = async (job: SendableJob): Promise<KeyPrice> => (await (pricer ??= jobPricer(service)))(job);
+  const dependents = graph ? { ledger, outDir: options.outDir, models, price, emit: deps.emit } : undefined;
+  const execute = await executePlan(deps, { ...followed, dependents }, plan, send, control);
   // Parts collected by earlier runs, or by one that stopped before joining them.
   await followed.joins.sweep();
+  // What failed for good, or was left out, keeps its dependents from being sent: they say so.
+  if (graph && execute.fatal === undefined) await settleBlocked(ledger, null, deps.emit);
   return { plan, pricing, execute, ingest };
 }
 

@@ -13,7 +13,7 @@ import type { SignedDelivery, Verdict } from '../webhooks/receiver.js';
 import { newWebhookSecret } from '../webhooks/signature.js';
 import type { PollSchedules, RunDeps, RunEvent } from './context.js';
 import { followedFromRow, pollOnce, settleStatus, type Completion, type FollowHooks } from './follow.js';
-import type { SplitJoins } from './join-splits.js';
+import type { Downstream } from './downstream.js';
 import { sleep } from './pace.js';
 
 export interface WebhookSettings {
@@ -36,7 +36,7 @@ type Tally = Omit<Extract<RunEvent, { kind: 'webhooks_summary' }>, 'kind'>;
 /** What settling a delivery uses: `collections` are shared with the poller, `forget` drops a job from its queue. */
 interface Settling {
   deps: RunDeps;
-  joins: SplitJoins;
+  downstream: Downstream;
   tally: Tally;
   base: PollSchedules;
   collections: Pick<Collections, 'hold' | 'run'>;
@@ -50,7 +50,13 @@ interface Settling {
  * receiver, before anything is sent. `base` is the poll schedule without webhooks; jobs are
  * polled by `webhookSchedules(base, silenceMs)` instead.
  */
-export async function openWebhookCompletion(deps: RunDeps, joins: SplitJoins, settings: WebhookSettings, base: PollSchedules, listen: boolean): Promise<Completion> {
+export async function openWebhookCompletion(
+  deps: RunDeps,
+  downstream: Downstream,
+  settings: WebhookSettings,
+  base: PollSchedules,
+  listen: boolean,
+): Promise<Completion> {
   // Earlier runs' secrets sign the deliveries the service retries for the jobs they sent.
   const secrets: WebhookSecret[] = (await deps.ledger.webhookRuns()).map((r) => ({ run: r.id, secret: r.secret }));
   const tally: Tally = { applied: 0, duplicates: 0, ignored: 0, rejected: 0 };
@@ -60,7 +66,7 @@ export async function openWebhookCompletion(deps: RunDeps, joins: SplitJoins, se
   const path = new URL(settings.url).pathname;
   const forget = (id: string): void => hooks?.forget(id);
   const recentlySent = (): boolean => performance.now() - lastSentMs < 2000;
-  const settling: Settling = { deps, joins, tally, base, collections, forget, recentlySent };
+  const settling: Settling = { deps, downstream, tally, base, collections, forget, recentlySent };
   const receiver: Receiver | undefined = listen
     ? await startReceiver({
         host: settings.listen.host,
@@ -95,7 +101,7 @@ export async function openWebhookCompletion(deps: RunDeps, joins: SplitJoins, se
     // A delivery may have settled it, or be collecting it, since it was queued: no call for it.
     poll: async (job, requestId, giveUpAtMs) => {
       if (collections.isHeld(job.id) || !(await submitted(job.id))) return 'ended';
-      return pollOnce(deps, joins, job, requestId, giveUpAtMs, claim);
+      return pollOnce(deps, downstream, job, requestId, giveUpAtMs, claim);
     },
     attach: (given) => {
       hooks = given;
@@ -189,8 +195,8 @@ async function apply(input: Settling, delivery: SignedDelivery, job: DeliveryJob
   input.collections.run(async () => {
     try {
       // A failure that says too little is asked about once, as the poller would (the job is held already).
-      if (status === 'ask') await pollOnce(deps, input.joins, followed, requestId, giveUpAtMs);
-      else await settleStatus(deps, input.joins, followed, requestId, status, giveUpAtMs);
+      if (status === 'ask') await pollOnce(deps, input.downstream, followed, requestId, giveUpAtMs);
+      else await settleStatus(deps, input.downstream, followed, requestId, status, giveUpAtMs);
     } finally {
       release();
     }

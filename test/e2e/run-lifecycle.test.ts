@@ -7,6 +7,7 @@ import { openManifest } from '../../src/manifest/open.js';
 import { pollingCompletion } from '../../src/runner/follow.js';
 import { createRunDeps, DEFAULT_RETRY, pollEvery } from '../../src/runner/context.js';
 import { executePlan } from '../../src/runner/execute.js';
+import { Downstream } from '../../src/runner/downstream.js';
 import { SplitJoins } from '../../src/runner/join-splits.js';
 import { ingestManifest } from '../../src/runner/ingest.js';
 import { planFromLedger } from '../../src/runner/run.js';
@@ -170,8 +171,9 @@ describe('run: the life of a job after its submit', () => {
         stop: halt.signal,
         emit: () => undefined,
       });
-      const completion = pollingCompletion(deps, new SplitJoins(deps), pollEvery(20));
-      await executePlan(deps, completion, plan, send, { userStop: halt.signal, halt });
+      const downstream = new Downstream(new SplitJoins(deps));
+      const completion = pollingCompletion(deps, downstream, pollEvery(20));
+      await executePlan(deps, { completion, downstream }, plan, send, { userStop: halt.signal, halt });
       expect(await ledger.spentMicro()).toBe(5_000_000);
       expect(await ledger.countsByState()).toMatchObject({ submitted: 5, skipped: 15 });
       expect(sim.stats.accepted).toHaveLength(5);

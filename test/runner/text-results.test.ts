@@ -6,6 +6,7 @@ import { createServiceClient } from '../../src/api/client.js';
 import { systemClock } from '../../src/clock.js';
 import { createRunDeps, DEFAULT_RETRY, type RunEvent } from '../../src/runner/context.js';
 import { saveResult } from '../../src/runner/download.js';
+import { Downstream } from '../../src/runner/downstream.js';
 import { SplitJoins } from '../../src/runner/join-splits.js';
 import { Pace } from '../../src/runner/pace.js';
 import type { Ledger } from '../../src/store/index.js';
@@ -82,7 +83,7 @@ describe('text results, saved from a scripted server or from the status', () => 
     const deps = createRunDeps({ client, ledger, pace: new Pace({}), clock: systemClock, options, stop: new AbortController().signal, emit: (e) => events.push(e) });
     const job = { id: 'ep1', type: 'img2txt' as const, params: { model: 'Nanonets_Ocr_S_F16' } };
     const save = async (found: { url: string } | { inline: string }) => {
-      await saveResult(deps, new SplitJoins(deps), job, found);
+      await saveResult(deps, new Downstream(new SplitJoins(deps)), job, found);
       await client.close();
     };
     return { ledger, events, outDir, save, url: `${storage.url}/r/ep1?sig=1` };

@@ -77,10 +77,11 @@ export function createGraph(ctx: StoreContext): Sync<GraphLedger> {
        LEFT JOIN jobs AS u ON u.id = i.from_id AND u.in_manifest = 1
      WHERE (i.job_id, i.field) > (@jobId, @field) ORDER BY i.job_id, i.field LIMIT @limit`,
   );
+  // CROSS JOIN keeps this order: from the job's few dependents, not from every job waiting to be sent.
   const selectDependents = db
     .prepare<Record<string, string | number>, unknown[]>(
-      `SELECT ${JOB_COLUMNS_SQL} FROM jobs WHERE id IN (SELECT job_id FROM job_inputs WHERE from_id = @upstreamId)
-       AND ${SEND_SQL} AND ${READY_SQL} ORDER BY manifest_index, id`,
+      `SELECT ${JOB_COLUMNS_SQL} FROM (SELECT DISTINCT job_id FROM job_inputs WHERE from_id = @upstreamId) AS d
+       CROSS JOIN jobs ON jobs.id = d.job_id WHERE ${SEND_SQL} AND ${READY_SQL} ORDER BY manifest_index, id`,
     )
     .raw();
   const selectPriced = db.prepare<[string], { state: JobState; priceMicro: number | null }>(
