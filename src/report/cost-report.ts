@@ -1,3 +1,4 @@
+import { describeGroupKey } from '../pricing/keys.js';
 import type { CostReport, CostReportJob, CostTotals } from '../pricing/report.js';
 import type { GroupSummary, PriceSource } from '../pricing/types.js';
 import { formatUsd, type MicroUsd } from '../money.js';
@@ -61,18 +62,13 @@ function totalsTable(label: string, totals: Record<string, CostTotals>, usd: (mi
 }
 
 const GROUP_COLUMNS: Column<GroupSummary>[] = [
-  { header: 'group', cell: (g) => groupLabel(g.key) },
+  { header: 'group', cell: (g) => describeGroupKey(g.key) },
   { header: 'jobs', cell: (g) => formatCount(g.jobs), right: true },
   { header: 'lengths', cell: (g) => (g.distinctLengths === null ? '-' : formatCount(g.distinctLengths)), right: true },
   { header: 'method', cell: (g) => g.method },
   { header: 'calls', cell: (g) => formatCount(g.calls), right: true },
   { header: 'total', cell: (g) => formatUsd(g.totalMicro), right: true },
 ];
-
-/** `v1|<kind>|Kokoro|af_sky|…` reads as `<kind> Kokoro af_sky …`: the version is noise here. */
-function groupLabel(key: string): string {
-  return key.split('|').slice(1).map(decodeURIComponent).join(' ');
-}
 
 /** The money rows the text and markdown reports share, each amount written by `usd`. */
 function moneyRows(report: CostReport, usd: (micro: MicroUsd) => string): string[][] {
