@@ -32,9 +32,10 @@ export async function jobToSend(deps: DependentDeps, row: JobRow): Promise<Mater
   if ('blocked' in put || !row.priceBound) return put;
   const price = await deps.price(put.job);
   await deps.ledger.priceForSend(row.id, price);
-  // The row a 429 gives back to its lane is this one: priced once.
-  row.priceBound = false;
   deps.emit({ kind: 'repriced', id: row.id, boundMicro: row.priceMicro ?? 0, priceMicro: price.priceMicro });
+  // The row a 429 gives back to its lane is this one: priced once; its `submitted` event spends the real price.
+  row.priceBound = false;
+  row.priceMicro = price.priceMicro;
   return put;
 }
 

@@ -133,6 +133,8 @@ describe('pipelines: a job takes another job\'s result', () => {
     expect(realMicro).toBeLessThan(boundMicro);
     const repriced = events.filter((event) => event.kind === 'repriced');
     expect(repriced).toEqual([{ kind: 'repriced', id: 'spoken', boundMicro, priceMicro: realMicro }]);
+    // What the run says it spent on it (the library's and the log's `submitted`) is the real price too.
+    expect(events.find((event) => event.kind === 'submitted' && event.id === 'spoken')).toMatchObject({ priceMicro: realMicro });
     const ledger = await openSqliteLedger(ledgerPath, { mode: 'read-only' });
     try {
       const [reader, speech] = [await ledger.getJob('page-text'), await ledger.getJob('spoken')];
