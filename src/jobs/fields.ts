@@ -8,7 +8,11 @@ import type { FieldSpec, JobKind, MediaField } from './kind.js';
  * schema does not enforce.
  */
 
-export const text = (description: string): FieldSpec => ({ schema: z.string().regex(/\S/).describe(description), expected: 'non-empty text' });
+export const text = (description: string): FieldSpec => ({
+  schema: z.string().regex(/\S/).describe(description),
+  expected: 'non-empty text',
+  takesText: true,
+});
 
 export const slug = (description: string, expected: string): FieldSpec => ({ schema: z.string().min(1).describe(description), expected });
 

@@ -29,7 +29,7 @@ export const img2img: JobKind<'img2img'> = defineKind({
   checkModel: (job, found, models, report) => {
     checkBounds(job.params, found, ['width', 'height', 'steps'], report);
     checkLoras(job.params, found, models, report);
-    const count = Object.keys(job.media).filter((key) => key.startsWith('images.')).length;
+    const count = Object.keys({ ...job.media, ...job.inputs }).filter((key) => key.startsWith('images.')).length;
     const most = limitOf(found, 'max_input_images') ?? 1;
     if (count > most) {
       report('images', `at most ${most} image${most === 1 ? '' : 's'} for ${found.slug}`, { text: `${count} images` });

@@ -63,6 +63,10 @@ export interface ResolvedJob {
   tags?: readonly string[] | undefined;
   /** A part of a text split into several jobs: the id of the job it is a part of. */
   parentId?: string | undefined;
+  /** Fields whose value is another job's result, by the key `media` would use (`image`, `images.1`, `text`): its id. */
+  inputs?: Readonly<Record<string, string>> | undefined;
+  /** Priced at a bound (params' facts, `textChars`) until its inputs exist (manifest/price-bound.ts). */
+  priceBound?: boolean | undefined;
   position: SourcePosition;
   /** Where each field's value sits (a defaults entry for merged values), for catalogue messages. */
   fieldPositions: Record<string, FieldPosition>;

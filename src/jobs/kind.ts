@@ -60,6 +60,8 @@ export interface FieldSpec {
   expected: string;
   /** The field names a file the manifest reads, and what the file must be. */
   file?: FileSpec;
+  /** Text of the job's content that another job's text result may give instead (jobs/inputs.ts). */
+  takesText?: true;
   /** A job may leave it out; every other field but an `exactlyOne` pair is required. */
   optional?: true;
   /** An optional field a job must give all the same when another has one of these values (undefined: left out). */

@@ -40,11 +40,13 @@ export function checkBounds(params: Readonly<Record<string, unknown>>, model: Mo
  */
 export function checkFramedVideo(job: ResolvedJob, found: Model, models: readonly Model[], report: ReportProblem): void {
   checkBounds(job.params, found, VIDEO_BOUNDS, report);
-  const last = job.media['last_frame_image'];
+  // A frame another job makes (`inputs`) counts as one given.
+  const taken = job.inputs?.['last_frame_image'];
+  const last = job.media['last_frame_image']?.written ?? (taken === undefined ? undefined : { from: taken });
   if (last === undefined || found.features['supports_last_frame'] === true) return;
   const able = models.filter((other) => other.features['supports_last_frame'] === true).map((other) => other.slug);
   const hint = able.length > 0 ? `remove it, or use a model that supports it: ${able.join(', ')}` : 'remove it';
-  report('last_frame_image', `no last frame for ${found.slug} (it does not support one)`, { value: last.written }, hint);
+  report('last_frame_image', `no last frame for ${found.slug} (it does not support one)`, { value: last }, hint);
 }
 
 /** LoRAs the model offers, each by name; a model that offers none takes none. */

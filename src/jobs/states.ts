@@ -4,19 +4,24 @@
  * runner that tries anything else fails loudly instead of corrupting what was paid for.
  */
 
-export const JOB_STATES = ['pending', 'submitting', 'submitted', 'done', 'failed', 'in_doubt', 'skipped'] as const;
+export const JOB_STATES = [
+  'pending', 'submitting', 'submitted', 'done', 'failed', 'in_doubt', 'skipped', 'blocked',
+] as const;
 
 export type JobState = (typeof JOB_STATES)[number];
 /** Alias kept short for callers that say "state". */
 export type State = JobState;
 
 /** Where a run leaves a job for good: nothing more happens to it unless a person or a later run acts. */
-export const SETTLED_STATES: ReadonlySet<JobState> = new Set(['done', 'failed', 'in_doubt', 'skipped']);
+export const SETTLED_STATES: ReadonlySet<JobState> = new Set(['done', 'failed', 'in_doubt', 'skipped', 'blocked']);
 
 const ALLOWED: Readonly<Record<JobState, readonly JobState[]>> = {
-  pending: ['submitting', 'skipped'],
+  pending: ['submitting', 'skipped', 'blocked'],
   // A skipped job is sent by a later run straight from where it is.
-  skipped: ['submitting'],
+  skipped: ['submitting', 'blocked'],
+  // A job that takes another's result, whose input failed or was left out: a run that may send
+  // the input again (--retries, --redo) makes it pending; nothing is reserved while it waits.
+  blocked: ['pending'],
   // → pending: provably not taken (429, 503, refused connection), the reservation is released.
   // → failed: refused by the service. → in_doubt: may have been taken, nobody can say.
   submitting: ['submitted', 'pending', 'failed', 'in_doubt'],

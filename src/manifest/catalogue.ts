@@ -90,7 +90,13 @@ export function partsOf(job: ResolvedJob, mode: SplitMode | undefined, models: r
       parentId: job.id,
       text: part.text,
       textChars: part.chars,
-      contentHash: contentHash({ type: job.type, params, text: part.text, images: imageHashes(job.media) }),
+      contentHash: contentHash({
+        type: job.type,
+        params,
+        text: part.text,
+        images: imageHashes(job.media),
+        inputs: job.inputs,
+      }),
     };
   });
   const tooLong = jobs.find((part) => !ID_PATTERN.test(part.id));

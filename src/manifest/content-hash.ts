@@ -32,6 +32,8 @@ export interface HashedContent {
    * named `images`, as when images were all a job sent: the hash's input never changes shape.
    */
   images?: Record<string, string> | undefined;
+  /** The ids of the jobs whose results it takes, by field: only when it takes some, so every other hash stays. */
+  inputs?: Readonly<Record<string, string>> | undefined;
 }
 
 export function contentHash(content: HashedContent): string {

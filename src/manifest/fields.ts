@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { JOB_TYPES, kindOf, type FieldSpec, type JobType } from '../jobs/index.js';
+import { inputFields } from '../jobs/inputs.js';
 
 // A field's zod schema and the words a message uses for what it expects sit side by side, so a
 // message can never describe a rule the schema does not enforce.
@@ -9,6 +10,33 @@ export const ID_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
 const ID_EXPECTED = 'an id of letters, digits, ".", "_" or "-", at most 128 characters, not "." or ".."';
 
 const TAGS_EXPECTED = 'a list of tags, each non-empty text of at most 64 characters';
+
+const FROM_TEXT = "Another job's result as this value: the id of the job in this manifest";
+
+/** `{ from: <id> }` (strict: one key), or the `{ from: "img-{stem}" }` template a source entry fills per row. */
+export const fromSchema = (id: z.ZodString = z.string().regex(ID_PATTERN)) =>
+  z.strictObject({ from: id.describe(FROM_TEXT) });
+
+/** `{ from }` on a source entry: an id template the entry fills per row. */
+export const FROM_TEMPLATE = fromSchema(z.string().min(1));
+
+/** A value that names another job's result: `{ from: <string> }`. */
+export function fromOf(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const { from } = value as { from?: unknown };
+  return typeof from === 'string' ? from : undefined;
+}
+
+/**
+ * A field's schema, taking `{ from }` too where the field takes another job's result (each item of a
+ * list field): the field's own messages stay as they are, for a value that is neither.
+ */
+export function withInputs(type: JobType, name: string, schema: z.ZodType, from = fromSchema()): z.ZodType {
+  if (!inputFields(type).includes(name)) return schema;
+  const description = schema.description ?? '';
+  if (!(schema instanceof z.ZodArray)) return z.xor([schema, from]).describe(description);
+  return z.array(z.xor([schema.element as z.ZodType, from])).min(1).describe(description);
+}
 
 /** Fields of every job that are about the job, not sent: its id and its tags. */
 export const COMMON_FIELDS = {

@@ -83,21 +83,42 @@ export class IdSet {
   #ends = new Uint32Array(1024);
   /** Entry i was written in files[where[3i]] at line where[3i + 1], column where[3i + 2]. */
   #where = new Uint32Array(3 * 1024);
+  /** A byte per entry for its holder's use (read.ts: the job's type and whether it was split). */
+  #tags = new Uint8Array(1024);
   readonly #files: string[] = [];
   readonly #fileIndex = new Map<string, number>();
   #count = 0;
 
   /** Records `id`; answers the id and place of the job that already held it, if one did (then nothing is recorded). */
-  add(id: string, where: Where): { id: string; origin: string } | undefined {
+  add(id: string, where: Where, tag = 0): { id: string; origin: string } | undefined {
+    const found = this.#find(id);
+    if (found.entry >= 0) return this.#heldBy(found.entry);
+    this.#insert(found.slot, found.hash, id, where);
+    this.#tags = grown(this.#tags, this.#count);
+    this.#tags[this.#count - 1] = tag;
+    return undefined;
+  }
+
+  /** The tag of `id`'s entry (ignoring case), undefined when no entry has it. */
+  tagOf(id: string): number | undefined {
+    const { entry } = this.#find(id);
+    return entry < 0 ? undefined : this.#tags[entry];
+  }
+
+  /** Adds `bits` to the tag of `id`'s entry, if there is one. */
+  addTag(id: string, bits: number): void {
+    const { entry } = this.#find(id);
+    if (entry >= 0) this.#tags[entry] = (this.#tags[entry] ?? 0) | bits;
+  }
+
+  /** `id`'s entry (-1: none), or the free slot where it would go. */
+  #find(id: string): { entry: number; slot: number; hash: number } {
     const hash = hashIgnoringCase(id);
     const mask = this.#slots.length - 1;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
       const entry = (this.#slots[slot] ?? 0) - 1;
-      if (entry < 0) {
-        this.#insert(slot, hash, id, where);
-        return undefined;
-      }
-      if (this.#slotHashes[slot] === hash && this.#sameIgnoringCase(entry, id)) return this.#heldBy(entry);
+      const found = entry < 0 || (this.#slotHashes[slot] === hash && this.#sameIgnoringCase(entry, id));
+      if (found) return { entry, slot, hash };
     }
   }
 
@@ -173,7 +194,7 @@ function hashIgnoringCase(id: string): number {
 }
 
 /** `array`, or a copy twice as long (or more) when it holds fewer than `length` items. */
-function grown<T extends Uint16Array | Uint32Array>(array: T, length: number): T {
+function grown<T extends Uint8Array | Uint16Array | Uint32Array>(array: T, length: number): T {
   if (length <= array.length) return array;
   const copy = new (array.constructor as new (size: number) => T)(Math.max(2 * array.length, length));
   copy.set(array);

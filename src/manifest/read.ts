@@ -1,5 +1,6 @@
 import type { Model } from '../api/types.js';
-import type { ResolvedJob, SourcePosition } from '../jobs/index.js';
+import { JOB_TYPES, type ResolvedJob, type SourcePosition } from '../jobs/index.js';
+import { checkGraph, type InputRef, type RefSite } from './graph.js';
 import { IssueCollector, type ManifestIssue } from './errors.js';
 import { newFileCache } from './files.js';
 import { type Claimant, duplicateIssue, IdSet } from './ids.js';
@@ -141,29 +142,64 @@ export function readSourceBatches(entry: SourceEntry, context: SourceContext): A
   return (read as (entry: SourceEntry, context: SourceContext) => AsyncGenerator<SourceItem[]>)(entry, context);
 }
 
+const SPLIT_TAG = 0x80;
+
+/** Where a job's input `field` (`images.1` at `images`) is written, as graph.ts places its problems. */
+export function inputSite(job: ResolvedJob, field: string, file: string): RefSite {
+  const at = job.fieldPositions[field.replace(/\.\d+$/, '')] ?? job.position;
+  return {
+    file: at.file ?? file,
+    line: at.line,
+    col: at.col,
+    ...(job.inlineIndex === undefined ? {} : { jobIndex: job.inlineIndex }),
+    ...('fromDefaults' in at && at.fromDefaults === true ? { fromDefaults: true } : {}),
+  };
+}
+
 /**
  * Reads every job of an opened manifest a batch at a time, hands each on to `use`, and throws
  * every problem at the end as one ManifestError: the rows', and ids another job already holds
- * (ignoring case; a row with problems, or a split text, still holds its id). Keeps no job: only
- * the ids, compactly. `models`: check every job against the catalogue too.
+ * (ignoring case; a row with problems, or a split text, still holds its id), and the graph of
+ * references (graph.ts). Keeps no job: only the ids, compactly, with their types in a byte each,
+ * and the references (a few strings each) until every id is known. `models`: check every job against the catalogue too.
  */
 export async function checkJobs(manifest: Manifest, models: readonly Model[] | undefined, use: (job: ResolvedJob) => void): Promise<void> {
   const issues = new IssueCollector();
   issues.addAll(manifest.issues);
   const ids = new IdSet();
   const file = manifest.displayPath;
-  const claim = (job: Claimant): boolean => {
-    const held = ids.add(job.id, { file: job.position.file ?? file, line: job.position.line, col: job.position.col });
+  // Each id's tag: its job's type (1 + its place in JOB_TYPES) and whether it was split, for the graph.
+  const claim = (job: Claimant | ResolvedJob): boolean => {
+    const tag = 'type' in job ? JOB_TYPES.indexOf(job.type) + 1 : 0;
+    const { line, col } = job.position;
+    const held = ids.add(job.id, { file: job.position.file ?? file, line, col }, tag);
     if (held !== undefined) issues.add(duplicateIssue(job, file, held));
     return held === undefined;
   };
+  const refs: { ref: Omit<InputRef, 'fromType' | 'fromSplit'>; site: RefSite }[] = [];
   for (const unit of manifest.units) {
     for await (const batch of readUnit(manifest, unit, { models })) {
       issues.addAll(batch.issues);
       batch.claims.forEach(claim);
-      for (const job of batch.jobs) if (claim(job)) use(job);
+      for (const job of batch.jobs) {
+        if (!claim(job)) continue;
+        use(job);
+        if (job.parentId !== undefined) ids.addTag(job.parentId, SPLIT_TAG);
+        for (const [field, fromId] of Object.entries(job.inputs ?? {})) {
+          refs.push({ ref: { jobId: job.id, jobType: job.type, field, fromId }, site: inputSite(job, field, file) });
+        }
+      }
     }
   }
+  // The upstreams' types only now: a job may take the result of one listed after it.
+  // An upstream whose own row has problems (no type to tag) is reported there alone.
+  const found = refs.flatMap(({ ref, site }) => {
+    const tag = ids.tagOf(ref.fromId);
+    if (tag === 0) return [];
+    const bits = tag ?? 0;
+    return [{ ...ref, fromType: JOB_TYPES[(bits & ~SPLIT_TAG) - 1], fromSplit: (bits & SPLIT_TAG) !== 0, site }];
+  });
+  issues.addAll((await checkGraph(found, (ref) => (ref as (typeof found)[number]).site)).issues);
   const error = issues.error();
   if (error !== undefined) throw error;
 }

@@ -5,9 +5,10 @@ import type { ResolvedJob, SourcePosition } from '../jobs/index.js';
 import { catalogueIssues, partsOf, splitModeOf } from './catalogue.js';
 import { countChars, contentHash, imageHashes } from './content-hash.js';
 import { expectedGot, type ManifestIssue } from './errors.js';
-import { fieldSpecFor } from './fields.js';
+import { fieldSpecFor, fromOf } from './fields.js';
 import { checkMedia, type FileCache, type FileCheck, readTextFile } from './files.js';
 import type { Claimant } from './ids.js';
+import { priceBound, type PriceBound } from './price-bound.js';
 import type { DefaultsBlock } from './open.js';
 import { translateSchemaIssues, type IssueSite } from './schema-issues.js';
 import { jobItemSchema } from './schema.js';
@@ -119,6 +120,8 @@ interface ReadFiles {
   media: Record<string, MediaRef>;
   /** The facts its kind prices by, by the parameter each is copied to. */
   facts: Record<string, number>;
+  /** Fields that take another job's result (`{ from }`), never read here: key → its id. */
+  inputs: Record<string, string>;
   files: ReadFile[];
   /** A file named by the job could not be used (already reported). */
   failed: boolean;
@@ -126,14 +129,22 @@ interface ReadFiles {
 
 /** Reads every file the job names, as its kind says what each must be; every problem reported. */
 async function readFiles(ctx: RowContext, site: RowSite, draft: JobDraft): Promise<ReadFiles> {
-  const read: ReadFiles = { media: {}, facts: {}, files: [], failed: false };
+  const read: ReadFiles = { media: {}, facts: {}, inputs: {}, files: [], failed: false };
+  const taken = (key: string, value: unknown): boolean => {
+    const from = fromOf(value);
+    if (from !== undefined) read.inputs[key] = from;
+    return from !== undefined;
+  };
   // A list field's files are keyed `<field>.<n>`, the order the manifest lists them.
   const named = Object.entries(kindOf(draft.type).files).flatMap(([field, spec]) => {
     const written = draft.fields[field];
     if (Array.isArray(written)) {
-      return written.map((item, n) => ({ field, key: `${field}.${n}`, spec, written: String(item) }));
+      const keyed = written.map((item, n) => ({ field, key: `${field}.${n}`, spec, written: item as unknown }));
+      return keyed.flatMap((one) => (taken(one.key, one.written) ? [] : [{ ...one, written: String(one.written) }]));
     }
-    return typeof written === 'string' ? [{ field, key: field, spec, written }] : [];
+    if (typeof written === 'string') return [{ field, key: field, spec, written }];
+    taken(field, written);
+    return [];
   });
   // Most rows of a big source name no file: no promise for each of them.
   if (named.length === 0) return read;
@@ -175,16 +186,25 @@ async function finishJob(
   const kind = kindOf(draft.type);
   const files = await readFiles(ctx, site, draft);
   const textField = kind.textFrom?.field;
-  const text = files.text ?? (textField === undefined ? undefined : (draft.fields[textField] as string | undefined));
-  if (!draft.complete || files.failed || (textField !== undefined && text === undefined)) return undefined;
   const params: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(draft.fields)) {
-    if (value !== undefined && field !== textField && !(field in kind.files)) params[field] = value;
+    if (value === undefined || field in kind.files) continue;
+    const from = fromOf(value);
+    if (from !== undefined) files.inputs[field] = from;
+    else if (field !== textField) params[field] = value;
   }
+  const written = textField === undefined ? undefined : draft.fields[textField];
+  const text = files.text ?? (typeof written === 'string' ? written : undefined);
+  const textTaken = textField !== undefined && files.inputs[textField] !== undefined;
+  const textless = textField !== undefined && text === undefined && !textTaken;
+  if (!draft.complete || files.failed || textless) return undefined;
   // What a file showed and its kind prices by is a parameter like any: hashed, keyed, stored.
   Object.assign(params, files.facts);
   const textFile = textField === undefined ? undefined : draft.fields[kind.textFrom?.file ?? ''];
-  const hash = contentHash({ type: draft.type, params, text, images: imageHashes(files.media) });
+  const inputs = Object.keys(files.inputs).length === 0 ? undefined : files.inputs;
+  const hash = contentHash({ type: draft.type, params, text, images: imageHashes(files.media), inputs });
+  // After the hash: a bound is the catalogue's, not the job's content (offline a length has none).
+  const bound = inputs === undefined ? undefined : boundOf(ctx, site, draft, params, inputs);
   // Derived: stable under reordering, new on any content change.
   const id = draft.givenId ?? `${draft.type}-${hash.slice(0, 16)}`;
   // Every field named, none spread: a literal that starts with a spread is built in V8's slow
@@ -198,14 +218,33 @@ async function finishJob(
     contentHash: hash,
     params,
     text,
-    textChars: text === undefined ? undefined : countChars(text),
+    textChars: text === undefined ? bound?.textChars : countChars(text),
     textFile: typeof textFile === 'string' ? textFile : undefined,
     media: files.media,
     tags,
+    inputs,
+    priceBound: bound?.bound === true ? true : undefined,
     position: draft.start,
     fieldPositions: draft.positions,
   };
   return { job, files: files.files };
+}
+
+/** A job priced before its inputs exist: its facts at their bound into `params`; a field without one reported. */
+function boundOf(
+  ctx: RowContext,
+  site: RowSite,
+  draft: JobDraft,
+  params: Record<string, unknown>,
+  inputs: Record<string, string>,
+): PriceBound {
+  const bound = priceBound(draft.type, params, inputs, ctx.models);
+  Object.assign(params, bound.facts);
+  for (const { field, expected, got, hint } of bound.unbounded) {
+    const at = draft.positions[field] ?? draft.start;
+    site.issues.push(issueAt(site, at, { field, ...expectedGot(expected, got), hint }));
+  }
+  return bound;
 }
 
 /**

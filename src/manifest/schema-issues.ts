@@ -121,12 +121,31 @@ export interface IssueSite {
   jobIndex?: number | undefined;
 }
 
+/**
+ * A field that takes a value or `{ from: <id> }` (fields.ts withInputs, the only two-branch unions of
+ * a job) failed both: the issues of the branch the value was meant for, a mapping's for `{ from }`.
+ */
+function branchIssues(site: IssueSite, issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== 'invalid_union' || issue.errors.length !== 2) return [issue];
+  const path = issue.path.filter((s): s is PathSegment => typeof s !== 'symbol');
+  const got = valueAt(site.root, [...(site.prefix ?? []), ...path]);
+  const taken = got !== null && typeof got === 'object' && !Array.isArray(got);
+  const inside = (inner: z.core.$ZodIssue) => branchIssues(site, { ...inner, path: [...issue.path, ...inner.path] });
+  if (!taken) return (issue.errors[0] ?? []).flatMap(inside);
+  const unknown = issue.errors[1]?.find((inner) => inner.code === 'unrecognized_keys');
+  const keys = unknown?.code === 'unrecognized_keys' ? unknown.keys.map((key) => JSON.stringify(key)).join(', ') : '';
+  const detail = keys !== '' ? `${keys} besides from` : 'from' in got ? 'from is not an id' : 'no from';
+  const expected = '{ from: <id> } with the id of a job of this manifest';
+  const params: Unsendable = { expected, detail, hint: 'write { from: <id> } and nothing else' };
+  return [{ code: 'custom', path: issue.path, message: params.expected, params, input: got }];
+}
+
 /** Turns zod's issues into positioned manifest issues; one per path, unknown keys one per key. */
 export function translateSchemaIssues(site: IssueSite, zodIssues: readonly z.core.$ZodIssue[]): SchemaCheck {
   const { file, root, locate } = site;
   const issues: ManifestIssue[] = [];
   const invalidPaths = new Set<string>();
-  for (const zodIssue of zodIssues) {
+  for (const zodIssue of zodIssues.flatMap((issue) => branchIssues(site, issue))) {
     const path = [...(site.prefix ?? []), ...zodIssue.path.filter((s): s is PathSegment => typeof s !== 'symbol')];
     if (zodIssue.code === 'unrecognized_keys') {
       issues.push(...unknownKeyIssues(site, zodIssue, path));

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { JOB_KINDS, JOB_TYPES, type FieldSpec, type JobKind } from '../jobs/index.js';
-import { directivesOf, fieldSpecFor, jobFieldNames, TYPE_FIELD } from './fields.js';
+import { JOB_KINDS, JOB_TYPES, type FieldSpec, type JobKind, type JobType } from '../jobs/index.js';
+import { directivesOf, fieldSpecFor, FROM_TEMPLATE, jobFieldNames, TYPE_FIELD, withInputs } from './fields.js';
 import { MAX_TEXT_BYTES, sizeText } from './files.js';
 import { TABLE_KINDS, type TableKind } from './sources/types.js';
 
@@ -53,9 +53,13 @@ function unsendable(field: string, text: string): Unsendable | undefined {
   return { expected: 'text that can be encoded as UTF-8', detail, hint };
 }
 
-function fieldSchema(name: string, spec: FieldSpec): z.ZodType {
-  if (!SENT_TEXT_FIELDS.includes(name)) return spec.schema;
-  return spec.schema.superRefine((value, ctx) => {
+function fieldSchema(name: string, spec: FieldSpec, type?: JobType): z.ZodType {
+  const sent = SENT_TEXT_FIELDS.includes(name) ? sendable(name, spec.schema) : spec.schema;
+  return type === undefined ? sent : withInputs(type, name, sent);
+}
+
+function sendable(name: string, schema: z.ZodType): z.ZodType {
+  return schema.superRefine((value, ctx) => {
     const problem = typeof value === 'string' ? unsendable(name, value) : undefined;
     if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem.expected, params: problem });
   });
@@ -63,8 +67,9 @@ function fieldSchema(name: string, spec: FieldSpec): z.ZodType {
 
 // Everything is optional at this level: a job may take any parameter from defaults, so "required"
 // can only be decided after merging, which read.ts does with messages of its own.
-function optionalShape(specs: Readonly<Record<string, FieldSpec>>): Shape {
-  return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, fieldSchema(name, spec).optional()]));
+function optionalShape(specs: Readonly<Record<string, FieldSpec>>, type?: JobType): Shape {
+  const shape = Object.entries(specs).map(([name, spec]) => [name, fieldSchema(name, spec, type).optional()]);
+  return Object.fromEntries(shape);
 }
 
 function jobSchema(kind: JobKind) {
@@ -72,8 +77,8 @@ function jobSchema(kind: JobKind) {
     .strictObject({
       ...optionalShape(directivesOf(kind.type)),
       type: z.literal(kind.type).describe('What to generate'),
-      ...optionalShape(kind.content),
-      ...optionalShape(kind.params),
+      ...optionalShape(kind.content, kind.type),
+      ...optionalShape(kind.params, kind.type),
     })
     .describe(kind.title);
 }
@@ -125,7 +130,9 @@ function optionalJobFields(): Shape {
     const distinct = new Map<string, z.ZodType>();
     for (const type of JOB_TYPES) {
       const spec = fieldSpecFor(type, name);
-      if (spec !== undefined) distinct.set(JSON.stringify(z.toJSONSchema(spec.schema)), spec.schema);
+      // On an entry, `{ from }` is an id template the entry fills per row.
+      const schema = spec === undefined ? undefined : withInputs(type, name, spec.schema, FROM_TEMPLATE);
+      if (schema !== undefined) distinct.set(JSON.stringify(z.toJSONSchema(schema)), schema);
     }
     const schemas = [...distinct.values()];
     const schema = schemas.length === 1 ? schemas[0] : z.union(schemas as [z.ZodType, z.ZodType, ...z.ZodType[]]);

@@ -114,6 +114,9 @@ async function unchanged(
 /** A resolved job as the ledger records it: everything its submit sends, and its price keys. */
 export function specOf(job: ResolvedJob, manifestFile: string): JobSpec {
   const groupKey = groupKeyOf(job);
+  // A list field's item (`images.1`) is located at its field.
+  const at = (key: string) =>
+    originOf({ position: job.fieldPositions[key.replace(/\.\d+$/, '')] ?? job.position }, manifestFile);
   return {
     id: job.id,
     index: job.index,
@@ -128,6 +131,8 @@ export function specOf(job: ResolvedJob, manifestFile: string): JobSpec {
     groupKey,
     priceKey: priceKeyOf(job, groupKey),
     parentId: job.parentId,
+    inputs: job.inputs && Object.entries(job.inputs).map(([field, from]) => ({ field, from, origin: at(field) })),
+    priceBound: job.priceBound,
   };
 }
 

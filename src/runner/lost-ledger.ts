@@ -37,7 +37,7 @@ function resultsIn(folder: string): EarlierRun | undefined {
 }
 
 /** States of a job that has left this machine (a request id, or perhaps one nobody heard). */
-const NOT_SENT = new Set(['pending', 'skipped']);
+const NOT_SENT = new Set(['pending', 'skipped', 'blocked']);
 
 /** A report this small is read whole; a larger one (a run of many jobs) by its head, which holds the counts. */
 const WHOLE_REPORT_BYTES = 1024 * 1024;

@@ -12,6 +12,7 @@ const NOT_REDONE: Record<Exclude<JobState, 'done' | 'failed'>, string> = {
   submitting: 'a run stopped while sending it; the next run marks it in doubt',
   submitted: 'it is on its way: a run collects it',
   in_doubt: 'only --resubmit-in-doubt sends it again',
+  blocked: 'it waits for an input that failed: --redo or --retries of that input sends it',
 };
 
 /**

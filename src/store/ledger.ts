@@ -33,6 +33,10 @@ export interface JobSpec {
   priceKey: string;
   /** A part of a split text: the id of the job it is a part of. */
   parentId?: string | undefined;
+  /** Fields whose value is another job's result (`{ from: <id> }`), where each was written. */
+  inputs?: readonly { field: string; from: string; origin: string }[] | undefined;
+  /** Priced at the catalogue's upper bound: the real price is known once its inputs exist (priceForSend). */
+  priceBound?: boolean | undefined;
 }
 
 /** Another job of the manifest holds its id (ignoring case). */
@@ -85,7 +89,7 @@ export interface UnitFile {
  *
  * - `keep(unit)`: a unit unchanged since it was last read; its jobs stay listed as they are.
  * - `put(unit, specs)`: in manifest order. A new id becomes pending; new content for a job
- *   nothing was paid for (pending, skipped, or a failure retryable and refunded) replaces the
+ *   nothing was paid for (pending, skipped, blocked, or a failure retryable and refunded) replaces the
  *   old and drops its price; a job already sent keeps its content and comes back in `changed`.
  *   New or changed content another id counts a spend for comes back in `moved` instead: the
  *   caller refuses the manifest, or would pay for that content twice.
@@ -153,6 +157,8 @@ export interface JobQuery {
   flagSend?: SendSelection | undefined;
   after?: JobCursor | undefined;
   through?: number | undefined;
+  /** Only jobs every input of which is done (a job without inputs is ready). */
+  ready?: true | undefined;
   limit: number;
 }
 
@@ -203,6 +209,11 @@ export interface JobRow {
   origin: string | null;
   inManifest: boolean;
   parentId: string | null;
+  /** Field → the id of the job whose result it takes; null without inputs. */
+  inputs: Record<string, string> | null;
+  priceBound: boolean;
+  /** 1 without inputs, else 1 + its inputs' largest; null for a job the manifest no longer lists. */
+  step: number | null;
   groupKey: string | null;
   priceMicro: MicroUsd | null;
   priceSource: string | null;
@@ -294,6 +305,16 @@ export function holderIsAlive(holder: Pick<LockHolder, 'pid' | 'host'>, thisHost
   }
 }
 
+/** Why a job waits on input `fromId` (settleBlocked), worded alike in both ledgers; `waits`: that input waits too. */
+export function blockedReason(fromId: string, input: Pick<JobRow, 'state' | 'lastError'>, waits: boolean): string {
+  const name = `input "${fromId}"`;
+  if (waits || input.state === 'blocked') return `${name} is blocked`;
+  if (input.state === 'failed') return `${name} failed: ${input.lastError ?? 'no reason given'}`;
+  if (input.state === 'in_doubt') return `${name} is in doubt`;
+  if (input.state === 'skipped') return `${name} was left out (${input.lastError ?? 'not selected'})`;
+  return `${name} is not to be sent`;
+}
+
 export class LedgerLockedError extends ConfigError {
   constructor(
     message: string,
@@ -372,6 +393,7 @@ export interface TransitionLedger {
    * submitted, done and in_doubt, and falls back to those earlier attempts only when the
    * service provably did not take it, refused it, or refunded it. A done job keeps its result
    * on the row, and `earlierResult` in the event, until markDone records the new one.
+   * The sha256 of each input's result, as it is sent, is recorded with the reservation.
    */
   reserveForSubmit(jobId: string, budgetMicro: MicroUsd | null, allowFrom: readonly ReservableState[]): Promise<ReserveResult>;
   /**
@@ -399,6 +421,46 @@ export interface TransitionLedger {
   noteStillRunning(jobId: string): Promise<void>;
   /** An event that changes no state: run-level (jobId null) or a note on a job. */
   recordEvent(jobId: string | null, kind: string, detail?: unknown): Promise<void>;
+}
+
+/** One `{ from }` of a listed job, with what the ledger knows of the job it names. */
+export interface InputRef {
+  jobId: string;
+  jobType: JobType;
+  field: string;
+  fromId: string;
+  /** null: no listed job holds that id (a split job's parts give theirs). */
+  fromType: JobType | null;
+  /** The id names a split job, whose result is a join of its parts. */
+  fromSplit: boolean;
+  origin: string;
+}
+
+/** A job already sent whose input has another result now (the input was generated again). */
+export interface ChangedInput extends Pick<JobRow, 'id' | 'state'> {
+  field: string;
+  fromId: string;
+}
+
+/**
+ * The jobs that take other jobs' results (JobSpec.inputs). Steps are the ingest's: it computes
+ * them for the listed jobs when it commits. Reasons name the input: `input "poster" failed: …`.
+ */
+export interface GraphLedger {
+  /** Every input of a listed job, a window at a time in (jobId, field) order after `after`. */
+  readInputs(after: Pick<InputRef, 'jobId' | 'field'> | undefined, limit: number): Promise<InputRef[]>;
+  /** The jobs `send` selects that take `upstreamId`'s result and are ready now, in manifest order. */
+  dependentsReady(upstreamId: string, send: SendSelection): Promise<JobRow[]>;
+  /**
+   * In one transaction: a pending or skipped job with an input that is not done and that `send`
+   * will not send (null: after a run, nothing more is sent), or that waits on such a job, becomes
+   * `blocked` with the reason; a blocked job none of whose inputs is so becomes `pending`. An event each.
+   */
+  settleBlocked(send: SendSelection | null): Promise<{ blocked: number; unblocked: number }>;
+  /** Its real price, before its reservation, for a job pending, skipped or blocked: no longer a bound. */
+  priceForSend(jobId: string, price: KeyPrice): Promise<void>;
+  /** Jobs already sent whose input's result is not the one they were sent with (reserveForSubmit records it). */
+  inputsChanged(limit: number): Promise<ChangedInput[]>;
 }
 
 export interface WebhookLedger {
@@ -449,4 +511,5 @@ export interface LedgerHandle {
  *
  * Money is whole micro-dollars (src/money.ts). Nothing here takes a token.
  */
-export interface Ledger extends IngestLedger, ListingLedger, PlanLedger, TransitionLedger, WebhookLedger, LedgerHandle {}
+export interface Ledger
+  extends IngestLedger, ListingLedger, PlanLedger, TransitionLedger, GraphLedger, WebhookLedger, LedgerHandle {}

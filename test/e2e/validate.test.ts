@@ -103,6 +103,21 @@ describe('mediabatch validate', () => {
     for (const problem of problems) expect(problem.file).toBe(file);
   });
 
+  it('refuses a graph of results that cannot run, located at each referring field, exit 2, offline', async () => {
+    const file = await write('graph.yaml', ['version: 1', 'defaults:', DEFAULTS, 'jobs:',
+      '  - { id: one, type: txt2audio, text: "Hello." }',
+      '  - { id: two, type: txt2audio, text: { from: one } }',
+      '  - { id: three, type: img-upscale, model: RealESRGAN_x4plus, image: { from: four } }',
+      '  - { id: four, type: img-upscale, model: RealESRGAN_x4plus, image: { from: three } }', ''].join('\n'));
+    const result = await mainInProcess(['validate', file, '--offline']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `${file}:6:39 job "two" (#2) text: expected the id of a job that makes text, got "one" (txt2audio, which makes audio); refer to a job that makes text, or give text a value of its own`,
+      `${file}:8:69 job "four" (#4) image: expected references that do not lead back to this job, got a cycle: four → three → four; one of these jobs must take this field from a file or a text of its own`,
+      `2 problems in ${file}; nothing was sent.`,
+    ]);
+  });
+
   it("caches the catalogue in the manifest's ledger; while a run holds the ledger, checks against the catalogue without writing it", async () => {
     sim = await startSimulator();
     const file = await write('jobs.yaml', VALID);

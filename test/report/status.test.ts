@@ -39,7 +39,7 @@ const jobsCsv = (rows: StatusJob[]) => textOf(runCsvChunks(rows));
 
 const SUMMARY: Summed = summaryOf(
   {
-    counts: { pending: 1, submitting: 0, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0 },
+    counts: { pending: 1, submitting: 0, submitted: 2, done: 3, failed: 1, in_doubt: 1, skipped: 0, blocked: 0 },
     spentMicro: 1_234_500,
     budgetMicro: 5_000_000,
   },
@@ -62,6 +62,7 @@ describe('formatStatusText', () => {
         failed        1
         in_doubt      1
         skipped       0
+        blocked       0
 
       Spent $1.23 of the $5.00 budget ($3.77 left)
 
@@ -136,6 +137,7 @@ describe('statusMarkdown', () => {
       | failed | 1 |
       | in_doubt | 1 |
       | skipped | 0 |
+      | blocked | 0 |
 
       ## Money
 
@@ -164,7 +166,7 @@ describe('statusMarkdown', () => {
 describe('submitted jobs a run could not collect', () => {
   const left = summaryOf(
     {
-      counts: { pending: 0, submitting: 0, submitted: 3, done: 0, failed: 0, in_doubt: 0, skipped: 0 },
+      counts: { pending: 0, submitting: 0, submitted: 3, done: 0, failed: 0, in_doubt: 0, skipped: 0, blocked: 0 },
       spentMicro: 300_000,
       budgetMicro: null,
     },

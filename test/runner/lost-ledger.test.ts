@@ -14,13 +14,13 @@ const TRACE = JSON.stringify({ kind: 'run', finished: false, counts: { pending: 
 describe('the lost-ledger guard and a run killed between its trace and its first submit', () => {
   const workspace = useWorkspace();
 
-  async function setUp(traceIsTheLedgers: boolean) {
+  async function setUp(traceIsTheLedgers: boolean, trace = TRACE) {
     const sim = await workspace.startSim(FAST);
     const manifest = path.join(workspace.dir, 'show.yaml');
     await writeFile(manifest, speechManifest([{ id: 'intro', text: 'hello' }]));
     const ledgerPath = path.join(workspace.dir, 'show.mediabatch.db');
     const outDir = path.join(workspace.dir, 'show.out');
-    await writeFile(`${outDir}.run.json`, TRACE);
+    await writeFile(`${outDir}.run.json`, trace);
     const ledger = await openSqliteLedger(ledgerPath, { mode: 'read-write' });
     if (traceIsTheLedgers) await ledger.setMeta(TRACES_OF_THIS_LEDGER, 'yes');
     await ledger.close();
@@ -37,5 +37,12 @@ describe('the lost-ledger guard and a run killed between its trace and its first
     const { sim, run } = await setUp(false);
     await expect(run()).rejects.toThrow(/no ledger with jobs at .*says a run started sending requests/);
     expect(sim.stats.accepted).toHaveLength(0);
+  });
+
+  it('counts a blocked job of a finished run as never sent: nothing there says a request left', async () => {
+    const blocked = { kind: 'run', finished: true, counts: { blocked: 1 }, jobs: [{ id: 'intro', state: 'blocked', request_id: null }] };
+    const { sim, run } = await setUp(false, JSON.stringify(blocked));
+    await run();
+    expect(sim.stats.accepted).toHaveLength(1);
   });
 });

@@ -85,7 +85,7 @@ describe('planRun', () => {
   it('a budget exactly met is within budget, and needs no fit', () => {
     const plan = planRun({
       candidates: { jobs: 2, micro: 300_000, byType: { txt2audio: 2 } },
-      counts: { pending: 2, submitting: 0, submitted: 0, done: 0, failed: 0, in_doubt: 0, skipped: 0 },
+      counts: { pending: 2, submitting: 0, submitted: 0, done: 0, failed: 0, in_doubt: 0, skipped: 0, blocked: 0 },
       spentMicro: 0,
       budgetMicro: 300_000,
       partial: true,

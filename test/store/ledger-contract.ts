@@ -12,6 +12,7 @@ import { afterEach, describe } from 'vitest';
 import type { Ledger } from '../../src/store/index.js';
 import { budgetContract } from './contract/budget.js';
 import { storeContract } from './contract/caches-and-lock.js';
+import { graphContract } from './contract/graph.js';
 import { jobsContract } from './contract/jobs-and-events.js';
 import { selectionContract } from './contract/selection.js';
 import { transitionsContract } from './contract/transitions.js';
@@ -55,5 +56,6 @@ export function ledgerContract(name: string, factory: LedgerFactory): void {
     selectionContract(ledgers);
     storeContract(ledgers);
     webhooksContract(ledgers);
+    graphContract(ledgers);
   });
 }

@@ -89,7 +89,7 @@ describe('SQLite ledger: migration to micro-dollars (schema version 5)', () => {
         expect(JOB_TYPES.filter((type) => schema.includes(type))).toEqual([]);
         raw.pragma('foreign_keys = ON');
         expect(raw.prepare('SELECT name FROM job_states ORDER BY name').pluck().all()).toEqual(
-          ['done', 'failed', 'in_doubt', 'pending', 'skipped', 'submitted', 'submitting'],
+          ['blocked', 'done', 'failed', 'in_doubt', 'pending', 'skipped', 'submitted', 'submitting'],
         );
         expect(() => raw.prepare("UPDATE jobs SET state = 'lost' WHERE id = 'later'").run()).toThrow(/FOREIGN KEY constraint failed/);
       } finally {
@@ -119,5 +119,42 @@ describe('SQLite ledger: who inserts jobs (schema.ts, migration 9)', () => {
     expect(triggers.map((t) => t.name).sort()).toEqual(['jobs_written_on_delete', 'jobs_written_on_update', 'spend_on_delete', 'spend_on_update']);
     expect(triggers.filter((t) => /AFTER INSERT|BEFORE INSERT|INSTEAD OF INSERT/i.test(t.sql))).toEqual([]);
     db.close();
+  });
+});
+
+describe('SQLite ledger: migration to pipelines (schema version 11)', () => {
+  const t = useTempLedgers();
+
+  it('a version 10 ledger keeps its jobs, which take no inputs (step 1, priced exactly), and takes references and blocked jobs after', async () => {
+    const path = join(t.dir(), 'old.mediabatch.db');
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    for (const migration of MIGRATIONS.filter((m) => m.version <= 10)) db.exec(migration.sql);
+    db.pragma('user_version = 10');
+    db.prepare("INSERT INTO job_states (name) VALUES ('pending'), ('failed')").run();
+    db.prepare(
+      `INSERT INTO jobs (id, manifest_index, content_hash, type, params_json, state, price_micro, price_key, group_key, unit, seen, origin,
+         last_error, created_at, updated_at)
+       VALUES ('poster', 0, 'hash-poster', 'txt2audio', '{}', 'failed', 5, 'k-poster', 'g-poster', 'jobs', 1, 'm.yaml:1:5', 'NSFW', 'x', 'x')`,
+    ).run();
+    db.close();
+
+    const ledger = await t.open('old.mediabatch.db');
+    expect(await ledger.getJob('poster')).toMatchObject({ state: 'failed', inputs: null, priceBound: false, step: 1 });
+    await sync(ledger, [{ ...spec('poster', 0), contentHash: 'hash-poster' }, { ...spec('talk', 1), inputs: [{ field: 'text', from: 'poster', origin: 'm.yaml:2:9' }] }]);
+    expect(await ledger.getJob('talk')).toMatchObject({ inputs: { text: 'poster' }, step: 2 });
+
+    expect(await ledger.settleBlocked({ resubmitInDoubt: false })).toEqual({ blocked: 1, unblocked: 0 });
+    expect(await ledger.getJob('talk')).toMatchObject({ state: 'blocked', lastError: 'input "poster" failed: NSFW' });
+    await ledger.close();
+
+    const raw = new Database(path, { readonly: true });
+    try {
+      expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      const plan = raw.prepare("EXPLAIN QUERY PLAN SELECT job_id FROM job_inputs WHERE from_id = 'poster'").all() as { detail: string }[];
+      expect(plan.map((step) => step.detail).join('\n')).toContain('job_inputs_from');
+    } finally {
+      raw.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { isJobType, kindOf, type JobType } from '../../jobs/index.js';
 import { expectedGot, formatGot, closest, editDistance, quotedList } from '../errors.js';
-import { fieldSpecFor, jobFieldNames, kindsWithField, TYPE_FIELD } from '../fields.js';
+import { fieldSpecFor, FROM_TEMPLATE, fromOf, jobFieldNames, kindsWithField } from '../fields.js';
+import { TYPE_FIELD, withInputs } from '../fields.js';
 import { type IdTemplate, parseIdTemplate, placeholders } from './rows.js';
 import { OWN_KEYS, SOURCE_KINDS, type SourceContext, type SourceEntry, type SourceKind } from './types.js';
 import type { FilesEntry, MatrixEntry, SourceProblem, TableEntry, TableKind } from './types.js';
@@ -72,8 +73,17 @@ function checkFieldName(field: string, type: JobType | undefined, path: readonly
 
 function checkFieldValue(field: string, value: unknown, type: JobType | undefined, path: readonly (string | number)[], report: Check): void {
   const spec = field === 'type' ? TYPE_FIELD : type === undefined ? undefined : fieldSpecFor(type, field);
-  if (spec === undefined || spec.schema.safeParse(value).success) return;
-  report({ path, field, ...expectedGot(spec.expected, formatGot(value)) });
+  if (spec === undefined) return;
+  // `{ from: "img-{stem}" }`: an id template, filled per row (rows.ts).
+  const schema = type === undefined ? spec.schema : withInputs(type, field, spec.schema, FROM_TEMPLATE);
+  if (!schema.safeParse(value).success) report({ path, field, ...expectedGot(spec.expected, formatGot(value)) });
+  for (const item of Array.isArray(value) ? value : [value]) {
+    const from = fromOf(item);
+    const parsed = from === undefined || type === undefined ? undefined : parseIdTemplate(from);
+    if (parsed?.ok !== false) continue;
+    const hint = parsed.hint === undefined ? {} : { hint: parsed.hint };
+    report({ path, field, ...expectedGot(parsed.expected, parsed.got), ...hint });
+  }
 }
 
 /** A matrix this large is a mistake (ten lists of ten values), not a batch anyone means to pay for. */
@@ -136,7 +146,7 @@ function filesEntry(raw: Record<string, unknown>, common: Common, report: Check)
   } else if (fileFields !== undefined && !fileFields.includes(field)) {
     const expected = fileFields.length === 0 ? `a field that names a file (${type} jobs name none)` : `a field that names a file: ${fileFields.join(', ')}`;
     report({ path: ['field'], field: 'field', ...expectedGot(expected, formatGot(field)) });
-  } else if (Object.hasOwn(common.fields, field)) {
+  } else if (Object.hasOwn(common.fields, field) && fromOf(common.fields[field]) === undefined) {
     report({ path: [field], target: 'key', field, ...expectedGot(`${field} only from the files`, 'it on the entry as well'), hint: `remove ${field}: the files fill it` });
   }
   return { kind: 'files', glob: String(glob), field: String(field), ...common, type: type as JobType };

@@ -2,6 +2,7 @@ import { type Dirent, readdir } from 'node:fs';
 import { posix } from 'node:path';
 import { glob } from 'tinyglobby';
 import { expectedGot, formatGot } from '../errors.js';
+import { fromOf } from '../fields.js';
 import type { FilesEntry, SourceContext, SourceItem } from './types.js';
 import { assembleRow, BATCH_ROWS, manifestAt, parseIdTemplate, problemAt, stemOf, templateProblem } from './rows.js';
 import type { Filling, IdTemplate, Placeholder } from './rows.js';
@@ -79,7 +80,9 @@ export async function* readFiles(given: FilesEntry, context: SourceContext): Asy
     yield paths.slice(start, start + BATCH_ROWS).map((path, i) => {
       const ordinal = start + i;
       const names = fileFilling(path, ordinal);
-      const fields: Record<string, unknown> = { ...entry.fields, [entry.field]: path };
+      // A field the entry takes from other jobs (`{ from: "rmbg-{stem}" }`) keeps it: the file only names the row.
+      const fromJobs = fromOf(entry.fields[entry.field]) !== undefined;
+      const fields: Record<string, unknown> = fromJobs ? { ...entry.fields } : { ...entry.fields, [entry.field]: path };
       const fill = (p: Placeholder): Filling | undefined =>
         Object.hasOwn(names, p.name) ? { value: names[p.name as keyof typeof names] } : undefined;
       return assembleRow({ ordinal, entry, context, fields, at, fill });

@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, join } from 'node:path';
 import { isJobType, JOB_TYPES, type JobType } from '../../jobs/index.js';
 import { expectedGot, formatGot, type ManifestIssue, closest, quotedList } from '../errors.js';
-import { TYPE_FIELD, COMMON_FIELDS, ID_PATTERN } from '../fields.js';
+import { TYPE_FIELD, COMMON_FIELDS, fromOf, ID_PATTERN } from '../fields.js';
 import type { SourceContext, SourceEntry, SourceItem, SourceLocation, SourceProblem, TableEntry } from './types.js';
 
 /** Rows a reader of an in-memory list (files, matrix) hands over at once, as a file's chunk would. */
@@ -80,15 +80,35 @@ export function assembleRow(input: RowInput): SourceItem {
   if (!isJobType(given)) return typeProblem(input, given, fieldAt('type'));
   fields['type'] = given;
   input.coerce?.(given, fields);
+  const own = (p: Placeholder) => (Object.hasOwn(fields, p.name) ? { value: fields[p.name] } : undefined);
+  const fill = (p: Placeholder) => input.fill?.(p) ?? (p.name === 'n' ? { value: ordinal + 1 } : own(p));
   if (entry.idTemplate !== undefined && fields['id'] === undefined) {
-    const own = (p: Placeholder) => (Object.hasOwn(fields, p.name) ? { value: fields[p.name] } : undefined);
-    const id = renderId(entry.idTemplate, (p) => input.fill?.(p) ?? (p.name === 'n' ? { value: ordinal + 1 } : own(p)));
+    const id = renderId(entry.idTemplate, fill);
     // A value that makes no id is shown where it is written (a cell, a matrix value).
     const idAt = id.placeholder === undefined ? at : fieldAt(id.placeholder.name);
     if (!id.ok) return problemAt(idAt, complaintBody('id', id), ordinal);
     fields['id'] = id.value;
   }
+  // `{ from: "img-{stem}" }` templates, filled as the id is.
+  for (const [field, value] of Object.entries(fields)) {
+    const items: unknown[] = Array.isArray(value) ? value : [value];
+    if (!items.some((item) => /[{}]/.test(fromOf(item) ?? ''))) continue;
+    const filled = items.map((item) => filledFrom(item, fill));
+    const bad = filled.find((item) => !item.ok);
+    if (bad !== undefined && !bad.ok) return problemAt(fieldAt(field), complaintBody(field, bad), ordinal);
+    const values = filled.map((item) => (item.ok ? item.value : undefined));
+    fields[field] = Array.isArray(value) ? values : values[0];
+  }
   return { row: { ordinal, type: given, fields, at, fieldAt } };
+}
+
+/** `{ from: "img-{stem}" }` made into the id it names for this row, as an id template is; any other value as it is. */
+function filledFrom(value: unknown, fill: (p: Placeholder) => Filling | undefined): Parsed<unknown> {
+  const from = fromOf(value);
+  if (from === undefined || !/[{}]/.test(from)) return { ok: true, value };
+  const template = parseIdTemplate(from);
+  const id = template.ok ? renderId(template.value, fill) : template;
+  return id.ok ? { ok: true, value: { from: id.value } } : id;
 }
 
 // Id templates of sources: `ch-{stem}`, `promo-{first_frame_image.stem}-{prompt.index}`. Braces

@@ -25,18 +25,20 @@ const JOB_FIELDS = {
   price_source: 'priceSource', price_key: 'priceKey', state: 'state', request_id: 'requestId', attempts: 'attempts',
   spent_micro: 'spentMicro', last_error: 'lastError', retryable: 'retryable', refunded: 'refunded',
   result_path: 'resultPath', result_bytes: 'resultBytes', result_sha256: 'resultSha256', created_at: 'createdAt',
-  updated_at: 'updatedAt', submitted_at: 'submittedAt', finished_at: 'finishedAt',
+  updated_at: 'updatedAt', submitted_at: 'submittedAt', finished_at: 'finishedAt', price_bound: 'priceBound',
+  step: 'step',
 } as const satisfies Record<string, keyof JobRow>;
 type Column = keyof typeof JOB_FIELDS;
 const JOB_COLUMNS = Object.keys(JOB_FIELDS) as Column[];
 
-type Flags = 'tags_json' | 'in_manifest' | 'retryable' | 'refunded';
+type Flags = 'tags_json' | 'in_manifest' | 'retryable' | 'refunded' | 'price_bound';
 /** The columns of `jobs` as SQLite returns them: a JobRow's values, its flags as 0 or 1 and its tags as JSON. */
 export type RawJob = { [C in Exclude<Column, Flags>]: JobRow[(typeof JOB_FIELDS)[C]] } & {
   tags_json: string | null;
   in_manifest: number;
   retryable: number | null;
   refunded: number | null;
+  price_bound: number;
   /** What earlier attempts may have cost (spent_micro counts them with this one's price). */
   carried_micro: number;
   follow_seq: number | null;
@@ -46,9 +48,12 @@ export type RawJob = { [C in Exclude<Column, Flags>]: JobRow[(typeof JOB_FIELDS)
 
 const flag = (value: number | null): boolean | null => (value === null ? null : value === 1);
 
-export const JOB_COLUMNS_SQL = JOB_COLUMNS.join(', ');
-const JOB_ISSUE = JOB_COLUMNS.length;
-const JOB_TO_SEND = JOB_COLUMNS.length + 1;
+/** Then the inputs, field → id, as a JSON object ('{}' without any), through job_inputs' primary key. */
+export const JOB_COLUMNS_SQL = `${JOB_COLUMNS.join(', ')},
+  (SELECT json_group_object(field, from_id) FROM job_inputs WHERE job_inputs.job_id = jobs.id)`;
+const JOB_INPUTS = JOB_COLUMNS.length;
+const JOB_ISSUE = JOB_COLUMNS.length + 1;
+const JOB_TO_SEND = JOB_COLUMNS.length + 2;
 
 const at = Object.fromEntries(JOB_COLUMNS.map((name, index) => [name, index])) as Record<Column, number>;
 
@@ -56,6 +61,9 @@ const at = Object.fromEntries(JOB_COLUMNS.map((name, index) => [name, index])) a
 export function toJobRow(values: readonly unknown[]): JobRow {
   const v = <K extends Column>(name: K): RawJob[K] => values[at[name]] as RawJob[K];
   const tagsJson = v('tags_json');
+  const inputsJson = values[JOB_INPUTS] as string;
+  const inputs = inputsJson === '{}' ? null : (JSON.parse(inputsJson) as Record<string, string>);
+  const inManifest = v('in_manifest') === 1;
   // One literal, the optional flag added after: a literal that starts with a spread is built
   // property by property in V8's slow dictionary mode.
   const row: JobRow = {
@@ -69,8 +77,11 @@ export function toJobRow(values: readonly unknown[]): JobRow {
     filesJson: v('files_json'),
     tags: tagsJson === null ? [] : (JSON.parse(tagsJson) as string[]),
     origin: v('origin'),
-    inManifest: v('in_manifest') === 1,
+    inManifest,
     parentId: v('parent_id'),
+    inputs,
+    priceBound: v('price_bound') === 1,
+    step: inManifest ? (v('step') ?? (inputs === null ? 1 : null)) : null,
     groupKey: v('group_key'),
     priceMicro: v('price_micro'),
     priceSource: v('price_source'),

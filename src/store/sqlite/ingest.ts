@@ -1,6 +1,7 @@
 import type { JobState } from '../../jobs/states.js';
 import type { IdConflict, JobSpec, LedgerIngest, PutResult, SyncResult, UnitState } from '../ledger.js';
 import type { RawJob, StoreContext, Sync } from './context.js';
+import { writeSteps } from './graph.js';
 
 /** What the ingest reads of a job that holds an id. */
 const KNOWN = [
@@ -32,9 +33,9 @@ function openSession(ctx: StoreContext): Sync<LedgerIngest> {
   const lookup = db.prepare<[string], Known>(`SELECT ${KNOWN.join(', ')} FROM jobs WHERE id = ? COLLATE NOCASE`);
   const insert = db.prepare(
     `INSERT INTO jobs (id, manifest_index, content_hash, type, params_json, text_chars, text, files_json, tags_json, origin,
-       group_key, price_key, parent_id, unit, seen, in_manifest, state, created_at, updated_at)
+       group_key, price_key, parent_id, price_bound, unit, seen, in_manifest, state, created_at, updated_at)
      VALUES (@id, @index, @contentHash, @type, @paramsJson, @textChars, @text, @filesJson, @tagsJson, @origin,
-       @groupKey, @priceKey, @parentId, @unit, @gen, 1, 'pending', @now, @now)`,
+       @groupKey, @priceKey, @parentId, @priceBound, @unit, @gen, 1, 'pending', @now, @now)`,
   );
   // A split job's id is held by its parts: it names their joined result and their playlist.
   const lookupParent = db.prepare<[string], Known & { parent_id: string }>(
@@ -53,9 +54,18 @@ function openSession(ctx: StoreContext): Sync<LedgerIngest> {
     `UPDATE jobs SET manifest_index = @index, origin = @origin, tags_json = @tagsJson, parent_id = @parentId, unit = @unit,
        seen = @gen, in_manifest = 1, content_hash = @contentHash, type = @type, params_json = @paramsJson,
        text_chars = @textChars, text = @text, files_json = @filesJson, group_key = @groupKey, price_key = @priceKey,
-       price_micro = NULL, price_source = NULL, updated_at = @now
+       price_micro = NULL, price_source = NULL, price_bound = @priceBound, step = NULL, updated_at = @now
      WHERE id = @id`,
   );
+  // A job's inputs are part of its content; the same content written again only moves their origins.
+  const putInput = db.prepare(
+    `INSERT INTO job_inputs (job_id, field, from_id, origin) VALUES (@id, @field, @from, @origin)
+     ON CONFLICT (job_id, field) DO UPDATE SET from_id = excluded.from_id, origin = excluded.origin`,
+  );
+  const deleteInputs = db.prepare('DELETE FROM job_inputs WHERE job_id = ?');
+  const putInputs = (spec: JobSpec): void => {
+    for (const input of spec.inputs ?? []) putInput.run({ id: spec.id, ...input });
+  };
   // Ids of rows with problems: kept apart from the jobs, and gone with the transaction.
   db.exec('CREATE TEMP TABLE IF NOT EXISTS ingest_claims (id TEXT PRIMARY KEY COLLATE NOCASE, origin TEXT NOT NULL)');
   db.exec('DELETE FROM temp.ingest_claims');
@@ -124,6 +134,7 @@ function openSession(ctx: StoreContext): Sync<LedgerIngest> {
       filesJson: spec.filesJson ?? null,
       tagsJson: spec.tags === undefined || spec.tags.length === 0 ? null : JSON.stringify(spec.tags),
       parentId: spec.parentId ?? null,
+      priceBound: spec.priceBound === true ? 1 : 0,
       unit: unitKey,
       gen,
       now,
@@ -133,16 +144,21 @@ function openSession(ctx: StoreContext): Sync<LedgerIngest> {
     if (row === undefined) {
       moved(spec, result);
       insert.run(values);
+      putInputs(spec);
       added += 1;
       return;
     }
     if (row.content_hash === spec.contentHash) {
       relist.run(values);
+      putInputs(spec);
       return;
     }
-    if (row.state === 'pending' || row.state === 'skipped' || (row.state === 'failed' && row.retryable === 1 && row.refunded === 1)) {
+    const unsent = row.state === 'pending' || row.state === 'skipped' || row.state === 'blocked';
+    if (unsent || (row.state === 'failed' && row.retryable === 1 && row.refunded === 1)) {
       moved(spec, result);
       replace.run(values);
+      deleteInputs.run(spec.id);
+      putInputs(spec);
       ctx.insertEvent(spec.id, 'content_changed', null, null, { oldHash: row.content_hash, newHash: spec.contentHash }, now);
       return;
     }
@@ -184,6 +200,7 @@ function openSession(ctx: StoreContext): Sync<LedgerIngest> {
     }
     // Inserts are counted here, not by a trigger (schema.ts, migration 9); updates count themselves.
     if (added > 0) db.prepare("UPDATE counters SET value = value + ? WHERE name = 'jobs_written'").run(added);
+    writeSteps(db);
     const listed = (db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE in_manifest = 1').get() as { n: number }).n;
     const result: SyncResult = { added, changed, dropped, listed };
     ctx.insertEvent(null, 'synced', null, null, { ...result, read: [...started.keys()], kept: [...kept] }, now);

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { CostRow, EventRow, FollowRow, IngestLedger, JobQuery, KeyPrice, ListingLedger } from '../ledger.js';
 import type { PlanLedger, PriceGroupRow, SendSelection, UnitFile, UnitRecord } from '../ledger.js';
 import { JOB_COLUMNS_SQL, toJobRow, type StoreContext, type Sync } from './context.js';
-import { isGlob, pickParams, pickSql, SCOPE_SQL, SEND_SQL, sendParams, sendSql } from './selection.js';
+import { isGlob, pickParams, pickSql, READY_SQL, SCOPE_SQL, SEND_SQL, sendParams, sendSql } from './selection.js';
 import { canTransition, JOB_STATES, type JobState } from '../../jobs/states.js';
 
 /** A price group's jobs of one length (chars null for kinds not priced by length). */
@@ -228,6 +228,7 @@ function jobFilter(query: Omit<JobQuery, 'limit'>): { where: string; params: Rec
     where.push(`(${SEND_SQL})`);
     Object.assign(params, sendParams(query.send));
   }
+  if (query.ready === true) where.push(READY_SQL);
   if (query.pick !== undefined) {
     where.push(`(${pickSql(PICK)})`);
     Object.assign(params, pickParams(query.pick, PICK));

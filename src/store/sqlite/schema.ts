@@ -312,6 +312,28 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX jobs_paid_by_content ON jobs (content_hash) WHERE spent_micro > 0;
     `,
   },
+  {
+    version: 11,
+    // Pipelines: a field whose value is another job's result. A table of its own, keyed by the
+    // job that takes it, with an index on the job it names: a job that becomes done finds its
+    // dependents there, and no code holds the graph. `sent_sha256` is the input's result as the
+    // job was sent with it (a redone input makes the job "changed after it was submitted").
+    // `price_bound`: priced at the catalogue's upper bound until its inputs exist. `step`: its
+    // place in the pipeline, for jobs with inputs (a job without any is step 1).
+    sql: `
+      CREATE TABLE job_inputs (
+        job_id      TEXT NOT NULL,
+        field       TEXT NOT NULL,
+        from_id     TEXT NOT NULL,
+        origin      TEXT NOT NULL,
+        sent_sha256 TEXT,
+        PRIMARY KEY (job_id, field)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX job_inputs_from ON job_inputs (from_id);
+      ALTER TABLE jobs ADD COLUMN price_bound INTEGER NOT NULL DEFAULT 0 CHECK (price_bound IN (0, 1));
+      ALTER TABLE jobs ADD COLUMN step INTEGER;
+    `,
+  },
 ];
 
 /** SQL for usdToMicro(column, 'up') on a REAL dollar column that is NULL or >= 0 (migration 5). */

@@ -73,3 +73,7 @@ export function sendParams(send: SendSelection, prefix = ''): Record<string, num
     ...pickParams(send, prefix),
   };
 }
+
+/** Every input of the job is done (a job without inputs is ready), through job_inputs' primary key. */
+export const READY_SQL = `NOT EXISTS (SELECT 1 FROM job_inputs AS i LEFT JOIN jobs AS u ON u.id = i.from_id
+  WHERE i.job_id = jobs.id AND u.state IS NOT 'done')`;

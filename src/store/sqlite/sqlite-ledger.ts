@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { LocalIoError } from '../../errors.js';
 import type { Ledger, LedgerIngest } from '../ledger.js';
 import { createContext, type Sync } from './context.js';
+import { createGraph } from './graph.js';
 import { beginIngest } from './ingest.js';
 import { createJobRecords } from './jobs.js';
 import { asLocalIoError, openDatabase } from './open-database.js';
@@ -38,7 +39,7 @@ const WRITES: readonly (keyof Core)[] = [
   'skipAfter', 'recoverInterrupted', 'putPrices', 'forgetPrices', 'putCatalogue', 'setMeta', 'addWebhookRun',
   'acquireRunLock', 'reserveForSubmit', 'markSubmitted', 'markNotTaken', 'markRefused', 'markInDoubt', 'markDone',
   'markFailedRemote', 'markSkipped', 'noteUncollected', 'noteStillRunning', 'recordEvent', 'noteWebhookRun',
-  'recordDelivery',
+  'recordDelivery', 'settleBlocked', 'priceForSend',
 ];
 
 /**
@@ -54,6 +55,7 @@ export async function openSqliteLedger(path: string, options: SqliteLedgerOption
   const core: Core = {
     ...createJobRecords(ctx),
     ...createTransitions(ctx),
+    ...createGraph(ctx),
     ...createCaches(ctx),
     ...createWebhookRecords(ctx),
     ...lock,

@@ -23,6 +23,11 @@ export function createTransitions(ctx: StoreContext): Sync<TransitionLedger> {
   const selectRequestHolder = db.prepare<[string, string], { id: string }>('SELECT id FROM jobs WHERE request_id = ? AND id <> ? LIMIT 1');
   const submitting = "SELECT * FROM jobs WHERE state = 'submitting' ORDER BY manifest_index";
   const selectSubmitting = db.prepare<[], RawJob>(submitting);
+  // The inputs' results as they are sent: an input generated again later makes this job "changed".
+  const recordInputsSent = db.prepare(
+    `UPDATE job_inputs SET sent_sha256 = (SELECT result_sha256 FROM jobs WHERE jobs.id = job_inputs.from_id)
+     WHERE job_id = ?`,
+  );
   const nextFollowSeq = db.prepare<[], { value: number }>("UPDATE counters SET value = value + 1 WHERE name = 'follow' RETURNING value");
 
   const load = (id: string, action: string): RawJob => {
@@ -99,6 +104,7 @@ export function createTransitions(ctx: StoreContext): Sync<TransitionLedger> {
         refunded: null,
         submitted_at: null,
       });
+      recordInputsSent.run(id);
       return 'reserved';
     },
   );

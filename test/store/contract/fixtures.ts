@@ -43,6 +43,35 @@ export async function allJobs(ledger: Ledger, scope: 'manifest' | 'report' | 'al
   return rows;
 }
 
+/** A listed job as the ingest was given it, so that a test can put the manifest again with a change. */
+export const specOf = (row: JobRow): JobSpec => ({
+  id: row.id,
+  index: row.manifestIndex,
+  contentHash: row.contentHash,
+  type: row.type,
+  paramsJson: row.paramsJson,
+  textChars: row.textChars ?? undefined,
+  text: row.text ?? undefined,
+  origin: row.origin ?? '',
+  groupKey: row.groupKey ?? '',
+  priceKey: row.priceKey ?? '',
+});
+
+/** The manifest again, `inputs` given to the jobs named (their content unchanged) and `added` jobs after. */
+export async function relist(ledger: Ledger, inputs: Record<string, JobSpec['inputs']>, added: readonly JobSpec[] = []): Promise<void> {
+  const specs = (await allJobs(ledger, 'manifest')).map((row) => ({ ...specOf(row), inputs: inputs[row.id] }));
+  await sync(ledger, [...specs, ...added]);
+}
+
+export const input = (from: string, field = 'text'): { field: string; from: string; origin: string } => ({ field, from, origin: `m.yaml:1:${field.length}` });
+
+/** Job `id` reserved, submitted and failed at the service: for good (not retryable) or to be retried; refunded, so nothing is spent. */
+export async function failJob(ledger: Ledger, id: string, retryable = false): Promise<void> {
+  expect(await ledger.reserveForSubmit(id, null, ['pending'])).toBe('reserved');
+  expect(await ledger.markSubmitted(id, `req-${id}`)).toBe('submitted');
+  await ledger.markFailedRemote(id, { reason: 'CONTENT_POLICY', retryable, refunded: true });
+}
+
 export const done = { path: '/out/a.mp3', bytes: 1234, sha256: 'ab'.repeat(32) };
 
 /** Ways to bring job "a" into each state through the interface only. */
@@ -66,6 +95,13 @@ export const reach: Record<JobState, (l: Ledger) => Promise<void>> = {
   in_doubt: async (l) => {
     await reach.submitting(l);
     await l.markInDoubt('a', 'timeout after the body was sent');
+  },
+  // "a" takes the result of "up", which failed for good: nothing this run sends can bring it.
+  blocked: async (l) => {
+    await relist(l, { a: [input('up')] }, [spec('up', 99)]);
+    await l.applyPrices([{ priceKey: 'k-up', priceMicro: 1, source: 'quoted' }], SEND);
+    await failJob(l, 'up');
+    expect(await l.settleBlocked(SEND)).toEqual({ blocked: 1, unblocked: 0 });
   },
 };
 

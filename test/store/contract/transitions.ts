@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canTransition, JOB_STATES, type JobState, type Ledger } from '../../../src/store/index.js';
 import type { Ledgers } from '../ledger-contract.js';
-import { done, expectBug, reach, seed } from './fixtures.js';
+import { done, expectBug, reach, SEND, seed } from './fixtures.js';
 import { eventsFor } from '../../support/events.js';
 
 const PRICE = 250_000;
@@ -71,6 +71,10 @@ const cases: Case[] = [
     spentMicro: 2 * PRICE,
     detail: { carriedMicro: PRICE, earlierResult: { path: done.path, sha256: done.sha256 }, spentMicro: 2 * PRICE },
   },
+  { from: 'pending', act: (l) => reach.blocked(l), to: 'blocked', kind: 'blocked', spentMicro: 0, detail: { reason: 'input "up" failed: CONTENT_POLICY' } },
+  { from: 'skipped', act: (l) => reach.blocked(l), to: 'blocked', kind: 'blocked', spentMicro: 0 },
+  // run --redo up: the input may be sent again, so the job waits as pending for it.
+  { from: 'blocked', act: (l) => l.settleBlocked({ ...SEND, redo: ['up'] }), to: 'pending', kind: 'unblocked', spentMicro: 0 },
 ];
 
 /** Every change of one job, and the states it may start from. */
@@ -211,7 +215,7 @@ export function transitionsContract(ledgers: Ledgers): void {
       await ledger.reserveForSubmit('a', null, ['pending']);
       await ledger.reserveForSubmit('c', null, ['pending']);
       expect(await ledger.recoverInterrupted()).toEqual(['a', 'c']);
-      expect(await ledger.countsByState()).toEqual({ pending: 1, submitting: 0, submitted: 0, done: 0, failed: 0, in_doubt: 2, skipped: 0 });
+      expect(await ledger.countsByState()).toEqual({ pending: 1, submitting: 0, submitted: 0, done: 0, failed: 0, in_doubt: 2, skipped: 0, blocked: 0 });
       expect(await ledger.spentMicro()).toBe(5_000_000);
       expect((await eventsFor(ledger, 'c')).at(-1)).toMatchObject({
         kind: 'recovered',

@@ -6,7 +6,9 @@ import type { EventRow, JobCursor, JobPick, JobRow, JobScope, LockHolder, SendSe
 export type Sync<T> = { [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K] };
 
 /** A job as the memory ledger keeps it: the row a reader gets, and what only the ledger needs. */
-export interface MemoryJob extends Omit<JobRow, 'toSend'> {
+export interface MemoryJob extends Omit<JobRow, 'toSend' | 'inputs'> {
+  /** Its inputs (JobSpec.inputs), each with the sha256 of the result it was last sent with. */
+  inputRefs: { field: string; from: string; origin: string; sentSha256: string | null }[];
   /** Spend of earlier attempts (an in-doubt job sent again) kept under this attempt's. */
   carriedMicro: MicroUsd;
   followSeq: number | null;
@@ -61,8 +63,10 @@ export function appendEvent(data: MemoryData, at: string, jobId: string | null, 
 export const toEvent = ({ detailJson, ...event }: StoredEvent): EventRow => ({ ...event, detail: detailJson === null ? null : JSON.parse(detailJson) });
 
 export function toRow(job: MemoryJob, toSend?: boolean): JobRow {
-  const { carriedMicro: _c, followSeq: _f, unit: _u, seen: _s, ...row } = job;
-  return toSend === undefined ? { ...row, tags: [...row.tags] } : { ...row, tags: [...row.tags], toSend };
+  const { carriedMicro: _c, followSeq: _f, unit: _u, seen: _s, inputRefs, ...rest } = job;
+  const inputs = inputRefs.length === 0 ? null : Object.fromEntries(inputRefs.map((input) => [input.field, input.from]));
+  const row = { ...rest, tags: [...rest.tags], inputs, step: job.inManifest ? (job.step ?? (inputs === null ? 1 : null)) : null };
+  return toSend === undefined ? row : { ...row, toSend };
 }
 
 /** Manifest order: by index, then id (dropped jobs may share an index with listed ones). */

@@ -1,5 +1,6 @@
 import type { IdConflict, JobSpec, LedgerIngest, PutResult, SyncResult, UnitState } from '../../../src/store/ledger.js';
 import { appendEvent, type MemoryData, type MemoryJob, type Sync } from './data.js';
+import { writeSteps } from './graph.js';
 
 /**
  * The ingest on a copy of the ledger's data (ledger.ts: LedgerIngest says what each step does;
@@ -67,23 +68,27 @@ export function memoryIngest(committed: MemoryData, nowIso: () => string, end: (
       filesJson: spec.filesJson ?? null,
       groupKey: spec.groupKey,
       priceKey: spec.priceKey,
+      priceBound: spec.priceBound === true,
     };
+    const inputRefs = (spec.inputs ?? []).map((input) => ({ ...input, sentSha256: null }));
     counts.writes += 1;
     if (spec.parentId !== undefined) parts = true;
     const job = draft.jobs.get(spec.id);
     if (job === undefined) {
       moved(spec, result);
-      const fresh: MemoryJob = { id: spec.id, ...place, ...content, ...NEW_JOB, createdAt: now, updatedAt: now };
+      const fresh: MemoryJob = { id: spec.id, ...place, ...content, ...NEW_JOB, inputRefs, createdAt: now, updatedAt: now };
       draft.jobs.set(spec.id, fresh);
       index(fresh);
       counts.added += 1;
     } else if (job.contentHash === spec.contentHash) {
-      Object.assign(job, place);
-    } else if (job.state === 'pending' || job.state === 'skipped' || (job.state === 'failed' && job.retryable === true && job.refunded === true)) {
+      // The same inputs (they are content): only where they were written moves.
+      const sent = new Map(job.inputRefs.map((input) => [input.field, input.sentSha256]));
+      Object.assign(job, place, { inputRefs: inputRefs.map((input) => ({ ...input, sentSha256: sent.get(input.field) ?? null })) });
+    } else if (['pending', 'skipped', 'blocked'].includes(job.state) || (job.state === 'failed' && job.retryable === true && job.refunded === true)) {
       // Nothing was paid for it: it takes the new content, and its old price means nothing now.
       moved(spec, result);
       appendEvent(draft, now, spec.id, 'content_changed', null, null, { oldHash: job.contentHash, newHash: spec.contentHash });
-      Object.assign(job, place, content, { priceMicro: null, priceSource: null, updatedAt: now });
+      Object.assign(job, place, content, { inputRefs, priceMicro: null, priceSource: null, step: null, updatedAt: now });
     } else {
       // Sent (or in doubt, or finished): it keeps what was sent and paid for, and is reported.
       const oldHash = job.contentHash;
@@ -148,7 +153,7 @@ export function memoryIngest(committed: MemoryData, nowIso: () => string, end: (
 const NEW_JOB = {
   state: 'pending', attempts: 0, spentMicro: 0, carriedMicro: 0, priceMicro: null, priceSource: null, requestId: null, lastError: null,
   retryable: null, refunded: null, issue: null, resultPath: null, resultBytes: null, resultSha256: null,
-  submittedAt: null, finishedAt: null, followSeq: null,
+  submittedAt: null, finishedAt: null, followSeq: null, step: null,
 } as const;
 
 /** Drops what the manifest no longer lists, records the units, and says what changed. */
@@ -176,7 +181,7 @@ function finish(
     if (!started.has(unit.key)) draft.unitFiles.delete(unit.key);
     draft.units.set(unit.key, { ...unit, jobs: started.get(unit.key) ?? 0, readAt: now });
   }
-  draft.counters.jobsVersion += counts.writes + dropped;
+  draft.counters.jobsVersion += counts.writes + dropped + writeSteps(draft);
   const listed = [...draft.jobs.values()].filter((job) => job.inManifest).length;
   const result: SyncResult = { added: counts.added, changed: counts.changed, dropped, listed };
   appendEvent(draft, now, null, 'synced', null, null, { ...result, read: [...started.keys()], kept: [...kept] });

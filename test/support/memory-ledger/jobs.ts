@@ -1,11 +1,13 @@
 import { JOB_STATES, type JobState } from '../../../src/jobs/states.js';
 import type { CostRow, FollowRow, JobPick, JobQuery, JobRow, KeyPrice, PriceGroupRow, SendSelection } from '../../../src/store/ledger.js';
+import { isReady } from './graph.js';
 import { appendEvent, byPlace, globMatcher, inScope, manifestOrder, picker, placeOf, sender, toRow, type JobTest, type MemoryData, type MemoryJob } from './data.js';
 
 /** The conditions of a query (ledger.ts: JobQuery) as one test. */
 function queryTest(data: MemoryData, query: Omit<JobQuery, 'limit' | 'after'>): JobTest {
   const tests: JobTest[] = [(job) => inScope(job, query.scope)];
-  const { states, types, send, pick, failedAfter, issue, through } = query;
+  const { states, types, send, pick, failedAfter, issue, through, ready } = query;
+  if (ready === true) tests.push(isReady(data));
   if (through !== undefined) tests.push((job) => job.manifestIndex <= through);
   if (states !== undefined) tests.push((job) => states.includes(job.state));
   if (types !== undefined) tests.push((job) => types.includes(job.type));

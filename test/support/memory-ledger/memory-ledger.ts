@@ -1,5 +1,6 @@
 import { holderIsAlive, LedgerLockedError, type CachedPrice, type Ledger, type LedgerIngest, type LockHolder } from '../../../src/store/ledger.js';
 import { appendEvent, emptyData, toEvent, toRow, type MemoryData } from './data.js';
+import { memoryGraph } from './graph.js';
 import { memoryIngest } from './ingest.js';
 import * as jobs from './jobs.js';
 import { memoryTransitions } from './transitions.js';
@@ -57,6 +58,7 @@ function memoryHandle(shared: Shared, options: MemoryLedgerOptions): MemoryLedge
     return now(fn);
   };
   const moves = memoryTransitions(data, nowIso);
+  const graph = memoryGraph(data, nowIso);
   const change = <K extends keyof typeof moves>(name: K): Ledger[K] =>
     ((...args: unknown[]) => write(name, () => (moves[name] as (...a: unknown[]) => unknown)(...args))) as Ledger[K];
 
@@ -158,6 +160,12 @@ function memoryHandle(shared: Shared, options: MemoryLedgerOptions): MemoryLedge
     noteUncollected: change('noteUncollected'),
     noteStillRunning: change('noteStillRunning'),
     recordEvent: change('recordEvent'),
+
+    readInputs: (after, limit) => now(() => graph.readInputs(after, limit)),
+    dependentsReady: (upstreamId, send) => now(() => graph.dependentsReady(upstreamId, send)),
+    settleBlocked: (send) => write('settleBlocked', () => graph.settleBlocked(send)),
+    priceForSend: (jobId, price) => write('priceForSend', () => graph.priceForSend(jobId, price)),
+    inputsChanged: (limit) => now(() => graph.inputsChanged(limit)),
 
     addWebhookRun: (secret) =>
       write('addWebhookRun', () => {

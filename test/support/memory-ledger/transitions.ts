@@ -65,6 +65,7 @@ export function memoryTransitions(data: () => MemoryData, nowIso: () => string):
         refunded: null,
         submittedAt: null,
       });
+      for (const input of job.inputRefs) input.sentSha256 = data().jobs.get(input.from)?.resultSha256 ?? null;
       return 'reserved';
     },
     markSubmitted: (id, requestId): SubmittedResult => {
