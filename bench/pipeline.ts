@@ -20,7 +20,8 @@ export interface PipelineFigures {
 
 const DEFAULTS = [
   '  txt2img: { model: Flux1schnell, width: 512, height: 512, guidance: 0, steps: 4, seed: 7 }',
-  '  img2video: { model: Ltxv_13B_0_9_8_Distilled_FP8, width: 768, height: 432, steps: 1, frames: 120, fps: 30, guidance: 0, seed: 42 }',
+  '  img2video: { model: Ltxv_13B_0_9_8_Distilled_FP8, width: 768, height: 432, steps: 1, frames: 120, fps: 30,' +
+    ' guidance: 0, seed: 42 }',
 ];
 
 /** `rows` prompts, all different, and the manifest that makes an image and then a video of each. */
@@ -59,7 +60,9 @@ export async function pipelineBench(dir: string, jobs: number): Promise<Pipeline
   const manifest = await writePipeline(dir, Math.floor(jobs / 2));
   const instant = { txt2img: 0, img2video: 0 };
   // The balance of a real account that can pay for the whole batch: the run checks it first.
-  const sim = await startSimulator({ plan: 'unlimited', pendingMs: instant, processingMs: instant, balanceUsd: 1e7 });
+  const sim = await startSimulator({
+    plan: 'unlimited', pendingMs: instant, processingMs: instant, balanceUsd: 1e7,
+  });
   const env = { ...process.env, MEDIABATCH_TOKEN: sim.token, NO_COLOR: '1' };
   const service = ['--base-url', sim.url, '--plan', 'unlimited'];
   try {
@@ -77,14 +80,12 @@ export async function pipelineBench(dir: string, jobs: number): Promise<Pipeline
 export function formatPipelineFigures(f: PipelineFigures): [string, string][] {
   const label = `pipeline, ${f.jobs.toLocaleString('en-US')} jobs in 2 steps (CSV)`;
   const ok = f.run.peakRssMb <= GOAL_RSS_MB ? 'ok' : 'MISSED';
-  const warnings: [string, string][] = [f.estimate, f.run].flatMap((m) => (m.code === 0 ? [] : [['  warning', m.stderrTail]]));
-  return [
-    [`${label}: estimate`, `${fmt(f.estimate.wallMs)} ms, peak RSS ${fmt(f.estimate.peakRssMb)} MB, exit ${f.estimate.code}`],
-    [
-      `${label}: run`,
-      `${fmt(f.run.wallMs)} ms, ${f.run.accepted} sent (${fmt(f.run.jobsPerSecond)} jobs/s), ${f.run.duplicates} twice, ` +
-        `peak RSS ${fmt(f.run.peakRssMb)} MB (goal ≤ ${GOAL_RSS_MB}: ${ok}), exit ${f.run.code}`,
-    ],
-    ...warnings,
-  ];
+  const failed = [f.estimate, f.run].filter((m) => m.code !== 0);
+  const warnings = failed.map((m): [string, string] => ['  warning', m.stderrTail]);
+  const estimate = `${fmt(f.estimate.wallMs)} ms, peak RSS ${fmt(f.estimate.peakRssMb)} MB, exit ${f.estimate.code}`;
+  const run =
+    `${fmt(f.run.wallMs)} ms, ${f.run.accepted} sent (${fmt(f.run.jobsPerSecond)} jobs/s), ` +
+    `${f.run.duplicates} twice, peak RSS ${fmt(f.run.peakRssMb)} MB (goal ≤ ${GOAL_RSS_MB}: ${ok}), ` +
+    `exit ${f.run.code}`;
+  return [[`${label}: estimate`, estimate], [`${label}: run`, run], ...warnings];
 }
