@@ -12,17 +12,21 @@ import { decimalUsd, sumMicro, usdToMicro } from '../../src/money.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { openSqliteLedger } from '../../src/store/index.js';
 import { hasStackTrace, ROOT, runCli, type CliResult } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process.js';
 import { estimateInProcess } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { cliAgainst } from '../reliability/helpers.js';
+import { mainAgainst } from '../reliability/helpers.js';
 
 const FIXTURES = path.join(ROOT, 'test/fixtures/manifests');
 
 
-/** A command against the simulator; `run` also gets the quick pace and polls of `cliAgainst`. */
-function against(sim: Simulator, args: string[]): Promise<CliResult> {
-  if (args[0] === 'run') return cliAgainst(sim, args);
-  return runCli([...args, '--base-url', sim.url], { env: { MEDIABATCH_TOKEN: sim.token } });
+/**
+ * A command against the simulator through the CLI's main in this process (one spawn below shows
+ * the process's exit); `run` also gets the quick pace and polls of `mainAgainst`.
+ */
+function against(sim: Simulator, args: string[]): Promise<Pick<CliResult, 'code' | 'stdout' | 'stderr'>> {
+  if (args[0] === 'run') return mainAgainst(sim, args);
+  return mainInProcess([...args, '--base-url', sim.url], { MEDIABATCH_TOKEN: sim.token });
 }
 
 /** Copies a fixture into the test's folder, where its ledger and results then go. */
@@ -72,7 +76,7 @@ describe('a pipeline graph checked before anything is sent', () => {
 
   it('the product\'s example validates, against the service too', async () => {
     const file = await fixture(workspace.dir, 'valid/pipeline.yaml');
-    const offline = await runCli(['validate', file, '--offline']);
+    const offline = await mainInProcess(['validate', file, '--offline']);
     expect(offline.code, offline.stderr).toBe(0);
     const sim = await workspace.startSim();
     const online = await against(sim, ['validate', file]);
@@ -130,7 +134,7 @@ describe('a pipeline priced whole before the first cent', () => {
     const sim = await workspace.startSim();
     const { total } = JSON.parse((await against(sim, ['estimate', file, '--json'])).stdout) as { total: number };
     const short = decimalUsd(usdToMicro(total, 'up') - 1);
-    const result = await cliAgainst(sim, ['run', file, '--budget', short]);
+    const result = await against(sim, ['run', file, '--budget', short]);
     expect(result.code, result.stderr).toBe(3);
     expect(hasStackTrace(result.stderr), result.stderr).toBe(false);
     expect(sim.stats.calls.submit).toBe(0);
