@@ -18,6 +18,7 @@ import { benchManifest, writeLargeManifest } from './manifest-bench.js';
 import { fmt, measureCli, ROOT } from './measure.js';
 import { formatMixedFigures, mixedClassesRun, type MixedFigures } from './mixed-classes.js';
 import { pacedRun } from './paced.js';
+import { formatPipelineFigures, pipelineBench } from './pipeline.js';
 import { formatReviewPageFigures, reviewPageBench } from './review-page.js';
 import { formatSourceFigures, sourcesBench } from './sources.js';
 import { cliEnv, CONCURRENCY, submitPhaseMs, writeManifest } from './submits.js';
@@ -28,6 +29,8 @@ const JOBS = Number(process.env['BENCH_JOBS'] ?? 10_000);
 const REVIEW_JOBS = Number(process.env['BENCH_REVIEW_JOBS'] ?? 100_000);
 /** Row counts of the sources bench; BENCH_SOURCE_ROWS= (empty) leaves it out. */
 const SOURCE_ROWS = (process.env['BENCH_SOURCE_ROWS'] ?? '100000,1000000').split(',').filter((n) => n.trim() !== '').map(Number);
+/** Jobs of the two-step pipeline (half images, half videos of them). */
+const PIPELINE_JOBS = Number(process.env['BENCH_PIPELINE_JOBS'] ?? 100_000);
 
 /** The sources at scale alone (or only their validate), printed. */
 async function sourcesOnly(validateOnly: boolean): Promise<void> {
@@ -44,6 +47,15 @@ async function mixedClasses(dir: string): Promise<{ premium: MixedFigures; basic
   const premium = await mixedClassesRun(dir, 'premium', 100, 60_000);
   const basic = await mixedClassesRun(dir, 'basic', 15, 1_000);
   return { premium, basic };
+}
+
+async function pipelineOnly(): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'mediabatch-bench-'));
+  try {
+    printRows(formatPipelineFigures(await pipelineBench(dir, PIPELINE_JOBS)));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 async function paceOnly(): Promise<void> {
@@ -65,6 +77,7 @@ async function main(): Promise<void> {
   const only = process.env['BENCH_ONLY'];
   if (only === 'sources' || only === 'validate') return sourcesOnly(only === 'validate');
   if (only === 'pace') return paceOnly();
+  if (only === 'pipeline') return pipelineOnly();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'mediabatch-bench-'));
   const results: Record<string, unknown> = {};
   const rows: [string, string][] = [];
@@ -157,6 +170,11 @@ async function main(): Promise<void> {
       results['sources'] = sources;
       rows.push(...formatSourceFigures(sources));
     }
+
+    // (h) a two-step pipeline from a CSV source: every video waits for its own image.
+    const pipeline = await pipelineBench(path.join(dir, 'pipeline'), PIPELINE_JOBS);
+    results['pipeline'] = pipeline;
+    rows.push(...formatPipelineFigures(pipeline));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

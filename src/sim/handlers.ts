@@ -2,7 +2,7 @@
  * The service's endpoints as functions from a parsed request to a Reply, and the state they
  * share: balance, jobs, stats, webhooks. Auth, rate limits, faults and latency are the server's.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { buildCatalogue, modelToWire, type SimModel } from './catalogue.js';
 import type { FaultSpec } from './faults.js';
 import { createStats, JobBook, statusAt, type SimJob, type SimStats } from './jobs.js';
@@ -37,6 +37,20 @@ export function json(status: number, body: unknown): Reply {
 /** An error as the service sends it: a top-level message, plus `errors` on a 422. */
 export function apiError(status: number, message: string, errors?: Record<string, string[]>): Reply {
   return json(status, errors ? { message, errors } : { message });
+}
+
+/** Each field's sha256 as it arrived: a file's bytes, a text's UTF-8, a list's items as `<field>.<n>`. */
+async function sentDigests(fields: Fields): Promise<Record<string, string>> {
+  const digests: Record<string, string> = {};
+  const add = async (key: string, value: unknown): Promise<void> => {
+    if (Array.isArray(value)) for (const [n, item] of value.entries()) await add(`${key}.${n}`, item);
+    const bytes = value instanceof Blob ? new Uint8Array(await value.arrayBuffer()) : value;
+    if (typeof bytes === 'string' || bytes instanceof Uint8Array) {
+      digests[key] = createHash('sha256').update(bytes).digest('hex');
+    }
+  };
+  for (const [key, value] of Object.entries(fields)) await add(key, value);
+  return digests;
 }
 
 export class SimApi {
@@ -133,6 +147,7 @@ export class SimApi {
     const timestamped = simKind(type).media === 'text' && laravelBoolean(fields['include_ts']) === true;
     const job = this.jobs.accept(type, fingerprint, priceUsd, inline, timestamped);
     this.stats.accepted.push({ requestId: job.requestId, type, fingerprint, at: job.acceptedAt });
+    if (this.options.recordSent) this.stats.sent.set(job.requestId, await sentDigests(fields));
     if (hook.value !== undefined) this.webhooks.schedule(job, hook.value);
     return json(200, { data: { request_id: job.requestId } });
   }

@@ -122,6 +122,8 @@ export type CallKind = 'models' | 'balance' | 'price' | 'status' | 'submit' | 'd
 export function createStats(jobs: JobBook) {
   return {
     accepted: [] as AcceptedJob[],
+    /** With `recordSent`, by request id: each field's sha256 as sent (a file's bytes, a text's UTF-8). */
+    sent: new Map<string, Readonly<Record<string, string>>>(),
     calls: { models: 0, balance: 0, price: 0, status: 0, submit: 0, download: 0 } satisfies Record<CallKind, number>,
     /** 429s by endpoint class. */
     rateLimited: {} as Record<string, number>,

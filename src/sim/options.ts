@@ -20,6 +20,8 @@ const DEFAULTS = {
   seed: 1,
   /** Share of accepted jobs that end in status 'error'. */
   jobErrorRate: 0,
+  /** Keep, per accepted job, the sha256 of each field as sent (stats.sent): for tests of what a job was given. */
+  recordSent: false,
   /** Whether those errors are retryable (and refunded). */
   errorRetryable: true,
   resultUrlTtlMs: 60_000,

@@ -230,6 +230,10 @@ export async function startSimulator(options: SimOptions = {}) {
     setFaults: (spec: string): void => {
       sim.faults = parseFaultSpec(spec);
     },
+    /** The share of jobs accepted from now on that end in 'error' (a test fails an input, then lets it heal). */
+    setJobErrorRate: (rate: number): void => {
+      sim.options.jobErrorRate = resolveOptions({ jobErrorRate: rate }).jobErrorRate;
+    },
     setBalance: (usd: number): void => {
       sim.api.balanceUsd = usd;
     },

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, FAST, sleep, startSimulator, submitAudio, videoForm, waitForEnd, type Simulator } from './helpers.js';
+import { call, FAST, PNG, sleep, startSimulator, submitAudio, videoForm, waitForEnd, type Simulator } from './helpers.js';
 
 describe('simulator: jobs, results and duplicates', () => {
   let sim: Simulator;
@@ -120,6 +121,34 @@ describe('simulator: jobs, results and duplicates', () => {
     await submitAudio(sim, { text: 'Twice at once.' });
     await submitAudio(sim, { text: 'Twice at once.' });
     expect(sim.stats.duplicates()).toHaveLength(1);
+  });
+
+  it('with recordSent, keeps the sha256 of each field as sent by request id: a file\'s bytes, a text\'s UTF-8', async () => {
+    const sha256 = (bytes: Uint8Array | string): string => createHash('sha256').update(bytes).digest('hex');
+    sim = await startSimulator(FAST);
+    await submitAudio(sim);
+    expect(sim.stats.sent.size).toBe(0);
+    await sim.close();
+
+    sim = await startSimulator({ ...FAST, recordSent: true });
+    const speech = (await submitAudio(sim, { text: 'Café, 3 €.' })).body.data.request_id as string;
+    const video = (await call(sim, '/api/v1/client/img2video', { form: videoForm() })).body.data.request_id as string;
+    expect(sim.stats.sent.get(speech)).toMatchObject({ text: sha256('Café, 3 €.'), voice: sha256('af_sky') });
+    expect(sim.stats.sent.get(video)).toMatchObject({ first_frame_image: sha256(PNG), prompt: sha256('slow waves roll onto the beach') });
+    // A refused submit was not accepted: nothing recorded for it.
+    expect((await submitAudio(sim, { text: '' })).status).toBe(422);
+    expect([...sim.stats.sent.keys()]).toEqual([speech, video]);
+  });
+
+  it('fails the jobs accepted after setJobErrorRate at that rate, and none once it is back to 0', async () => {
+    sim = await startSimulator(FAST);
+    sim.setJobErrorRate(1);
+    const failing = (await submitAudio(sim, { text: 'One.' })).body.data.request_id as string;
+    sim.setJobErrorRate(0);
+    const healthy = (await submitAudio(sim, { text: 'Two.' })).body.data.request_id as string;
+    expect((await waitForEnd(sim, failing)).body.data.status).toBe('error');
+    expect((await waitForEnd(sim, healthy)).body.data.status).toBe('done');
+    expect(() => sim.setJobErrorRate(2)).toThrow('simulator option jobErrorRate: expected 0–1, got 2');
   });
 
   it('gives the same fingerprint to a video whether its numbers came as strings or numbers', async () => {
