@@ -71,6 +71,10 @@ export async function* readUnit(
 /** Rows of a unit take their manifest order from the unit's place and their own (2^32 rows a unit). */
 const UNIT_SPAN = 2 ** 32;
 
+/** The place in `jobs:` of the job at a manifest index (messages call it #n); undefined for a source's row. */
+export const inlineIndexOf = (manifestIndex: number): number | undefined =>
+  manifestIndex >= 0 && manifestIndex < UNIT_SPAN ? manifestIndex : undefined;
+
 /**
  * A source's row as the same checks as an inline job see it: its fields under `jobs.0` of a root
  * of its own, each located at its cell, line or manifest key (`row.fieldAt`), its file named.

@@ -1,5 +1,6 @@
 import { IssueCollector } from '../manifest/errors.js';
 import { checkGraph, type InputRef, type RefSite } from '../manifest/graph.js';
+import { inlineIndexOf } from '../manifest/read.js';
 import type { GraphLedger, ListingLedger, SendSelection } from '../store/index.js';
 import type { RunEvent } from './context.js';
 import { WINDOW_ROWS } from './windows.js';
@@ -11,7 +12,7 @@ type LedgerRef = InputRef & { origin: string };
  * manifest's own checker, manifest/graph.ts): every problem located at its field, all at once
  * (ManifestError, exit 2). Says whether any job takes another's result.
  */
-export async function checkInputs(ledger: Pick<GraphLedger, 'readInputs'>): Promise<boolean> {
+export async function checkInputs(ledger: Pick<GraphLedger, 'readInputs'> & Pick<ListingLedger, 'getJob'>): Promise<boolean> {
   let any = false;
   async function* refs(): AsyncGenerator<LedgerRef> {
     for (let after: Pick<InputRef, 'jobId' | 'field'> | undefined; ; ) {
@@ -24,7 +25,14 @@ export async function checkInputs(ledger: Pick<GraphLedger, 'readInputs'>): Prom
     }
   }
   const issues = new IssueCollector();
-  issues.addAll((await checkGraph(refs(), (ref) => siteOf((ref as LedgerRef).origin))).issues);
+  // An inline job is named with its place in `jobs:`, as validate names it; looked up only for a problem.
+  const locate = async (ref: InputRef): Promise<RefSite> => {
+    const site = siteOf((ref as LedgerRef).origin);
+    const job = await ledger.getJob(ref.jobId);
+    const jobIndex = job === undefined ? undefined : inlineIndexOf(job.manifestIndex);
+    return jobIndex === undefined ? site : { ...site, jobIndex };
+  };
+  issues.addAll((await checkGraph(refs(), locate)).issues);
   const error = issues.error();
   if (error !== undefined) throw error;
   return any;

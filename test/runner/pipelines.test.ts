@@ -208,8 +208,8 @@ describe('pipelines: a job takes another job\'s result', () => {
     const run = runInProcess({ ...serviceOf(sim), manifest, ledgerPath, outDir });
     const refused = await run.catch((error: unknown) => error);
     expect(String(refused).replaceAll(workspace.dir, '')).toMatchInlineSnapshot(`
-      "ManifestError: /pipe.yaml:11:40 job "b" image: expected references that do not lead back to this job, got a cycle: b → a → b; one of these jobs must take this field from a file or a text of its own
-      /pipe.yaml:12:63 job "c" first_frame_image: expected the id of a job of this manifest, got "nobody" (no job has this id); give the id of the job whose result it takes
+      "ManifestError: /pipe.yaml:11:40 job "b" (#2) image: expected references that do not lead back to this job, got a cycle: b → a → b; one of these jobs must take this field from a file or a text of its own
+      /pipe.yaml:12:63 job "c" (#3) first_frame_image: expected the id of a job of this manifest, got "nobody" (no job has this id); give the id of the job whose result it takes
       2 problems in /pipe.yaml; nothing was sent."
     `);
     expect(sim.stats.calls).toMatchObject({ price: 0, submit: 0 });
