@@ -11,9 +11,9 @@
  * - `locate(ref)`: where the referring field is written (`ResolvedJob.fieldPositions`, or the
  *   ledger's stored origin), for the issue;
  * - `GraphCheck.issues`: every problem, located (a missing id, a result the field does not take, a
- *   split parent, a cycle named `a → b → a`); `GraphCheck.steps`: the step of each job with inputs
- *   (1 + the largest of its inputs'; a job without inputs is step 1), keyed by its id as given.
- * Memory: the references whose upstream exists, until the end (cycles and steps need them all).
+ *   split parent, a cycle named `a → b → a`).
+ * Memory: the references that may close a cycle, until the end: every one whose upstream exists,
+ * but those the caller marks `acyclic` (the ledger gives every job outside a cycle its step).
  */
 import { kindOf, type JobType } from '../jobs/index.js';
 import { accepts, resultFits } from '../jobs/inputs.js';
@@ -28,6 +28,8 @@ export interface InputRef {
   fromId: string;
   fromType: JobType | undefined;
   fromSplit: boolean;
+  /** Known to be in no cycle and fed by none: checked on its own, not kept for the walk. */
+  acyclic?: boolean | undefined;
 }
 
 export type RefSite = Pick<ManifestIssue, 'file' | 'line' | 'col' | 'jobIndex' | 'fromDefaults'>;
@@ -35,7 +37,6 @@ export type LocateRef = (ref: InputRef) => RefSite | Promise<RefSite>;
 
 export interface GraphCheck {
   issues: ManifestIssue[];
-  steps: Map<string, number>;
 }
 
 type Problem = { expected: string; got: string; hint: string };
@@ -92,22 +93,22 @@ export async function checkGraph(
       issues.push(await issueOf(locate, ref, problem));
       continue;
     }
+    if (ref.acyclic === true) continue;
     const key = fold(ref.jobId);
     const list = edges.get(key);
     if (list === undefined) edges.set(key, [ref]);
     else list.push(ref);
   }
-  const { steps, cycles } = walk(edges);
-  for (const { ref, names } of cycles) {
+  for (const { ref, names } of cycles(edges)) {
     const expected = 'references that do not lead back to this job';
     const hint = 'one of these jobs must take this field from a file or a text of its own';
     issues.push(await issueOf(locate, ref, { expected, got: `a cycle: ${names.join(' → ')}`, hint }));
   }
-  return { issues, steps };
+  return { issues };
 }
 
-const ON_STACK = -1;
-const IN_CYCLE = -2;
+const ON_STACK = 1;
+const DONE = 2;
 
 interface Cycle {
   ref: InputRef;
@@ -118,51 +119,42 @@ interface Frame {
   key: string;
   refs: InputRef[];
   next: number;
-  /** The largest step of its inputs seen so far (Infinity: one has none). */
-  most: number;
 }
 
 /**
- * Depth first, without recursion (a chain may be as long as the manifest): each job's step, and
- * each cycle once, named from the job whose reference closes it.
+ * Depth first, without recursion (a chain may be as long as the manifest): each cycle once, named
+ * from the job whose reference closes it.
  */
-function walk(edges: ReadonlyMap<string, InputRef[]>): { steps: Map<string, number>; cycles: Cycle[] } {
+function cycles(edges: ReadonlyMap<string, InputRef[]>): Cycle[] {
   const state = new Map<string, number>();
-  const steps = new Map<string, number>();
-  const cycles: Cycle[] = [];
+  const found: Cycle[] = [];
   for (const [start, refs] of edges) {
     if (state.has(start)) continue;
     state.set(start, ON_STACK);
-    const stack: Frame[] = [{ key: start, refs, next: 0, most: 0 }];
+    const stack: Frame[] = [{ key: start, refs, next: 0 }];
     while (stack.length > 0) {
       const top = stack[stack.length - 1] as Frame;
       const ref = top.refs[top.next++];
       if (ref === undefined) {
         stack.pop();
-        // A job in a cycle, or taking from one, has no step (Infinity).
-        const step = state.get(top.key) === IN_CYCLE ? Infinity : top.most + 1;
-        state.set(top.key, Number.isFinite(step) ? step : IN_CYCLE);
-        if (Number.isFinite(step)) steps.set(top.refs[0]?.jobId ?? top.key, step);
-        const below = stack[stack.length - 1];
-        if (below !== undefined) below.most = Math.max(below.most, step);
+        state.set(top.key, DONE);
         continue;
       }
       const to = fold(ref.fromId);
-      const known = state.get(to);
       const next = edges.get(to);
-      if (next === undefined) top.most = Math.max(top.most, 1);
-      else if (known === undefined) {
+      if (next === undefined) continue;
+      const known = state.get(to);
+      if (known === undefined) {
         state.set(to, ON_STACK);
-        stack.push({ key: to, refs: next, next: 0, most: 0 });
+        stack.push({ key: to, refs: next, next: 0 });
       } else if (known === ON_STACK) {
-        const from = stack.findIndex((frame) => frame.key === to);
-        const loop = stack.slice(from);
-        for (const frame of loop) state.set(frame.key, IN_CYCLE);
+        // Named once: another reference back into the same loop is not a second cycle.
+        const loop = stack.slice(stack.findIndex((frame) => frame.key === to));
+        for (const frame of loop) state.set(frame.key, DONE);
         const ids = loop.map((frame) => frame.refs[0]?.jobId ?? frame.key);
-        const names = [ids[ids.length - 1] ?? '', ...ids];
-        cycles.push({ ref, names });
-      } else top.most = Math.max(top.most, known === IN_CYCLE ? Infinity : known);
+        found.push({ ref, names: [ids[ids.length - 1] ?? '', ...ids] });
+      }
     }
   }
-  return { steps, cycles };
+  return found;
 }

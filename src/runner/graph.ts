@@ -17,7 +17,8 @@ export async function checkInputs(ledger: Pick<GraphLedger, 'readInputs'> & Pick
   async function* refs(): AsyncGenerator<LedgerRef> {
     for (let after: Pick<InputRef, 'jobId' | 'field'> | undefined; ; ) {
       const window = await ledger.readInputs(after, WINDOW_ROWS);
-      for (const ref of window) yield { ...ref, fromType: ref.fromType ?? undefined };
+      // A job the ledger gave a step is in no cycle: its references are checked, not kept for the walk.
+      for (const ref of window) yield { ...ref, fromType: ref.fromType ?? undefined, acyclic: ref.stepped };
       any ||= window.length > 0;
       const last = window.at(-1);
       if (last === undefined || window.length < WINDOW_ROWS) return;

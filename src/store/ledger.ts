@@ -434,6 +434,8 @@ export interface InputRef {
   /** The id names a split job, whose result is a join of its parts. */
   fromSplit: boolean;
   origin: string;
+  /** The job has a step: it is in no cycle and takes from none (a cycle's jobs get none at ingest). */
+  stepped: boolean;
 }
 
 /** A job already sent whose input has another result now (the input was generated again). */

@@ -229,7 +229,7 @@ describe('the graph, checked before anything is sent', () => {
     `);
   });
 
-  it('gives each job with inputs its step, from a stream of references and a lookup of their places', async () => {
+  it('checks a stream of references, locating only those with a problem; one marked acyclic is not walked', async () => {
     const ref = (jobId: string, fromId: string): InputRef => ({ jobId, jobType: 'img-upscale', field: 'image', fromId, fromType: 'img-upscale', fromSplit: false });
     async function* refs() {
       yield ref('c', 'b');
@@ -244,7 +244,6 @@ describe('the graph, checked before anything is sent', () => {
     });
     expect(graph.issues).toEqual([]);
     expect(places).toEqual([]);
-    expect(Object.fromEntries(graph.steps)).toEqual({ b: 2, c: 3, d: 2, e: 4 });
     const cycle = await checkGraph([ref('x', 'y'), ref('y', 'x'), ref('z', 'x')], async (at) => ({ file: 'jobs.db', line: at.jobId.length, col: 9 }));
     expect(cycle.issues).toMatchInlineSnapshot(`
       [
@@ -261,7 +260,13 @@ describe('the graph, checked before anything is sent', () => {
         },
       ]
     `);
-    expect(Object.fromEntries(cycle.steps)).toEqual({});
+    // The ledger marks every reference of a job with a step acyclic: a loop only the unmarked close is still found.
+    const marked = (jobId: string, fromId: string): InputRef => ({ ...ref(jobId, fromId), acyclic: true });
+    const mixed = await checkGraph([marked('z', 'x'), ref('x', 'y'), ref('y', 'x')], () => ({ file: 'jobs.db', line: 1, col: 9 }));
+    expect(mixed.issues.map((issue) => issue.got)).toEqual(['a cycle: y → x → y']);
+    // A marked reference is still checked on its own: a missing id is reported.
+    const missing = await checkGraph([{ ...marked('z', 'nobody'), fromType: undefined }], () => ({ file: 'jobs.db', line: 1, col: 9 }));
+    expect(missing.issues.map((issue) => issue.got)).toEqual(['"nobody" (no job has this id)']);
   });
 });
 

@@ -21,7 +21,7 @@ interface Blocking {
   fromError: string | null;
   own: number;
 }
-type InputRow = Omit<InputRef, 'fromSplit'> & { fromSplit: number };
+type InputRow = Omit<InputRef, 'fromSplit' | 'stepped'> & { fromSplit: number; stepped: number };
 
 /** The jobs that take other jobs' results (ledger.ts: GraphLedger), found through job_inputs' two indexes. */
 export function createGraph(ctx: StoreContext): Sync<GraphLedger> {
@@ -72,7 +72,8 @@ export function createGraph(ctx: StoreContext): Sync<GraphLedger> {
 
   const selectInputs = db.prepare<Record<string, string | number>, InputRow>(
     `SELECT i.job_id AS jobId, jobs.type AS jobType, i.field, i.from_id AS fromId, i.origin,
-       COALESCE(u.type, (SELECT type ${PARTS_SQL} LIMIT 1)) AS fromType, EXISTS (SELECT 1 ${PARTS_SQL}) AS fromSplit
+       COALESCE(u.type, (SELECT type ${PARTS_SQL} LIMIT 1)) AS fromType, EXISTS (SELECT 1 ${PARTS_SQL}) AS fromSplit,
+       jobs.step IS NOT NULL AS stepped
      FROM job_inputs AS i JOIN jobs ON jobs.id = i.job_id AND jobs.in_manifest = 1
        LEFT JOIN jobs AS u ON u.id = i.from_id AND u.in_manifest = 1
      WHERE (i.job_id, i.field) > (@jobId, @field) ORDER BY i.job_id, i.field LIMIT @limit`,
@@ -102,7 +103,7 @@ export function createGraph(ctx: StoreContext): Sync<GraphLedger> {
     readInputs: (after, limit) =>
       selectInputs
         .all({ jobId: after?.jobId ?? '', field: after?.field ?? '', limit })
-        .map((row) => ({ ...row, fromSplit: row.fromSplit === 1 })),
+        .map((row) => ({ ...row, fromSplit: row.fromSplit === 1, stepped: row.stepped === 1 })),
     dependentsReady: (upstreamId, send) => selectDependents.all({ upstreamId, ...sendParams(send) }).map(toJobRow),
     settleBlocked: (send) => {
       clearWaiting.run();

@@ -81,13 +81,17 @@ export function graphContract(ledgers: Ledgers): void {
         window = await ledger.readInputs(window.at(-1), 2);
       }
       expect(refs).toEqual([
-        { jobId: 'v', jobType: 'img2video', field: 'first_frame_image', fromId: 'img', fromType: 'txt2audio', fromSplit: false, origin: 'm.yaml:1:17' },
-        { jobId: 'v', jobType: 'img2video', field: 'text', fromId: 'book', fromType: 'txt2audio', fromSplit: true, origin: 'm.yaml:1:4' },
-        { jobId: 'w', jobType: 'txt2audio', field: 'text', fromId: 'gone', fromType: null, fromSplit: false, origin: 'm.yaml:1:4' },
+        { jobId: 'v', jobType: 'img2video', field: 'first_frame_image', fromId: 'img', fromType: 'txt2audio', fromSplit: false, origin: 'm.yaml:1:17', stepped: true },
+        { jobId: 'v', jobType: 'img2video', field: 'text', fromId: 'book', fromType: 'txt2audio', fromSplit: true, origin: 'm.yaml:1:4', stepped: true },
+        { jobId: 'w', jobType: 'txt2audio', field: 'text', fromId: 'gone', fromType: null, fromSplit: false, origin: 'm.yaml:1:4', stepped: true },
       ]);
       // The same content read again from other lines: the references move with it.
       await sync(ledger, [{ ...taking('w', 0, { text: 'gone' }), inputs: [{ field: 'text', from: 'gone', origin: 'm.yaml:7:9' }] }]);
       expect(await ledger.readInputs(undefined, 10)).toMatchObject([{ jobId: 'w', origin: 'm.yaml:7:9' }]);
+      // Jobs in a cycle, or taking from one, have no step: theirs are the only references a cycle check must walk.
+      await sync(ledger, [taking('x', 0, { text: 'y' }), taking('y', 1, { text: 'x' }), taking('z', 2, { text: 'x' }), taking('q', 3, { text: 'gone' })]);
+      const stepped = (await ledger.readInputs(undefined, 10)).map((ref) => [ref.jobId, ref.stepped]);
+      expect(stepped).toEqual([['q', true], ['x', false], ['y', false], ['z', false]]);
     });
 
     it('ready: only jobs every input of which is done; dependentsReady finds those of one job', async () => {

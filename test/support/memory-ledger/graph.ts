@@ -66,7 +66,8 @@ export function memoryGraph(data: () => MemoryData, nowIso: () => string): Sync<
           const from = data().jobs.get(input.from);
           const parts = listed.filter((part) => part.parentId?.toLowerCase() === input.from.toLowerCase());
           const fromType = from?.inManifest === true ? from.type : (parts[0]?.type ?? null);
-          return { jobId: job.id, jobType: job.type, field: input.field, fromId: input.from, fromType, fromSplit: parts.length > 0, origin: input.origin };
+          const stepped = job.step !== null && job.step !== undefined;
+          return { jobId: job.id, jobType: job.type, field: input.field, fromId: input.from, fromType, fromSplit: parts.length > 0, origin: input.origin, stepped };
         }),
       );
       const key = (ref: Pick<InputRef, 'jobId' | 'field'>): [string, string] => [ref.jobId, ref.field];
