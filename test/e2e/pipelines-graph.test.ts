@@ -5,36 +5,21 @@
  * first cent, a dependent whose price hangs on its input's length at the catalogue's upper bound,
  * and the budget judges that bound.
  */
-import { copyFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decimalUsd, sumMicro, usdToMicro } from '../../src/money.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { openSqliteLedger } from '../../src/store/index.js';
-import { hasStackTrace, ROOT, runCli, type CliResult } from '../helpers/cli.js';
+import { hasStackTrace, runCli } from '../helpers/cli.js';
 import { mainInProcess } from '../helpers/main-in-process.js';
 import { estimateInProcess } from '../helpers/in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { mainAgainst } from '../reliability/helpers.js';
-
-const FIXTURES = path.join(ROOT, 'test/fixtures/manifests');
+import { against, fixture } from './pipeline-commands.js';
 
 
-/**
- * A command against the simulator through the CLI's main in this process (one spawn below shows
- * the process's exit); `run` also gets the quick pace and polls of `mainAgainst`.
- */
-function against(sim: Simulator, args: string[]): Promise<Pick<CliResult, 'code' | 'stdout' | 'stderr'>> {
-  if (args[0] === 'run') return mainAgainst(sim, args);
-  return mainInProcess([...args, '--base-url', sim.url], { MEDIABATCH_TOKEN: sim.token });
-}
 
-/** Copies a fixture into the test's folder, where its ledger and results then go. */
-async function fixture(dir: string, name: string): Promise<string> {
-  const file = path.join(dir, path.basename(name));
-  await copyFile(path.join(FIXTURES, name), file);
-  return file;
-}
+
 
 describe('a pipeline graph checked before anything is sent', () => {
   const workspace = useWorkspace();

@@ -4,18 +4,16 @@
  * JSON marks a price at its upper bound and groups the jobs by step; the run's JSON counts the
  * blocked jobs, each with its reason, and its steps.
  */
-import { copyFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { microToUsd, sumMicro, usdToMicro } from '../../src/money.js';
-import type { Simulator } from '../../src/sim/index.js';
-import { hasStackTrace, ROOT, type CliResult } from '../helpers/cli.js';
+import { hasStackTrace } from '../helpers/cli.js';
 import { expectDocument } from '../helpers/documents.js';
 import { mainInProcess } from '../helpers/main-in-process.js';
 import { useWorkspace } from '../helpers/workspace.js';
-import { mainAgainst } from '../reliability/helpers.js';
+import { against, fixture } from './pipeline-commands.js';
 
-const FIXTURES = path.join(ROOT, 'test/fixtures/manifests');
 
 interface EstimateJson {
   total: number;
@@ -30,17 +28,7 @@ interface RunJson {
   jobs: { id: string; state: string; error: string | null; step: number; inputs: Record<string, string> }[];
 }
 
-/** A command against the simulator through the CLI's main in this process; `run` also gets `mainAgainst`'s quick polls. */
-function against(sim: Simulator, args: string[]): Promise<Pick<CliResult, 'code' | 'stdout' | 'stderr'>> {
-  if (args[0] === 'run') return mainAgainst(sim, args);
-  return mainInProcess([...args, '--base-url', sim.url], { MEDIABATCH_TOKEN: sim.token });
-}
 
-async function fixture(dir: string, name: string): Promise<string> {
-  const file = path.join(dir, path.basename(name));
-  await copyFile(path.join(FIXTURES, name), file);
-  return file;
-}
 
 describe('a pipeline as the CLI reports it', () => {
   const workspace = useWorkspace();
