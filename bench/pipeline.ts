@@ -5,9 +5,10 @@
  * a whole `run` (every image followed, downloaded and checked before its video is sent) through
  * the built CLI against the simulator in this process, its peak RSS beside the 256 MB goal.
  */
-import { mkdir, open, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startSimulator } from '../src/sim/index.js';
+import { writeLines } from './jobs.js';
 import { fmt, measureCli, type Measured } from './measure.js';
 
 const GOAL_RSS_MB = 256;
@@ -26,20 +27,7 @@ const DEFAULTS = [
 
 /** `rows` prompts, all different, and the manifest that makes an image and then a video of each. */
 async function writePipeline(dir: string, rows: number): Promise<string> {
-  const file = await open(path.join(dir, 'prompts.csv'), 'w');
-  try {
-    let chunk = 'prompt\n';
-    for (let i = 1; i <= rows; i += 1) {
-      chunk += `lighthouse number ${i} at dusk\n`;
-      if (chunk.length > 1 << 20) {
-        await file.write(chunk);
-        chunk = '';
-      }
-    }
-    await file.write(chunk);
-  } finally {
-    await file.close();
-  }
+  await writeLines(path.join(dir, 'prompts.csv'), 'prompt\n', { from: 1, to: rows }, (i) => `lighthouse number ${i} at dusk\n`);
   const manifest = path.join(dir, 'pipeline.yaml');
   const sources = [
     'sources:',

@@ -6,14 +6,14 @@
  * `validateOnly` (BENCH_ONLY=validate) measures the bare read and validate alone.
  */
 import { createReadStream } from 'node:fs';
-import { open, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parse } from 'csv-parse';
 import { BATCH_ROWS } from '../src/manifest/read.js';
 import { startSimulator } from '../src/sim/index.js';
 import { openSqliteLedger, type JobSpec } from '../src/store/index.js';
-import { benchText, VOICES } from './jobs.js';
+import { benchText, VOICES, writeLines } from './jobs.js';
 import { fmt, measureCli, type Measured } from './measure.js';
 
 const GOAL_RSS_MB = 256;
@@ -42,22 +42,11 @@ const DEFAULTS = '  txt2audio: { model: Kokoro, voice: af_sky, lang: en-us, spee
 /** Writes `rows` jobs as a CSV or a JSON Lines file, and a manifest whose one source is it. */
 async function writeSource(dir: string, rows: number, format: Format): Promise<{ manifest: string; data: string }> {
   const data = path.join(dir, `rows-${rows}.${format}`);
-  const file = await open(data, 'w');
-  try {
-    if (format === 'csv') await file.write('id,text,voice\n');
-    let chunk = '';
-    for (let i = 0; i < rows; i += 1) {
-      const voice = VOICES[i % VOICES.length] ?? 'af_sky';
-      chunk += format === 'csv' ? `r${i},${benchText(i)},${voice}\n` : `${JSON.stringify({ id: `r${i}`, text: benchText(i), voice })}\n`;
-      if (chunk.length > 1 << 20) {
-        await file.write(chunk);
-        chunk = '';
-      }
-    }
-    await file.write(chunk);
-  } finally {
-    await file.close();
-  }
+  const header = format === 'csv' ? 'id,text,voice\n' : '';
+  await writeLines(data, header, { from: 0, to: rows - 1 }, (i) => {
+    const voice = VOICES[i % VOICES.length] ?? 'af_sky';
+    return format === 'csv' ? `r${i},${benchText(i)},${voice}\n` : `${JSON.stringify({ id: `r${i}`, text: benchText(i), voice })}\n`;
+  });
   const manifest = path.join(dir, `${format}-${rows}.yaml`);
   await writeFile(manifest, ['version: 1', 'defaults:', DEFAULTS, 'sources:', `  - ${format}: ${path.basename(data)}`, '    type: txt2audio', ''].join('\n'));
   return { manifest, data };
